@@ -1,0 +1,189 @@
+package testserver
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EnvFlags names the environment variable holding extra flags, separated by
+// spaces (single or double quotes group words). They are parsed before the
+// command-line arguments, so the command line wins.
+const EnvFlags = "HERMES_TESTSERVER_FLAGS"
+
+// Config is the parsed command line of the hermes-testserver binary.
+type Config struct {
+	// Server configures the MCP server itself.
+	Server Options
+
+	// HTTPAddr serves streamable HTTP at /mcp (--http).
+	HTTPAddr string
+	// SSEAddr serves the legacy SSE transport at /sse and /message (--sse).
+	SSEAddr string
+	// TLSCert and TLSKey switch HTTP to HTTPS (--tls-cert, --tls-key).
+	TLSCert, TLSKey string
+	// ClientCA requires client certificates signed by this CA (--client-ca).
+	ClientCA string
+
+	// HangInitialize never answers initialize (--hang-initialize).
+	HangInitialize bool
+	// Garbage writes non-JSON output and never answers (--garbage).
+	Garbage bool
+	// StderrNoise writes lines to stderr continuously (--stderr-noise).
+	StderrNoise bool
+	// FailStart, when set, is printed to stderr and the process exits 1
+	// (--fail-start).
+	FailStart string
+	// SlowStart delays serving (--slow-start MS).
+	SlowStart time.Duration
+
+	// StatusOnNth and StatusCode make the Nth and later POSTs fail with
+	// that HTTP status (--status-on N:CODE).
+	StatusOnNth, StatusCode int
+	// HTMLRoot answers GET and HEAD on / and on /mcp with an HTML page
+	// (--html-root).
+	HTMLRoot bool
+	// HTMLOnly answers every request with an HTML page (--html-only).
+	HTMLOnly bool
+	// RequireBearer demands Authorization: Bearer <token> (--require-bearer).
+	RequireBearer string
+	// RedirectTo 307-redirects every request to this URL (--redirect-to).
+	RedirectTo string
+	// CutStream cuts the SSE response stream of slow_stream calls
+	// (--cut-stream).
+	CutStream bool
+	// SessionTTL expires HTTP sessions this long after initialize
+	// (--session-ttl MS).
+	SessionTTL time.Duration
+}
+
+// HTTPFaults reports whether any HTTP-only fault is configured.
+func (c *Config) HTTPFaults() bool {
+	return c.StatusOnNth > 0 || c.HTMLRoot || c.HTMLOnly || c.RequireBearer != "" ||
+		c.RedirectTo != "" || c.CutStream || c.SessionTTL > 0
+}
+
+// ParseConfig parses the flags in envFlags (the value of EnvFlags) followed
+// by args. Errors describe the offending flag; output receives usage text on
+// error and may be nil.
+func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, error) {
+	envArgs, err := SplitFlags(envFlags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvFlags, err)
+	}
+	cfg := &Config{}
+	fs := flag.NewFlagSet("hermes-testserver", flag.ContinueOnError)
+	if output == nil {
+		output = io.Discard
+	}
+	fs.SetOutput(output)
+
+	var slowStart, exitAfterInit, sessionTTL int
+	var statusOn string
+	fs.StringVar(&cfg.Server.Name, "name", DefaultName, "server name reported in initialize")
+	fs.IntVar(&cfg.Server.ExtraTools, "tools", 0, "add N extra tools tool_1..tool_N")
+	fs.IntVar(&cfg.Server.PageSize, "page-size", 0, "list pagination limit")
+	fs.BoolVar(&cfg.Server.NoToolsCapability, "no-tools-capability", false, "no tools and no tools capability")
+	fs.BoolVar(&cfg.Server.Resources, "resources", false, "add static resources and a resource template")
+	fs.BoolVar(&cfg.Server.Prompts, "prompts", false, "add two prompts with arguments")
+	fs.IntVar(&exitAfterInit, "exit-after-init", 0, "exit `MS` milliseconds after initialize")
+
+	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP at `ADDR`/mcp")
+	fs.StringVar(&cfg.SSEAddr, "sse", "", "serve legacy SSE at `ADDR` (/sse, /message)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate `file` (PEM)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS key `file` (PEM)")
+	fs.StringVar(&cfg.ClientCA, "client-ca", "", "require client certificates signed by this CA `file`")
+
+	fs.BoolVar(&cfg.HangInitialize, "hang-initialize", false, "never answer initialize")
+	fs.BoolVar(&cfg.Garbage, "garbage", false, "write non-JSON output and never answer")
+	fs.BoolVar(&cfg.StderrNoise, "stderr-noise", false, "write lines to stderr continuously")
+	fs.StringVar(&cfg.FailStart, "fail-start", "", "print `message` to stderr and exit 1")
+	fs.IntVar(&slowStart, "slow-start", 0, "sleep `MS` milliseconds before serving")
+
+	fs.StringVar(&statusOn, "status-on", "", "`N:CODE`: the Nth and later POSTs get HTTP status CODE")
+	fs.BoolVar(&cfg.HTMLRoot, "html-root", false, "GET/HEAD on / and /mcp return an HTML page")
+	fs.BoolVar(&cfg.HTMLOnly, "html-only", false, "every request gets an HTML page")
+	fs.StringVar(&cfg.RequireBearer, "require-bearer", "", "require Authorization: Bearer `TOKEN`")
+	fs.StringVar(&cfg.RedirectTo, "redirect-to", "", "307-redirect every request to `URL`")
+	fs.BoolVar(&cfg.CutStream, "cut-stream", false, "cut the SSE response stream of slow_stream calls")
+	fs.IntVar(&sessionTTL, "session-ttl", 0, "HTTP sessions expire `MS` milliseconds after initialize")
+
+	all := append(envArgs, args...)
+	if err := fs.Parse(all); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	cfg.SlowStart = time.Duration(slowStart) * time.Millisecond
+	cfg.Server.ExitAfterInit = time.Duration(exitAfterInit) * time.Millisecond
+	cfg.SessionTTL = time.Duration(sessionTTL) * time.Millisecond
+	if statusOn != "" {
+		n, code, ok := strings.Cut(statusOn, ":")
+		cfg.StatusOnNth, err = strconv.Atoi(n)
+		if err == nil && ok {
+			cfg.StatusCode, err = strconv.Atoi(code)
+		}
+		if !ok || err != nil || cfg.StatusOnNth < 1 || cfg.StatusCode < 100 || cfg.StatusCode > 599 {
+			return nil, fmt.Errorf("--status-on %q: want N:CODE with N >= 1 and an HTTP status code", statusOn)
+		}
+	}
+	if cfg.HTTPAddr != "" && cfg.SSEAddr != "" {
+		return nil, errors.New("--http and --sse are mutually exclusive")
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	if cfg.ClientCA != "" && cfg.TLSCert == "" {
+		return nil, errors.New("--client-ca needs --tls-cert and --tls-key")
+	}
+	if cfg.HTTPAddr == "" && cfg.HTTPFaults() {
+		return nil, errors.New("HTTP faults need --http")
+	}
+	if cfg.TLSCert != "" && cfg.HTTPAddr == "" && cfg.SSEAddr == "" {
+		return nil, errors.New("--tls-cert needs --http or --sse")
+	}
+	return cfg, nil
+}
+
+// SplitFlags splits s at unquoted spaces, honouring single and double quotes
+// (no escapes), the way EnvFlags is read.
+func SplitFlags(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '"' || r == '\'':
+			quote = r
+			inWord = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote", quote)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}

@@ -1,0 +1,106 @@
+// Package testserver is the project's controllable MCP server. It exists for
+// tests and benchmarks only: host, plugin and benchmark tests start the
+// hermes-testserver binary (cmd/hermes-testserver) as a real process and use
+// its flags to inject faults. Nothing shipped imports it.
+//
+// New builds the MCP server; Main and Run are the binary; GenerateTLS writes
+// a throw-away CA, server and client certificates for HTTPS and mTLS tests.
+//
+// The server speaks both protocol eras mcp-go offers (2026-07-28 and the
+// legacy versions, including 2025-11-25, the Hermes default).
+//
+// # Tools (always present unless --no-tools-capability)
+//
+//   - echo {message}: returns message verbatim.
+//   - add {a, b}: returns the sum as text.
+//   - sleep {ms}: sleeps, then returns "slept Nms"; when the request is
+//     cancelled (notifications/cancelled, or a dropped HTTP request) it
+//     returns early and counts the cancellation.
+//   - cancelled_count: how many sleep calls were cancelled.
+//   - crash: the process exits with status 3 mid-call, without answering.
+//   - huge {bytes}: a text result of that many bytes.
+//   - stderr {lines}: writes that many noise lines to stderr, returns "ok".
+//   - env {name}: the value of that environment variable, or "".
+//   - add_tool {name} / remove_tool {name}: changes the tool list at
+//     runtime, which sends notifications/tools/list_changed.
+//   - notify_burst {count, toggle}: sends count tools/list_changed
+//     notifications back to back; with toggle each comes from adding or
+//     removing the tool burst_toggle.
+//   - sample {prompt}: asks the client for sampling/createMessage and
+//     returns the model's text.
+//   - elicit {message}: asks the client via elicitation/create and returns
+//     {"action":..., "content":...} as JSON text.
+//   - roots: asks the client for roots/list and returns the roots as JSON.
+//   - image: a 1x1 PNG image content.
+//   - log {level, logger, data}: sends a notifications/message entry (legacy
+//     clients receive it once they called logging/setLevel).
+//   - pid: the server's process id.
+//   - structured: structuredContent {name, count, tags} plus a text copy.
+//   - error_result: an isError result containing "Bearer sk-abc123secret".
+//   - last_auth_header: the Authorization header of the HTTP request that
+//     carried the call ("" over stdio).
+//   - slow_stream {steps, interval_ms}: sends progress notifications (on the
+//     caller's progress token, or "slow_stream") then returns "done"; over
+//     HTTP the response becomes an SSE stream.
+//   - tool_1 .. tool_N with --tools N.
+//
+// sample, elicit and roots return multi round-trip input requests, which
+// modern clients answer directly; for legacy clients mcp-go turns them into
+// server-initiated requests. Over streamable HTTP, legacy sampling and roots
+// requests travel on the session's GET stream, so such clients need
+// continuous listening; elicitation also works on the call's own stream.
+//
+// # Flags
+//
+// Flags may also be given in the environment variable
+// HERMES_TESTSERVER_FLAGS, separated by spaces (quotes group words); the
+// command line wins. Durations are in milliseconds.
+//
+// Transport:
+//
+//	--http ADDR          streamable HTTP at ADDR/mcp (ADDR may be 127.0.0.1:0);
+//	                     prints "listening on http(s)://127.0.0.1:PORT"
+//	--sse ADDR           legacy SSE transport: GET /sse, POST /message; same line
+//	--tls-cert FILE      serve HTTPS (with --tls-key)
+//	--tls-key FILE
+//	--client-ca FILE     require client certificates signed by this CA (mTLS)
+//
+// Without --http or --sse the server speaks MCP over stdin/stdout.
+//
+// Server shape and startup faults:
+//
+//	--name NAME          server name in initialize (default hermes-testserver)
+//	--tools N            add tool_1..tool_N with descriptions
+//	--page-size N        list pagination limit
+//	--no-tools-capability  no tools and no tools capability
+//	--resources          resources test://static/hello.txt (text) and
+//	                     test://static/pixel.png (blob), template test://items/{id}
+//	--prompts            prompts greet {name} and summarize {text, style}
+//	--slow-start MS      sleep before serving
+//	--fail-start MSG     print MSG to stderr and exit 1 immediately
+//	--hang-initialize    never answer initialize (stdio: read stdin, never write;
+//	                     HTTP: initialize and server/discover POSTs hang)
+//	--garbage            stdio: write non-JSON lines to stdout, never answer;
+//	                     HTTP: every POST gets a non-JSON 200 body
+//	--exit-after-init MS exit (status 0) MS after initialize (or server/discover)
+//	--stderr-noise       write a line to stderr every 10 ms
+//
+// HTTP faults (need --http):
+//
+//	--status-on N:CODE   the Nth and later POSTs get HTTP status CODE
+//	--html-root          GET/HEAD on / and /mcp return a text/html page
+//	--html-only          every request gets a text/html page
+//	--require-bearer TOK 401 with WWW-Authenticate: Bearer resource_metadata="..."
+//	                     unless "Authorization: Bearer TOK"; the metadata is served
+//	                     at /.well-known/oauth-protected-resource/mcp
+//	--redirect-to URL    every request is redirected (307) to URL
+//	--cut-stream         the SSE response of slow_stream calls is cut after its
+//	                     first event
+//	--session-ttl MS     a session ends MS after initialize; requests for it then
+//	                     get 404, as from a restarted server
+//
+// # Exit status
+//
+// 0 on a clean end (stdin closed, SIGINT/SIGTERM, --exit-after-init), 1 on
+// --fail-start or a serve error, 2 on a bad flag, 3 from the crash tool.
+package testserver
