@@ -1,0 +1,44 @@
+package sdk
+
+import "time"
+
+// TransportConfig is everything a transport plugin learns about the server it
+// connects to. The host has already interpolated ${VAR}s and computed the
+// environment; a plugin uses these values as they are.
+type TransportConfig struct {
+	// Server is the name of the server entry in config.yaml.
+	Server string `json:"server"`
+	// Transport is the transport name: "stdio", "http", "sse" or a
+	// third-party name.
+	Transport string `json:"transport"`
+
+	// Command, Args, Env and Cwd start a local server. Env is the complete
+	// environment of the child (KEY=value), nothing else is inherited.
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Env     []string `json:"env,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	// StderrLog is the file a local server's stderr is appended to.
+	StderrLog string `json:"stderr_log,omitempty"`
+
+	// URL and Headers reach a remote server. DynamicHeaders says the plugin
+	// must ask the host for extra headers before each request (Host.Headers),
+	// because an auth plugin supplies them.
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	DynamicHeaders bool              `json:"dynamic_headers,omitempty"`
+
+	// TLS settings of a remote server.
+	SSLVerify  bool   `json:"ssl_verify"`
+	CABundle   string `json:"ca_bundle,omitempty"`
+	ClientCert string `json:"client_cert,omitempty"`
+	ClientKey  string `json:"client_key,omitempty"`
+
+	// ConnectTimeout bounds start and initialize; Timeout bounds one call.
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	Timeout        time.Duration `json:"timeout,omitempty"`
+
+	// Extra holds keys of the server entry the host does not know, for
+	// third-party transports.
+	Extra map[string]any `json:"extra,omitempty"`
+}

@@ -1,0 +1,89 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// Error codes that survive the trip from a plugin to the host.
+const (
+	// CodeClosed: the connection is gone (server exited, stream broken,
+	// plugin died). The host reconnects.
+	CodeClosed = "closed"
+	// CodeNotFound: the server's executable does not exist.
+	CodeNotFound = "not_found"
+	// CodeAuth: the server wants credentials (HTTP 401/403).
+	CodeAuth = "auth"
+	// CodeNotMCP: the endpoint is not an MCP endpoint (e.g. a web page).
+	CodeNotMCP = "not_mcp"
+	// CodeSessionExpired: the server no longer knows the session.
+	CodeSessionExpired = "session_expired"
+	// CodeHTTP: an HTTP status the transport could not handle.
+	CodeHTTP = "http"
+	// CodeCanceled: the host cancelled the call.
+	CodeCanceled = "canceled"
+	// CodeConfig: the server entry is unusable (bad URL, missing file...).
+	CodeConfig = "config"
+	// CodeGarbage: the server wrote something that is not JSON-RPC.
+	CodeGarbage = "garbage"
+	// CodeOther: anything else.
+	CodeOther = "other"
+)
+
+// Error is a transport error with a kind the host can act on. It is what
+// crosses the process boundary; other errors arrive as CodeOther.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Status is the HTTP status, when there was one.
+	Status int `json:"status,omitempty"`
+	// WWWAuthenticate is the challenge of a 401/403 response.
+	WWWAuthenticate string `json:"www_authenticate,omitempty"`
+}
+
+// NewError returns an *Error with the given code and formatted message.
+func NewError(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// Is makes errors.Is(err, context.Canceled) true for CodeCanceled and
+// errors.Is(err, transport.ErrTransportClosed) true for CodeClosed.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case context.Canceled:
+		return e.Code == CodeCanceled
+	case transport.ErrTransportClosed:
+		return e.Code == CodeClosed
+	}
+	return false
+}
+
+// AsError converts any error to an *Error for the wire.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeCanceled, Message: err.Error()}
+	}
+	return &Error{Code: CodeOther, Message: err.Error()}
+}
+
+// ErrorCode returns the code of err if it is or wraps an *Error, else "".
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
