@@ -1,0 +1,215 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// MaxToolNameLen is the longest tool name a model provider accepts. Longer
+// names are clamped by ToolName.
+const MaxToolNameLen = 64
+
+// toolNamePrefix starts every MCP tool name; ToolsetPrefix starts every
+// server's toolset name.
+const (
+	toolNamePrefix = "mcp_"
+	// ToolsetPrefix starts the toolset name of every MCP server.
+	ToolsetPrefix = "mcp-"
+)
+
+// hashSuffixLen is the number of hex digits of the sha256 kept at the end of
+// a clamped name.
+const hashSuffixLen = 8
+
+// SanitizeComponent replaces every character outside [A-Za-z0-9_] with an
+// underscore, one underscore per character (runes, not bytes; an invalid
+// UTF-8 byte counts as one character). Runs are not collapsed, so "a--b"
+// becomes "a__b".
+func SanitizeComponent(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// ToolName returns the name the model sees for tool of server:
+// "mcp_<server>_<tool>" with both parts sanitized by SanitizeComponent. A
+// name longer than MaxToolNameLen is clamped to a prefix of itself, an
+// underscore and the first 8 hex digits of the sha256 of the full
+// (unclamped) name, MaxToolNameLen characters in total, so two long names
+// that differ only at the end stay distinct.
+func ToolName(server, tool string) string {
+	return clampName(toolNamePrefix + SanitizeComponent(server) + "_" + SanitizeComponent(tool))
+}
+
+// clampName cuts name to MaxToolNameLen as described on ToolName. name must
+// be ASCII (it is, after sanitizing).
+func clampName(name string) string {
+	if len(name) <= MaxToolNameLen {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := hex.EncodeToString(sum[:])[:hashSuffixLen]
+	return name[:MaxToolNameLen-hashSuffixLen-1] + "_" + suffix
+}
+
+// Toolset returns the name of the group of server's tools: "mcp-<server>",
+// with the server name as configured (not sanitized).
+func Toolset(server string) string {
+	return ToolsetPrefix + server
+}
+
+// ToolRef says where a registered tool name leads: the configured server
+// name and the tool's original (unsanitized) MCP name, which is the name
+// used when calling the server.
+type ToolRef struct {
+	Server string
+	Tool   string
+}
+
+// NameTable assigns model-visible names to MCP tools and refuses
+// collisions. Built-in tool names always win; among MCP servers the first
+// registration wins, so registering servers in config order makes the
+// outcome deterministic. A refused tool is reported with a warning and never
+// overwrites an existing entry.
+//
+// The zero value is an empty table with no built-in names. A NameTable is
+// safe for concurrent use.
+type NameTable struct {
+	mu       sync.RWMutex
+	builtins map[string]struct{}
+	entries  map[string]ToolRef
+	order    []string
+}
+
+// NewNameTable returns a table in which the given built-in tool names are
+// already taken.
+func NewNameTable(builtins ...string) *NameTable {
+	t := &NameTable{builtins: make(map[string]struct{}, len(builtins))}
+	for _, b := range builtins {
+		t.builtins[b] = struct{}{}
+	}
+	return t
+}
+
+// Register assigns ToolName(server, tool) to the tool and returns that name.
+// ok is false when the name is taken by a built-in tool or by a different
+// tool registered earlier (by another server, or by the same server under a
+// name that sanitizes identically); warning then says which, and the table
+// is unchanged. Registering the same server and tool again returns the same
+// name with ok true.
+func (t *NameTable) Register(server, tool string) (name, warning string, ok bool) {
+	return t.register(ToolName(server, tool), ToolRef{Server: server, Tool: tool})
+}
+
+// RegisterName is Register for a name computed elsewhere, such as a utility
+// tool's name from UtilityTools; ref says what the name leads to.
+func (t *NameTable) RegisterName(name string, ref ToolRef) (warning string, ok bool) {
+	_, warning, ok = t.register(name, ref)
+	return warning, ok
+}
+
+func (t *NameTable) register(name string, ref ToolRef) (string, string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, builtin := t.builtins[name]; builtin {
+		return name, fmt.Sprintf("MCP server '%s': tool '%s' skipped: its name '%s' is already a built-in tool",
+			ref.Server, ref.Tool, name), false
+	}
+	if prev, taken := t.entries[name]; taken {
+		if prev == ref {
+			return name, "", true
+		}
+		return name, fmt.Sprintf("MCP server '%s': tool '%s' skipped: its name '%s' is already used by tool '%s' of MCP server '%s'",
+			ref.Server, ref.Tool, name, prev.Tool, prev.Server), false
+	}
+	if t.entries == nil {
+		t.entries = make(map[string]ToolRef)
+	}
+	t.entries[name] = ref
+	t.order = append(t.order, name)
+	return name, "", true
+}
+
+// Lookup returns what a registered name leads to.
+func (t *NameTable) Lookup(name string) (ToolRef, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	ref, ok := t.entries[name]
+	return ref, ok
+}
+
+// IsBuiltin reports whether name is one of the table's built-in names.
+func (t *NameTable) IsBuiltin(name string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	_, ok := t.builtins[name]
+	return ok
+}
+
+// Names returns the registered MCP tool names in registration order.
+func (t *NameTable) Names() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return append([]string(nil), t.order...)
+}
+
+// ServerNames returns the names registered for server, in registration
+// order.
+func (t *NameTable) ServerNames(server string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []string
+	for _, n := range t.order {
+		if t.entries[n].Server == server {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Unregister removes a registered name and reports whether it was present.
+// Built-in names cannot be removed.
+func (t *NameTable) Unregister(name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.entries[name]; !ok {
+		return false
+	}
+	delete(t.entries, name)
+	for i, n := range t.order {
+		if n == name {
+			t.order = append(t.order[:i], t.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// RemoveServer removes every name registered for server and returns them in
+// registration order.
+func (t *NameTable) RemoveServer(server string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var removed []string
+	kept := t.order[:0]
+	for _, n := range t.order {
+		if t.entries[n].Server == server {
+			removed = append(removed, n)
+			delete(t.entries, n)
+			continue
+		}
+		kept = append(kept, n)
+	}
+	t.order = kept
+	return removed
+}
