@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package ui
+
+import (
+	"os"
+	"testing"
+)
+
+// echoOn is only checked on Linux.
+func echoOn(*testing.T, *os.File) bool { return true }

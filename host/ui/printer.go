@@ -1,0 +1,220 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+)
+
+// ErrNotInteractive is returned by prompts that need a person at a terminal
+// when the input or the output is not a terminal.
+var ErrNotInteractive = errors.New("not an interactive terminal")
+
+// ErrCancelled is returned when the person cancels a prompt (ESC or ctrl-c).
+var ErrCancelled = errors.New("cancelled")
+
+// indent is the left margin of every line the Printer writes.
+const indent = "  "
+
+// ANSI styles.
+const (
+	styleReset  = "\x1b[0m"
+	styleBold   = "\x1b[1m"
+	styleDim    = "\x1b[2m"
+	styleRed    = "\x1b[31m"
+	styleGreen  = "\x1b[32m"
+	styleYellow = "\x1b[33m"
+	styleCyan   = "\x1b[36m"
+)
+
+// Status glyphs.
+const (
+	glyphOK   = "✓"
+	glyphWarn = "⚠"
+	glyphFail = "✗"
+)
+
+// Printer writes styled lines to an output stream and reads answers from an
+// input stream. Its methods are safe for concurrent use, but prompts should
+// not run concurrently with each other.
+type Printer struct {
+	out    io.Writer
+	errOut io.Writer
+	in     io.Reader
+
+	color    bool // colour on out
+	errColor bool // colour on errOut
+	inTTY    bool
+	outTTY   bool
+
+	mu sync.Mutex
+}
+
+// New returns a Printer writing to out (and errors to errOut) and reading
+// from in. Colour is enabled for a stream only when it is a terminal,
+// NO_COLOR is unset or empty, and TERM is not "dumb". Nil streams are
+// replaced by io.Discard or an empty reader.
+func New(out, errOut io.Writer, in io.Reader) *Printer {
+	if out == nil {
+		out = io.Discard
+	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	p := &Printer{out: out, errOut: errOut, in: in}
+	p.inTTY = isTerminal(in)
+	p.outTTY = isTerminal(out)
+	p.color = p.outTTY && colorAllowed()
+	p.errColor = isTerminal(errOut) && colorAllowed()
+	return p
+}
+
+// fdHolder is implemented by *os.File and other file-backed streams.
+type fdHolder interface {
+	Fd() uintptr
+}
+
+// fdOf returns the file descriptor behind v, if any.
+func fdOf(v any) (int, bool) {
+	f, ok := v.(fdHolder)
+	if !ok {
+		return 0, false
+	}
+	if file, isFile := v.(*os.File); isFile && file == nil {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+func isTerminal(v any) bool {
+	fd, ok := fdOf(v)
+	return ok && term.IsTerminal(fd)
+}
+
+func colorAllowed() bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return os.Getenv("TERM") != "dumb"
+}
+
+// Interactive reports whether both the input and the output are terminals,
+// that is whether a person can answer prompts.
+func (p *Printer) Interactive() bool {
+	return p.inTTY && p.outTTY
+}
+
+// Color reports whether the Printer styles its output with colours.
+func (p *Printer) Color() bool {
+	return p.color
+}
+
+// Out returns the output stream, for callers that need to write raw data
+// (for example JSON).
+func (p *Printer) Out() io.Writer {
+	return p.out
+}
+
+// OK prints a success line: "  ✓ message" in green.
+func (p *Printer) OK(format string, args ...any) {
+	p.status(glyphOK, styleGreen, fmt.Sprintf(format, args...))
+}
+
+// Warn prints a warning line: "  ⚠ message" in yellow.
+func (p *Printer) Warn(format string, args ...any) {
+	p.status(glyphWarn, styleYellow, fmt.Sprintf(format, args...))
+}
+
+// Fail prints a failure line: "  ✗ message" in red.
+func (p *Printer) Fail(format string, args ...any) {
+	p.status(glyphFail, styleRed, fmt.Sprintf(format, args...))
+}
+
+// Info prints an informational line: "  message", dimmed.
+func (p *Printer) Info(format string, args ...any) {
+	p.writeBlock(p.out, indent, indent, styleDim, p.color, fmt.Sprintf(format, args...))
+}
+
+// Line prints a plain indented line: "  message". An empty message prints an
+// empty line.
+func (p *Printer) Line(format string, args ...any) {
+	p.writeBlock(p.out, indent, indent, "", false, fmt.Sprintf(format, args...))
+}
+
+// Header prints an indented bold heading such as "  MCP Servers:".
+func (p *Printer) Header(s string) {
+	p.writeBlock(p.out, indent, indent, styleBold, p.color, s)
+}
+
+// Errorf prints a one-line error message to the error stream, without
+// indentation, in red when that stream is a colour terminal.
+func (p *Printer) Errorf(format string, args ...any) {
+	msg := strings.ReplaceAll(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n", " ")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.errColor {
+		fmt.Fprint(p.errOut, styleRed+msg+styleReset+"\n")
+		return
+	}
+	fmt.Fprint(p.errOut, msg+"\n")
+}
+
+// status prints "  <glyph> message"; continuation lines of a multi-line
+// message are aligned under the message text.
+func (p *Printer) status(glyph, style, msg string) {
+	p.writeBlock(p.out, indent+glyph+" ", indent+"  ", style, p.color, msg)
+}
+
+// writeBlock writes msg line by line: the first line after first, the
+// others after rest. Empty lines stay empty. The whole line (margin
+// excluded) is wrapped in style when colour is on.
+func (p *Printer) writeBlock(w io.Writer, first, rest, style string, color bool, msg string) {
+	var b strings.Builder
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i, line := range lines {
+		prefix := rest
+		if i == 0 {
+			prefix = first
+		}
+		if line == "" && (i > 0 || strings.TrimSpace(prefix) == "") {
+			b.WriteString("\n")
+			continue
+		}
+		// The margin itself is never styled.
+		margin := prefix[:len(prefix)-len(strings.TrimLeft(prefix, " "))]
+		body := prefix[len(margin):] + line
+		b.WriteString(margin)
+		if color && style != "" {
+			b.WriteString(style + body + styleReset)
+		} else {
+			b.WriteString(body)
+		}
+		b.WriteString("\n")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = io.WriteString(w, b.String())
+}
+
+// paint wraps s in style when colour is on.
+func (p *Printer) paint(style, s string) string {
+	if !p.color || style == "" || s == "" {
+		return s
+	}
+	return style + s + styleReset
+}
+
+// write writes s to the output as is.
+func (p *Printer) write(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = io.WriteString(p.out, s)
+}

@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// failReader fails the test when anything reads from it.
+type failReader struct{ t *testing.T }
+
+func (r failReader) Read([]byte) (int, error) {
+	r.t.Error("input was read")
+	return 0, io.EOF
+}
+
+func TestStatusLinesPlainWithoutTTY(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := New(&out, &errOut, strings.NewReader(""))
+	if p.Color() || p.Interactive() {
+		t.Fatalf("buffer streams: Color=%v Interactive=%v, want false", p.Color(), p.Interactive())
+	}
+	p.Header("MCP Servers:")
+	p.OK("Saved '%s'", "alpha")
+	p.Warn("needs Hermes %s", ">=2.0")
+	p.Fail("Failed to connect: %v", errors.New("refused"))
+	p.Info("Start a new session to use these tools.")
+	p.Line("plain %d", 1)
+	p.Line("")
+	p.OK("two\nlines")
+	p.Errorf("Error: server %q not found\n", "x")
+
+	want := "" +
+		"  MCP Servers:\n" +
+		"  ✓ Saved 'alpha'\n" +
+		"  ⚠ needs Hermes >=2.0\n" +
+		"  ✗ Failed to connect: refused\n" +
+		"  Start a new session to use these tools.\n" +
+		"  plain 1\n" +
+		"\n" +
+		"  ✓ two\n" +
+		"    lines\n"
+	if got := out.String(); got != want {
+		t.Errorf("out:\n%q\nwant:\n%q", got, want)
+	}
+	if got, want := errOut.String(), "Error: server \"x\" not found\n"; got != want {
+		t.Errorf("errOut = %q, want %q", got, want)
+	}
+	if strings.Contains(out.String()+errOut.String(), "\x1b") {
+		t.Error("ANSI escape in non-terminal output")
+	}
+}
+
+func TestTableGolden(t *testing.T) {
+	var out bytes.Buffer
+	p := New(&out, io.Discard, nil)
+	p.Table(
+		[]string{"Name", "Transport", "Tools", "Status"},
+		[][]string{
+			{"github", "https://api.example.com/mcp", "all", "✓ enabled"},
+			{"fs", "npx -y server-filesystem", "3 selected", "✗ disabled"},
+			{"日本", "uvx tool", "-1 excluded", "⚠ stale"},
+			{"short"},
+		},
+	)
+	want := "" +
+		"  Name   Transport                   Tools       Status\n" +
+		"  ────── ─────────────────────────── ─────────── ──────────\n" +
+		"  github https://api.example.com/mcp all         ✓ enabled\n" +
+		"  fs     npx -y server-filesystem    3 selected  ✗ disabled\n" +
+		"  日本   uvx tool                    -1 excluded ⚠ stale\n" +
+		"  short\n"
+	if got := out.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTableIgnoresANSIForWidth(t *testing.T) {
+	var out bytes.Buffer
+	p := New(&out, io.Discard, nil)
+	p.Table([]string{"A", "B"}, [][]string{{"\x1b[32mok\x1b[0m", "x"}, {"long", "y"}})
+	want := "" +
+		"  A    B\n" +
+		"  ──── ─\n" +
+		"  \x1b[32mok\x1b[0m   x\n" +
+		"  long y\n"
+	if got := out.String(); got != want {
+		t.Errorf("table:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+func TestTableEmpty(t *testing.T) {
+	var out bytes.Buffer
+	New(&out, io.Discard, nil).Table(nil, nil)
+	if out.Len() != 0 {
+		t.Errorf("empty table printed %q", out.String())
+	}
+}
+
+func TestNotInteractive(t *testing.T) {
+	var out bytes.Buffer
+	p := New(&out, io.Discard, failReader{t})
+	if !p.Confirm("Remove server 'x'?", true) {
+		t.Error("Confirm default yes: got false")
+	}
+	if p.Confirm("Overwrite?", false) {
+		t.Error("Confirm default no: got true")
+	}
+	if v, err := p.Ask("Name", "def"); v != "def" || err != nil {
+		t.Errorf("Ask = %q, %v; want def, nil", v, err)
+	}
+	if _, err := p.Ask("Name", ""); !errors.Is(err, ErrNotInteractive) {
+		t.Errorf("Ask without default: err = %v, want ErrNotInteractive", err)
+	}
+	if _, err := p.Secret("API key"); !errors.Is(err, ErrNotInteractive) {
+		t.Errorf("Secret: err = %v, want ErrNotInteractive", err)
+	}
+	if _, err := p.Checklist("Tools", []ChecklistItem{{Key: "a"}}); !errors.Is(err, ErrNotInteractive) {
+		t.Errorf("Checklist: err = %v, want ErrNotInteractive", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("non-interactive prompts printed %q", out.String())
+	}
+}
+
+func TestMask(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                     "***",
+		"short":                "***",
+		"12345678":             "***",
+		"123456789":            "1234***6789",
+		"sk-abcdefghijklmwxyz": "sk-a***wxyz",
+		"ключ-секрет-значение": "ключ***ение",
+	} {
+		if got := Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDisplayWidthAndTruncate(t *testing.T) {
+	for s, want := range map[string]int{"✓ enabled": 9, "──": 2, "日本": 4, "\x1b[1mab\x1b[0m": 2, "⚠": 1} {
+		if got := DisplayWidth(s); got != want {
+			t.Errorf("DisplayWidth(%q) = %d, want %d", s, got, want)
+		}
+	}
+	if got := Truncate("abcdefghij", 6, "..."); got != "abc..." {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("abc", 6, "..."); got != "abc" {
+		t.Errorf("Truncate short = %q", got)
+	}
+}
