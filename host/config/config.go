@@ -1,0 +1,347 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// File is the name of the config file inside the Hermes home folder.
+const File = "config.yaml"
+
+// ServersKey is the top-level key that holds the MCP server entries.
+const ServersKey = "mcp_servers"
+
+// Defaults of a server entry (SPEC §2).
+const (
+	DefaultTimeout           = 300 * time.Second
+	DefaultConnectTimeout    = 60 * time.Second
+	DefaultKeepaliveInterval = 180 * time.Second
+	MinKeepaliveInterval     = 5 * time.Second
+	DefaultOAuthClientName   = "Hermes Agent"
+	DefaultOAuthTimeout      = 300 * time.Second
+)
+
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ValidName reports whether name may be used as a server name.
+func ValidName(name string) bool { return serverNameRE.MatchString(name) }
+
+// Home returns the Hermes home folder: $HERMES_HOME, else ~/.hermes.
+func Home() string {
+	if h := os.Getenv("HERMES_HOME"); h != "" {
+		return h
+	}
+	if u, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(u, ".hermes")
+	}
+	return ".hermes"
+}
+
+// SafeMode reports whether HERMES_SAFE_MODE asks to load no MCP servers.
+func SafeMode() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("HERMES_SAFE_MODE"))) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// Config is the mcp_servers section of config.yaml after interpolation,
+// validation and defaults.
+type Config struct {
+	// Path is the config file that was read.
+	Path string
+	// SafeMode is true when HERMES_SAFE_MODE is set; Servers is then empty.
+	SafeMode bool
+	// Servers in the order they appear in the file, including invalid ones
+	// (with Err set).
+	Servers []*Server
+}
+
+// Server returns the server called name, or nil.
+func (c *Config) Server(name string) *Server {
+	if c == nil {
+		return nil
+	}
+	for _, s := range c.Servers {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Names returns the server names in file order.
+func (c *Config) Names() []string {
+	if c == nil {
+		return nil
+	}
+	out := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// ToolsFilter is the tools: block of a server entry.
+type ToolsFilter struct {
+	// Include and Exclude hold tool names or globs; include wins over exclude.
+	Include, Exclude []string
+	// Resources and Prompts enable the utility tools (default true).
+	Resources, Prompts bool
+}
+
+// OAuthSettings is the oauth: block of a server entry.
+type OAuthSettings struct {
+	ClientID, ClientSecret, Scope string
+	// RedirectPort is the loopback callback port; 0 picks a free one.
+	RedirectPort int
+	ClientName   string
+	Timeout      time.Duration
+	// ExtraParams are added to the authorization URL.
+	ExtraParams map[string]string
+}
+
+// Server is one entry of mcp_servers with defaults applied.
+type Server struct {
+	Name      string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+	Transport string // "stdio", "http", "sse" or a third-party plugin name
+
+	Timeout           time.Duration
+	ConnectTimeout    time.Duration
+	KeepaliveInterval time.Duration
+
+	Enabled                   bool
+	SupportsParallelToolCalls bool
+	Tools                     ToolsFilter
+
+	Auth  string // lower-cased; "" for none
+	OAuth OAuthSettings
+
+	SSLVerify  bool
+	CABundle   string // set when ssl_verify is a path
+	ClientCert string
+	ClientKey  string
+
+	// Sampling, Elicitation and Sandbox are kept raw (interpolated).
+	Sampling, Elicitation, Sandbox map[string]any
+
+	// Raw is the entry as written in the file, before interpolation and
+	// defaults (nil when the entry is empty).
+	Raw map[string]any
+	// Unknown lists keys this version does not know, sorted; nested ones as
+	// "oauth.key" or "tools.key". They stay in the file.
+	Unknown []string
+	// Warnings are problems that do not stop the server (e.g. both url and
+	// command set).
+	Warnings []string
+	// NeedsVars lists the ${VAR} names that could not be resolved.
+	NeedsVars []string
+	// Err is set when the entry cannot be used; other servers are unaffected.
+	Err error
+}
+
+// ParseError is a config file that is not valid YAML.
+type ParseError struct {
+	Path         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s; fix the file and try again", e.Path, e.Line, e.Column, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s; fix the file and try again", e.Path, e.Msg)
+}
+
+// parseFile parses src with comments, turning goccy errors into *ParseError.
+func parseFile(path string, src []byte) (*ast.File, error) {
+	f, err := parser.ParseBytes(src, parser.ParseComments)
+	if err != nil {
+		return nil, toParseError(path, err)
+	}
+	return f, nil
+}
+
+func toParseError(path string, err error) error {
+	pe := &ParseError{Path: path, Msg: err.Error()}
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		pe.Msg = ye.GetMessage()
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			pe.Line, pe.Column = tk.Position.Line, tk.Position.Column
+		}
+	}
+	pe.Msg = strings.ReplaceAll(pe.Msg, "\n", " ")
+	return pe
+}
+
+// Load reads <home>/config.yaml and <home>/.env. A missing config file is an
+// empty config. Errors in one server entry are reported on that Server (Err)
+// and do not fail the load; a file that does not parse, or an mcp_servers
+// value that is not a mapping, does.
+func Load(home string) (*Config, error) {
+	path := filepath.Join(home, File)
+	cfg := &Config{Path: path}
+	if SafeMode() {
+		cfg.SafeMode = true
+		return cfg, nil
+	}
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	servers, err := decodeServers(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) == 0 {
+		return cfg, nil
+	}
+	dotenv, err := LoadDotEnv(home)
+	if err != nil {
+		return nil, err
+	}
+	lookup := func(name string) (string, bool) {
+		if v, ok := os.LookupEnv(name); ok {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	}
+	envPath := filepath.Join(home, DotEnvFile)
+	for _, it := range servers {
+		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath))
+	}
+	return cfg, nil
+}
+
+// decodeServers returns the mcp_servers entries of src in file order.
+func decodeServers(path string, src []byte) (yaml.MapSlice, error) {
+	f, err := parseFile(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		return nil, nil
+	}
+	var root any
+	if err := yaml.NodeToValue(f.Docs[0].Body, &root, yaml.UseOrderedMap()); err != nil {
+		return nil, toParseError(path, err)
+	}
+	top, ok := root.(yaml.MapSlice)
+	if !ok {
+		if root == nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: the top level must be a mapping of keys, got %s; fix the file", path, typeName(root))
+	}
+	for _, it := range top {
+		if keyString(it.Key) != ServersKey {
+			continue
+		}
+		switch v := it.Value.(type) {
+		case nil:
+			return nil, nil
+		case yaml.MapSlice:
+			return v, nil
+		default:
+			return nil, fmt.Errorf("%s: %s must be a mapping of server names to settings, got %s; fix the file", path, ServersKey, typeName(v))
+		}
+	}
+	return nil, nil
+}
+
+func keyString(k any) string {
+	if s, ok := k.(string); ok {
+		return s
+	}
+	return fmt.Sprint(k)
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case yaml.MapSlice, map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case int, int64, uint64, uint, float64, float32:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// plain converts decoded YAML (with ordered maps) into map[string]any /
+// []any / scalars.
+func plain(v any) any {
+	switch t := v.(type) {
+	case yaml.MapSlice:
+		m := make(map[string]any, len(t))
+		for _, it := range t {
+			m[keyString(it.Key)] = plain(it.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = plain(x)
+		}
+		return out
+	}
+	return v
+}
+
+// interpolateValue applies Interpolate to every string value (not keys) of
+// decoded YAML, collecting unresolved names in file order.
+func interpolateValue(v any, lookup func(string) (string, bool), missing *[]string) any {
+	switch t := v.(type) {
+	case string:
+		s, miss := Interpolate(t, lookup)
+		for _, m := range miss {
+			if !slices.Contains(*missing, m) {
+				*missing = append(*missing, m)
+			}
+		}
+		return s
+	case yaml.MapSlice:
+		m := make(yaml.MapSlice, len(t))
+		for i, it := range t {
+			m[i] = yaml.MapItem{Key: it.Key, Value: interpolateValue(it.Value, lookup, missing)}
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = interpolateValue(x, lookup, missing)
+		}
+		return out
+	}
+	return v
+}

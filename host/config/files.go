@@ -1,0 +1,84 @@
+package config
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+// beforeRename, when set (by tests), runs after the temporary file is written
+// and synced and before it replaces the target; an error aborts the write.
+var beforeRename func(tmp string) error
+
+// withLock runs fn while holding an exclusive lock on path+".lock". The lock
+// is a sibling file so that the locked file itself can be replaced by rename.
+func withLock(path string, fn func() error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create folder for %s: %w", path, err)
+	}
+	lk := flock.New(path + ".lock")
+	if err := lk.Lock(); err != nil {
+		return fmt.Errorf("lock %s: %w; check that the folder is writable", path+".lock", err)
+	}
+	defer lk.Unlock()
+	return fn()
+}
+
+// resolveTarget follows a symlinked path so that an atomic replace updates the
+// file the link points at instead of replacing the link.
+func resolveTarget(path string) string {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+	}
+	return path
+}
+
+// writeAtomic replaces path with data: a temporary file in the same folder is
+// written, synced, given mode perm and renamed over path; then the folder is
+// synced. On any error the temporary file is removed and path is untouched.
+func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	path = resolveTarget(path)
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("set mode of %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if beforeRename != nil {
+		if err = beforeRename(name); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err = os.Rename(name, path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		// Best effort: some file systems refuse to sync a folder.
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,469 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+)
+
+var knownKeys = map[string]bool{
+	"command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
+	"transport": true, "timeout": true, "connect_timeout": true, "keepalive_interval": true,
+	"enabled": true, "supports_parallel_tool_calls": true, "tools": true, "auth": true,
+	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
+	"sampling": true, "elicitation": true, "sandbox": true,
+}
+
+var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
+
+var knownOAuthKeys = map[string]bool{
+	"client_id": true, "client_secret": true, "scope": true, "redirect_port": true,
+	"client_name": true, "timeout": true, "extra_params": true,
+}
+
+// decoder reads typed values out of one server entry. v is the interpolated
+// value, raw the value as written (used in messages so that no value from
+// .env or the environment ends up in an error).
+type decoder struct {
+	server string
+	err    error
+}
+
+func (d *decoder) fail(key, format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("server %q: key %q: "+format, append([]any{d.server, key}, args...)...)
+	}
+}
+
+func got(raw any) string {
+	switch t := raw.(type) {
+	case string:
+		return strconv.Quote(t)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprint(raw)
+}
+
+func scalarString(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case bool, int, int64, uint64, uint, float64, float32:
+		return fmt.Sprint(t), true
+	}
+	return "", false
+}
+
+func (d *decoder) str(key string, v, raw any) string {
+	if v == nil {
+		return ""
+	}
+	s, ok := scalarString(v)
+	if !ok {
+		d.fail(key, "want a string, got %s; write a single value", got(raw))
+	}
+	return s
+}
+
+func (d *decoder) seconds(key string, v, raw any, def time.Duration) time.Duration {
+	var f float64
+	switch t := v.(type) {
+	case nil:
+		return def
+	case int:
+		f = float64(t)
+	case int64:
+		f = float64(t)
+	case uint64:
+		f = float64(t)
+	case float64:
+		f = t
+	case string:
+		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			d.fail(key, "want a number of seconds, got %s", got(raw))
+			return def
+		}
+		f = x
+	default:
+		d.fail(key, "want a number of seconds, got %s", got(raw))
+		return def
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > 1e9 {
+		d.fail(key, "want a positive number of seconds, got %s", got(raw))
+		return def
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// parseBoolish reads true/false, 1/0, yes/no, on/off (any case).
+func parseBoolish(v any) (bool, bool) {
+	switch t := v.(type) {
+	case bool:
+		return t, true
+	case int:
+		if t == 0 || t == 1 {
+			return t == 1, true
+		}
+	case uint64:
+		if t == 0 || t == 1 {
+			return t == 1, true
+		}
+	case string:
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "true", "1", "yes", "on", "y":
+			return true, true
+		case "false", "0", "no", "off", "n":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func (d *decoder) boolish(key string, v, raw any, def bool) bool {
+	if v == nil {
+		return def
+	}
+	b, ok := parseBoolish(v)
+	if !ok {
+		d.fail(key, "want true or false, got %s", got(raw))
+		return def
+	}
+	return b
+}
+
+func (d *decoder) int(key string, v, raw any) int {
+	switch t := v.(type) {
+	case nil:
+		return 0
+	case int:
+		return t
+	case uint64:
+		if t <= math.MaxInt32 {
+			return int(t)
+		}
+	case string:
+		if n, err := strconv.Atoi(strings.TrimSpace(t)); err == nil {
+			return n
+		}
+	}
+	d.fail(key, "want a whole number, got %s", got(raw))
+	return 0
+}
+
+// strList reads a list of scalars; a single string is a list of one.
+func (d *decoder) strList(key string, v, raw any) []string {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			s, ok := scalarString(x)
+			if !ok {
+				d.fail(key, "want a list of strings, got an entry that is %s", typeName(x))
+				return nil
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	if s, ok := scalarString(v); ok {
+		return []string{s}
+	}
+	d.fail(key, "want a list of strings, got %s", got(raw))
+	return nil
+}
+
+func (d *decoder) strMap(key string, v, raw any) map[string]string {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		out := make(map[string]string, len(t))
+		for k, x := range t {
+			if x == nil {
+				out[k] = ""
+				continue
+			}
+			s, ok := scalarString(x)
+			if !ok {
+				d.fail(key, "want a mapping of names to strings, but %q is %s", k, typeName(x))
+				return nil
+			}
+			out[k] = s
+		}
+		return out
+	}
+	d.fail(key, "want a mapping of names to strings, got %s", got(raw))
+	return nil
+}
+
+func (d *decoder) rawMap(key string, v, raw any) map[string]any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		return t
+	}
+	d.fail(key, "want a mapping, got %s", got(raw))
+	return nil
+}
+
+func sub(m any, key string) any {
+	if mm, ok := m.(map[string]any); ok {
+		return mm[key]
+	}
+	return nil
+}
+
+// expandHome replaces a leading "~" or "~/" with the user's home folder.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(h, p[1:])
+}
+
+// splitArgs splits a command line written as one string, honouring single
+// and double quotes and backslash escapes.
+func splitArgs(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			} else if c == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`, s[i+1]) >= 0 {
+				i++
+				cur.WriteByte(s[i])
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// buildServer turns one decoded mcp_servers entry into a Server.
+func buildServer(name string, value any, lookup func(string) (string, bool), envPath string) *Server {
+	s := &Server{
+		Name:              name,
+		Enabled:           true,
+		Timeout:           DefaultTimeout,
+		ConnectTimeout:    DefaultConnectTimeout,
+		KeepaliveInterval: DefaultKeepaliveInterval,
+		Tools:             ToolsFilter{Resources: true, Prompts: true},
+		SSLVerify:         true,
+		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
+	}
+	d := &decoder{server: name}
+	if !ValidName(name) {
+		d.err = fmt.Errorf("server %q: a name may only contain letters, digits, \"_\" and \"-\"; rename it", name)
+	}
+	if value != nil {
+		if _, ok := value.(yaml.MapSlice); !ok {
+			s.Err = fmt.Errorf("server %q: want a mapping of settings such as command or url, got %s; fix the entry", name, typeName(value))
+			return s
+		}
+	}
+	var missing []string
+	iv := plain(interpolateValue(value, lookup, &missing))
+	rv := plain(value)
+	raw, _ := rv.(map[string]any)
+	v, _ := iv.(map[string]any)
+	s.Raw = raw
+
+	for k := range v {
+		if !knownKeys[k] {
+			s.Unknown = append(s.Unknown, k)
+		}
+	}
+	s.Command = expandHome(d.str("command", v["command"], raw["command"]))
+	switch a := v["args"].(type) {
+	case string:
+		s.Args = splitArgs(a)
+	default:
+		s.Args = d.strList("args", a, raw["args"])
+	}
+	s.Env = d.strMap("env", v["env"], raw["env"])
+	s.Cwd = expandHome(d.str("cwd", v["cwd"], raw["cwd"]))
+	s.URL = strings.TrimSpace(d.str("url", v["url"], raw["url"]))
+	s.Headers = d.strMap("headers", v["headers"], raw["headers"])
+	s.Transport = strings.ToLower(strings.TrimSpace(d.str("transport", v["transport"], raw["transport"])))
+	s.Timeout = d.seconds("timeout", v["timeout"], raw["timeout"], DefaultTimeout)
+	s.ConnectTimeout = d.seconds("connect_timeout", v["connect_timeout"], raw["connect_timeout"], DefaultConnectTimeout)
+	s.KeepaliveInterval = d.seconds("keepalive_interval", v["keepalive_interval"], raw["keepalive_interval"], DefaultKeepaliveInterval)
+	if s.KeepaliveInterval < MinKeepaliveInterval {
+		s.KeepaliveInterval = MinKeepaliveInterval
+	}
+	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
+	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)
+
+	if tv := v["tools"]; tv != nil {
+		tm := d.rawMap("tools", tv, raw["tools"])
+		for k := range tm {
+			if !knownToolsKeys[k] {
+				s.Unknown = append(s.Unknown, "tools."+k)
+			}
+		}
+		s.Tools.Include = d.strList("tools.include", tm["include"], sub(raw["tools"], "include"))
+		s.Tools.Exclude = d.strList("tools.exclude", tm["exclude"], sub(raw["tools"], "exclude"))
+		s.Tools.Resources = d.boolish("tools.resources", tm["resources"], sub(raw["tools"], "resources"), true)
+		s.Tools.Prompts = d.boolish("tools.prompts", tm["prompts"], sub(raw["tools"], "prompts"), true)
+	}
+
+	s.Auth = strings.ToLower(strings.TrimSpace(d.str("auth", v["auth"], raw["auth"])))
+	if ov := v["oauth"]; ov != nil {
+		om := d.rawMap("oauth", ov, raw["oauth"])
+		ro := raw["oauth"]
+		for k := range om {
+			if !knownOAuthKeys[k] {
+				s.Unknown = append(s.Unknown, "oauth."+k)
+			}
+		}
+		s.OAuth.ClientID = d.str("oauth.client_id", om["client_id"], sub(ro, "client_id"))
+		s.OAuth.ClientSecret = d.str("oauth.client_secret", om["client_secret"], sub(ro, "client_secret"))
+		if sc, ok := om["scope"].([]any); ok {
+			s.OAuth.Scope = strings.Join(d.strList("oauth.scope", sc, sub(ro, "scope")), " ")
+		} else {
+			s.OAuth.Scope = d.str("oauth.scope", om["scope"], sub(ro, "scope"))
+		}
+		s.OAuth.RedirectPort = d.int("oauth.redirect_port", om["redirect_port"], sub(ro, "redirect_port"))
+		if s.OAuth.RedirectPort < 0 || s.OAuth.RedirectPort > 65535 {
+			d.fail("oauth.redirect_port", "want a port between 0 and 65535, got %d", s.OAuth.RedirectPort)
+		}
+		if cn := d.str("oauth.client_name", om["client_name"], sub(ro, "client_name")); cn != "" {
+			s.OAuth.ClientName = cn
+		}
+		s.OAuth.Timeout = d.seconds("oauth.timeout", om["timeout"], sub(ro, "timeout"), DefaultOAuthTimeout)
+		s.OAuth.ExtraParams = d.strMap("oauth.extra_params", om["extra_params"], sub(ro, "extra_params"))
+	}
+
+	switch sv := v["ssl_verify"].(type) {
+	case nil:
+	case string:
+		if b, ok := parseBoolish(sv); ok {
+			s.SSLVerify = b
+		} else {
+			s.CABundle = expandHome(strings.TrimSpace(sv))
+		}
+	default:
+		s.SSLVerify = d.boolish("ssl_verify", sv, raw["ssl_verify"], true)
+	}
+	switch cc := v["client_cert"].(type) {
+	case []any:
+		parts := d.strList("client_cert", cc, raw["client_cert"])
+		if len(parts) < 1 || len(parts) > 2 {
+			d.fail("client_cert", "want a path or a list [cert, key], got a list of %d", len(parts))
+		} else {
+			s.ClientCert = expandHome(parts[0])
+			if len(parts) == 2 {
+				s.ClientKey = expandHome(parts[1])
+				if v["client_key"] != nil {
+					d.fail("client_key", "the key is already the second entry of client_cert; remove one of them")
+				}
+			}
+		}
+	default:
+		s.ClientCert = expandHome(d.str("client_cert", cc, raw["client_cert"]))
+	}
+	if s.ClientKey == "" {
+		s.ClientKey = expandHome(d.str("client_key", v["client_key"], raw["client_key"]))
+	}
+	s.Sampling = d.rawMap("sampling", v["sampling"], raw["sampling"])
+	s.Elicitation = d.rawMap("elicitation", v["elicitation"], raw["elicitation"])
+	s.Sandbox = d.rawMap("sandbox", v["sandbox"], raw["sandbox"])
+	sort.Strings(s.Unknown)
+
+	// Transport.
+	switch {
+	case s.URL != "" && s.Command != "":
+		s.Warnings = append(s.Warnings, fmt.Sprintf("server %q: both url and command are set; using url (HTTP); remove one of them", name))
+		if s.Transport == "" || s.Transport == "stdio" {
+			s.Transport = "http"
+		}
+	case s.Transport == "":
+		if s.URL != "" {
+			s.Transport = "http"
+		} else if s.Command != "" {
+			s.Transport = "stdio"
+		}
+	}
+	switch s.Transport {
+	case "":
+		if d.err == nil {
+			d.err = fmt.Errorf("server %q: needs either command (a stdio server) or url (an HTTP server); add one of them", name)
+		}
+	case "stdio":
+		if s.Command == "" {
+			d.fail("command", "transport stdio needs a command; add command or set url instead")
+		}
+	case "http", "sse", "streamable-http", "streamable_http":
+		if s.URL == "" {
+			d.fail("url", "transport %s needs a url; add url", s.Transport)
+		} else if u, err := url.Parse(s.URL); len(missing) == 0 && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			d.fail("url", "want an http:// or https:// URL with a host name, got %s", got(raw["url"]))
+		}
+	}
+
+	s.NeedsVars = missing
+	switch {
+	case len(missing) == 1:
+		s.Err = fmt.Errorf("server %q: ${%s} is not set; set it in the environment or add %s=... to %s", name, missing[0], missing[0], envPath)
+	case len(missing) > 1:
+		refs := make([]string, len(missing))
+		for i, m := range missing {
+			refs[i] = "${" + m + "}"
+		}
+		s.Err = fmt.Errorf("server %q: %s are not set; set them in the environment or add them to %s", name, strings.Join(refs, ", "), envPath)
+	default:
+		s.Err = d.err
+	}
+	return s
+}
