@@ -49,6 +49,8 @@
 // server-initiated requests. Over streamable HTTP, legacy sampling and roots
 // requests travel on the session's GET stream, so such clients need
 // continuous listening; elicitation also works on the call's own stream.
+// mcp-go's legacy SSE server cannot send server-initiated requests at all, so
+// over --sse these three tools return an error.
 //
 // # Flags
 //

@@ -208,4 +208,3 @@ const MCPPath = "/mcp"
 // ProtectedResourcePath is where --require-bearer serves its OAuth protected
 // resource metadata (RFC 9728), named by the WWW-Authenticate challenge.
 const ProtectedResourcePath = "/.well-known/oauth-protected-resource/mcp"
-
