@@ -336,18 +336,46 @@ func (d *Document) blockServers() error {
 	if err != nil || m.kind != kindFlow {
 		return err
 	}
-	return d.rewrite(se, func(v any) any { return v })
+	return d.rewrite(se, true, func(v any) any { return v })
 }
 
 // rewrite replaces entry e with key: modify(value) emitted in block style.
-func (d *Document) rewrite(e *entry, modify func(v any) any) error {
+// Unless force is set, nothing is written when modify changes nothing.
+func (d *Document) rewrite(e *entry, force bool, modify func(v any) any) error {
 	v, err := d.decodeNode(e.mv.Value)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	emitKV(&b, e.indent, e.key, modify(v))
-	return d.splice(e.start, e.end, b.String())
+	var before, after strings.Builder
+	emitKV(&before, e.indent, e.key, v)
+	emitKV(&after, e.indent, e.key, modify(v))
+	if !force && before.String() == after.String() {
+		return nil
+	}
+	return d.splice(e.start, e.end, after.String())
+}
+
+// remove deletes entry e with its attached comments. Blank lines after it go
+// too when it is the first child or follows a blank line, so that removing
+// an entry does not leave a double gap.
+func (d *Document) remove(e *entry) error {
+	end := e.end
+	prevBlank := true
+	if e.lead > 0 {
+		prevLine := strings.Count(string(d.src[:e.lead]), "\n") // 1-based number of the line above
+		blank, _ := isBlankOrComment(d.lineText(prevLine))
+		prevBlank = blank || strings.HasSuffix(strings.TrimSpace(d.lineText(prevLine)), ":") && indentOf(d.lineText(prevLine)) < e.indent
+	}
+	if prevBlank {
+		for end < len(d.src) {
+			nl := strings.IndexByte(string(d.src[end:]), '\n')
+			if nl < 0 || strings.TrimSpace(string(d.src[end:end+nl])) != "" {
+				break
+			}
+			end += nl + 1
+		}
+	}
+	return d.splice(e.lead, end, "")
 }
 
 // childIndent returns the indent for new keys inside block entry e.
@@ -456,7 +484,7 @@ func (d *Document) SetServer(name string, entry *ServerEntry) error {
 		emitKV(&b, 0, ServersKey, Map{{name, fields}})
 		return d.splice(len(d.src), len(d.src), b.String())
 	case m.kind == kindFlow:
-		return d.rewrite(se, func(v any) any {
+		return d.rewrite(se, true, func(v any) any {
 			mm, _ := asMap(v)
 			mm.Set(name, fields)
 			return mm
@@ -498,12 +526,12 @@ func (d *Document) RemoveServer(name string) bool {
 	if err != nil {
 		return false
 	}
-	if err := d.splice(e.lead, e.end, ""); err != nil {
+	if err := d.remove(e); err != nil {
 		return false
 	}
 	se, m, err := d.servers()
 	if err == nil && se != nil && m.kind == kindNull {
-		_ = d.splice(se.start, se.end, "")
+		_ = d.remove(se)
 	}
 	return true
 }
@@ -526,7 +554,7 @@ func (d *Document) SetEnabled(name string, on bool) error {
 		if m.kind == kindNull && on {
 			return nil
 		}
-		return d.rewrite(e, func(v any) any {
+		return d.rewrite(e, false, func(v any) any {
 			mm, _ := asMap(v)
 			mm.Set("enabled", on)
 			return mm
@@ -606,7 +634,7 @@ func (d *Document) SetToolsFilter(name string, include, exclude []string) error 
 		if m.kind == kindNull && len(include) == 0 && len(exclude) == 0 {
 			return nil
 		}
-		return d.rewrite(e, func(v any) any {
+		return d.rewrite(e, false, func(v any) any {
 			mm, _ := asMap(v)
 			tv, _ := mm.Get("tools")
 			tm, _ := asMap(tv)
@@ -646,7 +674,7 @@ func (d *Document) SetToolsFilter(name string, include, exclude []string) error 
 		}
 		cur = applyFilter(cur, want)
 		if len(cur) == 0 {
-			return d.splice(te.lead, te.end, "")
+			return d.remove(te)
 		}
 		var b strings.Builder
 		emitKV(&b, te.indent, "tools", cur)
@@ -668,7 +696,7 @@ func (d *Document) SetToolsFilter(name string, include, exclude []string) error 
 			emitKV(&b, childIndent(te, tm), kv.Key, list)
 			err = d.splice(te.end, te.end, b.String())
 		case len(list) == 0:
-			err = d.splice(k.lead, k.end, "")
+			err = d.remove(k)
 		default:
 			if cur, _ := d.decodeNode(k.mv.Value); sameList(cur, list) {
 				continue
@@ -684,7 +712,7 @@ func (d *Document) SetToolsFilter(name string, include, exclude []string) error 
 	m, _ = d.mappingOf(e.mv.Value)
 	te = m.find("tools")
 	if tm, _ = d.mappingOf(te.mv.Value); tm.kind == kindNull {
-		return d.splice(te.lead, te.end, "")
+		return d.remove(te)
 	}
 	return nil
 }
