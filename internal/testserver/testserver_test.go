@@ -705,3 +705,69 @@ func TestSplitFlags(t *testing.T) {
 		t.Error("unterminated quote accepted")
 	}
 }
+
+func TestHTTPStartupFaults(t *testing.T) {
+	t.Parallel()
+	t.Run("hang-initialize", func(t *testing.T) {
+		t.Parallel()
+		base := startHTTP(t, "--http", "127.0.0.1:0", "--hang-initialize", "--slow-start", "50")
+		c := httpClient(t, base+"/mcp")
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: legacy}}); err == nil {
+			t.Error("initialize answered")
+		}
+	})
+	t.Run("garbage", func(t *testing.T) {
+		t.Parallel()
+		base := startHTTP(t, "--http", "127.0.0.1:0", "--garbage", "--stderr-noise")
+		c := httpClient(t, base+"/mcp")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: legacy}}); err == nil {
+			t.Error("initialize succeeded against garbage")
+		}
+	})
+}
+
+func TestStdioLogAndToggle(t *testing.T) {
+	t.Parallel()
+	tr := transport.NewStdio(binPath, nil)
+	c := client.NewClient(tr, client.WithProtocolVersion(legacy))
+	var logs, changed atomic.Int64
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		switch n.Method {
+		case string(mcp.MethodNotificationMessage):
+			if n.Params.AdditionalFields["logger"] == "unit" {
+				logs.Add(1)
+			}
+		case string(mcp.MethodNotificationToolsListChanged):
+			changed.Add(1)
+		}
+	})
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	initialize(t, c, legacy)
+	ctx := context.Background()
+	if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+		t.Fatal(err)
+	}
+	callText(t, c, "log", map[string]any{"level": "warning", "logger": "unit", "data": map[string]any{"k": 1}})
+	waitFor(t, func() bool { return logs.Load() == 1 }, "log notification")
+
+	callText(t, c, "notify_burst", map[string]any{"count": 3, "toggle": true})
+	waitFor(t, func() bool { return changed.Load() >= 3 }, "toggle notifications")
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range tools.Tools {
+		found = found || tool.Name == "burst_toggle"
+	}
+	if !found {
+		t.Error("burst_toggle missing after an odd number of toggles")
+	}
+}
