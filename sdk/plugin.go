@@ -41,8 +41,8 @@ type TransportRPC struct {
 	broker *plugin.MuxBroker
 }
 
-// openArgs is sent by the host to set up the transport.
-type openArgs struct {
+// OpenArgs is sent by the host to set up the transport.
+type OpenArgs struct {
 	Config     []byte // JSON TransportConfig
 	StreamID   uint32 // broker id of the message stream, accepted by the host
 	CallbackID uint32 // broker id of the host's callback server

@@ -100,7 +100,7 @@ func NewTransportClient(r *TransportRPC, cfg TransportConfig, opts ClientOptions
 		go r.broker.AcceptAndServe(callbackID, &hostCallbackServer{impl: opts.Host})
 	}
 	var reply OpenReply
-	if err := r.client.Call("Plugin.Open", openArgs{Config: raw, StreamID: streamID, CallbackID: callbackID}, &reply); err != nil {
+	if err := r.client.Call("Plugin.Open", OpenArgs{Config: raw, StreamID: streamID, CallbackID: callbackID}, &reply); err != nil {
 		return nil, NewError(CodeClosed, "transport plugin for %q: open: %v", cfg.Server, err)
 	}
 	if reply.Err != nil {

@@ -48,7 +48,7 @@ type pluginConn struct {
 }
 
 // Open builds the transport and connects the message stream.
-func (s *transportServer) Open(args openArgs, reply *OpenReply) error {
+func (s *transportServer) Open(args OpenArgs, reply *OpenReply) error {
 	var cfg TransportConfig
 	if err := json.Unmarshal(args.Config, &cfg); err != nil {
 		reply.Err = NewError(CodeConfig, "transport config: %v", err)

@@ -1,0 +1,168 @@
+// Package cli owns the hermes command line: commands, flags, exit codes and
+// what each command prints. It wires config, supervisor, sessions and the
+// registry together; logic that tests need without a shell lives in those
+// packages, not here.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/urfave/cli/v3"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// exitError carries an exit code through urfave/cli.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// failf is a one-line failure (exit 1).
+func failf(format string, args ...any) error {
+	return &exitError{code: ExitFail, msg: fmt.Sprintf(format, args...)}
+}
+
+// usagef is a usage error (exit 2).
+func usagef(format string, args ...any) error {
+	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// env is what every command shares: streams, home, logger, supervisor.
+type env struct {
+	in       io.Reader
+	out, err io.Writer
+	p        *ui.Printer
+	home     string
+	verbose  bool
+	log      hclog.Logger
+	logFile  *os.File
+	sup      *supervisor.Supervisor
+}
+
+// setup opens the log and the supervisor; close undoes it.
+func (e *env) setup() {
+	if e.log != nil {
+		return
+	}
+	e.home = config.Home()
+	var sinks []io.Writer
+	if err := os.MkdirAll(filepath.Join(e.home, "logs"), 0o700); err == nil {
+		if f, err := os.OpenFile(filepath.Join(e.home, "logs", "hermes.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			e.logFile = f
+			sinks = append(sinks, f)
+		}
+	}
+	level := hclog.Info
+	if e.verbose {
+		sinks = append(sinks, e.err)
+		level = hclog.Debug
+	}
+	var w io.Writer = io.Discard
+	if len(sinks) > 0 {
+		w = io.MultiWriter(sinks...)
+	}
+	e.log = hclog.New(&hclog.LoggerOptions{Name: "hermes", Level: level, Output: w})
+	// yamux and net/rpc log through the standard logger; keep them in ours.
+	log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
+	log.SetFlags(0)
+	e.sup = supervisor.New(supervisor.Options{Home: e.home, Logger: e.log})
+}
+
+func (e *env) close() {
+	if e.sup != nil {
+		e.sup.KillAll()
+	}
+	if e.logFile != nil {
+		e.logFile.Close()
+	}
+}
+
+// Main runs the hermes command line and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{in: stdin, out: stdout, err: stderr, p: ui.New(stdout, stderr, stdin)}
+	defer e.close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// On SIGINT/SIGTERM kill every plugin (plugins ignore SIGINT).
+		<-ctx.Done()
+		if e.sup != nil {
+			e.sup.KillAll()
+		}
+	}()
+
+	app := newApp(e)
+	err := app.Run(ctx, args)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			e.p.Errorf("%s", ee.msg)
+		}
+		return ee.code
+	}
+	// urfave/cli's own errors are about usage (unknown flag, missing value).
+	e.p.Errorf("%s; run 'hermes --help' for usage", oneLine(err.Error()))
+	return ExitUsage
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func newApp(e *env) *cli.Command {
+	return &cli.Command{
+		Name:                  "hermes",
+		Usage:                 "connect an agent to MCP servers, each in its own plugin process",
+		EnableShellCompletion: true,
+		Writer:                e.out,
+		ErrWriter:             e.err,
+		Reader:                e.in,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "mirror logs on stderr", Destination: &e.verbose},
+		},
+		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
+			e.setup()
+			return ctx, nil
+		},
+		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
+			return usagef("%s; run 'hermes %s --help' for usage", oneLine(err.Error()), c.Name)
+		},
+		Commands: []*cli.Command{
+			mcpCommand(e),
+		},
+	}
+}
+
+func mcpCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "manage and use MCP servers",
+		Commands: []*cli.Command{
+			testCommand(e),
+			callCommand(e),
+		},
+	}
+}

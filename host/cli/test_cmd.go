@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/urfave/cli/v3"
+)
+
+// testReport is what 'hermes mcp test --json' prints.
+type testReport struct {
+	Server          string            `json:"server"`
+	Transport       string            `json:"transport"`
+	Target          string            `json:"target"`
+	OK              bool              `json:"ok"`
+	LatencyMS       int64             `json:"latency_ms"`
+	Error           string            `json:"error,omitempty"`
+	ServerName      string            `json:"server_name,omitempty"`
+	ServerVersion   string            `json:"server_version,omitempty"`
+	ProtocolVersion string            `json:"protocol_version,omitempty"`
+	Auth            map[string]string `json:"auth,omitempty"`
+	Tools           []toolInfo        `json:"tools"`
+	Resources       *int              `json:"resources,omitempty"`
+	Prompts         *int              `json:"prompts,omitempty"`
+	UnknownKeys     []string          `json:"unknown_keys,omitempty"`
+	Warnings        []string          `json:"warnings,omitempty"`
+}
+
+type toolInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+func testCommand(e *env) *cli.Command {
+	var asJSON bool
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "connect to a server and show what it offers",
+		ArgsUsage: "<name>",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON report", Destination: &asJSON}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp test <name>")
+			}
+			name := c.Args().First()
+			_, srv, err := e.loadServer(name)
+			if err != nil {
+				return err
+			}
+			rep := testReport{Server: name, Transport: srv.Transport, Target: transportLine(srv), Tools: []toolInfo{},
+				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv.Headers)}
+			if !asJSON {
+				e.p.Line("Testing '%s'...", name)
+				e.p.Line("Transport: %s", rep.Target)
+				e.p.Line("Auth: %s", authLine(srv.Auth, rep.Auth))
+				for _, k := range srv.Unknown {
+					e.p.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
+				}
+				for _, w := range srv.Warnings {
+					e.p.Warn("%s", w)
+				}
+			}
+			start := time.Now()
+			s, err := e.connect(ctx, srv)
+			rep.LatencyMS = time.Since(start).Milliseconds()
+			if err != nil {
+				rep.Error = oneLine(err.Error())
+				if asJSON {
+					writeJSON(e, rep)
+					return &exitError{code: ExitFail}
+				}
+				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error)
+				return &exitError{code: ExitFail}
+			}
+			defer s.Close()
+			rep.OK = true
+			rep.ServerName = s.Init.ServerInfo.Name
+			rep.ServerVersion = s.Init.ServerInfo.Version
+			rep.ProtocolVersion = s.Init.ProtocolVersion
+			caps := s.Init.Capabilities
+			if caps.Tools != nil {
+				res, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
+				if err != nil {
+					rep.OK = false
+					rep.Error = "tools/list failed: " + oneLine(err.Error())
+				} else {
+					for _, t := range res.Tools {
+						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description})
+					}
+				}
+			}
+			if caps.Resources != nil {
+				if res, err := s.Client.ListResources(ctx, mcp.ListResourcesRequest{}); err == nil {
+					n := len(res.Resources)
+					rep.Resources = &n
+				}
+			}
+			if caps.Prompts != nil {
+				if res, err := s.Client.ListPrompts(ctx, mcp.ListPromptsRequest{}); err == nil {
+					n := len(res.Prompts)
+					rep.Prompts = &n
+				}
+			}
+			if asJSON {
+				writeJSON(e, rep)
+			} else {
+				printTestReport(e, rep)
+			}
+			if !rep.OK {
+				return &exitError{code: ExitFail}
+			}
+			return nil
+		},
+	}
+}
+
+func printTestReport(e *env, rep testReport) {
+	e.p.OK("Connected (%dms)", rep.LatencyMS)
+	e.p.Line("Server: %s %s (protocol %s)", rep.ServerName, rep.ServerVersion, rep.ProtocolVersion)
+	if rep.Error != "" {
+		e.p.Fail("%s", rep.Error)
+		return
+	}
+	e.p.OK("Tools discovered: %d", len(rep.Tools))
+	for _, t := range rep.Tools {
+		desc := ui.Truncate(oneLine(t.Description), 55, "...")
+		e.p.Line("  %-36s %s", t.Name, desc)
+	}
+	var counts []string
+	if rep.Resources != nil {
+		counts = append(counts, "resources: "+itoa(*rep.Resources))
+	}
+	if rep.Prompts != nil {
+		counts = append(counts, "prompts: "+itoa(*rep.Prompts))
+	}
+	if len(counts) > 0 {
+		e.p.Line("%s", strings.Join(counts, ", "))
+	}
+}
+
+// maskedAuth returns the auth-looking headers with masked values.
+func maskedAuth(h map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range h {
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "auth") || strings.Contains(lk, "key") || strings.Contains(lk, "token") {
+			if scheme, rest, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "bearer") {
+				out[k] = scheme + " " + ui.Mask(rest)
+			} else {
+				out[k] = ui.Mask(v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func authLine(auth string, masked map[string]string) string {
+	if auth == "oauth" {
+		return "OAuth 2.1 PKCE"
+	}
+	if len(masked) == 0 {
+		if auth != "" {
+			return auth
+		}
+		return "none"
+	}
+	keys := make([]string, 0, len(masked))
+	for k := range masked {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+": "+masked[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeJSON(e *env, v any) {
+	enc := json.NewEncoder(e.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,252 @@
+// Package session owns the host's live MCP connection to one server: the
+// transport plugin process, the sdk transport client across the process
+// boundary, and mcp-go's client on top of it (initialize, capabilities,
+// handlers). It turns failures into one-line reasons a user can act on. It
+// does not decide when to reconnect or which tools a model sees.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ProtocolVersion is the MCP protocol version the host asks for. The
+// pre-2026-07-28 protocol works with every server we meet (stateless servers
+// still answer initialize), keeps server-initiated requests and
+// notifications flowing without extra subscriptions, and is faster per call.
+const ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+
+// Version is the host's version, sent as clientInfo.
+var Version = "0.1.0"
+
+// Deps are what Connect needs from the host.
+type Deps struct {
+	Home       string
+	Supervisor *supervisor.Supervisor
+	Logger     hclog.Logger
+	// OnNotification receives every server notification (list_changed,
+	// logging, progress...). It runs on the transport's reader: return fast.
+	OnNotification func(server string, n mcp.JSONRPCNotification)
+	// OnClosed is called once when the connection ends without Close (the
+	// plugin died, the server exited).
+	OnClosed func(server string, err error)
+	// Sampling, Elicitation and Roots answer server requests; nil declines
+	// to offer the capability.
+	Sampling    client.SamplingHandler
+	Elicitation client.ElicitationHandler
+	Roots       client.RootsHandler
+	// Headers supplies per-request headers (auth plugins); nil for none.
+	Headers func(ctx context.Context, req sdk.HeadersRequest) (map[string]string, error)
+}
+
+// Session is one live connection.
+type Session struct {
+	Server *config.Server
+	Client *client.Client
+	Init   *mcp.InitializeResult
+	// Plugin is the transport plugin process serving this session.
+	Plugin *supervisor.Plugin
+	// Latency is how long start and initialize took.
+	Latency time.Duration
+
+	tc *sdk.TransportClient
+}
+
+// PluginName returns the transport plugin a server uses: stdio for stdio,
+// http for http and sse, else the transport's own name.
+func PluginName(srv *config.Server) string {
+	switch srv.Transport {
+	case "", "stdio":
+		return "stdio"
+	case "http", "sse", "streamable-http", "streamable_http":
+		return "http"
+	}
+	return srv.Transport
+}
+
+// TransportConfig builds what the plugin learns about srv.
+func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
+	cfg := sdk.TransportConfig{
+		Server:         srv.Name,
+		Transport:      srv.Transport,
+		ConnectTimeout: srv.ConnectTimeout,
+		Timeout:        srv.Timeout,
+	}
+	if PluginName(srv) == "stdio" {
+		cfg.Transport = "stdio"
+		cfg.Command = srv.Command
+		cfg.Args = srv.Args
+		cfg.Env = ChildEnv(srv.Env)
+		cfg.Cwd = srv.Cwd
+		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
+		return cfg
+	}
+	cfg.URL = srv.URL
+	cfg.Headers = srv.Headers
+	cfg.SSLVerify = srv.SSLVerify
+	cfg.CABundle = srv.CABundle
+	cfg.ClientCert = srv.ClientCert
+	cfg.ClientKey = srv.ClientKey
+	return cfg
+}
+
+// Connect starts the server's transport plugin and completes the MCP
+// handshake, all within the server's connect_timeout (and ctx).
+func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) {
+	if srv.Err != nil {
+		return nil, srv.Err
+	}
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	start := time.Now()
+	timeout := srv.ConnectTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultConnectTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	p, err := d.Supervisor.Launch(sdk.KindTransport, PluginName(srv), srv.Name)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Session, error) {
+		p.Kill()
+		return nil, err
+	}
+	raw, err := p.Dispense()
+	if err != nil {
+		return fail(err)
+	}
+	rpc, ok := raw.(*sdk.TransportRPC)
+	if !ok {
+		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
+	}
+	opts := sdk.ClientOptions{
+		OnWarning: func(w *sdk.Error) { d.Logger.Warn(w.Message, "server", srv.Name) },
+	}
+	if d.OnClosed != nil {
+		opts.OnClosed = func(err error) { d.OnClosed(srv.Name, err) }
+	}
+	if d.Headers != nil {
+		opts.Host = sdk.HostFuncs{HeadersFunc: d.Headers}
+	}
+	tcfg := TransportConfig(srv, d.Home)
+	tcfg.DynamicHeaders = d.Headers != nil
+	tr, err := sdk.NewTransportClient(rpc, tcfg, opts)
+	if err != nil {
+		return fail(err)
+	}
+	copts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
+	if d.Sampling != nil {
+		copts = append(copts, client.WithSamplingHandler(d.Sampling))
+	}
+	if d.Elicitation != nil {
+		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
+	}
+	if d.Roots != nil {
+		copts = append(copts, client.WithRootsHandler(d.Roots))
+	}
+	c := client.NewClient(tr, copts...)
+	if d.OnNotification != nil {
+		name := srv.Name
+		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
+	}
+	s := &Session{Server: srv, Client: c, Plugin: p, tc: baseClient(tr)}
+	if err := c.Start(ctx); err != nil {
+		return fail(s.explain(ctx, "start", err, timeout))
+	}
+	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      mcp.Implementation{Name: "hermes", Version: Version},
+	}})
+	if err != nil {
+		return fail(s.explain(ctx, "initialize", err, timeout))
+	}
+	s.Init = init
+	s.Latency = time.Since(start)
+	return s, nil
+}
+
+func baseClient(t transport.Interface) *sdk.TransportClient {
+	switch v := t.(type) {
+	case *sdk.TransportClient:
+		return v
+	case *sdk.HTTPTransportClient:
+		return v.TransportClient
+	}
+	return nil
+}
+
+// explain turns a failed start or initialize into one line naming the cause.
+func (s *Session) explain(ctx context.Context, step string, err error, timeout time.Duration) error {
+	// A connection that ended says why (server exited, plugin died...).
+	if s.tc != nil {
+		if cerr := s.tc.Err(); cerr != nil {
+			err = cerr
+		}
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) && se.Code != sdk.CodeCanceled {
+		return &ConnectError{Server: s.Server.Name, Code: se.Code, Msg: se.Message, Status: se.Status, Challenge: se.WWWAuthenticate}
+	}
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		msg := fmt.Sprintf("no answer to %s within %s (connect_timeout)", step, timeout)
+		if s.tc != nil {
+			if w := s.tc.LastWarning(); w != nil {
+				msg += "; " + w.Message
+			}
+		}
+		return &ConnectError{Server: s.Server.Name, Code: "timeout", Msg: msg}
+	}
+	return &ConnectError{Server: s.Server.Name, Code: sdk.CodeOther, Msg: flatten(err)}
+}
+
+// flatten makes an error one line.
+func flatten(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// ConnectError is why a server could not be connected, in one line.
+type ConnectError struct {
+	Server string
+	// Code is an sdk error code, or "timeout".
+	Code      string
+	Msg       string
+	Status    int
+	Challenge string
+}
+
+// Error returns the one-line reason.
+func (e *ConnectError) Error() string { return e.Msg }
+
+// Done is closed when the connection has ended on its own.
+func (s *Session) Done() <-chan struct{} { return s.tc.Done() }
+
+// Err says why the connection ended, or nil.
+func (s *Session) Err() error { return s.tc.Err() }
+
+// Close ends the MCP session and stops the plugin (and its server).
+func (s *Session) Close() error {
+	done := make(chan struct{})
+	go func() { _ = s.Client.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	s.Plugin.Kill()
+	return nil
+}

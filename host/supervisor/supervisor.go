@@ -1,0 +1,278 @@
+// Package supervisor owns the plugin processes of the host: it finds plugin
+// binaries on the search path, starts one go-plugin process per use with a
+// clean environment, detached stdin, its own process group and a
+// parent-death signal, notices at once when one exits, and kills them all
+// when the host stops. It knows nothing about MCP; callers dispense the
+// plugin and speak the sdk contract.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// StartTimeout bounds a plugin's go-plugin handshake.
+const StartTimeout = 20 * time.Second
+
+// pluginEnv lists the host variables a plugin process inherits; everything
+// else is dropped (the host's secrets never reach a plugin by accident).
+var pluginEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+	"http_proxy", "https_proxy", "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+
+// Options configures a Supervisor.
+type Options struct {
+	// Home is $HERMES_HOME; its plugins/ folder is searched.
+	Home string
+	// Logger receives the supervisor's and the plugins' logs.
+	Logger hclog.Logger
+	// ExtraDirs are searched after the standard places (e.g. the install
+	// folder of a catalog entry that ships its own plugin).
+	ExtraDirs []string
+}
+
+// Supervisor starts and tracks plugin processes.
+type Supervisor struct {
+	opts Options
+	log  hclog.Logger
+
+	mu      sync.Mutex
+	plugins map[*Plugin]struct{}
+	stopped bool
+}
+
+// New returns a Supervisor.
+func New(opts Options) *Supervisor {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	return &Supervisor{opts: opts, log: opts.Logger, plugins: map[*Plugin]struct{}{}}
+}
+
+// SearchPath returns the folders searched for plugin binaries, in order:
+// $HERMES_PLUGIN_PATH, the folder of the running executable,
+// $HERMES_HOME/plugins, then Options.ExtraDirs.
+func (s *Supervisor) SearchPath() []string {
+	var dirs []string
+	if p := os.Getenv("HERMES_PLUGIN_PATH"); p != "" {
+		dirs = append(dirs, filepath.SplitList(p)...)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if s.opts.Home != "" {
+		dirs = append(dirs, filepath.Join(s.opts.Home, "plugins"))
+	}
+	return append(dirs, s.opts.ExtraDirs...)
+}
+
+// Find returns the path of the plugin binary hermes-<kind>-<name>.
+func (s *Supervisor) Find(kind, name string) (string, error) {
+	bin := sdk.BinaryName(kind, name)
+	dirs := s.SearchPath()
+	for _, d := range dirs {
+		p := filepath.Join(d, bin)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("plugin %s not found in %s; reinstall hermes (make install) or put the plugin in one of those folders", bin, strings.Join(dirs, ", "))
+}
+
+// Plugin is one running plugin process.
+type Plugin struct {
+	Kind, Name, Path string
+
+	sup    *Supervisor
+	client *plugin.Client
+	proto  plugin.ClientProtocol
+	run    *groupRunner
+}
+
+// Launch starts the plugin hermes-<kind>-<name> and completes the go-plugin
+// handshake. label names the plugin in logs (e.g. the server name).
+func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
+	path, err := s.Find(kind, name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return nil, errors.New("hermes is shutting down")
+	}
+	s.mu.Unlock()
+	p := &Plugin{Kind: kind, Name: name, Path: path, sup: s}
+	logger := s.log.Named(label)
+	p.client = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		Plugins:          sdk.PluginSet(),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
+		SkipHostEnv:      true,
+		StartTimeout:     StartTimeout,
+		Logger:           logger,
+		Managed:          true,
+		SyncStdout:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		SyncStderr:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			r := newGroupRunner(path, spec.Env)
+			p.run = r
+			return r, nil
+		},
+	})
+	proto, err := p.client.Client()
+	if err != nil {
+		p.client.Kill()
+		if p.run != nil {
+			p.run.killGroup()
+		}
+		return nil, fmt.Errorf("start plugin %s: %w", path, err)
+	}
+	p.proto = proto
+	s.mu.Lock()
+	s.plugins[p] = struct{}{}
+	s.mu.Unlock()
+	go func() {
+		<-p.run.exited
+		s.mu.Lock()
+		delete(s.plugins, p)
+		s.mu.Unlock()
+		// Whatever the plugin left behind in its group (its server) goes too.
+		p.run.killGroup()
+	}()
+	return p, nil
+}
+
+// Dispense returns the plugin's implementation of its kind (for a transport
+// plugin, an *sdk.TransportRPC).
+func (p *Plugin) Dispense() (any, error) {
+	raw, err := p.proto.Dispense(p.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("dispense %s from %s: %w", p.Kind, p.Path, err)
+	}
+	return raw, nil
+}
+
+// Exited is closed when the plugin process has exited.
+func (p *Plugin) Exited() <-chan struct{} { return p.run.exited }
+
+// Pid returns the plugin's process id.
+func (p *Plugin) Pid() int { return p.run.pid }
+
+// Kill stops the plugin: a graceful quit (bounded), then SIGKILL to its
+// whole process group, so a server it started dies with it.
+func (p *Plugin) Kill() {
+	done := make(chan struct{})
+	go func() { p.client.Kill(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+	}
+	p.run.killGroup()
+}
+
+// KillAll kills every running plugin, in parallel, and refuses new ones.
+func (s *Supervisor) KillAll() {
+	s.mu.Lock()
+	s.stopped = true
+	ps := make([]*Plugin, 0, len(s.plugins))
+	for p := range s.plugins {
+		ps = append(ps, p)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Kill() }()
+	}
+	wg.Wait()
+}
+
+// groupRunner runs a plugin in its own process group with stdin on
+// /dev/null and a parent-death signal, and reports its exit on a channel.
+type groupRunner struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	stderr io.ReadCloser
+	pid    int
+	exited chan struct{}
+	once   sync.Once
+}
+
+func newGroupRunner(path string, env []string) *groupRunner {
+	cmd := exec.Command(path)
+	for _, k := range pluginEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	cmd.Env = env
+	cmd.Stdin = nil
+	cmd.SysProcAttr = pluginSysProcAttr()
+	return &groupRunner{cmd: cmd, exited: make(chan struct{})}
+}
+
+func (r *groupRunner) Start(context.Context) error {
+	var err error
+	if r.stdout, err = r.cmd.StdoutPipe(); err != nil {
+		return err
+	}
+	if r.stderr, err = r.cmd.StderrPipe(); err != nil {
+		return err
+	}
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	r.pid = r.cmd.Process.Pid
+	return nil
+}
+
+func (r *groupRunner) Wait(context.Context) error {
+	err := r.cmd.Wait()
+	r.once.Do(func() { close(r.exited) })
+	return err
+}
+
+func (r *groupRunner) Kill(context.Context) error {
+	r.killGroup()
+	return nil
+}
+
+// killGroup SIGKILLs the plugin's process group.
+func (r *groupRunner) killGroup() {
+	if r.pid > 0 {
+		_ = syscall.Kill(-r.pid, syscall.SIGKILL)
+	}
+}
+
+func (r *groupRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *groupRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *groupRunner) Name() string          { return r.cmd.Path }
+func (r *groupRunner) ID() string            { return strconv.Itoa(r.pid) }
+func (r *groupRunner) Diagnose(context.Context) string {
+	return "the plugin did not complete the handshake: is it a Hermes plugin built for this system?"
+}
+func (r *groupRunner) PluginToHost(network, address string) (string, string, error) {
+	return network, address, nil
+}
+func (r *groupRunner) HostToPlugin(network, address string) (string, string, error) {
+	return network, address, nil
+}
