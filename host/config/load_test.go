@@ -1,0 +1,337 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func loadString(t *testing.T, src string) (*Config, string) {
+	t.Helper()
+	h := home(t, []byte(src))
+	cfg, err := Load(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, h
+}
+
+func TestHome(t *testing.T) {
+	t.Setenv("HERMES_HOME", "/somewhere/else")
+	if Home() != "/somewhere/else" {
+		t.Fatal(Home())
+	}
+	t.Setenv("HERMES_HOME", "")
+	if !strings.HasSuffix(Home(), ".hermes") {
+		t.Fatal(Home())
+	}
+}
+
+func TestLoadMissingFileIsEmpty(t *testing.T) {
+	cfg, err := Load(t.TempDir())
+	if err != nil || len(cfg.Servers) != 0 || cfg.SafeMode {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  a:\n    command: x\n  b:\n    url: https://h/mcp\n")
+	if got := cfg.Names(); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Fatal(got)
+	}
+	a := cfg.Server("a")
+	want := &Server{
+		Name: "a", Command: "x", Transport: "stdio",
+		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second,
+		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
+		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
+		Raw:   map[string]any{"command": "x"},
+	}
+	if !reflect.DeepEqual(a, want) {
+		t.Fatalf("got %+v\nwant %+v", a, want)
+	}
+	if b := cfg.Server("b"); b.Transport != "http" || b.Err != nil {
+		t.Fatalf("%+v", b)
+	}
+	if cfg.Server("zzz") != nil {
+		t.Fatal("unknown server found")
+	}
+}
+
+func TestLoadFileOrder(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  zeta: {command: z}\n  alpha: {command: a}\n  mid: {command: m}\n")
+	if got := strings.Join(cfg.Names(), ","); got != "zeta,alpha,mid" {
+		t.Fatal(got)
+	}
+}
+
+func TestLoadFullSchema(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	src := `mcp_servers:
+  full:
+    url: https://h.example/mcp
+    headers: {Authorization: Bearer x, X-N: 5}
+    transport: SSE
+    timeout: 12.5
+    connect_timeout: "30"
+    keepalive_interval: 1
+    enabled: "off"
+    supports_parallel_tool_calls: yes
+    tools:
+      include: one_tool
+      exclude: [a, b]
+      resources: false
+      prompts: "0"
+      weird: 1
+    auth: " OAuth "
+    oauth:
+      client_id: cid
+      client_secret: sec
+      scope: [read, write]
+      redirect_port: 8765
+      extra_params: {access_type: offline}
+      redirect_host: x
+    ssl_verify: ~/ca.pem
+    client_cert: [~/c.pem, ~/k.pem]
+    sampling: {max_rpm: 3}
+    elicitation: {enabled: false}
+    sandbox: {network: false}
+    lifecycle: {idle: 3}
+    zzz: 1
+  stdio:
+    command: ~/bin/srv
+    args: "--flag 'two words' three"
+    env: {A: 1, B: ~}
+    cwd: ~/w
+    ssl_verify: "false"
+    client_cert: ~/c.pem
+    client_key: ~/k.pem
+`
+	cfg, _ := loadString(t, src)
+	f := cfg.Server("full")
+	if f.Err != nil {
+		t.Fatal(f.Err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"transport", f.Transport, "sse"},
+		{"timeout", f.Timeout, 12500 * time.Millisecond},
+		{"connect", f.ConnectTimeout, 30 * time.Second},
+		{"keepalive floor", f.KeepaliveInterval, 5 * time.Second},
+		{"enabled", f.Enabled, false},
+		{"parallel", f.SupportsParallelToolCalls, true},
+		{"tools", f.Tools, ToolsFilter{Include: []string{"one_tool"}, Exclude: []string{"a", "b"}}},
+		{"headers", f.Headers, map[string]string{"Authorization": "Bearer x", "X-N": "5"}},
+		{"auth", f.Auth, "oauth"},
+		{"oauth", f.OAuth, OAuthSettings{ClientID: "cid", ClientSecret: "sec", Scope: "read write", RedirectPort: 8765,
+			ClientName: "Hermes Agent", Timeout: 300 * time.Second, ExtraParams: map[string]string{"access_type": "offline"}}},
+		{"ssl", f.SSLVerify, true},
+		{"ca", f.CABundle, "/home/u/ca.pem"},
+		{"cert", f.ClientCert, "/home/u/c.pem"},
+		{"key", f.ClientKey, "/home/u/k.pem"},
+		{"sampling", f.Sampling, map[string]any{"max_rpm": uint64(3)}},
+		{"elicitation", f.Elicitation, map[string]any{"enabled": false}},
+		{"sandbox", f.Sandbox, map[string]any{"network": false}},
+		{"unknown", f.Unknown, []string{"lifecycle", "oauth.redirect_host", "tools.weird", "zzz"}},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+	s := cfg.Server("stdio")
+	if s.Err != nil || s.Command != "/home/u/bin/srv" || s.Cwd != "/home/u/w" || s.Transport != "stdio" {
+		t.Fatalf("%+v", s)
+	}
+	if !reflect.DeepEqual(s.Args, []string{"--flag", "two words", "three"}) {
+		t.Errorf("args %q", s.Args)
+	}
+	if !reflect.DeepEqual(s.Env, map[string]string{"A": "1", "B": ""}) {
+		t.Errorf("env %q", s.Env)
+	}
+	if s.SSLVerify || s.ClientCert != "/home/u/c.pem" || s.ClientKey != "/home/u/k.pem" {
+		t.Errorf("tls %+v", s)
+	}
+}
+
+func TestLoadBoolishEnabled(t *testing.T) {
+	for in, want := range map[string]bool{
+		"false": false, `"false"`: false, "'0'": false, "no": false, "off": false, "'OFF'": false, "0": false,
+		"true": true, "'yes'": true, "1": true, "on": true,
+	} {
+		cfg, _ := loadString(t, "mcp_servers:\n  a:\n    command: x\n    enabled: "+in+"\n")
+		a := cfg.Server("a")
+		if a.Err != nil || a.Enabled != want {
+			t.Errorf("enabled: %s → %v (err %v), want %v", in, a.Enabled, a.Err, want)
+		}
+	}
+}
+
+func TestLoadValidationMessages(t *testing.T) {
+	cases := map[string]string{
+		"a:\n    command: x\n    timeout: abc":                `server "a": key "timeout": want a number of seconds, got "abc"`,
+		"a:\n    command: x\n    timeout: -3":                 `server "a": key "timeout": want a positive number of seconds, got -3`,
+		"a:\n    command: x\n    enabled: maybe":              `server "a": key "enabled": want true or false, got "maybe"`,
+		"a:\n    command: x\n    env: [A]":                    `server "a": key "env": want a mapping of names to strings, got a list`,
+		"a:\n    command: x\n    tools: {include: [{a: 1}]}":  `server "a": key "tools.include": want a list of strings`,
+		"a:\n    enabled: true":                               `server "a": needs either command (a stdio server) or url (an HTTP server); add one of them`,
+		"a:\n    url: ftp://x/y":                              `server "a": key "url": want an http:// or https:// URL with a host name, got "ftp://x/y"`,
+		"a:\n    url: https://x\n    oauth: {redirect_port: x}": `server "a": key "oauth.redirect_port": want a whole number, got "x"`,
+		"a: just a string":                                    `server "a": want a mapping of settings such as command or url, got a string; fix the entry`,
+		"bad name!:\n    command: x":                          `server "bad name!": a name may only contain letters, digits, "_" and "-"; rename it`,
+		"a:\n    command: x\n    transport: http":             `server "a": key "url": transport http needs a url; add url`,
+	}
+	for body, want := range cases {
+		cfg, _ := loadString(t, "mcp_servers:\n  ok:\n    command: fine\n  "+body+"\n")
+		if ok := cfg.Server("ok"); ok == nil || ok.Err != nil {
+			t.Errorf("%q: the valid server did not load", body)
+		}
+		if len(cfg.Servers) != 2 {
+			t.Errorf("%q: the invalid server is not listed", body)
+			continue
+		}
+		bad := cfg.Servers[1]
+		if bad.Err == nil || !strings.HasPrefix(bad.Err.Error(), want) {
+			t.Errorf("%q:\n got  %v\n want %s", body, bad.Err, want)
+		}
+		if strings.Contains(bad.Err.Error(), "\n") {
+			t.Errorf("%q: message has several lines", body)
+		}
+	}
+}
+
+func TestLoadThirdPartyTransport(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  w:\n    transport: ws\n    endpoint: x\n")
+	if w := cfg.Server("w"); w.Err != nil || w.Transport != "ws" || !reflect.DeepEqual(w.Unknown, []string{"endpoint"}) {
+		t.Fatalf("%+v", w)
+	}
+}
+
+func TestLoadURLAndCommandWarns(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  a:\n    command: x\n    url: https://h/mcp\n")
+	a := cfg.Server("a")
+	if a.Err != nil || a.Transport != "http" || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "using url") {
+		t.Fatalf("%+v", a)
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	h := home(t, []byte("model: x\nmcp_servers:\n  a: [1, 2\n  b: 3\n"))
+	_, err := Load(h)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line == 0 || !strings.HasPrefix(err.Error(), filepath.Join(h, File)+":") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = Load(home(t, []byte("mcp_servers: [a, b]\n")))
+	if err == nil || !strings.Contains(err.Error(), "mcp_servers must be a mapping") {
+		t.Fatalf("got %v", err)
+	}
+	cfg, err := Load(home(t, []byte("mcp_servers:\nmodel: x\n")))
+	if err != nil || len(cfg.Servers) != 0 {
+		t.Fatalf("null mcp_servers: %v", err)
+	}
+	_, err = Load(home(t, []byte("mcp_servers:\n  a: {command: x}\n  a: {command: y}\n")))
+	if !errors.As(err, &pe) {
+		t.Fatalf("duplicate servers: got %v", err)
+	}
+}
+
+func TestLoadSafeMode(t *testing.T) {
+	for _, v := range []string{"1", "true", "YES"} {
+		t.Setenv("HERMES_SAFE_MODE", v)
+		cfg, err := Load(home(t, []byte("mcp_servers:\n  a: {command: x}\n")))
+		if err != nil || !cfg.SafeMode || len(cfg.Servers) != 0 {
+			t.Fatalf("%s: %+v %v", v, cfg, err)
+		}
+	}
+	t.Setenv("HERMES_SAFE_MODE", "0")
+	cfg, _ := Load(home(t, []byte("mcp_servers:\n  a: {command: x}\n")))
+	if cfg.SafeMode || len(cfg.Servers) != 1 {
+		t.Fatal("HERMES_SAFE_MODE=0 should load servers")
+	}
+}
+
+func TestLoadInterpolation(t *testing.T) {
+	t.Setenv("HC_FROM_ENV", "env-value")
+	t.Setenv("HC_BOTH", "from-env")
+	t.Setenv("HC_EMPTY", "")
+	src := `mcp_servers:
+  good:
+    url: https://${HC_HOST}/mcp
+    headers:
+      Authorization: Bearer ${env:HC_FROM_ENV}
+      X-Both: ${HC_BOTH}
+      X-Default: ${HC_UNSET:-fallback}
+      X-Empty: ${HC_EMPTY:-not-used}
+      X-Escaped: $${HC_FROM_ENV}
+      ${HC_FROM_ENV}: key left alone
+    args: ["${HC_FROM_ENV}", 3]
+    sampling: {model: "${HC_BOTH}", nested: [{x: "${HC_HOST}"}]}
+  broken:
+    command: run
+    env: {TOKEN: "${HC_MISSING_ONE}", OTHER: "${HC_MISSING_TWO}${HC_MISSING_ONE}"}
+  single:
+    url: ${HC_MISSING_URL}
+`
+	h := home(t, []byte(src))
+	if err := os.WriteFile(filepath.Join(h, DotEnvFile), []byte("HC_HOST=h.example\nHC_BOTH=from-dotenv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Server("good")
+	if g.Err != nil {
+		t.Fatal(g.Err)
+	}
+	wantHeaders := map[string]string{
+		"Authorization": "Bearer env-value", "X-Both": "from-env", "X-Default": "fallback", "X-Empty": "",
+		"X-Escaped": "${HC_FROM_ENV}", "${HC_FROM_ENV}": "key left alone",
+	}
+	if g.URL != "https://h.example/mcp" || !reflect.DeepEqual(g.Headers, wantHeaders) {
+		t.Fatalf("%q %q", g.URL, g.Headers)
+	}
+	if !reflect.DeepEqual(g.Args, []string{"env-value", "3"}) {
+		t.Fatalf("args %q", g.Args)
+	}
+	if g.Sampling["model"] != "from-env" || g.Sampling["nested"].([]any)[0].(map[string]any)["x"] != "h.example" {
+		t.Fatalf("sampling %v", g.Sampling)
+	}
+	if g.Raw["url"] != "https://${HC_HOST}/mcp" {
+		t.Fatalf("raw url %v", g.Raw["url"])
+	}
+	b := cfg.Server("broken")
+	if !reflect.DeepEqual(b.NeedsVars, []string{"HC_MISSING_ONE", "HC_MISSING_TWO"}) && !reflect.DeepEqual(b.NeedsVars, []string{"HC_MISSING_TWO", "HC_MISSING_ONE"}) {
+		t.Fatalf("needs %v", b.NeedsVars)
+	}
+	if b.Err == nil || !strings.Contains(b.Err.Error(), "are not set") {
+		t.Fatalf("err %v", b.Err)
+	}
+	s := cfg.Server("single")
+	want := `server "single": ${HC_MISSING_URL} is not set; set it in the environment or add HC_MISSING_URL=... to ` + filepath.Join(h, ".env")
+	if s.Err == nil || s.Err.Error() != want || !reflect.DeepEqual(s.NeedsVars, []string{"HC_MISSING_URL"}) {
+		t.Fatalf("got %v\nwant %s", s.Err, want)
+	}
+}
+
+func TestLoadErrorsNeverShowSecrets(t *testing.T) {
+	h := home(t, []byte("mcp_servers:\n  a:\n    url: ${HC_SECRET_URL}\n    timeout: ${HC_SECRET_T}\n"))
+	if err := os.WriteFile(filepath.Join(h, DotEnvFile), []byte("HC_SECRET_URL=ftp://topsecret\nHC_SECRET_T=hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Server("a")
+	if a.Err == nil || strings.Contains(a.Err.Error(), "topsecret") || strings.Contains(a.Err.Error(), "hunter2") {
+		t.Fatalf("err %v", a.Err)
+	}
+}
