@@ -1,0 +1,187 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// MaxMediaBytes caps one saved media file (image, audio or embedded
+// resource blob): 50 MiB decoded.
+const MaxMediaBytes = 50 << 20
+
+// mediaCap is the size cap in force: MaxMediaBytes, lowered only by tests.
+var mediaCap = MaxMediaBytes
+
+// maxBase64Len is the longest base64 text that can decode to at most
+// mediaCap bytes; longer text is refused before decoding.
+func maxBase64Len() int { return mediaCap*4/3 + 4 }
+
+// CacheDir returns the media cache folder inside a Hermes home folder.
+func CacheDir(home string) string {
+	return filepath.Join(home, "cache")
+}
+
+// ErrTooLarge is returned by MediaCache.Save when the content exceeds
+// MaxMediaBytes.
+var ErrTooLarge = errors.New("content exceeds the media size cap")
+
+// MediaCache writes media that tool results carry (images, audio, resource
+// blobs) into one folder. A file's name is the sha256 of its content plus an
+// extension from its MIME type, so saving the same content twice yields the
+// same path and writes once. Files are created 0600 in a 0700 folder and
+// written atomically. A nil *MediaCache saves nothing: renderers then say
+// the content could not be cached.
+type MediaCache struct {
+	dir string
+}
+
+// NewMediaCache returns a cache writing into dir (created on first save).
+func NewMediaCache(dir string) *MediaCache {
+	return &MediaCache{dir: dir}
+}
+
+// Dir returns the folder the cache writes into.
+func (c *MediaCache) Dir() string { return c.dir }
+
+// Save writes data and returns the path of the file holding it. mimeType
+// chooses the extension; nameHint (a URI or file name, may be empty) gives
+// one when the MIME type is unknown.
+func (c *MediaCache) Save(data []byte, mimeType, nameHint string) (string, error) {
+	if c == nil || c.dir == "" {
+		return "", errors.New("no media cache folder")
+	}
+	if len(data) > mediaCap {
+		return "", fmt.Errorf("save %d bytes of %s: %w", len(data), mimeType, ErrTooLarge)
+	}
+	sum := sha256.Sum256(data)
+	target := filepath.Join(c.dir, hex.EncodeToString(sum[:])+extensionFor(mimeType, nameHint))
+	if st, err := os.Stat(target); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(data)) {
+		return target, nil
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return "", fmt.Errorf("create media cache folder %s: %w", c.dir, err)
+	}
+	tmp, err := os.CreateTemp(c.dir, ".media-*")
+	if err != nil {
+		return "", fmt.Errorf("create temporary file in %s: %w", c.dir, err)
+	}
+	tmpName := tmp.Name()
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmpName, target)
+	}
+	if werr != nil {
+		_ = os.Remove(tmpName)
+		return "", fmt.Errorf("write media file %s: %w", target, werr)
+	}
+	return target, nil
+}
+
+// decodeBase64 decodes MCP base64 data leniently: padded or unpadded,
+// standard or URL alphabet, with whitespace ignored.
+func decodeBase64(s string) ([]byte, error) {
+	if strings.ContainsAny(s, " \t\r\n") {
+		s = strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	var firstErr error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		b, err := enc.DecodeString(s)
+		if err == nil {
+			return b, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, fmt.Errorf("decode base64 (%d chars): %w", len(s), firstErr)
+}
+
+// mimeExtensions maps MIME types to file extensions. It is fixed here
+// rather than read from the system so names are the same on every machine.
+var mimeExtensions = map[string]string{
+	"image/png":                ".png",
+	"image/jpeg":               ".jpg",
+	"image/jpg":                ".jpg",
+	"image/gif":                ".gif",
+	"image/webp":               ".webp",
+	"image/svg+xml":            ".svg",
+	"image/bmp":                ".bmp",
+	"image/tiff":               ".tiff",
+	"image/x-icon":             ".ico",
+	"image/vnd.microsoft.icon": ".ico",
+	"image/avif":               ".avif",
+	"image/heic":               ".heic",
+	"audio/mpeg":               ".mp3",
+	"audio/mp3":                ".mp3",
+	"audio/wav":                ".wav",
+	"audio/x-wav":              ".wav",
+	"audio/wave":               ".wav",
+	"audio/vnd.wave":           ".wav",
+	"audio/ogg":                ".ogg",
+	"audio/opus":               ".opus",
+	"audio/webm":               ".webm",
+	"audio/flac":               ".flac",
+	"audio/x-flac":             ".flac",
+	"audio/aac":                ".aac",
+	"audio/mp4":                ".m4a",
+	"audio/x-m4a":              ".m4a",
+	"video/mp4":                ".mp4",
+	"video/webm":               ".webm",
+	"video/quicktime":          ".mov",
+	"application/pdf":          ".pdf",
+	"application/json":         ".json",
+	"application/zip":          ".zip",
+	"application/gzip":         ".gz",
+	"application/x-tar":        ".tar",
+	"application/xml":          ".xml",
+	"application/octet-stream": ".bin",
+	"text/plain":               ".txt",
+	"text/csv":                 ".csv",
+	"text/html":                ".html",
+	"text/markdown":            ".md",
+	"text/xml":                 ".xml",
+}
+
+// extensionFor picks a file extension from a MIME type, else from the name
+// hint's extension when it is short and alphanumeric, else ".bin".
+func extensionFor(mimeType, nameHint string) string {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mimeType, ";", 2)[0]))
+	if ext, ok := mimeExtensions[mt]; ok {
+		return ext
+	}
+	if nameHint != "" {
+		if i := strings.IndexAny(nameHint, "?#"); i >= 0 {
+			nameHint = nameHint[:i]
+		}
+		ext := strings.ToLower(path.Ext(nameHint))
+		if len(ext) >= 2 && len(ext) <= 10 && isAlnum(ext[1:]) {
+			return ext
+		}
+	}
+	return ".bin"
+}
+
+func isAlnum(s string) bool {
+	return s != "" && bytes.IndexFunc([]byte(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) < 0
+}
