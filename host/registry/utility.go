@@ -1,0 +1,174 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Utility tool kinds: the tool-name suffix of each utility tool, also the
+// value of ToolDef.Utility.
+const (
+	UtilityListResources = "list_resources"
+	UtilityReadResource  = "read_resource"
+	UtilityListPrompts   = "list_prompts"
+	UtilityGetPrompt     = "get_prompt"
+)
+
+// UtilityTools returns the resource and prompt utility tools of server, in
+// the order list_resources, read_resource, list_prompts, get_prompt. The
+// resource pair is included when the server has the resources capability
+// and the config allows it; the prompt pair likewise.
+func UtilityTools(server string, hasResources, hasPrompts, allowResources, allowPrompts bool) []ToolDef {
+	var out []ToolDef
+	add := func(kind, desc string, params map[string]any) {
+		out = append(out, ToolDef{
+			Name:         ToolName(server, kind),
+			Description:  fmt.Sprintf(desc, server),
+			Parameters:   params,
+			Server:       server,
+			OriginalName: kind,
+			Utility:      kind,
+		})
+	}
+	if hasResources && allowResources {
+		add(UtilityListResources, "List available resources from MCP server '%s'", EmptyObjectSchema())
+		add(UtilityReadResource, "Read a resource by URI from MCP server '%s'", map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"uri": map[string]any{"type": "string", "description": "URI of the resource to read"},
+			},
+			"required": []any{"uri"},
+		})
+	}
+	if hasPrompts && allowPrompts {
+		add(UtilityListPrompts, "List available prompts from MCP server '%s'", EmptyObjectSchema())
+		add(UtilityGetPrompt, "Get a prompt by name from MCP server '%s'", map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"name": map[string]any{"type": "string", "description": "Name of the prompt to retrieve"},
+				"arguments": map[string]any{
+					"type":                 "object",
+					"description":          "Optional arguments to pass to the prompt",
+					"properties":           map[string]any{},
+					"additionalProperties": true,
+				},
+			},
+			"required": []any{"name"},
+		})
+	}
+	return out
+}
+
+// MissingParamError renders the error for a utility call without a required
+// argument: {"error":"Missing required parameter '<name>'"}.
+func MissingParamError(name string) string {
+	return ErrorResult(fmt.Sprintf("Missing required parameter '%s'", name))
+}
+
+type resourceEntry struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// RenderResourceList renders a resources/list result:
+// {"resources":[{"uri","name","description"?,"mimeType"?}]}.
+func RenderResourceList(res *mcp.ListResourcesResult) string {
+	entries := []resourceEntry{}
+	if res != nil {
+		for _, r := range res.Resources {
+			entries = append(entries, resourceEntry{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
+		}
+	}
+	return marshalJSON(struct {
+		Resources []resourceEntry `json:"resources"`
+	}{entries})
+}
+
+// RenderReadResource renders a resources/read result as {"result": text}:
+// text contents as they are, blob contents saved by cache and described
+// (or "[binary data, N bytes]" without a cache), joined by newlines.
+func RenderReadResource(res *mcp.ReadResourceResult, cache *MediaCache) string {
+	var parts []string
+	if res != nil {
+		for _, rc := range res.Contents {
+			var s string
+			if t, ok := resourceText(rc); ok {
+				s = t
+			} else {
+				switch b := rc.(type) {
+				case mcp.BlobResourceContents:
+					s = renderBlob(b, cache, "[binary data, %d bytes]")
+				case *mcp.BlobResourceContents:
+					if b != nil {
+						s = renderBlob(*b, cache, "[binary data, %d bytes]")
+					}
+				}
+			}
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return marshalJSON(struct {
+		Result string `json:"result"`
+	}{strings.Join(parts, "\n")})
+}
+
+type promptArgEntry struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+type promptEntry struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []promptArgEntry `json:"arguments,omitempty"`
+}
+
+// RenderPromptList renders a prompts/list result:
+// {"prompts":[{"name","description"?,"arguments"?:[{"name","description"?,"required"?}]}]}.
+// "required" appears only for required arguments.
+func RenderPromptList(res *mcp.ListPromptsResult) string {
+	entries := []promptEntry{}
+	if res != nil {
+		for _, p := range res.Prompts {
+			e := promptEntry{Name: p.Name, Description: p.Description}
+			for _, a := range p.Arguments {
+				e.Arguments = append(e.Arguments, promptArgEntry{Name: a.Name, Description: a.Description, Required: a.Required})
+			}
+			entries = append(entries, e)
+		}
+	}
+	return marshalJSON(struct {
+		Prompts []promptEntry `json:"prompts"`
+	}{entries})
+}
+
+type promptMessageEntry struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// RenderGetPrompt renders a prompts/get result of server:
+// {"messages":[{"role","content"}],"description"?}. A message's content is
+// its text; other content is rendered as in RenderCallResult (media saved by
+// cache, resource links described).
+func RenderGetPrompt(server string, res *mcp.GetPromptResult, cache *MediaCache) string {
+	msgs := []promptMessageEntry{}
+	var desc string
+	if res != nil {
+		desc = res.Description
+		for _, m := range res.Messages {
+			msgs = append(msgs, promptMessageEntry{Role: string(m.Role), Content: renderBlock(server, m.Content, cache)})
+		}
+	}
+	return marshalJSON(struct {
+		Messages    []promptMessageEntry `json:"messages"`
+		Description string               `json:"description,omitempty"`
+	}{msgs, desc})
+}
