@@ -48,8 +48,13 @@ func NewMediaCache(dir string) *MediaCache {
 	return &MediaCache{dir: dir}
 }
 
-// Dir returns the folder the cache writes into.
-func (c *MediaCache) Dir() string { return c.dir }
+// Dir returns the folder the cache writes into ("" for a nil cache).
+func (c *MediaCache) Dir() string {
+	if c == nil {
+		return ""
+	}
+	return c.dir
+}
 
 // Save writes data and returns the path of the file holding it. mimeType
 // chooses the extension; nameHint (a URI or file name, may be empty) gives
