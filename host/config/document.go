@@ -470,6 +470,18 @@ func (d *Document) SetServer(name string, entry *ServerEntry) error {
 	if !ValidName(name) {
 		return fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"; choose another name", name)
 	}
+	old := d.src
+	if err := d.setServer(name, entry); err != nil {
+		return err
+	}
+	if !d.Has(name) {
+		_ = d.load(old)
+		return fmt.Errorf("could not add server %q to %s: the file's layout is not understood; add it by hand", name, d.path)
+	}
+	return nil
+}
+
+func (d *Document) setServer(name string, entry *ServerEntry) error {
 	var fields Map
 	if entry != nil {
 		fields = entry.Fields
@@ -526,7 +538,9 @@ func (d *Document) RemoveServer(name string) bool {
 	if err != nil {
 		return false
 	}
-	if err := d.remove(e); err != nil {
+	old := d.src
+	if err := d.remove(e); err != nil || d.Has(name) {
+		_ = d.load(old)
 		return false
 	}
 	se, m, err := d.servers()

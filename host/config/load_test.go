@@ -175,17 +175,17 @@ func TestLoadBoolishEnabled(t *testing.T) {
 
 func TestLoadValidationMessages(t *testing.T) {
 	cases := map[string]string{
-		"a:\n    command: x\n    timeout: abc":                `server "a": key "timeout": want a number of seconds, got "abc"`,
-		"a:\n    command: x\n    timeout: -3":                 `server "a": key "timeout": want a positive number of seconds, got -3`,
-		"a:\n    command: x\n    enabled: maybe":              `server "a": key "enabled": want true or false, got "maybe"`,
-		"a:\n    command: x\n    env: [A]":                    `server "a": key "env": want a mapping of names to strings, got a list`,
-		"a:\n    command: x\n    tools: {include: [{a: 1}]}":  `server "a": key "tools.include": want a list of strings`,
-		"a:\n    enabled: true":                               `server "a": needs either command (a stdio server) or url (an HTTP server); add one of them`,
-		"a:\n    url: ftp://x/y":                              `server "a": key "url": want an http:// or https:// URL with a host name, got "ftp://x/y"`,
+		"a:\n    command: x\n    timeout: abc":                  `server "a": key "timeout": want a number of seconds, got "abc"`,
+		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds, got -3`,
+		"a:\n    command: x\n    enabled: maybe":                `server "a": key "enabled": want true or false, got "maybe"`,
+		"a:\n    command: x\n    env: [A]":                      `server "a": key "env": want a mapping of names to strings, got a list`,
+		"a:\n    command: x\n    tools: {include: [{a: 1}]}":    `server "a": key "tools.include": want a list of strings`,
+		"a:\n    enabled: true":                                 `server "a": needs either command (a stdio server) or url (an HTTP server); add one of them`,
+		"a:\n    url: ftp://x/y":                                `server "a": key "url": want an http:// or https:// URL with a host name, got "ftp://x/y"`,
 		"a:\n    url: https://x\n    oauth: {redirect_port: x}": `server "a": key "oauth.redirect_port": want a whole number, got "x"`,
-		"a: just a string":                                    `server "a": want a mapping of settings such as command or url, got a string; fix the entry`,
-		"bad name!:\n    command: x":                          `server "bad name!": a name may only contain letters, digits, "_" and "-"; rename it`,
-		"a:\n    command: x\n    transport: http":             `server "a": key "url": transport http needs a url; add url`,
+		"a: just a string":                                      `server "a": want a mapping of settings such as command or url, got a string; fix the entry`,
+		"bad name!:\n    command: x":                            `server "bad name!": a name may only contain letters, digits, "_" and "-"; rename it`,
+		"a:\n    command: x\n    transport: http":               `server "a": key "url": transport http needs a url; add url`,
 	}
 	for body, want := range cases {
 		cfg, _ := loadString(t, "mcp_servers:\n  ok:\n    command: fine\n  "+body+"\n")
