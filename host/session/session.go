@@ -84,6 +84,15 @@ func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
 		ConnectTimeout: srv.ConnectTimeout,
 		Timeout:        srv.Timeout,
 	}
+	// Keys the host does not know (e.g. skip_preflight) are for the plugin.
+	for _, k := range srv.Unknown {
+		if v, ok := srv.Raw[k]; ok && !strings.Contains(k, ".") {
+			if cfg.Extra == nil {
+				cfg.Extra = map[string]any{}
+			}
+			cfg.Extra[k] = v
+		}
+	}
 	if PluginName(srv) == "stdio" {
 		cfg.Transport = "stdio"
 		cfg.Command = srv.Command

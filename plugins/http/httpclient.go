@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// maxRedirects is how many redirects one request may follow.
+const maxRedirects = 10
+
+// newHTTPClient builds the client every request of one server goes through:
+// its TLS settings, a dial bounded by connect_timeout, per-request headers
+// from the host when cfg.DynamicHeaders is set, and redirects that never
+// carry credentials to another origin. It sets no overall timeout: the
+// long-lived GET and SSE streams must survive; requests are bounded by their
+// context instead.
+func newHTTPClient(cfg sdk.TransportConfig, origin *url.URL, host sdk.Host) (*http.Client, error) {
+	tc, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	connect := cfg.ConnectTimeout
+	if connect <= 0 {
+		connect = 60 * time.Second
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = tc
+	base.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	base.TLSHandshakeTimeout = connect
+	base.ForceAttemptHTTP2 = true
+	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders}
+	secret := secretHeaderNames(cfg.Headers)
+	return &http.Client{
+		Transport: rt,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= maxRedirects {
+				return fmt.Errorf("stopped after %d redirects", maxRedirects)
+			}
+			if !sameOrigin(req.URL, via[0].URL) {
+				// Go keeps Authorization when only the port differs;
+				// credentials belong to the origin they were given for.
+				for _, h := range secret {
+					req.Header.Del(h)
+				}
+			}
+			return nil
+		},
+	}, nil
+}
+
+// secretHeaderNames are the headers dropped on a redirect to another origin:
+// the credential headers HTTP knows, and configured headers whose name says
+// they hold a key, token or secret.
+func secretHeaderNames(configured map[string]string) []string {
+	out := []string{"Authorization", "Proxy-Authorization", "Cookie"}
+	for k := range configured {
+		if looksSecret(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// looksSecret reports whether a header name suggests a credential.
+func looksSecret(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"auth", "key", "token", "secret", "cookie", "session", "password"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameOrigin reports whether a and b share scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// tlsConfig turns ssl_verify, its CA bundle and the client certificate into a
+// tls.Config. A file that is missing or unusable is a config error naming
+// the key and the file.
+func tlsConfig(cfg sdk.TransportConfig) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if cfg.CABundle != "" {
+		path := expandHome(cfg.CABundle)
+		pem, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fileError(cfg.Server, "ssl_verify", path, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, sdk.NewError(sdk.CodeConfig, "ssl_verify of server %q: %s holds no PEM certificate; point ssl_verify at a CA bundle", cfg.Server, path)
+		}
+		tc.RootCAs = pool
+	} else if !cfg.SSLVerify {
+		tc.InsecureSkipVerify = true //nolint:gosec // the user turned verification off with ssl_verify: false
+	}
+	switch {
+	case cfg.ClientCert != "":
+		certPath := expandHome(cfg.ClientCert)
+		keyPath, keyName := certPath, "client_cert"
+		if cfg.ClientKey != "" {
+			keyPath, keyName = expandHome(cfg.ClientKey), "client_key"
+		}
+		if _, err := os.Stat(certPath); err != nil {
+			return nil, fileError(cfg.Server, "client_cert", certPath, err)
+		}
+		if _, err := os.Stat(keyPath); err != nil {
+			return nil, fileError(cfg.Server, keyName, keyPath, err)
+		}
+		cert, err := tls.LoadX509KeyPair(certPath, keyPath)
+		if err != nil {
+			return nil, sdk.NewError(sdk.CodeConfig, "client_cert of server %q: cannot load %s (key %s): %v; use a PEM certificate and its key (or one combined PEM)", cfg.Server, certPath, keyPath, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	case cfg.ClientKey != "":
+		return nil, sdk.NewError(sdk.CodeConfig, "client_key of server %q is set without client_cert; add client_cert or remove client_key", cfg.Server)
+	}
+	return tc, nil
+}
+
+func fileError(server, key, path string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return sdk.NewError(sdk.CodeConfig, "%s of server %q: file %s does not exist; fix %s in config.yaml", key, server, path, key)
+	}
+	return sdk.NewError(sdk.CodeConfig, "%s of server %q: cannot read %s: %v; fix %s in config.yaml", key, server, path, err, key)
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// roundTripper adds the host's per-request headers (only for the server's
+// own origin) and records what each response said, for the errors.
+//
+// The host's headers are added here rather than through mcp-go's header
+// function because only the round tripper knows each request's method and
+// URL, which the host (and an auth plugin behind it) is asked about, and
+// because a redirect to another origin then never receives them.
+type roundTripper struct {
+	base    http.RoundTripper
+	origin  *url.URL
+	host    sdk.Host
+	dynamic bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if rt.dynamic && rt.host != nil && sameOrigin(req.URL, rt.origin) {
+		h, err := rt.host.Headers(req.Context(), sdk.HeadersRequest{Method: req.Method, URL: req.URL.String()})
+		if err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, err
+		}
+		if len(h) > 0 {
+			req = req.Clone(req.Context())
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+		}
+	}
+	resp, err := rt.base.RoundTrip(req)
+	if err == nil {
+		if info := infoFrom(req.Context()); info != nil {
+			info.record(resp)
+		}
+	}
+	return resp, err
+}
+
+// respInfo is what the last HTTP response of one exchange said; mcp-go's
+// errors do not carry the status or the challenge.
+type respInfo struct {
+	mu          sync.Mutex
+	status      int
+	challenge   string
+	contentType string
+}
+
+func (i *respInfo) record(resp *http.Response) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.status = resp.StatusCode
+	i.challenge = resp.Header.Get("WWW-Authenticate")
+	i.contentType = resp.Header.Get("Content-Type")
+}
+
+func (i *respInfo) get() (status int, challenge, contentType string) {
+	if i == nil {
+		return 0, "", ""
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.status, i.challenge, i.contentType
+}
+
+type infoKey struct{}
+
+// withInfo returns a context whose HTTP responses are recorded in the
+// returned respInfo.
+func withInfo(ctx context.Context) (context.Context, *respInfo) {
+	i := &respInfo{}
+	return context.WithValue(ctx, infoKey{}, i), i
+}
+
+func infoFrom(ctx context.Context) *respInfo {
+	i, _ := ctx.Value(infoKey{}).(*respInfo)
+	return i
+}
