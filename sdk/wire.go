@@ -51,9 +51,12 @@ func (fw *frameWriter) write(f *frame) error {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
 	b := fw.buf[:0]
-	b = append(b, `{"k":"`...)
-	b = append(b, f.K...)
-	b = append(b, '"')
+	b = append(b, `{"k":`...)
+	k, err := json.Marshal(f.K)
+	if err != nil {
+		return err
+	}
+	b = append(b, k...)
 	if f.S != 0 {
 		b = append(b, `,"s":`...)
 		b = strconv.AppendUint(b, f.S, 10)
