@@ -74,8 +74,11 @@ func startListening(t *testing.T, cmd *exec.Cmd, marker string) *proc {
 			}
 			tailMu.Unlock()
 			if i := strings.Index(line, marker); i >= 0 && !sent {
-				rest := strings.TrimSpace(line[i+len(marker):])
-				urlc <- strings.Fields(rest)[0]
+				rest := strings.Fields(line[i+len(marker):])
+				if len(rest) == 0 {
+					rest = []string{""}
+				}
+				urlc <- rest[0]
 				sent = true
 			}
 		}
@@ -220,6 +223,7 @@ func (h *handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.E
 	var schema struct {
 		Properties map[string]struct {
 			Type    string `json:"type"`
+			Format  string `json:"format"`
 			Default any    `json:"default"`
 			Enum    []any  `json:"enum"`
 		} `json:"properties"`
@@ -235,6 +239,14 @@ func (h *handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.E
 				content[k] = true
 			case p.Type == "number" || p.Type == "integer":
 				content[k] = 1
+			case p.Format == "email":
+				content[k] = "someone@example.com"
+			case p.Format == "uri":
+				content[k] = "https://example.com/"
+			case p.Format == "date":
+				content[k] = "2000-01-01"
+			case p.Format == "date-time":
+				content[k] = "2000-01-01T00:00:00Z"
 			default:
 				content[k] = "yes"
 			}

@@ -98,8 +98,11 @@ func (t *httpTransport) newInner() (transport.Interface, error) {
 	}
 	logger := newSlogger(t.log)
 	if t.sse {
+		tap := &sseTap{base: t.client.Transport, t: t}
+		tapped := *t.client
+		tapped.Transport = tap
 		s, err := transport.NewSSE(t.cfg.URL,
-			transport.WithHTTPClient(t.client),
+			transport.WithHTTPClient(&tapped),
 			transport.WithHeaders(headers),
 			transport.WithSSELogger(logger),
 			transport.WithEndpointTimeout(t.cfg.ConnectTimeout),
@@ -108,6 +111,7 @@ func (t *httpTransport) newInner() (transport.Interface, error) {
 		if err != nil {
 			return nil, sdk.NewError(sdk.CodeConfig, "url of server %q: %v", t.cfg.Server, err)
 		}
+		tap.sse.Store(s)
 		s.SetNotificationHandler(t.dispatchNotification)
 		s.SetConnectionLostHandler(func(err error) { t.streamLost(s, err) })
 		return s, nil
