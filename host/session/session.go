@@ -93,14 +93,28 @@ func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
 			cfg.Extra[k] = v
 		}
 	}
-	if PluginName(srv) == "stdio" {
+	plugin := PluginName(srv)
+	if plugin == "stdio" {
 		cfg.Transport = "stdio"
+	}
+	if plugin != "http" && (srv.Command != "" || plugin == "stdio") {
 		cfg.Command = srv.Command
 		cfg.Args = srv.Args
 		cfg.Env = ChildEnv(srv.Env)
 		cfg.Cwd = srv.Cwd
 		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
+	}
+	if plugin == "stdio" {
 		return cfg
+	}
+	if plugin != "http" {
+		// A third-party transport also sees the keys Hermes does not know.
+		cfg.Extra = map[string]any{}
+		for _, k := range srv.Unknown {
+			if v, ok := srv.Raw[k]; ok {
+				cfg.Extra[k] = v
+			}
+		}
 	}
 	cfg.URL = srv.URL
 	cfg.Headers = srv.Headers

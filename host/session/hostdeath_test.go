@@ -1,0 +1,134 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+func connect0(d session.Deps, srv *config.Server) (*session.Session, error) {
+	return session.Connect(context.Background(), srv, d)
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// descendants returns the pids of every live process below pid.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], p)
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			out = append(out, c)
+			walk(c)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
+
+// When the host is SIGKILLed mid-call, its plugin and the plugin's server
+// die too: no orphans.
+func TestHostKilledLeavesNoOrphans(t *testing.T) {
+	dir := testbin.Dir(t)
+	home := t.TempDir()
+	cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n", filepath.Join(dir, "hermes-testserver"))
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, "hermes"), "-v", "mcp", "call", "ts", "sleep", "--arg", "ms=60000")
+	cmd.Env = append(os.Environ(), "HERMES_HOME="+home)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+		}
+	}()
+	// Wait until the plugin and the server run under the host.
+	var procs []int
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		procs = descendants(cmd.Process.Pid)
+		if len(procs) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("plugin and server did not start: %v", procs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the call is in flight
+	procs = descendants(cmd.Process.Pid)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		var left []int
+		for _, p := range procs {
+			if alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Fatalf("processes outlived the host: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
