@@ -21,6 +21,7 @@ var Targets = map[string]string{
 	"hermes-transport-stdio": "./plugins/stdio",
 	"hermes-transport-http":  "./plugins/http",
 	"hermes-testserver":      "./internal/testserver/cmd/hermes-testserver",
+	"confclient":             "./internal/confclient",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio": "./sdk/examples/mcpgostdio",
