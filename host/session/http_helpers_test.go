@@ -46,7 +46,7 @@ func startTestServer(t *testing.T, dir string, args ...string) *proc {
 
 // startListening starts cmd and waits until a stdout or stderr line
 // contains marker followed by a URL.
-func startListening(t *testing.T, cmd *exec.Cmd, marker string) *proc {
+func startListening(t testing.TB, cmd *exec.Cmd, marker string) *proc {
 	t.Helper()
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
