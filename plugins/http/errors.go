@@ -194,6 +194,10 @@ func (t *httpTransport) scrub(msg string) string {
 		if len(v) >= 4 {
 			msg = strings.ReplaceAll(msg, v, "***")
 		}
+		// The credential of "Bearer TOKEN" may appear on its own.
+		if _, cred, ok := strings.Cut(v, " "); ok && len(cred) >= 6 {
+			msg = strings.ReplaceAll(msg, cred, "***")
+		}
 	}
 	return oneLine(msg, 400)
 }

@@ -96,7 +96,7 @@ func (t *httpTransport) newInner() (transport.Interface, error) {
 	for k, v := range t.cfg.Headers {
 		headers[k] = v
 	}
-	logger := newSlogger(t.log)
+	logger := newSlogger(t.log, t.scrub)
 	if t.sse {
 		tap := &sseTap{base: t.client.Transport, t: t}
 		tapped := *t.client

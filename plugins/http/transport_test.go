@@ -279,3 +279,19 @@ func (*netErr) Error() string   { return "dial tcp 127.0.0.1:9: connect: connect
 func (*netErr) Timeout() bool   { return false }
 func (*netErr) Temporary() bool { return false }
 func (*netErr) Unwrap() error   { return io.EOF }
+
+func TestLogsScrubbed(t *testing.T) {
+	var buf strings.Builder
+	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Trace})
+	tr, err := newTransport(sdk.TransportConfig{Server: "s", URL: "http://127.0.0.1:9/mcp?token=abcd1234",
+		Headers: map[string]string{"Authorization": "Bearer s3cr3t-value"}}, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newSlogger(tr.log, tr.scrub)
+	l.Error("failed to send request to http://127.0.0.1:9/mcp?token=abcd1234", "err", errors.New("token s3cr3t-value refused"), "url", "http://127.0.0.1:9/mcp?token=abcd1234")
+	out := buf.String()
+	if out == "" || strings.Contains(out, "abcd1234") || strings.Contains(out, "s3cr3t-value") {
+		t.Fatalf("log line %q", out)
+	}
+}
