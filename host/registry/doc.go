@@ -4,8 +4,11 @@
 // and the rendering of tool, resource and prompt results into the JSON
 // strings handed back to the model, with secrets redacted from errors.
 //
-// Everything here is pure and connection-free. The package must not do I/O
-// other than writing media files (images, audio, embedded blobs) into the
-// cache folder a MediaCache is given; it never opens connections, reads
-// configuration or talks to MCP servers.
+// It also owns the live registry (Manager): parallel discovery of the
+// configured servers through sessions, each server's connection state
+// machine (reconnect, parking, keepalive, circuit breaker), tool-list
+// refreshes after list_changed, server log notifications, and routing of
+// model tool calls. The pure parts above stay connection-free; only the
+// Manager and its server loops open sessions. The package reads no
+// configuration files: it is handed parsed servers.
 package registry

@@ -1,0 +1,349 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Kinds of CallError.
+const (
+	// ErrKindUnavailable: no such tool, or a filter removed it.
+	ErrKindUnavailable = "unavailable"
+	// ErrKindBreaker: the server's circuit breaker is open.
+	ErrKindBreaker = "breaker"
+	// ErrKindDown: no session came up in time; a reconnect was requested.
+	ErrKindDown = "down"
+	// ErrKindTimeout: the call ran past the server's timeout.
+	ErrKindTimeout = "timeout"
+	// ErrKindInterrupted: the caller's context ended.
+	ErrKindInterrupted = "interrupted"
+	// ErrKindInvalid: the arguments are unusable (a missing parameter).
+	ErrKindInvalid = "invalid"
+	// ErrKindFailed: the request failed (connection lost, protocol error).
+	ErrKindFailed = "failed"
+)
+
+// CallError is a tool call that did not produce a tool result. Its message
+// is what the model is told (redacted).
+type CallError struct {
+	Server, Tool string
+	Kind         string
+	Msg          string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *CallError) Error() string { return e.Msg }
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Call runs the tool the model knows as name with args and returns the
+// JSON string handed back to the model: the rendered result (RenderCallResult,
+// or a utility renderer), which for a tool's own isError result is an
+// {"error": ...} object with err nil. When the call could not produce a
+// result (unknown or filtered tool, open breaker, transport down, timeout,
+// failure) err is a *CallError and the string is ErrorResult of its
+// message, ready for the model as well.
+func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+	snap := m.snap.Load()
+	var ref ToolRef
+	var utility string
+	if i, ok := snap.byName[name]; ok {
+		d := snap.defs[i]
+		ref, utility = ToolRef{Server: d.Server, Tool: d.OriginalName}, d.Utility
+	} else if srv, ok := snap.filtered[name]; ok {
+		return failed(&CallError{Server: srv, Tool: name, Kind: ErrKindUnavailable,
+			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, srv)})
+	} else if r, ok := snap.withdrawn[name]; ok {
+		// A tool of a server that is down: the call revives it.
+		ref = r
+		if isUtility(r.Tool) && ToolName(r.Server, r.Tool) == name {
+			utility = r.Tool
+		}
+	} else {
+		return failed(&CallError{Tool: name, Kind: ErrKindUnavailable, Msg: fmt.Sprintf("tool %s is not available: no such tool", name)})
+	}
+	s := m.server(ref.Server)
+	if s == nil {
+		return failed(&CallError{Server: ref.Server, Tool: name, Kind: ErrKindUnavailable,
+			Msg: fmt.Sprintf("tool %s is not available: MCP server '%s' is not configured", name, ref.Server)})
+	}
+	if utility != "" {
+		return s.callUtility(ctx, utility, args)
+	}
+	res, err := s.callTool(ctx, ref.Tool, args)
+	if err != nil {
+		return failed(err)
+	}
+	return RenderCallResult(s.cfg.Name, res, m.media), nil
+}
+
+// CallTool calls tool (its MCP name) of server with the same guards as
+// Call (filter, breaker, reconnect) and returns the raw result, for callers
+// that show it themselves. A tool the filter removes is refused.
+func (m *Manager) CallTool(ctx context.Context, server, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	s := m.server(server)
+	if s == nil {
+		return nil, &CallError{Server: server, Tool: tool, Kind: ErrKindUnavailable, Msg: fmt.Sprintf("MCP server '%s' is not configured", server)}
+	}
+	return s.callTool(ctx, tool, args)
+}
+
+// Render renders a raw result of server as Call would.
+func (m *Manager) Render(server string, res *mcp.CallToolResult) string {
+	return RenderCallResult(server, res, m.media)
+}
+
+func failed(err error) (string, error) {
+	return ErrorResult(err.Error()), err
+}
+
+func isUtility(tool string) bool {
+	switch tool {
+	case UtilityListResources, UtilityReadResource, UtilityListPrompts, UtilityGetPrompt:
+		return true
+	}
+	return false
+}
+
+// timeout is the server's per-call timeout.
+func (s *server) timeout() time.Duration {
+	if s.cfg.Timeout > 0 {
+		return s.cfg.Timeout
+	}
+	return 300 * time.Second
+}
+
+// callTool runs tools/call with the breaker, reconnect and timeout rules of
+// REFERENCE §4.5.
+func (s *server) callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	name := ToolName(s.cfg.Name, tool)
+	if !s.filter.Allows(tool) {
+		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindUnavailable,
+			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, s.cfg.Name)}
+	}
+	if args == nil {
+		// Servers validate arguments as an object; null is refused.
+		args = map[string]any{}
+	}
+	ok, probe, failures, left := s.brk.allow()
+	if !ok {
+		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
+	}
+	res, err := s.doCall(ctx, tool, func(ctx context.Context, c *conn) (*mcp.CallToolResult, error) {
+		return c.sess.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
+	})
+	var ce *CallError
+	switch {
+	case err == nil:
+		s.brk.success()
+	case errors.As(err, &ce) && ce.Kind == ErrKindInterrupted:
+		// The caller gave up; says nothing about the server.
+		if probe {
+			s.brk.release()
+		}
+	default:
+		s.brk.failure()
+	}
+	return res, err
+}
+
+// doCall gets a live session (waiting for one while the transport is down),
+// runs fn within the server's timeout, and on an expired session reconnects,
+// waits for a new session and retries once.
+func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(context.Context, *conn) (T, error)) (T, error) {
+	var zero T
+	timeout := s.timeout()
+	c := s.current()
+	if c == nil || c.dead() {
+		s.kick()
+		c = s.waitConn(ctx, nil, min(s.m.timings.SessionWait, timeout))
+		if c == nil {
+			if ctx.Err() != nil {
+				return zero, interrupted(s, what, ctx.Err())
+			}
+			s.kick()
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindDown,
+				Msg: fmt.Sprintf("MCP server '%s' transport is down; reconnect requested. Do NOT retry this tool immediately — give it a few seconds to come back.", s.cfg.Name)}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		callCtx, cancel := context.WithTimeout(ctx, timeout)
+		v, err := fn(callCtx, c)
+		timedOut := callCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		cancel()
+		if err == nil {
+			return v, nil
+		}
+		if isClosed(err) {
+			// The end of the connection may trail the failed request by a
+			// moment; wait for it so a dead connection is not retried.
+			select {
+			case <-c.sess.Done():
+			case <-time.After(closedSettle):
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return zero, interrupted(s, what, err)
+		case timedOut:
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindTimeout, Err: err,
+				Msg: fmt.Sprintf("MCP call timed out after %ss", strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64))}
+		case attempt == 0 && sessionExpired(err) && !c.dead():
+			s.log.Info("session expired; reconnecting and retrying once", "tool", what)
+			c.requestReconnect()
+			next := s.waitConn(ctx, c, s.m.timings.ReconnectWait)
+			if next == nil {
+				return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+					Msg: Redact(fmt.Sprintf("MCP call failed: session expired and MCP server '%s' did not reconnect within %s: %s",
+						s.cfg.Name, s.m.timings.ReconnectWait, oneLine(err.Error())))}
+			}
+			c = next
+			continue
+		case c.dead() || isClosed(err):
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+				Msg: Redact(fmt.Sprintf("MCP call failed: the connection to MCP server '%s' was lost during the call (%s); it is reconnecting. "+
+					"The call may not have completed; check before retrying.", s.cfg.Name, oneLine(err.Error())))}
+		default:
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+				Msg: Redact("MCP call failed: " + oneLine(err.Error()))}
+		}
+	}
+}
+
+// closedSettle is how long a call that failed with a closed-connection
+// error waits to see whether the connection really ended.
+const closedSettle = 200 * time.Millisecond
+
+func (s *server) doCall(ctx context.Context, what string, fn func(context.Context, *conn) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	return doCallGeneric(s, ctx, what, fn)
+}
+
+func interrupted(s *server, what string, err error) *CallError {
+	return &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindInterrupted, Err: err, Msg: "MCP call interrupted: the caller cancelled it"}
+}
+
+// sessionMarkers are substrings (any case) of errors that mean the server
+// no longer knows the session (REFERENCE §4.5).
+var sessionMarkers = []string{
+	"invalid or expired session", "expired session", "session expired", "session not found",
+	"unknown session", "session terminated",
+}
+
+// closedMarkers are substrings of errors that mean the connection itself
+// broke.
+var closedMarkers = []string{
+	"closedresourceerror", "closed resource", "transport is closed", "transport closed",
+	"connection closed", "broken pipe", "end of file",
+}
+
+// sessionExpired reports an error that a new session fixes: the sdk's
+// session_expired code, a session marker, or a broken-connection marker
+// while the connection itself is still up (checked by the caller).
+func sessionExpired(err error) bool {
+	var se *sdk.Error
+	if errors.As(err, &se) && se.Code == sdk.CodeSessionExpired {
+		return true
+	}
+	msg := err.Error()
+	for _, m := range sessionMarkers {
+		if containsFold(msg, m) {
+			return true
+		}
+	}
+	return isClosed(err) && !errors.Is(err, context.Canceled)
+}
+
+// isClosed reports an error saying the connection is gone.
+func isClosed(err error) bool {
+	var se *sdk.Error
+	if errors.As(err, &se) && se.Code == sdk.CodeClosed {
+		return true
+	}
+	msg := err.Error()
+	for _, m := range closedMarkers {
+		if containsFold(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// callUtility runs a resource or prompt utility tool. Utilities share the
+// session rules of tool calls but not the breaker.
+func (s *server) callUtility(ctx context.Context, kind string, args map[string]any) (string, error) {
+	media := s.m.media
+	switch kind {
+	case UtilityListResources:
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListResourcesResult, error) {
+			return c.sess.Client.ListResources(ctx, mcp.ListResourcesRequest{})
+		})
+		if err != nil {
+			return failed(err)
+		}
+		return RenderResourceList(res), nil
+	case UtilityReadResource:
+		uri, _ := args["uri"].(string)
+		if uri == "" {
+			return MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'uri'"}
+		}
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
+			return c.sess.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+		})
+		if err != nil {
+			return failed(err)
+		}
+		return RenderReadResource(res, media), nil
+	case UtilityListPrompts:
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListPromptsResult, error) {
+			return c.sess.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
+		})
+		if err != nil {
+			return failed(err)
+		}
+		return RenderPromptList(res), nil
+	case UtilityGetPrompt:
+		name, _ := args["name"].(string)
+		if name == "" {
+			return MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'name'"}
+		}
+		pargs := promptArgs(args["arguments"])
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
+			return c.sess.Client.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: name, Arguments: pargs}})
+		})
+		if err != nil {
+			return failed(err)
+		}
+		return RenderGetPrompt(s.cfg.Name, res, media), nil
+	}
+	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindUnavailable, Msg: "unknown utility tool " + kind})
+}
+
+// promptArgs turns the arguments object into the string map prompts/get
+// takes: strings as they are, other values as JSON.
+func promptArgs(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		switch t := x.(type) {
+		case string:
+			out[k] = t
+		case nil:
+		default:
+			b, err := json.Marshal(t)
+			if err == nil {
+				out[k] = string(b)
+			}
+		}
+	}
+	return out
+}

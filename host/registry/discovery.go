@@ -1,0 +1,209 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// listTools lists every tool of the session, following pagination up to
+// MaxListPages pages (a server that pages further is cut off with a
+// warning). A repeated cursor ends the listing too.
+func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
+	timeout := s.cfg.Timeout
+	if timeout <= 0 {
+		timeout = s.m.timings.ProbeTimeout
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	var (
+		req  mcp.ListToolsRequest
+		out  []mcp.Tool
+		seen = map[mcp.Cursor]bool{}
+	)
+	for page := 1; ; page++ {
+		res, err := sess.Client.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("page %d: %w", page, err)
+		}
+		out = append(out, res.Tools...)
+		next := res.NextCursor
+		if next == "" {
+			return out, nil
+		}
+		if seen[next] {
+			s.log.Warn("tools/list repeated a cursor; listing stopped", "pages", page, "tools", len(out))
+			return out, nil
+		}
+		if page >= MaxListPages {
+			s.log.Warn("tools/list has more pages than allowed; the rest is ignored", "max_pages", MaxListPages, "tools", len(out))
+			return out, nil
+		}
+		seen[next] = true
+		req.Params.Cursor = next
+	}
+}
+
+// storeTools keeps a new listing (caller holds listMu), converting each
+// tool once and scanning new or changed descriptions of allowed tools. It
+// returns the original names added and removed since the previous listing.
+func (s *server) storeTools(tools []mcp.Tool, caps mcp.ServerCapabilities) (added, removed []string) {
+	defs := make([]ToolDef, len(tools))
+	for i, t := range tools {
+		defs[i] = ConvertTool(s.cfg.Name, t)
+	}
+	s.mu.Lock()
+	old := s.tools
+	hadList := s.listed
+	s.tools, s.defs, s.caps, s.listed = tools, defs, caps, true
+	var warn [][2]string
+	for _, t := range tools {
+		if !s.filter.Allows(t.Name) {
+			continue
+		}
+		if prev, ok := s.descSeen[t.Name]; ok && prev == t.Description {
+			continue
+		}
+		s.descSeen[t.Name] = t.Description
+		if f := ScanDescription(t.Description); len(f) > 0 {
+			warn = append(warn, [2]string{t.Name, strings.Join(f, "; ")})
+		}
+	}
+	s.mu.Unlock()
+	for _, w := range warn {
+		s.log.Warn("tool description looks like prompt injection (tool kept)", "tool", w[0], "findings", w[1])
+	}
+	if !hadList {
+		return nil, nil
+	}
+	oldSet := make(map[string]bool, len(old))
+	for _, t := range old {
+		oldSet[t.Name] = true
+	}
+	newSet := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		newSet[t.Name] = true
+		if !oldSet[t.Name] {
+			added = append(added, t.Name)
+		}
+	}
+	for _, t := range old {
+		if !newSet[t.Name] {
+			removed = append(removed, t.Name)
+		}
+	}
+	return added, removed
+}
+
+// view is what registration needs from a server, taken under its lock.
+type view struct {
+	name      string
+	live      bool // tools are registered (connected, or reconnecting after a drop)
+	listed    bool
+	tools     []mcp.Tool
+	defs      []ToolDef
+	caps      mcp.ServerCapabilities
+	filter    Filter
+	resources bool
+	prompts   bool
+}
+
+func (s *server) view() view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	live := s.listed && (s.state == StateConnected || (s.state == StateConnecting && s.connected))
+	return view{
+		name: s.cfg.Name, live: live, listed: s.listed, tools: s.tools, defs: s.defs, caps: s.caps,
+		filter: s.filter, resources: s.cfg.Tools.Resources, prompts: s.cfg.Tools.Prompts,
+	}
+}
+
+// snapshot is one consistent picture of the registered tools.
+type snapshot struct {
+	defs   []ToolDef
+	byName map[string]int // index into defs
+	// filtered maps the names of tools a filter removed to their server.
+	filtered map[string]string
+	// withdrawn maps the names of tools of servers that are down (parked or
+	// failed after a drop) to where they lead.
+	withdrawn map[string]ToolRef
+	// perServer lists each server's registered names in order.
+	perServer map[string][]string
+}
+
+// rebuild recomputes the registered tools from every server's current
+// listing, in config order, so collisions always resolve the same way:
+// built-in names first, then earlier servers. Unchanged tools keep their
+// definitions; readers never see a half-built table.
+func (m *Manager) rebuild() {
+	m.rebuildMu.Lock()
+	defer m.rebuildMu.Unlock()
+	m.mu.Lock()
+	servers := append([]*server(nil), m.order...)
+	m.mu.Unlock()
+
+	table := NewNameTable(m.builtins...)
+	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]ToolRef{}, perServer: map[string][]string{}}
+	add := func(d ToolDef) {
+		snap.byName[d.Name] = len(snap.defs)
+		snap.defs = append(snap.defs, d)
+		snap.perServer[d.Server] = append(snap.perServer[d.Server], d.Name)
+	}
+	var down []view
+	for _, s := range servers {
+		v := s.view()
+		if !v.listed {
+			continue
+		}
+		if !v.live {
+			down = append(down, v)
+			continue
+		}
+		for i, t := range v.tools {
+			if !v.filter.Allows(t.Name) {
+				snap.filtered[ToolName(v.name, t.Name)] = v.name
+				continue
+			}
+			if _, warning, ok := table.Register(v.name, t.Name); !ok {
+				m.warnOnce(warning)
+				continue
+			}
+			add(v.defs[i])
+		}
+		for _, u := range UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
+			if warning, ok := table.RegisterName(u.Name, ToolRef{Server: v.name, Tool: u.OriginalName}); !ok {
+				m.warnOnce(warning)
+				continue
+			}
+			add(u)
+		}
+	}
+	for _, v := range down {
+		for _, t := range v.tools {
+			n := ToolName(v.name, t.Name)
+			if _, taken := snap.byName[n]; !taken && v.filter.Allows(t.Name) {
+				snap.withdrawn[n] = ToolRef{Server: v.name, Tool: t.Name}
+			}
+		}
+		for _, u := range UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
+			if _, taken := snap.byName[u.Name]; !taken {
+				snap.withdrawn[u.Name] = ToolRef{Server: v.name, Tool: u.OriginalName}
+			}
+		}
+	}
+	m.snap.Store(snap)
+}
+
+// warnOnce logs a registration warning the first time it occurs.
+func (m *Manager) warnOnce(w string) {
+	m.mu.Lock()
+	seen := m.warned[w]
+	m.warned[w] = true
+	m.mu.Unlock()
+	if !seen {
+		m.log.Warn(w)
+	}
+}

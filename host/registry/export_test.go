@@ -1,0 +1,39 @@
+package registry
+
+import "github.com/hermes-agent/hermes/host/session"
+
+// SessionOf returns the live session of a server, or nil (tests only).
+func (m *Manager) SessionOf(name string) *session.Session {
+	s := m.server(name)
+	if s == nil {
+		return nil
+	}
+	if c := s.current(); c != nil {
+		return c.sess
+	}
+	return nil
+}
+
+// Probe exposes the keepalive probe to tests.
+var Probe = probe
+
+// SessionExpired exposes the session-expiry classifier to tests.
+var SessionExpired = sessionExpired
+
+// NewTestBreaker returns a breaker with the given timings, driven by
+// allow/success/failure (tests only).
+func NewTestBreaker(t Timings) *TestBreaker { return &TestBreaker{b: newBreaker(t.withDefaults())} }
+
+// TestBreaker wraps the unexported breaker for tests.
+type TestBreaker struct{ b *breaker }
+
+func (t *TestBreaker) Allow() (ok, probe bool, failures int) {
+	ok, probe, failures, _ = t.b.allow()
+	return
+}
+func (t *TestBreaker) Success() { t.b.success() }
+func (t *TestBreaker) Failure() { t.b.failure() }
+func (t *TestBreaker) Release() { t.b.release() }
+
+// Backoff exposes the backoff schedule.
+func Backoff(t Timings, n int) interface{ Seconds() float64 } { return t.withDefaults().backoff(n) }

@@ -1,0 +1,194 @@
+package registry_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// logBuf collects host log output for assertions.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// liveEnv returns session deps using the freshly built plugins, a
+// throw-away home, the folder of the test binaries and the captured log.
+func liveEnv(t *testing.T) (session.Deps, string, *logBuf) {
+	t.Helper()
+	dir := testbin.Dir(t)
+	testbin.Path(t, "hermes-transport-stdio")
+	testbin.Path(t, "hermes-testserver")
+	t.Setenv("HERMES_PLUGIN_PATH", dir)
+	home := t.TempDir()
+	logs := &logBuf{}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger})
+	t.Cleanup(sup.KillAll)
+	return session.Deps{Home: home, Supervisor: sup, Logger: logger}, dir, logs
+}
+
+// tsServer is a stdio entry for the Go test server.
+func tsServer(dir, name string, args ...string) *config.Server {
+	return &config.Server{
+		Name: name, Transport: "stdio", Command: filepath.Join(dir, "hermes-testserver"), Args: args,
+		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second,
+		KeepaliveInterval: config.DefaultKeepaliveInterval,
+		Tools:             config.ToolsFilter{Resources: true, Prompts: true},
+	}
+}
+
+// fast are short timings for tests.
+func fast() registry.Timings {
+	return registry.Timings{
+		InitialBackoff: 20 * time.Millisecond, MaxBackoff: 80 * time.Millisecond,
+		ParkedRetry: time.Second, SessionWait: 3 * time.Second, ReconnectWait: 5 * time.Second,
+		BreakerCooldown: time.Second, ShutdownWait: 5 * time.Second,
+	}
+}
+
+func startManager(t *testing.T, opts registry.Options) *registry.Manager {
+	t.Helper()
+	m := registry.New(opts)
+	t.Cleanup(func() { m.Close() })
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return m
+}
+
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mustCall calls name and decodes {"result": ...}.
+func mustCall(t *testing.T, m *registry.Manager, name string, args map[string]any) map[string]any {
+	t.Helper()
+	out, err := m.Call(context.Background(), name, args)
+	if err != nil {
+		t.Fatalf("Call %s: %v (%s)", name, err, out)
+	}
+	return decode(t, out)
+}
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("result is not a JSON object: %v: %s", err, s)
+	}
+	return v
+}
+
+func callErr(t *testing.T, m *registry.Manager, name string, args map[string]any) *registry.CallError {
+	t.Helper()
+	out, err := m.Call(context.Background(), name, args)
+	var ce *registry.CallError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Call %s: want a CallError, got %v (%s)", name, err, out)
+	}
+	if got := decode(t, out)["error"]; got == nil || got == "" {
+		t.Fatalf("Call %s: failure without an error result: %s", name, out)
+	}
+	return ce
+}
+
+func names(defs []registry.ToolDef) map[string]registry.ToolDef {
+	out := map[string]registry.ToolDef{}
+	for _, d := range defs {
+		out[d.Name] = d
+	}
+	return out
+}
+
+func status(m *registry.Manager, name string) registry.ServerStatus {
+	for _, s := range m.Status() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return registry.ServerStatus{}
+}
+
+// npmServer returns the entry script of an official npm test server, or
+// skips (fails under CI=true) when Node or the package is missing.
+func npmServer(t *testing.T, pkg string) (node, script string) {
+	t.Helper()
+	missing := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (required when CI=true; run make npm-deps)", why)
+		}
+		t.Skip(why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed")
+	}
+	script = filepath.Join(testbin.Root(), ".npm-deps", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		missing("npm package @modelcontextprotocol/" + pkg + " is not installed")
+	}
+	return node, script
+}
+
+func hasAll(t *testing.T, got map[string]registry.ToolDef, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if _, ok := got[w]; !ok {
+			t.Errorf("tool %s not registered; have %s", w, strings.Join(keys(got), ", "))
+		}
+	}
+}
+
+func hasNone(t *testing.T, got map[string]registry.ToolDef, unwanted ...string) {
+	t.Helper()
+	for _, w := range unwanted {
+		if _, ok := got[w]; ok {
+			t.Errorf("tool %s registered, should not be", w)
+		}
+	}
+}
+
+func keys(m map[string]registry.ToolDef) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+var jsonMarshal = json.Marshal

@@ -1,0 +1,387 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Servers in config order; order decides name collisions.
+	Servers []*config.Server
+	// Deps are the session dependencies (Home, Supervisor, handlers). The
+	// Manager adds its own notification and close handlers and still
+	// calls the ones given here.
+	Deps session.Deps
+	// Builtins are the names of the host's own tools; an MCP tool never
+	// takes one of them.
+	Builtins []string
+	// Media receives images, audio and blobs from results; nil means the
+	// cache folder of Deps.Home.
+	Media *MediaCache
+	// Timings shortens intervals for tests; zero fields are the defaults.
+	Timings Timings
+}
+
+// Manager is the live registry: it connects the configured servers, keeps
+// each one connected (reconnect, park, keepalive, circuit breaker), follows
+// their tool lists and routes model tool calls to them. All methods are
+// safe for concurrent use; calls to one server run concurrently.
+type Manager struct {
+	deps     session.Deps
+	log      hclog.Logger
+	builtins []string
+	media    *MediaCache
+	timings  Timings
+
+	mu      sync.Mutex
+	order   []*server
+	byName  map[string]*server
+	warned  map[string]bool
+	closed  bool
+	started bool
+
+	rebuildMu sync.Mutex
+	snap      atomic.Pointer[snapshot]
+}
+
+// New returns a Manager for the given servers; nothing connects before
+// Start.
+func New(opts Options) *Manager {
+	log := opts.Deps.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	media := opts.Media
+	if media == nil && opts.Deps.Home != "" {
+		media = NewMediaCache(CacheDir(opts.Deps.Home))
+	}
+	m := &Manager{
+		deps:     opts.Deps,
+		log:      log.Named("mcp"),
+		builtins: opts.Builtins,
+		media:    media,
+		timings:  opts.Timings.withDefaults(),
+		byName:   map[string]*server{},
+		warned:   map[string]bool{},
+	}
+	for _, c := range opts.Servers {
+		if _, dup := m.byName[c.Name]; dup {
+			continue
+		}
+		s := newServer(m, c)
+		m.order = append(m.order, s)
+		m.byName[c.Name] = s
+	}
+	m.snap.Store(&snapshot{byName: map[string]int{}})
+	return m
+}
+
+// Start is the parallel discovery: every enabled server connects at once,
+// each within its own connect_timeout, all within DiscoveryTimeout (and
+// ctx). It returns when every server has a first outcome; servers still
+// retrying keep doing so in the background. Failures are reported by
+// Status, never as an error: one server never stops another.
+func (m *Manager) Start(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return errors.New("registry: Start after Close")
+	}
+	if m.started {
+		m.mu.Unlock()
+		return errors.New("registry: Start called twice")
+	}
+	m.started = true
+	servers := append([]*server(nil), m.order...)
+	m.mu.Unlock()
+	m.discover(ctx, servers)
+	m.logSummary()
+	return nil
+}
+
+// discover starts servers and waits for their first outcomes.
+func (m *Manager) discover(ctx context.Context, servers []*server) {
+	ctx, cancel := context.WithTimeout(ctx, m.timings.DiscoveryTimeout)
+	defer cancel()
+	for _, s := range servers {
+		s.start()
+	}
+	for _, s := range servers {
+		// Each server's attempt is bounded by its connect_timeout inside
+		// session.Connect; the grace covers tools/list after it.
+		bound := s.cfg.ConnectTimeout
+		if bound <= 0 {
+			bound = config.DefaultConnectTimeout
+		}
+		select {
+		case <-s.first:
+			continue
+		default:
+		}
+		t := time.NewTimer(bound + discoveryGrace)
+		select {
+		case <-s.first:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+}
+
+// discoveryGrace is how long discovery waits for a server past its
+// connect_timeout, for listing its tools.
+const discoveryGrace = 5 * time.Second
+
+func (m *Manager) logSummary() {
+	st := m.Status()
+	tools, ok, failed := 0, 0, 0
+	for _, s := range st {
+		switch s.State {
+		case StateConnected:
+			ok++
+			tools += len(s.Registered)
+		case StateDisabled:
+		default:
+			failed++
+		}
+	}
+	m.log.Info(fmt.Sprintf("MCP: registered %d tool(s) from %d server(s) (%d failed)", tools, ok, failed))
+}
+
+// Tools returns the tools the model sees, in config order of their servers.
+func (m *Manager) Tools() []ToolDef {
+	return append([]ToolDef(nil), m.snap.Load().defs...)
+}
+
+// Tool returns the registered tool called name.
+func (m *Manager) Tool(name string) (ToolDef, bool) {
+	snap := m.snap.Load()
+	i, ok := snap.byName[name]
+	if !ok {
+		return ToolDef{}, false
+	}
+	return snap.defs[i], true
+}
+
+// ParallelSafe reports whether the registered tool name belongs to a server
+// configured with supports_parallel_tool_calls.
+func (m *Manager) ParallelSafe(name string) bool {
+	d, ok := m.Tool(name)
+	if !ok {
+		return false
+	}
+	s := m.server(d.Server)
+	return s != nil && s.cfg.SupportsParallelToolCalls
+}
+
+func (m *Manager) server(name string) *server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.byName[name]
+}
+
+func (m *Manager) serverNames(name string) []string {
+	return m.snap.Load().perServer[name]
+}
+
+// ServerStatus is one configured server as Status reports it.
+type ServerStatus struct {
+	Name string
+	// Transport is stdio, http, sse or a plugin transport's name.
+	Transport string
+	State     State
+	// Registered are the model-visible names of its tools, utility tools
+	// included, in order.
+	Registered []string
+	// Enabled counts its own tools that pass the filter and are registered;
+	// Total counts the tools the server offers (0 until listed).
+	Enabled, Total int
+	// Toolset is "mcp-<server>" when at least one tool is registered.
+	Toolset string
+	// Error is why the server is not connected (one line, redacted).
+	Error string
+	// Refreshes counts tool-list refreshes after list_changed.
+	Refreshes int64
+}
+
+// Status returns every configured server in config order.
+func (m *Manager) Status() []ServerStatus {
+	m.mu.Lock()
+	servers := append([]*server(nil), m.order...)
+	m.mu.Unlock()
+	snap := m.snap.Load()
+	out := make([]ServerStatus, 0, len(servers))
+	for _, s := range servers {
+		s.mu.Lock()
+		st := ServerStatus{
+			Name: s.cfg.Name, Transport: transportName(s.cfg), State: s.state, Error: s.err,
+			Total: len(s.tools), Refreshes: s.refreshes.Load(),
+		}
+		s.mu.Unlock()
+		st.Registered = append([]string(nil), snap.perServer[s.cfg.Name]...)
+		for _, n := range st.Registered {
+			if snap.defs[snap.byName[n]].Utility == "" {
+				st.Enabled++
+			}
+		}
+		if len(st.Registered) > 0 {
+			st.Toolset = Toolset(s.cfg.Name)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func transportName(c *config.Server) string {
+	if c.Transport != "" {
+		return c.Transport
+	}
+	if c.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// Reconnect asks a server to reconnect at once: a parked or failed server
+// tries now, a connected one drops its session and connects afresh. It
+// does not wait.
+func (m *Manager) Reconnect(name string) error {
+	s := m.server(name)
+	if s == nil {
+		return fmt.Errorf("registry: reconnect %q: no such server", name)
+	}
+	if c := s.current(); c != nil {
+		c.requestReconnect()
+	}
+	s.kick()
+	return nil
+}
+
+// ReloadResult says what a Reload changed.
+type ReloadResult struct {
+	Added, Removed, Reconnected []string
+}
+
+// Reload applies a new server list: removed servers are closed, added and
+// changed ones connect (in parallel, like Start), and servers that are not
+// connected are retried at once. Registration follows the new config
+// order.
+func (m *Manager) Reload(ctx context.Context, servers []*config.Server) (ReloadResult, error) {
+	var res ReloadResult
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return res, errors.New("registry: Reload after Close")
+	}
+	m.started = true
+	old := m.byName
+	var order []*server
+	byName := map[string]*server{}
+	var fresh, stale []*server
+	for _, c := range servers {
+		if _, dup := byName[c.Name]; dup {
+			continue
+		}
+		prev := old[c.Name]
+		switch {
+		case prev == nil:
+			s := newServer(m, c)
+			fresh = append(fresh, s)
+			res.Added = append(res.Added, c.Name)
+			byName[c.Name] = s
+		case !sameConfig(prev.cfg, c):
+			s := newServer(m, c)
+			fresh = append(fresh, s)
+			stale = append(stale, prev)
+			res.Reconnected = append(res.Reconnected, c.Name)
+			byName[c.Name] = s
+		default:
+			byName[c.Name] = prev
+		}
+		order = append(order, byName[c.Name])
+	}
+	for name, s := range old {
+		if byName[name] == nil {
+			stale = append(stale, s)
+			res.Removed = append(res.Removed, name)
+		}
+	}
+	m.order, m.byName = order, byName
+	m.mu.Unlock()
+
+	stopAll(stale, m.timings.ShutdownWait)
+	for _, s := range order {
+		if byName[s.cfg.Name] == s && !contains(fresh, s) {
+			s.mu.Lock()
+			down := s.state == StateParked || s.state == StateFailed
+			s.mu.Unlock()
+			if down && s.cfg.Err == nil && s.cfg.Enabled {
+				s.kick()
+				res.Reconnected = append(res.Reconnected, s.cfg.Name)
+			}
+		}
+	}
+	m.rebuild()
+	m.discover(ctx, fresh)
+	m.logSummary()
+	return res, nil
+}
+
+func contains(list []*server, s *server) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sameConfig reports whether two entries of one server are the same.
+func sameConfig(a, b *config.Server) bool {
+	ac, bc := *a, *b
+	ae, be := errText(ac.Err), errText(bc.Err)
+	ac.Err, bc.Err = nil, nil
+	return ae == be && reflect.DeepEqual(ac, bc)
+}
+
+func stopAll(servers []*server, wait time.Duration) {
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.stop(wait) }()
+	}
+	wg.Wait()
+}
+
+// Close disconnects every server (in parallel, each within ShutdownWait)
+// and withdraws all tools.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	servers := append([]*server(nil), m.order...)
+	m.mu.Unlock()
+	stopAll(servers, m.timings.ShutdownWait)
+	m.snap.Store(&snapshot{byName: map[string]int{}})
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}

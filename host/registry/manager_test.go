@@ -1,0 +1,504 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+)
+
+// Names, filters (at list and at call time), collisions, pagination and
+// utility tools with capability gating, against the Go test server.
+func TestNamesFiltersAndUtilities(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	alpha := tsServer(dir, "alpha", "--tools", "3", "--page-size", "2", "--resources", "--prompts")
+	alpha.Tools.Include = []string{"echo", "add", "tool_*"}
+	alpha.Tools.Prompts = false
+	beta := tsServer(dir, "beta")
+	beta.Tools.Exclude = []string{"crash", "sl*"}
+	beta.SupportsParallelToolCalls = true
+	ab1 := tsServer(dir, "a-b")
+	ab1.Tools.Include = []string{"echo"}
+	ab2 := tsServer(dir, "a_b")
+	ab2.Tools.Include = []string{"echo", "add"}
+	rsrc := tsServer(dir, "rsrc", "--no-tools-capability", "--resources", "--prompts")
+	m := startManager(t, registry.Options{
+		Servers:  []*config.Server{alpha, beta, ab1, ab2, rsrc},
+		Deps:     deps,
+		Builtins: []string{"mcp_beta_echo"},
+	})
+	got := names(m.Tools())
+
+	hasAll(t, got, "mcp_alpha_echo", "mcp_alpha_add", "mcp_alpha_tool_1", "mcp_alpha_tool_2", "mcp_alpha_tool_3",
+		"mcp_alpha_list_resources", "mcp_alpha_read_resource", "mcp_beta_add", "mcp_beta_pid", "mcp_a_b_echo", "mcp_a_b_add",
+		"mcp_rsrc_list_resources", "mcp_rsrc_read_resource", "mcp_rsrc_list_prompts", "mcp_rsrc_get_prompt")
+	hasNone(t, got, "mcp_alpha_sleep", "mcp_alpha_list_prompts", "mcp_alpha_get_prompt", "mcp_beta_echo",
+		"mcp_beta_crash", "mcp_beta_sleep", "mcp_beta_list_resources", "mcp_rsrc_echo")
+	if d := got["mcp_a_b_echo"]; d.Server != "a-b" {
+		t.Errorf("mcp_a_b_echo belongs to %q, want the earlier server a-b", d.Server)
+	}
+	if d := got["mcp_alpha_echo"]; d.Parameters["type"] != "object" || d.Description == "" || d.OriginalName != "echo" {
+		t.Errorf("echo def = %+v", d)
+	}
+	for _, w := range []string{"already a built-in tool", "already used by tool 'echo' of MCP server 'a-b'"} {
+		if !strings.Contains(logs.String(), w) {
+			t.Errorf("log lacks collision warning %q", w)
+		}
+	}
+
+	// Pagination was followed (page size 2): all tools counted.
+	if st := status(m, "alpha"); st.State != registry.StateConnected || st.Enabled != 5 || st.Total < 20 || st.Toolset != "mcp-alpha" {
+		t.Errorf("alpha status = %+v", st)
+	}
+	if st := status(m, "rsrc"); st.Total != 0 || st.Enabled != 0 || len(st.Registered) != 4 {
+		t.Errorf("rsrc status = %+v", st)
+	}
+
+	if r := mustCall(t, m, "mcp_alpha_echo", map[string]any{"message": "hi"}); r["result"] != "hi" {
+		t.Errorf("echo = %v", r)
+	}
+	if r := mustCall(t, m, "mcp_alpha_tool_3", nil); r["result"] != "tool_3" {
+		t.Errorf("tool_3 = %v", r)
+	}
+	// A filtered tool does not exist, by model name or by MCP name.
+	ce := callErr(t, m, "mcp_alpha_sleep", map[string]any{"ms": 1})
+	if ce.Kind != registry.ErrKindUnavailable || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server alpha") {
+		t.Errorf("filtered call: %+v", ce)
+	}
+	if _, err := m.CallTool(context.Background(), "beta", "crash", nil); err == nil || !strings.Contains(err.Error(), "filtered") {
+		t.Errorf("CallTool of an excluded tool: %v", err)
+	}
+	if ce := callErr(t, m, "mcp_nope_tool", nil); ce.Kind != registry.ErrKindUnavailable {
+		t.Errorf("unknown tool: %+v", ce)
+	}
+
+	if !m.ParallelSafe("mcp_beta_add") || m.ParallelSafe("mcp_alpha_add") || m.ParallelSafe("mcp_nope") {
+		t.Error("ParallelSafe does not follow supports_parallel_tool_calls")
+	}
+
+	// Utilities.
+	r := mustCall(t, m, "mcp_rsrc_list_resources", nil)
+	if !strings.Contains(toJSON(r), "test://static/hello.txt") {
+		t.Errorf("list_resources = %v", r)
+	}
+	out, err := m.Call(context.Background(), "mcp_rsrc_read_resource", nil)
+	if err == nil || out != `{"error":"Missing required parameter 'uri'"}` {
+		t.Errorf("read_resource without uri = %s, %v", out, err)
+	}
+	r = mustCall(t, m, "mcp_rsrc_read_resource", map[string]any{"uri": "test://static/hello.txt"})
+	if s, _ := r["result"].(string); s == "" {
+		t.Errorf("read_resource = %v", r)
+	}
+	if out, err := m.Call(context.Background(), "mcp_rsrc_get_prompt", map[string]any{}); err == nil || !strings.Contains(out, "Missing required parameter 'name'") {
+		t.Errorf("get_prompt without name = %s", out)
+	}
+	r = mustCall(t, m, "mcp_rsrc_get_prompt", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
+	if !strings.Contains(toJSON(r), "Ada") {
+		t.Errorf("get_prompt = %v", r)
+	}
+	if !strings.Contains(logs.String(), "MCP: registered") || !strings.Contains(logs.String(), "from 5 server(s) (0 failed)") {
+		t.Errorf("no discovery summary in log:\n%s", logs.String())
+	}
+}
+
+// One server hanging in initialize and one missing executable beside good
+// ones: the good ones are connected with their tools while the hanging one
+// is still connecting; every failure carries a readable reason.
+func TestDiscoveryIsolatesFailures(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	hang := tsServer(dir, "hang", "--hang-initialize")
+	hang.ConnectTimeout = 4 * time.Second
+	missing := tsServer(dir, "missing")
+	missing.Command = filepath.Join(t.TempDir(), "no-such-mcp-server")
+	disabled := tsServer(dir, "off")
+	disabled.Enabled = false
+	disabled.Command = "/nonexistent"
+	bad := tsServer(dir, "bad")
+	bad.Err = errors.New("needs ${MISSING_TOKEN}: set it in the environment or .env")
+	servers := []*config.Server{hang, missing, disabled, bad}
+	for i := range 3 {
+		servers = append(servers, tsServer(dir, "good"+strconv.Itoa(i)))
+	}
+	m := registry.New(registry.Options{Servers: servers, Deps: deps, Timings: fast()})
+	t.Cleanup(func() { m.Close() })
+
+	// While Start runs, watch for the moment all good servers are up.
+	seen := make(chan []registry.ServerStatus, 1)
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			st := m.Status()
+			up := 0
+			for _, s := range st {
+				if strings.HasPrefix(s.Name, "good") && s.State == registry.StateConnected && s.Enabled > 0 {
+					up++
+				}
+			}
+			if up == 3 {
+				seen <- st
+				return
+			}
+		}
+	}()
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	select {
+	case st := <-seen:
+		for _, s := range st {
+			if s.Name == "hang" && s.State == registry.StateConnected {
+				t.Error("hang connected?")
+			}
+			if s.Name == "hang" && s.Error != "" {
+				t.Errorf("good servers waited for the hanging one: it had already failed (%s)", s.Error)
+			}
+		}
+	default:
+		t.Fatal("good servers never all connected")
+	}
+
+	for i := range 3 {
+		if st := status(m, "good"+strconv.Itoa(i)); st.State != registry.StateConnected || st.Enabled == 0 {
+			t.Errorf("good%d: %+v", i, st)
+		}
+	}
+	if st := status(m, "hang"); st.State == registry.StateConnected || !strings.Contains(st.Error, "initialize") {
+		t.Errorf("hang: %+v", st)
+	}
+	if st := status(m, "missing"); st.State != registry.StateFailed || !strings.Contains(st.Error, "missing executable") {
+		t.Errorf("missing: %+v", st)
+	}
+	if st := status(m, "off"); st.State != registry.StateDisabled || st.Error != "" {
+		t.Errorf("disabled: %+v", st)
+	}
+	if st := status(m, "bad"); st.State != registry.StateFailed || !strings.Contains(st.Error, "MISSING_TOKEN") {
+		t.Errorf("bad: %+v", st)
+	}
+	if !strings.Contains(logs.String(), "from 3 server(s) (3 failed)") {
+		t.Errorf("summary line missing:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "/nonexistent") {
+		t.Error("a disabled server was started")
+	}
+}
+
+func pidOf(t *testing.T, m *registry.Manager, tool string) int {
+	t.Helper()
+	r := mustCall(t, m, tool, nil)
+	pid, err := strconv.Atoi(r["result"].(string))
+	if err != nil {
+		t.Fatalf("pid = %v", r)
+	}
+	return pid
+}
+
+// The server process killed between calls of one manager: the next call
+// succeeds on a new process. A call in flight when it dies fails at once.
+func TestReconnectAfterServerKilled(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
+	pid := pidOf(t, m, "mcp_ts_pid")
+	old := m.SessionOf("ts")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-old.Done()
+	if got := pidOf(t, m, "mcp_ts_pid"); got == pid {
+		t.Fatalf("same pid %d after kill", got)
+	}
+
+	// In flight: fails at once with a clear error, not at its timeout.
+	pid = pidOf(t, m, "mcp_ts_pid")
+	errc := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := m.Call(context.Background(), "mcp_ts_sleep", map[string]any{"ms": 20000})
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	err := <-errc
+	if err == nil || time.Since(start) > 10*time.Second || !strings.Contains(err.Error(), "lost during the call") {
+		t.Fatalf("in-flight call after kill: %v after %s", err, time.Since(start))
+	}
+	eventually(t, 10*time.Second, "reconnect", func() bool { return status(m, "ts").State == registry.StateConnected })
+	mustCall(t, m, "mcp_ts_echo", map[string]any{"message": "back"})
+}
+
+// The transport plugin killed: same as a dropped connection.
+func TestReconnectAfterPluginKilled(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
+	s := m.SessionOf("ts")
+	if err := syscall.Kill(s.Plugin.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-s.Done()
+	if r := mustCall(t, m, "mcp_ts_echo", map[string]any{"message": "again"}); r["result"] != "again" {
+		t.Fatalf("echo after plugin kill = %v", r)
+	}
+	if n := m.SessionOf("ts"); n == nil || n == s || n.Plugin.Pid() == s.Plugin.Pid() {
+		t.Fatal("no new plugin")
+	}
+}
+
+// A server down for good: reconnects are exhausted, it is parked with its
+// tools withdrawn, calls get the transport-down error and then the breaker
+// message; when the server can start again it is revived.
+func TestParkBreakerAndRevive(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	tmp := t.TempDir()
+	mark := filepath.Join(tmp, "up")
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(tmp, "server.sh")
+	body := "#!/bin/sh\n[ -f \"$MARK\" ] || { echo 'server is gone' >&2; exit 1; }\nexec \"$SERVER\" \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := tsServer(dir, "ts")
+	srv.Command = script
+	srv.Env = map[string]string{"MARK": mark, "SERVER": filepath.Join(dir, "hermes-testserver")}
+	tm := fast()
+	tm.ParkedRetry = 2 * time.Second
+	tm.SessionWait = 200 * time.Millisecond
+	tm.BreakerCooldown = 30 * time.Second
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: tm})
+	pid := pidOf(t, m, "mcp_ts_pid")
+
+	if err := os.Remove(mark); err != nil {
+		t.Fatal(err)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	eventually(t, 20*time.Second, "parked", func() bool { return status(m, "ts").State == registry.StateParked })
+	if st := status(m, "ts"); st.Error == "" || len(st.Registered) != 0 {
+		t.Errorf("parked status = %+v", st)
+	}
+	if _, ok := names(m.Tools())["mcp_ts_echo"]; ok {
+		t.Error("parked server's tools still registered")
+	}
+	for i := range registry.DefaultBreakerThreshold {
+		ce := callErr(t, m, "mcp_ts_echo", map[string]any{"message": "x"})
+		if ce.Kind != registry.ErrKindDown || !strings.Contains(ce.Msg, "transport is down; reconnect requested") {
+			t.Fatalf("call %d while parked: %+v", i, ce)
+		}
+	}
+	ce := callErr(t, m, "mcp_ts_echo", map[string]any{"message": "x"})
+	if ce.Kind != registry.ErrKindBreaker || !strings.Contains(ce.Msg, "Do NOT retry this tool yet") ||
+		!strings.Contains(ce.Msg, "after 3 consecutive failures") {
+		t.Fatalf("breaker: %+v", ce)
+	}
+
+	// The server can start again: the parked retry brings it back and a good
+	// connect closes the breaker.
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "revived", func() bool { return status(m, "ts").State == registry.StateConnected })
+	if r := mustCall(t, m, "mcp_ts_echo", map[string]any{"message": "alive"}); r["result"] != "alive" {
+		t.Fatalf("after revive: %v", r)
+	}
+	if !strings.Contains(logs.String(), "tools withdrawn") {
+		t.Error("parking not logged")
+	}
+}
+
+// A tool call wakes a parked server at once instead of waiting for the
+// parked retry.
+func TestCallWakesParkedServer(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	tmp := t.TempDir()
+	mark := filepath.Join(tmp, "up")
+	script := filepath.Join(tmp, "server.sh")
+	body := "#!/bin/sh\n[ -f \"$MARK\" ] || exit 1\nexec \"$SERVER\" \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := tsServer(dir, "ts")
+	srv.Command = script
+	srv.Env = map[string]string{"MARK": mark, "SERVER": filepath.Join(dir, "hermes-testserver")}
+	tm := fast()
+	tm.ParkedRetry = time.Hour
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: tm})
+	// Three quick attempts, then it waits for the (hour-long) parked retry.
+	eventually(t, 10*time.Second, "first connect given up", func() bool { return status(m, "ts").State == registry.StateFailed })
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The server never listed tools, so the call goes by MCP name.
+	res, err := m.CallTool(context.Background(), "ts", "echo", map[string]any{"message": "woken"})
+	if err != nil || res.IsError {
+		t.Fatalf("call did not wake the server: %v", err)
+	}
+	if _, ok := names(m.Tools())["mcp_ts_echo"]; !ok {
+		t.Error("tools not registered after wake")
+	}
+}
+
+// list_changed: tools added and removed at runtime are followed, in the
+// background, with a warning naming them; a burst of 100 notifications
+// costs a handful of refreshes.
+func TestListChanged(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
+
+	mustCall(t, m, "mcp_ts_add_tool", map[string]any{"name": "dyn_one"})
+	eventually(t, 10*time.Second, "dyn_one registered", func() bool { _, ok := m.Tool("mcp_ts_dyn_one"); return ok })
+	if r := mustCall(t, m, "mcp_ts_dyn_one", nil); r["result"] != "dyn_one" {
+		t.Errorf("dyn_one = %v", r)
+	}
+	mustCall(t, m, "mcp_ts_remove_tool", map[string]any{"name": "dyn_one"})
+	eventually(t, 10*time.Second, "dyn_one withdrawn", func() bool { _, ok := m.Tool("mcp_ts_dyn_one"); return !ok })
+	eventually(t, 5*time.Second, "change warnings", func() bool {
+		l := logs.String()
+		return strings.Contains(l, "added: dyn_one; removed: none") && strings.Contains(l, "added: none; removed: dyn_one")
+	})
+	if _, ok := m.Tool("mcp_ts_echo"); !ok {
+		t.Error("unchanged tool lost in a refresh")
+	}
+
+	before := status(m, "ts").Refreshes
+	mustCall(t, m, "mcp_ts_notify_burst", map[string]any{"count": 100})
+	// Let the refresher drain.
+	var n int64
+	eventually(t, 10*time.Second, "refreshes settle", func() bool {
+		a := status(m, "ts").Refreshes
+		time.Sleep(300 * time.Millisecond)
+		n = status(m, "ts").Refreshes - before
+		return a-before == n && n > 0
+	})
+	t.Logf("100 list_changed notifications -> %d refreshes", n)
+	if n > 10 {
+		t.Errorf("%d refreshes for a burst of 100; want a handful", n)
+	}
+}
+
+// Server log notifications reach the host log at the mapped level, capped.
+func TestServerLogNotifications(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
+	mustCall(t, m, "mcp_ts_log", map[string]any{"level": "warning", "logger": "lg", "data": "disk almost full"})
+	mustCall(t, m, "mcp_ts_log", map[string]any{"level": "critical", "logger": "lg", "data": map[string]any{"k": 1}})
+	mustCall(t, m, "mcp_ts_log", map[string]any{"level": "error", "logger": "big", "data": strings.Repeat("x", 5000)})
+	eventually(t, 5*time.Second, "log lines", func() bool {
+		l := logs.String()
+		return strings.Contains(l, "[WARN]  test.mcp: MCP server log [ts/lg]: disk almost full") &&
+			strings.Contains(l, `[ERROR] test.mcp: MCP server log [ts/lg]: {"k":1}`) &&
+			strings.Contains(l, "MCP server log [ts/big]: ")
+	})
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "[ts/big]") && strings.Count(line, "x") > registry.MaxServerLogLen+10 {
+			t.Errorf("log data not capped: %d chars", len(line))
+		}
+	}
+}
+
+// A call past the server's timeout returns the timeout message at once
+// and the server hears that the request was cancelled.
+func TestCallTimeout(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	srv := tsServer(dir, "ts")
+	srv.Timeout = 500 * time.Millisecond
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+	start := time.Now()
+	ce := callErr(t, m, "mcp_ts_sleep", map[string]any{"ms": 20000})
+	if ce.Kind != registry.ErrKindTimeout || ce.Msg != "MCP call timed out after 0.5s" || time.Since(start) > 10*time.Second {
+		t.Fatalf("timeout: %+v after %s", ce, time.Since(start))
+	}
+	eventually(t, 5*time.Second, "server saw the cancellation", func() bool {
+		r := mustCall(t, m, "mcp_ts_cancelled_count", nil)
+		return r["result"] == "1"
+	})
+}
+
+// Calls to one server run concurrently (no global lock).
+func TestConcurrentCalls(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	m := startManager(t, registry.Options{
+		Servers: []*config.Server{tsServer(dir, "a"), tsServer(dir, "b")}, Deps: deps, Timings: fast()})
+	var wg sync.WaitGroup
+	start := time.Now()
+	errs := make(chan error, 40)
+	for i := range 20 {
+		for _, srv := range []string{"a", "b"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tool := "mcp_" + srv + "_sleep"
+				args := map[string]any{"ms": 1000}
+				if i%2 == 0 {
+					tool, args = "mcp_"+srv+"_echo", map[string]any{"message": strconv.Itoa(i)}
+				}
+				if _, err := m.Call(context.Background(), tool, args); err != nil {
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// 20 one-second sleeps in all: serialised they would take 20 s.
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("calls look serialised: %s", d)
+	}
+}
+
+// Keepalive pings a live session without disturbing it.
+func TestKeepalive(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	srv := tsServer(dir, "ts")
+	srv.KeepaliveInterval = 50 * time.Millisecond
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+	s := m.SessionOf("ts")
+	time.Sleep(500 * time.Millisecond)
+	if m.SessionOf("ts") != s || status(m, "ts").State != registry.StateConnected {
+		t.Fatal("keepalive disturbed a healthy session")
+	}
+}
+
+// Reload adds, removes and replaces servers and follows the new order.
+func TestReload(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	a, b := tsServer(dir, "a"), tsServer(dir, "b")
+	m := startManager(t, registry.Options{Servers: []*config.Server{a, b}, Deps: deps, Timings: fast()})
+	b2 := tsServer(dir, "b")
+	b2.Tools.Include = []string{"echo"}
+	c := tsServer(dir, "c")
+	res, err := m.Reload(context.Background(), []*config.Server{c, b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Added, ",") != "c" || strings.Join(res.Removed, ",") != "a" || strings.Join(res.Reconnected, ",") != "b" {
+		t.Fatalf("reload = %+v", res)
+	}
+	got := names(m.Tools())
+	hasAll(t, got, "mcp_c_echo", "mcp_b_echo")
+	hasNone(t, got, "mcp_a_echo", "mcp_b_add")
+	if st := m.Status(); len(st) != 2 || st[0].Name != "c" || st[1].Name != "b" {
+		t.Fatalf("order after reload: %+v", st)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := jsonMarshal(v)
+	return string(b)
+}

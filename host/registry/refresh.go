@@ -1,0 +1,128 @@
+package registry
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// onNotification handles a server notification. It runs on the
+// transport's reader, so it only records and signals: a tool-list change
+// marks the server dirty for its refresher, a log entry is written.
+func (s *server) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged):
+		s.dirty.Store(true)
+		select {
+		case s.refreshKick <- struct{}{}:
+		default:
+		}
+	case string(mcp.MethodNotificationMessage):
+		s.serverLog(n.Params.AdditionalFields)
+	case string(mcp.MethodNotificationPromptsListChanged), string(mcp.MethodNotificationResourcesListChanged):
+		s.log.Debug("list changed (ignored)", "method", n.Method)
+	}
+}
+
+// refresher re-lists the tools after list_changed notifications, one
+// refresh at a time: notifications that arrive during a refresh only mark
+// the server dirty again, so a burst costs a handful of listings.
+func (s *server) refresher() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.refreshKick:
+		}
+		for s.dirty.Swap(false) {
+			if s.ctx.Err() != nil {
+				return
+			}
+			s.refresh()
+		}
+	}
+}
+
+// refresh re-lists the tools of the live session and registers what
+// changed, logging a warning naming added and removed tools.
+func (s *server) refresh() {
+	c := s.current()
+	if c == nil || c.dead() {
+		return // the next connect lists the tools anyway
+	}
+	caps := c.sess.Init.Capabilities
+	if caps.Tools == nil {
+		return
+	}
+	s.refreshes.Add(1)
+	s.listMu.Lock()
+	tools, err := s.listTools(c.sess)
+	var added, removed []string
+	if err == nil {
+		added, removed = s.storeTools(tools, caps)
+	}
+	s.listMu.Unlock()
+	if err != nil {
+		s.log.Warn("tools/list after list_changed failed", "error", Redact(oneLine(err.Error())))
+		return
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		return
+	}
+	s.m.rebuild()
+	s.log.Warn("tools changed dynamically — added: " + joinOrNone(added) + "; removed: " + joinOrNone(removed) +
+		". Verify these changes are expected.")
+}
+
+func joinOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// serverLog writes a notifications/message entry to the host log as
+// "MCP server log [<server>/<logger>]: <data>" at the mapped level, the
+// data capped at MaxServerLogLen characters.
+func (s *server) serverLog(p map[string]any) {
+	level, _ := p["level"].(string)
+	logger, _ := p["logger"].(string)
+	var data string
+	switch d := p["data"].(type) {
+	case string:
+		data = d
+	case nil:
+	default:
+		b, err := json.Marshal(d)
+		if err != nil {
+			data = "<unprintable>"
+		} else {
+			data = string(b)
+		}
+	}
+	if r := []rune(data); len(r) > MaxServerLogLen {
+		data = string(r[:MaxServerLogLen]) + "…"
+	}
+	name := s.cfg.Name
+	if logger != "" {
+		name += "/" + logger
+	}
+	s.m.log.Log(serverLogLevel(level), "MCP server log ["+name+"]: "+data)
+}
+
+// serverLogLevel maps an MCP logging level to the host's.
+func serverLogLevel(level string) hclog.Level {
+	switch strings.ToLower(level) {
+	case "debug":
+		return hclog.Debug
+	case "info", "notice":
+		return hclog.Info
+	case "warning":
+		return hclog.Warn
+	case "error", "critical", "alert", "emergency":
+		return hclog.Error
+	}
+	return hclog.Info
+}
