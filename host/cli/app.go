@@ -163,6 +163,12 @@ func mcpCommand(e *env) *cli.Command {
 		Commands: []*cli.Command{
 			testCommand(e),
 			callCommand(e),
+			addCommand(e),
+			removeCommand(e),
+			listCommand(e),
+			configureCommand(e),
+			enableCommand(e, true),
+			enableCommand(e, false),
 		},
 	}
 }

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/urfave/cli/v3"
+)
+
+func configureCommand(e *env) *cli.Command {
+	var include, exclude string
+	var all bool
+	return &cli.Command{
+		Name:      "configure",
+		Aliases:   []string{"config"},
+		Usage:     "choose which tools of a server are enabled",
+		ArgsUsage: "<name>",
+		Description: "On a terminal, connects to the server and shows its tools as a checklist,\n" +
+			"pre-checked from the current tools.include / tools.exclude. Elsewhere, set the\n" +
+			"filter with exactly one of --include, --exclude or --all (no connection is made).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "include", Usage: "enable only these tools (`a,b`; names or globs)", Destination: &include},
+			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &exclude},
+			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &all},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all]")
+			}
+			name := c.Args().First()
+			given := 0
+			for _, set := range []bool{c.IsSet("include"), c.IsSet("exclude"), all} {
+				if set {
+					given++
+				}
+			}
+			if given > 1 {
+				return usagef("--include, --exclude and --all are mutually exclusive; give one of them")
+			}
+			if given == 1 {
+				var inc, exc []string
+				switch {
+				case c.IsSet("include"):
+					if inc = splitList(include); len(inc) == 0 {
+						return usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
+					}
+				case c.IsSet("exclude"):
+					if exc = splitList(exclude); len(exc) == 0 {
+						return usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
+					}
+				}
+				return e.setFilter(name, inc, exc)
+			}
+			if !e.p.Interactive() {
+				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead")
+			}
+			return e.configureInteractive(ctx, name)
+		},
+	}
+}
+
+// setFilter writes tools.include / tools.exclude of name, reporting whether
+// anything changed.
+func (e *env) setFilter(name string, inc, exc []string) error {
+	changed := false
+	err := config.Edit(e.home, func(d *config.Document) error {
+		if !d.Has(name) {
+			return notFound(name, d.Names())
+		}
+		before := d.Bytes()
+		if err := d.SetToolsFilter(name, inc, exc); err != nil {
+			return err
+		}
+		changed = string(before) != string(d.Bytes())
+		return nil
+	})
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return failf("configuring '%s': %s", name, oneLine(err.Error()))
+	}
+	if !changed {
+		e.p.Info("No changes made.")
+		return nil
+	}
+	switch {
+	case len(inc) > 0:
+		e.p.OK("Updated '%s': only %s enabled", name, strings.Join(inc, ", "))
+	case len(exc) > 0:
+		e.p.OK("Updated '%s': all tools except %s enabled", name, strings.Join(exc, ", "))
+	default:
+		e.p.OK("Updated '%s': all tools enabled", name)
+	}
+	e.p.Line("Start a new session for changes to take effect.")
+	return nil
+}
+
+func (e *env) configureInteractive(ctx context.Context, name string) error {
+	if err := e.requireServer(name); err != nil {
+		return err
+	}
+	_, srv, err := e.loadServer(name)
+	if err != nil {
+		return err
+	}
+	withProbeTimeout(srv)
+	e.p.Line("Connecting to '%s'...", name)
+	tools, err := e.probeTools(ctx, srv)
+	if err != nil {
+		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, oneLine(err.Error()), name)
+	}
+	if len(tools) == 0 {
+		return failf("'%s' reports no tools, so there is nothing to choose", name)
+	}
+	cur := registry.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
+	items := make([]ui.ChecklistItem, len(tools))
+	var before, all []string
+	for i, t := range tools {
+		on := cur.Allows(t.Name)
+		items[i] = ui.ChecklistItem{Key: t.Name, Description: oneLine(t.Description), Checked: on}
+		all = append(all, t.Name)
+		if on {
+			before = append(before, t.Name)
+		}
+	}
+	e.p.Line("Currently %d/%d tools enabled for '%s'.", len(before), len(all), name)
+	sel, err := e.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
+	if errors.Is(err, ui.ErrCancelled) {
+		e.p.Info("Cancelled. No changes made.")
+		return nil
+	}
+	if err != nil {
+		return failf("tool checklist: %s", oneLine(err.Error()))
+	}
+	if slices.Equal(sel, before) {
+		e.p.Info("No changes made.")
+		return nil
+	}
+	if len(sel) == 0 {
+		return failf("No tools selected; nothing changed. To turn '%s' off, run: hermes mcp disable %s", name, name)
+	}
+	for _, p := range append(slices.Clone(cur.Include), cur.Exclude...) {
+		if registry.IsGlob(p) {
+			e.p.Warn("The patterns in tools.include/exclude are replaced by the tools you picked")
+			break
+		}
+	}
+	var inc []string
+	if len(sel) < len(all) {
+		inc = sel
+	}
+	err = config.Edit(e.home, func(d *config.Document) error {
+		if !d.Has(name) {
+			return notFound(name, d.Names())
+		}
+		return d.SetToolsFilter(name, inc, nil)
+	})
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return failf("configuring '%s': %s", name, oneLine(err.Error()))
+	}
+	e.p.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
+	e.p.Line("Start a new session for changes to take effect.")
+	return nil
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/urfave/cli/v3"
+)
+
+// listEntry is one server in 'hermes mcp list --json'.
+type listEntry struct {
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"`
+	Command   string   `json:"command,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Enabled   bool     `json:"enabled"`
+	// Tools is "all", "N selected" or "-N excluded".
+	Tools   string   `json:"tools"`
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	Auth    string   `json:"auth,omitempty"`
+	// Status is enabled, disabled, needs_vars or invalid.
+	Status    string   `json:"status"`
+	NeedsVars []string `json:"needs_vars,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+func listCommand(e *env) *cli.Command {
+	var asJSON bool
+	return &cli.Command{
+		Name:    "list",
+		Aliases: []string{"ls"},
+		Usage:   "show the configured servers (no connections are made)",
+		Flags:   []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array", Destination: &asJSON}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 0 {
+				return usagef("usage: hermes mcp list [--json]")
+			}
+			cfg, err := config.Load(e.home)
+			if err != nil {
+				return failf("%s", oneLine(err.Error()))
+			}
+			entries := make([]listEntry, 0, len(cfg.Servers))
+			for _, s := range cfg.Servers {
+				entries = append(entries, describeServer(s))
+			}
+			if asJSON {
+				writeJSON(e, entries)
+				return nil
+			}
+			if cfg.SafeMode {
+				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see them")
+				return nil
+			}
+			if len(entries) == 0 {
+				e.p.Line("No MCP servers configured.")
+				e.p.Line("")
+				e.p.Line("Add one with:")
+				e.p.Line("  hermes mcp add <name> --url <endpoint>")
+				e.p.Line("  hermes mcp add <name> --command <cmd> --args <args...>")
+				return nil
+			}
+			e.p.Header("MCP Servers:")
+			rows := make([][]string, 0, len(entries))
+			for i, le := range entries {
+				rows = append(rows, []string{le.Name, listTarget(cfg.Servers[i]), le.Tools, listStatus(le)})
+			}
+			e.p.Table([]string{"Name", "Transport", "Tools", "Status"}, rows)
+			return nil
+		},
+	}
+}
+
+// describeServer summarises a configured server without connecting to it.
+func describeServer(s *config.Server) listEntry {
+	le := listEntry{
+		Name:      s.Name,
+		Transport: s.Transport,
+		Command:   s.Command,
+		Args:      s.Args,
+		URL:       s.URL,
+		Enabled:   s.Enabled,
+		Include:   s.Tools.Include,
+		Exclude:   s.Tools.Exclude,
+		Auth:      s.Auth,
+		NeedsVars: s.NeedsVars,
+		Tools:     registry.Filter{Include: s.Tools.Include, Exclude: s.Tools.Exclude}.Describe(),
+	}
+	if le.Transport == "" {
+		switch {
+		case s.URL != "":
+			le.Transport = "http"
+		case s.Command != "":
+			le.Transport = "stdio"
+		}
+	} else if session.PluginName(s) == "stdio" {
+		le.Transport = "stdio"
+	}
+	switch {
+	case !s.Enabled:
+		le.Status = "disabled"
+	case len(s.NeedsVars) > 0:
+		le.Status = "needs_vars"
+	case s.Err != nil:
+		le.Status = "invalid"
+	default:
+		le.Status = "enabled"
+	}
+	if s.Err != nil {
+		le.Error = oneLine(s.Err.Error())
+	}
+	return le
+}
+
+// listTarget is the Transport column: the url, or the command line, cut to
+// 25 characters and "..." when longer than 28.
+func listTarget(s *config.Server) string {
+	t := s.URL
+	if t == "" {
+		t = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+	}
+	if r := []rune(t); len(r) > 28 {
+		t = string(r[:25]) + "..."
+	}
+	return t
+}
+
+// listStatus is the Status column.
+func listStatus(le listEntry) string {
+	switch le.Status {
+	case "disabled":
+		return "✗ disabled"
+	case "needs_vars":
+		vars := make([]string, len(le.NeedsVars))
+		for i, v := range le.NeedsVars {
+			vars[i] = "${" + v + "}"
+		}
+		return "⚠ needs " + strings.Join(vars, ", ")
+	case "invalid":
+		return "✗ " + le.Error
+	}
+	return "✓ enabled"
+}

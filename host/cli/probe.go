@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// probeConnectTimeout bounds a probe from the command line when the entry
+// sets no connect_timeout of its own (shorter than the runtime default: a
+// person is waiting).
+const probeConnectTimeout = 30 * time.Second
+
+// probeTools connects to srv, lists its tools and disconnects. A server
+// without the tools capability has no tools (an empty, non-nil slice).
+func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, error) {
+	s, err := e.connect(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if s.Init == nil || s.Init.Capabilities.Tools == nil {
+		return []mcp.Tool{}, nil
+	}
+	timeout := srv.ConnectTimeout
+	if timeout <= 0 {
+		timeout = probeConnectTimeout
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := s.Client.ListTools(lctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("tools/list failed: %w", err)
+	}
+	if res.Tools == nil {
+		return []mcp.Tool{}, nil
+	}
+	return res.Tools, nil
+}
+
+// withProbeTimeout applies the command line's probe timeout to a server
+// whose entry does not set connect_timeout.
+func withProbeTimeout(srv *config.Server) {
+	if _, set := srv.Raw["connect_timeout"]; !set {
+		srv.ConnectTimeout = probeConnectTimeout
+	}
+}
+
+// candidateServer turns an entry that is not saved yet into the Server the
+// config package would load from it, so that a probe sees exactly what a
+// later session will: defaults, validation and ${VAR} interpolation from the
+// environment and the home folder's .env. The entry is written to a private
+// scratch folder whose .env points at the real one; the folder is removed
+// before returning, and its path never appears in the errors.
+func (e *env) candidateServer(name string, entry *config.ServerEntry) (*config.Server, error) {
+	if config.SafeMode() {
+		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
+	}
+	tmp, err := os.MkdirTemp("", "hermes-add-")
+	if err != nil {
+		return nil, fmt.Errorf("probe '%s': %w", name, err)
+	}
+	defer os.RemoveAll(tmp)
+	envFile := filepath.Join(e.home, config.DotEnvFile)
+	if _, err := os.Stat(envFile); err == nil {
+		if err := os.Symlink(envFile, filepath.Join(tmp, config.DotEnvFile)); err != nil {
+			return nil, fmt.Errorf("probe '%s': %w", name, err)
+		}
+	}
+	if err := config.Edit(tmp, func(d *config.Document) error { return d.SetServer(name, entry) }); err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, e.home))
+	}
+	cfg, err := config.Load(tmp)
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, e.home))
+	}
+	srv := cfg.Server(name)
+	if srv == nil {
+		return nil, fmt.Errorf("probe '%s': the entry could not be read back", name)
+	}
+	if srv.Err != nil {
+		srv.Err = errors.New(strings.ReplaceAll(srv.Err.Error(), tmp, e.home))
+	}
+	for i, w := range srv.Warnings {
+		srv.Warnings[i] = strings.ReplaceAll(w, tmp, e.home)
+	}
+	return srv, nil
+}
+
+// serverNames reads the names of the configured servers, in file order,
+// without changing the file. A config that does not parse is an error.
+func (e *env) serverNames() (path string, names []string, err error) {
+	err = config.Edit(e.home, func(d *config.Document) error {
+		path = d.Path()
+		names = d.Names()
+		return nil
+	})
+	if err != nil {
+		return "", nil, failf("%s", oneLine(err.Error()))
+	}
+	return path, names, nil
+}
+
+// notFound is the error for a server name that is not in the config.
+func notFound(name string, names []string) error {
+	if len(names) == 0 {
+		return failf("Server '%s' not found in config. No MCP servers are configured; add one with 'hermes mcp add'", name)
+	}
+	return failf("Server '%s' not found in config. Available servers: %s", name, strings.Join(names, ", "))
+}
+
+// requireServer fails unless name is configured.
+func (e *env) requireServer(name string) error {
+	_, names, err := e.serverNames()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == name {
+			return nil
+		}
+	}
+	return notFound(name, names)
+}
+
+var nonKeyChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// APIKeyVar is the .env variable that holds the bearer token of an HTTP
+// server added with 'hermes mcp add': MCP_<NAME>_API_KEY, the name upper-cased
+// with every character other than a letter, digit or "_" turned into "_".
+func APIKeyVar(name string) string {
+	s := strings.Trim(nonKeyChars.ReplaceAllString(strings.ToUpper(name), "_"), "_")
+	return "MCP_" + s + "_API_KEY"
+}
+
+// TokenFileBase is the file name stem of a server's OAuth files under
+// $HERMES_HOME/mcp-tokens: every character other than a letter, digit, "_"
+// or "-" becomes "_", leading and trailing "_" are trimmed, the result is cut
+// to 128 characters, and an empty result is "default". It can never contain
+// a path separator or be "." or "..".
+func TokenFileBase(name string) string {
+	r := []rune(name)
+	for i, c := range r {
+		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-') {
+			r[i] = '_'
+		}
+	}
+	s := strings.Trim(string(r), "_")
+	if rs := []rune(s); len(rs) > 128 {
+		s = string(rs[:128])
+	}
+	if s == "" {
+		return "default"
+	}
+	return s
+}
+
+// tokenFiles are the OAuth files kept for a server.
+func tokenFiles(home, name string) []string {
+	dir := filepath.Join(home, "mcp-tokens")
+	base := TokenFileBase(name)
+	return []string{
+		filepath.Join(dir, base+".json"),
+		filepath.Join(dir, base+".client.json"),
+		filepath.Join(dir, base+".meta.json"),
+	}
+}
+
+// removeTokenFiles deletes a server's OAuth files and reports how many
+// existed.
+func removeTokenFiles(home, name string) (int, error) {
+	n := 0
+	for _, f := range tokenFiles(home, name) {
+		err := os.Remove(f)
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return n, fmt.Errorf("remove %s: %w", f, err)
+		}
+	}
+	return n, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

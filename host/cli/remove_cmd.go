@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/urfave/cli/v3"
+)
+
+func removeCommand(e *env) *cli.Command {
+	var yes bool
+	return &cli.Command{
+		Name:      "remove",
+		Aliases:   []string{"rm"},
+		Usage:     "remove a server and its OAuth tokens",
+		ArgsUsage: "<name>",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp remove <name> [--yes]")
+			}
+			name := c.Args().First()
+			if err := e.requireServer(name); err != nil {
+				return err
+			}
+			if !yes && !e.p.Confirm(fmt.Sprintf("Remove server '%s'?", name), true) {
+				return failf("Cancelled; '%s' was kept", name)
+			}
+			var names []string
+			removed := false
+			err := config.Edit(e.home, func(d *config.Document) error {
+				removed = d.RemoveServer(name)
+				names = d.Names()
+				return nil
+			})
+			if err != nil {
+				return failf("removing '%s': %s", name, oneLine(err.Error()))
+			}
+			if !removed {
+				// Removed by someone else since we looked.
+				return notFound(name, names)
+			}
+			e.p.OK("Removed '%s' from config", name)
+			n, err := removeTokenFiles(e.home, name)
+			if err != nil {
+				return failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, oneLine(err.Error()))
+			}
+			if n > 0 {
+				e.p.OK("Cleaned up OAuth tokens")
+			}
+			return nil
+		},
+	}
+}
