@@ -1,0 +1,266 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermes-agent/hermes/host/cli"
+	"github.com/hermes-agent/hermes/host/config"
+)
+
+func TestSplitAddArgs(t *testing.T) {
+	cases := []struct {
+		name         string
+		in           []string
+		front, child []string
+		found        bool
+	}{
+		{"no separator", []string{"x", "--command", "npx"}, []string{"x", "--command", "npx"}, nil, false},
+		{"args", []string{"x", "--command", "npx", "--args", "-y", "--env", "A=1", "pkg"},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--env", "A=1", "pkg"}, true},
+		{"double dash", []string{"x", "--command", "npx", "--", "-y", "--help"},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--help"}, true},
+		{"args then dash dash dropped once", []string{"x", "--args", "--", "--", "a"},
+			[]string{"x"}, []string{"--", "a"}, true},
+		{"args=", []string{"x", "--args=-y", "pkg"}, []string{"x"}, []string{"-y", "pkg"}, true},
+		{"value that looks like the separator", []string{"x", "--cwd", "--args", "--env", "A=1"},
+			[]string{"x", "--cwd", "--args", "--env", "A=1"}, nil, false},
+		{"empty args", []string{"x", "--command", "c", "--args"}, []string{"x", "--command", "c"}, []string{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			front, child, found := cli.SplitAddArgs(c.in)
+			if !slices.Equal(front, c.front) || !slices.Equal(child, c.child) || found != c.found {
+				t.Errorf("SplitAddArgs(%q) = %q, %q, %v; want %q, %q, %v", c.in, front, child, found, c.front, c.child, c.found)
+			}
+		})
+	}
+}
+
+func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
+	for in, want := range map[string]string{"ink": "MCP_INK_API_KEY", "my-server": "MCP_MY_SERVER_API_KEY", "_x_": "MCP_X_API_KEY"} {
+		if got := cli.APIKeyVar(in); got != want {
+			t.Errorf("APIKeyVar(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := strings.Repeat("a", 200)
+	for in, want := range map[string]string{
+		"ink": "ink", "my-server": "my-server", "../etc/passwd": "etc_passwd", "a b.c": "a_b_c",
+		"___": "default", "": "default", long: long[:128], "..": "default",
+	} {
+		if got := cli.TokenFileBase(in); got != want {
+			t.Errorf("TokenFileBase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAddStdioYes(t *testing.T) {
+	home := newHome(t)
+	srv := testServerPath(t)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--yes", "--args", "--tools", "2").must(t, 0)
+	for _, want := range []string{
+		"  ✓ Connected! Found 23 tool(s) from 'ts':\n",
+		"    echo                                     Returns the message verbatim.\n",
+		"  ✓ Saved 'ts' to " + filepath.Join(home, "config.yaml") + " (23/23 tools enabled)\n",
+		"  Start a new session to use these tools.\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	want := "mcp_servers:\n  ts:\n    command: " + srv + "\n    args:\n      - --tools\n      - \"2\"\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAddKeepsHandWrittenConfig(t *testing.T) {
+	home := newHome(t)
+	srv := testServerPath(t)
+	orig := "# my settings\nmodel:\n  default: gpt-x   # keep me\n\nmcp_servers:\n  # the first one\n  first:\n    command: foo\n    args: [\"a\", \"b\"]\n\n# trailing comment\nother: 1\n"
+	writeConfig(t, home, orig)
+	runHermes(t, home, "mcp", "add", "second", "--command", srv, "--tools", "echo,add").must(t, 0)
+	want := strings.Replace(orig, "    args: [\"a\", \"b\"]\n",
+		"    args: [\"a\", \"b\"]\n  second:\n    command: "+srv+"\n    tools:\n      include:\n        - echo\n        - add\n", 1)
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAddToolsSubset(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo, tool_*", "--", "--tools", "3").must(t, 0)
+	if !strings.Contains(r.stdout, "(4/24 tools enabled)") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	cfg := loadConfig(t, home)
+	if got := cfg.Server("ts").Tools.Include; !slices.Equal(got, []string{"echo", "tool_*"}) {
+		t.Errorf("include = %q", got)
+	}
+}
+
+// loadConfig reads the config of home.
+func loadConfig(t *testing.T, home string) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestAddToolsMustExist(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo,nope").must(t, 1)
+	r.oneLineErr(t, "'ts' has no tool matching 'nope'", "available tools: add, add_tool,", "echo")
+	if got := readConfig(t, home); got != "" {
+		t.Errorf("config written:\n%s", got)
+	}
+}
+
+func TestAddToolsAllMeansNoFilter(t *testing.T) {
+	home := newHome(t)
+	runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "*").must(t, 0)
+	if got := loadConfig(t, home).Server("ts").Tools.Include; got != nil {
+		t.Errorf("include = %q, want no filter", got)
+	}
+}
+
+func TestAddNoProbe(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "later", "--command", "/nonexistent/server", "--no-probe").must(t, 0)
+	if !strings.Contains(r.stdout, "✓ Saved 'later'") || strings.Contains(r.stdout, "Connecting") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if got, want := readConfig(t, home), "mcp_servers:\n  later:\n    command: /nonexistent/server\n"; got != want {
+		t.Errorf("config.yaml:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+func TestAddProbeFailureNonInteractive(t *testing.T) {
+	home := newHome(t)
+	orig := "mcp_servers:\n  a:\n    command: x # note\n"
+	writeConfig(t, home, orig)
+	r := runHermes(t, home, "mcp", "add", "bad", "--command", testServerPath(t), "--args", "--fail-start", "kaboom").must(t, 1)
+	r.oneLineErr(t, "Failed to connect to 'bad'", "kaboom", "nothing was saved", "--no-probe")
+	if got := readConfig(t, home); got != orig {
+		t.Errorf("config changed:\n%s", got)
+	}
+}
+
+func TestAddOverwrite(t *testing.T) {
+	home := newHome(t)
+	srv := testServerPath(t)
+	runHermes(t, home, "mcp", "add", "ts", "--command", "/old", "--no-probe").must(t, 0)
+	before := readConfig(t, home)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--no-probe").must(t, 1)
+	r.oneLineErr(t, "Server 'ts' already exists", "pass --yes to overwrite it")
+	if got := readConfig(t, home); got != before {
+		t.Errorf("config changed:\n%s", got)
+	}
+	runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--yes").must(t, 0)
+	if got := loadConfig(t, home).Server("ts").Command; got != srv {
+		t.Errorf("command = %q after overwrite", got)
+	}
+}
+
+func TestAddArgsAndEnvVerbatim(t *testing.T) {
+	home := newHome(t)
+	runHermes(t, home, "mcp", "add", "v", "--command", "npx", "--env", "A=1", "--env", "B=two,three", "--env", "EMPTY=",
+		"--cwd", "/srv", "--no-probe", "--args", "-y", "--env", "C=3", "--no-probe", "two words", "--", "-x").must(t, 0)
+	want := "mcp_servers:\n  v:\n    command: npx\n    args:\n      - -y\n      - --env\n      - C=3\n      - --no-probe\n      - two words\n      - --\n      - -x\n" +
+		"    env:\n      A: \"1\"\n      B: two,three\n      EMPTY: \"\"\n    cwd: /srv\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAddEnvReachesServer(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--env", "A=1", "--env", "B=two,three", "--yes", "--", "--tools", "3").must(t, 0)
+	if !strings.Contains(r.stdout, "Found 24 tool(s)") {
+		t.Errorf("the child did not get --tools 3:\n%s", r.stdout)
+	}
+	for k, want := range map[string]string{"A": "1", "B": "two,three"} {
+		out := runHermes(t, home, "mcp", "call", "ts", "env", "--arg", "name="+k).must(t, 0)
+		if strings.TrimSpace(out.stdout) != want {
+			t.Errorf("%s = %q, want %q", k, out.stdout, want)
+		}
+	}
+}
+
+func TestAddPreset(t *testing.T) {
+	home := newHome(t)
+	srv := testServerPath(t)
+	runHermes(t, home, "mcp", "add", "cx", "--preset", "codex", "--no-probe").must(t, 0)
+	runHermes(t, home, "mcp", "add", "cx2", "--preset", "codex", "--no-probe", "--args", "--flag").must(t, 0)
+	runHermes(t, home, "mcp", "add", "cx3", "--preset", "codex", "--command", srv, "--yes").must(t, 0)
+	want := "mcp_servers:\n  cx:\n    command: codex\n    args:\n      - mcp-server\n" +
+		"  cx2:\n    command: codex\n    args:\n      - --flag\n" +
+		"  cx3:\n    command: " + srv + "\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+	runHermes(t, home, "mcp", "add", "u", "--preset", "nope", "--no-probe").must(t, 2).oneLineErr(t, "Unknown MCP preset: nope")
+}
+
+func TestAddUsageErrors(t *testing.T) {
+	home := newHome(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"x", "--command", "c", "--env", "NOVALUE"}, "Invalid --env value 'NOVALUE' (expected KEY=VALUE)"},
+		{[]string{"x", "--command", "c", "--env", "=v"}, "Invalid --env value '=v' (missing variable name)"},
+		{[]string{"x", "--command", "c", "--env", "1BAD=v"}, "Invalid --env variable name '1BAD'"},
+		{[]string{"x", "--command", "c", "--env", "A-B=v"}, "Invalid --env variable name 'A-B'"},
+		{[]string{"x", "--url", "http://h/mcp", "--env", "A=1"}, "--env is only supported for stdio MCP servers (--command or stdio presets)"},
+		{[]string{"x"}, "Must specify --url <endpoint>, --command <cmd>, or --preset <name>"},
+		{[]string{"bad name", "--command", "c"}, "invalid server name 'bad name'"},
+		{[]string{"x", "--command", "c", "--url", "http://h"}, "not both"},
+		{[]string{"x", "--url", "http://h", "--header", "nocolon"}, "Invalid --header value 'nocolon'"},
+		{[]string{"x", "--command", "c", "--bogus"}, "flag provided but not defined"},
+		{[]string{"--command", "c"}, "usage: hermes mcp add <name>"},
+	}
+	for _, c := range cases {
+		r := runHermes(t, home, append([]string{"mcp", "add"}, c.args...)...)
+		if r.code != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", c.args, r.code, r.stderr)
+			continue
+		}
+		r.oneLineErr(t, c.want)
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.yaml")); err == nil {
+		t.Error("a usage error wrote config.yaml")
+	}
+}
+
+func TestAddHTTPWithHeader(t *testing.T) {
+	home := newHome(t)
+	url := startHTTPServer(t, "--require-bearer", "tok-123")
+	// Without the token the probe fails and nothing is saved.
+	runHermes(t, home, "mcp", "add", "web", "--url", url, "--yes").must(t, 1).oneLineErr(t, "Failed to connect to 'web'", "--no-probe")
+	env := []string{"WEB_TOKEN=tok-123"}
+	r := runHermesEnv(t, home, env, "mcp", "add", "web", "--url", url, "--header", "Authorization: Bearer ${WEB_TOKEN}", "--yes").must(t, 0)
+	if !strings.Contains(r.stdout, "✓ Connected! Found 21 tool(s) from 'web':") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	want := "mcp_servers:\n  web:\n    url: " + url + "\n    headers:\n      Authorization: Bearer ${WEB_TOKEN}\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAddOAuthRecordsOnly(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "o", "--url", "https://example.invalid/mcp", "--auth", "oauth").must(t, 0)
+	if !strings.Contains(r.stdout, "OAuth sign-in is not available") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if got, want := readConfig(t, home), "mcp_servers:\n  o:\n    url: https://example.invalid/mcp\n    auth: oauth\n"; got != want {
+		t.Errorf("config.yaml:\n%q\nwant %q", got, want)
+	}
+}
