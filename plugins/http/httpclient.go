@@ -171,6 +171,9 @@ type roundTripper struct {
 	origin  *url.URL
 	host    sdk.Host
 	dynamic bool
+	// onStream is called when a GET for an event stream got its answer
+	// (or failed).
+	onStream func()
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -191,6 +194,9 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := rt.base.RoundTrip(req)
+	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
+		rt.onStream()
+	}
 	if err == nil {
 		if info := infoFrom(req.Context()); info != nil {
 			info.record(resp)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -50,7 +51,25 @@ type httpTransport struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	err      error
+
+	// streamAnswered is closed when the current Streamable HTTP transport's
+	// GET stream got its first answer; replaced with each transport.
+	streamAnswered atomic.Pointer[gate]
 }
+
+// gate is a channel closed once.
+type gate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
+
+// streamWait bounds how long notifications/initialized waits for the GET
+// stream to be answered.
+const streamWait = 2 * time.Second
 
 var (
 	_ transport.BidirectionalInterface = (*httpTransport)(nil)
@@ -79,14 +98,43 @@ func newTransport(cfg sdk.TransportConfig, host sdk.Host, log hclog.Logger) (*ht
 	shown.User = nil
 	shown.RawQuery = ""
 	shown.Fragment = ""
-	return &httpTransport{
+	t := &httpTransport{
 		cfg:      cfg,
 		log:      log,
 		client:   client,
 		sse:      strings.EqualFold(cfg.Transport, "sse"),
 		shownURL: shown.String(),
 		done:     make(chan struct{}),
-	}, nil
+	}
+	client.Transport.(*roundTripper).onStream = t.streamAnsweredNow
+	return t, nil
+}
+
+// streamAnsweredNow records that the GET stream was answered.
+func (t *httpTransport) streamAnsweredNow() {
+	if g := t.streamAnswered.Load(); g != nil {
+		g.open()
+	}
+}
+
+// waitForStream waits, within streamWait, until the GET stream of the
+// current transport has been answered. Servers send what is not tied to a
+// request (list_changed, roots or sampling requests right after the
+// handshake) only on that stream, and drop it while there is none; so the
+// handshake is completed only once the stream is there.
+func (t *httpTransport) waitForStream(ctx context.Context) {
+	g := t.streamAnswered.Load()
+	if g == nil {
+		return
+	}
+	timer := time.NewTimer(streamWait)
+	defer timer.Stop()
+	select {
+	case <-g.ch:
+	case <-timer.C:
+		t.log.Debug("GET stream not answered yet; completing the handshake anyway", "url", t.shownURL)
+	case <-ctx.Done():
+	}
 }
 
 // newInner builds a fresh mcp-go transport wired to this transport's
@@ -116,6 +164,7 @@ func (t *httpTransport) newInner() (transport.Interface, error) {
 		s.SetConnectionLostHandler(func(err error) { t.streamLost(s, err) })
 		return s, nil
 	}
+	t.streamAnswered.Store(newGate())
 	s, err := transport.NewStreamableHTTP(t.cfg.URL,
 		transport.WithHTTPBasicClient(t.client),
 		transport.WithHTTPHeaders(headers),
@@ -279,6 +328,7 @@ func (t *httpTransport) reinit(ctx context.Context, old transport.Interface) (tr
 	if note != nil {
 		n = *note
 	}
+	t.waitForStream(ictx)
 	nctx, ninfo := withInfo(ictx)
 	if err := fresh.SendNotification(nctx, n); err != nil {
 		_ = fresh.Close()
@@ -308,6 +358,9 @@ func (t *httpTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotif
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
+	if isInitialized {
+		t.waitForStream(ctx)
+	}
 	nctx, info := withInfo(ctx)
 	err := inner.SendNotification(nctx, n)
 	if err != nil && !isInitialized && t.expired(inner, nil, err) {
