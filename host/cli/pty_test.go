@@ -195,6 +195,18 @@ func TestAddInteractiveProbeFailureSavesDisabled(t *testing.T) {
 	if s := loadConfig(t, home).Server("bad"); s == nil || s.Enabled {
 		t.Errorf("server %+v, want saved and disabled", s)
 	}
+
+	// Adding it again asks before overwriting; the default is No.
+	before := readConfig(t, home)
+	tm = startTerm(t, home, nil, "mcp", "add", "bad", "--command", "other", "--no-probe")
+	tm.waitFor("Server 'bad' already exists. Overwrite? [y/N] ")
+	tm.press("\r")
+	if code := tm.wait(); code != 1 || !strings.Contains(tm.output(), "Cancelled; 'bad' was not changed") {
+		t.Fatalf("exit %d:\n%s", code, tm.output())
+	}
+	if readConfig(t, home) != before {
+		t.Error("declining the overwrite changed the config")
+	}
 }
 
 func TestAddInteractiveHTTPToken(t *testing.T) {
