@@ -152,6 +152,7 @@ func newApp(e *env) *cli.Command {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
+			toolsCommand(e),
 		},
 	}
 }

@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
 )
@@ -15,66 +18,84 @@ import (
 func callCommand(e *env) *cli.Command {
 	var (
 		asJSON   bool
+		rendered bool
 		kvs      []string
 		argsJSON string
 	)
 	return &cli.Command{
 		Name:      "call",
-		Usage:     "call one tool of a server and print its result",
+		Usage:     "call one tool of a server through the tool registry and print its result",
 		ArgsUsage: "<name> <tool>",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &kvs},
 			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &argsJSON},
 			&cli.BoolFlag{Name: "json", Usage: "print the raw MCP result", Destination: &asJSON},
+			&cli.BoolFlag{Name: "rendered", Usage: "print the JSON string the model would receive", Destination: &rendered},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 2 {
-				return usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON]")
+				return usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
+			}
+			if asJSON && rendered {
+				return usagef("--json and --rendered cannot be combined; pick one")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
 			_, srv, err := e.loadServer(name)
 			if err != nil {
 				return err
 			}
-			s, err := e.connect(ctx, srv)
-			if err != nil {
-				return failf("cannot connect to '%s': %s", name, oneLine(err.Error()))
+			if !srv.Enabled {
+				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 			}
-			defer s.Close()
-			res, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
-			if err != nil {
-				return failf("tools/list on '%s' failed: %s", name, oneLine(err.Error()))
+			// Single-server discovery: the same registry the agent uses, so
+			// filters, names and rendering are the model's.
+			m := e.newManager([]*config.Server{srv})
+			defer m.Close()
+			if err := m.Start(ctx); err != nil {
+				return failf("%s", oneLine(err.Error()))
 			}
-			var def *mcp.Tool
-			var names []string
-			for i := range res.Tools {
-				names = append(names, res.Tools[i].Name)
-				if res.Tools[i].Name == tool {
-					def = &res.Tools[i]
+			st := m.Status()[0]
+			if st.State != registry.StateConnected {
+				return failf("cannot connect to '%s': %s", name, orDefault(st.Error, "no answer within connect_timeout"))
+			}
+			toolName := registry.ToolName(name, tool)
+			def, ok := m.Tool(toolName)
+			if !ok {
+				// The registry's refusal says why (filtered, or no such tool).
+				_, err := m.Call(ctx, toolName, nil)
+				var ce *registry.CallError
+				if errors.As(err, &ce) && strings.Contains(ce.Msg, "filtered") {
+					return failf("%s; change it with 'hermes mcp configure %s'", ce.Msg, name)
 				}
+				return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
 			}
-			if def == nil {
-				return failf("server '%s' has no tool '%s'; it has: %s", name, tool, strings.Join(names, ", "))
-			}
-			args, err := BuildArguments(def, kvs, argsJSON)
+			schema, _ := json.Marshal(def.Parameters)
+			args, err := BuildArguments(&mcp.Tool{Name: tool, RawInputSchema: schema}, kvs, argsJSON)
 			if err != nil {
 				return usagef("%s", err)
 			}
-			callCtx, cancel := context.WithTimeout(ctx, srv.Timeout)
-			defer cancel()
-			out, err := s.Client.CallTool(callCtx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
-			if err != nil {
-				if callCtx.Err() == context.DeadlineExceeded {
-					return failf("MCP call timed out after %s", fmtSeconds(srv.Timeout))
+			if def.Utility != "" {
+				// Resource and prompt utilities have only a rendered form.
+				out, err := m.Call(ctx, toolName, args)
+				fmt.Fprintln(e.out, out)
+				if err != nil {
+					return &exitError{code: ExitFail}
 				}
+				return nil
+			}
+			res, err := m.CallTool(ctx, name, def.OriginalName, args)
+			if err != nil {
 				return failf("calling '%s' on '%s' failed: %s", tool, name, oneLine(err.Error()))
 			}
-			if asJSON {
-				writeJSON(e, out)
-			} else {
-				fmt.Fprintln(e.out, renderPlain(out))
+			switch {
+			case asJSON:
+				writeJSON(e, res)
+			case rendered:
+				fmt.Fprintln(e.out, m.Render(name, res))
+			default:
+				fmt.Fprintln(e.out, plainResult(m.Render(name, res)))
 			}
-			if out.IsError {
+			if res.IsError {
 				return &exitError{code: ExitFail}
 			}
 			return nil
@@ -82,36 +103,57 @@ func callCommand(e *env) *cli.Command {
 	}
 }
 
-func fmtSeconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-// renderPlain turns a tool result into text for a person.
-func renderPlain(r *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range r.Content {
-		switch v := c.(type) {
-		case mcp.TextContent:
-			parts = append(parts, v.Text)
-		case mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d base64 bytes]", v.MIMEType, len(v.Data)))
-		case mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d base64 bytes]", v.MIMEType, len(v.Data)))
-		case mcp.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[resource link %s]", v.URI))
-		case mcp.EmbeddedResource:
-			if t, ok := v.Resource.(mcp.TextResourceContents); ok {
-				parts = append(parts, t.Text)
-			} else {
-				parts = append(parts, "[embedded resource]")
-			}
+// originalNames lists the MCP names of a server's registered tools.
+func originalNames(m *registry.Manager, server string) []string {
+	var out []string
+	for _, d := range m.Tools() {
+		if d.Server == server {
+			out = append(out, d.OriginalName)
 		}
 	}
-	if r.StructuredContent != nil && len(parts) == 0 {
-		b, _ := json.MarshalIndent(r.StructuredContent, "", "  ")
-		parts = append(parts, string(b))
+	return out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// plainResult turns the model's JSON string into text for a person: the
+// result text (or error), then any structured content as indented JSON.
+func plainResult(rendered string) string {
+	var v struct {
+		Result            json.RawMessage `json:"result"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		Error             *string         `json:"error"`
+	}
+	if json.Unmarshal([]byte(rendered), &v) != nil {
+		return rendered
+	}
+	if v.Error != nil {
+		return "error: " + *v.Error
+	}
+	var parts []string
+	var text string
+	if json.Unmarshal(v.Result, &text) == nil {
+		parts = append(parts, text)
+	} else if len(v.Result) > 0 {
+		parts = append(parts, indentJSON(v.Result))
+	}
+	if len(v.StructuredContent) > 0 {
+		parts = append(parts, indentJSON(v.StructuredContent))
 	}
 	return strings.Join(parts, "\n")
+}
+
+func indentJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return buf.String()
 }
 
 // BuildArguments merges --args-json (base) and --arg k=v pairs (which win),

@@ -1,0 +1,135 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// toolsCLI runs the built hermes with a fresh home holding config and
+// returns stdout, stderr and the exit code.
+func toolsCLI(t *testing.T, home string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "HERMES_HOME" && k != "HERMES_PLUGIN_PATH" && k != "HERMES_SAFE_MODE" && k != "NO_COLOR" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t), "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("hermes %v hung", args)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func toolsHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	ts := filepath.Join(testbin.Dir(t), "hermes-testserver")
+	cfg := "mcp_servers:\n" +
+		"  ts:\n    command: " + ts + "\n    args: [\"--resources\"]\n    tools:\n      exclude: [crash, \"sl*\"]\n" +
+		"  gone:\n    command: " + filepath.Join(home, "no-such-server") + "\n" +
+		"  off:\n    command: whatever\n    enabled: false\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestToolsCommand(t *testing.T) {
+	home := toolsHome(t)
+	out, errOut, code := toolsCLI(t, home, "tools")
+	if code != 0 {
+		t.Fatalf("hermes tools: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"Built-in toolsets", "none", "ts (stdio) mcp-ts: ", "mcp_ts_echo", "mcp_ts_read_resource",
+		"gone (stdio): failed: missing executable", "off (stdio): disabled"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "mcp_ts_sleep") || strings.Contains(out, "mcp_ts_crash") {
+		t.Errorf("filtered tools listed:\n%s", out)
+	}
+
+	out, _, code = toolsCLI(t, home, "tools", "--json")
+	var rep struct {
+		Builtin []any `json:"builtin"`
+		Servers []struct {
+			Name, State, Error string
+			Tools              []string
+			Enabled, Total     int
+		} `json:"servers"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Servers) != 3 {
+		t.Fatalf("tools --json: exit %d\n%s", code, out)
+	}
+	if s := rep.Servers[0]; s.State != "connected" || s.Enabled == 0 || s.Total <= s.Enabled || len(s.Tools) != s.Enabled+2 {
+		t.Errorf("ts = %+v", s)
+	}
+	if s := rep.Servers[1]; s.State != "failed" || !strings.Contains(s.Error, "missing executable") {
+		t.Errorf("gone = %+v", s)
+	}
+}
+
+func TestCallThroughRegistry(t *testing.T) {
+	home := toolsHome(t)
+	out, errOut, code := toolsCLI(t, home, "mcp", "call", "ts", "add", "--arg", "a=2", "--arg", "b=3")
+	if code != 0 || strings.TrimSpace(out) != "5" {
+		t.Fatalf("call add: exit %d out %q err %q", code, out, errOut)
+	}
+	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "add", "--arg", "a=2", "--arg", "b=3", "--json")
+	if code != 0 || !strings.Contains(out, `"type": "text"`) {
+		t.Fatalf("call --json: exit %d out %q", code, out)
+	}
+	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "echo", "--arg", "message=hi", "--rendered")
+	if code != 0 || strings.TrimSpace(out) != `{"result":"hi"}` {
+		t.Fatalf("call --rendered: exit %d out %q", code, out)
+	}
+	// A filtered tool is refused and never reaches the server.
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "sleep", "--arg", "ms=1")
+	if code != 1 || !strings.Contains(errOut, "filtered by tools.include/exclude of server ts") {
+		t.Fatalf("filtered call: exit %d err %q", code, errOut)
+	}
+	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "read_resource", "--arg", "uri=test://static/hello.txt")
+	if code != 0 || !strings.Contains(out, "hello") {
+		t.Fatalf("utility call: exit %d out %q", code, out)
+	}
+	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "error_result")
+	if code != 1 || !strings.Contains(out, "[REDACTED]") || strings.Contains(out, "sk-abc123secret") {
+		t.Fatalf("error result: exit %d out %q", code, out)
+	}
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "gone", "x")
+	if code != 1 || !strings.Contains(errOut, "missing executable") {
+		t.Fatalf("unreachable server: exit %d err %q", code, errOut)
+	}
+}
