@@ -34,3 +34,10 @@ func BinaryName(kind, name string) string {
 func PluginSet() plugin.PluginSet {
 	return plugin.PluginSet{KindTransport: &TransportPlugin{}}
 }
+
+// StreamFDEnv names the environment variable through which a host tells a
+// plugin process that it inherited a connected socket for the message
+// stream, and its file descriptor number. Hosts that set it pass the other
+// end in ClientOptions.Stream; the plugin uses it for the first transport it
+// opens. Without it, messages travel on a MuxBroker stream.
+const StreamFDEnv = "HERMES_PLUGIN_STREAM_FD"

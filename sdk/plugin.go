@@ -43,9 +43,13 @@ type TransportRPC struct {
 
 // OpenArgs is sent by the host to set up the transport.
 type OpenArgs struct {
-	Config     []byte // JSON TransportConfig
-	StreamID   uint32 // broker id of the message stream, accepted by the host
-	CallbackID uint32 // broker id of the host's callback server
+	Config   []byte // JSON TransportConfig
+	StreamID uint32 // broker id of the message stream, accepted by the host
+	// InheritedStream says the message stream is the socket the host
+	// passed to the plugin process at start (see StreamFDEnv) instead of a
+	// broker stream: one kernel socket, no multiplexer on the hot path.
+	InheritedStream bool
+	CallbackID      uint32 // broker id of the host's callback server
 }
 
 // OpenReply is what the plugin tells the host about its transport.

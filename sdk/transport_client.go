@@ -26,6 +26,10 @@ type ClientOptions struct {
 	OnWarning func(w *Error)
 	// CloseTimeout bounds Close; default 5s.
 	CloseTimeout time.Duration
+	// Stream, when set, is the host's end of the socket passed to the
+	// plugin process at start (StreamFDEnv); messages then bypass the
+	// broker. Leave nil to use a broker stream.
+	Stream net.Conn
 }
 
 // TransportClient is the host side of a transport plugin. It implements
@@ -84,23 +88,28 @@ func NewTransportClient(r *TransportRPC, cfg TransportConfig, opts ClientOptions
 	if err != nil {
 		return nil, fmt.Errorf("encode transport config of %q: %w", cfg.Server, err)
 	}
-	streamID := r.broker.NextId()
 	type accepted struct {
 		c   net.Conn
 		err error
 	}
 	acc := make(chan accepted, 1)
-	go func() {
-		c, err := r.broker.Accept(streamID)
-		acc <- accepted{c, err}
-	}()
+	var streamID uint32
+	if opts.Stream != nil {
+		acc <- accepted{opts.Stream, nil}
+	} else {
+		streamID = r.broker.NextId()
+		go func() {
+			c, err := r.broker.Accept(streamID)
+			acc <- accepted{c, err}
+		}()
+	}
 	var callbackID uint32
 	if opts.Host != nil {
 		callbackID = r.broker.NextId()
 		go r.broker.AcceptAndServe(callbackID, &hostCallbackServer{impl: opts.Host})
 	}
 	var reply OpenReply
-	if err := r.client.Call("Plugin.Open", OpenArgs{Config: raw, StreamID: streamID, CallbackID: callbackID}, &reply); err != nil {
+	if err := r.client.Call("Plugin.Open", OpenArgs{Config: raw, StreamID: streamID, CallbackID: callbackID, InheritedStream: opts.Stream != nil}, &reply); err != nil {
 		return nil, NewError(CodeClosed, "transport plugin for %q: open: %v", cfg.Server, err)
 	}
 	if reply.Err != nil {

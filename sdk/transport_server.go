@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/rpc"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -68,10 +71,20 @@ func (s *transportServer) Open(args OpenArgs, reply *OpenReply) error {
 		reply.Err = AsError(err)
 		return nil
 	}
-	stream, err := s.broker.Dial(args.StreamID)
-	if err != nil {
-		reply.Err = NewError(CodeOther, "dial message stream: %v", err)
-		return nil
+	var stream io.ReadWriteCloser
+	if args.InheritedStream {
+		stream = inheritedStream()
+		if stream == nil {
+			reply.Err = NewError(CodeOther, "the host passed no message stream socket (%s)", StreamFDEnv)
+			return nil
+		}
+	} else {
+		c, err := s.broker.Dial(args.StreamID)
+		if err != nil {
+			reply.Err = NewError(CodeOther, "dial message stream: %v", err)
+			return nil
+		}
+		stream = c
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pc := &pluginConn{
@@ -322,4 +335,29 @@ func (pc *pluginConn) onServerRequest(ctx context.Context, req transport.JSONRPC
 	case <-pc.ctx.Done():
 		return nil, transport.ErrTransportClosed
 	}
+}
+
+var inheritedOnce sync.Once
+
+// inheritedStream returns the socket the host passed at start, once: a
+// second transport in the same process uses the broker.
+func inheritedStream() io.ReadWriteCloser {
+	var c io.ReadWriteCloser
+	inheritedOnce.Do(func() {
+		fd, err := strconv.Atoi(os.Getenv(StreamFDEnv))
+		if err != nil || fd < 3 {
+			return
+		}
+		f := os.NewFile(uintptr(fd), "hermes-stream")
+		if f == nil {
+			return
+		}
+		conn, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			return
+		}
+		c = conn
+	})
+	return c
 }

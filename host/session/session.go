@@ -160,6 +160,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}
 	opts := sdk.ClientOptions{
 		OnWarning: func(w *sdk.Error) { d.Logger.Warn(w.Message, "server", srv.Name) },
+		Stream:    p.Stream(),
 	}
 	if d.OnClosed != nil {
 		opts.OnClosed = func(err error) { d.OnClosed(srv.Name, err) }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,9 @@ type Plugin struct {
 	client *plugin.Client
 	proto  plugin.ClientProtocol
 	run    *groupRunner
+
+	streamMu sync.Mutex
+	stream   net.Conn
 }
 
 // Launch starts the plugin hermes-<kind>-<name> and completes the go-plugin
@@ -133,8 +137,12 @@ func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
 		SyncStdout:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		SyncStderr:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			r := newGroupRunner(path, spec.Env)
+			r, err := newGroupRunner(path, spec.Env)
+			if err != nil {
+				return nil, err
+			}
 			p.run = r
+			p.stream = r.hostEnd
 			return r, nil
 		},
 	})
@@ -169,6 +177,16 @@ func (p *Plugin) Dispense() (any, error) {
 		return nil, fmt.Errorf("dispense %s from %s: %w", p.Kind, p.Path, err)
 	}
 	return raw, nil
+}
+
+// Stream returns, once, the host's end of the socket the plugin inherited
+// for its message stream (sdk.StreamFDEnv); nil after the first call.
+func (p *Plugin) Stream() net.Conn {
+	p.streamMu.Lock()
+	defer p.streamMu.Unlock()
+	c := p.stream
+	p.stream = nil
+	return c
 }
 
 // Exited is closed when the plugin process has exited.
@@ -209,25 +227,43 @@ func (s *Supervisor) KillAll() {
 // groupRunner runs a plugin in its own process group with stdin on
 // /dev/null and a parent-death signal, and reports its exit on a channel.
 type groupRunner struct {
-	cmd    *exec.Cmd
-	stdout io.ReadCloser
-	stderr io.ReadCloser
-	pid    int
-	exited chan struct{}
-	once   sync.Once
+	cmd     *exec.Cmd
+	hostEnd net.Conn // the host's end of the message socket
+	child   *os.File // the plugin's end, closed in the host after start
+	stdout  io.ReadCloser
+	stderr  io.ReadCloser
+	pid     int
+	exited  chan struct{}
+	once    sync.Once
 }
 
-func newGroupRunner(path string, env []string) *groupRunner {
+func newGroupRunner(path string, env []string) (*groupRunner, error) {
 	cmd := exec.Command(path)
 	for _, k := range pluginEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	cmd.Env = env
+	// A connected socket pair carries the JSON-RPC messages: the plugin
+	// inherits one end as fd 3, so messages cross one kernel socket instead
+	// of go-plugin's multiplexer.
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("message socket for %s: %w", path, err)
+	}
+	hostFile := os.NewFile(uintptr(fds[0]), "hermes-stream-host")
+	child := os.NewFile(uintptr(fds[1]), "hermes-stream-plugin")
+	hostEnd, err := net.FileConn(hostFile)
+	hostFile.Close()
+	if err != nil {
+		child.Close()
+		return nil, fmt.Errorf("message socket for %s: %w", path, err)
+	}
+	cmd.ExtraFiles = []*os.File{child}
+	cmd.Env = append(env, sdk.StreamFDEnv+"=3")
 	cmd.Stdin = nil
 	cmd.SysProcAttr = pluginSysProcAttr()
-	return &groupRunner{cmd: cmd, exited: make(chan struct{})}
+	return &groupRunner{cmd: cmd, hostEnd: hostEnd, child: child, exited: make(chan struct{})}, nil
 }
 
 func (r *groupRunner) Start(context.Context) error {
@@ -238,7 +274,10 @@ func (r *groupRunner) Start(context.Context) error {
 	if r.stderr, err = r.cmd.StderrPipe(); err != nil {
 		return err
 	}
-	if err := r.cmd.Start(); err != nil {
+	err = r.cmd.Start()
+	r.child.Close()
+	if err != nil {
+		r.hostEnd.Close()
 		return err
 	}
 	r.pid = r.cmd.Process.Pid
