@@ -116,7 +116,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 func TestDiscoveryIsolatesFailures(t *testing.T) {
 	deps, dir, logs := liveEnv(t)
 	hang := tsServer(dir, "hang", "--hang-initialize")
-	hang.ConnectTimeout = 4 * time.Second
+	hang.ConnectTimeout = 6 * time.Second
 	missing := tsServer(dir, "missing")
 	missing.Command = filepath.Join(t.TempDir(), "no-such-mcp-server")
 	disabled := tsServer(dir, "off")
@@ -157,7 +157,7 @@ func TestDiscoveryIsolatesFailures(t *testing.T) {
 	if err := m.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	close(stop)
+	defer close(stop)
 	select {
 	case st := <-seen:
 		for _, s := range st {
@@ -168,7 +168,7 @@ func TestDiscoveryIsolatesFailures(t *testing.T) {
 				t.Errorf("good servers waited for the hanging one: it had already failed (%s)", s.Error)
 			}
 		}
-	default:
+	case <-time.After(5 * time.Second):
 		t.Fatal("good servers never all connected")
 	}
 
@@ -501,4 +501,30 @@ func TestReload(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := jsonMarshal(v)
 	return string(b)
+}
+
+// A server that stops answering fails the keepalive and is reconnected.
+func TestKeepaliveFailureReconnects(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	srv := tsServer(dir, "ts")
+	srv.KeepaliveInterval = 100 * time.Millisecond
+	tm := fast()
+	tm.ProbeTimeout = 300 * time.Millisecond
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: tm})
+	old := m.SessionOf("ts")
+	pid := pidOf(t, m, "mcp_ts_pid")
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	eventually(t, 10*time.Second, "a new session", func() bool {
+		s := m.SessionOf("ts")
+		return s != nil && s != old
+	})
+	if got := pidOf(t, m, "mcp_ts_pid"); got == pid {
+		t.Fatal("still the frozen server")
+	}
+	if !strings.Contains(logs.String(), "keepalive failed; reconnecting") {
+		t.Error("keepalive failure not logged")
+	}
 }

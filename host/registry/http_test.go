@@ -1,0 +1,70 @@
+package registry_test
+
+import (
+	"bufio"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// startHTTPTestServer runs the Go test server over streamable HTTP and
+// returns its MCP endpoint.
+func startHTTPTestServer(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "hermes-testserver"), append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "listening on ") {
+				lines <- strings.TrimPrefix(sc.Text(), "listening on ")
+			}
+		}
+	}()
+	select {
+	case base := <-lines:
+		return base + "/mcp"
+	case <-time.After(10 * time.Second):
+		t.Fatal("HTTP test server did not start")
+	}
+	return ""
+}
+
+// An expired HTTP session never reaches the model: the HTTP plugin
+// re-initialises it (or, if a transport reports session_expired, the
+// registry reconnects and retries once).
+func TestSessionExpiredRetriesOnce(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	testbin.Path(t, "hermes-transport-http")
+	url := startHTTPTestServer(t, dir, "--session-ttl", "700")
+	srv := &config.Server{
+		Name: "web", Transport: "http", URL: url, Enabled: true, SSLVerify: true,
+		ConnectTimeout: 10 * time.Second, Timeout: 10 * time.Second, KeepaliveInterval: config.DefaultKeepaliveInterval,
+		Tools: config.ToolsFilter{Resources: true, Prompts: true},
+	}
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+	if st := status(m, "web"); st.State != registry.StateConnected {
+		t.Fatalf("status %+v", st)
+	}
+	time.Sleep(time.Second) // the session expires on the server
+	if r := mustCall(t, m, "mcp_web_echo", map[string]any{"message": "still"}); r["result"] != "still" {
+		t.Fatalf("echo after expiry = %v", r)
+	}
+	if l := logs.String(); !strings.Contains(l, "session re-initialised") && !strings.Contains(l, "session expired; reconnecting and retrying once") {
+		t.Errorf("the expiry went unnoticed:\n%s", l)
+	}
+}
