@@ -284,6 +284,7 @@ func (m *Manager) Reload(ctx context.Context, servers []*config.Server) (ReloadR
 		m.mu.Unlock()
 		return res, errors.New("registry: Reload after Close")
 	}
+	wasStarted := m.started
 	m.started = true
 	old := m.byName
 	var order []*server
@@ -319,6 +320,14 @@ func (m *Manager) Reload(ctx context.Context, servers []*config.Server) (ReloadR
 	}
 	m.order, m.byName = order, byName
 	m.mu.Unlock()
+	if !wasStarted {
+		// Servers kept from New never ran: they connect now.
+		for _, s := range order {
+			if !contains(fresh, s) {
+				fresh = append(fresh, s)
+			}
+		}
+	}
 
 	stopAll(stale, m.timings.ShutdownWait)
 	for _, s := range order {
