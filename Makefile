@@ -26,8 +26,11 @@ vet:
 test: npm-deps build vet
 	$(GO) test -race -count=1 -timeout 20m ./... ./sdk/... ./plugins/stdio/... ./plugins/http/...
 
+# Figures go to docs/BENCHMARKS.md; ratios matter more than absolute numbers.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'CallTool' -benchtime 3000x -count 5 ./host/bench/ ./host/session/
+	$(GO) test -run '^$$' -bench 'PluginStart' -benchtime 200x -count 3 ./host/bench/
+	$(GO) test -run '^$$' -bench 'Discovery' -benchtime 5x -count 1 ./host/bench/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInterpolate -fuzztime 30s ./host/config/

@@ -1,6 +1,10 @@
 package sdk
 
-import "github.com/mark3labs/mcp-go/client/transport"
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
 
 type transportInterface = transport.Interface
 
@@ -19,4 +23,15 @@ type Watched interface {
 // host's error messages.
 type Warner interface {
 	SetWarningHandler(func(*Error))
+}
+
+// AsyncSender is an optional fast path for transports that match responses
+// to requests on a reader of their own (stdio does). The SDK calls
+// SendRequestAsync on its frame reader instead of a goroutine per request;
+// the transport must not block for long before returning (writing the
+// request is fine) and must call done exactly once: with the response, with
+// an error, or with ctx.Err() when ctx ends first. done may run on the
+// transport's reader.
+type AsyncSender interface {
+	SendRequestAsync(ctx context.Context, req transport.JSONRPCRequest, done func(*transport.JSONRPCResponse, error))
 }

@@ -198,7 +198,11 @@ func (pc *pluginConn) readLoop() {
 			pc.pendingMu.Lock()
 			pc.pending[f.S] = cancel
 			pc.pendingMu.Unlock()
-			go pc.forwardRequest(ctx, f)
+			if as, ok := pc.inner.(AsyncSender); ok {
+				pc.forwardAsync(ctx, as, f)
+			} else {
+				go pc.forwardRequest(ctx, f)
+			}
 		case frameNotification:
 			go pc.forwardNotification(f)
 		case frameCancel:
@@ -234,18 +238,35 @@ type wireRequest struct {
 }
 
 func (pc *pluginConn) forwardRequest(ctx context.Context, f *frame) {
-	defer func() {
-		pc.pendingMu.Lock()
-		if cancel, ok := pc.pending[f.S]; ok {
-			cancel()
-			delete(pc.pending, f.S)
-		}
-		pc.pendingMu.Unlock()
-	}()
+	req, ok := pc.decodeRequest(f)
+	if !ok {
+		pc.dropPending(f.S)
+		return
+	}
+	resp, err := pc.inner.SendRequest(ctx, req)
+	pc.answer(f.S, resp, err)
+}
+
+// forwardAsync hands a request to an AsyncSender; the answer is written from
+// the transport's own reader, with no goroutine in between.
+func (pc *pluginConn) forwardAsync(ctx context.Context, as AsyncSender, f *frame) {
+	req, ok := pc.decodeRequest(f)
+	if !ok {
+		pc.dropPending(f.S)
+		return
+	}
+	as.SendRequestAsync(ctx, req, func(resp *transport.JSONRPCResponse, err error) {
+		pc.answer(f.S, resp, err)
+	})
+}
+
+// decodeRequest turns a request frame into a transport request, answering
+// the frame itself when it cannot be sent.
+func (pc *pluginConn) decodeRequest(f *frame) (transport.JSONRPCRequest, bool) {
 	var wr wireRequest
 	if err := json.Unmarshal(f.M, &wr); err != nil {
 		_ = pc.out.write(&frame{K: frameResponse, S: f.S, E: NewError(CodeOther, "bad request frame: %v", err)})
-		return
+		return transport.JSONRPCRequest{}, false
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: wr.ID, Method: wr.Method, Header: f.H}
 	if len(wr.Params) > 0 {
@@ -253,10 +274,24 @@ func (pc *pluginConn) forwardRequest(ctx context.Context, f *frame) {
 	}
 	if !pc.started.Load() {
 		_ = pc.out.write(&frame{K: frameResponse, S: f.S, E: NewError(CodeClosed, "transport not started")})
-		return
+		return req, false
 	}
-	resp, err := pc.inner.SendRequest(ctx, req)
-	out := &frame{K: frameResponse, S: f.S, Sid: pc.inner.GetSessionId()}
+	return req, true
+}
+
+func (pc *pluginConn) dropPending(seq uint64) {
+	pc.pendingMu.Lock()
+	if cancel, ok := pc.pending[seq]; ok {
+		cancel()
+		delete(pc.pending, seq)
+	}
+	pc.pendingMu.Unlock()
+}
+
+// answer writes the response frame of request seq.
+func (pc *pluginConn) answer(seq uint64, resp *transport.JSONRPCResponse, err error) {
+	pc.dropPending(seq)
+	out := &frame{K: frameResponse, S: seq, Sid: pc.inner.GetSessionId()}
 	if err != nil {
 		out.E = AsError(err)
 		if errors.Is(err, transport.ErrTransportClosed) && out.E.Code == CodeOther {

@@ -260,7 +260,7 @@ func newGroupRunner(path string, env []string) (*groupRunner, error) {
 		return nil, fmt.Errorf("message socket for %s: %w", path, err)
 	}
 	cmd.ExtraFiles = []*os.File{child}
-	cmd.Env = append(env, sdk.StreamFDEnv+"=3")
+	cmd.Env = append(env, sdk.StreamFDEnv+"=3", "GOMAXPROCS=1")
 	cmd.Stdin = nil
 	cmd.SysProcAttr = pluginSysProcAttr()
 	return &groupRunner{cmd: cmd, hostEnd: hostEnd, child: child, exited: make(chan struct{})}, nil

@@ -39,7 +39,7 @@ type stdio struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse
+	pending map[string]func(*transport.JSONRPCResponse, error)
 
 	handlerMu sync.RWMutex
 	onNote    func(mcp.JSONRPCNotification)
@@ -59,7 +59,7 @@ func newStdio(cfg sdk.TransportConfig, log hclog.Logger) *stdio {
 	return &stdio{
 		cfg:     cfg,
 		log:     log,
-		pending: map[string]chan *transport.JSONRPCResponse{},
+		pending: map[string]func(*transport.JSONRPCResponse, error){},
 		tail:    &lineTail{max: 20},
 		done:    make(chan struct{}),
 	}
@@ -214,11 +214,11 @@ func (s *stdio) handleLine(line []byte) {
 	case m.ID != nil:
 		key := m.ID.String()
 		s.mu.Lock()
-		ch, ok := s.pending[key]
+		done, ok := s.pending[key]
 		delete(s.pending, key)
 		s.mu.Unlock()
 		if ok {
-			ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *m.ID, Result: m.Result, Error: m.Error}
+			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *m.ID, Result: m.Result, Error: m.Error}, nil)
 		}
 	default:
 		s.noteGarbage(trimmed)
@@ -297,41 +297,73 @@ func (s *stdio) writeLine(b []byte) error {
 
 // SendRequest writes a request and waits for the response with its id.
 func (s *stdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	type result struct {
+		resp *transport.JSONRPCResponse
+		err  error
+	}
+	ch := make(chan result, 1)
+	s.SendRequestAsync(ctx, req, func(r *transport.JSONRPCResponse, err error) { ch <- result{r, err} })
+	r := <-ch
+	return r.resp, r.err
+}
+
+// SendRequestAsync writes a request and calls done with its response, from
+// the stdout reader (sdk.AsyncSender): no goroutine hand-off per call.
+func (s *stdio) SendRequestAsync(ctx context.Context, req transport.JSONRPCRequest, done func(*transport.JSONRPCResponse, error)) {
 	select {
 	case <-s.done:
-		return nil, s.err
+		done(nil, s.err)
+		return
 	default:
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", req.Method, err)
+		done(nil, fmt.Errorf("encode %s: %w", req.Method, err))
+		return
 	}
 	key := req.ID.String()
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	var once sync.Once
+	finish := func(r *transport.JSONRPCResponse, err error) { once.Do(func() { done(r, err) }) }
+	// take removes the pending entry; whoever takes it answers.
+	take := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.pending[key]; !ok {
+			return false
+		}
+		delete(s.pending, key)
+		return true
+	}
+	// stop unregisters the cancellation watcher once answered; set after
+	// the request is written, so it is guarded.
+	var stopMu sync.Mutex
+	var stop func() bool
 	s.mu.Lock()
-	s.pending[key] = ch
+	s.pending[key] = func(r *transport.JSONRPCResponse, err error) {
+		stopMu.Lock()
+		st := stop
+		stopMu.Unlock()
+		if st != nil {
+			st()
+		}
+		finish(r, err)
+	}
 	s.mu.Unlock()
 	if err := s.writeLine(b); err != nil {
-		s.mu.Lock()
-		delete(s.pending, key)
-		s.mu.Unlock()
-		return nil, err
-	}
-	select {
-	case resp := <-ch:
-		return resp, nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.pending, key)
-		s.mu.Unlock()
-		return nil, ctx.Err()
-	case <-s.done:
-		select {
-		case resp := <-ch:
-			return resp, nil
-		default:
+		if take() {
+			finish(nil, err)
 		}
-		return nil, s.err
+		return
+	}
+	if ctx.Done() != nil {
+		st := context.AfterFunc(ctx, func() {
+			if take() {
+				finish(nil, ctx.Err())
+			}
+		})
+		stopMu.Lock()
+		stop = st
+		stopMu.Unlock()
 	}
 }
 
@@ -409,6 +441,13 @@ func (s *stdio) finish(err error) {
 	s.doneOnce.Do(func() {
 		s.err = err
 		close(s.done)
+		s.mu.Lock()
+		pending := s.pending
+		s.pending = map[string]func(*transport.JSONRPCResponse, error){}
+		s.mu.Unlock()
+		for _, done := range pending {
+			done(nil, err)
+		}
 		s.log.Debug("server ended", "reason", err)
 	})
 }
