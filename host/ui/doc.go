@@ -8,6 +8,16 @@
 // terminal, NO_COLOR is unset and TERM is not "dumb"; otherwise the output is
 // plain text without escape sequences.
 //
+// The interactive prompts drive the terminal directly: golang.org/x/term
+// puts it in raw mode, keys are read one byte at a time and the checklist is
+// redrawn in place with plain ANSI cursor movement. The package deliberately
+// does not use a TUI framework. bubbletea, through lipgloss and termenv,
+// asks the terminal for its background colour (an OSC 11 query) when its
+// package is initialised, so merely linking it in would make every command
+// write that query at start-up, wait for the answer (up to five seconds on
+// terminals that never answer) and risk swallowing typed-ahead input. A test
+// keeps those packages out of the command's dependencies.
+//
 // The package knows nothing about the protocol or the configuration it is
 // used for; callers pass it strings and get strings back.
 package ui
