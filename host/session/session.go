@@ -144,11 +144,24 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 
 	p, err := d.Supervisor.Launch(sdk.KindTransport, PluginName(srv), srv.Name)
 	if err != nil {
-		return nil, err
+		code := sdk.CodeOther
+		if errors.Is(err, supervisor.ErrNotFound) {
+			code = sdk.CodeNotFound
+		}
+		return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
 	}
+	// fail stops the plugin and returns every failure as a *ConnectError.
 	fail := func(err error) (*Session, error) {
 		p.Kill()
-		return nil, err
+		var ce *ConnectError
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		var se *sdk.Error
+		if errors.As(err, &se) {
+			return nil, &ConnectError{Server: srv.Name, Code: se.Code, Msg: se.Message, Status: se.Status, Challenge: se.WWWAuthenticate}
+		}
+		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeOther, Msg: flatten(err)}
 	}
 	raw, err := p.Dispense()
 	if err != nil {

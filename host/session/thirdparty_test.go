@@ -28,7 +28,7 @@ func TestUnknownTransportPlugin(t *testing.T) {
 	d, _ := deps(t)
 	srv := &config.Server{Name: "ws", Transport: "ws", URL: "ws://127.0.0.1:1", Enabled: true, ConnectTimeout: 5 * time.Second}
 	_, err := connect0(d, srv)
-	if err == nil || !contains(err.Error(), "hermes-transport-ws not found") {
+	if err == nil || !contains(err.Error(), "hermes-transport-ws is not in") {
 		t.Fatalf("want a clear plugin-not-found error, got %v", err)
 	}
 }

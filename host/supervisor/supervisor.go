@@ -27,6 +27,9 @@ import (
 	"github.com/hermes-agent/hermes/sdk"
 )
 
+// ErrNotFound is wrapped by Find's error when no plugin binary exists.
+var ErrNotFound = errors.New("plugin not found")
+
 // StartTimeout bounds a plugin's go-plugin handshake.
 const StartTimeout = 20 * time.Second
 
@@ -95,7 +98,7 @@ func (s *Supervisor) Find(kind, name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("plugin %s not found in %s; reinstall hermes (make install) or put the plugin in one of those folders", bin, strings.Join(dirs, ", "))
+	return "", fmt.Errorf("%w: %s is not in %s; reinstall hermes (make install) or put the plugin in one of those folders", ErrNotFound, bin, strings.Join(dirs, ", "))
 }
 
 // Plugin is one running plugin process.

@@ -53,7 +53,12 @@ func openPTY(t *testing.T) *ttyPair {
 	t.Cleanup(func() {
 		_ = tty.Close()
 		_ = master.Close()
-		<-p.done
+		// Closing a terminal does not always wake a read blocked on it; a
+		// failed test must still end rather than hang here.
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+		}
 	})
 	return p
 }
@@ -68,7 +73,7 @@ func (p *ttyPair) output() string {
 // waitFor waits until the terminal output contains s.
 func (p *ttyPair) waitFor(s string) {
 	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(p.output(), s) {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("timed out waiting for %q; output so far:\n%q", s, p.output())
@@ -123,7 +128,7 @@ func wait[T any](t *testing.T, ch <-chan result[T]) (T, error) {
 	select {
 	case r := <-ch:
 		return r.v, r.err
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("timed out waiting for the prompt to return")
 		panic("unreachable")
 	}
