@@ -1,0 +1,97 @@
+package supervisor_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+func TestFindSearchOrderAndMissing(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	for _, d := range []string{first, second} {
+		if err := os.WriteFile(filepath.Join(d, "hermes-transport-x"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HERMES_PLUGIN_PATH", first+string(os.PathListSeparator)+second)
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	got, err := s.Find(sdk.KindTransport, "x")
+	if err != nil || got != filepath.Join(first, "hermes-transport-x") {
+		t.Fatalf("Find = %q, %v; want the first folder's binary", got, err)
+	}
+	_, err = s.Find(sdk.KindTransport, "nope")
+	if !errors.Is(err, supervisor.ErrNotFound) || !strings.Contains(err.Error(), first) {
+		t.Fatalf("want ErrNotFound listing the searched folders, got %v", err)
+	}
+}
+
+// A plugin runs in its own process group, with stdin on /dev/null and
+// without the host's environment.
+func TestLaunchIsolation(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	t.Setenv("HERMES_TEST_SECRET", "must-not-leak")
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	defer s.KillAll()
+	p, err := s.Launch(sdk.KindTransport, "stdio", "iso")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Pid()
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		t.Fatalf("plugin pgid = %d (%v), want its own group %d", pgid, err, pid)
+	}
+	if target, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/0"); err != nil || target != "/dev/null" {
+		t.Fatalf("plugin stdin = %q (%v), want /dev/null", target, err)
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), "must-not-leak") {
+		t.Fatal("host environment leaked into the plugin")
+	}
+	if !strings.Contains(string(env), sdk.StreamFDEnv+"=3") {
+		t.Fatal("plugin was not told about its message socket")
+	}
+}
+
+// Exited closes as soon as the plugin dies, whoever killed it; KillAll
+// stops the rest.
+func TestExitDetectionAndKillAll(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	a, err := s.Launch(sdk.KindTransport, "stdio", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Launch(sdk.KindTransport, "stdio", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(a.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Exited not closed after SIGKILL")
+	}
+	s.KillAll()
+	select {
+	case <-b.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("KillAll left a plugin running")
+	}
+	if _, err := s.Launch(sdk.KindTransport, "stdio", "late"); err == nil {
+		t.Fatal("Launch after KillAll succeeded")
+	}
+}
