@@ -47,9 +47,7 @@ type TransportClient struct {
 	mu      sync.Mutex
 	pending map[uint64]chan *frame // requests and notifications awaiting an answer
 
-	handlerMu      sync.RWMutex
-	onNotification func(mcp.JSONRPCNotification)
-	onRequest      transport.RequestHandler
+	Handlers
 
 	sessionID   atomic.Value // string
 	lastWarning atomic.Pointer[Error]
@@ -228,20 +226,6 @@ func (t *TransportClient) SendNotification(ctx context.Context, n mcp.JSONRPCNot
 	}
 }
 
-// SetNotificationHandler sets the handler of server notifications.
-func (t *TransportClient) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	t.handlerMu.Lock()
-	t.onNotification = h
-	t.handlerMu.Unlock()
-}
-
-// SetRequestHandler sets the handler of server-to-client requests.
-func (t *TransportClient) SetRequestHandler(h transport.RequestHandler) {
-	t.handlerMu.Lock()
-	t.onRequest = h
-	t.handlerMu.Unlock()
-}
-
 // GetSessionId returns the transport's session id (HTTP), or "".
 func (t *TransportClient) GetSessionId() string { return t.sessionID.Load().(string) }
 
@@ -330,9 +314,7 @@ func (t *TransportClient) readLoop() {
 			if json.Unmarshal(f.M, &n) != nil {
 				continue
 			}
-			t.handlerMu.RLock()
-			h := t.onNotification
-			t.handlerMu.RUnlock()
+			h := t.Notification()
 			if h != nil {
 				h(n)
 			}
@@ -371,9 +353,7 @@ func (t *TransportClient) serveServerRequest(f *frame) {
 	if json.Unmarshal(f.M, &raw) == nil && len(raw.Params) > 0 {
 		req.Params = raw.Params
 	}
-	t.handlerMu.RLock()
-	h := t.onRequest
-	t.handlerMu.RUnlock()
+	h := t.Request()
 	if h == nil {
 		resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID,
 			Error: &mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "client does not handle " + req.Method}}

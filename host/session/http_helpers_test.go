@@ -163,13 +163,20 @@ func callTool(s *session.Session, tool string, args map[string]any) (string, err
 	return b.String(), nil
 }
 
+// sdkErr returns the transport error behind a failure: session.Connect
+// reports it as a ConnectError with the same code and message.
 func sdkErr(t *testing.T, err error) *sdk.Error {
 	t.Helper()
 	var se *sdk.Error
-	if !errors.As(err, &se) {
-		t.Fatalf("error %v (%T) is not an sdk.Error", err, err)
+	if errors.As(err, &se) {
+		return se
 	}
-	return se
+	var ce *session.ConnectError
+	if errors.As(err, &ce) {
+		return &sdk.Error{Code: ce.Code, Message: ce.Msg, Status: ce.Status, WWWAuthenticate: ce.Challenge}
+	}
+	t.Fatalf("error %v (%T) carries no transport error", err, err)
+	return nil
 }
 
 func connectErr(t *testing.T, err error) *session.ConnectError {

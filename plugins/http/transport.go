@@ -32,9 +32,7 @@ type httpTransport struct {
 	sse      bool
 	shownURL string // cfg.URL without query or user info, for messages
 
-	handlerMu sync.RWMutex
-	onNote    func(mcp.JSONRPCNotification)
-	onReq     transport.RequestHandler
+	sdk.Handlers
 
 	mu       sync.Mutex
 	inner    transport.Interface
@@ -374,33 +372,15 @@ func (t *httpTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotif
 	return t.classify(err, info, n.Method)
 }
 
-// SetNotificationHandler sets the handler of server notifications.
-func (t *httpTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	t.handlerMu.Lock()
-	t.onNote = h
-	t.handlerMu.Unlock()
-}
-
-// SetRequestHandler sets the handler of server-to-client requests.
-func (t *httpTransport) SetRequestHandler(h transport.RequestHandler) {
-	t.handlerMu.Lock()
-	t.onReq = h
-	t.handlerMu.Unlock()
-}
-
 func (t *httpTransport) dispatchNotification(n mcp.JSONRPCNotification) {
-	t.handlerMu.RLock()
-	h := t.onNote
-	t.handlerMu.RUnlock()
+	h := t.Notification()
 	if h != nil {
 		h(n)
 	}
 }
 
 func (t *httpTransport) dispatchRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	t.handlerMu.RLock()
-	h := t.onReq
-	t.handlerMu.RUnlock()
+	h := t.Request()
 	if h == nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not handle "+req.Method, nil), nil
 	}

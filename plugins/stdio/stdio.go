@@ -41,10 +41,9 @@ type stdio struct {
 	mu      sync.Mutex
 	pending map[string]func(*transport.JSONRPCResponse, error)
 
-	handlerMu sync.RWMutex
-	onNote    func(mcp.JSONRPCNotification)
-	onReq     transport.RequestHandler
-	onWarn    func(*sdk.Error)
+	sdk.Handlers
+	warnMu sync.Mutex
+	onWarn func(*sdk.Error)
 
 	tail    *lineTail
 	garbage atomic.Pointer[string]
@@ -203,9 +202,7 @@ func (s *stdio) handleLine(line []byte) {
 			s.noteGarbage(trimmed)
 			return
 		}
-		s.handlerMu.RLock()
-		h := s.onNote
-		s.handlerMu.RUnlock()
+		h := s.Notification()
 		if h != nil {
 			h(n)
 		}
@@ -234,9 +231,9 @@ func (s *stdio) noteGarbage(line []byte) {
 	if !s.garbage.CompareAndSwap(nil, &text) {
 		return
 	}
-	s.handlerMu.RLock()
+	s.warnMu.Lock()
 	w := s.onWarn
-	s.handlerMu.RUnlock()
+	s.warnMu.Unlock()
 	if w != nil {
 		w(sdk.NewError(sdk.CodeGarbage, "MCP server %q wrote non-JSON to stdout: %q; a stdio server must write only JSON-RPC there and log to stderr", s.cfg.Server, text))
 	}
@@ -244,9 +241,7 @@ func (s *stdio) noteGarbage(line []byte) {
 
 // serveRequest answers a server-to-client request with the host's handler.
 func (s *stdio) serveRequest(m incoming) {
-	s.handlerMu.RLock()
-	h := s.onReq
-	s.handlerMu.RUnlock()
+	h := s.Request()
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: *m.ID, Method: m.Method}
 	if len(m.Params) > 0 {
 		req.Params = m.Params
@@ -381,25 +376,11 @@ func (s *stdio) SendNotification(_ context.Context, n mcp.JSONRPCNotification) e
 	return s.writeLine(b)
 }
 
-// SetNotificationHandler sets the handler of server notifications.
-func (s *stdio) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	s.handlerMu.Lock()
-	s.onNote = h
-	s.handlerMu.Unlock()
-}
-
-// SetRequestHandler sets the handler of server-to-client requests.
-func (s *stdio) SetRequestHandler(h transport.RequestHandler) {
-	s.handlerMu.Lock()
-	s.onReq = h
-	s.handlerMu.Unlock()
-}
-
 // SetWarningHandler sets where warnings go (sdk.Warner).
 func (s *stdio) SetWarningHandler(h func(*sdk.Error)) {
-	s.handlerMu.Lock()
+	s.warnMu.Lock()
 	s.onWarn = h
-	s.handlerMu.Unlock()
+	s.warnMu.Unlock()
 }
 
 // GetSessionId returns "": stdio has no sessions.
