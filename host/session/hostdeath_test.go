@@ -132,3 +132,55 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// SIGTERM (and SIGINT) to the host mid-call: hermes exits, and its plugin
+// and server go with it.
+func TestHostSIGTERMKillsPlugins(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := testbin.Dir(t)
+			home := t.TempDir()
+			cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n", filepath.Join(dir, "hermes-testserver"))
+			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(filepath.Join(dir, "hermes"), "mcp", "call", "ts", "sleep", "--arg", "ms=60000")
+			cmd.Env = append(os.Environ(), "HERMES_HOME="+home)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var procs []int
+			deadline := time.Now().Add(20 * time.Second)
+			for len(procs) < 2 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("plugin and server did not start: %v", procs)
+				}
+				time.Sleep(50 * time.Millisecond)
+				procs = descendants(cmd.Process.Pid)
+			}
+			time.Sleep(300 * time.Millisecond)
+			procs = descendants(cmd.Process.Pid)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("hermes exited 0 after a signal mid-call")
+				}
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("hermes did not exit on %s", sig)
+			}
+			for _, p := range procs {
+				if alive(p) {
+					syscall.Kill(p, syscall.SIGKILL)
+					t.Errorf("process %d outlived hermes", p)
+				}
+			}
+		})
+	}
+}
