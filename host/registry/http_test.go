@@ -64,7 +64,18 @@ func TestSessionExpiredRetriesOnce(t *testing.T) {
 	if r := mustCall(t, m, "mcp_web_echo", map[string]any{"message": "still"}); r["result"] != "still" {
 		t.Fatalf("echo after expiry = %v", r)
 	}
-	if l := logs.String(); !strings.Contains(l, "session re-initialised") && !strings.Contains(l, "session expired; reconnecting and retrying once") {
-		t.Errorf("the expiry went unnoticed:\n%s", l)
+	// The plugin's log lines reach the host log asynchronously (its stderr),
+	// so give them a moment to arrive.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l := logs.String()
+		if strings.Contains(l, "session expired, re-initialising") || strings.Contains(l, "session re-initialised") ||
+			strings.Contains(l, "session expired; reconnecting and retrying once") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the expiry went unnoticed:\n%s", l)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
