@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
@@ -34,6 +35,9 @@ type testReport struct {
 type toolInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Enabled is false when the server's tools.include/exclude filters the
+	// tool out: the model never sees it.
+	Enabled bool `json:"enabled"`
 }
 
 func testCommand(e *env) *cli.Command {
@@ -89,8 +93,9 @@ func testCommand(e *env) *cli.Command {
 					rep.OK = false
 					rep.Error = "tools/list failed: " + oneLine(err.Error())
 				} else {
+					filter := registry.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 					for _, t := range res.Tools {
-						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description})
+						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 				}
 			}
@@ -126,9 +131,22 @@ func printTestReport(e *env, rep testReport) {
 		e.p.Fail("%s", rep.Error)
 		return
 	}
-	e.p.OK("Tools discovered: %d", len(rep.Tools))
+	enabled := 0
+	for _, t := range rep.Tools {
+		if t.Enabled {
+			enabled++
+		}
+	}
+	if enabled == len(rep.Tools) {
+		e.p.OK("Tools discovered: %d", len(rep.Tools))
+	} else {
+		e.p.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.Tools), enabled)
+	}
 	for _, t := range rep.Tools {
 		desc := ui.Truncate(oneLine(t.Description), 55, "...")
+		if !t.Enabled {
+			desc = "(filtered out) " + desc
+		}
 		e.p.Line("  %-36s %s", t.Name, desc)
 	}
 	var counts []string
