@@ -3,7 +3,8 @@
 # suite's test servers are driven by bin/confclient, which connects through
 # the real host session code and the HTTP transport plugin.
 #
-#   conformance/run.sh                 the four core client scenarios, one by one
+#   conformance/run.sh                 the core client suite (OAuth scenarios expected to fail, see
+#                                      conformance/expected-failures.yml)
 #   conformance/run.sh SCENARIO...     just those scenarios
 #
 # Exits non-zero on any unexpected failure. Results land in results-conformance/.
@@ -32,22 +33,27 @@ mkdir -p bin
 go build -o bin/hermes-transport-http ./plugins/http
 go build -o bin/confclient ./internal/confclient
 
-scenarios=("$@")
-if [ ${#scenarios[@]} -eq 0 ]; then
-  scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
-fi
 out="$root/results-conformance"
 rm -rf "$out"
+suite=(node "${node_flags[@]}" "$pkg/dist/index.js" client --command "$root/bin/confclient" -o "$out")
+
+if [ $# -eq 0 ]; then
+  # The whole core suite; the OAuth scenarios are expected to fail until the
+  # auth plugin lands (conformance/expected-failures.yml says why). Any other
+  # failure, or a listed scenario that now passes, fails the run.
+  echo "== conformance client suite: core"
+  "${suite[@]}" --suite core --expected-failures "$root/conformance/expected-failures.yml"
+  echo "conformance: core suite passed (expected failures: OAuth scenarios, see conformance/expected-failures.yml)"
+  exit 0
+fi
+
 failed=()
-for s in "${scenarios[@]}"; do
+for s in "$@"; do
   echo "== conformance client scenario: $s"
-  if ! node "${node_flags[@]}" "$pkg/dist/index.js" client \
-      --command "$root/bin/confclient" --scenario "$s" -o "$out"; then
-    failed+=("$s")
-  fi
+  "${suite[@]}" --scenario "$s" || failed+=("$s")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "conformance: failed scenarios: ${failed[*]} (details in $out)" >&2
   exit 1
 fi
-echo "conformance: ${#scenarios[@]} scenarios passed"
+echo "conformance: $# scenarios passed"
