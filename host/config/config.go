@@ -146,6 +146,9 @@ type Server struct {
 	// Raw is the entry as written in the file, before interpolation and
 	// defaults (nil when the entry is empty).
 	Raw map[string]any
+	// Extra holds the unknown top-level keys with ${VAR}s resolved, for a
+	// third-party transport plugin (keys listed in Unknown).
+	Extra map[string]any
 	// Unknown lists keys this version does not know, sorted; nested ones as
 	// "oauth.key" or "tools.key". They stay in the file.
 	Unknown []string

@@ -335,3 +335,21 @@ func TestLoadErrorsNeverShowSecrets(t *testing.T) {
 		t.Fatalf("err %v", a.Err)
 	}
 }
+
+// Unknown top-level keys reach Extra with ${VAR}s resolved, for third-party
+// transports; nested unknown keys are only reported.
+func TestLoadExtraInterpolated(t *testing.T) {
+	t.Setenv("HERMES_TEST_WS_REGION", "eu-1")
+	cfg, _ := loadString(t, "mcp_servers:\n  w:\n    transport: ws\n    url: wss://h/mcp\n    region: ${HERMES_TEST_WS_REGION}\n    retries: 3\n    tools:\n      odd: 1\n")
+	w := cfg.Server("w")
+	if w.Err != nil {
+		t.Fatal(w.Err)
+	}
+	want := map[string]any{"region": "eu-1", "retries": w.Extra["retries"]}
+	if !reflect.DeepEqual(w.Extra, want) || w.Extra["retries"] == nil {
+		t.Fatalf("Extra = %#v", w.Extra)
+	}
+	if !reflect.DeepEqual(w.Unknown, []string{"region", "retries", "tools.odd"}) {
+		t.Fatalf("Unknown = %v", w.Unknown)
+	}
+}

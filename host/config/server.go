@@ -319,9 +319,13 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	v, _ := iv.(map[string]any)
 	s.Raw = raw
 
-	for k := range v {
+	for k, val := range v {
 		if !knownKeys[k] {
 			s.Unknown = append(s.Unknown, k)
+			if s.Extra == nil {
+				s.Extra = map[string]any{}
+			}
+			s.Extra[k] = val
 		}
 	}
 	s.Command = expandHome(d.str("command", v["command"], raw["command"]))

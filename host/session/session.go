@@ -84,15 +84,9 @@ func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
 		ConnectTimeout: srv.ConnectTimeout,
 		Timeout:        srv.Timeout,
 	}
-	// Keys the host does not know (e.g. skip_preflight) are for the plugin.
-	for _, k := range srv.Unknown {
-		if v, ok := srv.Raw[k]; ok && !strings.Contains(k, ".") {
-			if cfg.Extra == nil {
-				cfg.Extra = map[string]any{}
-			}
-			cfg.Extra[k] = v
-		}
-	}
+	// Keys the host does not know (e.g. skip_preflight, or a third-party
+	// transport's own settings) are for the plugin, ${VAR}s resolved.
+	cfg.Extra = srv.Extra
 	plugin := PluginName(srv)
 	if plugin == "stdio" {
 		cfg.Transport = "stdio"
@@ -106,15 +100,6 @@ func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
 	}
 	if plugin == "stdio" {
 		return cfg
-	}
-	if plugin != "http" {
-		// A third-party transport also sees the keys Hermes does not know.
-		cfg.Extra = map[string]any{}
-		for _, k := range srv.Unknown {
-			if v, ok := srv.Raw[k]; ok {
-				cfg.Extra[k] = v
-			}
-		}
 	}
 	cfg.URL = srv.URL
 	cfg.Headers = srv.Headers
