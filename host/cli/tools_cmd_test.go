@@ -1,54 +1,21 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
-// toolsCLI runs the built hermes with a fresh home holding config and
-// returns stdout, stderr and the exit code.
+// toolsCLI runs the built hermes with home and returns stdout, stderr and
+// the exit code.
 func toolsCLI(t *testing.T, home string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k != "HERMES_HOME" && k != "HERMES_PLUGIN_PATH" && k != "HERMES_SAFE_MODE" && k != "NO_COLOR" {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t), "NO_COLOR=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(90 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("hermes %v hung", args)
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	r := runHermes(t, home, args...)
+	return r.stdout, r.stderr, r.code
 }
 
 func toolsHome(t *testing.T) string {

@@ -131,29 +131,25 @@ func asMap(v any) (Map, bool) {
 		}
 		return m, true
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		m := make(Map, len(keys))
-		for i, k := range keys {
-			m[i] = KV{k, t[k]}
-		}
-		return m, true
+		return sortedMap(t), true
 	case map[string]string:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		m := make(Map, len(keys))
-		for i, k := range keys {
-			m[i] = KV{k, t[k]}
-		}
-		return m, true
+		return sortedMap(t), true
 	}
 	return nil, false
+}
+
+// sortedMap turns a Go map into a Map in key order, so output is stable.
+func sortedMap[V any](t map[string]V) Map {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	m := make(Map, len(keys))
+	for i, k := range keys {
+		m[i] = KV{k, t[k]}
+	}
+	return m
 }
 
 func asList(v any) ([]any, bool) {
