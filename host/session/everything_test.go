@@ -2,23 +2,22 @@ package session_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testnpm"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The official server-everything over stdio, through the real plugin: list
 // tools, call echo and get-sum, read a resource, get a prompt.
 func TestServerEverythingStdio(t *testing.T) {
-	pkg, node := testbin.NodePackage(t, "@modelcontextprotocol/server-everything")
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	d, _ := deps(t)
 	srv := &config.Server{Name: "everything", Transport: "stdio", Command: node,
-		Args: []string{filepath.Join(pkg, "dist", "index.js"), "stdio"}, Enabled: true,
+		Args: []string{script, "stdio"}, Enabled: true,
 		ConnectTimeout: 30 * time.Second, Timeout: 30 * time.Second}
 	s := connect(t, d, srv)
 	ctx := context.Background()

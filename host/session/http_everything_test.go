@@ -4,36 +4,14 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testnpm"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// everythingPin is the version of @modelcontextprotocol/server-everything
-// the repository's npm setup installs into .npm-deps.
-const everythingPin = "2026.8.31"
-
-// everythingScript returns the server's entry point, skipping the test when
-// it is not installed (failing under CI, which must have it).
-func everythingScript(t *testing.T) string {
-	t.Helper()
-	script := filepath.Join(testbin.Root(), ".npm-deps", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	_, serr := os.Stat(script)
-	_, nerr := exec.LookPath("node")
-	if serr != nil || nerr != nil {
-		msg := "@modelcontextprotocol/server-everything@" + everythingPin + " or node is missing; run scripts/npm-deps.sh"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return script
-}
 
 // noteLog collects notifications.
 type noteLog struct {
@@ -75,14 +53,14 @@ func TestEverythingStreamableHTTP(t *testing.T) { testEverything(t, "streamableH
 func TestEverythingSSE(t *testing.T) { testEverything(t, "sse", "sse", "/sse") }
 
 func testEverything(t *testing.T, mode, transport, path string) {
-	script := everythingScript(t)
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	d, _ := deps(t)
 	h := &handlers{}
 	notes := &noteLog{}
 	d.Sampling, d.Elicitation, d.Roots = h, h, h
 	d.OnNotification = notes.add
 	port := itoa(freePort(t))
-	cmd := exec.Command("node", script, mode)
+	cmd := exec.Command(node, script, mode)
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	startListening(t, cmd, "port "+port)
 	s := mustConnect(t, remote(transport, "http://127.0.0.1:"+port+path), d)

@@ -89,23 +89,3 @@ func Path(t testing.TB, name string) string {
 	}
 	return p
 }
-
-// NodePackage returns the folder of an npm package installed by
-// scripts/npm-deps.sh into .npm-deps/, and the node executable. When either
-// is missing the test is skipped, except under CI=true, where it fails so a
-// missing install step shows.
-func NodePackage(t testing.TB, pkg string) (dir, node string) {
-	t.Helper()
-	dir = filepath.Join(Root(), ".npm-deps", "node_modules", filepath.FromSlash(pkg))
-	node, err := exec.LookPath("node")
-	_, statErr := os.Stat(filepath.Join(dir, "package.json"))
-	if err == nil && statErr == nil {
-		return dir, node
-	}
-	msg := fmt.Sprintf("npm package %s or node missing (run make npm-deps): node: %v, package: %v", pkg, err, statErr)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return "", ""
-}
