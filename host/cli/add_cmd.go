@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
@@ -421,11 +421,11 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	switch {
 	case len(plan.include) > 0:
 		for _, p := range plan.include {
-			if !slices.Contains(all, p) && !(registry.IsGlob(p) && slices.ContainsFunc(all, func(n string) bool { return registry.GlobMatch(p, n) })) {
+			if !slices.Contains(all, p) && !(toolview.IsGlob(p) && slices.ContainsFunc(all, func(n string) bool { return toolview.GlobMatch(p, n) })) {
 				return failf("'%s' has no tool matching '%s'; available tools: %s; nothing was saved", o.name, p, strings.Join(all, ", "))
 			}
 		}
-		if countAllowed(registry.Filter{Include: plan.include}, all) < len(all) {
+		if countAllowed(toolview.Filter{Include: plan.include}, all) < len(all) {
 			chosen = plan.include
 		}
 	case plan.interactive:
@@ -453,7 +453,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	enabled := len(all)
 	if chosen != nil {
 		entry.Include(chosen...)
-		enabled = countAllowed(registry.Filter{Include: chosen}, all)
+		enabled = countAllowed(toolview.Filter{Include: chosen}, all)
 	}
 	if err := e.saveAdd(o.name, plan); err != nil {
 		return err
@@ -546,7 +546,7 @@ func (e *env) saveAdd(name string, plan *addPlan) error {
 }
 
 // countAllowed counts the tools f lets through.
-func countAllowed(f registry.Filter, tools []string) int {
+func countAllowed(f toolview.Filter, tools []string) int {
 	n := 0
 	for _, t := range tools {
 		if f.Allows(t) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
 )
@@ -58,7 +59,7 @@ func callCommand(e *env) *cli.Command {
 			if st.State != registry.StateConnected {
 				return failf("cannot connect to '%s': %s", name, orDefault(st.Error, "no answer within connect_timeout"))
 			}
-			toolName := registry.ToolName(name, tool)
+			toolName := toolview.ToolName(name, tool)
 			def, ok := m.Tool(toolName)
 			if !ok {
 				// The registry's refusal says why (filtered, or no such tool).

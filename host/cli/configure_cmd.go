@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
@@ -120,7 +120,7 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 	if len(tools) == 0 {
 		return failf("'%s' reports no tools, so there is nothing to choose", name)
 	}
-	cur := registry.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
+	cur := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 	items := make([]ui.ChecklistItem, len(tools))
 	var before, all []string
 	for i, t := range tools {
@@ -148,7 +148,7 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 		return failf("No tools selected; nothing changed. To turn '%s' off, run: hermes mcp disable %s", name, name)
 	}
 	for _, p := range append(slices.Clone(cur.Include), cur.Exclude...) {
-		if registry.IsGlob(p) {
+		if toolview.IsGlob(p) {
 			e.p.Warn("The patterns in tools.include/exclude are replaced by the tools you picked")
 			break
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/urfave/cli/v3"
 )
 
@@ -88,7 +88,7 @@ func describeServer(s *config.Server) listEntry {
 		Exclude:   s.Tools.Exclude,
 		Auth:      s.Auth,
 		NeedsVars: s.NeedsVars,
-		Tools:     registry.Filter{Include: s.Tools.Include, Exclude: s.Tools.Exclude}.Describe(),
+		Tools:     toolview.Filter{Include: s.Tools.Include, Exclude: s.Tools.Exclude}.Describe(),
 	}
 	if le.Transport == "" {
 		switch {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
@@ -93,7 +93,7 @@ func testCommand(e *env) *cli.Command {
 					rep.OK = false
 					rep.Error = "tools/list failed: " + oneLine(err.Error())
 				} else {
-					filter := registry.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
+					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 					for _, t := range res.Tools {
 						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}

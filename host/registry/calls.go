@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -44,26 +45,26 @@ func (e *CallError) Error() string { return e.Msg }
 func (e *CallError) Unwrap() error { return e.Err }
 
 // Call runs the tool the model knows as name with args and returns the
-// JSON string handed back to the model: the rendered result (RenderCallResult,
-// or a utility renderer), which for a tool's own isError result is an
-// {"error": ...} object with err nil. When the call could not produce a
-// result (unknown or filtered tool, open breaker, transport down, timeout,
-// failure) err is a *CallError and the string is ErrorResult of its
-// message, ready for the model as well.
+// JSON string handed back to the model: the rendered result
+// (toolview.RenderCallResult, or a utility renderer), which for a tool's own
+// isError result is an {"error": ...} object with err nil. When the call
+// could not produce a result (unknown or filtered tool, open breaker,
+// transport down, timeout, failure) err is a *CallError and the string is
+// toolview.ErrorResult of its message, ready for the model as well.
 func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (string, error) {
 	snap := m.snap.Load()
-	var ref ToolRef
+	var ref toolview.ToolRef
 	var utility string
 	if i, ok := snap.byName[name]; ok {
 		d := snap.defs[i]
-		ref, utility = ToolRef{Server: d.Server, Tool: d.OriginalName}, d.Utility
+		ref, utility = toolview.ToolRef{Server: d.Server, Tool: d.OriginalName}, d.Utility
 	} else if srv, ok := snap.filtered[name]; ok {
 		return failed(&CallError{Server: srv, Tool: name, Kind: ErrKindUnavailable,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, srv)})
 	} else if r, ok := snap.withdrawn[name]; ok {
 		// A tool of a server that is down: the call revives it.
 		ref = r
-		if isUtility(r.Tool) && ToolName(r.Server, r.Tool) == name {
+		if isUtility(r.Tool) && toolview.ToolName(r.Server, r.Tool) == name {
 			utility = r.Tool
 		}
 	} else {
@@ -81,7 +82,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (s
 	if err != nil {
 		return failed(err)
 	}
-	return RenderCallResult(s.cfg.Name, res, m.media), nil
+	return toolview.RenderCallResult(s.cfg.Name, res, m.media), nil
 }
 
 // CallTool calls tool (its MCP name) of server with the same guards as
@@ -97,16 +98,16 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args map[st
 
 // Render renders a raw result of server as Call would.
 func (m *Manager) Render(server string, res *mcp.CallToolResult) string {
-	return RenderCallResult(server, res, m.media)
+	return toolview.RenderCallResult(server, res, m.media)
 }
 
 func failed(err error) (string, error) {
-	return ErrorResult(err.Error()), err
+	return toolview.ErrorResult(err.Error()), err
 }
 
 func isUtility(tool string) bool {
 	switch tool {
-	case UtilityListResources, UtilityReadResource, UtilityListPrompts, UtilityGetPrompt:
+	case toolview.UtilityListResources, toolview.UtilityReadResource, toolview.UtilityListPrompts, toolview.UtilityGetPrompt:
 		return true
 	}
 	return false
@@ -123,7 +124,7 @@ func (s *server) timeout() time.Duration {
 // callTool runs tools/call with the breaker, reconnect and timeout rules of
 // REFERENCE §4.5.
 func (s *server) callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	name := ToolName(s.cfg.Name, tool)
+	name := toolview.ToolName(s.cfg.Name, tool)
 	if !s.filter.Allows(tool) {
 		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindUnavailable,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, s.cfg.Name)}
@@ -201,18 +202,18 @@ func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(c
 			next := s.waitConn(ctx, c, s.m.timings.ReconnectWait)
 			if next == nil {
 				return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
-					Msg: Redact(fmt.Sprintf("MCP call failed: session expired and MCP server '%s' did not reconnect within %s: %s",
+					Msg: toolview.Redact(fmt.Sprintf("MCP call failed: session expired and MCP server '%s' did not reconnect within %s: %s",
 						s.cfg.Name, s.m.timings.ReconnectWait, oneLine(err.Error())))}
 			}
 			c = next
 			continue
 		case c.dead() || isClosed(err):
 			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
-				Msg: Redact(fmt.Sprintf("MCP call failed: the connection to MCP server '%s' was lost during the call (%s); it is reconnecting. "+
+				Msg: toolview.Redact(fmt.Sprintf("MCP call failed: the connection to MCP server '%s' was lost during the call (%s); it is reconnecting. "+
 					"The call may not have completed; check before retrying.", s.cfg.Name, oneLine(err.Error())))}
 		default:
 			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
-				Msg: Redact("MCP call failed: " + oneLine(err.Error()))}
+				Msg: toolview.Redact("MCP call failed: " + oneLine(err.Error()))}
 		}
 	}
 }
@@ -280,18 +281,18 @@ func isClosed(err error) bool {
 func (s *server) callUtility(ctx context.Context, kind string, args map[string]any) (string, error) {
 	media := s.m.media
 	switch kind {
-	case UtilityListResources:
+	case toolview.UtilityListResources:
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListResourcesResult, error) {
 			return c.sess.Client.ListResources(ctx, mcp.ListResourcesRequest{})
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return RenderResourceList(res), nil
-	case UtilityReadResource:
+		return toolview.RenderResourceList(res), nil
+	case toolview.UtilityReadResource:
 		uri, _ := args["uri"].(string)
 		if uri == "" {
-			return MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'uri'"}
+			return toolview.MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'uri'"}
 		}
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
 			return c.sess.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
@@ -299,19 +300,19 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 		if err != nil {
 			return failed(err)
 		}
-		return RenderReadResource(res, media), nil
-	case UtilityListPrompts:
+		return toolview.RenderReadResource(res, media), nil
+	case toolview.UtilityListPrompts:
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListPromptsResult, error) {
 			return c.sess.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return RenderPromptList(res), nil
-	case UtilityGetPrompt:
+		return toolview.RenderPromptList(res), nil
+	case toolview.UtilityGetPrompt:
 		name, _ := args["name"].(string)
 		if name == "" {
-			return MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'name'"}
+			return toolview.MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'name'"}
 		}
 		pargs := promptArgs(args["arguments"])
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
@@ -320,7 +321,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 		if err != nil {
 			return failed(err)
 		}
-		return RenderGetPrompt(s.cfg.Name, res, media), nil
+		return toolview.RenderGetPrompt(s.cfg.Name, res, media), nil
 	}
 	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindUnavailable, Msg: "unknown utility tool " + kind})
 }

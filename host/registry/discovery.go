@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -51,9 +52,9 @@ func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
 // tool once and scanning new or changed descriptions of allowed tools. It
 // returns the original names added and removed since the previous listing.
 func (s *server) storeTools(tools []mcp.Tool, caps mcp.ServerCapabilities) (added, removed []string) {
-	defs := make([]ToolDef, len(tools))
+	defs := make([]toolview.ToolDef, len(tools))
 	for i, t := range tools {
-		defs[i] = ConvertTool(s.cfg.Name, t)
+		defs[i] = toolview.ConvertTool(s.cfg.Name, t)
 	}
 	s.mu.Lock()
 	old := s.tools
@@ -68,7 +69,7 @@ func (s *server) storeTools(tools []mcp.Tool, caps mcp.ServerCapabilities) (adde
 			continue
 		}
 		s.descSeen[t.Name] = t.Description
-		if f := ScanDescription(t.Description); len(f) > 0 {
+		if f := toolview.ScanDescription(t.Description); len(f) > 0 {
 			warn = append(warn, [2]string{t.Name, strings.Join(f, "; ")})
 		}
 	}
@@ -104,9 +105,9 @@ type view struct {
 	live      bool // tools are registered (connected, or reconnecting after a drop)
 	listed    bool
 	tools     []mcp.Tool
-	defs      []ToolDef
+	defs      []toolview.ToolDef
 	caps      mcp.ServerCapabilities
-	filter    Filter
+	filter    toolview.Filter
 	resources bool
 	prompts   bool
 }
@@ -123,13 +124,13 @@ func (s *server) view() view {
 
 // snapshot is one consistent picture of the registered tools.
 type snapshot struct {
-	defs   []ToolDef
+	defs   []toolview.ToolDef
 	byName map[string]int // index into defs
 	// filtered maps the names of tools a filter removed to their server.
 	filtered map[string]string
 	// withdrawn maps the names of tools of servers that are down (parked or
 	// failed after a drop) to where they lead.
-	withdrawn map[string]ToolRef
+	withdrawn map[string]toolview.ToolRef
 	// perServer lists each server's registered names in order.
 	perServer map[string][]string
 }
@@ -145,9 +146,9 @@ func (m *Manager) rebuild() {
 	servers := append([]*server(nil), m.order...)
 	m.mu.Unlock()
 
-	table := NewNameTable(m.builtins...)
-	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]ToolRef{}, perServer: map[string][]string{}}
-	add := func(d ToolDef) {
+	table := toolview.NewNameTable(m.builtins...)
+	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}}
+	add := func(d toolview.ToolDef) {
 		snap.byName[d.Name] = len(snap.defs)
 		snap.defs = append(snap.defs, d)
 		snap.perServer[d.Server] = append(snap.perServer[d.Server], d.Name)
@@ -164,7 +165,7 @@ func (m *Manager) rebuild() {
 		}
 		for i, t := range v.tools {
 			if !v.filter.Allows(t.Name) {
-				snap.filtered[ToolName(v.name, t.Name)] = v.name
+				snap.filtered[toolview.ToolName(v.name, t.Name)] = v.name
 				continue
 			}
 			if _, warning, ok := table.Register(v.name, t.Name); !ok {
@@ -173,8 +174,8 @@ func (m *Manager) rebuild() {
 			}
 			add(v.defs[i])
 		}
-		for _, u := range UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
-			if warning, ok := table.RegisterName(u.Name, ToolRef{Server: v.name, Tool: u.OriginalName}); !ok {
+		for _, u := range toolview.UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
+			if warning, ok := table.RegisterName(u.Name, toolview.ToolRef{Server: v.name, Tool: u.OriginalName}); !ok {
 				m.warnOnce(warning)
 				continue
 			}
@@ -183,14 +184,14 @@ func (m *Manager) rebuild() {
 	}
 	for _, v := range down {
 		for _, t := range v.tools {
-			n := ToolName(v.name, t.Name)
+			n := toolview.ToolName(v.name, t.Name)
 			if _, taken := snap.byName[n]; !taken && v.filter.Allows(t.Name) {
-				snap.withdrawn[n] = ToolRef{Server: v.name, Tool: t.Name}
+				snap.withdrawn[n] = toolview.ToolRef{Server: v.name, Tool: t.Name}
 			}
 		}
-		for _, u := range UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
+		for _, u := range toolview.UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
 			if _, taken := snap.byName[u.Name]; !taken {
-				snap.withdrawn[u.Name] = ToolRef{Server: v.name, Tool: u.OriginalName}
+				snap.withdrawn[u.Name] = toolview.ToolRef{Server: v.name, Tool: u.OriginalName}
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
@@ -127,8 +128,8 @@ func callErr(t *testing.T, m *registry.Manager, name string, args map[string]any
 	return ce
 }
 
-func names(defs []registry.ToolDef) map[string]registry.ToolDef {
-	out := map[string]registry.ToolDef{}
+func names(defs []toolview.ToolDef) map[string]toolview.ToolDef {
+	out := map[string]toolview.ToolDef{}
 	for _, d := range defs {
 		out[d.Name] = d
 	}
@@ -165,7 +166,7 @@ func npmServer(t *testing.T, pkg string) (node, script string) {
 	return node, script
 }
 
-func hasAll(t *testing.T, got map[string]registry.ToolDef, want ...string) {
+func hasAll(t *testing.T, got map[string]toolview.ToolDef, want ...string) {
 	t.Helper()
 	for _, w := range want {
 		if _, ok := got[w]; !ok {
@@ -174,7 +175,7 @@ func hasAll(t *testing.T, got map[string]registry.ToolDef, want ...string) {
 	}
 }
 
-func hasNone(t *testing.T, got map[string]registry.ToolDef, unwanted ...string) {
+func hasNone(t *testing.T, got map[string]toolview.ToolDef, unwanted ...string) {
 	t.Helper()
 	for _, w := range unwanted {
 		if _, ok := got[w]; ok {
@@ -183,7 +184,7 @@ func hasNone(t *testing.T, got map[string]registry.ToolDef, unwanted ...string) 
 	}
 }
 
-func keys(m map[string]registry.ToolDef) []string {
+func keys(m map[string]toolview.ToolDef) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

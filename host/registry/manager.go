@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/toolview"
 )
 
 // Options configure a Manager.
@@ -28,7 +29,7 @@ type Options struct {
 	Builtins []string
 	// Media receives images, audio and blobs from results; nil means the
 	// cache folder of Deps.Home.
-	Media *MediaCache
+	Media *toolview.MediaCache
 	// Timings shortens intervals for tests; zero fields are the defaults.
 	Timings Timings
 }
@@ -41,7 +42,7 @@ type Manager struct {
 	deps     session.Deps
 	log      hclog.Logger
 	builtins []string
-	media    *MediaCache
+	media    *toolview.MediaCache
 	timings  Timings
 
 	mu      sync.Mutex
@@ -64,7 +65,7 @@ func New(opts Options) *Manager {
 	}
 	media := opts.Media
 	if media == nil && opts.Deps.Home != "" {
-		media = NewMediaCache(CacheDir(opts.Deps.Home))
+		media = toolview.NewMediaCache(toolview.CacheDir(opts.Deps.Home))
 	}
 	m := &Manager{
 		deps:     opts.Deps,
@@ -160,16 +161,16 @@ func (m *Manager) logSummary() {
 }
 
 // Tools returns the tools the model sees, in config order of their servers.
-func (m *Manager) Tools() []ToolDef {
-	return append([]ToolDef(nil), m.snap.Load().defs...)
+func (m *Manager) Tools() []toolview.ToolDef {
+	return append([]toolview.ToolDef(nil), m.snap.Load().defs...)
 }
 
 // Tool returns the registered tool called name.
-func (m *Manager) Tool(name string) (ToolDef, bool) {
+func (m *Manager) Tool(name string) (toolview.ToolDef, bool) {
 	snap := m.snap.Load()
 	i, ok := snap.byName[name]
 	if !ok {
-		return ToolDef{}, false
+		return toolview.ToolDef{}, false
 	}
 	return snap.defs[i], true
 }
@@ -236,7 +237,7 @@ func (m *Manager) Status() []ServerStatus {
 			}
 		}
 		if len(st.Registered) > 0 {
-			st.Toolset = Toolset(s.cfg.Name)
+			st.Toolset = toolview.Toolset(s.cfg.Name)
 		}
 		out = append(out, st)
 	}

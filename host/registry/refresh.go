@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -65,7 +66,7 @@ func (s *server) refresh() {
 	}
 	s.listMu.Unlock()
 	if err != nil {
-		s.log.Warn("tools/list after list_changed failed", "error", Redact(oneLine(err.Error())))
+		s.log.Warn("tools/list after list_changed failed", "error", toolview.Redact(oneLine(err.Error())))
 		return
 	}
 	if len(added) == 0 && len(removed) == 0 {

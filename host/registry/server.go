@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -66,7 +67,7 @@ type server struct {
 	m      *Manager
 	cfg    *config.Server
 	log    hclog.Logger
-	filter Filter
+	filter toolview.Filter
 	brk    *breaker
 
 	ctx    context.Context
@@ -90,12 +91,12 @@ type server struct {
 	mu        sync.Mutex
 	state     State
 	cur       *conn
-	changed   chan struct{} // closed and replaced whenever cur changes
-	err       string        // why the last attempt failed (one line, redacted)
-	connected bool          // a session was up at least once
-	listed    bool          // tools holds a successful listing
-	tools     []mcp.Tool    // all tools the server offers, as last listed
-	defs      []ToolDef     // ConvertTool of each of tools
+	changed   chan struct{}      // closed and replaced whenever cur changes
+	err       string             // why the last attempt failed (one line, redacted)
+	connected bool               // a session was up at least once
+	listed    bool               // tools holds a successful listing
+	tools     []mcp.Tool         // all tools the server offers, as last listed
+	defs      []toolview.ToolDef // toolview.ConvertTool of each of tools
 	caps      mcp.ServerCapabilities
 	descSeen  map[string]string
 }
@@ -106,7 +107,7 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		m:           m,
 		cfg:         cfg,
 		log:         m.log.Named(cfg.Name),
-		filter:      Filter{Include: cfg.Tools.Include, Exclude: cfg.Tools.Exclude},
+		filter:      toolview.Filter{Include: cfg.Tools.Include, Exclude: cfg.Tools.Exclude},
 		brk:         newBreaker(m.timings),
 		ctx:         ctx,
 		cancel:      cancel,
@@ -123,7 +124,7 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		s.state = StateDisabled
 	case cfg.Err != nil:
 		s.state = StateFailed
-		s.err = Redact(oneLine(cfg.Err.Error()))
+		s.err = toolview.Redact(oneLine(cfg.Err.Error()))
 	}
 	return s
 }
@@ -195,7 +196,7 @@ func (s *server) run() {
 			// only if that fails.
 			continue
 		}
-		reason := Redact(oneLine(err.Error()))
+		reason := toolview.Redact(oneLine(err.Error()))
 		retry := retryable(err)
 		failures++
 		s.mu.Lock()
@@ -311,7 +312,7 @@ func (s *server) connect() (*conn, error) {
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, s.m.timings.ProbeTimeout)
 		if err := sess.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: level}}); err != nil {
-			s.log.Debug("logging/setLevel refused", "error", Redact(err.Error()))
+			s.log.Debug("logging/setLevel refused", "error", toolview.Redact(err.Error()))
 		}
 		cancel()
 	}
@@ -354,7 +355,7 @@ func (s *server) deps() session.Deps {
 	}
 	d.OnClosed = func(name string, err error) {
 		if err != nil {
-			s.log.Warn("connection ended", "error", Redact(oneLine(err.Error())))
+			s.log.Warn("connection ended", "error", toolview.Redact(oneLine(err.Error())))
 		}
 		if userClosed != nil {
 			userClosed(name, err)
@@ -438,7 +439,7 @@ func (s *server) serve(c *conn) endReason {
 				if s.ctx.Err() != nil {
 					return endStopped
 				}
-				s.log.Warn("keepalive failed; reconnecting", "error", Redact(oneLine(err.Error())))
+				s.log.Warn("keepalive failed; reconnecting", "error", toolview.Redact(oneLine(err.Error())))
 				return endRequested
 			}
 			timer.Reset(interval)
@@ -528,5 +529,5 @@ func errText(err error) string {
 	if err == nil {
 		return ""
 	}
-	return Redact(oneLine(err.Error()))
+	return toolview.Redact(oneLine(err.Error()))
 }

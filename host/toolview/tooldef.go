@@ -1,4 +1,4 @@
-package registry
+package toolview
 
 import (
 	"fmt"
