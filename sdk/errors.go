@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// Error codes that survive the trip from a plugin to the host.
+// Error codes that survive the trip between a plugin and the host. A plugin
+// classifies what happened on its wire into one of these; the host reacts to
+// codes only.
 const (
 	// CodeClosed: the connection is gone (server exited, stream broken,
 	// plugin died). The host reconnects.
@@ -19,22 +19,30 @@ const (
 	CodeAuth = "auth"
 	// CodeNotMCP: the endpoint is not an MCP endpoint (e.g. a web page).
 	CodeNotMCP = "not_mcp"
-	// CodeSessionExpired: the server no longer knows the session.
+	// CodeSessionExpired: the server no longer knows the session; a new
+	// session (a reconnect) fixes it.
 	CodeSessionExpired = "session_expired"
 	// CodeHTTP: an HTTP status the transport could not handle.
 	CodeHTTP = "http"
+	// CodeTimeout: the server did not answer in time.
+	CodeTimeout = "timeout"
 	// CodeCanceled: the host cancelled the call.
 	CodeCanceled = "canceled"
 	// CodeConfig: the server entry is unusable (bad URL, missing file...).
 	CodeConfig = "config"
 	// CodeGarbage: the server wrote something that is not JSON-RPC.
 	CodeGarbage = "garbage"
+	// CodeTooLarge: a message was over a size limit.
+	CodeTooLarge = "too_large"
+	// CodeContract: the two sides do not speak the same contract (wrong
+	// kind, wrong version, malformed frame).
+	CodeContract = "contract"
 	// CodeOther: anything else.
 	CodeOther = "other"
 )
 
-// Error is a transport error with a kind the host can act on. It is what
-// crosses the process boundary; other errors arrive as CodeOther.
+// Error is an error with a kind the host can act on. It is what crosses the
+// process boundary; other errors arrive as CodeOther.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -53,18 +61,20 @@ func NewError(code, format string, args ...any) *Error {
 func (e *Error) Error() string { return e.Message }
 
 // Is makes errors.Is(err, context.Canceled) true for CodeCanceled and
-// errors.Is(err, transport.ErrTransportClosed) true for CodeClosed.
+// errors.Is(err, context.DeadlineExceeded) true for CodeTimeout.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case context.Canceled:
 		return e.Code == CodeCanceled
-	case transport.ErrTransportClosed:
-		return e.Code == CodeClosed
+	case context.DeadlineExceeded:
+		return e.Code == CodeTimeout
 	}
 	return false
 }
 
-// AsError converts any error to an *Error for the wire.
+// AsError converts any error to an *Error for the wire: an *Error (or one it
+// wraps) as it is, context errors as CodeCanceled or CodeTimeout, anything
+// else as CodeOther.
 func AsError(err error) *Error {
 	if err == nil {
 		return nil
@@ -73,7 +83,10 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeTimeout, Message: err.Error()}
+	}
+	if errors.Is(err, context.Canceled) {
 		return &Error{Code: CodeCanceled, Message: err.Error()}
 	}
 	return &Error{Code: CodeOther, Message: err.Error()}

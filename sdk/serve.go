@@ -1,8 +1,12 @@
 package sdk
 
 import (
+	"context"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -10,7 +14,19 @@ import (
 	"github.com/hashicorp/go-plugin"
 )
 
-// ServeOptions tunes ServeTransport. The zero value is what plugins want.
+// Kind is one plugin kind's side of the contract, as its kind package builds
+// it for Serve (plugin authors call the kind package's Serve, not this one).
+type Kind interface {
+	// Name is the kind, e.g. KindTransport.
+	Name() string
+	// Plugin is the go-plugin glue served under Name.
+	Plugin() plugin.Plugin
+	// Shutdown ends what the plugin has open, gracefully, within ctx. It is
+	// called once, when the host is gone or the plugin is told to stop.
+	Shutdown(ctx context.Context)
+}
+
+// ServeOptions tunes Serve. The zero value is what plugins want.
 type ServeOptions struct {
 	// Logger is the plugin's logger; by default JSON to stderr, which the
 	// host reads into its own log at the same level.
@@ -18,39 +34,84 @@ type ServeOptions struct {
 	// ParentPollInterval is how often the plugin checks that its host is
 	// still alive; default 500ms.
 	ParentPollInterval time.Duration
+	// ShutdownGrace bounds Kind.Shutdown once the host is gone; default 10s.
+	// Past it the plugin kills its process group (and so any server it
+	// started) and exits.
+	ShutdownGrace time.Duration
 }
 
-// ServeTransport is the whole main of a transport plugin: it serves the
-// transports built by factory to the host and returns when the host is done
-// with the plugin. It exits the process when the host dies.
-func ServeTransport(factory TransportFactory, opts ...ServeOptions) {
-	var o ServeOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+// DefaultShutdownGrace is ServeOptions.ShutdownGrace's default.
+const DefaultShutdownGrace = 10 * time.Second
+
+// Serve is the whole main of a plugin, through its kind package: it serves
+// k to the host and returns never; the process exits when the host is done
+// with it or dies, after k.Shutdown.
+func Serve(k Kind, o ServeOptions) {
 	if o.Logger == nil {
-		o.Logger = NewPluginLogger("plugin")
+		o.Logger = NewPluginLogger(k.Name())
 	}
 	if o.ParentPollInterval == 0 {
 		o.ParentPollInterval = 500 * time.Millisecond
 	}
-	tp := &TransportPlugin{Factory: factory}
-	// One receiver per dispense; remember them so they can be closed when
-	// the host goes away.
-	var servers []*transportServer
-	wrapped := &trackingPlugin{TransportPlugin: tp, track: func(s *transportServer) { servers = append(servers, s) }}
-	cleanup := func() {
-		for _, s := range servers {
-			s.closeAll()
-		}
+	if o.ShutdownGrace == 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
 	}
-	watchHost(o.Logger, o.ParentPollInterval, cleanup)
+	exiter.set(k, o)
+	watchHost(o.Logger, o.ParentPollInterval)
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
-		Plugins:         plugin.PluginSet{KindTransport: wrapped},
-		Logger:          o.Logger,
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: VersionedPlugins(map[string]plugin.Plugin{k.Name(): k.Plugin()}),
+		Logger:           o.Logger,
 	})
-	cleanup()
+	// The host closed the connection (Control.Quit or gone).
+	Exit("host closed the plugin connection")
+}
+
+// exit holds what Exit needs; set once by Serve.
+type exit struct {
+	once  sync.Once
+	mu    sync.Mutex
+	kind  Kind
+	log   hclog.Logger
+	grace time.Duration
+}
+
+var exiter exit
+
+func (e *exit) set(k Kind, o ServeOptions) {
+	e.mu.Lock()
+	e.kind, e.log, e.grace = k, o.Logger, o.ShutdownGrace
+	e.mu.Unlock()
+}
+
+// Exit ends the plugin process: the kind's Shutdown within the shutdown
+// grace, then SIGKILL to the plugin's process group (any server it started
+// and did not stop), then exit status 0. Kind packages call it when the host
+// asks a plugin to finish on its own (a one-shot command that does not wait);
+// it is also what happens when the host dies. Only the first call counts;
+// later calls block until the process exits.
+func Exit(reason string) {
+	exiter.once.Do(func() {
+		exiter.mu.Lock()
+		k, log, grace := exiter.kind, exiter.log, exiter.grace
+		exiter.mu.Unlock()
+		if log != nil {
+			log.Debug("plugin exiting", "reason", reason)
+		}
+		if k != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), grace)
+			done := make(chan struct{})
+			go func() { k.Shutdown(ctx); close(done) }()
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+			cancel()
+		}
+		killOwnGroup()
+		os.Exit(0)
+	})
+	select {}
 }
 
 // NewPluginLogger returns the logger a plugin should use: JSON lines on
@@ -64,48 +125,50 @@ func NewPluginLogger(name string) hclog.Logger {
 	})
 }
 
-// trackingPlugin records each server-side receiver it hands out.
-type trackingPlugin struct {
-	*TransportPlugin
-	track func(*transportServer)
-}
-
-// Server returns a tracked receiver.
-func (p *trackingPlugin) Server(b *plugin.MuxBroker) (any, error) {
-	s := &transportServer{factory: p.Factory, broker: b}
-	p.track(s)
-	return s, nil
-}
-
 // watchHost ends the plugin when its host dies: on SIGTERM (the host starts
-// plugins with it as the parent-death signal) and, as a fallback, when the
-// parent process changes. cleanup closes the transports first, so a local
-// server is stopped too.
-func watchHost(log hclog.Logger, every time.Duration, cleanup func()) {
+// plugins with it as the parent-death signal) or SIGHUP, and as a fallback
+// when the parent process changes.
+func watchHost(log hclog.Logger, every time.Duration) {
 	parent := os.Getppid()
-	exit := func(why string) {
-		log.Debug("host gone, exiting", "reason", why)
-		done := make(chan struct{})
-		go func() { cleanup(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-		}
-		killOwnGroup()
-		os.Exit(0)
-	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		s := <-sig
-		exit("signal " + s.String())
+		Exit("signal " + s.String())
 	}()
 	go func() {
 		for {
 			time.Sleep(every)
 			if os.Getppid() != parent {
-				exit("parent exited")
+				Exit("host exited")
 			}
 		}
 	}()
+}
+
+var inheritedOnce sync.Once
+
+// InheritedStream returns, once, the connected socket the host passed to
+// the plugin process at start for its message stream (StreamFDEnv), or nil
+// when there is none or it was already taken: a kind package then uses a
+// broker stream.
+func InheritedStream() net.Conn {
+	var c net.Conn
+	inheritedOnce.Do(func() {
+		fd, err := strconv.Atoi(os.Getenv(StreamFDEnv))
+		if err != nil || fd < 3 {
+			return
+		}
+		f := os.NewFile(uintptr(fd), "hermes-stream")
+		if f == nil {
+			return
+		}
+		conn, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			return
+		}
+		c = conn
+	})
+	return c
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
-	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -85,7 +84,7 @@ func BenchmarkPluginStart(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
-		p, err := sup.Launch(sdk.KindTransport, "stdio", "bench")
+		p, err := sup.Launch(session.TransportSpec(&config.Server{Name: "bench", Transport: "stdio"}))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -30,6 +30,8 @@ const (
 	MinKeepaliveInterval     = 5 * time.Second
 	DefaultOAuthClientName   = "Hermes Agent"
 	DefaultOAuthTimeout      = 300 * time.Second
+	// DefaultMaxMessageMB bounds one message from a server (max_message_mb).
+	DefaultMaxMessageMB = 64
 )
 
 var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -127,6 +129,9 @@ type Server struct {
 	Timeout           time.Duration
 	ConnectTimeout    time.Duration
 	KeepaliveInterval time.Duration
+	// MaxMessageBytes is the largest message accepted from the server
+	// (max_message_mb).
+	MaxMessageBytes uint64
 
 	Enabled                   bool
 	SupportsParallelToolCalls bool

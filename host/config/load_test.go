@@ -46,7 +46,7 @@ func TestLoadDefaults(t *testing.T) {
 	a := cfg.Server("a")
 	want := &Server{
 		Name: "a", Command: "x", Transport: "stdio",
-		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second,
+		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second, MaxMessageBytes: 64 << 20,
 		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
 		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
 		Raw:   map[string]any{"command": "x"},
@@ -177,6 +177,8 @@ func TestLoadValidationMessages(t *testing.T) {
 	cases := map[string]string{
 		"a:\n    command: x\n    timeout: abc":                  `server "a": key "timeout": want a number of seconds, got "abc"`,
 		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds, got -3`,
+		"a:\n    command: x\n    max_message_mb: lots":          `server "a": key "max_message_mb": want a number of megabytes, got "lots"`,
+		"a:\n    command: x\n    max_message_mb: 5000":          `server "a": key "max_message_mb": want a positive number of megabytes, got 5000`,
 		"a:\n    command: x\n    enabled: maybe":                `server "a": key "enabled": want true or false, got "maybe"`,
 		"a:\n    command: x\n    env: [A]":                      `server "a": key "env": want a mapping of names to strings, got a list`,
 		"a:\n    command: x\n    tools: {include: [{a: 1}]}":    `server "a": key "tools.include": want a list of strings`,

@@ -19,7 +19,7 @@ var knownKeys = map[string]bool{
 	"transport": true, "timeout": true, "connect_timeout": true, "keepalive_interval": true,
 	"enabled": true, "supports_parallel_tool_calls": true, "tools": true, "auth": true,
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
-	"sampling": true, "elicitation": true, "sandbox": true,
+	"sampling": true, "elicitation": true, "sandbox": true, "max_message_mb": true,
 }
 
 var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
@@ -78,11 +78,31 @@ func (d *decoder) str(key string, v, raw any) string {
 	return s
 }
 
+// megabytes reads a positive number of MiB and returns it in bytes.
+func (d *decoder) megabytes(key string, v, raw any, def uint64) uint64 {
+	mb, ok := d.positive(key, v, raw, "megabytes", 4095)
+	if !ok {
+		return def << 20
+	}
+	return uint64(mb * (1 << 20))
+}
+
+// seconds reads a positive number of seconds.
 func (d *decoder) seconds(key string, v, raw any, def time.Duration) time.Duration {
+	f, ok := d.positive(key, v, raw, "seconds", 1e9)
+	if !ok {
+		return def
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// positive reads a positive number of units up to max; ok is false when the
+// key is absent or invalid (then the error is recorded).
+func (d *decoder) positive(key string, v, raw any, unit string, max float64) (float64, bool) {
 	var f float64
 	switch t := v.(type) {
 	case nil:
-		return def
+		return 0, false
 	case int:
 		f = float64(t)
 	case int64:
@@ -94,19 +114,19 @@ func (d *decoder) seconds(key string, v, raw any, def time.Duration) time.Durati
 	case string:
 		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 		if err != nil {
-			d.fail(key, "want a number of seconds, got %s", got(raw))
-			return def
+			d.fail(key, "want a number of %s, got %s", unit, got(raw))
+			return 0, false
 		}
 		f = x
 	default:
-		d.fail(key, "want a number of seconds, got %s", got(raw))
-		return def
+		d.fail(key, "want a number of %s, got %s", unit, got(raw))
+		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > 1e9 {
-		d.fail(key, "want a positive number of seconds, got %s", got(raw))
-		return def
+	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > max {
+		d.fail(key, "want a positive number of %s, got %s", unit, got(raw))
+		return 0, false
 	}
-	return time.Duration(f * float64(time.Second))
+	return f, true
 }
 
 // parseBoolish reads true/false, 1/0, yes/no, on/off (any case).
@@ -298,6 +318,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		Timeout:           DefaultTimeout,
 		ConnectTimeout:    DefaultConnectTimeout,
 		KeepaliveInterval: DefaultKeepaliveInterval,
+		MaxMessageBytes:   DefaultMaxMessageMB << 20,
 		Tools:             ToolsFilter{Resources: true, Prompts: true},
 		SSLVerify:         true,
 		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
@@ -346,6 +367,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	if s.KeepaliveInterval < MinKeepaliveInterval {
 		s.KeepaliveInterval = MinKeepaliveInterval
 	}
+	s.MaxMessageBytes = d.megabytes("max_message_mb", v["max_message_mb"], raw["max_message_mb"], DefaultMaxMessageMB)
 	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
 	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)
 

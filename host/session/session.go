@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -48,7 +50,7 @@ type Deps struct {
 	Elicitation client.ElicitationHandler
 	Roots       client.RootsHandler
 	// Headers supplies per-request headers (auth plugins); nil for none.
-	Headers func(ctx context.Context, req sdk.HeadersRequest) (map[string]string, error)
+	Headers func(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
 }
 
 // Session is one live connection.
@@ -61,7 +63,7 @@ type Session struct {
 	// Latency is how long start and initialize took.
 	Latency time.Duration
 
-	tc *sdk.TransportClient
+	conn *transport.ClientConn
 }
 
 // PluginName returns the transport plugin a server uses: stdio for stdio,
@@ -77,8 +79,8 @@ func PluginName(srv *config.Server) string {
 }
 
 // TransportConfig builds what the plugin learns about srv.
-func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
-	cfg := sdk.TransportConfig{
+func TransportConfig(srv *config.Server, home string) transport.Config {
+	cfg := transport.Config{
 		Server:         srv.Name,
 		Transport:      srv.Transport,
 		ConnectTimeout: srv.ConnectTimeout,
@@ -103,7 +105,7 @@ func TransportConfig(srv *config.Server, home string) sdk.TransportConfig {
 	}
 	cfg.URL = srv.URL
 	cfg.Headers = srv.Headers
-	cfg.SSLVerify = srv.SSLVerify
+	cfg.InsecureSkipVerify = !srv.SSLVerify
 	cfg.CABundle = srv.CABundle
 	cfg.ClientCert = srv.ClientCert
 	cfg.ClientKey = srv.ClientKey
@@ -127,11 +129,15 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	p, err := d.Supervisor.Launch(sdk.KindTransport, PluginName(srv), srv.Name)
+	p, err := d.Supervisor.Launch(TransportSpec(srv))
 	if err != nil {
 		code := sdk.CodeOther
 		if errors.Is(err, supervisor.ErrNotFound) {
 			code = sdk.CodeNotFound
+		}
+		var ce *supervisor.ContractError
+		if errors.As(err, &ce) {
+			code = sdk.CodeContract
 		}
 		return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
 	}
@@ -152,24 +158,28 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if err != nil {
 		return fail(err)
 	}
-	rpc, ok := raw.(*sdk.TransportRPC)
+	h, ok := raw.(*transport.Handle)
 	if !ok {
 		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
 	}
-	opts := sdk.ClientOptions{
-		OnWarning: func(w *sdk.Error) { d.Logger.Warn(w.Message, "server", srv.Name) },
-		Stream:    p.Stream(),
-	}
+	opts := mcpgo.DialOptions{ClientOptions: transport.ClientOptions{
+		OnWarning:       func(w *sdk.Error) { d.Logger.Warn(w.Message, "server", srv.Name) },
+		Stream:          p.Stream(),
+		MaxMessageBytes: p.Spec().MaxFrameBytes,
+		LimitName:       "max_message_mb",
+		Headers:         d.Headers,
+	}}
+	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", srv.Name, "error", e.Message) }
 	if d.OnClosed != nil {
-		opts.OnClosed = func(err error) { d.OnClosed(srv.Name, err) }
-	}
-	if d.Headers != nil {
-		opts.Host = sdk.HostFuncs{HeadersFunc: d.Headers}
+		opts.OnClosed = func(err *sdk.Error) { d.OnClosed(srv.Name, err) }
 	}
 	tcfg := TransportConfig(srv, d.Home)
 	tcfg.DynamicHeaders = d.Headers != nil
-	tr, err := sdk.NewTransportClient(rpc, tcfg, opts)
+	tr, conn, err := mcpgo.Dial(ctx, h, tcfg, opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeTimeout, Msg: fmt.Sprintf("no answer to connect within %s (connect_timeout)", timeout)})
+		}
 		return fail(err)
 	}
 	copts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
@@ -187,7 +197,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		name := srv.Name
 		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
 	}
-	s := &Session{Server: srv, Client: c, Plugin: p, tc: baseClient(tr)}
+	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn}
 	if err := c.Start(ctx); err != nil {
 		return fail(s.explain(ctx, "start", err, timeout))
 	}
@@ -203,21 +213,22 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	return s, nil
 }
 
-func baseClient(t transport.Interface) *sdk.TransportClient {
-	switch v := t.(type) {
-	case *sdk.TransportClient:
-		return v
-	case *sdk.HTTPTransportClient:
-		return v.TransportClient
+// TransportSpec is the launch spec of srv's transport plugin.
+func TransportSpec(srv *config.Server) supervisor.Spec {
+	return supervisor.Spec{
+		Kind:          sdk.KindTransport,
+		Name:          PluginName(srv),
+		Label:         srv.Name,
+		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}},
+		MaxFrameBytes: srv.MaxMessageBytes,
 	}
-	return nil
 }
 
 // explain turns a failed start or initialize into one line naming the cause.
 func (s *Session) explain(ctx context.Context, step string, err error, timeout time.Duration) error {
 	// A connection that ended says why (server exited, plugin died...).
-	if s.tc != nil {
-		if cerr := s.tc.Err(); cerr != nil {
+	if s.conn != nil {
+		if cerr := s.conn.Err(); cerr != nil {
 			err = cerr
 		}
 	}
@@ -227,12 +238,12 @@ func (s *Session) explain(ctx context.Context, step string, err error, timeout t
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		msg := fmt.Sprintf("no answer to %s within %s (connect_timeout)", step, timeout)
-		if s.tc != nil {
-			if w := s.tc.LastWarning(); w != nil {
+		if s.conn != nil {
+			if w := s.conn.LastWarning(); w != nil {
 				msg += "; " + w.Message
 			}
 		}
-		return &ConnectError{Server: s.Server.Name, Code: "timeout", Msg: msg}
+		return &ConnectError{Server: s.Server.Name, Code: sdk.CodeTimeout, Msg: msg}
 	}
 	return &ConnectError{Server: s.Server.Name, Code: sdk.CodeOther, Msg: flatten(err)}
 }
@@ -245,7 +256,7 @@ func flatten(err error) string {
 // ConnectError is why a server could not be connected, in one line.
 type ConnectError struct {
 	Server string
-	// Code is an sdk error code, or "timeout".
+	// Code is an sdk error code.
 	Code      string
 	Msg       string
 	Status    int
@@ -256,19 +267,35 @@ type ConnectError struct {
 func (e *ConnectError) Error() string { return e.Msg }
 
 // Done is closed when the connection has ended on its own.
-func (s *Session) Done() <-chan struct{} { return s.tc.Done() }
+func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 
 // Err says why the connection ended, or nil.
-func (s *Session) Err() error { return s.tc.Err() }
+func (s *Session) Err() error { return s.conn.Err() }
 
-// Close ends the MCP session and stops the plugin (and its server).
+// Close ends the MCP session, waits for the server's graceful shutdown
+// (bounded by the plugin's graces), and stops the plugin.
 func (s *Session) Close() error {
 	done := make(chan struct{})
 	go func() { _ = s.Client.Close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 	}
 	s.Plugin.Kill()
 	return nil
+}
+
+// Detach ends the session without waiting for the server's shutdown: the
+// plugin closes the server gracefully on its own and exits, and nothing is
+// left running after the graces. For one-shot commands, whose output is
+// complete: the user's prompt returns at once. It falls back to Close's
+// kill when the plugin does not take the request.
+func (s *Session) Detach() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.conn.Detach(ctx); err != nil {
+		s.Plugin.Kill()
+		return
+	}
+	s.Plugin.Detach()
 }

@@ -8,6 +8,8 @@ package supervisor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +17,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -90,8 +94,16 @@ func (s *Supervisor) SearchPath() []string {
 
 // Find returns the path of the plugin binary hermes-<kind>-<name>.
 func (s *Supervisor) Find(kind, name string) (string, error) {
+	return s.find(kind, name, "")
+}
+
+// find is Find with an extra folder searched first.
+func (s *Supervisor) find(kind, name, dir string) (string, error) {
 	bin := sdk.BinaryName(kind, name)
 	dirs := s.SearchPath()
+	if dir != "" {
+		dirs = append([]string{dir}, dirs...)
+	}
 	for _, d := range dirs {
 		p := filepath.Join(d, bin)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
@@ -101,23 +113,73 @@ func (s *Supervisor) Find(kind, name string) (string, error) {
 	return "", fmt.Errorf("%w: %s is not in %s; reinstall hermes (make install) or put the plugin in one of those folders", ErrNotFound, bin, strings.Join(dirs, ", "))
 }
 
+// Spec says which plugin to launch and how. Kind and Name are required.
+type Spec struct {
+	// Kind and Name name the binary hermes-<kind>-<name>.
+	Kind, Name string
+	// Label names the plugin in logs (e.g. the server name).
+	Label string
+	// Dir, when set, is searched first, for this launch only: the install
+	// folder of a catalog entry that ships its own plugin.
+	Dir string
+	// SHA256, when set, is the hex sha256 the binary must have. It is
+	// checked on the very file that is executed (on Linux the opened file
+	// itself is executed, so a swap after the check is not run).
+	SHA256 string
+	// Plugins is the host side of the kind's go-plugin glue, keyed by kind
+	// (e.g. {sdk.KindTransport: &transport.Plugin{}}).
+	Plugins map[string]plugin.Plugin
+	// MaxFrameBytes is the largest frame the host accepts from this plugin;
+	// the kind's client enforces it (see Plugin.Spec).
+	MaxFrameBytes uint64
+}
+
 // Plugin is one running plugin process.
 type Plugin struct {
 	Kind, Name, Path string
 
+	spec   Spec
 	sup    *Supervisor
 	client *plugin.Client
 	proto  plugin.ClientProtocol
 	run    *groupRunner
 
+	detached atomic.Bool
+
 	streamMu sync.Mutex
 	stream   net.Conn
 }
 
-// Launch starts the plugin hermes-<kind>-<name> and completes the go-plugin
-// handshake. label names the plugin in logs (e.g. the server name).
-func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
-	path, err := s.Find(kind, name)
+// ContractError is returned by Launch when a plugin speaks another version
+// of the plugin contract than this host.
+type ContractError struct {
+	Path          string
+	PluginVersion int
+	HostVersion   int
+}
+
+func (e *ContractError) Error() string {
+	return fmt.Sprintf("plugin %s speaks plugin contract v%d but this hermes speaks v%d: install a build of %s for contract v%d (rebuild it against the current sdk), or remove it",
+		e.Path, e.PluginVersion, e.HostVersion, filepath.Base(e.Path), e.HostVersion)
+}
+
+// ChecksumError is returned by Launch when a plugin binary does not have
+// the sha256 its spec pins.
+type ChecksumError struct {
+	Path, Want, Got string
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("plugin %s has sha256 %s, not the pinned %s: it was changed after install; reinstall it (hermes mcp install --force NAME) and do not run it", e.Path, e.Got, e.Want)
+}
+
+var incompatible = regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (\d+)`)
+
+// Launch starts the plugin spec names and completes the go-plugin
+// handshake, refusing at once a plugin of another contract version or with
+// the wrong checksum.
+func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
+	path, err := s.find(spec.Kind, spec.Name, spec.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -127,20 +189,28 @@ func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
 		return nil, errors.New("hermes is shutting down")
 	}
 	s.mu.Unlock()
-	p := &Plugin{Kind: kind, Name: name, Path: path, sup: s}
+	exe, err := openChecked(path, spec.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer exe.Close()
+	label := spec.Label
+	if label == "" {
+		label = spec.Name
+	}
+	p := &Plugin{Kind: spec.Kind, Name: spec.Name, Path: path, spec: spec, sup: s}
 	logger := s.log.Named(label)
 	p.client = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
-		Plugins:          sdk.PluginSet(),
+		VersionedPlugins: sdk.VersionedPlugins(spec.Plugins),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		SkipHostEnv:      true,
 		StartTimeout:     StartTimeout,
 		Logger:           logger,
-		Managed:          true,
 		SyncStdout:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		SyncStderr:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		RunnerFunc: func(l hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			r, err := newGroupRunner(path, spec.Env)
+		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
+			r, err := newGroupRunner(path, exe, cmd.Env)
 			if err != nil {
 				return nil, err
 			}
@@ -155,6 +225,10 @@ func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
 		if p.run != nil {
 			p.run.killGroup()
 		}
+		if m := incompatible.FindStringSubmatch(err.Error()); m != nil {
+			v, _ := strconv.Atoi(m[1])
+			return nil, &ContractError{Path: path, PluginVersion: v, HostVersion: sdk.ContractVersion}
+		}
 		return nil, fmt.Errorf("start plugin %s: %w", path, err)
 	}
 	p.proto = proto
@@ -166,14 +240,43 @@ func (s *Supervisor) Launch(kind, name, label string) (*Plugin, error) {
 		s.mu.Lock()
 		delete(s.plugins, p)
 		s.mu.Unlock()
-		// Whatever the plugin left behind in its group (its server) goes too.
-		p.run.killGroup()
+		// Whatever the plugin left behind in its group (its server) goes
+		// too, unless the plugin was detached to finish on its own.
+		if !p.detached.Load() {
+			p.run.killGroup()
+		}
 	}()
 	return p, nil
 }
 
+// openChecked opens the binary at path and, when want is set, checks its
+// sha256 on the opened file.
+func openChecked(path, want string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open plugin %s: %w", path, err)
+	}
+	if want == "" {
+		return f, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("hash plugin %s: %w", path, err)
+	}
+	got := hex.EncodeToString(h.Sum(nil))
+	if !strings.EqualFold(got, strings.TrimSpace(want)) {
+		f.Close()
+		return nil, &ChecksumError{Path: path, Want: strings.ToLower(strings.TrimSpace(want)), Got: got}
+	}
+	return f, nil
+}
+
+// Spec returns the spec the plugin was launched from.
+func (p *Plugin) Spec() Spec { return p.spec }
+
 // Dispense returns the plugin's implementation of its kind (for a transport
-// plugin, an *sdk.TransportRPC).
+// plugin, a *transport.Handle).
 func (p *Plugin) Dispense() (any, error) {
 	raw, err := p.proto.Dispense(p.Kind)
 	if err != nil {
@@ -201,6 +304,9 @@ func (p *Plugin) Pid() int { return p.run.pid }
 // Kill stops the plugin: a graceful quit (bounded), then SIGKILL to its
 // whole process group, so a server it started dies with it.
 func (p *Plugin) Kill() {
+	if p.detached.Load() {
+		return
+	}
 	done := make(chan struct{})
 	go func() { p.client.Kill(); close(done) }()
 	select {
@@ -210,7 +316,20 @@ func (p *Plugin) Kill() {
 	p.run.killGroup()
 }
 
-// KillAll kills every running plugin, in parallel, and refuses new ones.
+// Detach lets the plugin finish on its own: the supervisor forgets it and
+// will neither kill it nor its group, and the host may exit at once. Call it
+// after the plugin was asked to close and exit by itself (its kind's
+// detach); it then stops its server within its graces and exits, and dies
+// with its host if it outlives it.
+func (p *Plugin) Detach() {
+	p.detached.Store(true)
+	p.sup.mu.Lock()
+	delete(p.sup.plugins, p)
+	p.sup.mu.Unlock()
+}
+
+// KillAll kills every running plugin that is not detached, in parallel, and
+// refuses new ones.
 func (s *Supervisor) KillAll() {
 	s.mu.Lock()
 	s.stopped = true
@@ -240,8 +359,8 @@ type groupRunner struct {
 	once    sync.Once
 }
 
-func newGroupRunner(path string, env []string) (*groupRunner, error) {
-	cmd := exec.Command(path)
+func newGroupRunner(path string, exe *os.File, env []string) (*groupRunner, error) {
+	cmd := &exec.Cmd{Path: path, Args: []string{path}}
 	for _, k := range pluginEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -263,6 +382,12 @@ func newGroupRunner(path string, env []string) (*groupRunner, error) {
 		return nil, fmt.Errorf("message socket for %s: %w", path, err)
 	}
 	cmd.ExtraFiles = []*os.File{child}
+	if execOpened {
+		// Execute the opened (and checked) file itself, not the path
+		// again: it is passed as fd 4 and run through /proc/self/fd.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, exe)
+		cmd.Path = "/proc/self/fd/4"
+	}
 	cmd.Env = append(env, sdk.StreamFDEnv+"=3", "GOMAXPROCS=1")
 	cmd.Stdin = nil
 	cmd.SysProcAttr = pluginSysProcAttr()
@@ -307,7 +432,7 @@ func (r *groupRunner) killGroup() {
 
 func (r *groupRunner) Stdout() io.ReadCloser { return r.stdout }
 func (r *groupRunner) Stderr() io.ReadCloser { return r.stderr }
-func (r *groupRunner) Name() string          { return r.cmd.Path }
+func (r *groupRunner) Name() string          { return r.cmd.Args[0] }
 func (r *groupRunner) ID() string            { return strconv.Itoa(r.pid) }
 func (r *groupRunner) Diagnose(context.Context) string {
 	return "the plugin did not complete the handshake: is it a Hermes plugin built for this system?"

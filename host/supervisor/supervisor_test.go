@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func TestFindSearchOrderAndMissing(t *testing.T) {
@@ -41,7 +43,7 @@ func TestLaunchIsolation(t *testing.T) {
 	t.Setenv("HERMES_TEST_SECRET", "must-not-leak")
 	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
 	defer s.KillAll()
-	p, err := s.Launch(sdk.KindTransport, "stdio", "iso")
+	p, err := s.Launch(stdioSpec("iso"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +71,11 @@ func TestLaunchIsolation(t *testing.T) {
 func TestExitDetectionAndKillAll(t *testing.T) {
 	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
 	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
-	a, err := s.Launch(sdk.KindTransport, "stdio", "a")
+	a, err := s.Launch(stdioSpec("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Launch(sdk.KindTransport, "stdio", "b")
+	b, err := s.Launch(stdioSpec("b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,12 @@ func TestExitDetectionAndKillAll(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("KillAll left a plugin running")
 	}
-	if _, err := s.Launch(sdk.KindTransport, "stdio", "late"); err == nil {
+	if _, err := s.Launch(stdioSpec("late")); err == nil {
 		t.Fatal("Launch after KillAll succeeded")
 	}
+}
+
+func stdioSpec(label string) supervisor.Spec {
+	return supervisor.Spec{Kind: sdk.KindTransport, Name: "stdio", Label: label,
+		Plugins: map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}}
 }

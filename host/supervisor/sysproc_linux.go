@@ -7,3 +7,6 @@ import "syscall"
 func pluginSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
+
+// execOpened: the opened plugin binary is executed through /proc/self/fd.
+const execOpened = true

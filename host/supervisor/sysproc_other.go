@@ -5,3 +5,6 @@ package supervisor
 import "syscall"
 
 func pluginSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// execOpened: without /proc the binary is executed by its path.
+const execOpened = false

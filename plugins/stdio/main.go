@@ -1,17 +1,26 @@
 // Command hermes-transport-stdio is the Hermes transport plugin for local MCP
 // servers: it starts the server program with exactly the environment the
-// host computed, speaks newline-delimited JSON-RPC on its stdin/stdout,
-// appends its stderr to the shared server log, and keeps the server in the
-// plugin's process group so the server dies with the plugin.
+// host computed, moves newline-delimited JSON-RPC messages between the host
+// and the server's stdin/stdout as bytes (it never decodes them), appends the
+// server's stderr to the shared server log, explains an exit with its status
+// and last stderr line, and stops the server gracefully (stdin closed, then
+// SIGTERM, then SIGKILL). The server lives in the plugin's process group and
+// is killed by the kernel if the plugin dies.
+//
+// It imports the sdk's kind-neutral root and transport packages only, so the
+// process stays as lean as a bare go-plugin plugin.
 package main
 
 import (
+	"context"
+
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func main() {
 	log := sdk.NewPluginLogger("stdio")
-	sdk.ServeTransport(func(cfg sdk.TransportConfig, _ sdk.Host) (sdk.Transport, error) {
-		return newStdio(cfg, log.Named(cfg.Server)), nil
+	transport.Serve(func(ctx context.Context, cfg transport.Config, host transport.Host) (transport.Conn, error) {
+		return start(ctx, cfg, host, log.Named(cfg.Server))
 	}, sdk.ServeOptions{Logger: log})
 }

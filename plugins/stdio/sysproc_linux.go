@@ -6,5 +6,5 @@ import "syscall"
 // host kills both with one signal) and has the kernel stop it if the plugin
 // dies first.
 func childSysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

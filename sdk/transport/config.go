@@ -1,11 +1,12 @@
-package sdk
+package transport
 
 import "time"
 
-// TransportConfig is everything a transport plugin learns about the server it
+// Config is everything a transport plugin learns about the server it
 // connects to. The host has already interpolated ${VAR}s and computed the
-// environment; a plugin uses these values as they are.
-type TransportConfig struct {
+// environment; a plugin uses these values as they are. The zero value is
+// safe: TLS certificates are verified unless InsecureSkipVerify is set.
+type Config struct {
 	// Server is the name of the server entry in config.yaml.
 	Server string `json:"server"`
 	// Transport is the transport name: "stdio", "http", "sse" or a
@@ -22,21 +23,29 @@ type TransportConfig struct {
 	StderrLog string `json:"stderr_log,omitempty"`
 
 	// URL and Headers reach a remote server. DynamicHeaders says the plugin
-	// must ask the host for extra headers before each request (Host.Headers),
-	// because an auth plugin supplies them.
+	// must ask the host for extra headers before each request
+	// (Host.Headers), because an auth plugin supplies them.
 	URL            string            `json:"url,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	DynamicHeaders bool              `json:"dynamic_headers,omitempty"`
 
-	// TLS settings of a remote server.
-	SSLVerify  bool   `json:"ssl_verify"`
-	CABundle   string `json:"ca_bundle,omitempty"`
-	ClientCert string `json:"client_cert,omitempty"`
-	ClientKey  string `json:"client_key,omitempty"`
+	// TLS settings of a remote server. InsecureSkipVerify turns certificate
+	// verification off; it is false unless the user set ssl_verify: false.
+	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+	CABundle           string `json:"ca_bundle,omitempty"`
+	ClientCert         string `json:"client_cert,omitempty"`
+	ClientKey          string `json:"client_key,omitempty"`
 
-	// ConnectTimeout bounds start and initialize; Timeout bounds one call.
+	// ConnectTimeout bounds connecting (Open, and the handshake the host
+	// runs afterwards); Timeout bounds one request. The host sends its
+	// configured values; zero means no bound of the plugin's own (the host
+	// still bounds every call).
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
 	Timeout        time.Duration `json:"timeout,omitempty"`
+
+	// MaxMessageBytes is the largest message the host accepts from this
+	// server; a plugin may refuse larger ones early.
+	MaxMessageBytes uint64 `json:"max_message_bytes,omitempty"`
 
 	// Extra holds keys of the server entry the host does not know, for
 	// third-party transports.

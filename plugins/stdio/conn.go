@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// Read returns the next JSON message the server wrote on stdout, without its
+// newline and surrounding blanks, never decoded: the host does that once.
+// Lines that cannot be JSON-RPC are reported to the host once and skipped.
+func (c *conn) Read(context.Context) ([]byte, error) {
+	for {
+		line, err := c.readLine()
+		if err != nil {
+			// stdout is closed: the process is exiting; say why.
+			<-c.exited
+			return nil, c.exitErr
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			c.noteGarbage(line)
+			continue
+		}
+		return line, nil
+	}
+}
+
+// readLine returns the next line; the slice is valid until the next call.
+// A line over the size limit is skipped whole, with a warning.
+func (c *conn) readLine() ([]byte, error) {
+	for {
+		line, err := c.out.ReadSlice('\n')
+		if err == nil {
+			if c.long == nil {
+				return line, nil
+			}
+			line = append(c.long, line...)
+			c.long = nil
+			return line, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > 0 || c.long != nil {
+				// A last line without a newline.
+				line = append(c.long, line...)
+				c.long = nil
+				if len(bytes.TrimSpace(line)) > 0 {
+					return line, nil
+				}
+			}
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		if len(c.long)+len(line) > c.max {
+			c.long = nil
+			c.host.Warn(sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d bytes; it was dropped (raise max_message_bytes in its entry in config.yaml if it really sends messages that large)", c.cfg.Server, c.max))
+			if err := c.skipLine(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		c.long = append(c.long, line...)
+	}
+}
+
+// skipLine discards the rest of the current line.
+func (c *conn) skipLine() error {
+	for {
+		_, err := c.out.ReadSlice('\n')
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// Write writes one message and a newline to the server's stdin.
+func (c *conn) Write(_ context.Context, msg []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	var err error
+	if len(msg) < 64<<10 {
+		c.wbuf = append(append(c.wbuf[:0], msg...), '\n')
+		_, err = c.stdin.Write(c.wbuf)
+	} else {
+		if _, err = c.stdin.Write(msg); err == nil {
+			_, err = c.stdin.Write([]byte{'\n'})
+		}
+	}
+	if err != nil {
+		select {
+		case <-c.exited:
+			return c.exitErr
+		default:
+		}
+		return sdk.NewError(sdk.CodeClosed, "write to MCP server %q: %v", c.cfg.Server, err)
+	}
+	return nil
+}
+
+// SessionID is "": stdio has no sessions.
+func (c *conn) SessionID() string { return "" }
+
+// noteGarbage reports the first line that is not JSON-RPC to the host.
+func (c *conn) noteGarbage(line []byte) {
+	text := string(line)
+	if len(text) > 120 {
+		text = text[:120] + "..."
+	}
+	if !c.garbage.CompareAndSwap(nil, &text) {
+		return
+	}
+	c.host.Warn(sdk.NewError(sdk.CodeGarbage, "MCP server %q wrote non-JSON to stdout: %q; a stdio server must write only JSON-RPC there and log to stderr", c.cfg.Server, text))
+}

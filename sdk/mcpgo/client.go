@@ -1,0 +1,351 @@
+package mcpgo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// DialOptions configures Dial. Its transport options' message callbacks
+// (OnMessage, OnWriteError) are the adapter's own and are overwritten.
+type DialOptions struct {
+	transport.ClientOptions
+	// OnUndeliverable receives a write error the host cannot hand to any
+	// caller (a notification that failed to send), for its log.
+	OnUndeliverable func(err *sdk.Error)
+}
+
+// Client is the host side of a plugin connection as an mcp-go transport. It
+// implements transport.Interface and transport.BidirectionalInterface; Dial
+// returns an *HTTPClient (adding transport.HTTPConnection) when the plugin
+// speaks MCP over HTTP.
+type Client struct {
+	conn *transport.ClientConn
+	opts DialOptions
+
+	mu      sync.Mutex
+	pending map[string]*pending // by JSON-RPC id
+	bySeq   map[uint64]string   // message seq → JSON-RPC id
+
+	hmu    sync.RWMutex
+	onNote func(mcp.JSONRPCNotification)
+	onReq  mcptransport.RequestHandler
+}
+
+type pending struct {
+	id  mcp.RequestId
+	seq uint64
+	ch  chan result
+}
+
+type result struct {
+	resp *mcptransport.JSONRPCResponse
+	err  error
+}
+
+// HTTPClient is a Client whose plugin speaks MCP over HTTP.
+type HTTPClient struct{ *Client }
+
+// SetProtocolVersion tells the plugin the negotiated protocol version.
+func (h *HTTPClient) SetProtocolVersion(version string) { h.conn.SetProtocolVersion(version) }
+
+// Dial opens a connection through the transport plugin h to the server cfg
+// describes and returns it as an mcp-go transport (already connected: Start
+// does nothing) with the underlying connection.
+func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts DialOptions) (mcptransport.Interface, *transport.ClientConn, error) {
+	c := &Client{opts: opts, pending: map[string]*pending{}, bySeq: map[uint64]string{}}
+	co := opts.ClientOptions
+	co.OnMessage = c.onMessage
+	co.OnWriteError = c.onWriteError
+	userClosed := co.OnClosed
+	co.OnClosed = func(err *sdk.Error) {
+		c.failAll(wrapErr(err))
+		if userClosed != nil {
+			userClosed(err)
+		}
+	}
+	conn, err := transport.Open(ctx, h, cfg, co)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.conn = conn
+	go func() {
+		<-conn.Done()
+		c.failAll(wrapErr(conn.Err()))
+	}()
+	var t mcptransport.Interface = c
+	if conn.Properties().HTTP {
+		t = &HTTPClient{c}
+	}
+	return t, conn, nil
+}
+
+// RequiresLegacyProtocol reports whether only protocol revisions before
+// 2026-07-28 work over this connection.
+func (c *Client) RequiresLegacyProtocol() bool { return c.conn.Properties().LegacyOnly }
+
+// Conn returns the underlying plugin connection.
+func (c *Client) Conn() *transport.ClientConn { return c.conn }
+
+// Start does nothing: Dial has connected.
+func (c *Client) Start(context.Context) error { return nil }
+
+// SendRequest sends a request and waits for its response, the end of ctx
+// (which also abandons the exchange in the plugin), or the end of the
+// connection.
+func (c *Client) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	if err := c.conn.Err(); err != nil {
+		return nil, wrapErr(err)
+	}
+	req.JSONRPC = mcp.JSONRPC_VERSION
+	msg, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s request: %w", req.Method, err)
+	}
+	idb, err := json.Marshal(req.ID)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s request id: %w", req.Method, err)
+	}
+	key := string(idb)
+	p := &pending{id: req.ID, seq: c.conn.ReserveSeq(), ch: make(chan result, 1)}
+	c.mu.Lock()
+	c.pending[key] = p
+	c.bySeq[p.seq] = key
+	c.mu.Unlock()
+	if err := c.conn.WriteSeq(p.seq, msg, req.Header); err != nil {
+		c.drop(key)
+		return nil, wrapErr(err)
+	}
+	select {
+	case r := <-p.ch:
+		return r.resp, r.err
+	case <-ctx.Done():
+		if c.drop(key) {
+			c.conn.Cancel(p.seq)
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// drop forgets a pending request; it reports whether it was still pending.
+func (c *Client) drop(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[key]
+	if ok {
+		delete(c.pending, key)
+		delete(c.bySeq, p.seq)
+	}
+	return ok
+}
+
+// take removes and returns the pending request with the given id key.
+func (c *Client) take(key string) *pending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[key]
+	if !ok {
+		return nil
+	}
+	delete(c.pending, key)
+	delete(c.bySeq, p.seq)
+	return p
+}
+
+// SendNotification sends a notification. A failure the plugin reports
+// later goes to DialOptions.OnUndeliverable.
+func (c *Client) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
+	if err := c.conn.Err(); err != nil {
+		return wrapErr(err)
+	}
+	n.JSONRPC = mcp.JSONRPC_VERSION
+	msg, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("encode %s notification: %w", n.Method, err)
+	}
+	if _, err := c.conn.Write(msg, nil); err != nil {
+		return wrapErr(err)
+	}
+	return nil
+}
+
+// SetNotificationHandler sets the handler of server notifications.
+func (c *Client) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+	c.hmu.Lock()
+	c.onNote = f
+	c.hmu.Unlock()
+}
+
+// SetRequestHandler sets the handler of the server's own requests.
+func (c *Client) SetRequestHandler(f mcptransport.RequestHandler) {
+	c.hmu.Lock()
+	c.onReq = f
+	c.hmu.Unlock()
+}
+
+// GetSessionId returns the transport's session id (HTTP), or "".
+func (c *Client) GetSessionId() string { return c.conn.SessionID() }
+
+// Close closes the connection in the plugin gracefully.
+func (c *Client) Close() error {
+	err := c.conn.Close(context.Background())
+	c.failAll(wrapErr(c.conn.Err()))
+	return err
+}
+
+// incoming is any JSON-RPC message, decoded once.
+type incoming struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Params json.RawMessage          `json:"params"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+func hasID(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}
+
+func (c *Client) onMessage(msg []byte) {
+	var m incoming
+	if err := json.Unmarshal(msg, &m); err != nil {
+		c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a message that is not JSON-RPC: %v", err))
+		return
+	}
+	switch {
+	case m.Method != "" && !hasID(m.ID):
+		var n mcp.JSONRPCNotification
+		if err := json.Unmarshal(msg, &n); err != nil {
+			c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a malformed %s notification: %v", m.Method, err))
+			return
+		}
+		c.hmu.RLock()
+		h := c.onNote
+		c.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	case m.Method != "":
+		go c.serveRequest(m)
+	case hasID(m.ID):
+		p := c.take(string(bytes.TrimSpace(m.ID)))
+		if p == nil {
+			return // cancelled, or an id we never sent
+		}
+		p.ch <- result{resp: &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: p.id, Result: m.Result, Error: m.Error}}
+	default:
+		c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a JSON-RPC message with neither method nor id"))
+	}
+}
+
+func (c *Client) onWriteError(seq uint64, err *sdk.Error) {
+	c.mu.Lock()
+	key, ok := c.bySeq[seq]
+	c.mu.Unlock()
+	if ok {
+		if p := c.take(key); p != nil {
+			p.ch <- result{err: wrapErr(err)}
+			return
+		}
+	}
+	if c.opts.OnUndeliverable != nil {
+		c.opts.OnUndeliverable(err)
+	}
+}
+
+func (c *Client) warn(w *sdk.Error) {
+	if c.opts.OnWarning != nil {
+		c.opts.OnWarning(w)
+	}
+}
+
+// failAll fails every pending request with err.
+func (c *Client) failAll(err error) {
+	if err == nil {
+		return
+	}
+	c.mu.Lock()
+	ps := c.pending
+	c.pending = map[string]*pending{}
+	c.bySeq = map[uint64]string{}
+	c.mu.Unlock()
+	for _, p := range ps {
+		p.ch <- result{err: err}
+	}
+}
+
+// serveRequest answers a request of the server's own with the host's
+// handler.
+func (c *Client) serveRequest(m incoming) {
+	var id mcp.RequestId
+	if err := json.Unmarshal(m.ID, &id); err != nil {
+		return
+	}
+	req := mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: m.Method}
+	if len(m.Params) > 0 {
+		req.Params = m.Params
+	}
+	c.hmu.RLock()
+	h := c.onReq
+	c.hmu.RUnlock()
+	var resp *mcptransport.JSONRPCResponse
+	if h == nil {
+		resp = mcptransport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND, "client does not handle "+m.Method, nil)
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-c.conn.Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		r, err := h(ctx, req)
+		cancel()
+		if err != nil {
+			r = mcptransport.NewJSONRPCErrorResponse(id, mcp.INTERNAL_ERROR, err.Error(), nil)
+		}
+		resp = r
+	}
+	if resp == nil {
+		return
+	}
+	resp.JSONRPC = mcp.JSONRPC_VERSION
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	_, _ = c.conn.Write(b, nil)
+}
+
+// closedError is an *sdk.Error with CodeClosed that mcp-go recognises as
+// transport.ErrTransportClosed.
+type closedError struct{ e *sdk.Error }
+
+func (e closedError) Error() string { return e.e.Message }
+
+func (e closedError) Is(target error) bool {
+	return target == mcptransport.ErrTransportClosed || e.e.Is(target)
+}
+
+func (e closedError) Unwrap() error { return e.e }
+
+// wrapErr returns err with the sdk's closed code mapped onto mcp-go's
+// ErrTransportClosed.
+func wrapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	se := sdk.AsError(err)
+	if se.Code == sdk.CodeClosed {
+		return closedError{se}
+	}
+	return err
+}

@@ -1,0 +1,345 @@
+package transport
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/rpc"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/internal/wire"
+)
+
+// DefaultMaxMessageBytes is the largest message a host accepts from a
+// transport plugin when ClientOptions.MaxMessageBytes is 0.
+const DefaultMaxMessageBytes = 64 << 20
+
+// ClientOptions configures the host side of a connection. The callbacks run
+// on the connection's reader: they must return quickly (hand long work to a
+// goroutine) and must not call Close.
+type ClientOptions struct {
+	// Headers answers the plugin's per-request header callback; nil serves
+	// no callbacks.
+	Headers func(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	// OnMessage receives each message from the server. The slice is the
+	// callee's.
+	OnMessage func(msg []byte)
+	// OnWriteError receives the failure of writing message seq (the seq
+	// Write returned).
+	OnWriteError func(seq uint64, err *sdk.Error)
+	// OnClosed is called once, in its own goroutine, when the connection
+	// ends without the host closing it: the plugin died, the server exited,
+	// the stream broke, a message was over the limit.
+	OnClosed func(err *sdk.Error)
+	// OnWarning receives each warning the plugin reports.
+	OnWarning func(w *sdk.Error)
+	// MaxMessageBytes is the largest message accepted from the plugin;
+	// default DefaultMaxMessageBytes. A larger one ends the connection with
+	// a CodeTooLarge error naming the server and the limit.
+	MaxMessageBytes uint64
+	// LimitName is the config key users set to raise MaxMessageBytes, for
+	// the error message; default "max_message_bytes".
+	LimitName string
+	// CloseTimeout bounds Close when its ctx has no deadline; default 10s.
+	CloseTimeout time.Duration
+	// Stream, when set, is the host's end of the socket passed to the
+	// plugin process at start (sdk.StreamFDEnv); messages then bypass the
+	// broker. Leave nil to use a broker stream.
+	Stream net.Conn
+}
+
+// ClientConn is the host side of one connection through a transport plugin.
+type ClientConn struct {
+	h      *Handle
+	server string
+	opts   ClientOptions
+	stream net.Conn
+	out    *wire.Writer
+	props  Properties
+
+	seq         atomic.Uint64
+	sessionID   atomic.Pointer[string]
+	lastWarning atomic.Pointer[sdk.Error]
+
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  *sdk.Error
+	byHost    atomic.Bool
+}
+
+// Open asks the plugin to connect to the server cfg describes and returns
+// the connection. ctx bounds the connecting; when it ends first, Open
+// returns its error and the caller should kill the plugin.
+func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*ClientConn, error) {
+	if opts.MaxMessageBytes == 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if opts.LimitName == "" {
+		opts.LimitName = "max_message_bytes"
+	}
+	if opts.CloseTimeout == 0 {
+		opts.CloseTimeout = 10 * time.Second
+	}
+	cfg.MaxMessageBytes = opts.MaxMessageBytes
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode transport config of %q: %w", cfg.Server, err)
+	}
+	c := &ClientConn{h: h, server: cfg.Server, opts: opts, done: make(chan struct{})}
+	empty := ""
+	c.sessionID.Store(&empty)
+
+	args := OpenArgs{Config: raw}
+	type accepted struct {
+		c   net.Conn
+		err error
+	}
+	acc := make(chan accepted, 1)
+	if opts.Stream != nil {
+		args.InheritedStream = true
+		acc <- accepted{opts.Stream, nil}
+	} else {
+		args.StreamID = h.broker.NextId()
+		go func() {
+			s, err := h.broker.Accept(args.StreamID)
+			acc <- accepted{s, err}
+		}()
+	}
+	if opts.Headers != nil {
+		args.CallbackID = sdk.ServeHostCallbacks(h.broker, &hostCallbacks{headers: opts.Headers, timeout: 60 * time.Second})
+	}
+	// The reader starts as soon as the stream is there: a server may speak
+	// (warnings, notifications) before Open returns.
+	started := make(chan error, 1)
+	go func() {
+		select {
+		case a := <-acc:
+			if a.err != nil {
+				started <- a.err
+				return
+			}
+			c.stream = a.c
+			c.out = wire.NewWriter(a.c)
+			started <- nil
+			c.readLoop()
+		case <-ctx.Done():
+			started <- ctx.Err()
+		}
+	}()
+	var reply OpenReply
+	call := h.client.Go("Plugin.Open", args, &reply, make(chan *rpc.Call, 1))
+	select {
+	case <-call.Done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if call.Error != nil {
+		return nil, sdk.NewError(sdk.CodeClosed, "transport plugin for server %q: open: %v", cfg.Server, call.Error)
+	}
+	if err := <-started; err != nil {
+		return nil, sdk.NewError(sdk.CodeClosed, "transport plugin for server %q: message stream: %v", cfg.Server, err)
+	}
+	if reply.Err != nil {
+		c.byHost.Store(true)
+		c.finish(reply.Err)
+		return nil, reply.Err
+	}
+	c.props = reply.Properties
+	c.sessionID.Store(&reply.SessionID)
+	return c, nil
+}
+
+// Properties returns what the plugin said about the connection.
+func (c *ClientConn) Properties() Properties { return c.props }
+
+// SessionID returns the transport's current session id, or "".
+func (c *ClientConn) SessionID() string { return *c.sessionID.Load() }
+
+// Write sends one message to the server and returns the sequence number
+// that names it for Cancel and OnWriteError. header, when not nil, travels
+// with the message (HTTP headers of the current protocol).
+func (c *ClientConn) Write(msg []byte, header http.Header) (uint64, error) {
+	seq := c.ReserveSeq()
+	return seq, c.WriteSeq(seq, msg, header)
+}
+
+// ReserveSeq returns a fresh sequence number for WriteSeq, so that a caller
+// can record it before the message leaves (a write error may come back
+// before WriteSeq returns).
+func (c *ClientConn) ReserveSeq() uint64 { return c.seq.Add(1) }
+
+// WriteSeq sends one message named seq (from ReserveSeq); see Write.
+func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error {
+	select {
+	case <-c.done:
+		return c.closeErr
+	default:
+	}
+	var err error
+	if len(header) == 0 {
+		err = c.out.Write(frameMessage, seq, msg)
+	} else {
+		hb, merr := json.Marshal(header)
+		if merr != nil {
+			return fmt.Errorf("encode message headers: %w", merr)
+		}
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(hb)))
+		err = c.out.Write(frameHeaderMessage, seq, n[:], hb, msg)
+	}
+	if err != nil {
+		return c.pluginGone(err)
+	}
+	return nil
+}
+
+// Cancel abandons the exchange message seq started (an HTTP transport ends
+// its request). It does not tell the server; the host's protocol layer does.
+func (c *ClientConn) Cancel(seq uint64) {
+	select {
+	case <-c.done:
+	default:
+		_ = c.out.Write(frameCancel, seq)
+	}
+}
+
+// SetProtocolVersion tells the plugin the negotiated protocol version.
+func (c *ClientConn) SetProtocolVersion(version string) {
+	select {
+	case <-c.done:
+	default:
+		_ = c.out.Write(frameVersion, 0, []byte(version))
+	}
+}
+
+// Close closes the connection in the plugin gracefully and waits for it,
+// within ctx (or CloseTimeout). The host still stops the plugin process
+// afterwards.
+func (c *ClientConn) Close(ctx context.Context) error {
+	c.byHost.Store(true)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.CloseTimeout)
+		defer cancel()
+	}
+	call := c.h.client.Go("Plugin.Close", CloseArgs{}, &Empty{}, make(chan *rpc.Call, 1))
+	select {
+	case <-call.Done:
+	case <-ctx.Done():
+	}
+	c.finish(sdk.NewError(sdk.CodeClosed, "connection to %q closed", c.server))
+	return nil
+}
+
+// Detach asks the plugin to close the connection gracefully on its own and
+// then exit, and returns as soon as the plugin has the request (a one-shot
+// command's output is complete; the server's shutdown must not hold the
+// user's prompt). The host must not kill the plugin afterwards.
+func (c *ClientConn) Detach(ctx context.Context) error {
+	c.byHost.Store(true)
+	call := c.h.client.Go("Plugin.Close", CloseArgs{Detach: true}, &Empty{}, make(chan *rpc.Call, 1))
+	var err error
+	select {
+	case <-call.Done:
+		err = call.Error
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	c.finish(sdk.NewError(sdk.CodeClosed, "connection to %q closed", c.server))
+	return err
+}
+
+// Done is closed when the connection has ended; Err then says why.
+func (c *ClientConn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended, or nil while it is open.
+func (c *ClientConn) Err() error {
+	select {
+	case <-c.done:
+		return c.closeErr
+	default:
+		return nil
+	}
+}
+
+// LastWarning returns the last warning the plugin reported, or nil.
+func (c *ClientConn) LastWarning() *sdk.Error { return c.lastWarning.Load() }
+
+func (c *ClientConn) pluginGone(err error) error {
+	c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped: %v", c.server, err))
+	return c.closeErr
+}
+
+// finish ends the connection once.
+func (c *ClientConn) finish(err *sdk.Error) {
+	c.closeOnce.Do(func() {
+		c.closeErr = err
+		close(c.done)
+		if c.stream != nil {
+			_ = c.stream.Close()
+		}
+		if !c.byHost.Load() && c.opts.OnClosed != nil {
+			go c.opts.OnClosed(err)
+		}
+	})
+}
+
+func (c *ClientConn) readLoop() {
+	in := wire.NewReader(c.stream, c.opts.MaxMessageBytes)
+	for {
+		f, err := in.Read()
+		if err != nil {
+			var tl *wire.TooLargeError
+			switch {
+			case errors.As(err, &tl):
+				c.finish(&sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf(
+					"MCP server %q sent a message of %d bytes, over the limit of %d bytes; raise %s in its entry in config.yaml if it really sends messages that large",
+					c.server, tl.Size, tl.Limit, c.opts.LimitName)})
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+				c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped", c.server))
+			default:
+				c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped: %v", c.server, err))
+			}
+			return
+		}
+		switch f.Kind {
+		case frameMessage:
+			if c.opts.OnMessage != nil {
+				c.opts.OnMessage(f.Payload)
+			}
+		case frameWriteError:
+			if c.opts.OnWriteError != nil {
+				c.opts.OnWriteError(f.Seq, decodeError(f.Payload, c.server))
+			}
+		case frameSession:
+			id := string(f.Payload)
+			c.sessionID.Store(&id)
+		case frameWarning:
+			w := decodeError(f.Payload, c.server)
+			c.lastWarning.Store(w)
+			if c.opts.OnWarning != nil {
+				c.opts.OnWarning(w)
+			}
+		case frameClosed:
+			c.finish(decodeError(f.Payload, c.server))
+		}
+	}
+}
+
+// decodeError reads an *sdk.Error from a frame; a malformed one is itself an
+// error to report, not a reason to stop.
+func decodeError(b []byte, server string) *sdk.Error {
+	e := new(sdk.Error)
+	if err := json.Unmarshal(b, e); err != nil || e.Code == "" {
+		return sdk.NewError(sdk.CodeContract, "transport plugin for server %q sent a malformed error frame", server)
+	}
+	return e
+}

@@ -1,0 +1,99 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// Conn is a plugin's connection to one MCP server.
+type Conn interface {
+	// Read returns the next message from the server: one JSON-RPC message
+	// (a response, a notification or a request of the server's own). The
+	// slice is only valid until the next Read. Read is called from one
+	// goroutine. It returns an error when the connection has ended; the
+	// error says why (an *sdk.Error with CodeClosed, CodeAuth...).
+	Read(ctx context.Context) ([]byte, error)
+	// Write sends one message to the server. Messages are written in the
+	// order the host wrote them, from one goroutine, unless the Conn
+	// implements Concurrent. ctx ends when the host cancels the request
+	// the message carries or the connection closes. An error fails the
+	// host's request the message carries, with the error's code.
+	Write(ctx context.Context, msg []byte) error
+	// Close ends the connection gracefully (a local server: stdin closed,
+	// then SIGTERM, then SIGKILL, each after a grace). It is called once.
+	Close() error
+	// SessionID returns the transport's session id (HTTP), or "". It must
+	// be cheap and safe to call from any goroutine.
+	SessionID() string
+}
+
+// Concurrent is implemented by a Conn whose Write blocks for the exchange a
+// message starts (an HTTP POST and its response): each Write then runs in
+// its own goroutine, and ctx is cancelled when the host cancels that
+// message's request.
+type Concurrent interface {
+	ConcurrentWrites() bool
+}
+
+// Properties describe a connection to the host.
+type Properties struct {
+	// HTTP is true when the connection speaks MCP over HTTP: the host then
+	// tells it the negotiated protocol version, and does not send
+	// notifications/cancelled when a request is cancelled (ending the
+	// request's exchange is the cancellation).
+	HTTP bool
+	// LegacyOnly is true when only protocol revisions before 2026-07-28
+	// work over this connection.
+	LegacyOnly bool
+}
+
+// Describer is implemented by a Conn with Properties other than the zero
+// value.
+type Describer interface {
+	Properties() Properties
+}
+
+// VersionSetter is implemented by a Conn that needs the negotiated protocol
+// version (HTTP sends it as a header).
+type VersionSetter interface {
+	SetProtocolVersion(version string)
+}
+
+// Opener connects to the server cfg describes. ctx bounds the connecting
+// only (cfg.ConnectTimeout and the host's own bound); a Conn must not keep
+// using it afterwards. host lets the Conn call back into the host.
+type Opener func(ctx context.Context, cfg Config, host Host) (Conn, error)
+
+// Host is what a transport plugin may ask of the host while it runs.
+type Host interface {
+	// Headers returns extra headers for one HTTP request to the server
+	// (for example Authorization from an auth plugin). Transports call it
+	// before each request only when Config.DynamicHeaders is set.
+	Headers(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	// Warn tells the host about something the user should know without
+	// failing (e.g. a server writing non-JSON to stdout). The host logs it
+	// and keeps the last one for its error messages.
+	Warn(w *sdk.Error)
+}
+
+// HeadersRequest describes the request headers are wanted for.
+type HeadersRequest struct {
+	Method string
+	URL    string
+}
+
+type headerKey struct{}
+
+// MessageHeader returns the HTTP headers the host attached to the message
+// whose Write received ctx (the MCP headers of the current protocol, for
+// HTTP transports), or nil.
+func MessageHeader(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headerKey{}).(http.Header)
+	return h
+}
+
+func withMessageHeader(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
+}

@@ -1,0 +1,306 @@
+package transport
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/internal/wire"
+)
+
+// maxHostFrame bounds what the plugin accepts from the host in one frame.
+const maxHostFrame = 1 << 30
+
+// rpcServer is the plugin-side RPC receiver of one dispense.
+type rpcServer struct {
+	open   Opener
+	broker *plugin.MuxBroker
+	log    hclog.Logger
+
+	mu    sync.Mutex
+	conns []*serverConn
+}
+
+// Open connects to the server and starts moving messages.
+func (s *rpcServer) Open(args OpenArgs, reply *OpenReply) error {
+	var cfg Config
+	if err := json.Unmarshal(args.Config, &cfg); err != nil {
+		reply.Err = sdk.NewError(sdk.CodeContract, "transport config: %v", err)
+		return nil
+	}
+	if s.open == nil {
+		reply.Err = sdk.NewError(sdk.CodeContract, "this plugin serves no transport")
+		return nil
+	}
+	hc, err := sdk.DialHost(s.broker, args.CallbackID)
+	if err != nil {
+		reply.Err = sdk.AsError(err)
+		return nil
+	}
+	var stream io.ReadWriteCloser
+	if args.InheritedStream {
+		if c := sdk.InheritedStream(); c != nil {
+			stream = c
+		} else {
+			reply.Err = sdk.NewError(sdk.CodeContract, "the host passed no message stream socket (%s)", sdk.StreamFDEnv)
+			return nil
+		}
+	} else {
+		c, err := s.broker.Dial(args.StreamID)
+		if err != nil {
+			reply.Err = sdk.NewError(sdk.CodeClosed, "dial message stream: %v", err)
+			return nil
+		}
+		stream = c
+	}
+	sc := &serverConn{
+		log:      s.log,
+		stream:   stream,
+		out:      wire.NewWriter(stream),
+		inflight: map[uint64]context.CancelFunc{},
+		closed:   make(chan struct{}),
+	}
+	host := &pluginHost{hc: hc, sc: sc}
+	ctx := context.Background()
+	if cfg.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
+		defer cancel()
+	}
+	conn, err := s.open(ctx, cfg, host)
+	if err != nil {
+		reply.Err = sdk.AsError(err)
+		_ = stream.Close()
+		return nil
+	}
+	sc.conn = conn
+	sc.ctx, sc.cancel = context.WithCancel(context.Background())
+	if c, ok := conn.(Concurrent); ok {
+		sc.concurrent = c.ConcurrentWrites()
+	}
+	if d, ok := conn.(Describer); ok {
+		reply.Properties = d.Properties()
+	}
+	reply.SessionID = conn.SessionID()
+	sc.sid.Store(&reply.SessionID)
+	s.mu.Lock()
+	s.conns = append(s.conns, sc)
+	s.mu.Unlock()
+	go sc.readHost()
+	go sc.pump()
+	return nil
+}
+
+// Close closes the connections; with Detach it answers first and then
+// closes them and exits the plugin process.
+func (s *rpcServer) Close(args CloseArgs, _ *Empty) error {
+	if args.Detach {
+		go sdk.Exit("the host detached")
+		return nil
+	}
+	s.closeAll()
+	return nil
+}
+
+func (s *rpcServer) closeAll() {
+	s.mu.Lock()
+	conns := append([]*serverConn(nil), s.conns...)
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, sc := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); sc.close() }()
+	}
+	wg.Wait()
+}
+
+// pluginHost implements Host for a Conn.
+type pluginHost struct {
+	hc *sdk.HostConn
+	sc *serverConn
+}
+
+func (h *pluginHost) Headers(ctx context.Context, req HeadersRequest) (map[string]string, error) {
+	var reply HeadersReply
+	if err := h.hc.Call(ctx, "Plugin.Headers", req, &reply); err != nil {
+		return nil, err
+	}
+	if reply.Err != nil {
+		return nil, reply.Err
+	}
+	return reply.Headers, nil
+}
+
+func (h *pluginHost) Warn(w *sdk.Error) {
+	if w != nil {
+		h.sc.sendError(frameWarning, 0, w)
+	}
+}
+
+// serverConn is one open connection inside the plugin.
+type serverConn struct {
+	log        hclog.Logger
+	conn       Conn
+	stream     io.ReadWriteCloser
+	out        *wire.Writer
+	concurrent bool
+
+	ctx    context.Context // lives as long as the connection
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	inflight map[uint64]context.CancelFunc
+
+	sid       atomic.Pointer[string] // the last session id the host was told
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// close closes the connection gracefully, once; later calls wait for it.
+func (sc *serverConn) close() {
+	sc.closeOnce.Do(func() {
+		_ = sc.conn.Close()
+		sc.cancel()
+		close(sc.closed)
+	})
+	<-sc.closed
+}
+
+// readHost handles frames from the host until the stream ends.
+func (sc *serverConn) readHost() {
+	in := wire.NewReader(sc.stream, maxHostFrame)
+	for {
+		f, err := in.Read()
+		if err != nil {
+			// The host went away or broke the contract: nothing more
+			// will come. Exit follows from the host's death.
+			if !errors.Is(err, io.EOF) {
+				sc.log.Warn("message stream from the host failed", "error", err)
+			}
+			go sc.close()
+			return
+		}
+		switch f.Kind {
+		case frameMessage, frameHeaderMessage:
+			msg, hdr, err := splitHeader(f)
+			if err != nil {
+				sc.sendError(frameWriteError, f.Seq, sdk.NewError(sdk.CodeContract, "bad message frame: %v", err))
+				continue
+			}
+			sc.write(f.Seq, msg, hdr)
+		case frameCancel:
+			sc.mu.Lock()
+			if cancel, ok := sc.inflight[f.Seq]; ok {
+				cancel()
+			}
+			sc.mu.Unlock()
+		case frameVersion:
+			if vs, ok := sc.conn.(VersionSetter); ok {
+				vs.SetProtocolVersion(string(f.Payload))
+			}
+		}
+	}
+}
+
+// splitHeader returns a frame's message and its HTTP headers, if any.
+func splitHeader(f wire.Frame) ([]byte, http.Header, error) {
+	if f.Kind != frameHeaderMessage {
+		return f.Payload, nil, nil
+	}
+	if len(f.Payload) < 4 {
+		return nil, nil, errors.New("short header")
+	}
+	n := binary.BigEndian.Uint32(f.Payload[:4])
+	if uint64(n) > uint64(len(f.Payload)-4) {
+		return nil, nil, errors.New("header longer than the frame")
+	}
+	var h http.Header
+	if err := json.Unmarshal(f.Payload[4:4+n], &h); err != nil {
+		return nil, nil, err
+	}
+	return f.Payload[4+n:], h, nil
+}
+
+// write passes one message to the Conn, in order or in its own goroutine.
+func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header) {
+	if !sc.concurrent {
+		ctx := sc.ctx
+		if hdr != nil {
+			ctx = withMessageHeader(ctx, hdr)
+		}
+		sc.finishWrite(seq, sc.conn.Write(ctx, msg))
+		return
+	}
+	ctx, cancel := context.WithCancel(sc.ctx)
+	if hdr != nil {
+		ctx = withMessageHeader(ctx, hdr)
+	}
+	sc.mu.Lock()
+	sc.inflight[seq] = cancel
+	sc.mu.Unlock()
+	go func() {
+		err := sc.conn.Write(ctx, msg)
+		sc.mu.Lock()
+		delete(sc.inflight, seq)
+		sc.mu.Unlock()
+		cancel()
+		sc.finishWrite(seq, err)
+	}()
+}
+
+func (sc *serverConn) finishWrite(seq uint64, err error) {
+	if err != nil {
+		e := sdk.AsError(err)
+		if sc.ctx.Err() != nil && e.Code == sdk.CodeOther {
+			e = &sdk.Error{Code: sdk.CodeClosed, Message: e.Message}
+		}
+		sc.sendError(frameWriteError, seq, e)
+	}
+	sc.syncSession()
+}
+
+// pump moves the server's messages to the host until the connection ends.
+func (sc *serverConn) pump() {
+	for {
+		msg, err := sc.conn.Read(sc.ctx)
+		if err != nil {
+			e := sdk.AsError(err)
+			if e.Code == sdk.CodeOther || e.Code == sdk.CodeCanceled {
+				e = &sdk.Error{Code: sdk.CodeClosed, Message: e.Message}
+			}
+			sc.sendError(frameClosed, 0, e)
+			return
+		}
+		sc.syncSession()
+		if err := sc.out.Write(frameMessage, 0, msg); err != nil {
+			go sc.close()
+			return
+		}
+	}
+}
+
+// syncSession tells the host when the session id changed.
+func (sc *serverConn) syncSession() {
+	id := sc.conn.SessionID()
+	if p := sc.sid.Load(); p != nil && *p == id {
+		return
+	}
+	sc.sid.Store(&id)
+	_ = sc.out.Write(frameSession, 0, []byte(id))
+}
+
+func (sc *serverConn) sendError(kind byte, seq uint64, e *sdk.Error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	_ = sc.out.Write(kind, seq, b)
+}
