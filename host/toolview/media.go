@@ -13,12 +13,12 @@ import (
 	"strings"
 )
 
-// MaxMediaBytes caps one saved media file (image, audio or embedded
+// maxMediaBytes caps one saved media file (image, audio or embedded
 // resource blob): 50 MiB decoded.
-const MaxMediaBytes = 50 << 20
+const maxMediaBytes = 50 << 20
 
-// mediaCap is the size cap in force: MaxMediaBytes, lowered only by tests.
-var mediaCap = MaxMediaBytes
+// mediaCap is the size cap in force: maxMediaBytes, lowered only by tests.
+var mediaCap = maxMediaBytes
 
 // maxBase64Len is the longest base64 text that can decode to at most
 // mediaCap bytes; longer text is refused before decoding.
@@ -29,9 +29,9 @@ func CacheDir(home string) string {
 	return filepath.Join(home, "cache")
 }
 
-// ErrTooLarge is returned by MediaCache.Save when the content exceeds
-// MaxMediaBytes.
-var ErrTooLarge = errors.New("content exceeds the media size cap")
+// errTooLarge is returned by MediaCache.save when the content exceeds
+// maxMediaBytes.
+var errTooLarge = errors.New("content exceeds the media size cap")
 
 // MediaCache writes media that tool results carry (images, audio, resource
 // blobs) into one folder. A file's name is the sha256 of its content plus an
@@ -48,23 +48,15 @@ func NewMediaCache(dir string) *MediaCache {
 	return &MediaCache{dir: dir}
 }
 
-// Dir returns the folder the cache writes into ("" for a nil cache).
-func (c *MediaCache) Dir() string {
-	if c == nil {
-		return ""
-	}
-	return c.dir
-}
-
-// Save writes data and returns the path of the file holding it. mimeType
+// save writes data and returns the path of the file holding it. mimeType
 // chooses the extension; nameHint (a URI or file name, may be empty) gives
 // one when the MIME type is unknown.
-func (c *MediaCache) Save(data []byte, mimeType, nameHint string) (string, error) {
+func (c *MediaCache) save(data []byte, mimeType, nameHint string) (string, error) {
 	if c == nil || c.dir == "" {
 		return "", errors.New("no media cache folder")
 	}
 	if len(data) > mediaCap {
-		return "", fmt.Errorf("save %d bytes of %s: %w", len(data), mimeType, ErrTooLarge)
+		return "", fmt.Errorf("save %d bytes of %s: %w", len(data), mimeType, errTooLarge)
 	}
 	sum := sha256.Sum256(data)
 	target := filepath.Join(c.dir, hex.EncodeToString(sum[:])+extensionFor(mimeType, nameHint))

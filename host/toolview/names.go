@@ -8,27 +8,26 @@ import (
 	"sync"
 )
 
-// MaxToolNameLen is the longest tool name a model provider accepts. Longer
+// maxToolNameLen is the longest tool name a model provider accepts. Longer
 // names are clamped by ToolName.
-const MaxToolNameLen = 64
+const maxToolNameLen = 64
 
-// toolNamePrefix starts every MCP tool name; ToolsetPrefix starts every
+// toolNamePrefix starts every MCP tool name; toolsetPrefix starts every
 // server's toolset name.
 const (
 	toolNamePrefix = "mcp_"
-	// ToolsetPrefix starts the toolset name of every MCP server.
-	ToolsetPrefix = "mcp-"
+	toolsetPrefix  = "mcp-"
 )
 
 // hashSuffixLen is the number of hex digits of the sha256 kept at the end of
 // a clamped name.
 const hashSuffixLen = 8
 
-// SanitizeComponent replaces every character outside [A-Za-z0-9_] with an
+// sanitizeComponent replaces every character outside [A-Za-z0-9_] with an
 // underscore, one underscore per character (runes, not bytes; an invalid
 // UTF-8 byte counts as one character). Runs are not collapsed, so "a--b"
 // becomes "a__b".
-func SanitizeComponent(s string) string {
+func sanitizeComponent(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -42,30 +41,31 @@ func SanitizeComponent(s string) string {
 }
 
 // ToolName returns the name the model sees for tool of server:
-// "mcp_<server>_<tool>" with both parts sanitized by SanitizeComponent. A
-// name longer than MaxToolNameLen is clamped to a prefix of itself, an
-// underscore and the first 8 hex digits of the sha256 of the full
-// (unclamped) name, MaxToolNameLen characters in total, so two long names
-// that differ only at the end stay distinct.
+// "mcp_<server>_<tool>" with both parts sanitized by sanitizeComponent
+// (every character outside [A-Za-z0-9_] becomes an underscore). A name
+// longer than 64 characters (maxToolNameLen), the longest a model provider
+// accepts, is clamped to a prefix of itself, an underscore and the first 8
+// hex digits of the sha256 of the full (unclamped) name, 64 characters in
+// total, so two long names that differ only at the end stay distinct.
 func ToolName(server, tool string) string {
-	return clampName(toolNamePrefix + SanitizeComponent(server) + "_" + SanitizeComponent(tool))
+	return clampName(toolNamePrefix + sanitizeComponent(server) + "_" + sanitizeComponent(tool))
 }
 
-// clampName cuts name to MaxToolNameLen as described on ToolName. name must
+// clampName cuts name to maxToolNameLen as described on ToolName. name must
 // be ASCII (it is, after sanitizing).
 func clampName(name string) string {
-	if len(name) <= MaxToolNameLen {
+	if len(name) <= maxToolNameLen {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
 	suffix := hex.EncodeToString(sum[:])[:hashSuffixLen]
-	return name[:MaxToolNameLen-hashSuffixLen-1] + "_" + suffix
+	return name[:maxToolNameLen-hashSuffixLen-1] + "_" + suffix
 }
 
 // Toolset returns the name of the group of server's tools: "mcp-<server>",
 // with the server name as configured (not sanitized).
 func Toolset(server string) string {
-	return ToolsetPrefix + server
+	return toolsetPrefix + server
 }
 
 // ToolRef says where a registered tool name leads: the configured server
@@ -140,32 +140,32 @@ func (t *NameTable) register(name string, ref ToolRef) (string, string, bool) {
 	return name, "", true
 }
 
-// Lookup returns what a registered name leads to.
-func (t *NameTable) Lookup(name string) (ToolRef, bool) {
+// lookup returns what a registered name leads to.
+func (t *NameTable) lookup(name string) (ToolRef, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	ref, ok := t.entries[name]
 	return ref, ok
 }
 
-// IsBuiltin reports whether name is one of the table's built-in names.
-func (t *NameTable) IsBuiltin(name string) bool {
+// isBuiltin reports whether name is one of the table's built-in names.
+func (t *NameTable) isBuiltin(name string) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	_, ok := t.builtins[name]
 	return ok
 }
 
-// Names returns the registered MCP tool names in registration order.
-func (t *NameTable) Names() []string {
+// names returns the registered MCP tool names in registration order.
+func (t *NameTable) names() []string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return append([]string(nil), t.order...)
 }
 
-// ServerNames returns the names registered for server, in registration
+// serverNames returns the names registered for server, in registration
 // order.
-func (t *NameTable) ServerNames(server string) []string {
+func (t *NameTable) serverNames(server string) []string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	var out []string
@@ -177,9 +177,9 @@ func (t *NameTable) ServerNames(server string) []string {
 	return out
 }
 
-// Unregister removes a registered name and reports whether it was present.
+// unregister removes a registered name and reports whether it was present.
 // Built-in names cannot be removed.
-func (t *NameTable) Unregister(name string) bool {
+func (t *NameTable) unregister(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.entries[name]; !ok {
@@ -195,9 +195,9 @@ func (t *NameTable) Unregister(name string) bool {
 	return true
 }
 
-// RemoveServer removes every name registered for server and returns them in
+// removeServer removes every name registered for server and returns them in
 // registration order.
-func (t *NameTable) RemoveServer(server string) []string {
+func (t *NameTable) removeServer(server string) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var removed []string

@@ -22,8 +22,8 @@ func TestSanitizeComponent(t *testing.T) {
 		{"ABC_xyz_019", "ABC_xyz_019"},
 	}
 	for _, tt := range tests {
-		if got := SanitizeComponent(tt.in); got != tt.want {
-			t.Errorf("SanitizeComponent(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := sanitizeComponent(tt.in); got != tt.want {
+			t.Errorf("sanitizeComponent(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -48,8 +48,8 @@ func TestToolNameClamp(t *testing.T) {
 	long := strings.Repeat("x", 80)
 	full := "mcp_cloudflare_api_" + long
 	got := ToolName(server, long)
-	if len(got) != MaxToolNameLen {
-		t.Fatalf("len = %d, want %d (%q)", len(got), MaxToolNameLen, got)
+	if len(got) != maxToolNameLen {
+		t.Fatalf("len = %d, want %d (%q)", len(got), maxToolNameLen, got)
 	}
 	sum := sha256.Sum256([]byte(full))
 	wantSuffix := "_" + hex.EncodeToString(sum[:])[:8]
@@ -74,11 +74,11 @@ func TestToolNameClamp(t *testing.T) {
 	}
 
 	// Exactly 64 characters is left alone; 65 is clamped.
-	tool64 := strings.Repeat("y", MaxToolNameLen-len("mcp_s_"))
+	tool64 := strings.Repeat("y", maxToolNameLen-len("mcp_s_"))
 	if got := ToolName("s", tool64); got != "mcp_s_"+tool64 {
 		t.Errorf("64-char name changed: %q", got)
 	}
-	if got := ToolName("s", tool64+"z"); len(got) != MaxToolNameLen || got == "mcp_s_"+tool64 {
+	if got := ToolName("s", tool64+"z"); len(got) != maxToolNameLen || got == "mcp_s_"+tool64 {
 		t.Errorf("65-char name not clamped: %q", got)
 	}
 }
@@ -116,28 +116,28 @@ func TestNameTable(t *testing.T) {
 		}
 	}
 	wantNames := []string{"mcp_alpha_read", "mcp_alpha_a_b", "mcp_alpha_x_y", "mcp_beta_read"}
-	if got := tbl.Names(); strings.Join(got, ",") != strings.Join(wantNames, ",") {
+	if got := tbl.names(); strings.Join(got, ",") != strings.Join(wantNames, ",") {
 		t.Errorf("Names = %v, want %v", got, wantNames)
 	}
-	if ref, ok := tbl.Lookup("mcp_alpha_a_b"); !ok || ref != (ToolRef{"alpha", "a-b"}) {
+	if ref, ok := tbl.lookup("mcp_alpha_a_b"); !ok || ref != (ToolRef{"alpha", "a-b"}) {
 		t.Errorf("Lookup = %v, %v", ref, ok)
 	}
-	if _, ok := tbl.Lookup("mcp_web_search"); ok {
+	if _, ok := tbl.lookup("mcp_web_search"); ok {
 		t.Error("built-in name resolved to an MCP tool")
 	}
-	if !tbl.IsBuiltin("terminal") || tbl.IsBuiltin("mcp_alpha_read") {
+	if !tbl.isBuiltin("terminal") || tbl.isBuiltin("mcp_alpha_read") {
 		t.Error("IsBuiltin wrong")
 	}
-	if got := tbl.ServerNames("alpha"); len(got) != 2 {
+	if got := tbl.serverNames("alpha"); len(got) != 2 {
 		t.Errorf("ServerNames(alpha) = %v", got)
 	}
 	if warn, ok := tbl.RegisterName(ToolName("beta", UtilityReadResource), ToolRef{"beta", UtilityReadResource}); !ok || warn != "" {
 		t.Errorf("RegisterName: %q %v", warn, ok)
 	}
-	if !tbl.Unregister("mcp_beta_read") || tbl.Unregister("mcp_beta_read") || tbl.Unregister("terminal") {
+	if !tbl.unregister("mcp_beta_read") || tbl.unregister("mcp_beta_read") || tbl.unregister("terminal") {
 		t.Error("Unregister wrong")
 	}
-	if got := tbl.RemoveServer("alpha"); strings.Join(got, ",") != "mcp_alpha_read,mcp_alpha_a_b" {
+	if got := tbl.removeServer("alpha"); strings.Join(got, ",") != "mcp_alpha_read,mcp_alpha_a_b" {
 		t.Errorf("RemoveServer = %v", got)
 	}
 	// After alpha is gone its names are free again.
@@ -178,11 +178,11 @@ func FuzzToolName(f *testing.F) {
 		if got != ToolName(server, tool) {
 			t.Fatal("not deterministic")
 		}
-		full := "mcp_" + SanitizeComponent(server) + "_" + SanitizeComponent(tool)
-		if len(full) <= MaxToolNameLen && got != full {
+		full := "mcp_" + sanitizeComponent(server) + "_" + sanitizeComponent(tool)
+		if len(full) <= maxToolNameLen && got != full {
 			t.Fatalf("short name changed: %q vs %q", got, full)
 		}
-		if len(full) > MaxToolNameLen && len(got) != MaxToolNameLen {
+		if len(full) > maxToolNameLen && len(got) != maxToolNameLen {
 			t.Fatalf("clamped name has length %d", len(got))
 		}
 	})

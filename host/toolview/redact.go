@@ -18,14 +18,14 @@ var secretPattern = regexp.MustCompile(`(?i)` +
 	`|password=["']?[^\s&,;"']{1,255}` +
 	`|secret=["']?[^\s&,;"']{1,255}`)
 
-// Redacted replaces each secret Redact finds.
-const Redacted = "[REDACTED]"
+// redacted replaces each secret Redact finds.
+const redacted = "[REDACTED]"
 
 // Redact replaces secrets in s with "[REDACTED]": case-insensitively,
 // "ghp_…" and "sk-…" keys, "Bearer <token>", and the values of token=,
 // key=, API_KEY=, password= and secret= together with their names.
 func Redact(s string) string {
-	return secretPattern.ReplaceAllString(s, Redacted)
+	return secretPattern.ReplaceAllString(s, redacted)
 }
 
 // injectionPatterns are signs of prompt injection in a tool description,

@@ -27,9 +27,9 @@ const (
 // newlines: text as is; images and audio saved by cache and shown as
 // "MEDIA:<path>"; resource links described with a pointer to the server's
 // read_resource tool; embedded text resources inlined; embedded blobs saved
-// (up to MaxMediaBytes) and described. The output is {"result": text}, or
-// with structuredContent {"result": text, "structuredContent": obj}, or
-// {"result": obj} when there is no text.
+// (up to 50 MiB decoded, maxMediaBytes) and described. The output is
+// {"result": text}, or with structuredContent {"result": text,
+// "structuredContent": obj}, or {"result": obj} when there is no text.
 func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache) string {
 	if res == nil {
 		return ErrorResult(msgNoResult)
@@ -181,8 +181,8 @@ func renderMedia(kind, data, mimeType string, cache *MediaCache) string {
 	if cache == nil {
 		return fmt.Sprintf("[MCP %s received (%d bytes, %s) but media cache unavailable]", kind, len(raw), orUnknown(mt))
 	}
-	p, err := cache.Save(raw, mimeType, "")
-	if errors.Is(err, ErrTooLarge) {
+	p, err := cache.save(raw, mimeType, "")
+	if errors.Is(err, errTooLarge) {
 		return fmt.Sprintf("[MCP %s too large to cache: %d bytes]", kind, len(raw))
 	}
 	if err != nil {
@@ -245,7 +245,7 @@ func renderBlob(b mcp.BlobResourceContents, cache *MediaCache, noCache string) s
 		}
 		return fmt.Sprintf("[MCP embedded resource received (%d bytes, %s) but document cache unavailable]", len(raw), orUnknown(mt))
 	}
-	p, err := cache.Save(raw, b.MIMEType, b.URI)
+	p, err := cache.save(raw, b.MIMEType, b.URI)
 	if err != nil {
 		return fmt.Sprintf("[MCP embedded resource could not be cached: %s]", firstNonEmpty(mt, uri))
 	}

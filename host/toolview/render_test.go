@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 func checkGolden(t *testing.T, name, got string, cache *MediaCache) {
 	t.Helper()
 	if cache != nil {
-		got = strings.ReplaceAll(got, cache.Dir(), "$CACHE")
+		got = strings.ReplaceAll(got, cache.dir, "$CACHE")
 	}
 	file := filepath.Join("testdata", name+".golden")
 	if *update {
@@ -117,7 +117,7 @@ func TestRenderCallResultGolden(t *testing.T) {
 func TestRenderCallResultWritesMedia(t *testing.T) {
 	cache := NewMediaCache(filepath.Join(t.TempDir(), "cache"))
 	got := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache)
-	want := filepath.Join(cache.Dir(), sha("PNGDATA")+".png")
+	want := filepath.Join(cache.dir, sha("PNGDATA")+".png")
 	if !strings.Contains(got, "MEDIA:"+want) {
 		t.Fatalf("result %s does not name %s", got, want)
 	}
@@ -129,7 +129,7 @@ func TestRenderCallResultWritesMedia(t *testing.T) {
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("file mode %v", st.Mode().Perm())
 	}
-	dst, _ := os.Stat(cache.Dir())
+	dst, _ := os.Stat(cache.dir)
 	if dst.Mode().Perm() != 0o700 {
 		t.Errorf("folder mode %v", dst.Mode().Perm())
 	}
@@ -137,7 +137,7 @@ func TestRenderCallResultWritesMedia(t *testing.T) {
 	if again := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache); again != got {
 		t.Errorf("second render differs: %s", again)
 	}
-	entries, _ := os.ReadDir(cache.Dir())
+	entries, _ := os.ReadDir(cache.dir)
 	if len(entries) != 1 {
 		t.Errorf("cache holds %d files, want 1", len(entries))
 	}
@@ -172,14 +172,14 @@ func TestRenderSizeCap(t *testing.T) {
 			checkGolden(t, "render/too_large_"+tt.name, got, cache)
 		})
 	}
-	if entries, _ := os.ReadDir(cache.Dir()); len(entries) != 0 {
+	if entries, _ := os.ReadDir(cache.dir); len(entries) != 0 {
 		t.Errorf("oversized content was written: %v", entries)
 	}
 }
 
 func TestMediaCacheErrors(t *testing.T) {
 	var nilCache *MediaCache
-	if _, err := nilCache.Save([]byte("x"), "image/png", ""); err == nil {
+	if _, err := nilCache.save([]byte("x"), "image/png", ""); err == nil {
 		t.Error("nil cache saved")
 	}
 	// A file where the folder should be: the write fails and is reported.
@@ -189,7 +189,7 @@ func TestMediaCacheErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := NewMediaCache(blocker)
-	if _, err := c.Save([]byte("x"), "image/png", ""); err == nil || !strings.Contains(err.Error(), blocker) {
+	if _, err := c.save([]byte("x"), "image/png", ""); err == nil || !strings.Contains(err.Error(), blocker) {
 		t.Errorf("error %v does not name the folder", err)
 	}
 	got := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("x"), "image/png")}}, c)

@@ -32,22 +32,22 @@ var (
 	}
 )
 
-// EmptyObjectSchema returns a new {"type":"object","properties":{}}.
-func EmptyObjectSchema() map[string]any {
+// emptyObjectSchema returns a new {"type":"object","properties":{}}.
+func emptyObjectSchema() map[string]any {
 	return map[string]any{"type": "object", "properties": map[string]any{}}
 }
 
-// InputSchemaOf returns the input schema of an MCP tool in the most
+// inputSchemaOf returns the input schema of an MCP tool in the most
 // faithful form available: its raw JSON when set, else its typed schema.
-// The result is meant for NormalizeInputSchema.
-func InputSchemaOf(t mcp.Tool) any {
+// The result is meant for normalizeInputSchema.
+func inputSchemaOf(t mcp.Tool) any {
 	if len(t.RawInputSchema) > 0 {
 		return t.RawInputSchema
 	}
 	return t.InputSchema
 }
 
-// NormalizeInputSchema turns an MCP tool's input schema into one that every
+// normalizeInputSchema turns an MCP tool's input schema into one that every
 // model provider accepts. raw may be nil, a map[string]any, JSON
 // (json.RawMessage, []byte or string), an mcp.ToolInputSchema or anything
 // else that marshals to JSON. The input is never modified; numbers are kept
@@ -66,14 +66,14 @@ func InputSchemaOf(t mcp.Tool) any {
 //     when missing; "required" keeps only names present in "properties" and
 //     is dropped when that leaves it empty.
 //  5. The top level is always an object schema with a "properties" map.
-func NormalizeInputSchema(raw any) map[string]any {
+func normalizeInputSchema(raw any) map[string]any {
 	root, ok := decodeSchema(raw)
 	if !ok || len(root) == 0 {
-		return EmptyObjectSchema()
+		return emptyObjectSchema()
 	}
 	out, ok := normalizeNode(root).(map[string]any)
 	if !ok {
-		return EmptyObjectSchema()
+		return emptyObjectSchema()
 	}
 	if out["type"] != "object" {
 		out["type"] = "object"
@@ -329,7 +329,7 @@ func collapseNullable(node map[string]any) map[string]any {
 	}
 }
 
-// repairObjectShape applies rule 4 of NormalizeInputSchema to one node.
+// repairObjectShape applies rule 4 of normalizeInputSchema to one node.
 func repairObjectShape(node map[string]any) {
 	if !hasType(node["type"]) {
 		_, hasProps := node["properties"]

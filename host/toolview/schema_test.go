@@ -158,7 +158,7 @@ func TestNormalizeInputSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NormalizeInputSchema(tt.in)
+			got := normalizeInputSchema(tt.in)
 			if g, w := canonical(t, got), canonical(t, tt.want); g != w {
 				t.Errorf("got  %s\nwant %s", g, w)
 			}
@@ -176,7 +176,7 @@ func TestNormalizeInputSchemaDoesNotMutate(t *testing.T) {
 		"required": []any{"a", "zzz"},
 	}
 	before := canonical(t, in)
-	out := NormalizeInputSchema(in)
+	out := normalizeInputSchema(in)
 	if after := canonical(t, in); after != before {
 		t.Fatalf("input mutated:\nbefore %s\nafter  %s", before, after)
 	}
@@ -251,7 +251,7 @@ func FuzzNormalizeInputSchema(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out := NormalizeInputSchema(json.RawMessage(data))
+		out := normalizeInputSchema(json.RawMessage(data))
 		if out["type"] != "object" {
 			t.Fatalf("top-level type = %v", out["type"])
 		}
@@ -262,7 +262,7 @@ func FuzzNormalizeInputSchema(f *testing.F) {
 			t.Fatalf("result does not marshal: %v", err)
 		}
 		// Normalizing is idempotent.
-		again := NormalizeInputSchema(out)
+		again := normalizeInputSchema(out)
 		a, _ := json.Marshal(out)
 		b, _ := json.Marshal(again)
 		if !bytes.Equal(a, b) {

@@ -25,25 +25,26 @@ type ToolDef struct {
 	Utility string
 }
 
-// DefaultDescription is the description of a tool whose server gave none:
+// defaultDescription is the description of a tool whose server gave none:
 // "MCP tool <tool> from <server>".
-func DefaultDescription(server, tool string) string {
+func defaultDescription(server, tool string) string {
 	return fmt.Sprintf("MCP tool %s from %s", tool, server)
 }
 
 // ConvertTool turns one MCP tool of server into the tool the model sees:
-// its name from ToolName, its description (or DefaultDescription) and its
-// normalized input schema. Filtering and collision checks are separate
-// (Filter, NameTable).
+// its name from ToolName, its description (or "MCP tool <tool> from
+// <server>" when the server gave none) and its normalized input schema (see
+// normalizeInputSchema for the rules). Filtering and collision checks are
+// separate (Filter, NameTable).
 func ConvertTool(server string, t mcp.Tool) ToolDef {
 	desc := t.Description
 	if desc == "" {
-		desc = DefaultDescription(server, t.Name)
+		desc = defaultDescription(server, t.Name)
 	}
 	return ToolDef{
 		Name:         ToolName(server, t.Name),
 		Description:  desc,
-		Parameters:   NormalizeInputSchema(InputSchemaOf(t)),
+		Parameters:   normalizeInputSchema(inputSchemaOf(t)),
 		Server:       server,
 		OriginalName: t.Name,
 	}

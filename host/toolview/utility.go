@@ -10,10 +10,14 @@ import (
 // Utility tool kinds: the tool-name suffix of each utility tool, also the
 // value of ToolDef.Utility.
 const (
+	// UtilityListResources lists the server's resources (resources/list).
 	UtilityListResources = "list_resources"
-	UtilityReadResource  = "read_resource"
-	UtilityListPrompts   = "list_prompts"
-	UtilityGetPrompt     = "get_prompt"
+	// UtilityReadResource reads one resource by URI (resources/read).
+	UtilityReadResource = "read_resource"
+	// UtilityListPrompts lists the server's prompts (prompts/list).
+	UtilityListPrompts = "list_prompts"
+	// UtilityGetPrompt gets one prompt by name (prompts/get).
+	UtilityGetPrompt = "get_prompt"
 )
 
 // UtilityTools returns the resource and prompt utility tools of server, in
@@ -33,7 +37,7 @@ func UtilityTools(server string, hasResources, hasPrompts, allowResources, allow
 		})
 	}
 	if hasResources && allowResources {
-		add(UtilityListResources, "List available resources from MCP server '%s'", EmptyObjectSchema())
+		add(UtilityListResources, "List available resources from MCP server '%s'", emptyObjectSchema())
 		add(UtilityReadResource, "Read a resource by URI from MCP server '%s'", map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -43,7 +47,7 @@ func UtilityTools(server string, hasResources, hasPrompts, allowResources, allow
 		})
 	}
 	if hasPrompts && allowPrompts {
-		add(UtilityListPrompts, "List available prompts from MCP server '%s'", EmptyObjectSchema())
+		add(UtilityListPrompts, "List available prompts from MCP server '%s'", emptyObjectSchema())
 		add(UtilityGetPrompt, "Get a prompt by name from MCP server '%s'", map[string]any{
 			"type": "object",
 			"properties": map[string]any{

@@ -128,7 +128,7 @@ func TestReadResourceBlobSaved(t *testing.T) {
 	got := RenderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 		mcp.BlobResourceContents{URI: "file:///img/logo.png", MIMEType: "image/png", Blob: b64("LOGO")},
 	}}, cache)
-	if want := filepath.Join(cache.Dir(), sha("LOGO")+".png"); !strings.Contains(got, want) {
+	if want := filepath.Join(cache.dir, sha("LOGO")+".png"); !strings.Contains(got, want) {
 		t.Errorf("%s does not name %s", got, want)
 	}
 }
