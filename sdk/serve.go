@@ -57,6 +57,11 @@ func Serve(k Kind, o ServeOptions) {
 		o.ShutdownGrace = DefaultShutdownGrace
 	}
 	exiter.set(k, o)
+	// Once the host is gone, its end of our stderr is closed: a log line
+	// must fail with EPIPE, not kill the plugin with SIGPIPE in the middle
+	// of stopping its server gracefully. (A handler, not SIG_IGN, so a
+	// server the plugin starts gets the default disposition back.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	watchHost(o.Logger, o.ParentPollInterval)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,

@@ -51,7 +51,7 @@ func callCommand(e *env) *cli.Command {
 			// Single-server discovery: the same registry the agent uses, so
 			// filters, names and rendering are the model's.
 			m := e.newManager([]*config.Server{srv})
-			defer m.Close()
+			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", oneLine(err.Error()))
 			}

@@ -28,7 +28,7 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer s.Detach()
 	if s.Init == nil || s.Init.Capabilities.Tools == nil {
 		return []mcp.Tool{}, nil
 	}

@@ -81,7 +81,7 @@ func testCommand(e *env) *cli.Command {
 				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error)
 				return &exitError{code: ExitFail}
 			}
-			defer s.Close()
+			defer s.Detach() // the output is complete: do not wait for the server to stop
 			rep.OK = true
 			rep.ServerName = s.Init.ServerInfo.Name
 			rep.ServerVersion = s.Init.ServerInfo.Version

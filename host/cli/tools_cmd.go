@@ -71,7 +71,7 @@ func toolsCommand(e *env) *cli.Command {
 				e.p.Info("Connecting to %d MCP server(s)...", len(cfg.Servers))
 			}
 			m := e.newManager(cfg.Servers)
-			defer m.Close()
+			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", oneLine(err.Error()))
 			}

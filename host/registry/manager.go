@@ -45,11 +45,13 @@ type Manager struct {
 	media    *toolview.MediaCache
 	timings  Timings
 
-	mu      sync.Mutex
-	order   []*server
-	byName  map[string]*server
-	warned  map[string]bool
-	closed  bool
+	mu     sync.Mutex
+	order  []*server
+	byName map[string]*server
+	warned map[string]bool
+	closed bool
+	// detach makes sessions end by Detach instead of Close (see Detach).
+	detach  atomic.Bool
 	started bool
 
 	rebuildMu sync.Mutex
@@ -372,6 +374,16 @@ func stopAll(servers []*server, wait time.Duration) {
 		go func() { defer wg.Done(); s.stop(wait) }()
 	}
 	wg.Wait()
+}
+
+// Detach is Close for a one-shot command whose output is complete: every
+// session is handed to its plugin to shut the server down gracefully on its
+// own (stdin closed, SIGTERM, SIGKILL, within the plugin's graces), and
+// Detach returns without waiting for that, so the user's prompt comes back
+// at once. Nothing is left running after the graces, whatever exits first.
+func (m *Manager) Detach() error {
+	m.detach.Store(true)
+	return m.Close()
 }
 
 // Close disconnects every server (in parallel, each within ShutdownWait)

@@ -398,6 +398,10 @@ func (s *server) drop(c *conn) {
 		s.changed = make(chan struct{})
 	}
 	s.mu.Unlock()
+	if s.m.detach.Load() {
+		c.sess.Detach()
+		return
+	}
 	_ = c.sess.Close()
 }
 

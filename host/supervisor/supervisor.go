@@ -210,7 +210,11 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 		SyncStdout:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		SyncStderr:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
-			r, err := newGroupRunner(path, exe, cmd.Env)
+			var pinned *os.File
+			if spec.SHA256 != "" {
+				pinned = exe
+			}
+			r, err := newGroupRunner(path, pinned, cmd.Env)
 			if err != nil {
 				return nil, err
 			}
@@ -359,6 +363,8 @@ type groupRunner struct {
 	once    sync.Once
 }
 
+// newGroupRunner prepares the plugin's command. exe, when not nil, is the
+// opened binary whose checksum was verified: it is executed itself.
 func newGroupRunner(path string, exe *os.File, env []string) (*groupRunner, error) {
 	cmd := &exec.Cmd{Path: path, Args: []string{path}}
 	for _, k := range pluginEnv {
@@ -382,7 +388,7 @@ func newGroupRunner(path string, exe *os.File, env []string) (*groupRunner, erro
 		return nil, fmt.Errorf("message socket for %s: %w", path, err)
 	}
 	cmd.ExtraFiles = []*os.File{child}
-	if execOpened {
+	if execOpened && exe != nil {
 		// Execute the opened (and checked) file itself, not the path
 		// again: it is passed as fd 4 and run through /proc/self/fd.
 		cmd.ExtraFiles = append(cmd.ExtraFiles, exe)

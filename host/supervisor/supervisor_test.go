@@ -1,7 +1,10 @@
 package supervisor_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -101,4 +104,71 @@ func TestExitDetectionAndKillAll(t *testing.T) {
 func stdioSpec(label string) supervisor.Spec {
 	return supervisor.Spec{Kind: sdk.KindTransport, Name: "stdio", Label: label,
 		Plugins: map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}}
+}
+
+// A plugin built for another contract version is refused at once, with
+// both versions named and what to do.
+func TestLaunchRefusesOtherContractVersion(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	defer s.KillAll()
+	spec := stdioSpec("old")
+	spec.Name = "oldcontract"
+	_, err := s.Launch(spec)
+	var ce *supervisor.ContractError
+	if !errors.As(err, &ce) || ce.PluginVersion != 1 || ce.HostVersion != sdk.ContractVersion {
+		t.Fatalf("want a ContractError v1 vs v%d, got %v", sdk.ContractVersion, err)
+	}
+	for _, want := range []string{"contract v1", fmt.Sprintf("v%d", sdk.ContractVersion), "rebuild"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+// A pinned sha256 is checked on the file that is executed: a mismatch is
+// refused before anything runs, a match runs the very file that was hashed.
+func TestLaunchChecksSHA256(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hermes-transport-stdio")
+	data, err := os.ReadFile(testbin.Path(t, "hermes-transport-stdio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	t.Setenv("HERMES_PLUGIN_PATH", t.TempDir()) // nothing there: only Dir has it
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	defer s.KillAll()
+
+	spec := stdioSpec("pinned")
+	spec.Dir = dir
+	spec.SHA256 = strings.Repeat("0", 64)
+	_, err = s.Launch(spec)
+	var cse *supervisor.ChecksumError
+	if !errors.As(err, &cse) || cse.Got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("want a ChecksumError with the real sum, got %v", err)
+	}
+
+	spec.SHA256 = strings.ToUpper(hex.EncodeToString(sum[:]))
+	p, err := s.Launch(spec)
+	if err != nil {
+		t.Fatalf("a matching checksum was refused: %v", err)
+	}
+	if _, err := p.Dispense(); err != nil {
+		t.Fatal(err)
+	}
+	// The process runs the inode that was hashed.
+	var want, got syscall.Stat_t
+	if err := syscall.Stat(bin, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Stat("/proc/"+strconv.Itoa(p.Pid())+"/exe", &got); err != nil {
+		t.Fatal(err)
+	}
+	if want.Ino != got.Ino || want.Dev != got.Dev {
+		t.Fatal("the plugin process does not run the checked file")
+	}
 }

@@ -24,7 +24,8 @@ var Targets = map[string]string{
 	"confclient":             "./internal/confclient",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
-	"hermes-transport-mcpgostdio": "./sdk/examples/mcpgostdio",
+	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",
+	"hermes-transport-oldcontract": "./internal/testplugins/oldcontract",
 }
 
 var (

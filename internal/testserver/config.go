@@ -35,6 +35,11 @@ type Config struct {
 	Garbage bool
 	// StderrNoise writes lines to stderr continuously (--stderr-noise).
 	StderrNoise bool
+	// Linger keeps a stdio server running after its stdin closes
+	// (--linger), as a server that ignores the end of its input.
+	Linger bool
+	// IgnoreSIGTERM ignores SIGTERM (--ignore-sigterm); only SIGKILL stops it.
+	IgnoreSIGTERM bool
 	// FailStart, when set, is printed to stderr and the process exits 1
 	// (--fail-start).
 	FailStart string
@@ -101,6 +106,8 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.BoolVar(&cfg.Garbage, "garbage", false, "write non-JSON output and never answer")
 	fs.BoolVar(&cfg.StderrNoise, "stderr-noise", false, "write lines to stderr continuously")
+	fs.BoolVar(&cfg.Linger, "linger", false, "stdio: keep running after stdin closes")
+	fs.BoolVar(&cfg.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")
 	fs.StringVar(&cfg.FailStart, "fail-start", "", "print `message` to stderr and exit 1")
 	fs.IntVar(&slowStart, "slow-start", 0, "sleep `MS` milliseconds before serving")
 

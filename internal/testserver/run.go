@@ -35,11 +35,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, cfg.FailStart)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopOn := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if cfg.IgnoreSIGTERM {
+		signal.Ignore(syscall.SIGTERM)
+		stopOn = stopOn[:1]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), stopOn...)
 	defer stop()
 	if err := Run(ctx, cfg, stdin, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hermes-testserver: %v\n", err)
 		return 1
+	}
+	if cfg.Linger {
+		<-ctx.Done()
 	}
 	return 0
 }
