@@ -1,0 +1,199 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// jsonServer is an in-memory JSON-RPC peer behind the byte contract:
+// "echo" answers with its params, "ask" first sends a request of its own
+// ("roots/list") and answers with the host's response, "fail" fails the
+// write with an auth error, "drop" ends the connection.
+type jsonServer struct {
+	in   chan []byte
+	end  chan error
+	mu   sync.Mutex
+	asks map[string]json.RawMessage // server request id → id of the host's "ask"
+	seen []string
+}
+
+func (s *jsonServer) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case err := <-s.end:
+		return nil, err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *jsonServer) Write(_ context.Context, msg []byte) error {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.seen = append(s.seen, m.Method)
+	s.mu.Unlock()
+	reply := func(id, result json.RawMessage) {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+		s.in <- b
+	}
+	switch m.Method {
+	case "echo":
+		reply(m.ID, m.Params)
+	case "ask":
+		s.mu.Lock()
+		s.asks["77"] = m.ID
+		s.mu.Unlock()
+		s.in <- []byte(`{"jsonrpc":"2.0","id":77,"method":"roots/list"}`)
+	case "fail":
+		return sdk.NewError(sdk.CodeAuth, "401 Unauthorized")
+	case "drop":
+		s.end <- sdk.NewError(sdk.CodeClosed, "server exited with status 3")
+	case "":
+		s.mu.Lock()
+		orig := s.asks[string(m.ID)]
+		s.mu.Unlock()
+		reply(orig, m.Result)
+	}
+	if m.Method == "echo" && string(m.Params) == `{"notify":true}` {
+		s.in <- []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	}
+	return nil
+}
+
+func (s *jsonServer) Close() error      { return nil }
+func (s *jsonServer) SessionID() string { return "" }
+
+func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
+	t.Helper()
+	srv := &jsonServer{in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{}}
+	kind := transport.NewKind(func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil }, nil)
+	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
+	t.Cleanup(func() { client.Close() })
+	raw, err := client.Dispense(sdk.KindTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := mcpgo.Dial(context.Background(), raw.(*transport.Handle), transport.Config{Server: "s"}, mcpgo.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, srv
+}
+
+func req(id int64, method string, params any) mcptransport.JSONRPCRequest {
+	return mcptransport.JSONRPCRequest{ID: mcp.NewRequestId(id), Method: method, Params: params}
+}
+
+// Responses are matched to their requests by id, concurrently.
+func TestRequestsMatchResponses(t *testing.T) {
+	tr, _ := dial(t)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := tr.SendRequest(context.Background(), req(int64(i+1), "echo", map[string]int{"n": i}))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var got struct{ N int }
+			if json.Unmarshal(resp.Result, &got) != nil || got.N != i || resp.ID.String() != mcp.NewRequestId(int64(i+1)).String() {
+				t.Errorf("request %d got %s (id %v)", i, resp.Result, resp.ID)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Notifications reach the handler; a request of the server's own is
+// answered by the host's handler and the answer reaches the server.
+func TestNotificationsAndServerRequests(t *testing.T) {
+	tr, _ := dial(t)
+	notes := make(chan string, 1)
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes <- n.Method })
+	tr.(mcptransport.BidirectionalInterface).SetRequestHandler(func(_ context.Context, r mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		return &mcptransport.JSONRPCResponse{ID: r.ID, Result: json.RawMessage(`{"roots":[{"uri":"file:///x"}]}`)}, nil
+	})
+	if _, err := tr.SendRequest(context.Background(), req(1, "echo", map[string]bool{"notify": true})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-notes:
+		if m != "notifications/tools/list_changed" {
+			t.Fatalf("notification %q", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification")
+	}
+	resp, err := tr.SendRequest(context.Background(), req(2, "ask", nil))
+	if err != nil || string(resp.Result) != `{"roots":[{"uri":"file:///x"}]}` {
+		t.Fatalf("ask = %v, %v", resp, err)
+	}
+}
+
+// A write error fails its request with the plugin's code; the end of the
+// connection fails what is pending as mcp-go's ErrTransportClosed, with the
+// plugin's reason.
+func TestErrors(t *testing.T) {
+	tr, _ := dial(t)
+	_, err := tr.SendRequest(context.Background(), req(1, "fail", nil))
+	if sdk.ErrorCode(err) != sdk.CodeAuth {
+		t.Fatalf("fail = %v", err)
+	}
+	_, err = tr.SendRequest(context.Background(), req(2, "drop", nil))
+	if !errors.Is(err, mcptransport.ErrTransportClosed) || sdk.ErrorCode(err) != sdk.CodeClosed || err.Error() != "server exited with status 3" {
+		t.Fatalf("drop = %v", err)
+	}
+	if _, err := tr.SendRequest(context.Background(), req(3, "echo", nil)); !errors.Is(err, mcptransport.ErrTransportClosed) {
+		t.Fatalf("after the end = %v", err)
+	}
+}
+
+// A cancelled request returns the context's error; the connection stays
+// usable.
+func TestCancel(t *testing.T) {
+	tr, srv := dial(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := tr.SendRequest(ctx, req(1, "hang", nil)); errc <- err }()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		srv.mu.Lock()
+		n := len(srv.seen)
+		srv.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the server")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := tr.SendRequest(context.Background(), req(2, "echo", nil)); err != nil {
+		t.Fatalf("after a cancel: %v", err)
+	}
+}
