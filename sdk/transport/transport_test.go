@@ -104,10 +104,12 @@ type events struct {
 
 func (e *events) options() transport.ClientOptions {
 	return transport.ClientOptions{
-		OnMessage:    func(m []byte) { e.msgs <- m },
-		OnWriteError: func(seq uint64, err *sdk.Error) { e.writeErrs <- &sdk.Error{Code: err.Code, Message: err.Message, Status: int(seq)} },
-		OnClosed:     func(err *sdk.Error) { e.closed <- err },
-		OnWarning:    func(w *sdk.Error) { e.warnings <- w },
+		OnMessage: func(m []byte) { e.msgs <- m },
+		OnWriteError: func(seq uint64, err *sdk.Error) {
+			e.writeErrs <- &sdk.Error{Code: err.Code, Message: err.Message, Status: int(seq)}
+		},
+		OnClosed:  func(err *sdk.Error) { e.closed <- err },
+		OnWarning: func(w *sdk.Error) { e.warnings <- w },
 	}
 }
 
