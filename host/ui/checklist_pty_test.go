@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/creack/pty"
+	"github.com/hermes-agent/hermes/internal/testpty"
 )
 
 // termQuery matches the queries a terminal answers: OSC 10/11 (foreground
@@ -22,17 +22,20 @@ var finalErase = regexp.MustCompile(`\r(?:\x1b\[\d+A)?\x1b\[J\x1b\[\?25h$`)
 
 func TestChecklistTerminalOutput(t *testing.T) {
 	tp := openPTY(t)
-	p := tp.printer()
+	p := printerOn(tp)
 	ch := run(func() ([]string, error) { return p.Checklist("Select tools", tools(false)) })
-	tp.waitFor("0/3 selected")
-	tp.press("x")
-	tp.waitFor("1/3 selected")
-	tp.press(keyEnter)
+	tp.WaitFor("0/3 selected")
+	tp.Press("x")
+	tp.WaitFor("1/3 selected")
+	tp.Press(testpty.KeyEnter)
 	got, err := wait(t, ch)
 	if err != nil || strings.Join(got, ",") != "read_file" {
 		t.Fatalf("keys = %v, %v", got, err)
 	}
-	out := tp.output()
+	// The checklist has written its last output (the cursor shown again)
+	// before returning; the terminal may not have delivered it yet.
+	tp.WaitFor(showCursor)
+	out := tp.Output()
 	if q := termQuery.FindString(out); q != "" {
 		t.Errorf("the checklist queried the terminal (%q): %q", q, out)
 	}
@@ -42,17 +45,17 @@ func TestChecklistTerminalOutput(t *testing.T) {
 	if !finalErase.MatchString(out) {
 		t.Errorf("checklist not erased at the end: %q", out)
 	}
-	if !echoOn(t, tp.tty) {
+	if !echoOn(t, tp.TTY()) {
 		t.Error("terminal not restored")
 	}
 }
 
 func TestChecklistLeavesTypedAheadInput(t *testing.T) {
 	tp := openPTY(t)
-	p := tp.printer()
+	p := printerOn(tp)
 	ch := run(func() ([]string, error) { return p.Checklist("Select tools", tools(true)) })
-	tp.waitFor("3/3 selected")
-	tp.press(keyDown + " " + keyEnter + "next answer\n")
+	tp.WaitFor("3/3 selected")
+	tp.Press(testpty.KeyDown + " " + testpty.KeyEnter + "next answer\n")
 	got, err := wait(t, ch)
 	if err != nil || strings.Join(got, ",") != "read_file,list_dir" {
 		t.Fatalf("keys = %v, %v", got, err)
@@ -66,25 +69,23 @@ func TestChecklistLeavesTypedAheadInput(t *testing.T) {
 func TestChecklistScrollsInASmallTerminal(t *testing.T) {
 	tp := openPTY(t)
 	// 10 rows: title, help, two blank lines and the footer leave 5 rows.
-	if err := pty.Setsize(tp.master, &pty.Winsize{Rows: 10, Cols: 60}); err != nil {
-		t.Fatal(err)
-	}
+	tp.Resize(10, 60)
 	items := manyItems(30)
 	for i := range items {
 		items[i].Checked = true
 	}
-	p := tp.printer()
+	p := printerOn(tp)
 	ch := run(func() ([]string, error) { return p.Checklist("Select tools", items) })
-	tp.waitFor("30/30 selected · 1–5 of 30")
-	tp.press("G", " ")
-	tp.waitFor("29/30 selected · 26–30 of 30")
-	tp.press("\x1b[5~", " ") // pgup: cursor to item 25, shown from 25
-	tp.waitFor("28/30 selected · 25–29 of 30")
-	tp.press("\x1b[H", "\x1bOB", " ") // home, down (application mode)
-	tp.waitFor("27/30 selected · 1–5 of 30")
-	tp.press("\x1b[6~", "\x1b[F", "\x1b[A") // pgdown, end, up
-	tp.waitFor("27/30 selected · 26–30 of 30")
-	tp.press(keyEnter)
+	tp.WaitFor("30/30 selected · 1–5 of 30")
+	tp.Press("G", " ")
+	tp.WaitFor("29/30 selected · 26–30 of 30")
+	tp.Press("\x1b[5~", " ") // pgup: cursor to item 25, shown from 25
+	tp.WaitFor("28/30 selected · 25–29 of 30")
+	tp.Press("\x1b[H", "\x1bOB", " ") // home, down (application mode)
+	tp.WaitFor("27/30 selected · 1–5 of 30")
+	tp.Press("\x1b[6~", "\x1b[F", "\x1b[A") // pgdown, end, up
+	tp.WaitFor("27/30 selected · 26–30 of 30")
+	tp.Press(testpty.KeyEnter)
 	got, err := wait(t, ch)
 	if err != nil {
 		t.Fatal(err)
@@ -98,9 +99,10 @@ func TestChecklistScrollsInASmallTerminal(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("keys = %v\nwant %v", got, want)
 	}
+	tp.WaitFor(showCursor) // the checklist's last output
 	// No frame may be taller than the terminal: no cursor movement up by
 	// more than 9 lines.
-	for _, up := range regexp.MustCompile(`\x1b\[(\d+)A`).FindAllStringSubmatch(tp.output(), -1) {
+	for _, up := range regexp.MustCompile(`\x1b\[(\d+)A`).FindAllStringSubmatch(tp.Output(), -1) {
 		if len(up[1]) > 1 || up[1] > "9" {
 			t.Errorf("moved up %s lines in a 10-line terminal", up[1])
 		}
@@ -110,13 +112,13 @@ func TestChecklistScrollsInASmallTerminal(t *testing.T) {
 func TestChecklistEscapeSequencesDoNotCancel(t *testing.T) {
 	// Every key but the last starts with ESC; only the lone ESC cancels.
 	tp := openPTY(t)
-	p := tp.printer()
+	p := printerOn(tp)
 	ch := run(func() ([]string, error) { return p.Checklist("Select tools", tools(true)) })
-	tp.waitFor("3/3 selected")
-	tp.press(keyDown, "\x1b[C", "\x1b[D", "\x1b[1;5B", keyUp)
-	tp.press(" ")
-	tp.waitFor("2/3 selected")
-	tp.press(keyEsc)
+	tp.WaitFor("3/3 selected")
+	tp.Press(testpty.KeyDown, "\x1b[C", "\x1b[D", "\x1b[1;5B", testpty.KeyUp)
+	tp.Press(" ")
+	tp.WaitFor("2/3 selected")
+	tp.Press(testpty.KeyEsc)
 	if _, err := wait(t, ch); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v, want ErrCancelled", err)
 	}
