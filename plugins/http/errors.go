@@ -12,20 +12,14 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
 
-// sessionMarkers are the phrases (lower case) by which a server or a
-// transport says that the session is gone.
-var sessionMarkers = []string{
-	"invalid or expired session", "expired session", "session expired",
-	"session not found", "unknown session", "session terminated",
-}
-
-// connectionMarkers say that the connection broke; the host treats them as
-// an expired session too, but a request that may have run is not replayed.
+// connectionMarkers are how a broken connection shows in the errors of Go's
+// HTTP client and mcp-go (not in anything the server wrote).
 var connectionMarkers = []string{
 	"closedresourceerror", "closed resource", "transport is closed",
 	"connection closed", "broken pipe", "end of file",
@@ -41,13 +35,7 @@ func hasMarker(msg string, markers []string) bool {
 	return false
 }
 
-// sessionGone reports whether err (or a JSON-RPC error message) says that
-// the server no longer knows the session.
-func sessionGone(err error) bool {
-	return errors.Is(err, transport.ErrSessionTerminated) || (err != nil && hasMarker(err.Error(), sessionMarkers))
-}
-
-// mcpMediaTypes are the content types of an MCP endpoint.
+// isMCPContentType reports whether ct is a content type of an MCP endpoint.
 func isMCPContentType(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -109,8 +97,23 @@ func envKeyName(server string) string {
 	return "MCP_" + strings.Trim(nonKeyChars.ReplaceAllString(strings.ToUpper(server), "_"), "_") + "_API_KEY"
 }
 
+// timeoutError is the error for an exchange that passed its bound.
+func (t *httpTransport) timeoutError(method string, limit time.Duration, key string) *sdk.Error {
+	return sdk.NewError(sdk.CodeTimeout, "MCP server '%s' did not answer %s within %s (%s in config.yaml)", t.cfg.Server, method, limit, key)
+}
+
+// sessionExpiredError is the error for a request the server refused because
+// it no longer knows the session.
+func (t *httpTransport) sessionExpiredError(method string) *sdk.Error {
+	e := sdk.NewError(sdk.CodeSessionExpired, "MCP server '%s' at %s no longer knows the session (HTTP 404 to %s); a new session is needed", t.cfg.Server, t.shownURL, method)
+	e.Status = http.StatusNotFound
+	return e
+}
+
 // classify turns an error of an mcp-go transport into an *sdk.Error the
 // host can act on. info is what the HTTP responses of the exchange said.
+// It reads the wire only: what the server wrote in a JSON-RPC error is the
+// host's to interpret.
 func (t *httpTransport) classify(err error, info *respInfo, method string) error {
 	if err == nil {
 		return nil
@@ -124,17 +127,25 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 	switch {
 	case errors.Is(err, context.Canceled):
 		return sdk.NewError(sdk.CodeCanceled, "%s to MCP server '%s' was cancelled", method, t.cfg.Server)
-	case errors.Is(err, context.DeadlineExceeded):
-		return sdk.NewError(sdk.CodeCanceled, "%s to MCP server '%s' timed out: %s", method, t.cfg.Server, msg)
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout waiting for"):
+		return sdk.NewError(sdk.CodeTimeout, "%s to MCP server '%s' timed out: %s", method, t.cfg.Server, msg)
 	}
-	var are *transport.AuthorizationRequiredError
-	if errors.As(err, &are) || errors.Is(err, transport.ErrUnauthorized) || status == http.StatusUnauthorized || status == http.StatusForbidden {
+	var are *mcptransport.AuthorizationRequiredError
+	if errors.As(err, &are) || errors.Is(err, mcptransport.ErrUnauthorized) || status == http.StatusUnauthorized || status == http.StatusForbidden {
 		return t.authError(status, challenge)
 	}
-	if sessionGone(err) {
-		return sdk.NewError(sdk.CodeSessionExpired, "MCP server '%s' no longer knows the session (%s); reconnect to start a new one", t.cfg.Server, msg)
+	if errors.Is(err, mcptransport.ErrSessionTerminated) {
+		// mcp-go says so for every 404, and for every request after the
+		// server answered 404 to the session. A 404 to a request without a
+		// session id is a wrong URL, not a lost session.
+		if status != http.StatusNotFound || info.sentSession() {
+			return t.sessionExpiredError(method)
+		}
+		e := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered %s with HTTP 404 Not Found; check the URL", t.cfg.Server, t.shownURL, method)
+		e.Status = status
+		return e
 	}
-	if errors.Is(err, transport.ErrLegacySSEServer) {
+	if errors.Is(err, mcptransport.ErrLegacySSEServer) {
 		e := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered initialize with HTTP %d %s: it is not a Streamable HTTP endpoint; check the URL, or set transport: sse if it is a legacy SSE server", t.cfg.Server, t.shownURL, status, http.StatusText(status))
 		e.Status = status
 		return e
@@ -163,7 +174,8 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 	if isConnectionError(err) {
 		return sdk.NewError(sdk.CodeClosed, "cannot reach MCP server '%s' at %s: %s; check that it is running", t.cfg.Server, t.shownURL, msg)
 	}
-	if strings.Contains(msg, "unexpected nil response") || strings.Contains(msg, "failed to resume the SSE stream") || hasMarker(msg, connectionMarkers) {
+	if strings.Contains(msg, "unexpected nil response") || strings.Contains(msg, "failed to resume the SSE stream") ||
+		strings.Contains(msg, "connection has been closed") || hasMarker(msg, connectionMarkers) {
 		return sdk.NewError(sdk.CodeClosed, "MCP server '%s' ended the response to %s before answering (%s); try again", t.cfg.Server, method, msg)
 	}
 	return sdk.NewError(sdk.CodeOther, "%s to MCP server '%s' failed: %s", method, t.cfg.Server, msg)

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
 
 // maxRedirects is how many redirects one request may follow.
@@ -26,20 +22,18 @@ const maxRedirects = 10
 // from the host when cfg.DynamicHeaders is set, and redirects that never
 // carry credentials to another origin. It sets no overall timeout: the
 // long-lived GET and SSE streams must survive; requests are bounded by their
-// context instead.
-func newHTTPClient(cfg sdk.TransportConfig, origin *url.URL, host sdk.Host) (*http.Client, error) {
+// context instead. It returns the client's round tripper too.
+func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (*http.Client, *roundTripper, error) {
 	tc, err := tlsConfig(cfg)
 	if err != nil {
-		return nil, err
-	}
-	connect := cfg.ConnectTimeout
-	if connect <= 0 {
-		connect = 60 * time.Second
+		return nil, nil, err
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tc
-	base.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
-	base.TLSHandshakeTimeout = connect
+	// A zero connect_timeout leaves the dial and the TLS handshake bounded
+	// by the request's context only.
+	base.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	base.TLSHandshakeTimeout = cfg.ConnectTimeout
 	base.ForceAttemptHTTP2 = true
 	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders}
 	secret := secretHeaderNames(cfg.Headers)
@@ -58,7 +52,7 @@ func newHTTPClient(cfg sdk.TransportConfig, origin *url.URL, host sdk.Host) (*ht
 			}
 			return nil
 		},
-	}, nil
+	}, rt, nil
 }
 
 // secretHeaderNames are the headers dropped on a redirect to another origin:
@@ -100,65 +94,6 @@ func port(u *url.URL) string {
 	return "80"
 }
 
-// tlsConfig turns ssl_verify, its CA bundle and the client certificate into a
-// tls.Config. A file that is missing or unusable is a config error naming
-// the key and the file.
-func tlsConfig(cfg sdk.TransportConfig) (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if cfg.CABundle != "" {
-		path := expandHome(cfg.CABundle)
-		pem, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fileError(cfg.Server, "ssl_verify", path, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, sdk.NewError(sdk.CodeConfig, "ssl_verify of server %q: %s holds no PEM certificate; point ssl_verify at a CA bundle", cfg.Server, path)
-		}
-		tc.RootCAs = pool
-	} else if !cfg.SSLVerify {
-		tc.InsecureSkipVerify = true //nolint:gosec // the user turned verification off with ssl_verify: false
-	}
-	switch {
-	case cfg.ClientCert != "":
-		certPath := expandHome(cfg.ClientCert)
-		keyPath, keyName := certPath, "client_cert"
-		if cfg.ClientKey != "" {
-			keyPath, keyName = expandHome(cfg.ClientKey), "client_key"
-		}
-		if _, err := os.Stat(certPath); err != nil {
-			return nil, fileError(cfg.Server, "client_cert", certPath, err)
-		}
-		if _, err := os.Stat(keyPath); err != nil {
-			return nil, fileError(cfg.Server, keyName, keyPath, err)
-		}
-		cert, err := tls.LoadX509KeyPair(certPath, keyPath)
-		if err != nil {
-			return nil, sdk.NewError(sdk.CodeConfig, "client_cert of server %q: cannot load %s (key %s): %v; use a PEM certificate and its key (or one combined PEM)", cfg.Server, certPath, keyPath, err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	case cfg.ClientKey != "":
-		return nil, sdk.NewError(sdk.CodeConfig, "client_key of server %q is set without client_cert; add client_cert or remove client_key", cfg.Server)
-	}
-	return tc, nil
-}
-
-func fileError(server, key, path string, err error) error {
-	if errors.Is(err, os.ErrNotExist) {
-		return sdk.NewError(sdk.CodeConfig, "%s of server %q: file %s does not exist; fix %s in config.yaml", key, server, path, key)
-	}
-	return sdk.NewError(sdk.CodeConfig, "%s of server %q: cannot read %s: %v; fix %s in config.yaml", key, server, path, err, key)
-}
-
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
-		}
-	}
-	return p
-}
-
 // roundTripper adds the host's per-request headers (only for the server's
 // own origin) and records what each response said, for the errors.
 //
@@ -169,7 +104,7 @@ func expandHome(p string) string {
 type roundTripper struct {
 	base    http.RoundTripper
 	origin  *url.URL
-	host    sdk.Host
+	host    transport.Host
 	dynamic bool
 	// onStream is called when a GET for an event stream got its answer
 	// (or failed).
@@ -179,7 +114,7 @@ type roundTripper struct {
 // RoundTrip implements http.RoundTripper.
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if rt.dynamic && rt.host != nil && sameOrigin(req.URL, rt.origin) {
-		h, err := rt.host.Headers(req.Context(), sdk.HeadersRequest{Method: req.Method, URL: req.URL.String()})
+		h, err := rt.host.Headers(req.Context(), transport.HeadersRequest{Method: req.Method, URL: req.URL.String()})
 		if err != nil {
 			if req.Body != nil {
 				_ = req.Body.Close()
@@ -199,7 +134,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err == nil {
 		if info := infoFrom(req.Context()); info != nil {
-			info.record(resp)
+			info.record(req, resp)
 		}
 	}
 	return resp, err
@@ -212,14 +147,27 @@ type respInfo struct {
 	status      int
 	challenge   string
 	contentType string
+	withSession bool // the request carried a session id
 }
 
-func (i *respInfo) record(resp *http.Response) {
+func (i *respInfo) record(req *http.Request, resp *http.Response) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.status = resp.StatusCode
 	i.challenge = resp.Header.Get("WWW-Authenticate")
 	i.contentType = resp.Header.Get("Content-Type")
+	i.withSession = req.Header.Get(mcptransport.HeaderKeySessionID) != ""
+}
+
+// sentSession reports whether the request of the last response carried a
+// session id.
+func (i *respInfo) sentSession() bool {
+	if i == nil {
+		return false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.withSession
 }
 
 func (i *respInfo) get() (status int, challenge, contentType string) {

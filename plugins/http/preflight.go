@@ -15,7 +15,7 @@ const preflightTimeout = 5 * time.Second
 // looks like a web page: an MCP endpoint answers it with an MCP content type.
 const preflightProbe = `{"jsonrpc":"2.0","id":"_probe","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"hermes-probe","version":"0.1"}}}`
 
-// preflightWanted reports whether Start runs the preflight: for Streamable
+// preflightWanted reports whether the opener runs the preflight: for Streamable
 // HTTP only, unless skip_preflight is set or an auth plugin supplies headers
 // (its own discovery talks to the server first).
 func (t *httpTransport) preflightWanted() bool {

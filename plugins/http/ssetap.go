@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -125,7 +126,7 @@ func (p *sseTap) answer(ctx context.Context, data string) {
 	}
 	s := p.sse.Load()
 	if s == nil || s.GetEndpoint() == nil {
-		p.t.log.Warn("cannot answer a server request: no SSE endpoint yet", "method", raw.Method)
+		p.t.warn(sdk.NewError(sdk.CodeOther, "MCP server '%s' sent a %s request before its SSE endpoint; it was not answered", p.t.cfg.Server, raw.Method))
 		return
 	}
 	body, err := json.Marshal(resp)
@@ -140,19 +141,18 @@ func (p *sseTap) answer(ctx context.Context, data string) {
 		hreq.Header.Set(k, v)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	p.t.mu.Lock()
-	version := p.t.version
-	p.t.mu.Unlock()
-	if version != "" {
+	if version := p.t.protocolVersion(); version != "" {
 		hreq.Header.Set(transport.HeaderKeyProtocolVersion, version)
 	}
 	hresp, err := p.t.client.Do(hreq)
 	if err != nil {
-		p.t.log.Warn("answer to a server request failed", "method", raw.Method, "error", p.t.scrub(err.Error()))
+		p.t.warn(sdk.NewError(sdk.CodeOther, "the answer to the %s request of MCP server '%s' could not be sent: %s", raw.Method, p.t.cfg.Server, p.t.scrub(err.Error())))
 		return
 	}
 	_ = hresp.Body.Close()
 	if hresp.StatusCode/100 != 2 {
-		p.t.log.Warn("server refused the answer to its request", "method", raw.Method, "status", hresp.StatusCode)
+		w := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' refused the answer to its %s request with HTTP %d", p.t.cfg.Server, raw.Method, hresp.StatusCode)
+		w.Status = hresp.StatusCode
+		p.t.warn(w)
 	}
 }

@@ -2,296 +2,309 @@ package main
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
+	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
+	"github.com/hermes-agent/hermes/sdk/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
-func newTestTransport(t *testing.T, cfg sdk.TransportConfig) *httpTransport {
-	t.Helper()
-	if cfg.Server == "" {
-		cfg.Server = "srv"
+// The tests here run the plugin's opener behind the real contract
+// (in-process go-plugin, message stream, mcp-go's client on the host side)
+// against in-process MCP servers, and check what the host sees; the unit
+// tests of single pieces are beside the files they test.
+
+func TestCallThroughPlugin(t *testing.T) {
+	var mu sync.Mutex
+	var posts []string
+	ms := newMCPServer(t, serverOpts{wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				m, _ := peekMethod(r)
+				mu.Lock()
+				posts = append(posts, m)
+				mu.Unlock()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	s := mustConnect(t, transport.Config{URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer cfg-token"}}, mcpgo.DialOptions{})
+	if got, err := s.call("echo", map[string]any{"message": "hi"}); err != nil || got != "hi" {
+		t.Fatalf("echo = %q, %v", got, err)
 	}
-	cfg.SSLVerify = true
-	tr, err := newTransport(cfg, nil, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
+	// Each message is its own exchange, yet the handshake ends before the
+	// first request after it goes out.
+	mu.Lock()
+	order := strings.Join(posts, " ")
+	mu.Unlock()
+	if want := "initialize notifications/initialized tools/call"; order != want {
+		t.Fatalf("the server saw %q, want %q", order, want)
 	}
-	return tr
+	if got, _ := s.call("auth", nil); got != "Bearer cfg-token" {
+		t.Fatalf("the server saw Authorization %q", got)
+	}
+	if p := s.conn.Properties(); !p.HTTP || !p.LegacyOnly {
+		t.Fatalf("properties %+v", p)
+	}
+	if s.c.GetSessionId() == "" {
+		t.Fatal("no session id")
+	}
 }
 
-func TestPreflight(t *testing.T) {
-	html := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, "<html></html>")
+// TestSessionExpired: when the server no longer knows the session (HTTP
+// 404), the plugin reports session_expired and leaves the new session to
+// the host: it replays nothing, and the connection itself stays open.
+func TestSessionExpired(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{})
+	s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	if _, err := s.call("echo", map[string]any{"message": "1"}); err != nil {
+		t.Fatal(err)
 	}
-	cases := []struct {
-		name    string
-		handler http.HandlerFunc
-		notMCP  bool
-	}{
-		{"web page", func(w http.ResponseWriter, r *http.Request) { html(w) }, true},
-		{"head not allowed, get is a page", func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodHead {
-				w.WriteHeader(http.StatusMethodNotAllowed)
-				return
-			}
-			html(w)
-		}, true},
-		{"page on GET, MCP on POST", func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"_probe","result":{}}`)
-				return
-			}
-			html(w)
-		}, false},
-		{"json", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-		}, false},
-		{"status 400", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 400) }, false},
-		{"no content type", func(w http.ResponseWriter, r *http.Request) { w.Header()["Content-Type"] = nil }, false},
+	ms.sessions.forget()
+	for i := 0; i < 2; i++ {
+		_, err := s.call("echo", map[string]any{"message": "2"})
+		if err == nil {
+			t.Fatal("a call on a forgotten session succeeded")
+		}
+		se := sdkError(t, err)
+		if se.Code != sdk.CodeSessionExpired || se.Status != http.StatusNotFound || !strings.Contains(se.Message, "no longer knows the session") {
+			t.Fatalf("call %d: got %s/%d %q", i, se.Code, se.Status, se.Message)
+		}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ts := httptest.NewServer(c.handler)
-			defer ts.Close()
-			tr := newTestTransport(t, sdk.TransportConfig{URL: ts.URL + "/?api_key=hidden"})
-			err := tr.preflight(context.Background())
-			if c.notMCP {
-				if sdk.ErrorCode(err) != sdk.CodeNotMCP {
-					t.Fatalf("want not_mcp, got %v", err)
-				}
-				if !strings.Contains(err.Error(), "returned Content-Type 'text/html'") || strings.Contains(err.Error(), "hidden") {
-					t.Fatalf("message %q", err)
-				}
-			} else if err != nil {
-				t.Fatalf("preflight refused: %v", err)
+	if n := ms.inits.Load(); n != 1 {
+		t.Fatalf("the server saw %d initialize requests; the plugin must not re-initialise on its own", n)
+	}
+	if err := s.conn.Err(); err != nil {
+		t.Fatalf("the connection ended: %v", err)
+	}
+}
+
+// TestRequestTimeout: a request past cfg.Timeout fails with timeout, the
+// server hears the request end, and the connection stays usable.
+func TestRequestTimeout(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{})
+	s := mustConnect(t, transport.Config{URL: ms.URL, Timeout: 300 * time.Millisecond}, mcpgo.DialOptions{})
+	start := time.Now()
+	_, err := s.call("sleep", map[string]any{"ms": 10000})
+	if err == nil {
+		t.Fatal("a call past the timeout succeeded")
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("the call took %s with a 300ms timeout", el)
+	}
+	se := sdkError(t, err)
+	if se.Code != sdk.CodeTimeout || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(se.Message, "timeout in config.yaml") {
+		t.Fatalf("got %s %q", se.Code, se.Message)
+	}
+	if got, err := s.call("echo", map[string]any{"message": "still"}); err != nil || got != "still" {
+		t.Fatalf("echo after the timeout = %q, %v", got, err)
+	}
+}
+
+func TestAuthRequired(t *testing.T) {
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			challenge := `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`
+			ms := newMCPServer(t, serverOpts{wrap: func(http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("WWW-Authenticate", challenge)
+					http.Error(w, "no", status)
+				})
+			}})
+			_, err := connect(t, transport.Config{Server: "my.server", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer wrong-token-value"}}, mcpgo.DialOptions{})
+			se := sdkError(t, err)
+			if se.Code != sdk.CodeAuth || se.Status != status || se.WWWAuthenticate != challenge {
+				t.Fatalf("got %s/%d %q: %s", se.Code, se.Status, se.WWWAuthenticate, se.Message)
+			}
+			if !strings.Contains(se.Message, "needs credentials") || !strings.Contains(se.Message, "MCP_MY_SERVER_API_KEY") || strings.Contains(se.Message, "wrong-token-value") {
+				t.Fatalf("message %q", se.Message)
 			}
 		})
 	}
-	t.Run("unreachable passes", func(t *testing.T) {
-		ts := httptest.NewServer(http.NotFoundHandler())
-		url := ts.URL
-		ts.Close()
-		tr := newTestTransport(t, sdk.TransportConfig{URL: url})
-		if err := tr.preflight(context.Background()); err != nil {
-			t.Fatal(err)
+}
+
+// TestHTTPStatus: a status the transport cannot handle is reported with
+// its code and the start of the body.
+func TestHTTPStatus(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				if m, _ := peekMethod(r); m == string(mcp.MethodToolsCall) {
+					http.Error(w, "upstream down", http.StatusBadGateway)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	_, err := s.call("echo", map[string]any{"message": "x"})
+	se := sdkError(t, err)
+	if se.Code != sdk.CodeHTTP || se.Status != http.StatusBadGateway || !strings.Contains(se.Message, "HTTP 502 Bad Gateway: upstream down") {
+		t.Fatalf("got %s/%d %q", se.Code, se.Status, se.Message)
+	}
+}
+
+// TestConnectionRefused: a server that is not there is a closed connection,
+// which the host answers with a reconnect.
+func TestConnectionRefused(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL + "/mcp"
+	ts.Close()
+	_, err := connect(t, transport.Config{URL: url}, mcpgo.DialOptions{})
+	if se := sdkError(t, err); se.Code != sdk.CodeClosed || !strings.Contains(se.Message, "cannot reach") {
+		t.Fatalf("got %s %q", se.Code, se.Message)
+	}
+}
+
+func TestNotMCP(t *testing.T) {
+	page := func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, "<html></html>")
+		})
+	}
+	ms := newMCPServer(t, serverOpts{wrap: page})
+	for _, extra := range []map[string]any{nil, {"skip_preflight": true}} {
+		_, err := connect(t, transport.Config{URL: ms.URL + "?key=hidden", Extra: extra}, mcpgo.DialOptions{})
+		se := sdkError(t, err)
+		if se.Code != sdk.CodeNotMCP || !strings.Contains(se.Message, "returned Content-Type 'text/html'") || strings.Contains(se.Message, "hidden") {
+			t.Fatalf("extra %v: got %s %q", extra, se.Code, se.Message)
+		}
+	}
+}
+
+// TestHostHeaders: with DynamicHeaders the plugin asks the host before each
+// request, with the request's method and URL.
+func TestHostHeaders(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{})
+	var mu sync.Mutex
+	asked := map[string]int{}
+	headers := func(_ context.Context, req transport.HeadersRequest) (map[string]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if req.URL != ms.URL {
+			return nil, fmt.Errorf("headers for %s", req.URL)
+		}
+		asked[req.Method]++
+		return map[string]string{"Authorization": "Bearer from-host"}, nil
+	}
+	s := mustConnect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{Headers: headers}})
+	if got, err := s.call("auth", nil); err != nil || got != "Bearer from-host" {
+		t.Fatalf("the server saw Authorization %q (%v)", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked[http.MethodPost] < 3 {
+		t.Fatalf("the host was asked %v", asked)
+	}
+
+	t.Run("refused", func(t *testing.T) {
+		refuse := func(context.Context, transport.HeadersRequest) (map[string]string, error) {
+			return nil, sdk.NewError(sdk.CodeAuth, "log in first: hermes mcp login srv")
+		}
+		_, err := connect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{Headers: refuse}})
+		if se := sdkError(t, err); se.Code != sdk.CodeAuth || !strings.Contains(se.Message, "log in first") {
+			t.Fatalf("got %s %q", se.Code, se.Message)
 		}
 	})
 }
 
-func TestPreflightWanted(t *testing.T) {
-	for _, c := range []struct {
-		cfg  sdk.TransportConfig
-		want bool
-	}{
-		{sdk.TransportConfig{}, true},
-		{sdk.TransportConfig{Transport: "sse"}, false},
-		{sdk.TransportConfig{DynamicHeaders: true}, false},
-		{sdk.TransportConfig{Extra: map[string]any{"skip_preflight": true}}, false},
-		{sdk.TransportConfig{Extra: map[string]any{"skip_preflight": false}}, true},
-		{sdk.TransportConfig{Extra: map[string]any{"skip_preflight": "yes"}}, false},
-	} {
-		c.cfg.URL = "http://127.0.0.1:1/mcp"
-		if got := newTestTransport(t, c.cfg).preflightWanted(); got != c.want {
-			t.Errorf("%+v: preflightWanted = %v", c.cfg, got)
-		}
-	}
-}
-
-// TestRedirectKeepsCredentialsHome: credentials follow a redirect on the
-// same origin and are dropped on a redirect to another port.
-func TestRedirectKeepsCredentialsHome(t *testing.T) {
-	var seen atomic.Value
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("X-Api-Key") + "|" + r.Header.Get("X-Plain"))
-	}))
-	defer other.Close()
+// TestRedirectToOtherOrigin: the configured Authorization never follows a
+// redirect to another origin; the exchange itself works.
+func TestRedirectToOtherOrigin(t *testing.T) {
+	other := newMCPServer(t, serverOpts{})
 	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/away":
-			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
-		case "/stay":
-			http.Redirect(w, r, "/here", http.StatusTemporaryRedirect)
-		default:
-			seen.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("X-Api-Key") + "|" + r.Header.Get("X-Plain"))
-		}
+		http.Redirect(w, r, other.URL, http.StatusTemporaryRedirect)
 	}))
 	defer home.Close()
-	headers := map[string]string{"Authorization": "Bearer s3cret", "X-Api-Key": "k3y", "X-Plain": "p"}
-	tr := newTestTransport(t, sdk.TransportConfig{URL: home.URL + "/mcp", Headers: headers})
-	get := func(path string) string {
-		req, _ := http.NewRequest(http.MethodGet, home.URL+path, nil)
-		for k, v := range headers {
-			req.Header.Set(k, v)
+	s := mustConnect(t, transport.Config{URL: home.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer must-not-leak"}}, mcpgo.DialOptions{})
+	if got, err := s.call("auth", nil); err != nil || got != "" {
+		t.Fatalf("the other origin saw Authorization %q (%v)", got, err)
+	}
+}
+
+func TestTLS(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{tls: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ms.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("verified by default", func(t *testing.T) {
+		_, err := connect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+		if err == nil || !strings.Contains(err.Error(), "not trusted") || !strings.Contains(err.Error(), "ssl_verify") {
+			t.Fatalf("want an untrusted certificate with a hint at ssl_verify, got %v", err)
 		}
-		resp, err := tr.client.Do(req)
-		if err != nil {
+	})
+	t.Run("ca bundle", func(t *testing.T) {
+		s := mustConnect(t, transport.Config{URL: ms.URL, CABundle: ca}, mcpgo.DialOptions{})
+		if _, err := s.call("echo", map[string]any{"message": "tls"}); err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return seen.Load().(string)
+	})
+	t.Run("verification off", func(t *testing.T) {
+		s := mustConnect(t, transport.Config{URL: ms.URL, InsecureSkipVerify: true}, mcpgo.DialOptions{})
+		if _, err := s.call("echo", map[string]any{"message": "tls"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("missing ca bundle", func(t *testing.T) {
+		_, err := connect(t, transport.Config{URL: ms.URL, CABundle: filepath.Join(t.TempDir(), "nope.pem")}, mcpgo.DialOptions{})
+		if se := sdkError(t, err); se.Code != sdk.CodeConfig || !strings.Contains(se.Message, "nope.pem") {
+			t.Fatalf("got %s %q", se.Code, se.Message)
+		}
+	})
+}
+
+// TestSSE: the legacy transport works, and a lost event stream ends the
+// connection at once with a reason.
+func TestSSE(t *testing.T) {
+	ms := newMCPServer(t, serverOpts{sse: true})
+	s := mustConnect(t, transport.Config{Transport: "sse", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer sse-tok"}}, mcpgo.DialOptions{})
+	if got, err := s.call("echo", map[string]any{"message": "over sse"}); err != nil || got != "over sse" {
+		t.Fatalf("echo = %q, %v", got, err)
 	}
-	if got := get("/stay"); got != "Bearer s3cret|k3y|p" {
-		t.Fatalf("same origin saw %q", got)
+	if got, _ := s.call("auth", nil); got != "Bearer sse-tok" {
+		t.Fatalf("the server saw Authorization %q", got)
 	}
-	if got := get("/away"); got != "||p" {
-		t.Fatalf("other origin saw %q", got)
+	ms.CloseClientConnections()
+	select {
+	case <-s.conn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host never heard that the SSE stream was lost")
+	}
+	if err := s.conn.Err(); sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(err.Error(), "SSE stream") {
+		t.Fatalf("closed with %v", err)
 	}
 }
 
-func TestDynamicHeadersOnlyForOwnOrigin(t *testing.T) {
-	var asked atomic.Int32
-	host := sdk.HostFuncs{HeadersFunc: func(_ context.Context, req sdk.HeadersRequest) (map[string]string, error) {
-		asked.Add(1)
-		if req.Method != http.MethodPost {
-			return nil, fmt.Errorf("method %q", req.Method)
-		}
-		return map[string]string{"Authorization": "Bearer from-host"}, nil
-	}}
-	var got atomic.Value
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.Store(r.Header.Get("Authorization"))
-	}))
+// TestContract runs the built plugin through the sdk's contract check, as
+// the host runs it: a separate process, against the reference server.
+func TestContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the plugin")
+	}
+	bin := filepath.Join(t.TempDir(), "hermes-transport-http")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(sdktest.NewReferenceServer()))
 	defer ts.Close()
-	tr, err := newTransport(sdk.TransportConfig{Server: "s", URL: ts.URL + "/mcp", DynamicHeaders: true}, host, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := tr.client.Post(ts.URL+"/mcp", "application/json", strings.NewReader("{}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if got.Load() != "Bearer from-host" || asked.Load() != 1 {
-		t.Fatalf("server saw %v after %d questions", got.Load(), asked.Load())
-	}
-	// An error from the host reaches the caller as it was.
-	host.HeadersFunc = func(context.Context, sdk.HeadersRequest) (map[string]string, error) {
-		return nil, sdk.NewError(sdk.CodeAuth, "log in first")
-	}
-	tr2, _ := newTransport(sdk.TransportConfig{Server: "s", URL: ts.URL + "/mcp", DynamicHeaders: true}, host, hclog.NewNullLogger())
-	_, err = tr2.client.Post(ts.URL+"/mcp", "application/json", strings.NewReader("{}"))
-	if sdk.ErrorCode(err) != sdk.CodeAuth {
-		t.Fatalf("want the host's auth error, got %v", err)
-	}
-}
-
-func TestTLSConfigErrors(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.pem")
-	if err := os.WriteFile(bad, []byte("not pem"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing.pem")
-	for _, c := range []struct {
-		cfg  sdk.TransportConfig
-		want []string
-	}{
-		{sdk.TransportConfig{CABundle: missing}, []string{"ssl_verify", "missing.pem", "does not exist"}},
-		{sdk.TransportConfig{CABundle: bad}, []string{"ssl_verify", "no PEM certificate"}},
-		{sdk.TransportConfig{ClientCert: missing}, []string{"client_cert", "missing.pem"}},
-		{sdk.TransportConfig{ClientCert: bad, ClientKey: missing}, []string{"client_key", "missing.pem"}},
-		{sdk.TransportConfig{ClientCert: bad}, []string{"client_cert", "cannot load"}},
-		{sdk.TransportConfig{ClientKey: bad}, []string{"client_key", "without client_cert"}},
-	} {
-		c.cfg.Server = "s"
-		c.cfg.SSLVerify = true
-		_, err := tlsConfig(c.cfg)
-		if sdk.ErrorCode(err) != sdk.CodeConfig {
-			t.Fatalf("%+v: want a config error, got %v", c.cfg, err)
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%q lacks %q", err, w)
-			}
-		}
-	}
-	tc, err := tlsConfig(sdk.TransportConfig{SSLVerify: false})
-	if err != nil || !tc.InsecureSkipVerify {
-		t.Fatalf("ssl_verify false: %v %v", tc, err)
-	}
-}
-
-func TestBadURL(t *testing.T) {
-	for _, u := range []string{"", "ftp://x/", "http://", "not a url"} {
-		if _, err := newTransport(sdk.TransportConfig{Server: "s", URL: u}, nil, hclog.NewNullLogger()); sdk.ErrorCode(err) != sdk.CodeConfig {
-			t.Errorf("url %q: %v", u, err)
-		}
-	}
-}
-
-func TestClassify(t *testing.T) {
-	tr := newTestTransport(t, sdk.TransportConfig{Server: "my.server", URL: "http://127.0.0.1:9/mcp?token=abcd1234", Headers: map[string]string{"X-Key": "supersecretvalue"}})
-	info := func(status int, challenge string) *respInfo {
-		return &respInfo{status: status, challenge: challenge}
-	}
-	cases := []struct {
-		err    error
-		info   *respInfo
-		code   string
-		status int
-		has    string
-	}{
-		{&transport.AuthorizationRequiredError{}, info(401, `Bearer realm="x"`), sdk.CodeAuth, 401, "${MCP_MY_SERVER_API_KEY}"},
-		{errors.New("request failed with status 403: nope"), info(403, ""), sdk.CodeAuth, 403, "hermes mcp add my.server --url http://127.0.0.1:9/mcp --header"},
-		{fmt.Errorf("failed to send request: %w", transport.ErrSessionTerminated), info(404, ""), sdk.CodeSessionExpired, 0, "no longer knows the session"},
-		{errors.New("request failed with status 400: Invalid or expired session"), info(400, ""), sdk.CodeSessionExpired, 0, "session"},
-		{errors.New("request failed with status 502: bad gateway supersecretvalue"), info(502, ""), sdk.CodeHTTP, 502, "HTTP 502"},
-		{transport.ErrLegacySSEServer, info(405, ""), sdk.CodeHTTP, 405, "transport: sse"},
-		{errors.New("unexpected content type: text/html"), &respInfo{status: 200, contentType: "text/html"}, sdk.CodeNotMCP, 0, "text/html"},
-		{fmt.Errorf("Post \"http://127.0.0.1:9/mcp?token=abcd1234\": %w", &netErr{}), nil, sdk.CodeClosed, 0, "cannot reach"},
-		{context.DeadlineExceeded, nil, sdk.CodeCanceled, 0, "timed out"},
-	}
-	for _, c := range cases {
-		err := tr.classify(c.err, c.info, "tools/call")
-		var se *sdk.Error
-		if !errors.As(err, &se) {
-			t.Fatalf("%v: not an sdk.Error", c.err)
-		}
-		if se.Code != c.code || se.Status != c.status || !strings.Contains(se.Message, c.has) {
-			t.Errorf("%v: got %s/%d %q", c.err, se.Code, se.Status, se.Message)
-		}
-		for _, secret := range []string{"abcd1234", "supersecretvalue"} {
-			if strings.Contains(se.Message, secret) {
-				t.Errorf("%q leaks %s", se.Message, secret)
-			}
-		}
-	}
-}
-
-// netErr is a connection refused as the net package reports it.
-type netErr struct{}
-
-func (*netErr) Error() string   { return "dial tcp 127.0.0.1:9: connect: connection refused" }
-func (*netErr) Timeout() bool   { return false }
-func (*netErr) Temporary() bool { return false }
-func (*netErr) Unwrap() error   { return io.EOF }
-
-func TestLogsScrubbed(t *testing.T) {
-	var buf strings.Builder
-	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Trace})
-	tr, err := newTransport(sdk.TransportConfig{Server: "s", URL: "http://127.0.0.1:9/mcp?token=abcd1234",
-		Headers: map[string]string{"Authorization": "Bearer s3cr3t-value"}}, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := newSlogger(tr.log, tr.scrub)
-	l.Error("failed to send request to http://127.0.0.1:9/mcp?token=abcd1234", "err", errors.New("token s3cr3t-value refused"), "url", "http://127.0.0.1:9/mcp?token=abcd1234")
-	out := buf.String()
-	if out == "" || strings.Contains(out, "abcd1234") || strings.Contains(out, "s3cr3t-value") {
-		t.Fatalf("log line %q", out)
-	}
+	sdktest.CheckTransport(t, bin, transport.Config{Server: "reference", Transport: "http", URL: ts.URL + "/mcp",
+		ConnectTimeout: 10 * time.Second, Timeout: 20 * time.Second})
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// TestRedirectKeepsCredentialsHome: credentials follow a redirect on the
+// same origin and are dropped on a redirect to another port.
+func TestRedirectKeepsCredentialsHome(t *testing.T) {
+	var seen atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("X-Api-Key") + "|" + r.Header.Get("X-Plain"))
+	}))
+	defer other.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+		case "/stay":
+			http.Redirect(w, r, "/here", http.StatusTemporaryRedirect)
+		default:
+			seen.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("X-Api-Key") + "|" + r.Header.Get("X-Plain"))
+		}
+	}))
+	defer home.Close()
+	headers := map[string]string{"Authorization": "Bearer s3cret", "X-Api-Key": "k3y", "X-Plain": "p"}
+	tr := newTestTransport(t, transport.Config{URL: home.URL + "/mcp", Headers: headers})
+	get := func(path string) string {
+		req, _ := http.NewRequest(http.MethodGet, home.URL+path, nil)
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := tr.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return seen.Load().(string)
+	}
+	if got := get("/stay"); got != "Bearer s3cret|k3y|p" {
+		t.Fatalf("same origin saw %q", got)
+	}
+	if got := get("/away"); got != "||p" {
+		t.Fatalf("other origin saw %q", got)
+	}
+}
+
+// TestDynamicHeadersOnlyForOwnOrigin: the host's headers go to the server's
+// own origin only, and an error from the host reaches the caller as it was.
+func TestDynamicHeadersOnlyForOwnOrigin(t *testing.T) {
+	var asked atomic.Int32
+	host := &fakeHost{headers: func(_ context.Context, req transport.HeadersRequest) (map[string]string, error) {
+		asked.Add(1)
+		if req.Method != http.MethodPost {
+			return nil, fmt.Errorf("method %q", req.Method)
+		}
+		return map[string]string{"Authorization": "Bearer from-host"}, nil
+	}}
+	var got atomic.Value
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Authorization"))
+	}))
+	defer ts.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	tr, err := newTransport(transport.Config{Server: "s", URL: ts.URL + "/mcp", DynamicHeaders: true}, host, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tr.client.Post(ts.URL+"/mcp", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Load() != "Bearer from-host" || asked.Load() != 1 {
+		t.Fatalf("server saw %v after %d questions", got.Load(), asked.Load())
+	}
+	resp, err = tr.client.Post(other.URL+"/mcp", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Load() != "" || asked.Load() != 1 {
+		t.Fatalf("another origin saw %v after %d questions", got.Load(), asked.Load())
+	}
+	host.headers = func(context.Context, transport.HeadersRequest) (map[string]string, error) {
+		return nil, sdk.NewError(sdk.CodeAuth, "log in first")
+	}
+	_, err = tr.client.Post(ts.URL+"/mcp", "application/json", strings.NewReader("{}"))
+	if sdk.ErrorCode(err) != sdk.CodeAuth {
+		t.Fatalf("want the host's auth error, got %v", err)
+	}
+}
+
+func TestTLSConfig(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pem")
+	if err := os.WriteFile(bad, []byte("not pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pem")
+	for _, c := range []struct {
+		cfg  transport.Config
+		want []string
+	}{
+		{transport.Config{CABundle: missing}, []string{"ssl_verify", "missing.pem", "does not exist"}},
+		{transport.Config{CABundle: bad}, []string{"ssl_verify", "no PEM certificate"}},
+		{transport.Config{ClientCert: missing}, []string{"client_cert", "missing.pem"}},
+		{transport.Config{ClientCert: bad, ClientKey: missing}, []string{"client_key", "missing.pem"}},
+		{transport.Config{ClientCert: bad}, []string{"client_cert", "cannot load"}},
+		{transport.Config{ClientKey: bad}, []string{"client_key", "without client_cert"}},
+	} {
+		c.cfg.Server = "s"
+		_, err := tlsConfig(c.cfg)
+		if sdk.ErrorCode(err) != sdk.CodeConfig {
+			t.Fatalf("%+v: want a config error, got %v", c.cfg, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q lacks %q", err, w)
+			}
+		}
+	}
+	if tc, err := tlsConfig(transport.Config{}); err != nil || tc.InsecureSkipVerify {
+		t.Fatalf("the zero Config must verify certificates: %v %v", tc, err)
+	}
+	if tc, err := tlsConfig(transport.Config{InsecureSkipVerify: true}); err != nil || !tc.InsecureSkipVerify {
+		t.Fatalf("ssl_verify false: %v %v", tc, err)
+	}
+}
