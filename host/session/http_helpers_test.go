@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -186,6 +189,84 @@ func connectErr(t *testing.T, err error) *session.ConnectError {
 		t.Fatalf("error %v (%T) is not a ConnectError", err, err)
 	}
 	return ce
+}
+
+// logBuf collects host log output for assertions.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startRegistry runs the host's registry over one server entry, as the
+// agent does, and waits until it is connected. It returns the registry and
+// its log.
+func startRegistry(t *testing.T, srv *config.Server, d session.Deps) (*registry.Manager, *logBuf) {
+	t.Helper()
+	logs := &logBuf{}
+	d.Logger = hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
+	if srv.KeepaliveInterval == 0 {
+		srv.KeepaliveInterval = config.DefaultKeepaliveInterval
+	}
+	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: d, Timings: registry.Timings{
+		InitialBackoff: 20 * time.Millisecond, MaxBackoff: 80 * time.Millisecond,
+		SessionWait: 3 * time.Second, ReconnectWait: 10 * time.Second, ShutdownWait: 5 * time.Second,
+	}})
+	t.Cleanup(func() { _ = m.Close() })
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatalf("registry start: %v", err)
+	}
+	for _, st := range m.Status() {
+		if st.Name == srv.Name && st.State != registry.StateConnected {
+			t.Fatalf("registry status %+v", st)
+		}
+	}
+	return m, logs
+}
+
+// registryCall calls a tool of srv through the registry and returns its
+// text.
+func registryCall(t *testing.T, m *registry.Manager, server, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := m.CallTool(ctx, server, tool, args)
+	if err != nil {
+		t.Fatalf("registry call %s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		t.Fatalf("registry call %s: tool error %s", tool, b.String())
+	}
+	return b.String()
+}
+
+// wantSessionExpired fails unless err is the plugin's report of a session
+// the server no longer knows.
+func wantSessionExpired(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("a call on a session the server forgot succeeded")
+	}
+	if se := sdkErr(t, err); se.Code != sdk.CodeSessionExpired {
+		t.Fatalf("code %q, want %q: %v", se.Code, sdk.CodeSessionExpired, err)
+	}
 }
 
 // handlers answers server-initiated requests with fixed values.

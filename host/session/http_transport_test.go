@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -44,7 +46,10 @@ func TestHTTPToolsAndCall(t *testing.T) {
 }
 
 // TestHTTPServerRestart kills the server between two calls and starts it
-// again on the same port: the plugin re-initialises transparently.
+// again on the same port. The test server does not track sessions (mcp-go's
+// default), so the new one accepts the old session id and the connection
+// carries on, on the new server. A server that does forget sessions answers
+// 404: see TestHTTPSessionTTL.
 func TestHTTPServerRestart(t *testing.T) {
 	d, dir := deps(t)
 	addr := "127.0.0.1:" + itoa(freePort(t))
@@ -78,21 +83,38 @@ func TestHTTPServerDown(t *testing.T) {
 	}
 }
 
+// TestHTTPSessionTTL: the server ends sessions 700ms after initialize. The
+// plugin reports each expired session as session_expired (and keeps
+// reporting it: a new session is the host's to start); through the registry
+// every call succeeds on a new session.
 func TestHTTPSessionTTL(t *testing.T) {
 	d, dir := deps(t)
-	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "300")
-	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
-	first := s.Client.GetSessionId()
-	callText(t, s, "echo", map[string]any{"message": "1"})
-	for i := 0; i < 3; i++ {
-		time.Sleep(450 * time.Millisecond)
-		if got := callText(t, s, "echo", map[string]any{"message": "after ttl"}); got != "after ttl" {
-			t.Fatalf("echo = %q", got)
+	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "700")
+	t.Run("plugin", func(t *testing.T) {
+		s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
+		first := s.Client.GetSessionId()
+		callText(t, s, "echo", map[string]any{"message": "1"})
+		time.Sleep(time.Second)
+		for i := 0; i < 2; i++ {
+			_, err := callTool(s, "echo", map[string]any{"message": "after ttl"})
+			wantSessionExpired(t, err)
 		}
-	}
-	if s.Client.GetSessionId() == first {
-		t.Fatal("session id did not change after re-initialisation")
-	}
+		if id := s.Client.GetSessionId(); id == first {
+			t.Fatalf("the plugin still reports the expired session %q", id)
+		}
+	})
+	t.Run("registry", func(t *testing.T) {
+		m, logs := startRegistry(t, remote("http", p.URL+"/mcp"), d)
+		for i := 0; i < 2; i++ {
+			time.Sleep(time.Second)
+			if got := registryCall(t, m, "ts", "echo", map[string]any{"message": "after ttl"}); got != "after ttl" {
+				t.Fatalf("echo = %q", got)
+			}
+		}
+		if n := strings.Count(logs.String(), "session expired; reconnecting and retrying once"); n < 2 {
+			t.Fatalf("the registry reconnected %d times for 2 expired sessions:\n%s", n, logs.String())
+		}
+	})
 }
 
 func TestHTTPStatus500(t *testing.T) {
@@ -126,6 +148,9 @@ func TestHTTPCallTimeout(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("call took %s with a 1s timeout", el)
+	}
+	if se := sdkErr(t, err); se.Code != sdk.CodeTimeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("code %q: %v", se.Code, err)
 	}
 	if got := callText(t, s, "echo", map[string]any{"message": "still there"}); got != "still there" {
 		t.Fatalf("echo after timeout = %q", got)
@@ -272,6 +297,7 @@ func TestHTTPNotMCP(t *testing.T) {
 		srv := remote("http", p.URL+"/")
 		srv.Unknown = []string{"skip_preflight"}
 		srv.Raw = map[string]any{"skip_preflight": true}
+		srv.Extra = map[string]any{"skip_preflight": true}
 		_, err := connectOnce(srv, d)
 		// Without the preflight the handshake itself finds the web page.
 		if ce := connectErr(t, err); ce.Code != sdk.CodeNotMCP {
@@ -316,7 +342,7 @@ func TestHTTPAuthRequired(t *testing.T) {
 	t.Run("dynamic headers", func(t *testing.T) {
 		var asked atomic.Int32
 		dd := d
-		dd.Headers = func(_ context.Context, req sdk.HeadersRequest) (map[string]string, error) {
+		dd.Headers = func(_ context.Context, req transport.HeadersRequest) (map[string]string, error) {
 			asked.Add(1)
 			if !strings.HasPrefix(req.URL, p.URL) || req.Method == "" {
 				t.Errorf("headers asked for %s %s", req.Method, req.URL)
