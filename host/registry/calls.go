@@ -177,7 +177,9 @@ func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(c
 	for attempt := 0; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, timeout)
 		v, err := fn(callCtx, c)
-		timedOut := callCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		// The server's timeout ran out: here, or first in the transport
+		// plugin, which bounds its exchange with the same value.
+		timedOut := ctx.Err() == nil && (callCtx.Err() == context.DeadlineExceeded || sdk.ErrorCode(err) == sdk.CodeTimeout)
 		cancel()
 		if err == nil {
 			return v, nil

@@ -44,9 +44,9 @@ func startHTTPTestServer(t *testing.T, dir string, args ...string) string {
 	return ""
 }
 
-// An expired HTTP session never reaches the model: the HTTP plugin
-// re-initialises it (or, if a transport reports session_expired, the
-// registry reconnects and retries once).
+// An expired HTTP session never reaches the model: the HTTP plugin reports
+// session_expired (it makes no protocol decision of its own), and the
+// registry reconnects and retries the call once.
 func TestSessionExpiredRetriesOnce(t *testing.T) {
 	deps, dir, logs := liveEnv(t)
 	testbin.Path(t, "hermes-transport-http")
@@ -64,18 +64,7 @@ func TestSessionExpiredRetriesOnce(t *testing.T) {
 	if r := mustCall(t, m, "mcp_web_echo", map[string]any{"message": "still"}); r["result"] != "still" {
 		t.Fatalf("echo after expiry = %v", r)
 	}
-	// The plugin's log lines reach the host log asynchronously (its stderr),
-	// so give them a moment to arrive.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		l := logs.String()
-		if strings.Contains(l, "session expired, re-initialising") || strings.Contains(l, "session re-initialised") ||
-			strings.Contains(l, "session expired; reconnecting and retrying once") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the expiry went unnoticed:\n%s", l)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if l := logs.String(); !strings.Contains(l, "session expired; reconnecting and retrying once") {
+		t.Fatalf("the registry did not notice the expiry:\n%s", l)
 	}
 }

@@ -17,6 +17,9 @@ func (c *conn) Read(context.Context) ([]byte, error) {
 	for {
 		line, err := c.readLine()
 		if err != nil {
+			if sdk.ErrorCode(err) == sdk.CodeTooLarge {
+				return nil, err
+			}
 			// stdout is closed: the process is exiting; say why.
 			<-c.exited
 			return nil, c.exitErr
@@ -34,7 +37,9 @@ func (c *conn) Read(context.Context) ([]byte, error) {
 }
 
 // readLine returns the next line; the slice is valid until the next call.
-// A line over the size limit is skipped whole, with a warning.
+// A line over the size limit ends the connection with a too_large error:
+// the plugin never decodes messages, so it cannot fail just the request
+// the line answers, and skipping it would leave that request hanging.
 func (c *conn) readLine() ([]byte, error) {
 	for {
 		line, err := c.out.ReadSlice('\n')
@@ -62,26 +67,9 @@ func (c *conn) readLine() ([]byte, error) {
 		}
 		if len(c.long)+len(line) > c.max {
 			c.long = nil
-			c.host.Warn(sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d bytes; it was dropped (raise max_message_bytes in its entry in config.yaml if it really sends messages that large)", c.cfg.Server, c.max))
-			if err := c.skipLine(); err != nil {
-				return nil, err
-			}
-			continue
+			return nil, sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d MB; raise max_message_mb in its entry in config.yaml if it really sends messages that large", c.cfg.Server, c.max>>20)
 		}
 		c.long = append(c.long, line...)
-	}
-}
-
-// skipLine discards the rest of the current line.
-func (c *conn) skipLine() error {
-	for {
-		_, err := c.out.ReadSlice('\n')
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
 	}
 }
 

@@ -93,16 +93,17 @@ func TestReadMovesBytes(t *testing.T) {
 	}
 }
 
-// A line over the limit is dropped with a too_large warning, and the next
-// one still arrives; lines longer than the read buffer arrive whole.
+// Lines longer than the read buffer arrive whole; a line over the limit
+// ends the connection with a too_large error naming the key to raise.
 func TestReadLimit(t *testing.T) {
-	c, h := sh(t, `x() { printf '{"big":"'; head -c $1 /dev/zero | tr '\0' x; printf '"}\n'; }; x 307200; x 204800`, 250<<10)
+	c, _ := sh(t, `x() { printf '{"big":"'; head -c $1 /dev/zero | tr '\0' x; printf '"}\n'; }; x 819200; x 2097152`, 1<<20)
 	got, err := c.Read(context.Background())
-	if err != nil || len(got) != (200<<10)+10 {
-		t.Fatalf("message after the oversized one: %d bytes, %v", len(got), err)
+	if err != nil || len(got) != (800<<10)+10 {
+		t.Fatalf("a long message: %d bytes, %v", len(got), err)
 	}
-	if codes := h.codes(); len(codes) != 1 || codes[0] != sdk.CodeTooLarge {
-		t.Fatalf("warnings = %v, want one too_large warning", codes)
+	_, err = c.Read(context.Background())
+	if sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "max_message_mb") {
+		t.Fatalf("an oversized message: %v", err)
 	}
 }
 
