@@ -227,17 +227,7 @@ func TestStdioSleepCancelled(t *testing.T) {
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("cancelled sleep: err=%v after %v", err, time.Since(start))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := callText(t, c, "cancelled_count", nil)
-		if got == "1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cancelled_count = %q, want 1", got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, func() bool { return callText(t, c, "cancelled_count", nil) == "1" }, "cancelled_count = 1")
 }
 
 func TestStdioCrash(t *testing.T) {
@@ -526,13 +516,17 @@ func TestSessionTTL(t *testing.T) {
 	c := httpClient(t, base+"/mcp")
 	initialize(t, c, legacy)
 	callText(t, c, "echo", map[string]any{"message": "x"})
-	time.Sleep(400 * time.Millisecond)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}}})
-	if !errors.Is(err, transport.ErrSessionTerminated) {
-		t.Fatalf("call after ttl: %v, want session terminated", err)
-	}
+	// Calls succeed until the session's 300 ms are up, then end with
+	// "session terminated"; nothing else may happen in between.
+	waitFor(t, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}}})
+		if err != nil && !errors.Is(err, transport.ErrSessionTerminated) {
+			t.Fatalf("call before or after the ttl: %v, want success or session terminated", err)
+		}
+		return err != nil
+	}, "the session to expire")
 }
 
 func TestCutStream(t *testing.T) {
