@@ -231,18 +231,65 @@ func Load(home string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	lookup := func(name string) (string, bool) {
-		if v, ok := os.LookupEnv(name); ok {
-			return v, true
-		}
-		v, ok := dotenv[name]
-		return v, ok
-	}
+	lookup := varLookup(dotenv)
 	envPath := filepath.Join(home, DotEnvFile)
 	for _, it := range servers {
 		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath))
 	}
 	return cfg, nil
+}
+
+// LoadEntry returns the Server that Load would return for entry once it is
+// saved as server name (Document.SetServer) in <home>/config.yaml, without
+// writing anything: the entry is emitted as the file would hold it and read
+// back with Load's defaults, validation and ${VAR} interpolation. The rest
+// of config.yaml plays no part, and HERMES_SAFE_MODE is the caller's to
+// check (SafeMode).
+//
+// pending holds .env values that are to be saved together with the entry,
+// such as a secret the user has just typed. ${VAR} is looked up in the
+// process environment, then in pending, then in <home>/.env: the order Load
+// follows once pending is saved to .env. pending is used for this entry only;
+// nothing is written to .env and nothing is set in the process environment.
+func LoadEntry(home, name string, entry *ServerEntry, pending map[string]string) (*Server, error) {
+	if !ValidName(name) {
+		return nil, fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"; choose another name", name)
+	}
+	var fields Map
+	if entry != nil {
+		fields = entry.Fields
+	}
+	var b strings.Builder
+	emitKV(&b, 0, ServersKey, Map{{name, fields}})
+	path := filepath.Join(home, File)
+	servers, err := decodeServers(path, []byte(b.String()))
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) != 1 || keyString(servers[0].Key) != name {
+		return nil, fmt.Errorf("server %q: the entry does not read back as one server; this is a bug in hermes", name)
+	}
+	dotenv, err := LoadDotEnv(home)
+	if err != nil {
+		return nil, err
+	}
+	return buildServer(name, servers[0].Value, varLookup(pending, dotenv), filepath.Join(home, DotEnvFile)), nil
+}
+
+// varLookup resolves a ${VAR} name from the process environment, then from
+// each of layers in turn; the first that holds the name wins.
+func varLookup(layers ...map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := os.LookupEnv(name); ok {
+			return v, true
+		}
+		for _, l := range layers {
+			if v, ok := l[name]; ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
 }
 
 // decodeServers returns the mcp_servers entries of src in file order.

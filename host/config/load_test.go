@@ -355,3 +355,73 @@ func TestLoadExtraInterpolated(t *testing.T) {
 		t.Fatalf("Unknown = %v", w.Unknown)
 	}
 }
+
+// LoadEntry reads an unsaved entry exactly as Load reads it once saved, with
+// pending .env values in the place .env will hold them, and writes nothing.
+func TestLoadEntryMatchesSavedEntry(t *testing.T) {
+	const key, token = "HERMES_TEST_LOADENTRY_KEY", "typed-secret-123"
+	h := home(t, nil)
+	if err := os.WriteFile(filepath.Join(h, DotEnvFile), []byte("HERMES_TEST_LOADENTRY_HOST=example.com\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entry := NewServerEntry().URL("https://${HERMES_TEST_LOADENTRY_HOST}/mcp").Header("Authorization", "Bearer ${"+key+"}")
+	entry.ConnectTimeout(7*time.Second).Include("a", "b*")
+
+	got, err := LoadEntry(h, "web", entry, map[string]string{key: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Err != nil || got.URL != "https://example.com/mcp" || got.Headers["Authorization"] != "Bearer "+token {
+		t.Fatalf("LoadEntry = %+v", got)
+	}
+	if _, set := os.LookupEnv(key); set {
+		t.Fatal("LoadEntry set the pending value in the process environment")
+	}
+	files, _ := os.ReadDir(h)
+	if len(files) != 1 || files[0].Name() != DotEnvFile {
+		t.Fatalf("LoadEntry wrote to the home folder: %v", files)
+	}
+
+	// Saved for real, Load sees the same server.
+	if err := Edit(h, func(d *Document) error { return d.SetServer("web", entry) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetDotEnv(h, key, token); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := cfg.Server("web"); !reflect.DeepEqual(got, want) {
+		t.Errorf("LoadEntry:\n%+v\nLoad after saving:\n%+v", got, want)
+	}
+}
+
+// The environment wins over pending values, pending values over .env; an
+// unresolved name is reported like Load reports it.
+func TestLoadEntryLookupOrder(t *testing.T) {
+	h := home(t, nil)
+	if err := os.WriteFile(filepath.Join(h, DotEnvFile), []byte("LE_A=dotenv\nLE_B=dotenv\nLE_C=dotenv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LE_A", "environment")
+	entry := NewServerEntry().Command("srv").Env("A", "${LE_A}").Env("B", "${LE_B}").Env("C", "${LE_C}")
+	s, err := LoadEntry(h, "x", entry, map[string]string{"LE_A": "pending", "LE_B": "pending"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"A": "environment", "B": "pending", "C": "dotenv"}; !reflect.DeepEqual(s.Env, want) {
+		t.Errorf("env = %v, want %v", s.Env, want)
+	}
+	s, err = LoadEntry(h, "x", NewServerEntry().Command("srv").Env("D", "${LE_MISSING}"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Err == nil || !strings.Contains(s.Err.Error(), "${LE_MISSING} is not set") || !strings.Contains(s.Err.Error(), filepath.Join(h, DotEnvFile)) {
+		t.Errorf("missing variable: %v", s.Err)
+	}
+	if _, err := LoadEntry(h, "bad name", entry, nil); err == nil {
+		t.Error("an invalid name was accepted")
+	}
+}
