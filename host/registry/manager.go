@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Options configure a Manager.
@@ -244,6 +246,21 @@ func (m *Manager) Status() []ServerStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// ServerTools returns every tool server name offered at its last successful
+// tools/list, in the server's order and before its tools filter: the listing
+// the registry registers from (pagination followed up to MaxListPages).
+// listed is false until a listing succeeded; a server without the tools
+// capability is listed with no tools.
+func (m *Manager) ServerTools(name string) (tools []mcp.Tool, listed bool) {
+	s := m.server(name)
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools), s.listed
 }
 
 func transportName(c *config.Server) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Names, filters (at list and at call time), collisions, pagination and
@@ -61,6 +63,18 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	}
 	if st := status(m, "rsrc"); st.Total != 0 || st.Enabled != 0 || len(st.Registered) != 4 {
 		t.Errorf("rsrc status = %+v", st)
+	}
+	// ServerTools is the whole listing the registry registers from, before
+	// the filter; a server without tools is listed with none.
+	tools, listed := m.ServerTools("alpha")
+	if !listed || len(tools) != status(m, "alpha").Total || !slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == "sleep" }) {
+		t.Errorf("ServerTools(alpha) = %d tools, listed %v", len(tools), listed)
+	}
+	if tools, listed := m.ServerTools("rsrc"); !listed || len(tools) != 0 {
+		t.Errorf("ServerTools(rsrc) = %v, listed %v", tools, listed)
+	}
+	if _, listed := m.ServerTools("nope"); listed {
+		t.Error("ServerTools of an unknown server reports a listing")
 	}
 
 	if r := mustCall(t, m, "mcp_alpha_echo", map[string]any{"message": "hi"}); r["result"] != "hi" {
