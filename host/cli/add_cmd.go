@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -508,16 +507,14 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 }
 
 // addProbe connects to the entry as it would be saved and lists its tools.
+// A token typed for it reaches the entry's ${VAR} through the config layer
+// as a pending .env value: until the entry is saved it exists nowhere else.
 func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcp.Tool, error) {
+	var pending map[string]string
 	if plan.secret != "" {
-		// The token reaches .env only when the entry is saved; until then
-		// the probe resolves ${KEY} from this process's environment.
-		if _, set := os.LookupEnv(plan.secretKey); !set {
-			os.Setenv(plan.secretKey, plan.secret)
-			defer os.Unsetenv(plan.secretKey)
-		}
+		pending = map[string]string{plan.secretKey: plan.secret}
 	}
-	srv, err := e.candidateServer(o.name, plan.entry)
+	srv, err := e.candidateServer(o.name, plan.entry, pending)
 	if err != nil {
 		return nil, err
 	}

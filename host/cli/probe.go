@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -21,31 +22,33 @@ import (
 // person is waiting).
 const probeConnectTimeout = 30 * time.Second
 
-// probeTools connects to srv, lists its tools and disconnects. A server
-// without the tools capability has no tools (an empty, non-nil slice).
+// probeTools connects to srv through the registry, exactly as a session of
+// the agent would (a Manager over this one server), and returns every tool
+// the server offers as the registry listed them: the same pagination
+// bounds, in the server's order, before the entry's tools filter (the
+// caller shows the filter). A server without the tools capability has no
+// tools (an empty, non-nil slice). A disabled entry is probed all the same,
+// so that its tools can be picked before it is turned on.
+//
+// The probe is one-shot: once the tools are listed the Manager is
+// detached, so the server's shutdown does not hold the prompt.
 func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, error) {
-	s, err := e.connect(ctx, srv)
-	if err != nil {
+	probe := *srv
+	probe.Enabled = true
+	m := e.newManager([]*config.Server{&probe})
+	defer m.Detach()
+	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
-	defer s.Detach()
-	if s.Init == nil || s.Init.Capabilities.Tools == nil {
-		return []mcp.Tool{}, nil
+	st := m.Status()[0]
+	if st.State != registry.StateConnected {
+		return nil, errors.New(orDefault(st.Error, "no answer within connect_timeout"))
 	}
-	timeout := srv.ConnectTimeout
-	if timeout <= 0 {
-		timeout = probeConnectTimeout
+	tools, _ := m.ServerTools(srv.Name)
+	if tools == nil {
+		tools = []mcp.Tool{}
 	}
-	lctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := s.Client.ListTools(lctx, mcp.ListToolsRequest{})
-	if err != nil {
-		return nil, fmt.Errorf("tools/list failed: %w", err)
-	}
-	if res.Tools == nil {
-		return []mcp.Tool{}, nil
-	}
-	return res.Tools, nil
+	return tools, nil
 }
 
 // withProbeTimeout applies the command line's probe timeout to a server
@@ -57,44 +60,17 @@ func withProbeTimeout(srv *config.Server) {
 }
 
 // candidateServer turns an entry that is not saved yet into the Server the
-// config package would load from it, so that a probe sees exactly what a
-// later session will: defaults, validation and ${VAR} interpolation from the
-// environment and the home folder's .env. The entry is written to a private
-// scratch folder whose .env points at the real one; the folder is removed
-// before returning, and its path never appears in the errors.
-func (e *env) candidateServer(name string, entry *config.ServerEntry) (*config.Server, error) {
+// config package would load once it is saved, so that a probe sees exactly
+// what a later session will: defaults, validation and ${VAR} interpolation
+// from the environment and the home folder's .env. pending are .env values
+// that will be saved with the entry (a token just typed); they resolve its
+// ${VAR}s through the config layer only, and never enter the process
+// environment or a file.
+func (e *env) candidateServer(name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
 	if config.SafeMode() {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
-	tmp, err := os.MkdirTemp("", "hermes-add-")
-	if err != nil {
-		return nil, fmt.Errorf("probe '%s': %w", name, err)
-	}
-	defer os.RemoveAll(tmp)
-	envFile := filepath.Join(e.home, config.DotEnvFile)
-	if _, err := os.Stat(envFile); err == nil {
-		if err := os.Symlink(envFile, filepath.Join(tmp, config.DotEnvFile)); err != nil {
-			return nil, fmt.Errorf("probe '%s': %w", name, err)
-		}
-	}
-	if err := config.Edit(tmp, func(d *config.Document) error { return d.SetServer(name, entry) }); err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, e.home))
-	}
-	cfg, err := config.Load(tmp)
-	if err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, e.home))
-	}
-	srv := cfg.Server(name)
-	if srv == nil {
-		return nil, fmt.Errorf("probe '%s': the entry could not be read back", name)
-	}
-	if srv.Err != nil {
-		srv.Err = errors.New(strings.ReplaceAll(srv.Err.Error(), tmp, e.home))
-	}
-	for i, w := range srv.Warnings {
-		srv.Warnings[i] = strings.ReplaceAll(w, tmp, e.home)
-	}
-	return srv, nil
+	return config.LoadEntry(e.home, name, entry, pending)
 }
 
 // serverNames reads the names of the configured servers, in file order,
