@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+)
+
+// preset fills the transport of a well-known server.
+type preset struct {
+	command string
+	args    []string
+}
+
+// presets are the names --preset accepts.
+var presets = map[string]preset{
+	"codex": {command: "codex", args: []string{"mcp-server"}},
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// addPlan is the validated request.
+type addPlan struct {
+	entry       *config.ServerEntry
+	stdio       bool
+	include     []string // from --tools
+	interactive bool     // a person answers the questions
+	secretKey   string   // .env key to write on save
+	secret      string
+}
+
+// buildAddEntry validates the options and builds the entry to save (without
+// tools and enabled). Errors are usage errors.
+func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
+	if !config.ValidName(o.name) {
+		return nil, usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
+	}
+	type kv struct{ k, v string }
+	var envs []kv
+	for _, item := range o.envs {
+		k, v, ok := strings.Cut(item, "=")
+		switch {
+		case !ok:
+			return nil, usagef("Invalid --env value '%s' (expected KEY=VALUE)", item)
+		case k == "":
+			return nil, usagef("Invalid --env value '%s' (missing variable name)", item)
+		case !envNameRE.MatchString(k):
+			return nil, usagef("Invalid --env variable name '%s'", k)
+		}
+		envs = append(envs, kv{k, v})
+	}
+	command, url := o.command, o.url
+	args := o.childArgs
+	hasArgs := o.hasChildArgs
+	if o.preset != "" {
+		p, ok := presets[o.preset]
+		if !ok {
+			names := make([]string, 0, len(presets))
+			for n := range presets {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return nil, usagef("Unknown MCP preset: %s (known: %s)", o.preset, strings.Join(names, ", "))
+		}
+		// Explicit flags win: the preset fills only what was not given.
+		if command == "" && url == "" {
+			command = p.command
+			if !hasArgs {
+				args, hasArgs = p.args, true
+			}
+		}
+	}
+	if url != "" && len(envs) > 0 {
+		return nil, usagef("--env is only supported for stdio MCP servers (--command or stdio presets)")
+	}
+	switch {
+	case url == "" && command == "":
+		return nil, usagef("Must specify --url <endpoint>, --command <cmd>, or --preset <name>; e.g. hermes mcp add %s --url https://example.com/mcp, or hermes mcp add %s --command npx --args -y some-mcp-server", o.name, o.name)
+	case url != "" && command != "":
+		return nil, usagef("give either --url (HTTP server) or --command (stdio server), not both")
+	case url != "" && hasArgs && len(args) > 0:
+		return nil, usagef("--args is only for stdio MCP servers (--command); an HTTP server takes no argv")
+	case url != "" && o.cwd != "":
+		return nil, usagef("--cwd is only for stdio MCP servers (--command)")
+	case command != "" && len(o.headers) > 0:
+		return nil, usagef("--header is only for HTTP MCP servers (--url)")
+	case command != "" && o.auth != "":
+		return nil, usagef("--auth is only for HTTP MCP servers (--url)")
+	}
+	switch o.auth {
+	case "", "oauth", "header":
+	default:
+		return nil, usagef("unknown --auth '%s': use oauth or header", o.auth)
+	}
+	if o.connectTimeout < 0 || o.timeout < 0 {
+		return nil, usagef("--connect-timeout and --timeout are whole seconds above 0")
+	}
+
+	entry := config.NewServerEntry()
+	if url != "" {
+		entry.URL(url)
+		if o.transport != "" {
+			entry.Transport(o.transport)
+		}
+		for _, h := range o.headers {
+			k, v, ok := strings.Cut(h, ":")
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if !ok || k == "" || strings.ContainsAny(k, " \t") {
+				return nil, usagef("Invalid --header value '%s' (expected 'Name: value')", h)
+			}
+			entry.Header(k, v)
+		}
+		if o.auth == "oauth" {
+			entry.Auth("oauth")
+		}
+	} else {
+		entry.Command(command)
+		if hasArgs && len(args) > 0 {
+			entry.Args(args...)
+		}
+		for _, e := range envs {
+			entry.Env(e.k, e.v)
+		}
+		if o.cwd != "" {
+			entry.Cwd(o.cwd)
+		}
+		if o.transport != "" && o.transport != "stdio" {
+			return nil, usagef("--transport is only for --url servers")
+		}
+	}
+	if o.connectTimeout > 0 {
+		entry.ConnectTimeout(time.Duration(o.connectTimeout) * time.Second)
+	}
+	if o.timeout > 0 {
+		entry.Timeout(time.Duration(o.timeout) * time.Second)
+	}
+	return entry, nil
+}
+
+// hasHeader reports whether the entry sets header key (case-insensitively).
+func hasHeader(entry *config.ServerEntry, key string) bool {
+	v, _ := entry.Fields.Get("headers")
+	m, _ := v.(config.Map)
+	for _, kv := range m {
+		if strings.EqualFold(kv.Key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// saveAdd writes the token (if one was typed) and the entry.
+func (e *env) saveAdd(name string, plan *addPlan) error {
+	if plan.secret != "" {
+		if err := config.SetDotEnv(e.home, plan.secretKey, plan.secret); err != nil {
+			return failf("saving %s to %s/.env: %s", plan.secretKey, e.home, oneLine(err.Error()))
+		}
+	}
+	err := config.Edit(e.home, func(d *config.Document) error { return d.SetServer(name, plan.entry) })
+	if err != nil {
+		return failf("saving '%s': %s", name, oneLine(err.Error()))
+	}
+	if plan.secret != "" {
+		e.p.OK("API key saved to %s/.env as %s", e.home, plan.secretKey)
+	}
+	return nil
+}
