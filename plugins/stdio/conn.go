@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
 )
@@ -73,6 +74,9 @@ func (c *conn) readLine() ([]byte, error) {
 	}
 }
 
+// exitSettle is how long a failed write waits for the server's exit.
+const exitSettle = time.Second
+
 // Write writes one message and a newline to the server's stdin.
 func (c *conn) Write(_ context.Context, msg []byte) error {
 	c.writeMu.Lock()
@@ -87,10 +91,12 @@ func (c *conn) Write(_ context.Context, msg []byte) error {
 		}
 	}
 	if err != nil {
+		// A broken pipe almost always means the server is exiting: its
+		// exit status and last stderr line say why far better than EPIPE.
 		select {
 		case <-c.exited:
 			return c.exitErr
-		default:
+		case <-time.After(exitSettle):
 		}
 		return sdk.NewError(sdk.CodeClosed, "write to MCP server %q: %v", c.cfg.Server, err)
 	}
