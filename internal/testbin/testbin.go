@@ -56,17 +56,28 @@ func Dir(t testing.TB) string {
 		}
 		dir = d
 		root := Root()
+		// Builds run side by side (mostly linking, the cache has the
+		// rest); each test process pays for them once.
+		var mu sync.Mutex
+		var wg sync.WaitGroup
 		for name, pkg := range Targets {
 			if m, _ := filepath.Glob(filepath.Join(root, pkg, "*.go")); len(m) == 0 {
 				continue // a target whose package does not exist yet
 			}
-			cmd := exec.Command("go", "build", "-o", filepath.Join(d, name), pkg)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				// Tests that need this binary fail in Path; the others run.
-				buildErrs[name] = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command("go", "build", "-o", filepath.Join(d, name), pkg)
+				cmd.Dir = root
+				if out, err := cmd.CombinedOutput(); err != nil {
+					// Tests that need this binary fail in Path; the others run.
+					mu.Lock()
+					buildErrs[name] = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+					mu.Unlock()
+				}
+			}()
 		}
+		wg.Wait()
 	})
 	if errOut != nil {
 		t.Fatalf("building test binaries: %v", errOut)
