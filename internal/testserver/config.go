@@ -96,6 +96,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Server.Resources, "resources", false, "add static resources and a resource template")
 	fs.BoolVar(&cfg.Server.Prompts, "prompts", false, "add two prompts with arguments")
 	fs.IntVar(&exitAfterInit, "exit-after-init", 0, "exit `MS` milliseconds after initialize")
+	fs.BoolVar(&cfg.Server.Trace, "trace", false, "write a stderr line for each ping and each sleep call started")
 
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP at `ADDR`/mcp")
 	fs.StringVar(&cfg.SSEAddr, "sse", "", "serve legacy SSE at `ADDR` (/sse, /message)")

@@ -86,6 +86,9 @@
 //	                     HTTP: every POST gets a non-JSON 200 body
 //	--exit-after-init MS exit (status 0) MS after initialize (or server/discover)
 //	--stderr-noise       write a line to stderr every 10 ms
+//	--trace              write "hermes-testserver trace: ping" to stderr for each
+//	                     ping and "hermes-testserver trace: sleep started" for
+//	                     each sleep call, for tests to wait on instead of sleeping
 //	--linger             stdio: keep running after stdin closes (until a signal)
 //	--ignore-sigterm     ignore SIGTERM: only SIGKILL stops the server
 //

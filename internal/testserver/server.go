@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,9 +69,23 @@ type Options struct {
 	// Exit ends the process; os.Exit when nil. The crash tool calls it with
 	// CrashExitCode. Tests running the server in-process replace it.
 	Exit func(code int)
-	// Stderr receives the stderr tool's noise; os.Stderr when nil.
+	// Stderr receives the stderr tool's noise and the trace lines; os.Stderr
+	// when nil.
 	Stderr io.Writer
+	// Trace writes a line to Stderr when a ping arrives (TracePing) and when
+	// a sleep call starts (TraceSleepStarted), so that tests can wait for
+	// these events instead of sleeping (flag --trace).
+	Trace bool
 }
+
+// Trace lines written to stderr with Options.Trace (flag --trace), each on a
+// line of its own.
+const (
+	// TracePing: a ping request arrived.
+	TracePing = "hermes-testserver trace: ping"
+	// TraceSleepStarted: a sleep call arrived and is sleeping.
+	TraceSleepStarted = "hermes-testserver trace: sleep started"
+)
 
 type authKey struct{}
 
@@ -94,6 +109,17 @@ type state struct {
 	opts      Options
 	cancelled atomic.Int64
 	toggled   atomic.Bool
+	traceMu   sync.Mutex
+}
+
+// trace writes line to stderr when tracing is on.
+func (st *state) trace(line string) {
+	if !st.opts.Trace {
+		return
+	}
+	st.traceMu.Lock()
+	defer st.traceMu.Unlock()
+	fmt.Fprintln(st.opts.Stderr, line)
 }
 
 // New builds the test server with the tools, resources and prompts selected
@@ -121,6 +147,7 @@ func New(opts Options) *server.MCPServer {
 		hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) { arm() })
 		hooks.AddAfterDiscover(func(context.Context, any, *mcp.DiscoverRequest, *mcp.DiscoverResult) { arm() })
 	}
+	hooks.AddBeforePing(func(context.Context, any, *mcp.PingRequest) { st.trace(TracePing) })
 
 	serverOpts := []server.ServerOption{
 		server.WithLogging(),
@@ -186,6 +213,7 @@ func (st *state) addTools() {
 		mcp.WithInteger("ms", mcp.Required()),
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ms := req.GetInt("ms", 0)
+		st.trace(TraceSleepStarted)
 		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 		defer t.Stop()
 		select {
