@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -145,25 +144,12 @@ func status(m *registry.Manager, name string) registry.ServerStatus {
 	return registry.ServerStatus{}
 }
 
-// npmServer returns the entry script of an official npm test server, or
-// skips (fails under CI=true) when Node or the package is missing.
-func npmServer(t *testing.T, pkg string) (node, script string) {
-	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (required when CI=true; run make npm-deps)", why)
-		}
-		t.Skip(why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	script = filepath.Join(testbin.Root(), ".npm-deps", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		missing("npm package @modelcontextprotocol/" + pkg + " is not installed")
-	}
-	return node, script
+// serverTraces counts the lines the test servers of deps wrote to their
+// stderr log that are exactly line (one of testserver's Trace* lines, given
+// with --trace).
+func serverTraces(deps session.Deps, line string) int {
+	b, _ := os.ReadFile(filepath.Join(deps.Home, "logs", "mcp-stderr.log"))
+	return strings.Count(string(b), line+"\n")
 }
 
 func hasAll(t *testing.T, got map[string]toolview.ToolDef, want ...string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -225,7 +226,7 @@ func pidOf(t *testing.T, m *registry.Manager, tool string) int {
 // succeeds on a new process. A call in flight when it dies fails at once.
 func TestReconnectAfterServerKilled(t *testing.T) {
 	deps, dir, _ := liveEnv(t)
-	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts", "--trace")}, Deps: deps, Timings: fast()})
 	pid := pidOf(t, m, "mcp_ts_pid")
 	old := m.SessionOf("ts")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -244,7 +245,9 @@ func TestReconnectAfterServerKilled(t *testing.T) {
 		_, err := m.Call(context.Background(), "mcp_ts_sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	eventually(t, 10*time.Second, "the call to reach the server", func() bool {
+		return serverTraces(deps, testserver.TraceSleepStarted) == 1
+	})
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	err := <-errc
 	if err == nil || time.Since(start) > 10*time.Second || !strings.Contains(err.Error(), "lost during the call") {
@@ -300,7 +303,11 @@ func TestParkBreakerAndRevive(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
-	eventually(t, 20*time.Second, "parked", func() bool { return status(m, "ts").State == registry.StateParked })
+	// park sets the state, then withdraws the tools: wait for both.
+	eventually(t, 20*time.Second, "parked with its tools withdrawn", func() bool {
+		st := status(m, "ts")
+		return st.State == registry.StateParked && len(st.Registered) == 0
+	})
 	if st := status(m, "ts"); st.Error == "" || len(st.Registered) != 0 {
 		t.Errorf("parked status = %+v", st)
 	}
@@ -389,17 +396,16 @@ func TestListChanged(t *testing.T) {
 
 	before := status(m, "ts").Refreshes
 	mustCall(t, m, "mcp_ts_notify_burst", map[string]any{"count": 100})
-	// Let the refresher drain.
-	var n int64
-	eventually(t, 10*time.Second, "refreshes settle", func() bool {
-		a := status(m, "ts").Refreshes
-		time.Sleep(300 * time.Millisecond)
-		n = status(m, "ts").Refreshes - before
-		return a-before == n && n > 0
-	})
-	t.Logf("100 list_changed notifications -> %d refreshes", n)
-	if n > 10 {
-		t.Errorf("%d refreshes for a burst of 100; want a handful", n)
+	// A tool added after the burst is a barrier: its notification comes
+	// after the burst's on the same stream, and the one refresher handles
+	// them in order, so once it is registered the burst has been drained
+	// (the barrier costs one refresh more at most).
+	mustCall(t, m, "mcp_ts_add_tool", map[string]any{"name": "after_burst"})
+	eventually(t, 10*time.Second, "the refresher to reach the barrier", func() bool { _, ok := m.Tool("mcp_ts_after_burst"); return ok })
+	n := status(m, "ts").Refreshes - before
+	t.Logf("100 list_changed notifications (and the barrier) -> %d refreshes", n)
+	if n > 11 {
+		t.Errorf("%d refreshes for a burst of 100 and one more change; want a handful", n)
 	}
 }
 
@@ -476,16 +482,27 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 }
 
-// Keepalive pings a live session without disturbing it.
+// Keepalive pings a live session at its interval without disturbing it.
+// The server counts the pings it receives: one with a 50 ms interval gets
+// several, while one with the default interval, connected for the same
+// time, gets none, so the pings are the keepalive's.
 func TestKeepalive(t *testing.T) {
 	deps, dir, _ := liveEnv(t)
-	srv := tsServer(dir, "ts")
+	srv := tsServer(dir, "ts", "--trace")
 	srv.KeepaliveInterval = 50 * time.Millisecond
+	quietDeps := deps
+	quietDeps.Home = t.TempDir() // its own server stderr log
+	quiet := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "quiet", "--trace")}, Deps: quietDeps, Timings: fast()})
 	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
 	s := m.SessionOf("ts")
-	time.Sleep(500 * time.Millisecond)
+	eventually(t, 10*time.Second, "three keepalive pings at the server", func() bool {
+		return serverTraces(deps, testserver.TracePing) >= 3
+	})
 	if m.SessionOf("ts") != s || status(m, "ts").State != registry.StateConnected {
 		t.Fatal("keepalive disturbed a healthy session")
+	}
+	if n := serverTraces(quietDeps, testserver.TracePing); n != 0 || status(quiet, "quiet").State != registry.StateConnected {
+		t.Fatalf("the server with the default keepalive interval got %d pings", n)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/testnpm"
 )
 
 func npmEntry(name, node, script string, args ...string) *config.Server {
@@ -24,7 +25,7 @@ func npmEntry(name, node, script string, args ...string) *config.Server {
 // Every content type rendered through Manager.Call, plus names, filters and
 // utilities, against the official server-everything.
 func TestEverythingServer(t *testing.T) {
-	node, script := npmServer(t, "server-everything")
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	deps, _, _ := liveEnv(t)
 	srv := npmEntry("everything", node, script, "stdio")
 	srv.Tools.Exclude = []string{"echo", "trigger-*"}
@@ -105,7 +106,7 @@ func TestEverythingServer(t *testing.T) {
 // server-filesystem: tools listed and called, a filtered tool refused, no
 // prompt utilities (no prompts capability).
 func TestFilesystemServer(t *testing.T) {
-	node, script := npmServer(t, "server-filesystem")
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-filesystem")
 	deps, _, _ := liveEnv(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from disk"), 0o600); err != nil {
