@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testserver"
 )
 
 func connect0(d session.Deps, srv *config.Server) (*session.Session, error) {
@@ -77,7 +78,7 @@ func alive(pid int) bool {
 func TestHostKilledLeavesNoOrphans(t *testing.T) {
 	dir := testbin.Dir(t)
 	home := t.TempDir()
-	cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n", filepath.Join(dir, "hermes-testserver"))
+	cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n    args: [--trace]\n", filepath.Join(dir, "hermes-testserver"))
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,10 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond) // the call is in flight
+	if !waitForTrace(home, testserver.TraceSleepStarted, 20*time.Second) {
+		cmd.Process.Kill()
+		t.Fatal("the call did not reach the server within 20s")
+	}
 	procs = descendants(cmd.Process.Pid)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -140,7 +144,7 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := testbin.Dir(t)
 			home := t.TempDir()
-			cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n", filepath.Join(dir, "hermes-testserver"))
+			cfg := fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n    args: [--trace]\n", filepath.Join(dir, "hermes-testserver"))
 			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +163,10 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 				procs = descendants(cmd.Process.Pid)
 			}
-			time.Sleep(300 * time.Millisecond)
+			if !waitForTrace(home, testserver.TraceSleepStarted, 20*time.Second) {
+				cmd.Process.Kill()
+				t.Fatal("the call did not reach the server within 20s")
+			}
 			procs = descendants(cmd.Process.Pid)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -30,6 +31,23 @@ func deps(t *testing.T) (session.Deps, string) {
 	sup := supervisor.New(supervisor.Options{Home: home})
 	t.Cleanup(sup.KillAll)
 	return session.Deps{Home: home, Supervisor: sup}, dir
+}
+
+// waitForTrace waits up to d for a test server started with --trace under
+// home to write line (one of testserver's Trace* lines) to its stderr log,
+// and reports whether it did.
+func waitForTrace(home, line string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		b, _ := os.ReadFile(filepath.Join(home, "logs", "mcp-stderr.log"))
+		if strings.Contains(string(b), line+"\n") {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func testServer(dir string, args ...string) *config.Server {
@@ -110,7 +128,7 @@ func TestConcurrentCallsOnOneSession(t *testing.T) {
 // server; another server's session is unaffected.
 func TestPluginKilledMidCall(t *testing.T) {
 	d, dir := deps(t)
-	victim := connect(t, d, testServer(dir))
+	victim := connect(t, d, testServer(dir, "--trace"))
 	otherSrv := testServer(dir)
 	otherSrv.Name = "other"
 	other := connect(t, d, otherSrv)
@@ -122,7 +140,9 @@ func TestPluginKilledMidCall(t *testing.T) {
 		_, err := call(ctx, victim, "sleep", map[string]any{"ms": 50000})
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // let the call reach the server
+	if !waitForTrace(d.Home, testserver.TraceSleepStarted, 10*time.Second) {
+		t.Fatal("the sleep call did not reach the server within 10s")
+	}
 	if err := syscall.Kill(victim.Plugin.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
