@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
 // BenchmarkDiscovery measures the wall time of registry.Manager.Start with
@@ -19,7 +18,7 @@ import (
 // initialized and listed in parallel, tools registered. Closing the
 // manager is not timed.
 func BenchmarkDiscovery(b *testing.B) {
-	dir := testbin.Dir(b)
+	dir := bins(b)
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	server := filepath.Join(dir, "hermes-testserver")
 	for _, n := range []int{1, 10, 30} {
@@ -37,8 +36,7 @@ func BenchmarkDiscovery(b *testing.B) {
 				}
 			}
 			tools := 0
-			b.ResetTimer()
-			for range b.N {
+			for b.Loop() {
 				m := registry.New(registry.Options{Servers: servers, Deps: session.Deps{Home: home, Supervisor: sup}})
 				if err := m.Start(context.Background()); err != nil {
 					b.Fatal(err)

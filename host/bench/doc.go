@@ -1,5 +1,16 @@
-// Package bench holds the project's benchmarks of whole paths (a tool call
-// through a plugin against the same call made in-process with mcp-go,
-// plugin start-up, discovery); `make bench` runs them and docs/BENCHMARKS.md
-// records the figures. It has no code of its own.
+// Package bench holds the project's benchmarks of whole paths, each measured
+// against its floor in the same run: a tool call through the stdio plugin
+// against the same call made in-process with mcp-go's own stdio transport
+// (echo and a 1 MiB result); the plugin's start and resident memory against
+// a bare go-plugin net/rpc plugin (testdata/bareplugin) started by the same
+// supervisor; a one-shot `hermes mcp call` against a minimal mcp-go client
+// (testdata/oneshotclient); `hermes tools` with one and ten servers, wall
+// time and the CPU time of the whole process tree; and discovery in the
+// registry. Baselines and the measured path alternate within each run, so
+// a busy machine shifts both alike.
+//
+// Benchmarks only measure: they report ratios as metrics and say whether a
+// floor is met, and never fail on one. `make bench` runs them and
+// docs/BENCHMARKS.md records the figures. The package has no code of its
+// own.
 package bench

@@ -1,0 +1,235 @@
+package bench_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/rpc"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+func TestMain(m *testing.M) {
+	// net/rpc logs through the standard logger, and yamux, go-plugin's
+	// multiplexer, writes "[ERR] yamux: ..." for every killed plugin
+	// connection to os.Stderr (its default, read when a connection is
+	// made); go test would show either in the middle of a benchmark's
+	// result line. Benchmarks drop both; their own output goes to stdout.
+	log.SetOutput(io.Discard)
+	stderr := os.Stderr
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		os.Stderr = null
+	}
+	code := m.Run()
+	os.Stderr = stderr
+	printFloors()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// Floors: a ratio a figure should stay under, measured against its
+// baseline in the same benchmark. A benchmark only reports whether the
+// floor is met; it never fails on it (a busy machine is not a bug).
+
+var floors struct {
+	sync.Mutex
+	order []string
+	limit map[string]float64
+	runs  map[string][]float64
+}
+
+// checkFloor reports ratio as the metric unit, logs whether it is within
+// floor, and keeps it for the summary printed after the benchmarks.
+func checkFloor(b *testing.B, name, unit string, ratio, floor float64) {
+	b.Helper()
+	b.ReportMetric(ratio, unit)
+	b.Logf("floor %s: %.2f× (floor ≤ %.2f×): %s", name, ratio, floor, verdict(ratio, floor))
+	floors.Lock()
+	defer floors.Unlock()
+	if floors.runs == nil {
+		floors.limit, floors.runs = map[string]float64{}, map[string][]float64{}
+	}
+	if _, ok := floors.runs[name]; !ok {
+		floors.order = append(floors.order, name)
+	}
+	floors.limit[name] = floor
+	floors.runs[name] = append(floors.runs[name], ratio)
+}
+
+func verdict(ratio, floor float64) string {
+	if ratio <= floor {
+		return "met"
+	}
+	return "NOT MET"
+}
+
+// printFloors prints, after all benchmarks, each floor with the median of
+// its runs (-count).
+func printFloors() {
+	floors.Lock()
+	defer floors.Unlock()
+	if len(floors.order) == 0 {
+		return
+	}
+	fmt.Println("floors (median of the runs of this invocation):")
+	for _, name := range floors.order {
+		r := floors.runs[name]
+		m := median(r)
+		fmt.Printf("  %-44s %5.2f×  floor ≤ %.2f×  %-7s  (runs: %s)\n", name, m, floors.limit[name], verdict(m, floors.limit[name]), joinRatios(r))
+	}
+}
+
+func joinRatios(r []float64) string {
+	s := make([]string, len(r))
+	for i, x := range r {
+		s[i] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strings.Join(s, " ")
+}
+
+// median returns the median of xs (0 for none).
+func median[T int64 | float64 | time.Duration](xs []T) T {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Binaries. The benchmarks build only what they run, once per process, into
+// one folder (hermes finds its plugins beside itself): hermes,
+// hermes-transport-stdio, hermes-testserver, and the two baselines under
+// testdata: the bare go-plugin plugin (hermes-bench-bare) and the minimal
+// mcp-go client (oneshotclient). Same toolchain, same flags for all.
+
+const (
+	bareKind = "bench"
+	bareName = "bare"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// bins builds the binaries and returns their folder.
+func bins(tb testing.TB) string {
+	tb.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "hermes-bench-")
+		if binErr != nil {
+			return
+		}
+		// name → package; one go build links them in parallel into a
+		// staging folder, under the last element of the package path.
+		pkgs := map[string]string{"oneshotclient": "./host/bench/testdata/oneshotclient"}
+		for _, name := range []string{"hermes", "hermes-transport-stdio", "hermes-testserver"} {
+			pkgs[name] = testbin.Targets[name]
+		}
+		stage := filepath.Join(binDir, "stage")
+		args := []string{"build", "-o", stage + string(filepath.Separator)}
+		for _, pkg := range pkgs {
+			args = append(args, pkg)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if errs[0] = goBuild(args...); errs[0] != nil {
+				return
+			}
+			for name, pkg := range pkgs {
+				if err := os.Rename(filepath.Join(stage, filepath.Base(pkg)), filepath.Join(binDir, name)); err != nil {
+					errs[0] = err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			// The bare plugin gets the host's handshake at link time, so
+			// that it does not link the sdk.
+			errs[1] = goBuild("build", "-o", filepath.Join(binDir, sdk.BinaryName(bareKind, bareName)), "-ldflags", strings.Join([]string{
+				"-X main.cookieKey=" + sdk.Handshake.MagicCookieKey,
+				"-X main.cookieValue=" + sdk.Handshake.MagicCookieValue,
+				"-X main.protocolVersion=" + strconv.Itoa(int(sdk.Handshake.ProtocolVersion)),
+				"-X main.kind=" + bareKind,
+			}, " "), "./host/bench/testdata/bareplugin")
+		}()
+		wg.Wait()
+		binErr = errors.Join(errs...)
+	})
+	if binErr != nil {
+		tb.Fatalf("building the benchmark binaries: %v", binErr)
+	}
+	return binDir
+}
+
+// goBuild runs the go command (the toolchain on PATH, as internal/testbin
+// uses) at the repository root.
+func goBuild(args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = testbin.Root()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// bareSpec is the supervisor spec of the bare plugin: the same supervisor,
+// runner and handshake as a transport plugin, another binary.
+func bareSpec(tb testing.TB) supervisor.Spec {
+	return supervisor.Spec{Kind: bareKind, Name: bareName, Label: "bare", Dir: bins(tb),
+		Plugins: map[string]plugin.Plugin{bareKind: barePlugin{}}}
+}
+
+// barePlugin is the host side of the bare plugin: Dispense returns its
+// *rpc.Client.
+type barePlugin struct{}
+
+func (barePlugin) Server(*plugin.MuxBroker) (any, error) {
+	return nil, errors.New("the bare plugin's server side runs in its own binary")
+}
+
+func (barePlugin) Client(_ *plugin.MuxBroker, c *rpc.Client) (any, error) { return c, nil }
+
+// rssMB reads a process's resident set size (VmRSS) in MB.
+func rssMB(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,107 @@
+package bench_test
+
+import (
+	"net/rpc"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
+)
+
+// BenchmarkPluginStart measures a plugin's start, from spawn to ready (the
+// go-plugin handshake and the dispense), through the host's supervisor:
+// hermes-transport-stdio against the bare go-plugin net/rpc plugin of
+// testdata/bareplugin, started by the same supervisor with the same
+// handshake. Each iteration starts one of each, in alternating order, and
+// kills them (not timed); stdio-start-ms and bare-start-ms are medians.
+// stdio-cpu-ms and bare-cpu-ms are the CPU time of one plugin process's
+// whole life (start, handshake, dispense, quit), medians.
+func BenchmarkPluginStart(b *testing.B) {
+	dir := bins(b)
+	b.Setenv("HERMES_PLUGIN_PATH", dir)
+	sup := supervisor.New(supervisor.Options{Home: b.TempDir()})
+	defer sup.KillAll()
+	specs := [2]supervisor.Spec{session.TransportSpec(&config.Server{Name: "bench", Transport: "stdio"}), bareSpec(b)}
+	for _, s := range specs { // warm the page cache
+		p, _ := startPlugin(b, sup, s)
+		p.Kill()
+	}
+	var took, cpu [2][]time.Duration
+	i := 0
+	for b.Loop() {
+		for k := range 2 {
+			j := (i + k) % 2
+			cpu0 := childrenCPU()
+			t0 := time.Now()
+			p, _ := startPlugin(b, sup, specs[j])
+			took[j] = append(took[j], time.Since(t0))
+			p.Kill() // returns once the process is reaped
+			cpu[j] = append(cpu[j], childrenCPU()-cpu0)
+		}
+		i++
+	}
+	stdio, bare := median(took[0]), median(took[1])
+	b.ReportMetric(ms(stdio), "stdio-start-ms")
+	b.ReportMetric(ms(bare), "bare-start-ms")
+	b.ReportMetric(ms(median(cpu[0])), "stdio-cpu-ms")
+	b.ReportMetric(ms(median(cpu[1])), "bare-cpu-ms")
+	checkFloor(b, "plugin start: stdio / bare", "stdio/bare", float64(stdio)/float64(bare), 1.5)
+}
+
+// startPlugin launches the plugin spec names and dispenses it.
+func startPlugin(b *testing.B, sup *supervisor.Supervisor, spec supervisor.Spec) (*supervisor.Plugin, any) {
+	p, err := sup.Launch(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := p.Dispense()
+	if err != nil {
+		p.Kill()
+		b.Fatal(err)
+	}
+	return p, raw
+}
+
+// BenchmarkPluginRSS compares resident memory (VmRSS): hermes-transport-stdio
+// serving a live session to the test server after 1000 echo calls, against
+// the bare plugin idle after dispense and one call of its method. It also
+// reports the stdio plugin idle after dispense. Figures are medians of the
+// iterations.
+func BenchmarkPluginRSS(b *testing.B) {
+	dir := bins(b)
+	b.Setenv("HERMES_PLUGIN_PATH", dir)
+	server := filepath.Join(dir, "hermes-testserver")
+	sup := supervisor.New(supervisor.Options{Home: b.TempDir()})
+	defer sup.KillAll()
+	var serving, idle, bare []float64
+	for b.Loop() {
+		s := connect(b, sup, b.TempDir(), server)
+		for range 1000 {
+			call(b, s.Client, echoReq)
+		}
+		serving = append(serving, rssMB(s.Plugin.Pid()))
+		s.Close()
+
+		p, _ := startPlugin(b, sup, session.TransportSpec(&config.Server{Name: "bench", Transport: "stdio"}))
+		idle = append(idle, rssMB(p.Pid()))
+		p.Kill()
+
+		p, raw := startPlugin(b, sup, bareSpec(b))
+		var pong string
+		if err := raw.(*rpc.Client).Call("Plugin.Ping", "", &pong); err != nil || pong != "pong" {
+			b.Fatalf("bare plugin Ping: %q, %v", pong, err)
+		}
+		bare = append(bare, rssMB(p.Pid()))
+		p.Kill()
+	}
+	if median(bare) == 0 {
+		b.Skip("no VmRSS in /proc on this system")
+	}
+	b.ReportMetric(median(serving), "stdio-serving-RSS-MB")
+	b.ReportMetric(median(idle), "stdio-idle-RSS-MB")
+	b.ReportMetric(median(bare), "bare-RSS-MB")
+	checkFloor(b, "plugin RSS: stdio serving / bare idle", "stdio/bare", median(serving)/median(bare), 1.15)
+}
