@@ -2,10 +2,10 @@ package bench_test
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hermes-agent/hermes/internal/testproc"
 )
 
 const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
@@ -22,30 +22,14 @@ func adoptOrphans() (undo func(), ok bool) {
 	return func() { _, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0) }, true
 }
 
-// children returns the pids whose parent is this process.
+// children returns the pids whose parent is this process, zombies
+// included (they are what reapOrphans reaps).
 func children() map[int]bool {
 	self := os.Getpid()
 	out := map[int]bool{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			if ppid, _ := strconv.Atoi(f[1]); ppid == self {
-				out[pid] = true
-			}
+	for _, st := range testproc.All() {
+		if st.PPID == self {
+			out[st.PID] = true
 		}
 	}
 	return out

@@ -1,14 +1,12 @@
 package registry_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,36 +17,19 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testlog"
 )
-
-// logBuf collects host log output for assertions.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // liveEnv returns session deps using the freshly built plugins, a
 // throw-away home, the folder of the test binaries and the captured log.
-func liveEnv(t *testing.T) (session.Deps, string, *logBuf) {
+func liveEnv(t *testing.T) (session.Deps, string, *testlog.Buffer) {
 	t.Helper()
 	dir := testbin.Dir(t)
 	testbin.Path(t, "hermes-transport-stdio")
 	testbin.Path(t, "hermes-testserver")
 	t.Setenv("HERMES_PLUGIN_PATH", dir)
 	home := t.TempDir()
-	logs := &logBuf{}
+	logs := &testlog.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
 	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger})
 	t.Cleanup(sup.KillAll)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testproc"
 	"github.com/hermes-agent/hermes/internal/testserver"
 )
 
@@ -24,54 +24,6 @@ func connect0(d session.Deps, srv *config.Server) (*session.Session, error) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
-// descendants returns the pids of every live process below pid.
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		children[pp] = append(children[pp], p)
-	}
-	var out []int
-	var walk func(int)
-	walk = func(p int) {
-		for _, c := range children[p] {
-			out = append(out, c)
-			walk(c)
-		}
-	}
-	walk(pid)
-	return out
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
-}
 
 // When the host is SIGKILLed mid-call, its plugin and the plugin's server
 // die too: no orphans.
@@ -97,7 +49,7 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 	var procs []int
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		procs = descendants(cmd.Process.Pid)
+		procs = testproc.Descendants(cmd.Process.Pid)
 		if len(procs) >= 2 {
 			break
 		}
@@ -111,7 +63,7 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the call did not reach the server within 20s")
 	}
-	procs = descendants(cmd.Process.Pid)
+	procs = testproc.Descendants(cmd.Process.Pid)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +72,7 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 	for {
 		var left []int
 		for _, p := range procs {
-			if alive(p) {
+			if testproc.Alive(p) {
 				left = append(left, p)
 			}
 		}
@@ -161,13 +113,13 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 					t.Fatalf("plugin and server did not start: %v", procs)
 				}
 				time.Sleep(50 * time.Millisecond)
-				procs = descendants(cmd.Process.Pid)
+				procs = testproc.Descendants(cmd.Process.Pid)
 			}
 			if !waitForTrace(home, testserver.TraceSleepStarted, 20*time.Second) {
 				cmd.Process.Kill()
 				t.Fatal("the call did not reach the server within 20s")
 			}
-			procs = descendants(cmd.Process.Pid)
+			procs = testproc.Descendants(cmd.Process.Pid)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +135,7 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 				t.Fatalf("hermes did not exit on %s", sig)
 			}
 			for _, p := range procs {
-				if alive(p) {
+				if testproc.Alive(p) {
 					syscall.Kill(p, syscall.SIGKILL)
 					t.Errorf("process %d outlived hermes", p)
 				}

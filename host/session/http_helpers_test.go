@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/internal/testlog"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -191,30 +191,12 @@ func connectErr(t *testing.T, err error) *session.ConnectError {
 	return ce
 }
 
-// logBuf collects host log output for assertions.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startRegistry runs the host's registry over one server entry, as the
 // agent does, and waits until it is connected. It returns the registry and
 // its log.
-func startRegistry(t *testing.T, srv *config.Server, d session.Deps) (*registry.Manager, *logBuf) {
+func startRegistry(t *testing.T, srv *config.Server, d session.Deps) (*registry.Manager, *testlog.Buffer) {
 	t.Helper()
-	logs := &logBuf{}
+	logs := &testlog.Buffer{}
 	d.Logger = hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
 	if srv.KeepaliveInterval == 0 {
 		srv.KeepaliveInterval = config.DefaultKeepaliveInterval

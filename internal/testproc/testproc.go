@@ -1,0 +1,121 @@
+// Package testproc lets tests see processes the way the kernel does (Linux
+// /proc): whether one is still running, its parent, its children and
+// descendants, and a bounded wait until some are gone. Tests use it to
+// prove that no plugin or server outlives what it should. Test code only.
+package testproc
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Stat is the part of /proc/PID/stat tests need.
+type Stat struct {
+	PID, PPID int
+	// State is the process state letter: R, S, D, Z (zombie), ...
+	State byte
+}
+
+// Read returns the stat of pid; ok is false when there is no such process.
+func Read(pid int) (st Stat, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Stat{}, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return Stat{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 || len(f[0]) == 0 {
+		return Stat{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return Stat{PID: pid, PPID: ppid, State: f[0][0]}, true
+}
+
+// All returns the stat of every process.
+func All() []Stat {
+	ents, _ := os.ReadDir("/proc")
+	var out []Stat
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := Read(pid); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	st, ok := Read(pid)
+	return ok && st.State != 'Z'
+}
+
+// Parent returns the parent of pid, or 0.
+func Parent(pid int) int {
+	st, _ := Read(pid)
+	return st.PPID
+}
+
+// Children returns the live processes whose parent is pid.
+func Children(pid int) []int {
+	var out []int
+	for _, st := range All() {
+		if st.PPID == pid && st.State != 'Z' {
+			out = append(out, st.PID)
+		}
+	}
+	return out
+}
+
+// Descendants returns every live process below pid.
+func Descendants(pid int) []int {
+	children := map[int][]int{}
+	for _, st := range All() {
+		if st.State != 'Z' {
+			children[st.PPID] = append(children[st.PPID], st.PID)
+		}
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			out = append(out, c)
+			walk(c)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// WaitGone waits, up to limit, until none of pids is alive, and fails the
+// test with what naming the survivors otherwise.
+func WaitGone(t testing.TB, what string, limit time.Duration, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		var left []int
+		for _, p := range pids {
+			if Alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v still running after %s", what, left, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
