@@ -1,39 +1,20 @@
 package testserver_test
 
 import (
-	"bytes"
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/hermes-agent/hermes/internal/testlog"
 	"github.com/hermes-agent/hermes/internal/testserver"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // With Trace, every ping and every sleep call started is a line on stderr;
 // without it, neither writes anything.
 func TestTrace(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		var stderr syncBuffer
+		var stderr testlog.Buffer
 		c, err := client.NewInProcessClient(testserver.New(testserver.Options{Trace: on, Stderr: &stderr}))
 		if err != nil {
 			t.Fatal(err)
