@@ -1,8 +1,10 @@
 package registry_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -22,8 +24,9 @@ func TestMessageLimitFailsTheCall(t *testing.T) {
 			t.Errorf("error %q lacks %q", ce.Msg, want)
 		}
 	}
-	eventually(t, fast().ReconnectWait, "a reconnect", func() bool { return status(m, "big").State == registry.StateConnected })
-	if got := mustCall(t, m, "mcp_big_echo", map[string]any{"message": "still here"}); got["result"] != "still here" {
-		t.Fatalf("after the oversized result: %v", got)
-	}
+	// The connection ended; the server reconnects and serves again.
+	eventually(t, 10*time.Second, "a call served after the reconnect", func() bool {
+		out, err := m.Call(context.Background(), "mcp_big_echo", map[string]any{"message": "still here"})
+		return err == nil && strings.Contains(out, "still here")
+	})
 }
