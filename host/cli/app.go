@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -58,6 +60,9 @@ type env struct {
 	log      hclog.Logger
 	logFile  *os.File
 	sup      *supervisor.Supervisor
+	supMu    sync.Mutex
+	// interrupted is set when SIGINT/SIGTERM arrived.
+	interrupted atomic.Bool
 }
 
 // setup opens the log and the supervisor; close undoes it.
@@ -86,12 +91,27 @@ func (e *env) setup() {
 	// yamux and net/rpc log through the standard logger; keep them in ours.
 	log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
 	log.SetFlags(0)
-	e.sup = supervisor.New(supervisor.Options{Home: e.home, Logger: e.log})
+	sup := supervisor.New(supervisor.Options{Home: e.home, Logger: e.log})
+	e.supMu.Lock()
+	e.sup = sup
+	e.supMu.Unlock()
+}
+
+// supervisor returns the supervisor once setup made it, safely from the
+// signal handler.
+func (e *env) supervisor() *supervisor.Supervisor {
+	e.supMu.Lock()
+	defer e.supMu.Unlock()
+	return e.sup
 }
 
 func (e *env) close() {
-	if e.sup != nil {
-		e.sup.KillAll()
+	if sup := e.supervisor(); sup != nil {
+		if e.interrupted.Load() {
+			sup.Interrupt()
+		} else {
+			sup.KillAll()
+		}
 	}
 	if e.logFile != nil {
 		e.logFile.Close()
@@ -103,13 +123,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{in: stdin, out: stdout, err: stderr, p: ui.New(stdout, stderr, stdin)}
 	defer e.close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	go func() {
-		// On SIGINT/SIGTERM kill every plugin (plugins ignore SIGINT).
-		<-ctx.Done()
-		if e.sup != nil {
-			e.sup.KillAll()
+		// On SIGINT/SIGTERM cancel the command and kill every plugin
+		// (plugins ignore SIGINT), also those a finished command left to
+		// stop their servers. A normal return kills nothing detached.
+		select {
+		case <-sigs:
+			e.interrupted.Store(true) // before cancel: close sees it
+			cancel()
+			if sup := e.supervisor(); sup != nil {
+				sup.Interrupt()
+			}
+		case <-ctx.Done():
 		}
 	}()
 

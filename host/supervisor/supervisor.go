@@ -320,34 +320,48 @@ func (p *Plugin) Kill() {
 	p.run.killGroup()
 }
 
-// Detach lets the plugin finish on its own: the supervisor forgets it and
-// will neither kill it nor its group, and the host may exit at once. Call it
-// after the plugin was asked to close and exit by itself (its kind's
-// detach); it then stops its server within its graces and exits, and dies
-// with its host if it outlives it.
+// Detach lets the plugin finish on its own: neither Kill nor KillAll stops
+// it or its group any more, and the host may exit at once. Call it after
+// the plugin was asked to close and exit by itself (its kind's detach); it
+// then stops its server within its graces and exits, and dies with its
+// host if it outlives it. Only Interrupt still kills it.
 func (p *Plugin) Detach() {
 	p.detached.Store(true)
-	p.sup.mu.Lock()
-	delete(p.sup.plugins, p)
-	p.sup.mu.Unlock()
 }
 
 // KillAll kills every running plugin that is not detached, in parallel, and
-// refuses new ones.
+// refuses new ones: the end of a command.
 func (s *Supervisor) KillAll() {
+	var wg sync.WaitGroup
+	for _, p := range s.stop() {
+		if p.detached.Load() {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Kill() }()
+	}
+	wg.Wait()
+}
+
+// Interrupt SIGKILLs every running plugin's process group, detached ones
+// included, and refuses new ones: the user interrupted hermes (SIGINT,
+// SIGTERM), so nothing it started may outlive it.
+func (s *Supervisor) Interrupt() {
+	for _, p := range s.stop() {
+		p.run.killGroup()
+	}
+}
+
+// stop refuses new plugins and returns the running ones.
+func (s *Supervisor) stop() []*Plugin {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.stopped = true
 	ps := make([]*Plugin, 0, len(s.plugins))
 	for p := range s.plugins {
 		ps = append(ps, p)
 	}
-	s.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.Kill() }()
-	}
-	wg.Wait()
+	return ps
 }
 
 // groupRunner runs a plugin in its own process group with stdin on
