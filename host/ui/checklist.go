@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"golang.org/x/term"
 )
 
@@ -369,11 +370,13 @@ func (m *checklistModel) view() []string {
 		width = 100
 	}
 	width = max(width, len(indent)+1)
+	// Labels, descriptions and the title are data (a server's tool names
+	// and descriptions): shown on one line, escaped.
 	label := func(it ChecklistItem) string {
 		if it.Label != "" {
-			return it.Label
+			return termsafe.Escape(it.Label)
 		}
-		return it.Key
+		return termsafe.Escape(it.Key)
 	}
 	labelWidth := 0
 	for _, it := range m.items {
@@ -386,7 +389,7 @@ func (m *checklistModel) view() []string {
 	l := m.layout()
 	var lines []string
 	if l.title {
-		lines = append(lines, indent+m.paint(styleBold, Truncate(m.title, width-len(indent), "…")))
+		lines = append(lines, indent+m.paint(styleBold, Truncate(termsafe.Escape(m.title), width-len(indent), "…")))
 	}
 	if l.help {
 		lines = append(lines, indent+m.paint(styleDim, Truncate("↑/↓ move · space toggle · a all · enter confirm · esc cancel", width-len(indent), "…")))
@@ -411,7 +414,7 @@ func (m *checklistModel) view() []string {
 		row := indent + pointer + box + " " + name
 		// The label and two spaces before the description.
 		used := lead + labelWidth + 2
-		if desc := strings.Join(strings.Fields(it.Description), " "); desc != "" && width-used > 5 {
+		if desc := termsafe.Escape(strings.Join(strings.Fields(it.Description), " ")); desc != "" && width-used > 5 {
 			row += "  " + m.paint(styleDim, Truncate(desc, width-used, "…"))
 		}
 		lines = append(lines, strings.TrimRight(row, " "))

@@ -138,3 +138,29 @@ func TestChecklistFrameRedrawsInPlace(t *testing.T) {
 		t.Errorf("second erase %q", got)
 	}
 }
+
+// A server's tool names and descriptions are data in the checklist: escape
+// sequences, carriage returns and bidi overrides in them are shown escaped,
+// so the only control sequences in a frame are the checklist's own.
+func TestChecklistEscapesItems(t *testing.T) {
+	items := []ChecklistItem{
+		{Key: "evil\x1b]0;title\x07", Description: "clears\x1b[2J the screen\r✓ fake", Checked: true},
+		{Key: "rlo\u202etxt", Label: "", Description: "osc52 \x1b]52;c;AAAA\x07"},
+	}
+	m := newChecklistModel("Tools for 'x\x1b[5m'", items, false)
+	m.width, m.height = 200, 24
+	frame := m.frame()
+	own := strings.NewReplacer(eraseLine, "", eraseBelow, "", "\r\n", "\n").Replace(frame)
+	own = strings.TrimPrefix(own, "\r")
+	if strings.ContainsAny(own, "\x1b\r\x07\u202e") {
+		t.Fatalf("frame carries control characters from the items: %q", own)
+	}
+	for _, want := range []string{`evil\x1b]0;title\x07`, `clears\x1b[2J the screen ✓ fake`, `rlo\u202etxt`, `osc52 \x1b]52;c;AAAA\x07`, `Tools for 'x\x1b[5m'`} {
+		if !strings.Contains(own, want) {
+			t.Errorf("frame lacks %q:\n%s", want, own)
+		}
+	}
+	if got := m.selected(); len(got) != 1 || got[0] != items[0].Key {
+		t.Errorf("selected %q, want the key as given", got)
+	}
+}

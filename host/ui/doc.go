@@ -18,6 +18,14 @@
 // terminals that never answer) and risk swallowing typed-ahead input. A test
 // keeps those packages out of the command's dependencies.
 //
+// Text handed to the Printer as data (message arguments, table cells,
+// checklist items, prompt questions) is shown with its control characters,
+// escape sequences and bidirectional overrides visibly escaped, through
+// package termsafe, so an MCP server's names, descriptions and errors can
+// never control the terminal or fake a line; the Printer's colours are the
+// only escape sequences it writes. Out returns the raw stream for output
+// the caller makes safe itself (JSON through termsafe.JSON).
+//
 // The package knows nothing about the protocol or the configuration it is
 // used for; callers pass it strings and get strings back.
 package ui

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"golang.org/x/term"
 )
 
@@ -123,41 +125,98 @@ func (p *Printer) Out() io.Writer {
 	return p.out
 }
 
+// The messages of OK, Warn, Fail, Info, Line and Errorf are formatted from
+// a format that is the caller's own text and arguments that are data: a
+// server's name, a tool's description, an error a server sent. Data never
+// controls the terminal and never starts a line of its own: every string,
+// error or fmt.Stringer argument is shown on one line with its control
+// characters, escape sequences and bidirectional overrides visibly escaped
+// (termsafe.Escape). The format's own newlines still break lines, and
+// whatever the message holds after formatting is escaped the same way
+// except for newlines and tabs (termsafe.EscapeText). The Printer's own
+// colours are added after that, so they are the only escape sequences
+// written.
+
 // OK prints a success line: "  ✓ message" in green.
 func (p *Printer) OK(format string, args ...any) {
-	p.status(glyphOK, styleGreen, fmt.Sprintf(format, args...))
+	p.status(glyphOK, styleGreen, message(format, args))
 }
 
 // Warn prints a warning line: "  ⚠ message" in yellow.
 func (p *Printer) Warn(format string, args ...any) {
-	p.status(glyphWarn, styleYellow, fmt.Sprintf(format, args...))
+	p.status(glyphWarn, styleYellow, message(format, args))
 }
 
 // Fail prints a failure line: "  ✗ message" in red.
 func (p *Printer) Fail(format string, args ...any) {
-	p.status(glyphFail, styleRed, fmt.Sprintf(format, args...))
+	p.status(glyphFail, styleRed, message(format, args))
 }
 
 // Info prints an informational line: "  message", dimmed.
 func (p *Printer) Info(format string, args ...any) {
-	p.writeBlock(p.out, indent, indent, styleDim, p.color, fmt.Sprintf(format, args...))
+	p.writeBlock(p.out, indent, indent, styleDim, p.color, message(format, args))
 }
 
 // Line prints a plain indented line: "  message". An empty message prints an
 // empty line.
 func (p *Printer) Line(format string, args ...any) {
-	p.writeBlock(p.out, indent, indent, "", false, fmt.Sprintf(format, args...))
+	p.writeBlock(p.out, indent, indent, "", false, message(format, args))
 }
 
 // Header prints an indented bold heading such as "  MCP Servers:".
 func (p *Printer) Header(s string) {
-	p.writeBlock(p.out, indent, indent, styleBold, p.color, s)
+	p.writeBlock(p.out, indent, indent, styleBold, p.color, termsafe.EscapeText(s))
+}
+
+// message formats a message for the terminal: each string-like argument
+// escaped on one line, the whole result escaped but for newlines and tabs.
+func message(format string, args []any) string {
+	if len(args) == 0 {
+		return termsafe.EscapeText(format)
+	}
+	safe := make([]any, len(args))
+	for i, a := range args {
+		safe[i] = safeArg(a)
+	}
+	return termsafe.EscapeText(fmt.Sprintf(format, safe...))
+}
+
+// safeArg returns a with the text it formats to escaped: strings (also of
+// named string types), errors, fmt.Stringers and string slices. Other
+// values (numbers, durations as numbers) are returned as they are.
+func safeArg(a any) any {
+	switch v := a.(type) {
+	case nil:
+		return a
+	case string:
+		return termsafe.Escape(v)
+	case error:
+		return termsafe.Escape(v.Error())
+	case fmt.Stringer:
+		return termsafe.Escape(v.String())
+	case []string:
+		out := make([]string, len(v))
+		for i, s := range v {
+			out[i] = termsafe.Escape(s)
+		}
+		return out
+	}
+	if rv := reflect.ValueOf(a); rv.Kind() == reflect.String {
+		return termsafe.Escape(rv.String())
+	}
+	return a
 }
 
 // Errorf prints a one-line error message to the error stream, without
-// indentation, in red when that stream is a colour terminal.
+// indentation, in red when that stream is a colour terminal. Like every
+// message it is escaped (see OK); a newline in it becomes a space.
 func (p *Printer) Errorf(format string, args ...any) {
-	msg := strings.ReplaceAll(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n", " ")
+	safe := make([]any, len(args))
+	for i, a := range args {
+		safe[i] = safeArg(a)
+	}
+	msg := strings.ReplaceAll(strings.TrimRight(fmt.Sprintf(format, safe...), "\n"), "\n", " ")
+	msg = termsafe.Escape(msg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.errColor {

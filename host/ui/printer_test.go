@@ -77,17 +77,56 @@ func TestTableGolden(t *testing.T) {
 	}
 }
 
-func TestTableIgnoresANSIForWidth(t *testing.T) {
+// Cells are data: an escape sequence in one is shown escaped, and the
+// columns are aligned on what is shown.
+func TestTableEscapesCells(t *testing.T) {
 	var out bytes.Buffer
 	p := New(&out, io.Discard, nil)
-	p.Table([]string{"A", "B"}, [][]string{{"\x1b[32mok\x1b[0m", "x"}, {"long", "y"}})
+	p.Table([]string{"A", "B"}, [][]string{{"\x1b[32mok\x1b[0m", "x"}, {"long", "y\rz\u202e"}})
 	want := "" +
-		"  A    B\n" +
-		"  ──── ─\n" +
-		"  \x1b[32mok\x1b[0m   x\n" +
-		"  long y\n"
+		"  A                 B\n" +
+		"  ───────────────── ──────────\n" +
+		`  \x1b[32mok\x1b[0m x` + "\n" +
+		`  long              y\rz\u202e` + "\n"
 	if got := out.String(); got != want {
 		t.Errorf("table:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// A server's text handed to the Printer as an argument never controls the
+// terminal and never starts a line of its own; the format's newlines do.
+func TestMessagesEscapeData(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := New(&out, &errOut, nil)
+	type state string
+	hostile := "evil\x1b]0;title\x07\r✓ fake\nline\u202e"
+	p.OK("Server: %s %v", hostile, errors.New("e\x1b[2J"))
+	p.Line("  %-12s|", "a\tb")
+	p.Warn("%s and %v", state("s\x1b"), []string{"x\ny"})
+	p.Info("own\nlines")
+	p.Header("H\x1b[5m")
+	p.Errorf("failed: %s", "multi\nline\x1b")
+	want := "" +
+		`  ✓ Server: evil\x1b]0;title\x07\r✓ fake\nline\u202e e\x1b[2J` + "\n" +
+		`    a\tb        |` + "\n" +
+		`  ⚠ s\x1b and [x\ny]` + "\n" +
+		"  own\n  lines\n" +
+		`  H\x1b[5m` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("out:\n%q\nwant:\n%q", got, want)
+	}
+	if got, want := errOut.String(), `failed: multi\nline\x1b`+"\n"; got != want {
+		t.Errorf("errOut = %q, want %q", got, want)
+	}
+}
+
+// A raw control character in a format that is not the caller's own text
+// (a message built beforehand) is escaped too; newlines still break lines.
+func TestMessageFormatEscaped(t *testing.T) {
+	var out bytes.Buffer
+	New(&out, io.Discard, nil).Line("a\x1b[2J\nb\r")
+	if got, want := out.String(), "  a\\x1b[2J\n  b\\r\n"; got != want {
+		t.Errorf("out = %q, want %q", got, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"golang.org/x/term"
 )
 
@@ -18,6 +19,7 @@ func (p *Printer) Confirm(question string, defaultYes bool) bool {
 	if !p.Interactive() {
 		return defaultYes
 	}
+	question = termsafe.Escape(question)
 	hint := "[y/N]"
 	if defaultYes {
 		hint = "[Y/n]"
@@ -50,9 +52,10 @@ func (p *Printer) Ask(prompt string, def string) (string, error) {
 		}
 		return def, nil
 	}
+	prompt = termsafe.Escape(prompt)
 	text := indent + promptText(prompt)
 	if def != "" {
-		text = indent + strings.TrimRight(strings.TrimSpace(prompt), ":") + " [" + def + "]: "
+		text = indent + strings.TrimRight(strings.TrimSpace(prompt), ":") + " [" + termsafe.Escape(def) + "]: "
 	}
 	p.write(text)
 	line, err := p.readLine()
@@ -85,7 +88,7 @@ func (p *Printer) Secret(prompt string) (string, error) {
 	}
 	// Raw mode also turns off output post-processing, so no newline is
 	// written until the terminal is restored.
-	p.write(indent + promptText(prompt))
+	p.write(indent + promptText(termsafe.Escape(prompt)))
 	value, readErr := readHidden(p.in)
 	restoreErr := term.Restore(fd, state)
 	p.write("\n")

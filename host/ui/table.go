@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -81,8 +82,10 @@ func stripANSI(s string) string {
 //
 // Cells that start with a status glyph (✓, ⚠, ✗) are coloured like the
 // matching status line when colour is on. Rows shorter than headers are
-// padded with empty cells; newlines inside cells become spaces. Trailing
-// spaces are not printed.
+// padded with empty cells; newlines and tabs inside cells become spaces.
+// Cells are data: any other control character, escape sequence or
+// bidirectional override in them is shown escaped (termsafe.Escape), so
+// the only styling is the Printer's own. Trailing spaces are not printed.
 func (p *Printer) Table(headers []string, rows [][]string) {
 	cols := len(headers)
 	for _, r := range rows {
@@ -95,7 +98,7 @@ func (p *Printer) Table(headers []string, rows [][]string) {
 		if i >= len(r) {
 			return ""
 		}
-		return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(r[i])
+		return termsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ").Replace(r[i]))
 	}
 	widths := make([]int, cols)
 	for i := range cols {
