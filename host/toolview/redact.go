@@ -2,36 +2,110 @@ package toolview
 
 import (
 	"regexp"
+	"strings"
 	"sync"
 )
 
 // secretPattern matches the secret shapes removed from every error string
-// shown to the model: GitHub and OpenAI-style keys, bearer tokens and
-// token=/key=/API_KEY=/password=/secret= assignments. It is one alternation
-// so the leftmost match wins ("API_KEY=x" is redacted as a whole, not as
-// "API_" plus a redacted "KEY=x"). A value may start with a quote, so
-// key="x" is caught as well as key=x. Compiled on first use: a one-shot
+// shown to the model or a person. It is one alternation, so the leftmost
+// match wins, with groups that separate what is kept from the value:
+//
+//	1      a bare key: GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)
+//	       and OpenAI-style (sk-) keys, replaced whole
+//	2, 3   "Bearer " and its token
+//	4–6    a name ending in token, key, password or secret (access_token,
+//	       API_KEY, apikey, ...) with "=", an optional quote, and the value
+//
+// A value stops at white space, quotes, "&", ",", ";", "<", ">" and "\",
+// so the punctuation around it stays. Compiled on first use: a one-shot
 // command that redacts nothing does not pay for it at start.
 var secretPattern = sync.OnceValue(func() *regexp.Regexp {
+	const value = `[^\s&,;"'<>\\]+`
 	return regexp.MustCompile(`(?i)` +
-		`\bghp_[A-Za-z0-9_]{1,255}` +
-		`|\bsk-[A-Za-z0-9_]{1,255}` +
-		`|Bearer\s+\S+` +
-		`|token=["']?[^\s&,;"']{1,255}` +
-		`|API_KEY=["']?[^\s&,;"']{1,255}` +
-		`|key=["']?[^\s&,;"']{1,255}` +
-		`|password=["']?[^\s&,;"']{1,255}` +
-		`|secret=["']?[^\s&,;"']{1,255}`)
+		`(\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]+|\bsk-[A-Za-z0-9_-]+)` +
+		`|(\bBearer\s+)(` + value + `)` +
+		`|([A-Za-z0-9_.-]*(?:token|key|password|secret)=)(["']?)(` + value + `)`)
 })
 
 // redacted replaces each secret Redact finds.
 const redacted = "[REDACTED]"
 
-// Redact replaces secrets in s with "[REDACTED]": case-insensitively,
-// "ghp_…" and "sk-…" keys, "Bearer <token>", and the values of token=,
-// key=, API_KEY=, password= and secret= together with their names.
+// Redact replaces the secrets in s with "[REDACTED]", case-insensitively,
+// keeping what a person needs to fix the problem: the names of variables
+// and the scheme of a header stay, only values go. "ghp_…", "github_pat_…"
+// and "sk-…" keys are replaced whole; "Bearer <token>" becomes
+// "Bearer [REDACTED]"; "<name>=<value>" where the name ends in token, key,
+// password or secret ("access_token=", "API_KEY=", "api_key=\"x\"") keeps
+// the name and any quote: "API_KEY=[REDACTED]".
+//
+// Placeholders are not secrets and stay as written, so advice such as
+// "--header 'Authorization: Bearer ...'" or "put Authorization: \"Bearer
+// ${MCP_X_API_KEY}\"" reads the same after Redact: "...", "…", "***",
+// a ${VAR} reference, an upper-case $VAR and "[REDACTED]" itself. Redact
+// is idempotent.
 func Redact(s string) string {
-	return secretPattern().ReplaceAllString(s, redacted)
+	re := secretPattern()
+	idx := re.FindAllStringSubmatchIndex(s, -1)
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range idx {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		switch {
+		case m[2] >= 0: // bare key
+			b.WriteString(redacted)
+		case m[4] >= 0: // Bearer token
+			b.WriteString(s[m[4]:m[5]])
+			writeValue(&b, s[m[6]:m[7]])
+		default: // name=value
+			b.WriteString(s[m[8]:m[11]]) // name, "=" and the quote
+			writeValue(&b, s[m[12]:m[13]])
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// writeValue writes v when it is a placeholder, "[REDACTED]" otherwise.
+func writeValue(b *strings.Builder, v string) {
+	if isPlaceholder(v) {
+		b.WriteString(v)
+		return
+	}
+	b.WriteString(redacted)
+}
+
+// isPlaceholder reports whether a matched value stands for a secret
+// instead of being one: "...", "…", "***" (with trailing punctuation), a
+// ${VAR} reference, an upper-case $VAR, or an earlier "[REDACTED]".
+func isPlaceholder(v string) bool {
+	switch {
+	case strings.Trim(v, ".…*:)]}") == "":
+		return true
+	case strings.HasPrefix(v, "${") || isUpperVar(v):
+		return true
+	case strings.HasPrefix(v, redacted):
+		return true
+	}
+	return false
+}
+
+// isUpperVar reports whether v is an upper-case shell variable reference
+// such as $API_KEY.
+func isUpperVar(v string) bool {
+	if len(v) < 2 || v[0] != '$' || (v[1] >= '0' && v[1] <= '9') {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if c := v[i]; !(c == '_' || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // injectionPattern is a sign of prompt injection in a tool description,

@@ -11,25 +11,57 @@ func TestRedact(t *testing.T) {
 		{"nothing secret here", "nothing secret here"},
 		{"token ghp_abcDEF123_xyz leaked", "token [REDACTED] leaked"},
 		{"GHP_ABC", "[REDACTED]"},
+		{"pat github_pat_11AB_cd and gho_x", "pat [REDACTED] and [REDACTED]"},
 		{"key sk-proj_abc123 used", "key [REDACTED] used"},
+		{"key sk-proj-abc-123 used", "key [REDACTED] used"},
 		{"SK-abc", "[REDACTED]"},
 		{"task-runner and risk-free stay", "task-runner and risk-free stay"},
-		{"Authorization: Bearer eyJhbGciOi.x.y rest", "Authorization: [REDACTED] rest"},
-		{"authorization: bearer    abc", "authorization: [REDACTED]"},
-		{"GET /x?token=abc123&page=2", "GET /x?[REDACTED]&page=2"},
-		{"url?access_token=zzz", "url?access_[REDACTED]"},
-		{"key=v1,other", "[REDACTED],other"},
-		{"API_KEY=supersecret rest", "[REDACTED] rest"},
-		{"api_key=\"quoted\" x", "[REDACTED]\" x"},
-		{"password=hunter2; user=bob", "[REDACTED]; user=bob"},
-		{"Secret=s3cr3t", "[REDACTED]"},
+		{"Authorization: Bearer eyJhbGciOi.x.y rest", "Authorization: Bearer [REDACTED] rest"},
+		{"authorization: bearer    abc", "authorization: bearer    [REDACTED]"},
+		{"'Authorization: Bearer abc.def', next", "'Authorization: Bearer [REDACTED]', next"},
+		{"GET /x?token=abc123&page=2", "GET /x?token=[REDACTED]&page=2"},
+		{"url?access_token=zzz", "url?access_token=[REDACTED]"},
+		{"https://h/mcp?apikey=s3cr3t&x=1", "https://h/mcp?apikey=[REDACTED]&x=1"},
+		{"key=v1,other", "key=[REDACTED],other"},
+		{"API_KEY=supersecret rest", "API_KEY=[REDACTED] rest"},
+		{"api_key=\"quoted\" x", "api_key=\"[REDACTED]\" x"},
+		{"password=hunter2; user=bob", "password=[REDACTED]; user=bob"},
+		{"Secret=s3cr3t", "Secret=[REDACTED]"},
+		{"MY-SERVICE.client_secret=abc", "MY-SERVICE.client_secret=[REDACTED]"},
 		{"two: ghp_a and sk-b", "two: [REDACTED] and [REDACTED]"},
 		{"token= spaced", "token= spaced"},
+		{`json {"error":"bad token=abc\"}"}`, `json {"error":"bad token=[REDACTED]\"}"}`},
+		// Placeholders are advice, not secrets.
+		{"--header 'Authorization: Bearer ...', or put Authorization: \"Bearer ${MCP_X_API_KEY}\" under headers",
+			"--header 'Authorization: Bearer ...', or put Authorization: \"Bearer ${MCP_X_API_KEY}\" under headers"},
+		{"set API_KEY=${API_KEY} or token=$GITHUB_TOKEN or key=… or password=***", "set API_KEY=${API_KEY} or token=$GITHUB_TOKEN or key=… or password=***"},
+		{"token=$lower is a value", "token=[REDACTED] is a value"},
+		{"Bearer [REDACTED] and key=[REDACTED]", "Bearer [REDACTED] and key=[REDACTED]"},
 	}
 	for _, tt := range tests {
 		if got := Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+		if got := Redact(Redact(tt.in)); got != tt.want {
+			t.Errorf("Redact twice (%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The advice of a 401 from the HTTP transport names what to set and where;
+// after redaction it still does, and a token that reached the message does
+// not.
+func TestRedactKeepsAuthAdviceReadable(t *testing.T) {
+	advice := "MCP server 'gh' at https://h/mcp needs credentials (HTTP 401 Unauthorized); add a header with: " +
+		"hermes mcp add gh --url https://h/mcp --header 'Authorization: Bearer ...', or put Authorization: " +
+		"\"Bearer ${MCP_GH_API_KEY}\" under headers in config.yaml"
+	if got := Redact(advice); got != advice {
+		t.Errorf("advice changed:\n%s\nwant\n%s", got, advice)
+	}
+	leaked := "server said: Authorization: Bearer tok_9f8e7d was refused for /mcp?api_key=abc123"
+	want := "server said: Authorization: Bearer [REDACTED] was refused for /mcp?api_key=[REDACTED]"
+	if got := Redact(leaked); got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
 	}
 }
 

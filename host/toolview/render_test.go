@@ -230,7 +230,7 @@ func TestDecodeBase64Lenient(t *testing.T) {
 func TestErrorResult(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"MCP call failed: boom", `{"error":"MCP call failed: boom"}`},
-		{"auth failed with token=abc&x=1", `{"error":"auth failed with [REDACTED]&x=1"}`},
+		{"auth failed with token=abc&x=1", `{"error":"auth failed with token=[REDACTED]&x=1"}`},
 		{`quote " and <tag>`, `{"error":"quote \" and <tag>"}`},
 	}
 	for _, tt := range tests {
