@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // maxToolNameLen is the longest tool name a model provider accepts. Longer
@@ -66,6 +68,50 @@ func clampName(name string) string {
 // with the server name as configured (not sanitized).
 func Toolset(server string) string {
 	return toolsetPrefix + server
+}
+
+// UniqueTools returns the tools of one server's listing that can be offered
+// to the model, in the server's order. A tool without a name is skipped
+// (it would register as "mcp_<server>_"), and when the server lists a name
+// more than once the first tool of that name is kept and the others are
+// skipped: two functions with one name make a model provider refuse the
+// whole request. warnings has one line for each name skipped, however
+// often it was repeated, and one for the tools without a name, each naming
+// the server. The input is returned as it is when nothing is skipped.
+func UniqueTools(server string, tools []mcp.Tool) (kept []mcp.Tool, warnings []string) {
+	seen := make(map[string]int, len(tools))
+	unnamed, dups := 0, 0
+	for _, t := range tools {
+		switch {
+		case t.Name == "":
+			unnamed++
+		case seen[t.Name] > 0:
+			dups++
+		}
+		seen[t.Name]++
+	}
+	if unnamed == 0 && dups == 0 {
+		return tools, nil
+	}
+	kept = make([]mcp.Tool, 0, len(tools)-unnamed-dups)
+	warned := map[string]bool{}
+	for _, t := range tools {
+		switch {
+		case t.Name == "":
+			continue
+		case warned[t.Name]:
+			continue
+		case seen[t.Name] > 1:
+			warned[t.Name] = true
+			warnings = append(warnings, fmt.Sprintf("MCP server '%s': tool '%s' is listed %d times; only the first is used, the others are skipped",
+				server, t.Name, seen[t.Name]))
+		}
+		kept = append(kept, t)
+	}
+	if unnamed > 0 {
+		warnings = append(warnings, fmt.Sprintf("MCP server '%s': %d tool(s) without a name skipped", server, unnamed))
+	}
+	return kept, warnings
 }
 
 // ToolRef says where a registered tool name leads: the configured server

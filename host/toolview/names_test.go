@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func TestSanitizeComponent(t *testing.T) {
@@ -186,4 +188,31 @@ func FuzzToolName(f *testing.F) {
 			t.Fatalf("clamped name has length %d", len(got))
 		}
 	})
+}
+
+func TestUniqueTools(t *testing.T) {
+	tool := func(name, desc string) mcp.Tool { return mcp.Tool{Name: name, Description: desc} }
+	clean := []mcp.Tool{tool("a", ""), tool("b", "")}
+	if kept, warns := UniqueTools("s", clean); &kept[0] != &clean[0] || len(kept) != 2 || warns != nil {
+		t.Errorf("a clean listing was changed: %v %q", kept, warns)
+	}
+	in := []mcp.Tool{tool("echo", "first"), tool("", "no name"), tool("add", ""), tool("echo", "second"), tool("echo", "third"), tool("", "")}
+	kept, warns := UniqueTools("srv", in)
+	var got []string
+	for _, k := range kept {
+		got = append(got, k.Name+":"+k.Description)
+	}
+	if strings.Join(got, ",") != "echo:first,add:" {
+		t.Errorf("kept %q, want echo:first and add", got)
+	}
+	want := []string{
+		"MCP server 'srv': tool 'echo' is listed 3 times; only the first is used, the others are skipped",
+		"MCP server 'srv': 2 tool(s) without a name skipped",
+	}
+	if strings.Join(warns, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))
+	}
+	if kept, warns := UniqueTools("s", nil); kept != nil || warns != nil {
+		t.Errorf("nil listing: %v %v", kept, warns)
+	}
 }
