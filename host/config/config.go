@@ -186,6 +186,9 @@ func parseFile(path string, src []byte) (*ast.File, error) {
 	if err != nil {
 		return nil, toParseError(path, err)
 	}
+	if _, err := checkAliases(f); err != nil {
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("its YAML aliases (*name) expand to more than %d values, the limit for a config file; write the values out instead of nesting aliases", MaxAliasNodes)}
+	}
 	return f, nil
 }
 
@@ -213,9 +216,13 @@ func Load(home string) (*Config, error) {
 		cfg.SafeMode = true
 		return cfg, nil
 	}
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path, MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
+	}
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

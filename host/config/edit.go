@@ -21,10 +21,13 @@ func Edit(home string, fn func(d *Document) error) error {
 	path := filepath.Join(home, File)
 	return withLock(path, func() error {
 		mode := fs.FileMode(0o600)
-		src, err := os.ReadFile(path)
+		src, err := readLimited(path, MaxConfigBytes)
+		var tl *TooLargeError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			src = nil
+		case errors.As(err, &tl):
+			return err
 		case err != nil:
 			return fmt.Errorf("read %s: %w", path, err)
 		default:
