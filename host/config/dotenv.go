@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,12 +23,12 @@ var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // When a key appears twice the last line wins.
 func LoadDotEnv(home string) (map[string]string, error) {
 	path := filepath.Join(home, DotEnvFile)
-	data, err := os.ReadFile(path)
+	data, err := readDotEnv(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	out := map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -38,6 +37,16 @@ func LoadDotEnv(home string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// readDotEnv reads a .env file of at most MaxConfigBytes.
+func readDotEnv(path string) ([]byte, error) {
+	data, err := readLimited(path, MaxConfigBytes)
+	var tl *TooLargeError
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &tl) {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, err
 }
 
 // parseDotEnvLine returns the key and value of one .env line.
@@ -116,17 +125,20 @@ func quoteDotEnv(v string) string {
 // SetDotEnv sets key to value in <home>/.env. The last line that assigns key
 // is replaced in place (keeping an "export " prefix); otherwise a line is
 // appended. Every other byte of the file is kept. The file is written
-// atomically under the lock <home>/.env.lock and ends up with mode 0600.
-// The home folder is created (0700) when missing.
+// atomically under the lock <home>/.env.lock and ends up with mode 0600,
+// owned by the user running hermes, whatever the old file's mode and owner
+// were; where the file system cannot keep it private nothing is written
+// and SetDotEnv fails saying so. The home folder is created (0700) when
+// missing.
 func SetDotEnv(home, key, value string) error {
 	if !envKeyRE.MatchString(key) {
 		return fmt.Errorf("set %q in .env: a key must match [A-Za-z_][A-Za-z0-9_]*; choose another name", key)
 	}
 	path := filepath.Join(home, DotEnvFile)
 	return withLock(path, func() error {
-		data, err := os.ReadFile(path)
+		data, err := readDotEnv(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", path, err)
+			return err
 		}
 		lines := bytes.SplitAfter(data, []byte("\n"))
 		at := -1
@@ -159,6 +171,6 @@ func SetDotEnv(home, key, value string) error {
 			}
 			out = append(out, newLine+"\n"...)
 		}
-		return writeAtomic(path, out, 0o600)
+		return writeAtomic(path, out, 0o600, checkPrivate)
 	})
 }

@@ -48,6 +48,6 @@ func Edit(home string, fn func(d *Document) error) error {
 		if src == nil && len(d.src) == 0 {
 			return nil
 		}
-		return writeAtomic(path, d.src, mode)
+		return writeAtomic(path, d.src, mode, nil)
 	})
 }

@@ -40,8 +40,9 @@ func resolveTarget(path string) string {
 
 // writeAtomic replaces path with data: a temporary file in the same folder is
 // written, synced, given mode perm and renamed over path; then the folder is
-// synced. On any error the temporary file is removed and path is untouched.
-func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+// synced. check, when not nil, vets the temporary file before it replaces
+// path. On any error the temporary file is removed and path is untouched.
+func writeAtomic(path string, data []byte, perm fs.FileMode, check func(f *os.File, path string) error) (err error) {
 	path = resolveTarget(path)
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -60,6 +61,11 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("set mode of %s: %w", path, err)
+	}
+	if check != nil {
+		if err = check(tmp, path); err != nil {
+			return err
+		}
 	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)

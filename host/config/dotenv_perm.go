@@ -1,0 +1,58 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// DotEnvWarning checks that <home>/.env (the file a symlink points at) is
+// private: owned by the user running hermes and neither readable nor
+// writable by anyone else. It returns "" when it is, or is missing, and
+// otherwise one line naming the file and the command that fixes it.
+// hermes still reads a loose .env (refusing would break a working setup);
+// SetDotEnv makes it private when it writes it.
+func DotEnvWarning(home string) string {
+	path := filepath.Join(home, DotEnvFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Sprintf("%s holds secrets but belongs to %s, not to you: whoever owns it can change what hermes sends; check it, then run: sudo chown %s %s && chmod 600 %s",
+			path, userName(int(st.Uid)), userName(os.Getuid()), path, path)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		who := "other users"
+		if perm&0o007 == 0 {
+			who = "its group"
+		}
+		return fmt.Sprintf("%s holds secrets but is open to %s (mode %04o); run: chmod 600 %s", path, who, perm, path)
+	}
+	return ""
+}
+
+// userName is the login name of uid, or the number when it has none.
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return strconv.Itoa(uid)
+}
+
+// checkPrivate fails when the file f, just made 0600, still grants access
+// to others: a file system that ignores permissions (some mounts of FAT or
+// network shares) cannot keep secrets from other users.
+func checkPrivate(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("check mode of %s: %w", path, err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s cannot be made private: the file system keeps it at mode %04o after chmod 600, so other users could read its secrets; nothing was written. Put HERMES_HOME on a file system that keeps permissions", path, perm)
+	}
+	return nil
+}
