@@ -46,10 +46,12 @@ func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 			t.Errorf("APIKeyVar(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// Token file stems are one-to-one: a valid server name is its own
+	// stem (no trimming, no cut), anything else is escaped with "%".
 	long := strings.Repeat("a", 200)
 	for in, want := range map[string]string{
-		"ink": "ink", "my-server": "my-server", "../etc/passwd": "etc_passwd", "a b.c": "a_b_c",
-		"___": "default", "": "default", long: long[:128], "..": "default",
+		"ink": "ink", "my-server": "my-server", "_a": "_a", "a_": "a_", "___": "___", long: long,
+		"../etc/passwd": "%2E%2E%2Fetc%2Fpasswd", "a b.c": "a%20b%2Ec", "": "%", "..": "%2E%2E", "%41": "%2541",
 	} {
 		if got := cli.TokenFileBase(in); got != want {
 			t.Errorf("TokenFileBase(%q) = %q, want %q", in, got, want)

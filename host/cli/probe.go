@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -120,25 +120,35 @@ func APIKeyVar(name string) string {
 }
 
 // TokenFileBase is the file name stem of a server's OAuth files under
-// $HERMES_HOME/mcp-tokens: every character other than a letter, digit, "_"
-// or "-" becomes "_", leading and trailing "_" are trimmed, the result is cut
-// to 128 characters, and an empty result is "default". It can never contain
-// a path separator or be "." or "..".
+// $HERMES_HOME/mcp-tokens (<stem>.json, .client.json, .meta.json). The
+// mapping is one-to-one, so that no server can reach another's tokens: a
+// valid server name (letters, digits, "_" and "-") is its own stem, which is
+// also the name the original Hermes gave it unless the name starts or ends
+// with "_" or is longer than 128 characters (it trimmed those "_" and cut
+// long names, so "_a" and "a" shared one file: such old files are left
+// alone, since they cannot be told apart). Any other name, which config
+// validation rejects, has each byte outside that set written as %XX, and
+// "" is "%": the stem then contains "%", which a valid name never does. A
+// stem never contains a path separator and is never "." or "..". Every
+// program that keeps tokens for hermes (the OAuth plugin) must name them
+// the same way.
 func TokenFileBase(name string) string {
-	r := []rune(name)
-	for i, c := range r {
-		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-') {
-			r[i] = '_'
+	if config.ValidName(name) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+			continue
 		}
+		fmt.Fprintf(&b, "%%%02X", c)
 	}
-	s := strings.Trim(string(r), "_")
-	if rs := []rune(s); len(rs) > 128 {
-		s = string(rs[:128])
+	if b.Len() == 0 {
+		return "%"
 	}
-	if s == "" {
-		return "default"
-	}
-	return s
+	return b.String()
 }
 
 // tokenFiles are the OAuth files kept for a server.
@@ -161,7 +171,8 @@ func removeTokenFiles(home, name string) (int, error) {
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENAMETOOLONG):
+			// No such file (a name too long for a file has none).
 		default:
 			return n, fmt.Errorf("remove %s: %w", f, err)
 		}
