@@ -64,6 +64,14 @@ type Config struct {
 	// SessionTTL expires HTTP sessions this long after initialize
 	// (--session-ttl MS).
 	SessionTTL time.Duration
+
+	// Hostile replaces the server with a hostile one (see Hostile).
+	Hostile Hostile
+	// Daemon leaves a setsid daemon behind at start, which writes its pid
+	// to this file (--daemon PIDFILE).
+	Daemon string
+	// daemonFork and daemonRun are the two processes behind Daemon.
+	daemonFork, daemonRun string
 }
 
 // HTTPFaults reports whether any HTTP-only fault is configured.
@@ -120,6 +128,14 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.CutStream, "cut-stream", false, "cut the SSE response stream of slow_stream calls")
 	fs.IntVar(&sessionTTL, "session-ttl", 0, "HTTP sessions expire `MS` milliseconds after initialize")
 
+	fs.Int64Var(&cfg.Hostile.HugeResult, "huge-result", 0, "hostile: answer the attack tool with a text result of `BYTES` bytes")
+	fs.BoolVar(&cfg.Hostile.EndlessMessage, "endless-message", false, "hostile: answer the attack tool with a message that never ends")
+	fs.BoolVar(&cfg.Hostile.EndlessEvent, "endless-event", false, "hostile (HTTP): answer the attack tool with an SSE event that never ends")
+	fs.IntVar(&cfg.Hostile.RequestBurst, "request-burst", 0, "hostile: on the attack tool, send `N` sampling requests back to back")
+	fs.StringVar(&cfg.Daemon, "daemon", "", "leave a setsid daemon behind at start; it writes its pid to `PIDFILE`")
+	fs.StringVar(&cfg.daemonFork, "daemon-fork", "", "internal: the daemon's short-lived parent")
+	fs.StringVar(&cfg.daemonRun, "daemon-run", "", "internal: the daemon")
+
 	all := append(envArgs, args...)
 	if err := fs.Parse(all); err != nil {
 		return nil, err
@@ -149,6 +165,18 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	if cfg.ClientCA != "" && cfg.TLSCert == "" {
 		return nil, errors.New("--client-ca needs --tls-cert and --tls-key")
 	}
+	if n := countTrue(cfg.Hostile.HugeResult > 0, cfg.Hostile.EndlessMessage, cfg.Hostile.EndlessEvent, cfg.Hostile.RequestBurst > 0); n > 1 {
+		return nil, errors.New("--huge-result, --endless-message, --endless-event and --request-burst are one attack each; pick one")
+	}
+	if cfg.Hostile.HugeResult < 0 || cfg.Hostile.RequestBurst < 0 {
+		return nil, errors.New("--huge-result and --request-burst take a positive number")
+	}
+	if cfg.Hostile.EndlessEvent && cfg.HTTPAddr == "" {
+		return nil, errors.New("--endless-event needs --http")
+	}
+	if cfg.Hostile.Active() && (cfg.SSEAddr != "" || cfg.HTTPFaults() || cfg.Garbage || cfg.HangInitialize) {
+		return nil, errors.New("a hostile server (--huge-result, --endless-message, --endless-event, --request-burst) speaks stdio or --http, without other faults")
+	}
 	if cfg.HTTPAddr == "" && cfg.HTTPFaults() {
 		return nil, errors.New("HTTP faults need --http")
 	}
@@ -156,6 +184,16 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 		return nil, errors.New("--tls-cert needs --http or --sse")
 	}
 	return cfg, nil
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // SplitFlags splits s at unquoted spaces, honouring single and double quotes

@@ -106,6 +106,31 @@
 //	--session-ttl MS     a session ends MS after initialize; requests for it then
 //	                     get 404, as from a restarted server
 //
+// Hostile servers (stdio, or --http; one attack each). The server is then a
+// small hand-written one that streams what it sends, so its own memory stays
+// small: it answers initialize, ping and tools/list, and offers the tools
+// attack (starts the attack), echo {message} and burst_stats (how the client
+// answered the burst, as JSON text {sent, answered, refused, failed}; refused
+// counts error answers with code -32000):
+//
+//	--huge-result BYTES  attack returns a text result of BYTES bytes
+//	--endless-message    attack gets a message that never ends: stdio, a line
+//	                     without a newline; HTTP, a chunked JSON body
+//	--endless-event      (HTTP) attack gets an SSE response whose first event
+//	                     never ends
+//	--request-burst N    attack sends N sampling/createMessage requests back to
+//	                     back, then answers the call (HTTP: all on the call's
+//	                     SSE response)
+//
+// Processes:
+//
+//	--daemon PIDFILE     at start, double-fork a setsid daemon (it leaves the
+//	                     server's process group and is orphaned at once) that
+//	                     writes its pid to PIDFILE, keeps the server's stderr
+//	                     open, ignores SIGTERM, SIGHUP and SIGINT, and sleeps
+//	                     until killed. (--daemon-fork and --daemon-run are its
+//	                     two processes, for internal use.)
+//
 // # Exit status
 //
 // 0 on a clean end (stdin closed, SIGINT/SIGTERM, --exit-after-init), 1 on

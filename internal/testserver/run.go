@@ -31,9 +31,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hermes-testserver: %v\n", err)
 		return 2
 	}
+	switch {
+	case cfg.daemonFork != "":
+		return daemonFork(cfg.daemonFork)
+	case cfg.daemonRun != "":
+		return daemonRun(cfg.daemonRun)
+	}
 	if cfg.FailStart != "" {
 		fmt.Fprintln(stderr, cfg.FailStart)
 		return 1
+	}
+	if cfg.Daemon != "" {
+		if err := startDaemon(cfg.Daemon); err != nil {
+			fmt.Fprintf(stderr, "hermes-testserver: --daemon: %v\n", err)
+			return 1
+		}
 	}
 	stopOn := []os.Signal{os.Interrupt, syscall.SIGTERM}
 	if cfg.IgnoreSIGTERM {
@@ -89,6 +101,8 @@ func writeNoise(ctx context.Context, w io.Writer) {
 
 func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch {
+	case cfg.Hostile.Active():
+		return runHostileStdio(ctx, cfg, stdin, stdout)
 	case cfg.Garbage:
 		for i := 1; i <= 3; i++ {
 			fmt.Fprintf(stdout, "garbage line %d: this is not JSON-RPC <html>\n", i)
@@ -110,7 +124,12 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 }
 
 func runHTTP(ctx context.Context, cfg *Config, stdout, stderr io.Writer) error {
-	handler := Handler(cfg, New(cfg.Server), stderr)
+	var handler http.Handler
+	if cfg.Hostile.Active() {
+		handler = hostileHandler(cfg)
+	} else {
+		handler = Handler(cfg, New(cfg.Server), stderr)
+	}
 
 	addr := cfg.HTTPAddr
 	if addr == "" {
