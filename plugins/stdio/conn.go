@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
@@ -44,34 +43,44 @@ func (c *conn) Read(context.Context) ([]byte, error) {
 func (c *conn) readLine() ([]byte, error) {
 	for {
 		line, err := c.out.ReadSlice('\n')
-		if err == nil {
-			if c.long == nil {
-				return line, nil
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A part of a long line: keep a copy, within the limit.
+			if c.longN+len(line) > c.max {
+				return nil, c.tooLarge()
 			}
-			line = append(c.long, line...)
-			c.long = nil
+			c.long = append(c.long, bytes.Clone(line))
+			c.longN += len(line)
+			continue
+		}
+		if c.long != nil {
+			// The end of a long line (or its unterminated last part).
+			if c.longN+len(line) > c.max {
+				return nil, c.tooLarge()
+			}
+			whole := make([]byte, 0, c.longN+len(line))
+			for _, p := range c.long {
+				whole = append(whole, p...)
+			}
+			whole = append(whole, line...)
+			c.long, c.longN = nil, 0
+			line = whole
+		}
+		if err == nil {
 			return line, nil
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > 0 || c.long != nil {
-				// A last line without a newline.
-				line = append(c.long, line...)
-				c.long = nil
-				if len(bytes.TrimSpace(line)) > 0 {
-					return line, nil
-				}
-			}
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, err
+		if len(bytes.TrimSpace(line)) > 0 {
+			// A last line without a newline; the error comes next time.
+			return line, nil
 		}
-		if len(c.long)+len(line) > c.max {
-			c.long = nil
-			return nil, sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d MB; raise max_message_mb in its entry in config.yaml if it really sends messages that large", c.cfg.Server, c.max>>20)
-		}
-		c.long = append(c.long, line...)
+		return nil, err
 	}
+}
+
+// tooLarge drops the long line being collected and returns the error that
+// ends the connection.
+func (c *conn) tooLarge() error {
+	c.long, c.longN = nil, 0
+	return sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d MB (max_message_mb); raise max_message_mb in its entry in config.yaml if it really sends messages that large", c.cfg.Server, c.max>>20)
 }
 
 // exitSettle is how long a failed write waits for the server's exit.

@@ -3,9 +3,12 @@
 // host computed, moves newline-delimited JSON-RPC messages between the host
 // and the server's stdin/stdout as bytes (it never decodes them), appends the
 // server's stderr to the shared server log, explains an exit with its status
-// and last stderr line, and stops the server gracefully (stdin closed, then
-// SIGTERM, then SIGKILL). The server lives in the plugin's process group and
-// is killed by the kernel if the plugin dies.
+// and last stderr line (which process died, of what status or signal), and
+// stops the server gracefully (stdin closed, then SIGTERM, then SIGKILL).
+// The server lives in the plugin's process group and is killed by the kernel
+// if the plugin dies. On Linux the plugin is a child subreaper: whatever a
+// server leaves running, even a daemon in a session of its own, is handed
+// to the plugin and killed when the server stops.
 //
 // It imports the sdk's kind-neutral root and transport packages only, so the
 // process stays as lean as a bare go-plugin plugin.
@@ -20,6 +23,9 @@ import (
 
 func main() {
 	log := sdk.NewPluginLogger("stdio")
+	if err := becomeSubreaper(); err != nil {
+		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)
+	}
 	transport.Serve(func(ctx context.Context, cfg transport.Config, host transport.Host) (transport.Conn, error) {
 		return start(ctx, cfg, host, log.Named(cfg.Server))
 	}, sdk.ServeOptions{Logger: log})

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +25,11 @@ const (
 	sigtermGrace    = 2 * time.Second
 )
 
+// pipeGrace is how long, once the server has exited, the plugin waits for
+// its stdout and stderr to close: a process it left behind may hold them
+// open forever.
+const pipeGrace = time.Second
+
 // defaultMaxLine bounds one line from the server when the host sends no
 // limit.
 const defaultMaxLine = 64 << 20
@@ -46,7 +50,12 @@ type conn struct {
 
 	tail    *lineTail
 	garbage atomic.Pointer[string]
-	long    []byte // a line longer than the reader's buffer, being collected
+	// long holds the parts of a line longer than the reader's buffer, as
+	// they are read, and longN their size: copies of the buffer, joined
+	// once when the line ends, so a line costs its own size (twice at the
+	// join) and a line over the limit never more than the limit.
+	long  [][]byte
+	longN int
 
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
@@ -72,6 +81,7 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	}
 	cmd.Dir = cfg.Cwd
 	cmd.SysProcAttr = childSysProcAttr()
+	cmd.WaitDelay = pipeGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe for %q: %w", cfg.Command, err)
@@ -99,7 +109,7 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	} else {
 		cmd.Stderr = c.tail
 	}
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		if logFile != nil {
 			logFile.Close()
 		}
@@ -108,7 +118,16 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	c.cmd = cmd
 	log.Debug("server started", "command", cfg.Command, "pid", cmd.Process.Pid)
 	go func() {
+		// Once the server has exited, whatever it left running (a
+		// daemon it double-forked into a session of its own) has been
+		// handed to the plugin, its subreaper: it stops with the server,
+		// and so lets go of the server's stdout and stderr.
+		awaitExit(cmd.Process.Pid)
+		if n := killOrphans(); n > 0 {
+			log.Debug("killed processes the server left behind", "count", n)
+		}
 		werr := cmd.Wait()
+		reaped(cmd.Process.Pid)
 		if logFile != nil {
 			logFile.Close()
 		}
@@ -137,22 +156,18 @@ func (c *conn) openStderrLog() *os.File {
 	return f
 }
 
-// exitError explains why the server process ended.
+// exitError explains why the server process ended: which process, and
+// its status or the signal that killed it.
 func (c *conn) exitError(werr error) error {
 	if c.closing.Load() {
 		return sdk.NewError(sdk.CodeClosed, "server %q was stopped", c.cfg.Server)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %q exited", c.cfg.Server)
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-			fmt.Fprintf(&b, " (killed by %s)", st.Signal())
-		} else {
-			fmt.Fprintf(&b, " with status %d", ee.ExitCode())
-		}
-	} else if werr == nil {
-		b.WriteString(" with status 0")
+	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.cmd.Process.Pid)
+	if ps := c.cmd.ProcessState; ps != nil {
+		b.WriteString(sdk.ExitReason(ps))
+	} else {
+		fmt.Fprintf(&b, "ended: %v", werr)
 	}
 	if line := c.tail.last(); line != "" {
 		fmt.Fprintf(&b, ": %s", line)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	playRole()
 	sdktest.ServeReferenceIfAsked()
 	os.Exit(m.Run())
 }
@@ -104,6 +105,19 @@ func TestReadLimit(t *testing.T) {
 	_, err = c.Read(context.Background())
 	if sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "max_message_mb") {
 		t.Fatalf("an oversized message: %v", err)
+	}
+}
+
+// A line that never ends is refused at the limit, and what was collected
+// of it is let go.
+func TestReadEndlessLine(t *testing.T) {
+	c, _ := sh(t, `printf '{"data":"'; tr '\0' x </dev/zero`, 1<<20)
+	_, err := c.Read(context.Background())
+	if sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "max_message_mb") {
+		t.Fatalf("an endless line: %v", err)
+	}
+	if c.long != nil || c.longN != 0 {
+		t.Fatalf("%d bytes of the refused line are still held", c.longN)
 	}
 }
 

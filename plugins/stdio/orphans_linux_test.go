@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// A server that double-forks a setsid daemon leaves nothing behind: the
+// plugin, a child subreaper, adopts the daemon and kills it when the server
+// stops, whether it is stopped or exits on its own.
+func TestNoDescendantSurvives(t *testing.T) {
+	if err := becomeSubreaper(); err != nil {
+		t.Skipf("no child subreaper here: %v", err)
+	}
+	t.Cleanup(func() { _, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0) })
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"server", "server-crash"} {
+		t.Run(role, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "daemon.pid")
+			cfg := transport.Config{Server: "s", Command: self,
+				Env: []string{roleEnv + "=" + role, daemonPidEnv + "=" + pidFile}}
+			c, err := start(context.Background(), cfg, &fakeHost{}, hclog.NewNullLogger())
+			if err != nil {
+				t.Fatal(err)
+			}
+			daemon := waitPid(t, pidFile)
+			t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
+			if role == "server" {
+				if ppid := parentOf(daemon); ppid != os.Getpid() {
+					t.Fatalf("daemon %d has parent %d (%s), want the plugin %d (its subreaper); server %d", daemon, ppid, procState(ppid), os.Getpid(), c.cmd.Process.Pid)
+				}
+				_ = c.Close()
+			} else {
+				_, err := c.Read(context.Background())
+				if !strings.Contains(err.Error(), "exited with status 9") {
+					t.Fatalf("end = %v", err)
+				}
+			}
+			<-c.exited
+			if _, err := os.Stat("/proc/" + strconv.Itoa(daemon)); err == nil {
+				t.Fatalf("daemon %d survived its server (%s)", daemon, procState(daemon))
+			}
+		})
+	}
+}
+
+// A server killed by a signal is reported with its pid and the signal's
+// name, not "killed by killed".
+func TestKilledBySignal(t *testing.T) {
+	c, _ := sh(t, `kill -KILL $$`, 0)
+	_, err := c.Read(context.Background())
+	msg := err.Error()
+	if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(msg, "pid "+strconv.Itoa(c.cmd.Process.Pid)) ||
+		!strings.Contains(msg, "was killed by signal SIGKILL") || strings.Contains(msg, "killed by killed") {
+		t.Fatalf("exit reason = %q", msg)
+	}
+}
+
+func waitPid(t *testing.T, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, err := os.ReadFile(file); err == nil {
+			pid, _ := strconv.Atoi(string(b))
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func parentOf(pid int) int {
+	for ppid, kids := range processTree() {
+		for _, k := range kids {
+			if k == pid {
+				return ppid
+			}
+		}
+	}
+	return 0
+}
+
+func procState(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return strings.TrimSpace(string(b))
+}
