@@ -132,6 +132,9 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Hostile.EndlessMessage, "endless-message", false, "hostile: answer the attack tool with a message that never ends")
 	fs.BoolVar(&cfg.Hostile.EndlessEvent, "endless-event", false, "hostile (HTTP): answer the attack tool with an SSE event that never ends")
 	fs.IntVar(&cfg.Hostile.RequestBurst, "request-burst", 0, "hostile: on the attack tool, send `N` sampling requests back to back")
+	fs.BoolVar(&cfg.Hostile.HangList, "hang-list", false, "hostile: never answer tools/list, resources/list or prompts/list")
+	fs.IntVar(&cfg.Hostile.DeepSchema, "deep-schema", 0, "hostile: list a tool whose input schema nests `N` levels deep")
+	fs.IntVar(&cfg.Hostile.LogFlood, "log-flood", 0, "hostile (stdio): on the attack tool, send `N` log notifications back to back")
 	fs.StringVar(&cfg.Daemon, "daemon", "", "leave a setsid daemon behind at start; it writes its pid to `PIDFILE`")
 	fs.StringVar(&cfg.daemonFork, "daemon-fork", "", "internal: the daemon's short-lived parent")
 	fs.StringVar(&cfg.daemonRun, "daemon-run", "", "internal: the daemon")
@@ -165,17 +168,21 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	if cfg.ClientCA != "" && cfg.TLSCert == "" {
 		return nil, errors.New("--client-ca needs --tls-cert and --tls-key")
 	}
-	if n := countTrue(cfg.Hostile.HugeResult > 0, cfg.Hostile.EndlessMessage, cfg.Hostile.EndlessEvent, cfg.Hostile.RequestBurst > 0); n > 1 {
-		return nil, errors.New("--huge-result, --endless-message, --endless-event and --request-burst are one attack each; pick one")
+	if n := countTrue(cfg.Hostile.HugeResult > 0, cfg.Hostile.EndlessMessage, cfg.Hostile.EndlessEvent, cfg.Hostile.RequestBurst > 0,
+		cfg.Hostile.HangList, cfg.Hostile.DeepSchema > 0, cfg.Hostile.LogFlood > 0); n > 1 {
+		return nil, errors.New("--huge-result, --endless-message, --endless-event, --request-burst, --hang-list, --deep-schema and --log-flood are one attack each; pick one")
 	}
-	if cfg.Hostile.HugeResult < 0 || cfg.Hostile.RequestBurst < 0 {
-		return nil, errors.New("--huge-result and --request-burst take a positive number")
+	if cfg.Hostile.HugeResult < 0 || cfg.Hostile.RequestBurst < 0 || cfg.Hostile.DeepSchema < 0 || cfg.Hostile.LogFlood < 0 {
+		return nil, errors.New("--huge-result, --request-burst, --deep-schema and --log-flood take a positive number")
+	}
+	if cfg.Hostile.LogFlood > 0 && cfg.HTTPAddr != "" {
+		return nil, errors.New("--log-flood speaks stdio only")
 	}
 	if cfg.Hostile.EndlessEvent && cfg.HTTPAddr == "" {
 		return nil, errors.New("--endless-event needs --http")
 	}
 	if cfg.Hostile.Active() && (cfg.SSEAddr != "" || cfg.HTTPFaults() || cfg.Garbage || cfg.HangInitialize) {
-		return nil, errors.New("a hostile server (--huge-result, --endless-message, --endless-event, --request-burst) speaks stdio or --http, without other faults")
+		return nil, errors.New("a hostile server (--huge-result, --endless-message, --endless-event, --request-burst, --hang-list, --deep-schema, --log-flood) speaks stdio or --http, without other faults")
 	}
 	if cfg.HTTPAddr == "" && cfg.HTTPFaults() {
 		return nil, errors.New("HTTP faults need --http")

@@ -121,6 +121,14 @@
 //	--request-burst N    attack sends N sampling/createMessage requests back to
 //	                     back, then answers the call (HTTP: all on the call's
 //	                     SSE response)
+//	--hang-list          offers tools, resources and prompts, answers
+//	                     initialize, but never tools/list, resources/list or
+//	                     prompts/list
+//	--deep-schema N      tools/list also lists a tool "deep" (first) whose input
+//	                     schema nests N levels of properties (N = 9000 is
+//	                     deeper than encoding/json reads)
+//	--log-flood N        (stdio) attack sends N notifications/message entries
+//	                     (logger "flood") back to back, then answers the call
 //
 // Processes:
 //

@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,11 +37,67 @@ type Hostile struct {
 	// all on the call's SSE response stream); burst_stats counts the
 	// client's answers (--request-burst N).
 	RequestBurst int
+	// HangList offers tools, resources and prompts but never answers
+	// tools/list, resources/list or prompts/list (--hang-list).
+	HangList bool
+	// DeepSchema adds a tool "deep" to tools/list whose input schema nests
+	// this many levels of properties (--deep-schema N); the other tools are
+	// listed as usual, in the same answer.
+	DeepSchema int
+	// LogFlood sends this many notifications/message entries (logger
+	// "flood") back to back when attack is called, then answers the call
+	// (--log-flood N; stdio).
+	LogFlood int
 }
 
 // Active reports whether an attack is configured.
 func (h Hostile) Active() bool {
-	return h.HugeResult > 0 || h.EndlessMessage || h.EndlessEvent || h.RequestBurst > 0
+	return h.HugeResult > 0 || h.EndlessMessage || h.EndlessEvent || h.RequestBurst > 0 ||
+		h.HangList || h.DeepSchema > 0 || h.LogFlood > 0
+}
+
+// hangs reports whether the server never answers m.
+func (h *hostile) hangs(m *rpcMsg) bool {
+	switch m.Method {
+	case "tools/list", "resources/list", "prompts/list":
+		return h.cfg.Hostile.HangList
+	}
+	return false
+}
+
+// reply is the whole answer to a request that is not the attack.
+func (h *hostile) reply(m *rpcMsg) []byte {
+	res, ok := h.answer(m)
+	if !ok {
+		return errorResponse(m.ID, -32601, "method not found: "+m.Method)
+	}
+	b := response(m.ID, res)
+	if m.Method == "tools/list" && h.cfg.Hostile.DeepSchema > 0 {
+		// Written by hand: encoding/json refuses to write (or read)
+		// values nested more than 10000 levels deep.
+		at := bytes.Index(b, []byte(`"tools":[`)) + len(`"tools":[`)
+		deep := `{"name":"deep","description":"A tool whose input schema is nested very deeply.","inputSchema":` + deepSchema(h.cfg.Hostile.DeepSchema) + `},`
+		b = append(b[:at:at], append([]byte(deep), b[at:]...)...)
+	}
+	return b
+}
+
+// deepSchema is an object schema whose properties nest n levels deep.
+func deepSchema(n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(`{"type":"object","properties":{"a":`)
+	}
+	b.WriteString(`{"type":"string"}`)
+	for range n {
+		b.WriteString(`}}`)
+	}
+	return b.String()
+}
+
+// logNote is the i-th notification of a log flood.
+func logNote(i int) []byte {
+	return []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"flood line ` + strconv.Itoa(i) + `"}}`)
 }
 
 // BurstStats is what the burst_stats tool returns (as JSON text): how the
@@ -91,11 +148,20 @@ func (h *hostile) answer(m *rpcMsg) (result any, ok bool) {
 		if p.ProtocolVersion == "" {
 			p.ProtocolVersion = "2025-11-25"
 		}
+		caps := map[string]any{"tools": map[string]any{}}
+		if h.cfg.Hostile.HangList {
+			caps["resources"], caps["prompts"] = map[string]any{}, map[string]any{}
+		}
+		if h.cfg.Hostile.LogFlood > 0 {
+			caps["logging"] = map[string]any{}
+		}
 		return map[string]any{
 			"protocolVersion": p.ProtocolVersion,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"capabilities":    caps,
 			"serverInfo":      map[string]any{"name": h.cfg.Server.Name, "version": Version},
 		}, true
+	case "logging/setLevel":
+		return map[string]any{}, true
 	case "ping":
 		return map[string]any{}, true
 	case "tools/list":
@@ -234,12 +300,9 @@ func runHostileStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout i
 			// The attack runs beside the reader, so that the client's
 			// answers (to a burst) are read while it goes on.
 			go h.attackStdio(&m, bw, &mu)
+		case h.hangs(&m):
 		default:
-			if res, ok := h.answer(&m); ok {
-				_ = send(response(m.ID, res))
-			} else {
-				_ = send(errorResponse(m.ID, -32601, "method not found: "+m.Method))
-			}
+			_ = send(h.reply(&m))
 		}
 	}
 	return nil
@@ -270,6 +333,15 @@ func (h *hostile) attackStdio(m *rpcMsg, bw *bufio.Writer, mu *sync.Mutex) {
 			h.stats.sent.Add(1)
 		}
 		bw.Write(response(m.ID, textResult(fmt.Sprintf("sent %d requests", a.RequestBurst))))
+		bw.WriteByte('\n')
+	case a.LogFlood > 0:
+		for i := 1; i <= a.LogFlood; i++ {
+			bw.Write(logNote(i))
+			if bw.WriteByte('\n') != nil {
+				return
+			}
+		}
+		bw.Write(response(m.ID, textResult(fmt.Sprintf("sent %d log entries", a.LogFlood))))
 		bw.WriteByte('\n')
 	default:
 		bw.Write(response(m.ID, textResult("no attack")))
@@ -312,15 +384,15 @@ func hostileHandler(cfg *Config) http.Handler {
 			h.attackHTTP(w, &m)
 			return
 		}
+		if h.hangs(&m) {
+			<-r.Context().Done()
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if m.Method == "initialize" {
 			w.Header().Set("Mcp-Session-Id", "hostile-session")
 		}
-		if res, ok := h.answer(&m); ok {
-			_, _ = w.Write(response(m.ID, res))
-		} else {
-			_, _ = w.Write(errorResponse(m.ID, -32601, "method not found: "+m.Method))
-		}
+		_, _ = w.Write(h.reply(&m))
 	})
 	return mux
 }
