@@ -130,6 +130,9 @@ func addCommand(e *env) *cli.Command {
 				OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
 					return usagef("%s; run 'hermes mcp add --help' for usage", oneLine(err.Error()))
 				},
+				// The name to add is a name, also when it is "h" or
+				// "help" (see argumentsFirst).
+				HideHelpCommand: true,
 				Action: func(ctx context.Context, c *cli.Command) error {
 					if c.Args().Len() != 1 {
 						return usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")

@@ -163,7 +163,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func newApp(e *env) *cli.Command {
-	return &cli.Command{
+	return argumentsFirst(&cli.Command{
 		Name:                  "hermes",
 		Usage:                 "connect an agent to MCP servers, each in its own plugin process",
 		EnableShellCompletion: true,
@@ -184,7 +184,7 @@ func newApp(e *env) *cli.Command {
 			mcpCommand(e),
 			toolsCommand(e),
 		},
-	}
+	})
 }
 
 func mcpCommand(e *env) *cli.Command {

@@ -1,0 +1,23 @@
+package cli
+
+import "github.com/urfave/cli/v3"
+
+// argumentsFirst makes every command without subcommands read its words as
+// arguments, and returns root. urfave/cli gives each command a "help"
+// subcommand with the alias "h", so 'hermes mcp test h' printed help (and
+// exited 0) instead of testing the server named h: a server or tool name
+// in argument position is always a name. Commands with subcommands keep
+// theirs ('hermes mcp help'), and --help and -h work everywhere.
+func argumentsFirst(root *cli.Command) *cli.Command {
+	var walk func(c *cli.Command)
+	walk = func(c *cli.Command) {
+		if len(c.Commands) == 0 {
+			c.HideHelpCommand = true
+		}
+		for _, sub := range c.Commands {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return root
+}
