@@ -118,6 +118,9 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 	if err == nil {
 		return nil
 	}
+	if e := info.overLimitError(); e != nil {
+		return e
+	}
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		return se

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
@@ -35,7 +36,7 @@ func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (
 	base.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	base.TLSHandshakeTimeout = cfg.ConnectTimeout
 	base.ForceAttemptHTTP2 = true
-	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders}
+	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders, limit: newBodyLimit(cfg)}
 	secret := secretHeaderNames(cfg.Headers)
 	return &http.Client{
 		Transport: rt,
@@ -109,6 +110,8 @@ type roundTripper struct {
 	// onStream is called when a GET for an event stream got its answer
 	// (or failed).
 	onStream func()
+	// limit bounds every response body.
+	limit *bodyLimit
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -136,6 +139,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if info := infoFrom(req.Context()); info != nil {
 			info.record(req, resp)
 		}
+		rt.limit.wrap(req, resp)
 	}
 	return resp, err
 }
@@ -148,6 +152,27 @@ type respInfo struct {
 	challenge   string
 	contentType string
 	withSession bool // the request carried a session id
+	tooLarge    *sdk.Error
+}
+
+// overLimit records that a response of the exchange went over the message
+// limit; mcp-go's errors do not always carry why a body failed.
+func (i *respInfo) overLimit(e *sdk.Error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.tooLarge == nil {
+		i.tooLarge = e
+	}
+}
+
+// overLimitError returns the error of a response over the limit, or nil.
+func (i *respInfo) overLimitError() *sdk.Error {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.tooLarge
 }
 
 func (i *respInfo) record(req *http.Request, resp *http.Response) {

@@ -50,15 +50,15 @@ func (p *sseTap) RoundTrip(req *http.Request) (*http.Response, error) {
 func (p *sseTap) filter(ctx context.Context, src io.ReadCloser, dst *io.PipeWriter) {
 	defer src.Close()
 	br := bufio.NewReader(src)
-	var event bytes.Buffer
-	var kind, data string
+	var event, data bytes.Buffer
+	var kind string
 	for {
 		line, err := br.ReadString('\n')
 		if line != "" {
 			trimmed := strings.TrimRight(line, "\r\n")
 			if trimmed == "" {
-				if (kind == "" || kind == "message") && isServerRequest(data) {
-					go p.answer(ctx, data)
+				if (kind == "" || kind == "message") && isServerRequest(data.Bytes()) {
+					go p.answer(ctx, data.String())
 				} else if event.Len() > 0 {
 					event.WriteString(line)
 					if _, werr := dst.Write(event.Bytes()); werr != nil {
@@ -66,7 +66,8 @@ func (p *sseTap) filter(ctx context.Context, src io.ReadCloser, dst *io.PipeWrit
 					}
 				}
 				event.Reset()
-				kind, data = "", ""
+				data.Reset()
+				kind = ""
 				continue
 			}
 			event.WriteString(line)
@@ -74,10 +75,10 @@ func (p *sseTap) filter(ctx context.Context, src io.ReadCloser, dst *io.PipeWrit
 				kind = strings.TrimSpace(v)
 			} else if v, ok := strings.CutPrefix(trimmed, "data:"); ok {
 				v = strings.TrimPrefix(v, " ")
-				if data != "" {
-					data += "\n"
+				if data.Len() > 0 {
+					data.WriteByte('\n')
 				}
-				data += v
+				data.WriteString(v)
 			}
 		}
 		if err != nil {
@@ -91,12 +92,12 @@ func (p *sseTap) filter(ctx context.Context, src io.ReadCloser, dst *io.PipeWrit
 }
 
 // isServerRequest reports whether an SSE message is a JSON-RPC request.
-func isServerRequest(data string) bool {
+func isServerRequest(data []byte) bool {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal([]byte(data), &m) != nil {
+	if json.Unmarshal(data, &m) != nil {
 		return false
 	}
 	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"

@@ -88,6 +88,10 @@ func newTransport(cfg transport.Config, host transport.Host, log hclog.Logger) (
 	if err != nil {
 		return nil, err
 	}
+	rt.limit.onStream = func(e *sdk.Error) {
+		t.log.Warn("event stream over the message limit; ending the connection", "url", t.shownURL)
+		t.finish(e)
+	}
 	t.client = client
 	if t.sse {
 		err = t.newSSE()
