@@ -6,12 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
+
+// DefaultMaxServerRequests is DialOptions.MaxServerRequests's default.
+const DefaultMaxServerRequests = 64
+
+// RefusedCode is the JSON-RPC error code of a server request refused for
+// being one too many at once (-32000, implementation-defined server error).
+const RefusedCode = -32000
 
 // DialOptions configures Dial. Its transport options' message callbacks
 // (OnMessage, OnWriteError) are the adapter's own and are overwritten.
@@ -20,6 +28,16 @@ type DialOptions struct {
 	// OnUndeliverable receives a write error the host cannot hand to any
 	// caller (a notification that failed to send), for its log.
 	OnUndeliverable func(err *sdk.Error)
+	// MaxServerRequests bounds the requests of the server's own
+	// (sampling, elicitation, roots) being handled at once; default
+	// DefaultMaxServerRequests. One more is answered at once with a
+	// JSON-RPC error (RefusedCode, "too many concurrent requests from the
+	// server"), without running a handler, and the first refusal is
+	// reported to OnWarning, naming RequestsLimitName.
+	MaxServerRequests int
+	// RequestsLimitName is the config key users set to raise
+	// MaxServerRequests, for the warning; default "max_server_requests".
+	RequestsLimitName string
 }
 
 // Client is the host side of a plugin connection as an mcp-go transport. It
@@ -27,8 +45,9 @@ type DialOptions struct {
 // returns an *HTTPClient (adding transport.HTTPConnection) when the plugin
 // speaks MCP over HTTP.
 type Client struct {
-	conn *transport.ClientConn
-	opts DialOptions
+	conn   *transport.ClientConn
+	opts   DialOptions
+	server string
 
 	mu      sync.Mutex
 	pending map[string]*pending // by JSON-RPC id
@@ -37,6 +56,10 @@ type Client struct {
 	hmu    sync.RWMutex
 	onNote func(mcp.JSONRPCNotification)
 	onReq  mcptransport.RequestHandler
+
+	// slots holds a token per server request being handled.
+	slots   chan struct{}
+	refused atomic.Bool // a refusal was reported
 }
 
 type pending struct {
@@ -60,7 +83,14 @@ func (h *HTTPClient) SetProtocolVersion(version string) { h.conn.SetProtocolVers
 // describes and returns it as an mcp-go transport (already connected: Start
 // does nothing) with the underlying connection.
 func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts DialOptions) (mcptransport.Interface, *transport.ClientConn, error) {
-	c := &Client{opts: opts, pending: map[string]*pending{}, bySeq: map[uint64]string{}}
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = DefaultMaxServerRequests
+	}
+	if opts.RequestsLimitName == "" {
+		opts.RequestsLimitName = "max_server_requests"
+	}
+	c := &Client{opts: opts, server: cfg.Server, pending: map[string]*pending{}, bySeq: map[uint64]string{},
+		slots: make(chan struct{}, opts.MaxServerRequests)}
 	co := opts.ClientOptions
 	co.OnMessage = c.onMessage
 	co.OnWriteError = c.onWriteError
@@ -233,7 +263,15 @@ func (c *Client) onMessage(msg []byte) {
 			h(n)
 		}
 	case m.Method != "":
-		go c.serveRequest(m)
+		select {
+		case c.slots <- struct{}{}:
+			go func() {
+				defer func() { <-c.slots }()
+				c.serveRequest(m)
+			}()
+		default:
+			c.refuse(m)
+		}
 	case hasID(m.ID):
 		p := c.take(string(bytes.TrimSpace(m.ID)))
 		if p == nil {
@@ -323,6 +361,26 @@ func (c *Client) serveRequest(m incoming) {
 		return
 	}
 	_, _ = c.conn.Write(b, nil)
+}
+
+// refuse answers a server request over the limit at once, on the reader:
+// no goroutine, no handler, and the server's next message waits for the
+// answer to be written.
+func (c *Client) refuse(m incoming) {
+	b, err := json.Marshal(struct {
+		JSONRPC string                  `json:"jsonrpc"`
+		ID      json.RawMessage         `json:"id"`
+		Error   mcp.JSONRPCErrorDetails `json:"error"`
+	}{mcp.JSONRPC_VERSION, m.ID, mcp.JSONRPCErrorDetails{Code: RefusedCode,
+		Message: fmt.Sprintf("too many concurrent requests from the server: this client handles at most %d at once", c.opts.MaxServerRequests)}})
+	if err != nil {
+		return // an id that is not JSON cannot be answered
+	}
+	_, _ = c.conn.Write(b, nil)
+	if c.refused.CompareAndSwap(false, true) {
+		c.warn(sdk.NewError(sdk.CodeTooLarge, "MCP server %q sent more than %d requests of its own (%s...) at once; the rest were refused; raise %s in its entry in config.yaml if it really needs more",
+			c.server, c.opts.MaxServerRequests, m.Method, c.opts.RequestsLimitName))
+	}
 }
 
 // closedError is an *sdk.Error with CodeClosed that mcp-go recognises as

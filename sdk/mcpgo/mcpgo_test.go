@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +28,10 @@ type jsonServer struct {
 	mu   sync.Mutex
 	asks map[string]json.RawMessage // server request id → id of the host's "ask"
 	seen []string
+	// answers to the requests of a "burst": results, and errors by code.
+	burstOK   int
+	burstErrs map[int]int
+	burstDone chan struct{} // gets a value for each answer
 }
 
 func (s *jsonServer) Read(ctx context.Context) ([]byte, error) {
@@ -45,6 +51,9 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return err
@@ -68,7 +77,29 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 		return sdk.NewError(sdk.CodeAuth, "401 Unauthorized")
 	case "drop":
 		s.end <- sdk.NewError(sdk.CodeClosed, "server exited with status 3")
+	case "burst":
+		// N sampling requests of the server's own, back to back, beside
+		// the reader (as a server process writes while it reads).
+		var n int
+		_ = json.Unmarshal(m.Params, &n)
+		go func() {
+			for i := range n {
+				s.in <- []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"sampling/createMessage","params":{}}`, i))
+			}
+		}()
+		reply(m.ID, json.RawMessage(`{}`))
 	case "":
+		if strings.HasPrefix(string(m.ID), `"b`) {
+			s.mu.Lock()
+			if m.Error != nil {
+				s.burstErrs[m.Error.Code]++
+			} else {
+				s.burstOK++
+			}
+			s.mu.Unlock()
+			s.burstDone <- struct{}{}
+			return nil
+		}
 		s.mu.Lock()
 		orig := s.asks[string(m.ID)]
 		s.mu.Unlock()
@@ -85,7 +116,13 @@ func (s *jsonServer) SessionID() string { return "" }
 
 func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
 	t.Helper()
-	srv := &jsonServer{in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{}}
+	return dialWith(t, mcpgo.DialOptions{})
+}
+
+func dialWith(t *testing.T, opts mcpgo.DialOptions) (mcptransport.Interface, *jsonServer) {
+	t.Helper()
+	srv := &jsonServer{in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{},
+		burstErrs: map[int]int{}, burstDone: make(chan struct{}, 1000)}
 	kind := transport.NewKind(func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil }, nil)
 	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
 	t.Cleanup(func() { client.Close() })
@@ -93,7 +130,7 @@ func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, _, err := mcpgo.Dial(context.Background(), raw.(*transport.Handle), transport.Config{Server: "s"}, mcpgo.DialOptions{})
+	tr, _, err := mcpgo.Dial(context.Background(), raw.(*transport.Handle), transport.Config{Server: "s"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +232,62 @@ func TestCancel(t *testing.T) {
 	}
 	if _, err := tr.SendRequest(context.Background(), req(2, "echo", nil)); err != nil {
 		t.Fatalf("after a cancel: %v", err)
+	}
+}
+
+// Requests of the server's own are handled at most MaxServerRequests at a
+// time: one more is refused at once with a JSON-RPC error (-32000), and the
+// first refusal is reported once, naming the key that raises the limit.
+func TestServerRequestsBounded(t *testing.T) {
+	const limit, n = 4, 200
+	var warnings []string
+	var wmu sync.Mutex
+	tr, srv := dialWith(t, mcpgo.DialOptions{MaxServerRequests: limit, ClientOptions: transport.ClientOptions{
+		OnWarning: func(w *sdk.Error) { wmu.Lock(); warnings = append(warnings, w.Message); wmu.Unlock() },
+	}})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	running, most := 0, 0
+	tr.(mcptransport.BidirectionalInterface).SetRequestHandler(func(ctx context.Context, r mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return &mcptransport.JSONRPCResponse{ID: r.ID, Result: json.RawMessage(`{"model":"m"}`)}, nil
+	})
+	if _, err := tr.SendRequest(context.Background(), req(1, "burst", n)); err != nil {
+		t.Fatal(err)
+	}
+	// Every request but the ones being handled is refused without waiting
+	// for a handler.
+	for range n - limit {
+		select {
+		case <-srv.burstDone:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the refusals did not arrive")
+		}
+	}
+	close(release)
+	for range limit {
+		select {
+		case <-srv.burstDone:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the handled requests were not answered")
+		}
+	}
+	srv.mu.Lock()
+	ok, refused, other := srv.burstOK, srv.burstErrs[mcpgo.RefusedCode], len(srv.burstErrs)
+	srv.mu.Unlock()
+	if ok != limit || refused != n-limit || other != 1 || most > limit {
+		t.Fatalf("answered %d, refused %d, error codes %d, at most %d at once; want %d, %d, 1, <= %d", ok, refused, other, most, limit, n-limit, limit)
+	}
+	wmu.Lock()
+	defer wmu.Unlock()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "max_server_requests") || !strings.Contains(warnings[0], "more than 4") {
+		t.Fatalf("warnings = %q", warnings)
 	}
 }
