@@ -32,6 +32,13 @@ const (
 	DefaultOAuthTimeout      = 300 * time.Second
 	// DefaultMaxMessageMB bounds one message from a server (max_message_mb).
 	DefaultMaxMessageMB = 64
+	// DefaultMaxResultKB bounds the text of one tool result handed to the
+	// model (max_result_kb); a larger result goes to a file in the cache
+	// folder and the model gets a reference to it.
+	DefaultMaxResultKB = 512
+	// DefaultMaxServerRequests bounds the requests of a server's own
+	// (sampling, elicitation, roots) handled at once (max_server_requests).
+	DefaultMaxServerRequests = 64
 )
 
 var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -132,6 +139,12 @@ type Server struct {
 	// MaxMessageBytes is the largest message accepted from the server
 	// (max_message_mb).
 	MaxMessageBytes uint64
+	// MaxResultBytes is the largest tool result handed to the model as
+	// text (max_result_kb); a larger one is saved to a file.
+	MaxResultBytes int
+	// MaxServerRequests bounds the server's own requests handled at once
+	// (max_server_requests); more are refused.
+	MaxServerRequests int
 
 	Enabled                   bool
 	SupportsParallelToolCalls bool

@@ -47,6 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := &Server{
 		Name: "a", Command: "x", Transport: "stdio",
 		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second, MaxMessageBytes: 64 << 20,
+		MaxResultBytes: 512 << 10, MaxServerRequests: 64,
 		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
 		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
 		Raw:   map[string]any{"command": "x"},
@@ -179,6 +180,8 @@ func TestLoadValidationMessages(t *testing.T) {
 		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds, got -3`,
 		"a:\n    command: x\n    max_message_mb: lots":          `server "a": key "max_message_mb": want a number of megabytes, got "lots"`,
 		"a:\n    command: x\n    max_message_mb: 5000":          `server "a": key "max_message_mb": want a positive number of megabytes, got 5000`,
+		"a:\n    command: x\n    max_result_kb: 0":              `server "a": key "max_result_kb": want a positive number of kilobytes, got 0`,
+		"a:\n    command: x\n    max_server_requests: many":     `server "a": key "max_server_requests": want a number of requests, got "many"`,
 		"a:\n    command: x\n    enabled: maybe":                `server "a": key "enabled": want true or false, got "maybe"`,
 		"a:\n    command: x\n    env: [A]":                      `server "a": key "env": want a mapping of names to strings, got a list`,
 		"a:\n    command: x\n    tools: {include: [{a: 1}]}":    `server "a": key "tools.include": want a list of strings`,

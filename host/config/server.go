@@ -20,6 +20,7 @@ var knownKeys = map[string]bool{
 	"enabled": true, "supports_parallel_tool_calls": true, "tools": true, "auth": true,
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
 	"sampling": true, "elicitation": true, "sandbox": true, "max_message_mb": true,
+	"max_result_kb": true, "max_server_requests": true,
 }
 
 var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
@@ -319,6 +320,8 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		ConnectTimeout:    DefaultConnectTimeout,
 		KeepaliveInterval: DefaultKeepaliveInterval,
 		MaxMessageBytes:   DefaultMaxMessageMB << 20,
+		MaxResultBytes:    DefaultMaxResultKB << 10,
+		MaxServerRequests: DefaultMaxServerRequests,
 		Tools:             ToolsFilter{Resources: true, Prompts: true},
 		SSLVerify:         true,
 		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
@@ -368,6 +371,12 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.KeepaliveInterval = MinKeepaliveInterval
 	}
 	s.MaxMessageBytes = d.megabytes("max_message_mb", v["max_message_mb"], raw["max_message_mb"], DefaultMaxMessageMB)
+	if kb, ok := d.positive("max_result_kb", v["max_result_kb"], raw["max_result_kb"], "kilobytes", 4<<20); ok {
+		s.MaxResultBytes = int(kb * (1 << 10))
+	}
+	if n, ok := d.positive("max_server_requests", v["max_server_requests"], raw["max_server_requests"], "requests", 1<<16); ok {
+		s.MaxServerRequests = max(int(n), 1)
+	}
 	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
 	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)
 
