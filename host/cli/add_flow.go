@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,7 +80,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	e.p.Line("Connecting to '%s'...", o.name)
 	tools, err := e.addProbe(ctx, o, plan)
 	if err != nil {
-		msg := oneLine(err.Error())
+		msg := shownErr(err)
 		if !plan.interactive {
 			return failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg)
 		}
@@ -118,7 +119,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 
 	e.p.OK("Connected! Found %d tool(s) from '%s':", len(tools), o.name)
 	for _, t := range tools {
-		e.p.Line("  %-40s %s", t.Name, ui.Truncate(oneLine(t.Description), 60, "..."))
+		e.p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(oneLine(t.Description)), 60, "..."))
 	}
 	all := make([]string, len(tools))
 	for i, t := range tools {

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
@@ -85,7 +86,9 @@ func (e *env) setup() {
 	}
 	var w io.Writer = io.Discard
 	if len(sinks) > 0 {
-		w = io.MultiWriter(sinks...)
+		// One line per entry, escaped: a server's log data or a plugin's
+		// logger name cannot forge lines or reach the terminal as control.
+		w = termsafe.LogWriter(io.MultiWriter(sinks...))
 	}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "hermes", Level: level, Output: w})
 	// yamux and net/rpc log through the standard logger; keep them in ours.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
@@ -53,7 +54,7 @@ func callCommand(e *env) *cli.Command {
 			m := e.newManager([]*config.Server{srv})
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return failf("%s", shownErr(err))
 			}
 			st := m.Status()[0]
 			if st.State != registry.StateConnected {
@@ -78,7 +79,7 @@ func callCommand(e *env) *cli.Command {
 			if def.Utility != "" {
 				// Resource and prompt utilities have only a rendered form.
 				out, err := m.Call(ctx, toolName, args)
-				fmt.Fprintln(e.out, out)
+				writeRendered(e, out)
 				if err != nil {
 					return &exitError{code: ExitFail}
 				}
@@ -86,15 +87,17 @@ func callCommand(e *env) *cli.Command {
 			}
 			res, err := m.CallTool(ctx, name, def.OriginalName, args)
 			if err != nil {
-				return failf("calling '%s' on '%s' failed: %s", tool, name, oneLine(err.Error()))
+				return failf("calling '%s' on '%s' failed: %s", tool, name, shownErr(err))
 			}
 			switch {
 			case asJSON:
 				writeJSON(e, res)
 			case rendered:
-				fmt.Fprintln(e.out, m.Render(name, res))
+				writeRendered(e, m.Render(name, res))
 			default:
-				fmt.Fprintln(e.out, plainResult(m.Render(name, res)))
+				// A result is the server's text: shown with its lines,
+				// any other control character escaped.
+				fmt.Fprintln(e.out, termsafe.EscapeText(plainResult(m.Render(name, res))))
 			}
 			if res.IsError {
 				return &exitError{code: ExitFail}
@@ -102,6 +105,12 @@ func callCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// writeRendered prints the JSON string the model receives, with what a
+// terminal would act on written as \u escapes (see writeJSON).
+func writeRendered(e *env, rendered string) {
+	_, _ = e.out.Write(termsafe.JSON([]byte(rendered + "\n")))
 }
 
 // originalNames lists the MCP names of a server's registered tools.

@@ -115,7 +115,7 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 	e.p.Line("Connecting to '%s'...", name)
 	tools, err := e.probeTools(ctx, srv)
 	if err != nil {
-		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, oneLine(err.Error()), name)
+		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, shownErr(err), name)
 	}
 	if len(tools) == 0 {
 		return failf("'%s' reports no tools, so there is nothing to choose", name)

@@ -38,10 +38,11 @@ func (e *env) connect(ctx context.Context, srv *config.Server) (*session.Session
 	})
 }
 
-// transportLine describes how a server is reached, for people.
+// transportLine describes how a server is reached, for people, as it is
+// configured: a ${VAR} in the command line or url is shown unresolved.
 func transportLine(srv *config.Server) string {
 	if session.PluginName(srv) == "stdio" {
-		return fmt.Sprintf("stdio → %s", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
+		return fmt.Sprintf("stdio → %s", shownCommandLine(srv))
 	}
 	kind := "HTTP"
 	if srv.Transport == "sse" {
@@ -49,5 +50,5 @@ func transportLine(srv *config.Server) string {
 	} else if srv.Transport != "http" {
 		kind = srv.Transport
 	}
-	return fmt.Sprintf("%s → %s", kind, srv.URL)
+	return fmt.Sprintf("%s → %s", kind, shownURL(srv))
 }

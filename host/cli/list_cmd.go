@@ -10,7 +10,9 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// listEntry is one server in 'hermes mcp list --json'.
+// listEntry is one server in 'hermes mcp list --json'. Command, Args and
+// URL are as written in config.yaml: a ${VAR} stays a reference, so a
+// secret resolved from it is never printed.
 type listEntry struct {
 	Name      string   `json:"name"`
 	Transport string   `json:"transport"`
@@ -80,9 +82,9 @@ func describeServer(s *config.Server) listEntry {
 	le := listEntry{
 		Name:      s.Name,
 		Transport: s.Transport,
-		Command:   s.Command,
-		Args:      s.Args,
-		URL:       s.URL,
+		Command:   shownCommand(s),
+		Args:      shownArgs(s),
+		URL:       shownURL(s),
 		Enabled:   s.Enabled,
 		Include:   s.Tools.Include,
 		Exclude:   s.Tools.Exclude,
@@ -116,12 +118,13 @@ func describeServer(s *config.Server) listEntry {
 	return le
 }
 
-// listTarget is the Transport column: the url, or the command line, cut to
-// 25 characters and "..." when longer than 28.
+// listTarget is the Transport column: the url, or the command line, as
+// configured (${VAR}s unresolved), cut to 25 characters and "..." when
+// longer than 28.
 func listTarget(s *config.Server) string {
-	t := s.URL
+	t := shownURL(s)
 	if t == "" {
-		t = strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+		t = shownCommandLine(s)
 	}
 	if r := []rune(t); len(r) > 28 {
 		t = string(r[:25]) + "..."

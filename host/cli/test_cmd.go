@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -73,7 +75,7 @@ func testCommand(e *env) *cli.Command {
 			s, err := e.connect(ctx, srv)
 			rep.LatencyMS = time.Since(start).Milliseconds()
 			if err != nil {
-				rep.Error = oneLine(err.Error())
+				rep.Error = shownErr(err)
 				if asJSON {
 					writeJSON(e, rep)
 					return &exitError{code: ExitFail}
@@ -91,7 +93,7 @@ func testCommand(e *env) *cli.Command {
 				res, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
 				if err != nil {
 					rep.OK = false
-					rep.Error = "tools/list failed: " + oneLine(err.Error())
+					rep.Error = "tools/list failed: " + shownErr(err)
 				} else {
 					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 					for _, t := range res.Tools {
@@ -143,7 +145,7 @@ func printTestReport(e *env, rep testReport) {
 		e.p.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.Tools), enabled)
 	}
 	for _, t := range rep.Tools {
-		desc := ui.Truncate(oneLine(t.Description), 55, "...")
+		desc := ui.Truncate(termsafe.Escape(oneLine(t.Description)), 55, "...")
 		if !t.Enabled {
 			desc = "(filtered out) " + desc
 		}
@@ -202,11 +204,16 @@ func authLine(auth string, masked map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
+// writeJSON prints v as indented JSON. What encoding/json leaves raw but a
+// terminal would act on (C1 controls, bidi overrides) is written as \u
+// escapes: the values decode exactly as they were.
 func writeJSON(e *env, v any) {
-	enc := json.NewEncoder(e.out)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+	_, _ = e.out.Write(termsafe.JSON(buf.Bytes()))
 }
 
 func itoa(n int) string {

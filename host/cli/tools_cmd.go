@@ -73,7 +73,7 @@ func toolsCommand(e *env) *cli.Command {
 			m := e.newManager(cfg.Servers)
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return failf("%s", shownErr(err))
 			}
 			for _, st := range m.Status() {
 				ent := toolsServerEntry{Name: st.Name, Transport: st.Transport, State: string(st.State), Toolset: st.Toolset,

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/toolview"
+)
+
+// What the commands show of a server comes through this file: its errors
+// with secrets redacted, and its entry as configured, ${VAR}s unresolved.
+// Escaping for the terminal is the Printer's (package ui); JSON goes
+// through writeJSON and raw text through termsafe.
+
+// shownErr is how every command shows an error that may carry a server's
+// words or a value resolved from ${VAR} (a connection failure, a tool
+// call's error, an HTTP error body echoing the request URL): on one line,
+// with secrets redacted by toolview.Redact, the same redaction the model's
+// errors get. The Printer escapes it for the terminal.
+func shownErr(err error) string {
+	return toolview.Redact(oneLine(err.Error()))
+}
+
+// shownCommand is the command of a stdio server as written in config.yaml.
+func shownCommand(srv *config.Server) string {
+	if srv.Raw == nil {
+		return srv.Command
+	}
+	return rawScalar(srv.Raw["command"])
+}
+
+// rawScalar is a single value of the file as text, as the config package
+// reads it (command: 5 is "5"); anything else (a list, a mapping) is "".
+func rawScalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x)
+	case nil, []any, map[string]any:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// shownArgs are the args of a stdio server as written in config.yaml: a
+// ${VAR} in them (an --token ${GITHUB_TOKEN}) stays a reference and its
+// value is never shown.
+func shownArgs(srv *config.Server) []string {
+	switch a := srv.Raw["args"].(type) {
+	case string:
+		return config.SplitArgs(a)
+	case []any:
+		out := make([]string, len(a))
+		for i, x := range a {
+			if s, ok := x.(string); ok {
+				out[i] = s
+			} else {
+				out[i] = fmt.Sprint(x)
+			}
+		}
+		return out
+	}
+	if srv.Raw == nil {
+		return srv.Args
+	}
+	return nil
+}
+
+// shownURL is the url of an HTTP server as written in config.yaml: a
+// ${VAR} in its query (api_key=${KEY}) stays a reference.
+func shownURL(srv *config.Server) string {
+	if srv.Raw == nil {
+		return srv.URL
+	}
+	return rawScalar(srv.Raw["url"])
+}
+
+// shownCommandLine is the command and its args, as configured, on one line.
+func shownCommandLine(srv *config.Server) string {
+	return strings.TrimSpace(shownCommand(srv) + " " + strings.Join(shownArgs(srv), " "))
+}
