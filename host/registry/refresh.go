@@ -2,10 +2,12 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -86,8 +88,16 @@ func joinOrNone(names []string) string {
 
 // serverLog writes a notifications/message entry to the host log as
 // "MCP server log [<server>/<logger>]: <data>" at the mapped level, the
-// data capped at MaxServerLogLen characters.
+// data capped at MaxServerLogLen characters. A server logs at most
+// logfile.DefaultRate lines a second (bursts of logfile.DefaultBurst);
+// the lines over that are dropped, and counted in a warning written with
+// its next line that passes, or when it stops.
 func (s *server) serverLog(p map[string]any) {
+	ok, dropped := s.logLimit.Allow(s.cfg.Name)
+	if !ok {
+		return
+	}
+	s.logDropped(dropped)
 	level, _ := p["level"].(string)
 	logger, _ := p["logger"].(string)
 	var data string
@@ -111,6 +121,19 @@ func (s *server) serverLog(p map[string]any) {
 		name += "/" + logger
 	}
 	s.m.log.Log(serverLogLevel(level), "MCP server log ["+name+"]: "+data)
+}
+
+// logDropped reports n log lines of the server that were not written.
+func (s *server) logDropped(n int) {
+	if n <= 0 {
+		return
+	}
+	lines := "lines"
+	if n == 1 {
+		lines = "line"
+	}
+	s.log.Warn(fmt.Sprintf("%d log %s from the server dropped: it sent more than %d a second (bursts of %d)",
+		n, lines, logfile.DefaultRate, logfile.DefaultBurst))
 }
 
 // serverLogLevel maps an MCP logging level to the host's.

@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -88,6 +89,10 @@ type server struct {
 	// listMu orders tool listings so an older list never replaces a newer.
 	listMu sync.Mutex
 
+	// logLimit bounds the server's log notifications written to the host
+	// log (logfile.DefaultRate a second, bursts of logfile.DefaultBurst).
+	logLimit *logfile.Limiter
+
 	mu        sync.Mutex
 	state     State
 	cur       *conn
@@ -118,7 +123,9 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		changed:     make(chan struct{}),
 		state:       StateConnecting,
 		descSeen:    map[string]string{},
+		logLimit:    logfile.NewLimiter(logfile.DefaultRate, logfile.DefaultBurst),
 	}
+	s.logLimit.Now = m.timings.Now
 	switch {
 	case !cfg.Enabled:
 		s.state = StateDisabled
@@ -140,7 +147,8 @@ func (s *server) start() {
 	go s.refresher()
 }
 
-// stop ends the loops and the session, waiting at most d.
+// stop ends the loops and the session, waiting at most d, and reports the
+// server's log lines dropped since the last one written.
 func (s *server) stop(d time.Duration) {
 	s.cancel()
 	select {
@@ -148,6 +156,7 @@ func (s *server) stop(d time.Duration) {
 	case <-time.After(d):
 		s.log.Warn("server did not stop in time", "wait", d)
 	}
+	s.logDropped(s.logLimit.Flush(s.cfg.Name))
 }
 
 func (s *server) finishFirst() { s.firstOnce.Do(func() { close(s.first) }) }

@@ -60,7 +60,8 @@ type Timings struct {
 	DiscoveryTimeout       time.Duration
 	ProbeTimeout           time.Duration
 	ShutdownWait           time.Duration
-	// Now is the clock of the circuit breaker; nil means time.Now.
+	// Now is the clock of the circuit breaker and of the server log rate
+	// limit; nil means time.Now.
 	Now func() time.Time
 }
 
