@@ -105,6 +105,11 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Server.Prompts, "prompts", false, "add two prompts with arguments")
 	fs.IntVar(&exitAfterInit, "exit-after-init", 0, "exit `MS` milliseconds after initialize")
 	fs.BoolVar(&cfg.Server.Trace, "trace", false, "write a stderr line for each ping and each sleep call started")
+	fs.StringVar(&cfg.Server.Version, "server-version", "", "server version reported in initialize")
+	fs.StringVar(&cfg.Server.EchoDescription, "tool-desc", "", "description of echo (and of --extra-tool)")
+	fs.StringVar(&cfg.Server.ExtraToolName, "extra-tool", "", "add a tool `NAME` that answers with its own name")
+	fs.BoolVar(&cfg.Server.DupTools, "dup-tools", false, "tools/list lists every tool twice")
+	fs.BoolVar(&cfg.Server.EmptyToolName, "empty-tool-name", false, "tools/list also lists a tool without a name")
 
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP at `ADDR`/mcp")
 	fs.StringVar(&cfg.SSEAddr, "sse", "", "serve legacy SSE at `ADDR` (/sse, /message)")

@@ -72,6 +72,11 @@
 // Server shape and startup faults:
 //
 //	--name NAME          server name in initialize (default hermes-testserver)
+//	--server-version V   server version in initialize (default 0.1.0)
+//	--tool-desc TEXT     description of echo (and of --extra-tool)
+//	--extra-tool NAME    add a tool NAME that answers with its own name
+//	--dup-tools          tools/list lists every tool twice, the copies last
+//	--empty-tool-name    tools/list also lists a tool whose name is ""
 //	--tools N            add tool_1..tool_N with descriptions
 //	--page-size N        list pagination limit
 //	--no-tools-capability  no tools and no tools capability

@@ -76,6 +76,18 @@ type Options struct {
 	// a sleep call starts (TraceSleepStarted), so that tests can wait for
 	// these events instead of sleeping (flag --trace).
 	Trace bool
+	// Version is reported as serverInfo.version; Version when empty (flag
+	// --server-version).
+	Version string
+	// EchoDescription replaces the description of echo and is the
+	// description of ExtraToolName (flag --tool-desc).
+	EchoDescription string
+	// ExtraToolName adds a tool of that name answering its own name (flag
+	// --extra-tool).
+	ExtraToolName string
+	// DupTools lists every tool twice (flag --dup-tools); EmptyToolName adds
+	// a tool without a name to the listing (flag --empty-tool-name).
+	DupTools, EmptyToolName bool
 }
 
 // Trace lines written to stderr with Options.Trace (flag --trace), each on a
@@ -148,6 +160,7 @@ func New(opts Options) *server.MCPServer {
 		hooks.AddAfterDiscover(func(context.Context, any, *mcp.DiscoverRequest, *mcp.DiscoverResult) { arm() })
 	}
 	hooks.AddBeforePing(func(context.Context, any, *mcp.PingRequest) { st.trace(TracePing) })
+	addListingFaults(opts, hooks)
 
 	serverOpts := []server.ServerOption{
 		server.WithLogging(),
@@ -167,10 +180,11 @@ func New(opts Options) *server.MCPServer {
 	if opts.Prompts {
 		serverOpts = append(serverOpts, server.WithPromptCapabilities(true))
 	}
-	st.srv = server.NewMCPServer(opts.Name, Version, serverOpts...)
+	st.srv = server.NewMCPServer(opts.Name, serverVersion(opts), serverOpts...)
 
 	if !opts.NoToolsCapability {
 		st.addTools()
+		st.addNamedTool()
 		for i := 1; i <= opts.ExtraTools; i++ {
 			name := "tool_" + strconv.Itoa(i)
 			st.srv.AddTool(mcp.NewTool(name,
@@ -193,7 +207,7 @@ func New(opts Options) *server.MCPServer {
 func (st *state) addTools() {
 	s := st.srv
 	s.AddTool(mcp.NewTool("echo",
-		mcp.WithDescription("Returns the message verbatim."),
+		mcp.WithDescription(echoDescription(st.opts)),
 		mcp.WithString("message", mcp.Required(), mcp.Description("text to echo")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("message", "")), nil
