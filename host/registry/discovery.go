@@ -49,9 +49,16 @@ func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
 }
 
 // storeTools keeps a new listing (caller holds listMu), converting each
-// tool once and scanning new or changed descriptions of allowed tools. It
-// returns the original names added and removed since the previous listing.
+// tool once and scanning new or changed descriptions of allowed tools. A
+// tool without a name and every repeat of a name are dropped from the
+// listing first (toolview.UniqueTools), with one warning each, so the model
+// is never offered two functions with one name. It returns the original
+// names added and removed since the previous listing.
 func (s *server) storeTools(tools []mcp.Tool, caps mcp.ServerCapabilities) (added, removed []string) {
+	tools, skipped := toolview.UniqueTools(s.cfg.Name, tools)
+	for _, w := range skipped {
+		s.m.warnOnce(w)
+	}
 	defs := make([]toolview.ToolDef, len(tools))
 	for i, t := range tools {
 		defs[i] = toolview.ConvertTool(s.cfg.Name, t)

@@ -250,7 +250,8 @@ func (m *Manager) Status() []ServerStatus {
 
 // ServerTools returns every tool server name offered at its last successful
 // tools/list, in the server's order and before its tools filter: the listing
-// the registry registers from (pagination followed up to MaxListPages).
+// the registry registers from (pagination followed up to MaxListPages; a
+// tool without a name and repeats of a name skipped with a warning).
 // listed is false until a listing succeeded; a server without the tools
 // capability is listed with no tools.
 func (m *Manager) ServerTools(name string) (tools []mcp.Tool, listed bool) {
