@@ -140,3 +140,99 @@ func TestMCPCallEscapesResult(t *testing.T) {
 		}
 	}
 }
+
+// forged is a log entry a server tries to slip into hermes.log.
+const forged = "2099-01-01T00:00:00.000Z [ERROR] forged entry"
+
+// noForgedLine fails when a line of out starts with the forged entry, or
+// when out does not show it escaped inside a real line.
+func noForgedLine(t *testing.T, what, out string) {
+	t.Helper()
+	noControl(t, what, out)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "2099-01-01") {
+			t.Errorf("%s has a forged line: %q", what, line)
+		}
+	}
+	if !strings.Contains(out, `\n`+forged) {
+		t.Errorf("%s does not show the forged entry escaped:\n%s", what, out)
+	}
+}
+
+// A server's log notification and its tool names cannot forge lines in
+// hermes.log or in the -v mirror on stderr: each entry stays one line, its
+// newlines and escape sequences escaped.
+func TestServerCannotForgeLogLines(t *testing.T) {
+	home := hostileStdio(t)
+	logFile := filepath.Join(home, "logs", "hermes.log")
+	// The log notification travels beside the call's answer, so it may
+	// come after the command ended: run until the log has it.
+	var stderr string
+	for range 20 {
+		r := runHermes(t, home, "-v", "mcp", "call", "ts", "log", "--arg", "level=error",
+			"--arg", "logger=lg\n"+forged, "--arg", "data=disk full\n"+forged+"\x1b[2J").must(t, 0)
+		if strings.Contains(r.stderr, "MCP server log [ts/") {
+			stderr = r.stderr
+			break
+		}
+	}
+	if stderr == "" {
+		t.Fatal("the server's log entry never reached the log")
+	}
+	noForgedLine(t, "stderr (-v)", stderr)
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noForgedLine(t, "hermes.log", string(b))
+
+	// A tool name reaches the log in the registry's warning about it.
+	home = hostileStdio(t, "--extra-tool", "x\n"+forged+"\x1b]0;t\x07", "--dup-tools")
+	r := runHermes(t, home, "-v", "mcp", "call", "ts", "echo", "--arg", "message=hi").must(t, 0)
+	noForgedLine(t, "stderr (-v)", r.stderr)
+	b, err = os.ReadFile(filepath.Join(home, "logs", "hermes.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noForgedLine(t, "hermes.log", string(b))
+}
+
+// mcp test lists a repeated tool once and says which tools the model will
+// not see, as the registry does.
+func TestMCPTestReportsSkippedTools(t *testing.T) {
+	home := hostileStdio(t, "--dup-tools", "--empty-tool-name", "--extra-tool", "evil\x1b[2J")
+	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
+	noControl(t, "mcp test", r.stdout)
+	if n := strings.Count(r.stdout, "  echo "); n != 1 {
+		t.Errorf("echo listed %d times:\n%s", n, r.stdout)
+	}
+	for _, want := range []string{
+		"⚠ MCP server 'ts': tool 'echo' is listed 2 times; only the first is used",
+		`⚠ MCP server 'ts': tool 'evil\x1b[2J' is listed 2 times`,
+		"⚠ MCP server 'ts': 1 tool(s) without a name skipped",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("mcp test lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runHermes(t, home, "mcp", "test", "ts", "--json").must(t, 0)
+	var rep struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	seen := map[string]bool{}
+	for _, tl := range rep.Tools {
+		if seen[tl.Name] || tl.Name == "" {
+			t.Errorf("--json lists %q twice or unnamed", tl.Name)
+		}
+		seen[tl.Name] = true
+	}
+	if !seen["evil\x1b[2J"] || len(rep.Warnings) < 3 {
+		t.Errorf("--json: tools %v, warnings %q", seen, rep.Warnings)
+	}
+}

@@ -89,6 +89,7 @@ func testCommand(e *env) *cli.Command {
 			rep.ServerVersion = s.Init.ServerInfo.Version
 			rep.ProtocolVersion = s.Init.ProtocolVersion
 			caps := s.Init.Capabilities
+			var skipped []string // tools the registry skips
 			if caps.Tools != nil {
 				res, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
 				if err != nil {
@@ -96,7 +97,10 @@ func testCommand(e *env) *cli.Command {
 					rep.Error = "tools/list failed: " + shownErr(err)
 				} else {
 					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
-					for _, t := range res.Tools {
+					var tools []mcp.Tool
+					tools, skipped = toolview.UniqueTools(name, res.Tools)
+					rep.Warnings = append(rep.Warnings, skipped...)
+					for _, t := range tools {
 						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 				}
@@ -116,7 +120,7 @@ func testCommand(e *env) *cli.Command {
 			if asJSON {
 				writeJSON(e, rep)
 			} else {
-				printTestReport(e, rep)
+				printTestReport(e, rep, skipped)
 			}
 			if !rep.OK {
 				return &exitError{code: ExitFail}
@@ -126,7 +130,7 @@ func testCommand(e *env) *cli.Command {
 	}
 }
 
-func printTestReport(e *env, rep testReport) {
+func printTestReport(e *env, rep testReport, skipped []string) {
 	e.p.OK("Connected (%dms)", rep.LatencyMS)
 	e.p.Line("Server: %s %s (protocol %s)", rep.ServerName, rep.ServerVersion, rep.ProtocolVersion)
 	if rep.Error != "" {
@@ -150,6 +154,9 @@ func printTestReport(e *env, rep testReport) {
 			desc = "(filtered out) " + desc
 		}
 		e.p.Line("  %-36s %s", t.Name, desc)
+	}
+	for _, w := range skipped {
+		e.p.Warn("%s", w)
 	}
 	var counts []string
 	if rep.Resources != nil {
