@@ -46,8 +46,9 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // Call runs the tool the model knows as name with args and returns the
 // JSON string handed back to the model: the rendered result
-// (toolview.RenderCallResult, or a utility renderer), which for a tool's own
-// isError result is an {"error": ...} object with err nil. When the call
+// (toolview.RenderCallResultMax with the server's max_result_kb, or a
+// utility renderer), which for a tool's own isError result is an
+// {"error": ...} object with err nil. When the call
 // could not produce a result (unknown or filtered tool, open breaker,
 // transport down, timeout, failure) err is a *CallError and the string is
 // toolview.ErrorResult of its message, ready for the model as well.
@@ -82,7 +83,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (s
 	if err != nil {
 		return failed(err)
 	}
-	return toolview.RenderCallResult(s.cfg.Name, res, m.media), nil
+	return toolview.RenderCallResultMax(s.cfg.Name, res, m.media, s.cfg.MaxResultBytes), nil
 }
 
 // CallTool calls tool (its MCP name) of server with the same guards as
@@ -98,7 +99,11 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args map[st
 
 // Render renders a raw result of server as Call would.
 func (m *Manager) Render(server string, res *mcp.CallToolResult) string {
-	return toolview.RenderCallResult(server, res, m.media)
+	max := 0
+	if s := m.server(server); s != nil {
+		max = s.cfg.MaxResultBytes
+	}
+	return toolview.RenderCallResultMax(server, res, m.media, max)
 }
 
 func failed(err error) (string, error) {

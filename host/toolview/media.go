@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,7 +35,7 @@ func CacheDir(home string) string {
 var errTooLarge = errors.New("content exceeds the media size cap")
 
 // MediaCache writes media that tool results carry (images, audio, resource
-// blobs) into one folder. A file's name is the sha256 of its content plus an
+// blobs), and results too large for the model, into one folder. A file's name is the sha256 of its content plus an
 // extension from its MIME type, so saving the same content twice yields the
 // same path and writes once. Files are created 0600 in a 0700 folder and
 // written atomically. A nil *MediaCache saves nothing: renderers then say
@@ -86,6 +87,52 @@ func (c *MediaCache) save(data []byte, mimeType, nameHint string) (string, error
 		return "", fmt.Errorf("write media file %s: %w", target, werr)
 	}
 	return target, nil
+}
+
+// saveText writes text (up to the media cap; the rest is dropped) to a
+// file named by the sha256 of what it holds, streamed without a copy of the
+// whole, and returns its path and how many bytes it holds.
+func (c *MediaCache) saveText(text, mimeType string) (string, int, error) {
+	if c == nil || c.dir == "" {
+		return "", 0, errors.New("no cache folder")
+	}
+	if len(text) > mediaCap {
+		text = text[:mediaCap]
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return "", 0, fmt.Errorf("create cache folder %s: %w", c.dir, err)
+	}
+	tmp, err := os.CreateTemp(c.dir, ".result-*")
+	if err != nil {
+		return "", 0, fmt.Errorf("create temporary file in %s: %w", c.dir, err)
+	}
+	tmpName := tmp.Name()
+	fail := func(err error) (string, int, error) {
+		tmp.Close()
+		_ = os.Remove(tmpName)
+		return "", 0, fmt.Errorf("write result file in %s: %w", c.dir, err)
+	}
+	h := sha256.New()
+	w := io.MultiWriter(tmp, h)
+	for rest := text; rest != ""; {
+		n := min(len(rest), 64<<10)
+		if _, err := io.WriteString(w, rest[:n]); err != nil {
+			return fail(err)
+		}
+		rest = rest[n:]
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	target := filepath.Join(c.dir, hex.EncodeToString(h.Sum(nil))+extensionFor(mimeType, ""))
+	if err := os.Rename(tmpName, target); err != nil {
+		_ = os.Remove(tmpName)
+		return "", 0, fmt.Errorf("write result file %s: %w", target, err)
+	}
+	return target, len(text), nil
 }
 
 // decodeBase64 decodes MCP base64 data leniently: padded or unpadded,

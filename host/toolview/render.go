@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -18,8 +19,20 @@ const (
 	msgNoResult = "MCP tool returned no result"
 )
 
+// DefaultMaxResultBytes is the largest result RenderCallResult hands to the
+// model as text: 512 KiB, a server's max_result_kb by default.
+const DefaultMaxResultBytes = 512 << 10
+
 // RenderCallResult renders a tools/call result of server as the JSON string
-// the model receives.
+// the model receives, with the default result limit (DefaultMaxResultBytes);
+// see RenderCallResultMax.
+func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache) string {
+	return RenderCallResultMax(server, res, cache, DefaultMaxResultBytes)
+}
+
+// RenderCallResultMax renders a tools/call result of server as the JSON
+// string the model receives. maxResult is the server's max_result_kb in
+// bytes (0 or less: DefaultMaxResultBytes).
 //
 // An isError result becomes {"error": text}, its text parts joined by
 // newlines (or "MCP tool returned an error"), with secrets redacted. A
@@ -30,7 +43,15 @@ const (
 // (up to 50 MiB decoded, maxMediaBytes) and described. The output is
 // {"result": text}, or with structuredContent {"result": text,
 // "structuredContent": obj}, or {"result": obj} when there is no text.
-func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache) string {
+//
+// Text (or structured content, or an error's text) over maxResult is more
+// than a model can read: it is saved to a file by cache (up to 50 MiB) and
+// the model gets a note naming the file, the limit and how to raise it,
+// followed by the text's beginning.
+func RenderCallResultMax(server string, res *mcp.CallToolResult, cache *MediaCache, maxResult int) string {
+	if maxResult <= 0 {
+		maxResult = DefaultMaxResultBytes
+	}
 	if res == nil {
 		return ErrorResult(msgNoResult)
 	}
@@ -45,10 +66,30 @@ func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache)
 		if msg == "" {
 			msg = msgToolError
 		}
+		if len(msg) > maxResult {
+			return ErrorResult(oversized(server, "error text", Redact(msg), "text/plain", cache, maxResult))
+		}
 		return ErrorResult(msg)
 	}
 	text := renderBlocks(server, res.Content, cache)
+	if len(text) > maxResult {
+		text = oversized(server, "result", text, "text/plain", cache, maxResult)
+	}
 	structured := structuredContent(res)
+	if structured != nil {
+		raw, ok := structured.(json.RawMessage)
+		if !ok {
+			raw, _ = json.Marshal(structured)
+		}
+		if len(raw) > maxResult {
+			note := oversized(server, "structured content", string(raw), "application/json", cache, maxResult)
+			structured = nil
+			if text != "" {
+				text += "\n"
+			}
+			text += note
+		}
+	}
 	switch {
 	case structured == nil:
 		return marshalJSON(struct {
@@ -64,6 +105,40 @@ func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache)
 			StructuredContent any    `json:"structuredContent"`
 		}{text, structured})
 	}
+}
+
+// previewBytes is how much of an oversized result the model still sees.
+const previewBytes = 2 << 10
+
+// oversized saves text, a part of a result of server over maxResult bytes,
+// and returns what the model gets instead: where the whole is, why, and its
+// beginning.
+func oversized(server, what, text, mimeType string, cache *MediaCache, maxResult int) string {
+	limit := fmt.Sprintf("max_result_kb is %d for server '%s'; raise it in config.yaml to receive more inline", maxResult>>10, clean(server))
+	head := preview(text, min(previewBytes, maxResult/2))
+	p, saved, err := cache.saveText(text, mimeType)
+	var note string
+	switch {
+	case err != nil:
+		note = fmt.Sprintf("[MCP %s too large for the model (%d bytes; %s) and it could not be saved: %s. It begins:]", what, len(text), limit, clean(err.Error()))
+	case saved < len(text):
+		note = fmt.Sprintf("[MCP %s too large for the model (%d bytes; %s): its first %d bytes are saved to %s (%s) — read it with read_file or terminal tools. It begins:]", what, len(text), limit, saved, p, mimeType)
+	default:
+		note = fmt.Sprintf("[MCP %s too large for the model (%d bytes; %s): saved to %s (%s) — read it with read_file or terminal tools. It begins:]", what, len(text), limit, p, mimeType)
+	}
+	return note + "\n" + head
+}
+
+// preview returns at most n bytes of the start of s, cut at a rune
+// boundary.
+func preview(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // ErrorResult renders msg as {"error": msg} with secrets redacted.
