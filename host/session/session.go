@@ -112,6 +112,10 @@ func TransportConfig(srv *config.Server, home string) transport.Config {
 	return cfg
 }
 
+// pluginExitWait bounds how long a broken message stream waits for its
+// plugin process to be gone, to say how it ended.
+const pluginExitWait = time.Second
+
 // Connect starts the server's transport plugin and completes the MCP
 // handshake, all within the server's connect_timeout (and ctx).
 func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) {
@@ -168,7 +172,8 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		MaxMessageBytes: p.Spec().MaxFrameBytes,
 		LimitName:       "max_message_mb",
 		Headers:         d.Headers,
-	}}
+		PluginExit:      func() string { return p.ExitReason(pluginExitWait) },
+	}, MaxServerRequests: srv.MaxServerRequests, RequestsLimitName: "max_server_requests"}
 	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", srv.Name, "error", e.Message) }
 	if d.OnClosed != nil {
 		opts.OnClosed = func(err *sdk.Error) { d.OnClosed(srv.Name, err) }

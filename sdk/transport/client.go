@@ -54,6 +54,12 @@ type ClientOptions struct {
 	// plugin process at start (sdk.StreamFDEnv); messages then bypass the
 	// broker. Leave nil to use a broker stream.
 	Stream net.Conn
+	// PluginExit, when set, explains a message stream that broke without
+	// the plugin saying why: it waits briefly for the plugin process to
+	// be gone and says which process it was and how it ended (for example
+	// "hermes-transport-stdio (pid 4242) was killed by signal SIGKILL"),
+	// or returns "" while the process runs.
+	PluginExit func() string
 }
 
 // ClientConn is the host side of one connection through a transport plugin.
@@ -274,8 +280,22 @@ func (c *ClientConn) Err() error {
 func (c *ClientConn) LastWarning() *sdk.Error { return c.lastWarning.Load() }
 
 func (c *ClientConn) pluginGone(err error) error {
-	c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped: %v", c.server, err))
+	c.finish(c.stopped(err))
 	return c.closeErr
+}
+
+// stopped is the error of a message stream that broke (err, when not nil,
+// is how): the plugin process's exit when it is known.
+func (c *ClientConn) stopped(err error) *sdk.Error {
+	if c.opts.PluginExit != nil && !c.byHost.Load() {
+		if how := c.opts.PluginExit(); how != "" {
+			return sdk.NewError(sdk.CodeClosed, "transport plugin %s, serving MCP server %q", how, c.server)
+		}
+	}
+	if err == nil {
+		return sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped", c.server)
+	}
+	return sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped: %v", c.server, err)
 }
 
 // finish ends the connection once.
@@ -297,6 +317,11 @@ func (c *ClientConn) readLoop() {
 	for {
 		f, err := in.Read()
 		if err != nil {
+			select {
+			case <-c.done:
+				return // ended already; this is the stream being closed
+			default:
+			}
 			var tl *wire.TooLargeError
 			switch {
 			case errors.As(err, &tl):
@@ -304,9 +329,9 @@ func (c *ClientConn) readLoop() {
 					"MCP server %q sent a message of %d bytes, over the limit of %d bytes; raise %s in its entry in config.yaml if it really sends messages that large",
 					c.server, tl.Size, tl.Limit, c.opts.LimitName)})
 			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
-				c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped", c.server))
+				c.finish(c.stopped(nil))
 			default:
-				c.finish(sdk.NewError(sdk.CodeClosed, "transport plugin for server %q stopped: %v", c.server, err))
+				c.finish(c.stopped(err))
 			}
 			return
 		}

@@ -1,0 +1,27 @@
+package supervisor
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// ExitReason waits up to wait for the plugin process to exit and says which
+// process it was and how it ended, e.g. "hermes-transport-stdio (pid 4242)
+// was killed by signal SIGKILL (...)"; "" when it is still running. The host
+// uses it to explain a plugin that died without a word.
+func (p *Plugin) ExitReason(wait time.Duration) string {
+	if p.run == nil {
+		return ""
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-p.run.exited:
+	case <-timer.C:
+		return ""
+	}
+	return fmt.Sprintf("%s (pid %d) %s", filepath.Base(p.Path), p.run.pid, sdk.ExitReason(p.run.cmd.ProcessState))
+}
