@@ -17,12 +17,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/urfave/cli/v3"
 )
 
@@ -59,12 +61,16 @@ type env struct {
 	home     string
 	verbose  bool
 	log      hclog.Logger
-	logFile  *os.File
+	logFile  *logfile.File
 	sup      *supervisor.Supervisor
 	supMu    sync.Mutex
 	// interrupted is set when SIGINT/SIGTERM arrived.
 	interrupted atomic.Bool
 }
+
+// stderrRoute takes os.Stderr away from the terminal, once per process
+// (see supervisor.StderrRoute).
+var stderrRoute = sync.OnceValues(supervisor.RouteStderr)
 
 // setup opens the log and the supervisor; close undoes it.
 func (e *env) setup() {
@@ -73,11 +79,11 @@ func (e *env) setup() {
 	}
 	e.home = config.Home()
 	var sinks []io.Writer
-	if err := os.MkdirAll(filepath.Join(e.home, "logs"), 0o700); err == nil {
-		if f, err := os.OpenFile(filepath.Join(e.home, "logs", "hermes.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-			e.logFile = f
-			sinks = append(sinks, f)
-		}
+	// The host log rotates by size (logfile.DefaultMaxBytes, keeping
+	// logfile.DefaultBackups old files), however much is logged.
+	if f, err := logfile.Open(filepath.Join(e.home, "logs", "hermes.log"), logfile.Options{}); err == nil {
+		e.logFile = f
+		sinks = append(sinks, f)
 	}
 	level := hclog.Info
 	if e.verbose {
@@ -91,9 +97,21 @@ func (e *env) setup() {
 		w = termsafe.LogWriter(io.MultiWriter(sinks...))
 	}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "hermes", Level: level, Output: w})
-	// yamux and net/rpc log through the standard logger; keep them in ours.
+	// net/rpc logs through the standard logger; keep it in ours.
 	log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
 	log.SetFlags(0)
+	// go-plugin's multiplexer (yamux) writes its errors to os.Stderr
+	// itself: they go to the log too, and reach the terminal only with -v.
+	// The host's own output keeps using e.err, the real stderr. The route
+	// stays to the end of the process: plugins stopped at the end of a
+	// command still make yamux complain.
+	if rt, err := stderrRoute(); err == nil {
+		rt.To(e.log.Named("go-plugin"))
+	}
+	if w := config.DotEnvWarning(e.home); w != "" {
+		e.log.Warn(w)
+		fmt.Fprintf(e.err, "Warning: %s\n", termsafe.Escape(w))
+	}
 	sup := supervisor.New(supervisor.Options{Home: e.home, Logger: e.log})
 	e.supMu.Lock()
 	e.sup = sup
@@ -128,26 +146,56 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// interrupted is closed on the first SIGINT/SIGTERM, again on the
+	// second; got is the first signal.
+	interrupted, again := make(chan struct{}), make(chan struct{})
+	var got os.Signal
 	go func() {
 		// On SIGINT/SIGTERM cancel the command and kill every plugin
 		// (plugins ignore SIGINT), also those a finished command left to
 		// stop their servers. A normal return kills nothing detached.
 		select {
-		case <-sigs:
+		case got = <-sigs:
 			e.interrupted.Store(true) // before cancel: close sees it
 			cancel()
 			if sup := e.supervisor(); sup != nil {
 				sup.Interrupt()
 			}
+			close(interrupted)
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-sigs:
+			close(again)
 		case <-ctx.Done():
 		}
 	}()
 
+	// The command runs beside the signal wait: a step that does not watch
+	// ctx (reading a config file that never ends, a parse) must not keep
+	// hermes alive after a signal. The command gets interruptGrace to
+	// finish on its own; a second signal ends hermes at once.
 	app := newApp(e)
-	err := app.Run(ctx, args)
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, args) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-interrupted:
+		grace := time.NewTimer(interruptGrace)
+		defer grace.Stop()
+		select {
+		case err = <-done:
+		case <-grace.C:
+			err = interruptedError(got)
+		case <-again:
+			err = interruptedError(got)
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -161,6 +209,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// urfave/cli's own errors are about usage (unknown flag, missing value).
 	e.p.Errorf("%s; run 'hermes --help' for usage", oneLine(err.Error()))
 	return ExitUsage
+}
+
+// interruptGrace is how long a command may take to return after SIGINT or
+// SIGTERM cancelled it before hermes exits without it.
+const interruptGrace = 2 * time.Second
+
+// interruptedError is the exit of a command that did not return in time
+// after sig: 128 + the signal number, as shells report it.
+func interruptedError(sig os.Signal) error {
+	code := 130
+	if s, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	return &exitError{code: code, msg: fmt.Sprintf("Interrupted (%v)", sig)}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// SIGTERM ends hermes while it is busy with a step that does not look at
+// signals: here reading a big config.yaml that is still being written (a
+// pipe whose writer stops half way), where hermes would otherwise wait
+// forever. It exits with 128+15 and says it was interrupted.
+func TestSIGTERMWhileReadingConfig(t *testing.T) {
+	home := newHome(t)
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(home, "config.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "list")
+	cmd.Env = hermesTestEnv(t, home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+
+	// A FIFO opens for writing without blocking only once a reader has it
+	// open: then hermes is reading config.yaml.
+	var w *os.File
+	deadline := time.Now().Add(30 * time.Second)
+	for w == nil {
+		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		switch {
+		case err == nil:
+			w = f
+		case !errors.Is(err, syscall.ENXIO):
+			t.Fatal(err)
+		case time.Now().After(deadline):
+			t.Fatal("hermes did not open config.yaml within 30s")
+		default:
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	defer w.Close()
+	// Half of a big config: hermes has read all but the last pipe buffer of
+	// it once the writes return, and waits for the rest.
+	big := "mcp_servers:\n  s:\n    command: x\n" + strings.Repeat("# a long comment line to make the file big\n", 2<<20/44)
+	if _, err := w.WriteString(big); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		done <- err // for the cleanup
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+			t.Fatalf("hermes exited with %v, want status %d; stderr: %q", err, 128+int(syscall.SIGTERM), stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("hermes ignored SIGTERM while reading its config; stderr: %q", stderr.String())
+	}
+	if got := stderr.String(); got != "Interrupted (terminated)\n" {
+		t.Errorf("stderr %q, want one line saying it was interrupted", got)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}
