@@ -72,11 +72,22 @@ func hostileStdio(t *testing.T, args ...string) string {
 // escape sequences and bidi overrides in it visibly escaped, and --json
 // keeps the exact value, escaped as JSON.
 func TestMCPTestEscapesServerText(t *testing.T) {
-	home := hostileStdio(t, "--name", hostileName)
+	home := hostileStdio(t, "--name", hostileName, "--server-version", "1.0\x1b[8m", "--tool-desc", "Reads\x1b[2J\u202e files",
+		"--extra-tool", "x\x1b]52;c;AAAA\x07")
 	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
 	noControl(t, "mcp test", r.stdout+r.stderr)
-	if !strings.Contains(r.stdout, "Server: "+hostileNameShown+" ") {
-		t.Errorf("mcp test does not show the name escaped:\n%s", r.stdout)
+	for _, want := range []string{"Server: " + hostileNameShown + ` 1.0\x1b[8m `, `Reads\x1b[2J\u202e files`, `x\x1b]52;c;AAAA\x07`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("mcp test does not show %q:\n%s", want, r.stdout)
+		}
+	}
+	// mcp add prints the tools it found before saving.
+	add := newHome(t)
+	r = runHermes(t, add, "mcp", "add", "ts", "--yes", "--command", testbin.Path(t, "hermes-testserver"),
+		"--args", "--name", hostileName, "--tool-desc", "Reads\x1b[2J\u202e files", "--extra-tool", "x\x1b]52;c;AAAA\x07").must(t, 0)
+	noControl(t, "mcp add", r.stdout+r.stderr)
+	if !strings.Contains(r.stdout, `Reads\x1b[2J\u202e files`) || !strings.Contains(r.stdout, `x\x1b]52;c;AAAA\x07`) {
+		t.Errorf("mcp add does not show the tools escaped:\n%s", r.stdout)
 	}
 
 	r = runHermes(t, home, "mcp", "test", "ts", "--json").must(t, 0)
