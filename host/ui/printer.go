@@ -182,12 +182,20 @@ func message(format string, args []any) string {
 }
 
 // safeArg returns a with the text it formats to escaped: strings (also of
-// named string types), errors, fmt.Stringers and string slices. Other
-// values (numbers, durations as numbers) are returned as they are.
+// named string types), errors, fmt.Stringers and string slices. Numbers,
+// also those with a String method such as time.Duration, are returned as
+// they are, so that %d still formats them; their text is the program's.
 func safeArg(a any) any {
-	switch v := a.(type) {
-	case nil:
+	if a == nil {
 		return a
+	}
+	switch reflect.ValueOf(a).Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return a
+	}
+	switch v := a.(type) {
 	case string:
 		return termsafe.Escape(v)
 	case error:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // failReader fails the test when anything reads from it.
@@ -190,5 +191,14 @@ func TestDisplayWidthAndTruncate(t *testing.T) {
 	}
 	if got := Truncate("abc", 6, "..."); got != "abc" {
 		t.Errorf("Truncate short = %q", got)
+	}
+}
+
+// Numbers keep their verbs, also those with a String method.
+func TestMessageNumbers(t *testing.T) {
+	var out bytes.Buffer
+	New(&out, io.Discard, nil).Line("%d %s %v %.1f", time.Duration(3), time.Second, 7, 1.5)
+	if got, want := out.String(), "  3 1s 7 1.5\n"; got != want {
+		t.Errorf("out = %q, want %q", got, want)
 	}
 }
