@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
 )
 
@@ -89,38 +90,51 @@ func testCommand(e *env) *cli.Command {
 			rep.ServerVersion = s.Init.ServerInfo.Version
 			rep.ProtocolVersion = s.Init.ProtocolVersion
 			caps := s.Init.Capabilities
+			// Every listing is bounded (registry.ListBound) and reported
+			// as what failed, like the registry does it.
 			var skipped []string // tools the registry skips
+			listed := true       // the tools are known (none without the capability)
 			if caps.Tools != nil {
-				res, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
+				l, err := registry.ListTools(ctx, s.Client, srv)
 				if err != nil {
-					rep.OK = false
-					rep.Error = "tools/list failed: " + shownErr(err)
+					rep.OK, listed = false, false
+					rep.Error = shownErr(err)
 				} else {
 					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
-					var tools []mcp.Tool
-					tools, skipped = toolview.UniqueTools(name, res.Tools)
+					tools, dups := toolview.UniqueTools(name, l.Tools)
+					skipped = append(append(append(skipped, l.Skipped...), dups...), l.Notes...)
 					rep.Warnings = append(rep.Warnings, skipped...)
 					for _, t := range tools {
 						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 				}
 			}
-			if caps.Resources != nil {
-				if res, err := s.Client.ListResources(ctx, mcp.ListResourcesRequest{}); err == nil {
-					n := len(res.Resources)
-					rep.Resources = &n
+			// A listing the server refuses is a warning; one it never
+			// answers fails the test.
+			count := func(n int, err error) *int {
+				var na *registry.NoAnswerError
+				switch {
+				case errors.As(err, &na):
+					rep.OK = false
+					rep.Error = shownErr(err)
+				case err != nil:
+					skipped = append(skipped, shownErr(err))
+					rep.Warnings = append(rep.Warnings, shownErr(err))
+				default:
+					return &n
 				}
+				return nil
 			}
-			if caps.Prompts != nil {
-				if res, err := s.Client.ListPrompts(ctx, mcp.ListPromptsRequest{}); err == nil {
-					n := len(res.Prompts)
-					rep.Prompts = &n
-				}
+			if caps.Resources != nil && rep.OK {
+				rep.Resources = count(registry.CountResources(ctx, s.Client, srv))
+			}
+			if caps.Prompts != nil && rep.OK {
+				rep.Prompts = count(registry.CountPrompts(ctx, s.Client, srv))
 			}
 			if asJSON {
 				writeJSON(e, rep)
 			} else {
-				printTestReport(e, rep, skipped)
+				printTestReport(e, rep, skipped, listed)
 			}
 			if !rep.OK {
 				return &exitError{code: ExitFail}
@@ -130,10 +144,12 @@ func testCommand(e *env) *cli.Command {
 	}
 }
 
-func printTestReport(e *env, rep testReport, skipped []string) {
+// printTestReport prints rep; listed is false when the tools could not be
+// listed (rep.Error says why).
+func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	e.p.OK("Connected (%dms)", rep.LatencyMS)
 	e.p.Line("Server: %s %s (protocol %s)", rep.ServerName, rep.ServerVersion, rep.ProtocolVersion)
-	if rep.Error != "" {
+	if !listed {
 		e.p.Fail("%s", rep.Error)
 		return
 	}
@@ -167,6 +183,9 @@ func printTestReport(e *env, rep testReport, skipped []string) {
 	}
 	if len(counts) > 0 {
 		e.p.Line("%s", strings.Join(counts, ", "))
+	}
+	if rep.Error != "" {
+		e.p.Fail("%s", rep.Error)
 	}
 }
 

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/session"
@@ -10,42 +8,21 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// listTools lists every tool of the session, following pagination up to
-// MaxListPages pages (a server that pages further is cut off with a
-// warning). A repeated cursor ends the listing too.
+// listTools lists every tool of the session (ListTools: pagination up to
+// MaxListPages, within the server's listing bound, tools with schemas
+// nested past MaxSchemaDepth skipped with a warning).
 func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
-	timeout := s.cfg.Timeout
-	if timeout <= 0 {
-		timeout = s.m.timings.ProbeTimeout
+	l, err := ListTools(s.ctx, sess.Client, s.cfg)
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, timeout)
-	defer cancel()
-	var (
-		req  mcp.ListToolsRequest
-		out  []mcp.Tool
-		seen = map[mcp.Cursor]bool{}
-	)
-	for page := 1; ; page++ {
-		res, err := sess.Client.ListToolsByPage(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("page %d: %w", page, err)
-		}
-		out = append(out, res.Tools...)
-		next := res.NextCursor
-		if next == "" {
-			return out, nil
-		}
-		if seen[next] {
-			s.log.Warn("tools/list repeated a cursor; listing stopped", "pages", page, "tools", len(out))
-			return out, nil
-		}
-		if page >= MaxListPages {
-			s.log.Warn("tools/list has more pages than allowed; the rest is ignored", "max_pages", MaxListPages, "tools", len(out))
-			return out, nil
-		}
-		seen[next] = true
-		req.Params.Cursor = next
+	for _, w := range l.Skipped {
+		s.m.warnOnce(w)
 	}
+	for _, n := range l.Notes {
+		s.log.Warn(n)
+	}
+	return l.Tools, nil
 }
 
 // storeTools keeps a new listing (caller holds listMu), converting each

@@ -93,10 +93,11 @@ func New(opts Options) *Manager {
 }
 
 // Start is the parallel discovery: every enabled server connects at once,
-// each within its own connect_timeout, all within DiscoveryTimeout (and
-// ctx). It returns when every server has a first outcome; servers still
-// retrying keep doing so in the background. Failures are reported by
-// Status, never as an error: one server never stops another.
+// each within its own connect_timeout (and lists its tools within
+// ListBound), all within DiscoveryTimeout (and ctx). It returns when every
+// server has a first outcome; servers still retrying keep doing so in the
+// background. Failures are reported by Status, never as an error: one
+// server never stops another.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	if m.closed {
@@ -124,11 +125,12 @@ func (m *Manager) discover(ctx context.Context, servers []*server) {
 	}
 	for _, s := range servers {
 		// Each server's attempt is bounded by its connect_timeout inside
-		// session.Connect; the grace covers tools/list after it.
+		// session.Connect, and its tools/list after it by ListBound.
 		bound := s.cfg.ConnectTimeout
 		if bound <= 0 {
 			bound = config.DefaultConnectTimeout
 		}
+		bound += ListBound(s.cfg)
 		select {
 		case <-s.first:
 			continue
@@ -145,7 +147,7 @@ func (m *Manager) discover(ctx context.Context, servers []*server) {
 }
 
 // discoveryGrace is how long discovery waits for a server past its
-// connect_timeout, for listing its tools.
+// connect_timeout and listing bound.
 const discoveryGrace = 5 * time.Second
 
 func (m *Manager) logSummary() {

@@ -294,10 +294,11 @@ func retryable(err error) bool {
 // errConfig marks an unusable server entry.
 var errConfig = errors.New("config error")
 
-// listError is a session that connected but could not list its tools.
+// listError is a session that connected but could not list its tools; its
+// error says so (see ListTools).
 type listError struct{ err error }
 
-func (e *listError) Error() string { return "tools/list failed: " + e.err.Error() }
+func (e *listError) Error() string { return e.err.Error() }
 func (e *listError) Unwrap() error { return e.err }
 
 // connect opens a session and prepares it: log level, tools. A failure
@@ -326,6 +327,12 @@ func (s *server) connect() (*conn, error) {
 		cancel()
 	}
 	if caps.Tools != nil {
+		s.mu.Lock()
+		if s.state == StateConnecting && s.err == "" {
+			// What a status shows while the listing is pending.
+			s.err = "initialized; waiting for the answer to tools/list"
+		}
+		s.mu.Unlock()
 		s.listMu.Lock()
 		tools, err := s.listTools(sess)
 		if err == nil {
