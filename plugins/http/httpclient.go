@@ -131,6 +131,13 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if rt.limit != nil && rt.limit.gate.busy() {
+		// The answer to a request of the server's own frees its room
+		// once it has gone out.
+		if id, ok := answered(req); ok {
+			defer rt.limit.gate.release(id)
+		}
+	}
 	resp, err := rt.base.RoundTrip(req)
 	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
 		rt.onStream()

@@ -24,6 +24,9 @@ type bodyLimit struct {
 	// then ends with the error, since those streams carry the server's
 	// requests and notifications and would be opened again and again.
 	onStream func(*sdk.Error)
+	// gate holds event streams back while many requests of the server's
+	// own are in flight.
+	gate *requestGate
 }
 
 // newBodyLimit returns the limit of cfg.
@@ -32,7 +35,7 @@ func newBodyLimit(cfg transport.Config) *bodyLimit {
 	if max <= 0 {
 		max = transport.DefaultMaxMessageBytes
 	}
-	return &bodyLimit{max: max, server: cfg.Server}
+	return &bodyLimit{max: max, server: cfg.Server, gate: newRequestGate(cfg)}
 }
 
 // wrap bounds the body of resp, the answer to req.
@@ -44,7 +47,11 @@ func (l *bodyLimit) wrap(req *http.Request, resp *http.Response) {
 	sse := mt == "text/event-stream"
 	info := infoFrom(req.Context())
 	stream := req.Method == http.MethodGet
-	resp.Body = &limitedBody{body: resp.Body, max: l.max, sse: sse, trip: func() *sdk.Error {
+	var gate *requestGate
+	if sse {
+		gate = l.gate
+	}
+	resp.Body = &limitedBody{body: resp.Body, max: l.max, sse: sse, size: resp.ContentLength, gate: gate, closed: make(chan struct{}), trip: func() *sdk.Error {
 		e := l.error(sse)
 		if info != nil {
 			info.overLimit(e)
@@ -67,81 +74,192 @@ func (l *bodyLimit) error(sse bool) *sdk.Error {
 }
 
 // limitedBody is a response body that fails once it passes its limit: the
-// whole body, or with sse each event (the bytes from one blank line to the
-// next, CR, LF and CRLF all ending lines). Past the limit it closes the
-// body, so the rest is never downloaded.
+// whole body, or with sse each event (the bytes up to a blank line; CR, LF
+// and CRLF all end lines). It hands its reader only whole bodies and whole
+// events, collected as they arrive: mcp-go's readers grow their buffers by
+// doubling, so a body they read while it grows past the limit would cost
+// them three times the limit; a body over it never reaches them. Past the
+// limit the body is closed, so the rest is never downloaded, and Read fails
+// (after the whole events before it).
 type limitedBody struct {
 	body io.ReadCloser
 	max  int64
 	sse  bool
 	trip func() *sdk.Error
+	// size is the announced Content-Length, or -1.
+	size int64
+	// gate, for an event stream, admits each request of the server's own
+	// before it is read; held are the ids it admitted.
+	gate      *requestGate
+	heldMu    sync.Mutex
+	held      []string
+	gone      bool // closed: held was let go
+	closed    chan struct{}
+	closeOnce sync.Once
 
-	mu     sync.Mutex
-	n      int64 // bytes of the body, or of the current event
-	line   int64 // bytes of the current line, without its end (sse)
-	prevCR bool  // the last byte was a CR (sse: an LF after it ends nothing)
-	err    error
+	scratch []byte
+	rest    []byte   // of scratch, not scanned yet
+	readErr error    // the body's error after rest
+	ready   [][]byte // whole events (or the whole body) not read yet
+	pend    [][]byte // the event (or body) being collected
+	waiting [][]byte // a request of the server's own, waiting for the gate
+	n       int64    // bytes of pend
+	line    int64    // bytes of the current line, without its end (sse)
+	prevCR  bool     // the last byte was a CR (sse: an LF after it ends nothing)
+	err     error    // why the body ended: io.EOF, a read error, or the limit
 }
 
+// Read is called from one goroutine; Close may be called from another.
 func (b *limitedBody) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	err := b.err
-	b.mu.Unlock()
-	if err != nil {
-		return 0, err
+	for len(b.ready) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		b.fill()
 	}
-	n, rerr := b.body.Read(p)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
+	n := copy(p, b.ready[0])
+	if b.ready[0] = b.ready[0][n:]; len(b.ready[0]) == 0 {
+		b.ready[0] = nil
+		b.ready = b.ready[1:]
 	}
-	if b.count(p[:n]) {
-		b.err = b.trip()
-		_ = b.body.Close()
-		return 0, b.err
-	}
-	return n, rerr
+	return n, nil
 }
 
-// count adds p to the body or the current event and reports whether it is
-// over the limit.
-func (b *limitedBody) count(p []byte) bool {
-	if !b.sse {
-		b.n += int64(len(p))
-		return b.n > b.max
+// fill reads what the body has next and moves what it completes to ready.
+// A request of the server's own waits for the gate, and only once what is
+// ready before it has been read (the reader may need it to answer).
+func (b *limitedBody) fill() {
+	if b.waiting != nil {
+		if b.admit(b.waiting) {
+			b.ready = append(b.ready, b.waiting...)
+		}
+		b.waiting = nil
+		return
 	}
-	for len(p) > 0 {
-		i := bytes.IndexAny(p, "\r\n")
+	if len(b.rest) == 0 {
+		if b.readErr != nil {
+			b.complete()
+			b.err = b.readErr
+			return
+		}
+		if b.size > b.max {
+			b.fail()
+			return
+		}
+		if b.scratch == nil {
+			b.scratch = make([]byte, 32<<10)
+		}
+		n, err := b.body.Read(b.scratch)
+		b.rest, b.readErr = b.scratch[:n], err
+	}
+	for len(b.rest) > 0 {
+		end, ended := len(b.rest), false
+		if b.sse {
+			end, ended = b.scan(b.rest)
+		}
+		b.pend = append(b.pend, bytes.Clone(b.rest[:end]))
+		b.n += int64(end)
+		b.rest = b.rest[end:]
+		if b.n > b.max {
+			b.fail()
+			return
+		}
+		if !ended {
+			continue
+		}
+		if b.gate != nil {
+			if _, ok := requestID(bytes.Join(b.pend, nil)); ok {
+				b.waiting = b.pend
+				b.pend, b.n = nil, 0
+				return
+			}
+		}
+		b.complete()
+	}
+}
+
+// scan moves the event scanner over p and returns how much of p belongs to
+// the current event, and whether the event ends there (after its blank
+// line, with the LF of a CRLF when p holds it).
+func (b *limitedBody) scan(p []byte) (int, bool) {
+	n := 0
+	for n < len(p) {
+		i := bytes.IndexAny(p[n:], "\r\n")
 		if i < 0 {
-			i = len(p)
+			b.line += int64(len(p) - n)
+			b.prevCR = false
+			return len(p), false
 		}
 		if i > 0 {
 			b.line += int64(i)
-			b.n += int64(i)
 			b.prevCR = false
 		}
-		if b.n > b.max {
-			return true
-		}
-		if i == len(p) {
-			return false
-		}
-		c := p[i]
-		p = p[i+1:]
+		c := p[n+i]
+		n += i + 1
 		if c == '\n' && b.prevCR {
 			b.prevCR = false
 			continue
 		}
 		b.prevCR = c == '\r'
-		if b.line == 0 {
-			b.n = 0 // a blank line: the event is over
-		} else {
+		if b.line > 0 {
 			b.line = 0
-			b.n++
+			continue
 		}
+		// A blank line: the event is over.
+		if b.prevCR && n < len(p) && p[n] == '\n' {
+			n++
+			b.prevCR = false
+		}
+		return n, true
 	}
-	return false
+	return n, false
 }
 
-func (b *limitedBody) Close() error { return b.body.Close() }
+// admit waits until the gate has room for event, a request of the
+// server's own; it reports false when the body was closed meanwhile.
+func (b *limitedBody) admit(event [][]byte) bool {
+	id, _ := requestID(bytes.Join(event, nil))
+	if !b.gate.acquire(id, b.closed) {
+		b.err = io.ErrClosedPipe
+		return false
+	}
+	b.heldMu.Lock()
+	gone := b.gone
+	if !gone {
+		b.held = append(b.held, id)
+	}
+	b.heldMu.Unlock()
+	if gone {
+		b.gate.release(id)
+	}
+	return true
+}
+
+// complete moves the collected event (or body) to ready.
+func (b *limitedBody) complete() {
+	b.ready = append(b.ready, b.pend...)
+	b.pend, b.n = nil, 0
+}
+
+// fail ends the body at its limit.
+func (b *limitedBody) fail() {
+	b.pend, b.n = nil, 0
+	b.err = b.trip()
+	_ = b.body.Close()
+}
+
+// Close closes the body; the requests it admitted that are still
+// unanswered no longer count (their answers may never go out).
+func (b *limitedBody) Close() error {
+	b.closeOnce.Do(func() {
+		close(b.closed)
+		b.heldMu.Lock()
+		held := b.held
+		b.held, b.gone = nil, true
+		b.heldMu.Unlock()
+		for _, id := range held {
+			b.gate.release(id)
+		}
+	})
+	return b.body.Close()
+}

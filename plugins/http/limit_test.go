@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
@@ -24,12 +27,17 @@ func feed(sse bool, max int64, chunks ...string) bool {
 	for _, c := range chunks {
 		all = append(all, c...)
 	}
-	b := &limitedBody{body: io.NopCloser(bytes.NewReader(all)), max: max, sse: sse,
+	b := &limitedBody{body: io.NopCloser(iotest.OneByteReader(bytes.NewReader(all))), max: max, sse: sse, size: -1,
 		trip: func() *sdk.Error { tripped = true; return sdk.NewError(sdk.CodeTooLarge, "over") }}
 	buf := make([]byte, 7) // small reads: events and line ends straddle them
+	var got []byte
 	for {
-		_, err := b.Read(buf)
+		n, err := b.Read(buf)
+		got = append(got, buf[:n]...)
 		if err != nil {
+			if !tripped && !bytes.Equal(got, all) {
+				panic(fmt.Sprintf("read %q, want %q", got, all))
+			}
 			return tripped
 		}
 	}
@@ -56,6 +64,39 @@ func TestLimitedBody(t *testing.T) {
 		if got := feed(c.sse, 100, c.body...); got != c.want {
 			t.Errorf("%s: tripped %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// An event reaches the reader as soon as it is whole, before the stream
+// goes on; the events before one over the limit are read, then the error.
+func TestLimitedBodyStreamsWholeEvents(t *testing.T) {
+	pr, pw := io.Pipe()
+	b := &limitedBody{body: pr, max: 100, sse: true, size: -1, trip: func() *sdk.Error { return sdk.NewError(sdk.CodeTooLarge, "over") }}
+	go func() { _, _ = io.WriteString(pw, "data: first\r\n\r\n") }()
+	buf := make([]byte, 64)
+	n, err := b.Read(buf)
+	if err != nil || string(buf[:n]) != "data: first\r\n\r\n" {
+		t.Fatalf("first event: %q, %v", buf[:n], err)
+	}
+	go func() {
+		_, _ = io.WriteString(pw, "data: second\n\ndata: ")
+		_, _ = io.WriteString(pw, strings.Repeat("x", 200))
+	}()
+	var got []byte
+	for {
+		n, err := b.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			if sdk.ErrorCode(err) != sdk.CodeTooLarge || string(got) != "data: second\n\n" {
+				t.Fatalf("then %q, %v", got, err)
+			}
+			break
+		}
+	}
+	// A body that announces a length over the limit is refused unread.
+	b = &limitedBody{body: io.NopCloser(strings.NewReader("{}")), max: 100, size: 101, trip: func() *sdk.Error { return sdk.NewError(sdk.CodeTooLarge, "over") }}
+	if _, err := b.Read(buf); sdk.ErrorCode(err) != sdk.CodeTooLarge {
+		t.Fatalf("announced length: %v", err)
 	}
 }
 
@@ -206,4 +247,62 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// Requests of the server's own pass an event stream only while the gate
+// has room: one more waits until an answer went out; closing the stream
+// lets go of what it held.
+func TestRequestGate(t *testing.T) {
+	gate := newRequestGate(transport.Config{MaxServerRequests: 1}) // room for 2
+	var stream strings.Builder
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&stream, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"sampling/createMessage\"}\n\n", i)
+		stream.WriteString("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+	}
+	b := &limitedBody{body: io.NopCloser(strings.NewReader(stream.String())), max: 1 << 20, sse: true, size: -1,
+		gate: gate, closed: make(chan struct{}), trip: func() *sdk.Error { return sdk.NewError(sdk.CodeTooLarge, "over") }}
+	rd := bufio.NewReader(b)
+	event := func() string {
+		var ev strings.Builder
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if ev.WriteString(line); line == "\n" {
+				return ev.String()
+			}
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		if ev := event(); !strings.Contains(ev, fmt.Sprintf(`"id":%d,`, i)) {
+			t.Fatalf("event %d: %q", i, ev)
+		}
+		_ = event() // the notification after it
+	}
+	if len(gate.slots) != 2 || !gate.busy() {
+		t.Fatalf("gate holds %d", len(gate.slots))
+	}
+	got := make(chan string, 1)
+	go func() { got <- event() }()
+	gate.release("1") // the answer to request 1 went out
+	if ev := <-got; !strings.Contains(ev, `"id":3,`) {
+		t.Fatalf("event 3: %q", ev)
+	}
+	if _, ok := answered(httptestPost(t, `{"jsonrpc":"2.0","id":2,"result":{}}`)); !ok {
+		t.Fatal("an answer POST is not recognised")
+	}
+	_ = b.Close()
+	if gate.busy() || len(gate.slots) != 0 {
+		t.Fatalf("after close the gate still holds %d", len(gate.slots))
+	}
+}
+
+func httptestPost(t *testing.T, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

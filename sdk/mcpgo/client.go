@@ -91,6 +91,7 @@ func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts D
 	}
 	c := &Client{opts: opts, server: cfg.Server, pending: map[string]*pending{}, bySeq: map[uint64]string{},
 		slots: make(chan struct{}, opts.MaxServerRequests)}
+	cfg.MaxServerRequests = opts.MaxServerRequests
 	co := opts.ClientOptions
 	co.OnMessage = c.onMessage
 	co.OnWriteError = c.onWriteError

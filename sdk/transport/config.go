@@ -46,6 +46,11 @@ type Config struct {
 	// MaxMessageBytes is the largest message the host accepts from this
 	// server; a plugin may refuse larger ones early.
 	MaxMessageBytes uint64 `json:"max_message_bytes,omitempty"`
+	// MaxServerRequests is how many requests of the server's own
+	// (sampling, elicitation, roots) the host handles at once; it refuses
+	// more. A plugin that reads them from a stream may hold the stream
+	// back rather than hand over many more than that.
+	MaxServerRequests int `json:"max_server_requests,omitempty"`
 
 	// Extra holds keys of the server entry the host does not know, for
 	// third-party transports.
