@@ -11,6 +11,11 @@
 //
 // Benchmarks only measure: they report ratios as metrics and say whether a
 // floor is met, and never fail on one. `make bench` runs them and
-// docs/BENCHMARKS.md records the figures. The package has no code of its
-// own.
+// docs/BENCHMARKS.md records the figures.
+//
+// TestHostile (run with -hostile, by `make hostile`) is the hostile-server
+// figures of docs/HOSTILE.md: each attack of a hostile test server against
+// a host process of its own, with the peak memory of host and plugin and
+// the time to a clear error; unlike the benchmarks it fails when an attack
+// is not stopped. The package has no code of its own.
 package bench

@@ -23,6 +23,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hostileAttackEnv) != "" {
+		// A host of the hostile figures (hostile_test.go), not a test run.
+		os.Exit(hostileHostMain())
+	}
 	// net/rpc logs through the standard logger, and yamux, go-plugin's
 	// multiplexer, writes "[ERR] yamux: ..." for every killed plugin
 	// connection to os.Stderr (its default, read when a connection is
