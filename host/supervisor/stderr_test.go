@@ -112,6 +112,7 @@ func TestRouteStderrKeepsPluginInternalsInTheLog(t *testing.T) {
 	rt.To(nil)
 	fmt.Fprintln(os.Stderr, "back on the terminal")
 	rt.Close()
+	waitFor(t, "the line on the terminal", func() bool { return term.String() != "" })
 	if got := term.String(); got != "back on the terminal\n" {
 		t.Fatalf("terminal got %q after routing back", got)
 	}
