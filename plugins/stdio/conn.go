@@ -22,6 +22,9 @@ func (c *conn) Read(context.Context) ([]byte, error) {
 			}
 			// stdout is closed: the process is exiting; say why.
 			<-c.exited
+			if c.stdout != nil {
+				_ = c.stdout.Close()
+			}
 			return nil, c.exitErr
 		}
 		line = bytes.TrimSpace(line)

@@ -40,10 +40,11 @@ type conn struct {
 	log  hclog.Logger
 	host transport.Host
 
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	max   int
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File // closed by Read at the end
+	out    *bufio.Reader
+	max    int
 
 	writeMu sync.Mutex
 	wbuf    []byte
@@ -86,10 +87,15 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe for %q: %w", cfg.Command, err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait closes a StdoutPipe as soon as
+	// the process exits, which can lose the last lines it wrote (the
+	// reader may not have read them yet). This one the reader drains to
+	// its end, bounded by pipeGrace after the exit.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdout pipe for %q: %w", cfg.Command, err)
 	}
+	cmd.Stdout = stdoutW
 	c := &conn{
 		cfg:    cfg,
 		log:    log,
@@ -109,12 +115,16 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	} else {
 		cmd.Stderr = c.tail
 	}
-	if err := spawn(cmd); err != nil {
+	err = spawn(cmd)
+	stdoutW.Close() // the server holds its own copy
+	if err != nil {
+		stdout.Close()
 		if logFile != nil {
 			logFile.Close()
 		}
 		return nil, sdk.NewError(sdk.CodeOther, "start %q: %v", cfg.Command, err)
 	}
+	c.stdout = stdout
 	c.cmd = cmd
 	log.Debug("server started", "command", cfg.Command, "pid", cmd.Process.Pid)
 	go func() {
@@ -132,6 +142,9 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 			logFile.Close()
 		}
 		c.exitErr = c.exitError(werr)
+		// What the server wrote is read to the end; a process that
+		// still holds its stdout cannot keep the connection open.
+		_ = stdout.SetReadDeadline(time.Now().Add(pipeGrace))
 		close(c.exited)
 		log.Debug("server ended", "reason", c.exitErr)
 	}()
