@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -151,23 +151,35 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	return c, nil
 }
 
-// openStderrLog opens the shared server log and writes this start's header.
-func (c *conn) openStderrLog() *os.File {
+// openStderrLog opens the shared server log and writes this start's
+// header. The server's lines go through a rate limit (logfile.DefaultRate
+// lines a second, bursts of logfile.DefaultBurst; the dropped ones are
+// counted in the log) into a file rotated at logfile.DefaultMaxBytes, so a
+// server cannot fill the disk through its stderr.
+func (c *conn) openStderrLog() io.WriteCloser {
 	if c.cfg.StderrLog == "" {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(c.cfg.StderrLog), 0o700); err != nil {
-		c.log.Warn("cannot create log folder", "error", err)
-		return nil
-	}
-	f, err := os.OpenFile(c.cfg.StderrLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := logfile.Open(c.cfg.StderrLog, logfile.Options{})
 	if err != nil {
 		c.log.Warn("cannot open server stderr log", "error", err)
 		return nil
 	}
 	fmt.Fprintf(f, "\n===== [%s] starting MCP server '%s' =====\n", time.Now().Format("2006-01-02 15:04:05"), c.cfg.Server)
-	return f
+	return &stderrLog{file: f, lines: logfile.NewLineWriter(f, "MCP server '"+c.cfg.Server+"'", logfile.NewLimiter(0, 0))}
 }
+
+// stderrLog is one server's part of the shared stderr log.
+type stderrLog struct {
+	file  *logfile.File
+	lines *logfile.LineWriter
+}
+
+func (l *stderrLog) Write(p []byte) (int, error) { return l.lines.Write(p) }
+
+// Close writes what is left (a last line, the count of dropped lines) and
+// closes the file.
+func (l *stderrLog) Close() error { _ = l.lines.Close(); return l.file.Close() }
 
 // exitError explains why the server process ended: which process, and
 // its status or the signal that killed it.
