@@ -53,3 +53,20 @@ func TestDeepSchemaSkipsThatToolOnly(t *testing.T) {
 		}
 	}
 }
+
+// A schema deeper than encoding/json reads (9,000 levels, from the issue)
+// no longer costs the whole listing: the message is read with that value
+// cut short, the tool is skipped, the others register.
+func TestSchemaDeeperThanTheDecoderSkipsThatToolOnly(t *testing.T) {
+	deps, dir, logs := liveEnv(t)
+	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "d", "--deep-schema", "9000")}, Deps: deps, Timings: fast()})
+	if st := status(m, "d"); st.State != registry.StateConnected {
+		t.Fatalf("%+v", st)
+	}
+	got := names(m.Tools())
+	hasAll(t, got, "mcp_d_echo", "mcp_d_attack", "mcp_d_burst_stats")
+	hasNone(t, got, "mcp_d_deep")
+	if !strings.Contains(logs.String(), `tool "deep" of 'd' skipped: its schema nests`) {
+		t.Error("skipped tool not named in the log")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/jsondepth"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -247,8 +248,15 @@ func hasID(raw json.RawMessage) bool {
 func (c *Client) onMessage(msg []byte) {
 	var m incoming
 	if err := json.Unmarshal(msg, &m); err != nil {
-		c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a message that is not JSON-RPC: %v", err))
-		return
+		// encoding/json refuses values nested past 10,000 levels; such a
+		// value (one tool's schema) must not cost the whole message.
+		pruned, n := jsondepth.Prune(msg, jsondepth.MaxDepth)
+		if n == 0 || json.Unmarshal(pruned, &m) != nil {
+			c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a message that is not JSON-RPC: %v", err))
+			return
+		}
+		c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a message nested deeper than %d levels; %d values past that depth were read as null", jsondepth.MaxDepth, n))
+		msg = pruned
 	}
 	switch {
 	case m.Method != "" && !hasID(m.ID):
