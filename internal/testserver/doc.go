@@ -124,8 +124,8 @@
 //	--endless-event      (HTTP) attack gets an SSE response whose first event
 //	                     never ends
 //	--request-burst N    attack sends N sampling/createMessage requests back to
-//	                     back, then answers the call (HTTP: all on the call's
-//	                     SSE response)
+//	                     back (HTTP: on the call's SSE response), and answers
+//	                     the call once at most 64 of them are unanswered
 //	--hang-list          offers tools, resources and prompts, answers
 //	                     initialize, but never tools/list, resources/list or
 //	                     prompts/list

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Hostile selects an attack (flags --huge-result, --endless-message,
@@ -33,9 +34,10 @@ type Hostile struct {
 	// event never ends (--endless-event).
 	EndlessEvent bool
 	// RequestBurst sends this many sampling/createMessage requests back to
-	// back when attack is called, then answers the call at once (over HTTP
-	// all on the call's SSE response stream); burst_stats counts the
-	// client's answers (--request-burst N).
+	// back when attack is called (over HTTP on the call's SSE response
+	// stream), and answers the call once at most BurstPending of them are
+	// left unanswered; burst_stats counts the client's answers
+	// (--request-burst N).
 	RequestBurst int
 	// HangList offers tools, resources and prompts but never answers
 	// tools/list, resources/list or prompts/list (--hang-list).
@@ -109,6 +111,11 @@ type BurstStats struct {
 	Refused  int64 `json:"refused"`
 	Failed   int64 `json:"failed"`
 }
+
+// BurstPending is how many requests of a burst may stay unanswered when
+// the attack call is answered: a client's default bound on the requests it
+// handles at once (Hermes's max_server_requests).
+const BurstPending = 64
 
 // BurstRefusedCode is the JSON-RPC error code a client refusing a request
 // for being one too many is expected to use (-32000, "server error").
@@ -206,6 +213,25 @@ func isAttack(m *rpcMsg) bool {
 		Name string `json:"name"`
 	}
 	return json.Unmarshal(m.Params, &p) == nil && p.Name == "attack"
+}
+
+// answered is how many requests of the burst the client answered.
+func (h *hostile) answered() int64 {
+	return h.stats.answered.Load() + h.stats.refused.Load() + h.stats.failed.Load()
+}
+
+// awaitBurst waits until at most BurstPending requests of the burst are
+// unanswered, or done is closed.
+func (h *hostile) awaitBurst(done <-chan struct{}) bool {
+	want := int64(h.cfg.Hostile.RequestBurst - BurstPending)
+	for h.answered() < want {
+		select {
+		case <-done:
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return true
 }
 
 // count records the client's answer to one request of the burst.
@@ -332,6 +358,12 @@ func (h *hostile) attackStdio(m *rpcMsg, bw *bufio.Writer, mu *sync.Mutex) {
 			}
 			h.stats.sent.Add(1)
 		}
+		if bw.Flush() != nil {
+			return
+		}
+		mu.Unlock()
+		h.awaitBurst(nil)
+		mu.Lock()
 		bw.Write(response(m.ID, textResult(fmt.Sprintf("sent %d requests", a.RequestBurst))))
 		bw.WriteByte('\n')
 	case a.LogFlood > 0:
@@ -381,7 +413,7 @@ func hostileHandler(cfg *Config) http.Handler {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		case isAttack(&m):
-			h.attackHTTP(w, &m)
+			h.attackHTTP(w, r, &m)
 			return
 		}
 		if h.hangs(&m) {
@@ -398,7 +430,7 @@ func hostileHandler(cfg *Config) http.Handler {
 }
 
 // attackHTTP answers the attack call m.
-func (h *hostile) attackHTTP(w http.ResponseWriter, m *rpcMsg) {
+func (h *hostile) attackHTTP(w http.ResponseWriter, r *http.Request, m *rpcMsg) {
 	a := h.cfg.Hostile
 	flush := func() {
 		if f, ok := w.(http.Flusher); ok {
@@ -431,8 +463,12 @@ func (h *hostile) attackHTTP(w http.ResponseWriter, m *rpcMsg) {
 			}
 			h.stats.sent.Add(1)
 		}
-		fmt.Fprintf(bw, "event: message\ndata: %s\n\n", response(m.ID, textResult(fmt.Sprintf("sent %d requests", a.RequestBurst))))
 		_ = bw.Flush()
+		flush()
+		if !h.awaitBurst(r.Context().Done()) {
+			return
+		}
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", response(m.ID, textResult(fmt.Sprintf("sent %d requests", a.RequestBurst))))
 		flush()
 	}
 }
