@@ -83,20 +83,21 @@ func TestHTTPServerDown(t *testing.T) {
 	}
 }
 
-// TestHTTPSessionTTL: the server ends sessions 700ms after initialize. The
-// plugin reports each expired session as session_expired (and keeps
-// reporting it: a new session is the host's to start); through the registry
-// every call succeeds on a new session.
+// TestHTTPSessionTTL: the server ends its sessions (the expire_sessions
+// tool of --session-ttl, so the test orders the expiry instead of sleeping
+// past a TTL). The plugin reports each expired session as session_expired
+// (and keeps reporting it: a new session is the host's to start); through
+// the registry every call succeeds on a new session.
 func TestHTTPSessionTTL(t *testing.T) {
 	d, dir := deps(t)
-	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "700")
+	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "600000")
 	t.Run("plugin", func(t *testing.T) {
 		s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
 		first := s.Client.GetSessionId()
 		callText(t, s, "echo", map[string]any{"message": "1"})
-		time.Sleep(time.Second)
+		callText(t, s, "expire_sessions", nil)
 		for i := 0; i < 2; i++ {
-			_, err := callTool(s, "echo", map[string]any{"message": "after ttl"})
+			_, err := callTool(s, "echo", map[string]any{"message": "after expiry"})
 			wantSessionExpired(t, err)
 		}
 		if id := s.Client.GetSessionId(); id == first {
@@ -106,8 +107,8 @@ func TestHTTPSessionTTL(t *testing.T) {
 	t.Run("registry", func(t *testing.T) {
 		m, logs := startRegistry(t, remote("http", p.URL+"/mcp"), d)
 		for i := 0; i < 2; i++ {
-			time.Sleep(time.Second)
-			if got := registryCall(t, m, "ts", "echo", map[string]any{"message": "after ttl"}); got != "after ttl" {
+			registryCall(t, m, "ts", "expire_sessions", nil)
+			if got := registryCall(t, m, "ts", "echo", map[string]any{"message": "after expiry"}); got != "after expiry" {
 				t.Fatalf("echo = %q", got)
 			}
 		}

@@ -64,6 +64,9 @@ type Config struct {
 	// SessionTTL expires HTTP sessions this long after initialize
 	// (--session-ttl MS).
 	SessionTTL time.Duration
+	// sessions is the expiring session manager of --session-ttl, shared by
+	// the handler and the expire_sessions tool.
+	sessions *expiringSessions
 
 	// Hostile replaces the server with a hostile one (see Hostile).
 	Hostile Hostile

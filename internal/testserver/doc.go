@@ -109,7 +109,8 @@
 //	--cut-stream         the SSE response of slow_stream calls is cut after its
 //	                     first event
 //	--session-ttl MS     a session ends MS after initialize; requests for it then
-//	                     get 404, as from a restarted server
+//	                     get 404, as from a restarted server. Adds the tool
+//	                     expire_sessions, which ends every session at once
 //
 // Hostile servers (stdio, or --http; one attack each). The server is then a
 // small hand-written one that streams what it sends, so its own memory stays

@@ -261,6 +261,15 @@ func (e *expiringSessions) Validate(id string) (bool, error) {
 	return false, nil
 }
 
+// expireAll ends every session now (the expire_sessions tool).
+func (e *expiringSessions) expireAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id := range e.sessions {
+		e.sessions[id] = time.Time{}
+	}
+}
+
 // Terminate forgets a session.
 func (e *expiringSessions) Terminate(id string) (bool, error) {
 	e.mu.Lock()

@@ -128,6 +128,10 @@ func runHTTP(ctx context.Context, cfg *Config, stdout, stderr io.Writer) error {
 	if cfg.Hostile.Active() {
 		handler = hostileHandler(cfg)
 	} else {
+		if cfg.SessionTTL > 0 && cfg.sessions == nil {
+			cfg.sessions = newExpiringSessions(cfg.SessionTTL)
+			cfg.Server.ExpireSessions = cfg.sessions.expireAll
+		}
 		handler = Handler(cfg, New(cfg.Server), stderr)
 	}
 
@@ -220,7 +224,10 @@ func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 		server.WithStreamableHTTPLogger(logger),
 	}
 	if cfg.SessionTTL > 0 {
-		opts = append(opts, server.WithSessionIdManager(newExpiringSessions(cfg.SessionTTL)))
+		if cfg.sessions == nil {
+			cfg.sessions = newExpiringSessions(cfg.SessionTTL)
+		}
+		opts = append(opts, server.WithSessionIdManager(cfg.sessions))
 	}
 	mux.Handle(MCPPath, server.NewStreamableHTTPServer(srv, opts...))
 	if cfg.RequireBearer != "" {

@@ -88,6 +88,10 @@ type Options struct {
 	// DupTools lists every tool twice (flag --dup-tools); EmptyToolName adds
 	// a tool without a name to the listing (flag --empty-tool-name).
 	DupTools, EmptyToolName bool
+	// ExpireSessions, when set, ends every HTTP session now; the tool
+	// expire_sessions calls it (set with --session-ttl), so a test orders
+	// the expiry instead of sleeping past the TTL.
+	ExpireSessions func()
 }
 
 // Trace lines written to stderr with Options.Trace (flag --trace), each on a
@@ -399,6 +403,15 @@ func (st *state) addTools() {
 		}
 		return mcp.NewToolResultText("logged"), nil
 	})
+
+	if st.opts.ExpireSessions != nil {
+		s.AddTool(mcp.NewTool("expire_sessions",
+			mcp.WithDescription("Ends every HTTP session now: later requests for them get 404."),
+		), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			st.opts.ExpireSessions()
+			return mcp.NewToolResultText("expired"), nil
+		})
+	}
 
 	s.AddTool(mcp.NewTool("pid",
 		mcp.WithDescription("Returns the server's process id."),
