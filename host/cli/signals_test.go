@@ -43,20 +43,23 @@ func TestSIGTERMWhileReadingConfig(t *testing.T) {
 
 	// A FIFO opens for writing without blocking only once a reader has it
 	// open: then hermes is reading config.yaml.
-	var w *os.File
-	deadline := time.Now().Add(30 * time.Second)
-	for w == nil {
-		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		switch {
-		case err == nil:
-			w = f
-		case !errors.Is(err, syscall.ENXIO):
-			t.Fatal(err)
-		case time.Now().After(deadline):
-			t.Fatal("hermes did not open config.yaml within 30s")
-		default:
-			time.Sleep(10 * time.Millisecond)
+	// Opening a FIFO for writing blocks until its reader opens it: the
+	// open returning is the signal.
+	opened := make(chan *os.File, 1)
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			opened <- f
 		}
+	}()
+	var w *os.File
+	select {
+	case w = <-opened:
+	case <-time.After(30 * time.Second):
+		// Release the blocked open before failing.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer r.Close()
+		}
+		t.Fatal("hermes did not open config.yaml within 30s")
 	}
 	defer w.Close()
 	// Half of a big config: hermes has read all but the last pipe buffer of

@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testlog"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // liveEnv returns session deps using the freshly built plugins, a
@@ -67,13 +68,7 @@ func startManager(t *testing.T, opts registry.Options) *registry.Manager {
 
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.For(t, d, what, cond)
 }
 
 // mustCall calls name and decodes {"result": ...}.

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -30,14 +29,7 @@ func TestNoDaemonOutlivesHermes(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hermes mcp call: %v\n%s", err, out)
 	}
-	var pid int
-	for deadline := time.Now().Add(20 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
-			pid, _ = strconv.Atoi(string(b))
-		} else if time.Now().After(deadline) {
-			t.Fatal("the server started no daemon")
-		}
-	}
+	pid := testproc.PidFile(t, pidFile, "the daemon the server starts", 20*time.Second)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	// The plugin stops the server on its own after the command (it was
 	// detached): within its graces.

@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testserver"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -37,17 +38,10 @@ func deps(t *testing.T) (session.Deps, string) {
 // home to write line (one of testserver's Trace* lines) to its stderr log,
 // and reports whether it did.
 func waitForTrace(home, line string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
+	return testwait.Until(d, func() bool {
 		b, _ := os.ReadFile(filepath.Join(home, "logs", "mcp-stderr.log"))
-		if strings.Contains(string(b), line+"\n") {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(string(b), line+"\n")
+	})
 }
 
 func testServer(dir string, args ...string) *config.Server {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testlog"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // fakeTerminal makes os.Stderr a pipe for the test's length and returns
@@ -73,13 +74,7 @@ func fileConn(t *testing.T, fd int) net.Conn {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, what, cond)
 }
 
 // go-plugin's multiplexer writes its errors straight to os.Stderr: on a

@@ -5,6 +5,7 @@
 package testproc
 
 import (
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"os"
 	"strconv"
 	"strings"
@@ -98,24 +99,35 @@ func Descendants(pid int) []int {
 	return out
 }
 
+// PidFile waits, up to limit, for a process id in the file at path (a
+// daemon writes it), and returns it; it fails the test with what.
+func PidFile(t testing.TB, path, what string, limit time.Duration) int {
+	t.Helper()
+	var pid int
+	testwait.For(t, limit, what, func() bool {
+		if b, err := os.ReadFile(path); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		return pid > 0
+	})
+	return pid
+}
+
 // WaitGone waits, up to limit, until none of pids is alive, and fails the
 // test with what naming the survivors otherwise.
 func WaitGone(t testing.TB, what string, limit time.Duration, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		var left []int
+	var left []int
+	gone := testwait.Until(limit, func() bool {
+		left = left[:0]
 		for _, p := range pids {
 			if Alive(p) {
 				left = append(left, p)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v still running after %s", what, left, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(left) == 0
+	})
+	if !gone {
+		t.Fatalf("%s: %v still running after %s", what, left, limit)
 	}
 }

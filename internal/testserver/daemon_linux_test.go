@@ -1,6 +1,7 @@
 package testserver_test
 
 import (
+	"github.com/hermes-agent/hermes/internal/testproc"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,17 +22,7 @@ func TestDaemon(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	deadline := time.Now().Add(10 * time.Second)
-	for pid == 0 {
-		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
-			pid, _ = strconv.Atoi(string(b))
-		} else if time.Now().After(deadline) {
-			t.Fatal("the daemon wrote no pid")
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	pid := testproc.PidFile(t, pidFile, "the daemon's pid", 10*time.Second)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	ppid, sid := statOf(t, pid)
 	if sid != pid {

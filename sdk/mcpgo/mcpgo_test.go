@@ -23,11 +23,13 @@ import (
 // ("roots/list") and answers with the host's response, "fail" fails the
 // write with an auth error, "drop" ends the connection.
 type jsonServer struct {
-	in   chan []byte
-	end  chan error
-	mu   sync.Mutex
-	asks map[string]json.RawMessage // server request id → id of the host's "ask"
-	seen []string
+	// arrived receives the method of each message that reaches the server.
+	arrived chan string
+	in      chan []byte
+	end     chan error
+	mu      sync.Mutex
+	asks    map[string]json.RawMessage // server request id → id of the host's "ask"
+	seen    []string
 	// answers to the requests of a "burst": results, and errors by code.
 	burstOK   int
 	burstErrs map[int]int
@@ -61,6 +63,10 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 	s.mu.Lock()
 	s.seen = append(s.seen, m.Method)
 	s.mu.Unlock()
+	select {
+	case s.arrived <- m.Method:
+	default:
+	}
 	reply := func(id, result json.RawMessage) {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 		s.in <- b
@@ -121,7 +127,7 @@ func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
 
 func dialWith(t *testing.T, opts mcpgo.DialOptions) (mcptransport.Interface, *jsonServer) {
 	t.Helper()
-	srv := &jsonServer{in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{},
+	srv := &jsonServer{arrived: make(chan string, 1), in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{},
 		burstErrs: map[int]int{}, burstDone: make(chan struct{}, 1000)}
 	kind := transport.NewKind(func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil }, nil)
 	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
@@ -214,17 +220,10 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { _, err := tr.SendRequest(ctx, req(1, "hang", nil)); errc <- err }()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		srv.mu.Lock()
-		n := len(srv.seen)
-		srv.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request never reached the server")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-srv.arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached the server")
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
