@@ -45,48 +45,27 @@ func TestHostKilledLeavesNoOrphans(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
-	// Wait until the plugin and the server run under the host.
-	var procs []int
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		procs = testproc.Descendants(cmd.Process.Pid)
-		if len(procs) >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("plugin and server did not start: %v", procs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The call reached the server: the plugin and the server run under
+	// the host.
 	if !waitForTrace(home, testserver.TraceSleepStarted, 20*time.Second) {
 		cmd.Process.Kill()
 		t.Fatal("the call did not reach the server within 20s")
 	}
-	procs = testproc.Descendants(cmd.Process.Pid)
+	procs := testproc.Descendants(cmd.Process.Pid)
+	if len(procs) < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("plugin and server not found under the host: %v", procs)
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		var left []int
+	t.Cleanup(func() {
 		for _, p := range procs {
-			if testproc.Alive(p) {
-				left = append(left, p)
-			}
+			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, p := range left {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Fatalf("processes outlived the host: %v", left)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	})
+	testproc.WaitGone(t, "processes of the killed host", 10*time.Second, procs...)
 }
 
 // SIGTERM (and SIGINT) to the host mid-call: hermes exits, and its plugin
@@ -105,21 +84,15 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			var procs []int
-			deadline := time.Now().Add(20 * time.Second)
-			for len(procs) < 2 {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("plugin and server did not start: %v", procs)
-				}
-				time.Sleep(50 * time.Millisecond)
-				procs = testproc.Descendants(cmd.Process.Pid)
-			}
 			if !waitForTrace(home, testserver.TraceSleepStarted, 20*time.Second) {
 				cmd.Process.Kill()
 				t.Fatal("the call did not reach the server within 20s")
 			}
-			procs = testproc.Descendants(cmd.Process.Pid)
+			procs := testproc.Descendants(cmd.Process.Pid)
+			if len(procs) < 2 {
+				cmd.Process.Kill()
+				t.Fatalf("plugin and server not found under the host: %v", procs)
+			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/internal/testnpm"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -39,12 +40,8 @@ func (l *noteLog) count(method string) int {
 
 func (l *noteLog) waitFor(t *testing.T, method string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for l.count(method) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d %s notifications, want %d", l.count(method), method, n)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(10*time.Second, func() bool { return l.count(method) >= n }) {
+		t.Fatalf("got %d %s notifications, want %d", l.count(method), method, n)
 	}
 }
 

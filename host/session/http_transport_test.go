@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/internal/testserver"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,13 +158,9 @@ func TestHTTPCallTimeout(t *testing.T) {
 		t.Fatalf("echo after timeout = %q", got)
 	}
 	// The dropped request cancels the sleep on the server.
-	deadline := time.Now().Add(5 * time.Second)
-	for callText(t, s, "cancelled_count", nil) == "0" {
-		if time.Now().After(deadline) {
-			t.Fatal("the server never saw the call cancelled")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, "the server to see the call cancelled", func() bool {
+		return callText(t, s, "cancelled_count", nil) != "0"
+	})
 }
 
 func TestHTTPStreamCut(t *testing.T) {

@@ -232,19 +232,12 @@ func TestCancellationReachesServer(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want deadline exceeded, got %v", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got, err := call(context.Background(), s, "cancelled_count", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got == "1" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server saw %s cancellations, want 1", got)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var got string
+	if !testwait.Until(10*time.Second, func() bool {
+		got, err = call(context.Background(), s, "cancelled_count", nil)
+		return err != nil || got == "1"
+	}) || err != nil {
+		t.Fatalf("server saw %s cancellations (%v), want 1", got, err)
 	}
 }
 
