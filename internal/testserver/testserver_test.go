@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/internal/testserver"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 const legacy = "2025-11-25"
@@ -283,13 +284,7 @@ func TestStdioListChanged(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, what, cond)
 }
 
 // checkServerRequests runs sample, elicit and roots through c.

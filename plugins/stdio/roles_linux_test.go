@@ -62,9 +62,7 @@ func playRole() {
 		}
 		_ = os.WriteFile(os.Getenv(daemonPidEnv)+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
 		_ = os.Rename(os.Getenv(daemonPidEnv)+".tmp", os.Getenv(daemonPidEnv))
-		for {
-			time.Sleep(time.Hour)
-		}
+		select {} // until killed
 	}
 	os.Exit(0)
 }
