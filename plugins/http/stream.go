@@ -19,7 +19,7 @@ func newGate() *gate { return &gate{ch: make(chan struct{})} }
 func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
 
 // streamWait bounds how long the end of the handshake waits for the GET
-// stream, and a request for the end of the handshake.
+// stream.
 const streamWait = 2 * time.Second
 
 // initialized is called when initialize succeeded. It waits, within
@@ -29,7 +29,6 @@ const streamWait = 2 * time.Second
 // handshake) only on that stream, and drop it while there is none; so the
 // host completes the handshake only once the stream is there.
 func (t *httpTransport) initialized(ctx context.Context) {
-	t.handshake.Store(newGate())
 	if t.streamAnswered == nil {
 		return
 	}
@@ -39,36 +38,6 @@ func (t *httpTransport) initialized(ctx context.Context) {
 	case <-t.streamAnswered.ch:
 	case <-timer.C:
 		t.log.Debug("GET stream not answered yet; completing the handshake anyway", "url", t.shownURL)
-	case <-ctx.Done():
-	}
-}
-
-// handshakeDone is called once notifications/initialized has been sent.
-func (t *httpTransport) handshakeDone() {
-	if g := t.handshake.Load(); g != nil {
-		g.open()
-	}
-}
-
-// awaitHandshake keeps a request behind notifications/initialized, within
-// streamWait. The host writes them in that order, but each message is its
-// own HTTP exchange, run concurrently, and a server may refuse requests of
-// a session whose handshake it has not seen complete.
-func (t *httpTransport) awaitHandshake(ctx context.Context) {
-	g := t.handshake.Load()
-	if g == nil {
-		return
-	}
-	select {
-	case <-g.ch:
-		return
-	default:
-	}
-	timer := time.NewTimer(streamWait)
-	defer timer.Stop()
-	select {
-	case <-g.ch:
-	case <-timer.C:
 	case <-ctx.Done():
 	}
 }

@@ -51,9 +51,6 @@ type httpTransport struct {
 	// streamAnswered is closed when the Streamable HTTP GET stream got its
 	// first answer; nil for SSE.
 	streamAnswered *gate
-	// handshake is set when initialize succeeded and opened once
-	// notifications/initialized has been sent (see awaitHandshake).
-	handshake atomic.Pointer[gate]
 }
 
 var (
@@ -210,9 +207,6 @@ func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRP
 	}
 	bctx, cancel := bound(ctx, limit)
 	defer cancel()
-	if !isInit {
-		t.awaitHandshake(bctx)
-	}
 	bctx, info := withInfo(bctx)
 	resp, err := t.inner.SendRequest(bctx, req)
 	if err != nil {
@@ -237,9 +231,6 @@ func (t *httpTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotif
 	defer cancel()
 	bctx, info := withInfo(bctx)
 	err := t.inner.SendNotification(bctx, n)
-	if n.Method == string(mcp.MethodNotificationInitialized) {
-		t.handshakeDone()
-	}
 	if err != nil && bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		return t.timeoutError(n.Method, t.cfg.Timeout, "timeout")
 	}

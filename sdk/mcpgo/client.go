@@ -27,7 +27,8 @@ const RefusedCode = -32000
 type DialOptions struct {
 	transport.ClientOptions
 	// OnUndeliverable receives a write error the host cannot hand to any
-	// caller (a notification that failed to send), for its log.
+	// caller (the answer to a request of the server's own that failed to
+	// send), for its log.
 	OnUndeliverable func(err *sdk.Error)
 	// MaxServerRequests bounds the requests of the server's own
 	// (sampling, elicitation, roots) being handled at once; default
@@ -191,9 +192,11 @@ func (c *Client) take(key string) *pending {
 	return p
 }
 
-// SendNotification sends a notification. A failure the plugin reports
-// later goes to DialOptions.OnUndeliverable.
-func (c *Client) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
+// SendNotification sends a notification and returns once the plugin has
+// written it on, as mcp-go's own transports do: a request sent afterwards
+// cannot overtake it (notifications/initialized before the first request),
+// even over a transport whose writes run concurrently.
+func (c *Client) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	if err := c.conn.Err(); err != nil {
 		return wrapErr(err)
 	}
@@ -202,10 +205,7 @@ func (c *Client) SendNotification(_ context.Context, n mcp.JSONRPCNotification) 
 	if err != nil {
 		return fmt.Errorf("encode %s notification: %w", n.Method, err)
 	}
-	if _, err := c.conn.Write(msg, nil); err != nil {
-		return wrapErr(err)
-	}
-	return nil
+	return wrapErr(c.conn.Send(ctx, msg))
 }
 
 // SetNotificationHandler sets the handler of server notifications.

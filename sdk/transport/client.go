@@ -72,6 +72,7 @@ type ClientConn struct {
 	props  Properties
 
 	seq         atomic.Uint64
+	acks        sync.Map // seq → chan *sdk.Error, for Send
 	sessionID   atomic.Pointer[string]
 	lastWarning atomic.Pointer[sdk.Error]
 
@@ -207,6 +208,40 @@ func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error 
 	return nil
 }
 
+// Send writes one message and waits until the plugin has written it on
+// (an HTTP transport: its exchange is done), the end of ctx, or the end of
+// the connection; a write error comes back with its code. It keeps
+// messages in order across a transport that runs writes concurrently:
+// what the host writes after Send returns cannot overtake this message.
+// The host's MCP client sends notifications this way, as mcp-go's own
+// transports do.
+func (c *ClientConn) Send(ctx context.Context, msg []byte) error {
+	select {
+	case <-c.done:
+		return c.closeErr
+	default:
+	}
+	seq := c.ReserveSeq()
+	ch := make(chan *sdk.Error, 1)
+	c.acks.Store(seq, ch)
+	defer c.acks.Delete(seq)
+	if err := c.out.Write(frameSyncMessage, seq, msg); err != nil {
+		return c.pluginGone(err)
+	}
+	select {
+	case e := <-ch:
+		if e != nil {
+			return e
+		}
+		return nil
+	case <-c.done:
+		return c.closeErr
+	case <-ctx.Done():
+		c.Cancel(seq)
+		return ctx.Err()
+	}
+}
+
 // Cancel abandons the exchange message seq started (an HTTP transport ends
 // its request). It does not tell the server; the host's protocol layer does.
 func (c *ClientConn) Cancel(seq uint64) {
@@ -340,9 +375,16 @@ func (c *ClientConn) readLoop() {
 			if c.opts.OnMessage != nil {
 				c.opts.OnMessage(f.Payload)
 			}
+		case frameWritten:
+			if ch, ok := c.acks.LoadAndDelete(f.Seq); ok {
+				ch.(chan *sdk.Error) <- nil
+			}
 		case frameWriteError:
-			if c.opts.OnWriteError != nil {
-				c.opts.OnWriteError(f.Seq, decodeError(f.Payload, c.server))
+			e := decodeError(f.Payload, c.server)
+			if ch, ok := c.acks.LoadAndDelete(f.Seq); ok {
+				ch.(chan *sdk.Error) <- e
+			} else if c.opts.OnWriteError != nil {
+				c.opts.OnWriteError(f.Seq, e)
 			}
 		case frameSession:
 			id := string(f.Payload)

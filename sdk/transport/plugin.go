@@ -15,10 +15,12 @@ const (
 	// host → plugin
 	frameMessage       = 'm' // a message (seq names it for cancellation); plugin → host: a message from the server
 	frameHeaderMessage = 'M' // a message with HTTP headers: 4-byte length, header JSON, message
+	frameSyncMessage   = 'n' // a message the host waits for: answered by frameWritten or frameWriteError
 	frameCancel        = 'x' // abandon the exchange of message seq
 	frameVersion       = 'v' // the negotiated protocol version
 	// plugin → host
 	frameWriteError = 'e' // writing message seq failed; payload: JSON *sdk.Error
+	frameWritten    = 'k' // message seq (a frameSyncMessage) was written
 	frameClosed     = 'c' // the connection ended; payload: JSON *sdk.Error
 	frameWarning    = 'w' // something the user should know; payload: JSON *sdk.Error
 	frameSession    = 's' // the session id changed; payload: the id

@@ -189,13 +189,13 @@ func (sc *serverConn) readHost() {
 			return
 		}
 		switch f.Kind {
-		case frameMessage, frameHeaderMessage:
+		case frameMessage, frameHeaderMessage, frameSyncMessage:
 			msg, hdr, err := splitHeader(f)
 			if err != nil {
 				sc.sendError(frameWriteError, f.Seq, sdk.NewError(sdk.CodeContract, "bad message frame: %v", err))
 				continue
 			}
-			sc.write(f.Seq, msg, hdr)
+			sc.write(f.Seq, msg, hdr, f.Kind == frameSyncMessage)
 		case frameCancel:
 			sc.mu.Lock()
 			if cancel, ok := sc.inflight[f.Seq]; ok {
@@ -230,13 +230,14 @@ func splitHeader(f wire.Frame) ([]byte, http.Header, error) {
 }
 
 // write passes one message to the Conn, in order or in its own goroutine.
-func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header) {
+// With ack the host waits for the write: it is told when it is done.
+func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header, ack bool) {
 	if !sc.concurrent {
 		ctx := sc.ctx
 		if hdr != nil {
 			ctx = withMessageHeader(ctx, hdr)
 		}
-		sc.finishWrite(seq, sc.conn.Write(ctx, msg))
+		sc.finishWrite(seq, sc.conn.Write(ctx, msg), ack)
 		return
 	}
 	ctx, cancel := context.WithCancel(sc.ctx)
@@ -252,11 +253,14 @@ func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header) {
 		delete(sc.inflight, seq)
 		sc.mu.Unlock()
 		cancel()
-		sc.finishWrite(seq, err)
+		sc.finishWrite(seq, err, ack)
 	}()
 }
 
-func (sc *serverConn) finishWrite(seq uint64, err error) {
+func (sc *serverConn) finishWrite(seq uint64, err error, ack bool) {
+	if err == nil && ack {
+		_ = sc.out.Write(frameWritten, seq)
+	}
 	if err != nil {
 		e := sdk.AsError(err)
 		if sc.ctx.Err() != nil && e.Code == sdk.CodeOther {

@@ -297,3 +297,41 @@ func TestOpenErrorAndClose(t *testing.T) {
 		t.Fatal("Close did not close the plugin's connection")
 	}
 }
+
+// Send returns once the plugin has written the message on (even over a
+// transport that runs writes concurrently), with the write's error code
+// when it failed, and with ctx's error when the write does not finish.
+func TestSendWaitsForTheWrite(t *testing.T) {
+	f := newFake()
+	f.concurrent = true
+	c := connect(t, fakeOpener(f), newEvents(), nil)
+	if err := c.Send(context.Background(), []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	written := append([]string(nil), f.written...)
+	f.mu.Unlock()
+	if len(written) != 1 || written[0] != "first" {
+		t.Fatalf("after Send the plugin wrote %q", written)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- c.Send(ctx, []byte("block")) }()
+	wctx := recv(t, f.blocked, "blocked write")
+	select {
+	case err := <-errc:
+		t.Fatalf("Send returned %v while the write was still running", err)
+	default:
+	}
+	cancel()
+	if err := recv(t, errc, "Send's return"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Send after cancel = %v", err)
+	}
+	<-wctx.Done() // the cancel reached the plugin's write too
+	f.mu.Lock()
+	f.writeErr = sdk.NewError(sdk.CodeAuth, "401")
+	f.mu.Unlock()
+	if err := c.Send(context.Background(), []byte("x")); sdk.ErrorCode(err) != sdk.CodeAuth {
+		t.Fatalf("a failed write: Send = %v", err)
+	}
+}
