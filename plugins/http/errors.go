@@ -149,7 +149,17 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 		return e
 	}
 	if errors.Is(err, mcptransport.ErrLegacySSEServer) {
-		e := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered initialize with HTTP %d %s: it is not a Streamable HTTP endpoint; check the URL, or set transport: sse if it is a legacy SSE server", t.cfg.Server, t.shownURL, status, http.StatusText(status))
+		var e *sdk.Error
+		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			// What a legacy SSE server (or a wrong path) answers a POST.
+			e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered initialize with HTTP %d %s: it is not a Streamable HTTP endpoint; check the URL, or set transport: sse if it is a legacy SSE server", t.cfg.Server, t.shownURL, status, http.StatusText(status))
+		} else {
+			detail := ""
+			if body := info.errorBodyBytes(); len(body) > 0 {
+				detail = " (" + t.scrub(oneLine(string(body), 200)) + ")"
+			}
+			e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s refused initialize with HTTP %d %s%s; check the URL and the server's log", t.cfg.Server, t.shownURL, status, http.StatusText(status), detail)
+		}
 		e.Status = status
 		return e
 	}

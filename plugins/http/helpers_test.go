@@ -103,6 +103,7 @@ type mcpServer struct {
 	URL      string // the MCP endpoint
 	sessions *sessions
 	inits    atomic.Int32 // initialize requests seen
+	mcp      *server.MCPServer
 }
 
 type serverOpts struct {
@@ -110,6 +111,9 @@ type serverOpts struct {
 	tls bool
 	// wrap, when set, wraps the MCP handler (faults, header checks).
 	wrap func(http.Handler) http.Handler
+	// stateless serves Streamable HTTP without sessions, as a server of
+	// the 2026-07-28 revision does (it then speaks every revision).
+	stateless bool
 }
 
 type authKey struct{}
@@ -142,8 +146,15 @@ func newMCPServer(t *testing.T, o serverOpts) *mcpServer {
 		h = server.NewSSEServer(srv, server.WithSSEContextFunc(withAuth))
 		path = "/sse"
 	} else {
-		h = server.NewStreamableHTTPServer(srv, server.WithSessionIdManager(ms.sessions), server.WithHTTPContextFunc(withAuth))
+		opts := []server.StreamableHTTPOption{server.WithHTTPContextFunc(withAuth)}
+		if o.stateless {
+			opts = append(opts, server.WithStateLess(true))
+		} else {
+			opts = append(opts, server.WithSessionIdManager(ms.sessions))
+		}
+		h = server.NewStreamableHTTPServer(srv, opts...)
 	}
+	ms.mcp = srv
 	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			if m, _ := peekMethod(r); m == string(mcp.MethodInitialize) {
@@ -199,6 +210,13 @@ type session struct {
 // the host does. A failure of either step is returned.
 func connect(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions) (*session, error) {
 	t.Helper()
+	return connectAt(t, cfg, opts, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+}
+
+// connectAt is connect asking for protocol revision version; "" lets
+// mcp-go negotiate (server/discover first, then initialize).
+func connectAt(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions, version string) (*session, error) {
+	t.Helper()
 	if cfg.Server == "" {
 		cfg.Server = "srv"
 	}
@@ -214,13 +232,17 @@ func connect(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	var copts []client.ClientOption
+	if version != "" {
+		copts = append(copts, client.WithProtocolVersion(version))
+	}
+	c := client.NewClient(tr, copts...)
 	t.Cleanup(func() { _ = c.Close() })
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
+		ProtocolVersion: version,
 		ClientInfo:      mcp.Implementation{Name: "plugin-test", Version: "1"},
 	}}); err != nil {
 		return nil, err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -145,6 +147,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		if info := infoFrom(req.Context()); info != nil {
 			info.record(req, resp)
+			info.keepErrorBody(resp)
 		}
 		rt.limit.wrap(req, resp)
 	}
@@ -160,6 +163,45 @@ type respInfo struct {
 	contentType string
 	withSession bool // the request carried a session id
 	tooLarge    *sdk.Error
+	// errorBody is the start of a 4xx response's JSON body (at most
+	// maxErrorBody bytes): mcp-go drops the body of a refused initialize,
+	// which says why (e.g. which protocol revisions the server speaks).
+	errorBody []byte
+}
+
+// maxErrorBody bounds the part of a refusal's body kept for the host.
+const maxErrorBody = 64 << 10
+
+// keepErrorBody keeps the start of a 4xx JSON body, leaving resp's body
+// readable from its start for mcp-go.
+func (i *respInfo) keepErrorBody(resp *http.Response) {
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 || resp.Body == nil || !isJSONType(resp.Header.Get("Content-Type")) {
+		return
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	i.mu.Lock()
+	i.errorBody = head
+	i.mu.Unlock()
+}
+
+// errorBodyBytes returns the kept start of a refusal's body, or nil.
+func (i *respInfo) errorBodyBytes() []byte {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.errorBody
+}
+
+// isJSONType reports whether a Content-Type is JSON.
+func isJSONType(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return strings.HasPrefix(ct, "application/json") || (strings.HasPrefix(ct, "application/") && strings.Contains(ct, "+json"))
 }
 
 // overLimit records that a response of the exchange went over the message

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -202,8 +204,13 @@ func (t *httpTransport) Start(ctx context.Context) error {
 func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	limit, key := t.cfg.Timeout, "timeout"
 	isInit := req.Method == string(mcp.MethodInitialize)
-	if isInit {
+	switch {
+	case isInit || req.Method == string(mcp.MethodServerDiscover):
 		limit, key = t.cfg.ConnectTimeout, "connect_timeout"
+	case req.Method == string(mcp.MethodSubscriptionsListen):
+		// The stream of the server's notifications (2026-07-28) lasts as
+		// long as the host wants it, like the GET stream before it.
+		limit = 0
 	}
 	bctx, cancel := bound(ctx, limit)
 	defer cancel()
@@ -212,6 +219,9 @@ func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRP
 	if err != nil {
 		if bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 			return nil, t.timeoutError(req.Method, limit, key)
+		}
+		if refusal := jsonRPCRefusal(err, info, req.ID); refusal != nil {
+			return refusal, nil
 		}
 		return nil, t.classify(err, info, req.Method)
 	}
@@ -223,6 +233,27 @@ func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRP
 		t.initialized(bctx)
 	}
 	return resp, nil
+}
+
+// jsonRPCRefusal returns the JSON-RPC error a server sent as the body of an
+// HTTP 4xx refusal of an initialize (as current servers do when they do not
+// speak the requested revision), as the response to request id; nil when
+// the refusal carried none. The host then sees why, and negotiates.
+func jsonRPCRefusal(err error, info *respInfo, id mcp.RequestId) *mcptransport.JSONRPCResponse {
+	if !errors.Is(err, mcptransport.ErrLegacySSEServer) {
+		return nil
+	}
+	body := info.errorBodyBytes()
+	if len(body) == 0 {
+		return nil
+	}
+	var r struct {
+		Error *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if json.Unmarshal(body, &r) != nil || r.Error == nil {
+		return nil
+	}
+	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: r.Error}
 }
 
 // SendNotification sends one notification, bounded by timeout.
@@ -287,9 +318,11 @@ func (t *httpTransport) protocolVersion() string {
 	return ""
 }
 
-// RequiresLegacyProtocol is true: the GET stream that carries the server's
-// requests and the legacy SSE transport exist only before 2026-07-28.
-func (t *httpTransport) RequiresLegacyProtocol() bool { return true }
+// RequiresLegacyProtocol is true for the legacy SSE transport, which exists
+// only before 2026-07-28. Streamable HTTP speaks every revision: the GET
+// stream that carries a legacy server's requests opens only once a legacy
+// revision was negotiated.
+func (t *httpTransport) RequiresLegacyProtocol() bool { return t.sse }
 
 // GetSessionId returns the session id ("" for SSE, and after the server
 // forgot the session).

@@ -58,7 +58,7 @@ func TestCallThroughPlugin(t *testing.T) {
 	if got, _ := s.call("auth", nil); got != "Bearer cfg-token" {
 		t.Fatalf("the server saw Authorization %q", got)
 	}
-	if p := s.conn.Properties(); !p.HTTP || !p.LegacyOnly {
+	if p := s.conn.Properties(); !p.HTTP || p.LegacyOnly {
 		t.Fatalf("properties %+v", p)
 	}
 	if s.c.GetSessionId() == "" {
