@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // EnvFlags names the environment variable holding extra flags, separated by
@@ -28,6 +31,11 @@ type Config struct {
 	TLSCert, TLSKey string
 	// ClientCA requires client certificates signed by this CA (--client-ca).
 	ClientCA string
+	// Protocols restricts the server, over stdio and --http, to these MCP
+	// protocol revisions, newest first (--protocols); nil serves every
+	// revision mcp-go knows. See ParseProtocols and the package
+	// documentation.
+	Protocols []string
 
 	// HangInitialize never answers initialize (--hang-initialize).
 	HangInitialize bool
@@ -99,7 +107,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.SetOutput(output)
 
 	var slowStart, exitAfterInit, sessionTTL int
-	var statusOn string
+	var statusOn, protocols string
 	fs.StringVar(&cfg.Server.Name, "name", DefaultName, "server name reported in initialize")
 	fs.IntVar(&cfg.Server.ExtraTools, "tools", 0, "add N extra tools tool_1..tool_N")
 	fs.IntVar(&cfg.Server.PageSize, "page-size", 0, "list pagination limit")
@@ -119,6 +127,11 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate `file` (PEM)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS key `file` (PEM)")
 	fs.StringVar(&cfg.ClientCA, "client-ca", "", "require client certificates signed by this CA `file`")
+	fs.StringVar(&protocols, "protocols", "", "speak only these MCP protocol revisions, a comma-separated `LIST` of "+
+		strings.Join(mcp.ValidProtocolVersions, ", ")+" (default: all). Without 2026-07-28, server/discover is "+
+		"Method not found and requests declaring 2026-07-28 are refused; without an older revision, initialize is "+
+		"refused (UNSUPPORTED_PROTOCOL_VERSION); initialize answers the revision asked if listed, else the newest "+
+		"listed one. Stdio and --http; --sse ignores it")
 
 	fs.BoolVar(&cfg.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.BoolVar(&cfg.Garbage, "garbage", false, "write non-JSON output and never answer")
@@ -170,6 +183,13 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	if cfg.HTTPAddr != "" && cfg.SSEAddr != "" {
 		return nil, errors.New("--http and --sse are mutually exclusive")
 	}
+	if cfg.Protocols, err = ParseProtocols(protocols); err != nil {
+		return nil, err
+	}
+	if cfg.Protocols != nil && cfg.SSEAddr != "" && !slices.ContainsFunc(cfg.Protocols, func(v string) bool { return !mcp.IsModernProtocol(v) }) {
+		return nil, fmt.Errorf("--protocols %s cannot be served over --sse: the SSE transport speaks only revisions before %s; use --http or stdio",
+			strings.Join(cfg.Protocols, ","), mcp.ProtocolVersion20260728)
+	}
 	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -182,6 +202,9 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	}
 	if cfg.Hostile.HugeResult < 0 || cfg.Hostile.RequestBurst < 0 || cfg.Hostile.DeepSchema < 0 || cfg.Hostile.LogFlood < 0 {
 		return nil, errors.New("--huge-result, --request-burst, --deep-schema and --log-flood take a positive number")
+	}
+	if cfg.Hostile.Active() && cfg.Protocols != nil {
+		return nil, errors.New("--protocols does not apply to a hostile server (--huge-result, --endless-message, --endless-event, --request-burst, --hang-list, --deep-schema, --log-flood)")
 	}
 	if cfg.Hostile.LogFlood > 0 && cfg.HTTPAddr != "" {
 		return nil, errors.New("--log-flood speaks stdio only")

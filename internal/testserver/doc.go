@@ -7,7 +7,8 @@
 // a throw-away CA, server and client certificates for HTTPS and mTLS tests.
 //
 // The server speaks both protocol eras mcp-go offers (2026-07-28 and the
-// legacy versions, including 2025-11-25, the Hermes default).
+// legacy versions, including 2025-11-25, the Hermes default), unless
+// --protocols restricts it to some revisions.
 //
 // # Tools (always present unless --no-tools-capability)
 //
@@ -68,6 +69,37 @@
 //	--client-ca FILE     require client certificates signed by this CA (mTLS)
 //
 // Without --http or --sse the server speaks MCP over stdin/stdout.
+//
+// Protocol revisions (stdio and --http):
+//
+//	--protocols LIST     speak only these revisions, comma-separated, of
+//	                     2026-07-28 (modern), 2025-11-25, 2025-06-18,
+//	                     2025-03-26 and 2024-11-05 (legacy); unknown ones are
+//	                     a flag error. Empty (the default): all of them.
+//
+// With --protocols, a filter in front of mcp-go decides each request:
+//
+//   - Without 2026-07-28, server/discover gets the JSON-RPC error -32601
+//     "Method not found" (HTTP 200), as from a server that predates it.
+//   - A request whose _meta declares a modern revision that is not listed
+//     (io.modelcontextprotocol/protocolVersion) is refused the way mcp-go
+//     refuses an unsupported version: error -32022
+//     (UNSUPPORTED_PROTOCOL_VERSION) with data {"supported": LIST,
+//     "requested": the declared revision}; over HTTP with status 400.
+//   - Without a legacy revision, initialize is refused with that error,
+//     "requested" being the protocolVersion asked (HTTP 400, JSON body).
+//   - Otherwise initialize answers the revision asked when it is listed, else
+//     the newest listed legacy revision (an empty request means 2025-03-26).
+//   - With 2026-07-28, server/discover lists exactly LIST in
+//     supportedVersions, newest first.
+//   - Over HTTP, a request after initialize whose Mcp-Protocol-Version header
+//     names an unlisted legacy revision gets a plain 400 "Unsupported
+//     protocol version", as mcp-go answers an unknown one.
+//
+// Everything else (notifications, responses, legacy requests) goes to mcp-go
+// unchanged. --sse ignores --protocols (the SSE transport is legacy by
+// nature) and refuses a LIST holding only 2026-07-28; a hostile server
+// refuses --protocols.
 //
 // Server shape and startup faults:
 //

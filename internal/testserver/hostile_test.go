@@ -24,7 +24,21 @@ type rawStdio struct {
 	out *bufio.Reader
 }
 
+// startRaw starts the binary with args and performs the initialize
+// handshake at 2025-11-25.
 func startRaw(t *testing.T, args ...string) *rawStdio {
+	t.Helper()
+	r := startLines(t, args...)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if line := r.line(); !strings.Contains(line, `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize answer: %s", line)
+	}
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return r
+}
+
+// startLines starts the binary with args, without a handshake.
+func startLines(t *testing.T, args ...string) *rawStdio {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	in, err := cmd.StdinPipe()
@@ -43,13 +57,7 @@ func startRaw(t *testing.T, args ...string) *rawStdio {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	r := &rawStdio{t: t, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	r.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if line := r.line(); !strings.Contains(line, `"protocolVersion":"2025-11-25"`) {
-		t.Fatalf("initialize answer: %s", line)
-	}
-	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return r
+	return &rawStdio{t: t, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 }
 
 func (r *rawStdio) send(msg string) {

@@ -116,7 +116,16 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 	srv := New(cfg.Server)
 	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(log.New(stderr, "hermes-testserver: ", log.LstdFlags))
-	err := stdio.Listen(ctx, stdin, stdout)
+	var err error
+	if cfg.Protocols != nil {
+		versions := cfg.Protocols
+		stdio.SetContextFunc(func(ctx context.Context) context.Context {
+			return server.WithSupportedProtocolVersions(ctx, versions)
+		})
+		err = newVersionFilter(versions).listenFiltered(ctx, stdio, stdin, stdout)
+	} else {
+		err = stdio.Listen(ctx, stdin, stdout)
+	}
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)) {
 		return nil
 	}
@@ -205,8 +214,9 @@ func ServerTLSConfig(certFile, keyFile, clientCA string) (*tls.Config, error) {
 }
 
 // Handler builds the HTTP handler of the binary: the streamable HTTP
-// transport at /mcp (or, with cfg.SSEAddr, the SSE transport at /sse and
-// /message), wrapped in the HTTP faults cfg selects. Logs go to logw.
+// transport at /mcp (behind the --protocols filter when cfg.Protocols is
+// set), or, with cfg.SSEAddr, the SSE transport at /sse and /message,
+// wrapped in the HTTP faults cfg selects. Logs go to logw.
 func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	recordAuth := func(ctx context.Context, r *http.Request) context.Context {
@@ -229,7 +239,14 @@ func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 		}
 		opts = append(opts, server.WithSessionIdManager(cfg.sessions))
 	}
-	mux.Handle(MCPPath, server.NewStreamableHTTPServer(srv, opts...))
+	var mcpHandler http.Handler
+	if cfg.Protocols != nil {
+		opts = append(opts, server.WithStreamableHTTPProtocolVersions(cfg.Protocols...))
+		mcpHandler = newVersionFilter(cfg.Protocols).handler(server.NewStreamableHTTPServer(srv, opts...))
+	} else {
+		mcpHandler = server.NewStreamableHTTPServer(srv, opts...)
+	}
+	mux.Handle(MCPPath, mcpHandler)
 	if cfg.RequireBearer != "" {
 		mux.HandleFunc(ProtectedResourcePath, servePRM)
 	}
