@@ -19,29 +19,41 @@ var (
 	hugeReq = mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "huge", Arguments: map[string]any{"bytes": 1 << 20}}}
 )
 
+// revisions are the protocol revisions the benchmarks compare: the
+// stateless current one and the newest with the initialize handshake.
+var revisions = []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION}
+
 // BenchmarkCallTool compares one tools/call of echo to the Go test server
-// over stdio. direct is mcp-go's client with mcp-go's own stdio transport in
-// this process; plugin is the same client through hermes-transport-stdio,
-// as hermes runs it (session.Connect). Both use the protocol version hermes
-// uses. Each iteration makes one call on each path, in alternating order,
-// so that both see the same machine; ns/op is that pair, direct-ns/op and
-// plugin-ns/op are the median call of each path.
+// over stdio, in each protocol revision. direct is mcp-go's client with
+// mcp-go's own stdio transport in this process; plugin is the same client
+// through hermes-transport-stdio, as hermes runs it (session.Connect). Both
+// speak the same revision. Each iteration makes one call on each path, in
+// alternating order, so that both see the same machine; ns/op is that pair,
+// direct-ns/op and plugin-ns/op are the median call of each path.
 func BenchmarkCallTool(b *testing.B) {
-	benchCall(b, echoReq, 200, "tools/call echo: plugin / direct", 1.5)
+	for _, rev := range revisions {
+		b.Run(rev, func(b *testing.B) {
+			benchCall(b, rev, echoReq, 200, "tools/call echo ("+rev+"): plugin / direct", 1.5)
+		})
+	}
 }
 
 // BenchmarkCallTool1MiB is BenchmarkCallTool with a 1 MiB text result
 // (the test server's huge tool); plugin-RSS-MB is the plugin's resident
 // memory after those calls.
 func BenchmarkCallTool1MiB(b *testing.B) {
-	benchCall(b, hugeReq, 10, "tools/call 1 MiB: plugin / direct", 1.1)
+	for _, rev := range revisions {
+		b.Run(rev, func(b *testing.B) {
+			benchCall(b, rev, hugeReq, 10, "tools/call 1 MiB ("+rev+"): plugin / direct", 1.1)
+		})
+	}
 }
 
-func benchCall(b *testing.B, req mcp.CallToolRequest, warm int, floorName string, floor float64) {
+func benchCall(b *testing.B, rev string, req mcp.CallToolRequest, warm int, floorName string, floor float64) {
 	dir := bins(b)
 	server := filepath.Join(dir, "hermes-testserver")
-	direct := directClient(b, server)
-	s := pluginSession(b, dir, server)
+	direct := directClient(b, server, rev)
+	s := pluginSession(b, dir, server, rev)
 	clients := [2]*client.Client{direct, s.Client}
 	for _, c := range clients {
 		for range warm {
@@ -82,7 +94,7 @@ func call(b *testing.B, c *client.Client, req mcp.CallToolRequest) {
 // calls in flight.
 func BenchmarkCallToolParallel(b *testing.B) {
 	dir := bins(b)
-	s := pluginSession(b, dir, filepath.Join(dir, "hermes-testserver"))
+	s := pluginSession(b, dir, filepath.Join(dir, "hermes-testserver"), session.Latest)
 	b.SetParallelism(4)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -95,37 +107,42 @@ func BenchmarkCallToolParallel(b *testing.B) {
 	})
 }
 
-// directClient is mcp-go's client on its own stdio transport, initialized.
-func directClient(b *testing.B, server string) *client.Client {
+// directClient is mcp-go's client on its own stdio transport, initialized
+// in revision rev.
+func directClient(b *testing.B, server, rev string) *client.Client {
 	ctx := context.Background()
-	c := client.NewClient(transport.NewStdio(server, nil), client.WithProtocolVersion(session.ProtocolVersion))
+	c := client.NewClient(transport.NewStdio(server, nil), client.WithProtocolVersion(rev))
 	if err := c.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: session.ProtocolVersion,
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: rev,
 		ClientInfo: mcp.Implementation{Name: "bench", Version: "1"}}}); err != nil {
 		b.Fatal(err)
+	}
+	if got := c.ProtocolVersion(); got != rev {
+		b.Fatalf("direct client speaks %s, want %s", got, rev)
 	}
 	return c
 }
 
 // pluginSession is a session to server through hermes-transport-stdio, as
-// hermes connects one.
-func pluginSession(b *testing.B, dir, server string) *session.Session {
+// hermes connects one, pinned to revision rev.
+func pluginSession(b *testing.B, dir, server, rev string) *session.Session {
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	home := b.TempDir()
 	sup := supervisor.New(supervisor.Options{Home: home})
 	b.Cleanup(sup.KillAll)
-	s := connect(b, sup, home, server)
+	s := connect(b, sup, home, server, rev)
 	b.Cleanup(func() { s.Close() })
 	return s
 }
 
-// connect connects a session to server through sup; the caller closes it.
-func connect(b *testing.B, sup *supervisor.Supervisor, home, server string) *session.Session {
+// connect connects a session to server through sup, in revision rev (""
+// negotiates); the caller closes it.
+func connect(b *testing.B, sup *supervisor.Supervisor, home, server, rev string) *session.Session {
 	s, err := session.Connect(context.Background(), &config.Server{Name: "bench", Transport: "stdio", Command: server,
-		Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute}, session.Deps{Home: home, Supervisor: sup})
+		Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute, Protocol: rev}, session.Deps{Home: home, Supervisor: sup})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testnpm"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkOneShot times `hermes mcp call everything echo` against
@@ -149,7 +150,7 @@ func checkTools(out string, n int) error {
 // time and the servers' own CPU time, summed.
 func serversDirect(b *testing.B, server string, n int) (wall, cpu time.Duration) {
 	input := strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + session.ProtocolVersion + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.LATEST_LEGACY_PROTOCOL_VERSION + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 	}, "\n") + "\n"

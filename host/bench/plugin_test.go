@@ -78,7 +78,7 @@ func BenchmarkPluginRSS(b *testing.B) {
 	defer sup.KillAll()
 	var serving, idle, bare []float64
 	for b.Loop() {
-		s := connect(b, sup, b.TempDir(), server)
+		s := connect(b, sup, b.TempDir(), server, "")
 		for range 1000 {
 			call(b, s.Client, echoReq)
 		}

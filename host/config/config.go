@@ -36,10 +36,19 @@ const (
 	// model (max_result_kb); a larger result goes to a file in the cache
 	// folder and the model gets a reference to it.
 	DefaultMaxResultKB = 512
+	// ProtocolAuto is the protocol key's default: speak the newest
+	// revision both sides support.
+	ProtocolAuto = "auto"
 	// DefaultMaxServerRequests bounds the requests of a server's own
 	// (sampling, elicitation, roots) handled at once (max_server_requests).
 	DefaultMaxServerRequests = 64
 )
+
+// ProtocolRevisions are the MCP revisions hermes speaks, newest first: the
+// values the protocol key may pin. 2026-07-28 is the stateless revision
+// (server/discover, per-request metadata); the others use the initialize
+// handshake, and a server answering initialize picks among them.
+var ProtocolRevisions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
@@ -145,6 +154,9 @@ type Server struct {
 	// MaxServerRequests bounds the server's own requests handled at once
 	// (max_server_requests); more are refused.
 	MaxServerRequests int
+	// Protocol is the MCP revision to speak: ProtocolAuto (negotiate) or
+	// one of ProtocolRevisions (pinned).
+	Protocol string
 
 	Enabled                   bool
 	SupportsParallelToolCalls bool

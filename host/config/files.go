@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,4 +89,42 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, check func(f *os.Fi
 		d.Close()
 	}
 	return nil
+}
+
+// UpdateFile changes a small state file of the host's own (not config.yaml)
+// safely against other hermes processes: under the file's lock it reads the
+// current content (nil when the file does not exist; at most maxBytes, or
+// the file is treated as absent), calls change, and atomically replaces the
+// file with what change returns, mode 0600. change returning nil content
+// leaves the file as it is.
+func UpdateFile(path string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
+	return withLock(path, func() error {
+		old, err := ReadSmallFile(path, maxBytes)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			old = nil
+		}
+		next, err := change(old)
+		if err != nil || next == nil {
+			return err
+		}
+		return writeAtomic(path, next, 0o600, nil)
+	})
+}
+
+// ReadSmallFile reads a state file of at most maxBytes; a larger one is an
+// error naming the bound.
+func ReadSmallFile(path string, maxBytes int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > maxBytes {
+		return nil, fmt.Errorf("%s is over %d bytes; delete it (hermes rebuilds it)", path, maxBytes)
+	}
+	return b, nil
 }

@@ -47,7 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := &Server{
 		Name: "a", Command: "x", Transport: "stdio",
 		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second, MaxMessageBytes: 64 << 20,
-		MaxResultBytes: 512 << 10, MaxServerRequests: 64,
+		MaxResultBytes: 512 << 10, MaxServerRequests: 64, Protocol: ProtocolAuto,
 		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
 		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
 		Raw:   map[string]any{"command": "x"},
@@ -182,6 +182,7 @@ func TestLoadValidationMessages(t *testing.T) {
 		"a:\n    command: x\n    max_message_mb: 5000":          `server "a": key "max_message_mb": want a positive number of megabytes, got 5000`,
 		"a:\n    command: x\n    max_result_kb: 0":              `server "a": key "max_result_kb": want a positive number of kilobytes, got 0`,
 		"a:\n    command: x\n    max_server_requests: many":     `server "a": key "max_server_requests": want a number of requests, got "many"`,
+		"a:\n    command: x\n    protocol: 2025-01-01":          `server "a": key "protocol": want auto or one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, got "2025-01-01"`,
 		"a:\n    command: x\n    enabled: maybe":                `server "a": key "enabled": want true or false, got "maybe"`,
 		"a:\n    command: x\n    env: [A]":                      `server "a": key "env": want a mapping of names to strings, got a list`,
 		"a:\n    command: x\n    tools: {include: [{a: 1}]}":    `server "a": key "tools.include": want a list of strings`,

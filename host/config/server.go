@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ var knownKeys = map[string]bool{
 	"enabled": true, "supports_parallel_tool_calls": true, "tools": true, "auth": true,
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
 	"sampling": true, "elicitation": true, "sandbox": true, "max_message_mb": true,
-	"max_result_kb": true, "max_server_requests": true,
+	"max_result_kb": true, "max_server_requests": true, "protocol": true,
 }
 
 var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
@@ -376,6 +377,13 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	}
 	if n, ok := d.positive("max_server_requests", v["max_server_requests"], raw["max_server_requests"], "requests", 1<<16); ok {
 		s.MaxServerRequests = max(int(n), 1)
+	}
+	s.Protocol = strings.ToLower(strings.TrimSpace(d.str("protocol", v["protocol"], raw["protocol"])))
+	switch {
+	case s.Protocol == "":
+		s.Protocol = ProtocolAuto
+	case s.Protocol != ProtocolAuto && !slices.Contains(ProtocolRevisions, s.Protocol):
+		d.fail("protocol", "want auto or one of %s, got %s", strings.Join(ProtocolRevisions, ", "), got(raw["protocol"]))
 	}
 	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
 	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)

@@ -95,7 +95,19 @@ func (s *server) connect() (*conn, error) {
 		s.storeTools(nil, caps)
 		s.listMu.Unlock()
 	}
+	// On the 2026-07-28 revision list_changed notifications come only
+	// on a stream the client opens.
+	sess.Listen(func(err error) {
+		s.log.Debug("stream of notifications ended; opening it again", "error", redactErr(err))
+	})
 	return c, nil
+}
+
+func redactErr(err error) string {
+	if err == nil {
+		return "closed by the server"
+	}
+	return toolview.Redact(err.Error())
 }
 
 // isPluginMissing reports whether Connect failed because the transport

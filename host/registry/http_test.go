@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // startHTTPTestServer runs the Go test server over streamable HTTP and
@@ -55,6 +56,8 @@ func TestSessionExpiredRetriesOnce(t *testing.T) {
 		Name: "web", Transport: "http", URL: url, Enabled: true, SSLVerify: true,
 		ConnectTimeout: 10 * time.Second, Timeout: 10 * time.Second, KeepaliveInterval: config.DefaultKeepaliveInterval,
 		Tools: config.ToolsFilter{Resources: true, Prompts: true},
+		// Sessions exist only before 2026-07-28.
+		Protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
 	}
 	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
 	if st := status(m, "web"); st.State != registry.StateConnected {

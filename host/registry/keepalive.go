@@ -9,10 +9,15 @@ import (
 
 // keepalive probes the session: ping, or tools/list once the server said
 // it does not know ping (and has tools). A server with neither is not
-// probed.
+// probed. The 2026-07-28 revision has no ping: server/discover, as cheap
+// and stateless, stands in for it.
 func (s *server) keepalive(c *conn, pingUnsupported *bool) error {
 	ctx, cancel := context.WithTimeout(s.ctx, s.m.timings.ProbeTimeout)
 	defer cancel()
+	if mcp.IsModernProtocol(c.sess.Protocol.Revision) {
+		_, err := c.sess.Client.Discover(ctx, mcp.DiscoverRequest{})
+		return err
+	}
 	return probe(ctx, c.sess.Client, c.sess.Init.Capabilities.Tools != nil, pingUnsupported)
 }
 

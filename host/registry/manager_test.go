@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -482,27 +483,41 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 }
 
-// Keepalive pings a live session at its interval without disturbing it.
-// The server counts the pings it receives: one with a 50 ms interval gets
-// several, while one with the default interval, connected for the same
-// time, gets none, so the pings are the keepalive's.
+// Keepalive probes a live session at its interval without disturbing it:
+// with ping before 2026-07-28, with server/discover in it (which has no
+// ping). The server counts the probes it receives: one with a 50 ms
+// interval gets several, while one with the default interval, connected
+// for the same time, gets none past its connect, so they are the
+// keepalive's.
 func TestKeepalive(t *testing.T) {
-	deps, dir, _ := liveEnv(t)
-	srv := tsServer(dir, "ts", "--trace")
-	srv.KeepaliveInterval = 50 * time.Millisecond
-	quietDeps := deps
-	quietDeps.Home = t.TempDir() // its own server stderr log
-	quiet := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "quiet", "--trace")}, Deps: quietDeps, Timings: fast()})
-	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
-	s := m.SessionOf("ts")
-	eventually(t, 10*time.Second, "three keepalive pings at the server", func() bool {
-		return serverTraces(deps, testserver.TracePing) >= 3
-	})
-	if m.SessionOf("ts") != s || status(m, "ts").State != registry.StateConnected {
-		t.Fatal("keepalive disturbed a healthy session")
-	}
-	if n := serverTraces(quietDeps, testserver.TracePing); n != 0 || status(quiet, "quiet").State != registry.StateConnected {
-		t.Fatalf("the server with the default keepalive interval got %d pings", n)
+	for _, c := range []struct{ rev, trace string }{
+		{session.Latest, testserver.TraceDiscover},
+		{mcp.LATEST_LEGACY_PROTOCOL_VERSION, testserver.TracePing},
+	} {
+		t.Run(c.rev, func(t *testing.T) {
+			deps, dir, _ := liveEnv(t)
+			srv := tsServer(dir, "ts", "--trace")
+			srv.KeepaliveInterval = 50 * time.Millisecond
+			srv.Protocol = c.rev
+			quietDeps := deps
+			quietDeps.Home = t.TempDir() // its own server stderr log
+			q := tsServer(dir, "quiet", "--trace")
+			q.Protocol = c.rev
+			quiet := startManager(t, registry.Options{Servers: []*config.Server{q}, Deps: quietDeps, Timings: fast()})
+			m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+			s := m.SessionOf("ts")
+			// The connect itself sends one server/discover.
+			atConnect := serverTraces(quietDeps, c.trace)
+			eventually(t, 10*time.Second, "three keepalive probes at the server", func() bool {
+				return serverTraces(deps, c.trace) >= atConnect+3
+			})
+			if m.SessionOf("ts") != s || status(m, "ts").State != registry.StateConnected {
+				t.Fatal("keepalive disturbed a healthy session")
+			}
+			if n := serverTraces(quietDeps, c.trace); n != atConnect || status(quiet, "quiet").State != registry.StateConnected {
+				t.Fatalf("the server with the default keepalive interval got %d probes, %d at connect", n, atConnect)
+			}
+		})
 	}
 }
 
@@ -536,8 +551,15 @@ func toJSON(v any) string {
 
 // A server that stops answering fails the keepalive and is reconnected.
 func TestKeepaliveFailureReconnects(t *testing.T) {
+	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		t.Run(rev, func(t *testing.T) { testKeepaliveFailureReconnects(t, rev) })
+	}
+}
+
+func testKeepaliveFailureReconnects(t *testing.T, rev string) {
 	deps, dir, logs := liveEnv(t)
 	srv := tsServer(dir, "ts")
+	srv.Protocol = rev
 	srv.KeepaliveInterval = 100 * time.Millisecond
 	tm := fast()
 	tm.ProbeTimeout = 300 * time.Millisecond

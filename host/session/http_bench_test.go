@@ -30,45 +30,55 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}}}
 	ctx := context.Background()
 
-	b.Run("direct", func(b *testing.B) {
-		tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening(),
-			transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := client.NewClient(tr, client.WithProtocolVersion(session.ProtocolVersion))
-		defer c.Close()
-		if err := c.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-			ProtocolVersion: session.ProtocolVersion, ClientInfo: mcp.Implementation{Name: "bench", Version: "1"}}}); err != nil {
-			b.Fatal(err)
-		}
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if _, err := c.CallTool(ctx, req); err != nil {
+	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		b.Run("direct/"+rev, func(b *testing.B) {
+			opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+			if !mcp.IsModernProtocol(rev) {
+				// What hermes does in a legacy revision: keep the GET stream.
+				opts = append(opts, transport.WithContinuousListening())
+			}
+			tr, err := transport.NewStreamableHTTP(url, opts...)
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			c := client.NewClient(tr, client.WithProtocolVersion(rev))
+			defer c.Close()
+			if err := c.Start(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+				ProtocolVersion: rev, ClientInfo: mcp.Implementation{Name: "bench", Version: "1"}}}); err != nil {
+				b.Fatal(err)
+			}
+			if got := c.ProtocolVersion(); got != rev {
+				b.Fatalf("negotiated %s, want %s", got, rev)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.CallTool(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 
-	b.Run("plugin", func(b *testing.B) {
-		home := b.TempDir()
-		sup := supervisor.New(supervisor.Options{Home: home})
-		defer sup.KillAll()
-		srv := remote("http", url)
-		srv.ConnectTimeout = 30 * time.Second
-		s, err := session.Connect(ctx, srv, session.Deps{Home: home, Supervisor: sup})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if _, err := s.Client.CallTool(ctx, req); err != nil {
+		b.Run("plugin/"+rev, func(b *testing.B) {
+			home := b.TempDir()
+			sup := supervisor.New(supervisor.Options{Home: home})
+			defer sup.KillAll()
+			srv := remote("http", url)
+			srv.ConnectTimeout = 30 * time.Second
+			srv.Protocol = rev
+			s, err := session.Connect(ctx, srv, session.Deps{Home: home, Supervisor: sup})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			defer s.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Client.CallTool(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,8 @@ package session_test
 import (
 	"context"
 	"errors"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,33 +18,48 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
+// revisions are the two eras every revision-sensitive test runs in: the
+// stateless current one and the newest with the initialize handshake.
+var revisions = []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION}
+
+// at pins srv to revision rev.
+func at(srv *config.Server, rev string) *config.Server {
+	srv.Protocol = rev
+	return srv
+}
+
 func TestHTTPToolsAndCall(t *testing.T) {
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
-	srv := remote("http", p.URL+"/mcp")
-	srv.Headers = map[string]string{"Authorization": "Bearer tok-123", "X-Extra": "1"}
-	s := mustConnect(t, srv, d)
-	if s.Init.ServerInfo.Name != "hermes-testserver" {
-		t.Fatalf("server name %q", s.Init.ServerInfo.Name)
-	}
-	if s.Init.ProtocolVersion != "2025-11-25" {
-		t.Fatalf("protocol %q", s.Init.ProtocolVersion)
-	}
-	tools, err := s.Client.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tools.Tools) < 10 {
-		t.Fatalf("only %d tools", len(tools.Tools))
-	}
-	if got := callText(t, s, "echo", map[string]any{"message": "hi there"}); got != "hi there" {
-		t.Fatalf("echo = %q", got)
-	}
-	if got := callText(t, s, "last_auth_header", nil); got != "Bearer tok-123" {
-		t.Fatalf("Authorization seen by the server = %q", got)
-	}
-	if s.Client.GetSessionId() == "" {
-		t.Fatal("no session id")
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			srv := at(remote("http", p.URL+"/mcp"), rev)
+			srv.Headers = map[string]string{"Authorization": "Bearer tok-123", "X-Extra": "1"}
+			s := mustConnect(t, srv, d)
+			if s.Init.ServerInfo.Name != "hermes-testserver" {
+				t.Fatalf("server name %q", s.Init.ServerInfo.Name)
+			}
+			if s.Init.ProtocolVersion != rev || s.Protocol.Source != session.SourcePinned {
+				t.Fatalf("protocol %q (%+v), want %s pinned", s.Init.ProtocolVersion, s.Protocol, rev)
+			}
+			tools, err := s.Client.ListTools(context.Background(), mcp.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tools.Tools) < 10 {
+				t.Fatalf("only %d tools", len(tools.Tools))
+			}
+			if got := callText(t, s, "echo", map[string]any{"message": "hi there"}); got != "hi there" {
+				t.Fatalf("echo = %q", got)
+			}
+			if got := callText(t, s, "last_auth_header", nil); got != "Bearer tok-123" {
+				t.Fatalf("Authorization seen by the server = %q", got)
+			}
+			// Sessions exist only before 2026-07-28.
+			if id := s.Client.GetSessionId(); (id == "") != mcp.IsModernProtocol(rev) {
+				t.Fatalf("session id %q on %s", id, rev)
+			}
+		})
 	}
 }
 
@@ -92,8 +109,10 @@ func TestHTTPServerDown(t *testing.T) {
 func TestHTTPSessionTTL(t *testing.T) {
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "600000")
+	// Sessions exist only before 2026-07-28.
+	legacy := func() *config.Server { return at(remote("http", p.URL+"/mcp"), mcp.LATEST_LEGACY_PROTOCOL_VERSION) }
 	t.Run("plugin", func(t *testing.T) {
-		s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
+		s := mustConnect(t, legacy(), d)
 		first := s.Client.GetSessionId()
 		callText(t, s, "echo", map[string]any{"message": "1"})
 		callText(t, s, "expire_sessions", nil)
@@ -106,7 +125,7 @@ func TestHTTPSessionTTL(t *testing.T) {
 		}
 	})
 	t.Run("registry", func(t *testing.T) {
-		m, logs := startRegistry(t, remote("http", p.URL+"/mcp"), d)
+		m, logs := startRegistry(t, legacy(), d)
 		for i := 0; i < 2; i++ {
 			registryCall(t, m, "ts", "expire_sessions", nil)
 			if got := registryCall(t, m, "ts", "echo", map[string]any{"message": "after expiry"}); got != "after expiry" {
@@ -121,19 +140,24 @@ func TestHTTPSessionTTL(t *testing.T) {
 
 func TestHTTPStatus500(t *testing.T) {
 	d, dir := deps(t)
-	// POST 1 is initialize, 2 notifications/initialized, 3 the call.
-	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--status-on", "3:500")
-	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
-	_, err := callTool(s, "echo", map[string]any{"message": "x"})
-	if err == nil {
-		t.Fatal("call succeeded")
-	}
-	se := sdkErr(t, err)
-	if se.Code != sdk.CodeHTTP || se.Status != 500 {
-		t.Fatalf("code %q status %d: %v", se.Code, se.Status, err)
-	}
-	if !strings.Contains(se.Message, "HTTP 500") {
-		t.Fatalf("message %q", se.Message)
+	// The call is POST 2 in the current revision (after server/discover),
+	// POST 3 before it (after initialize and notifications/initialized).
+	for _, c := range []struct{ rev, nth string }{{session.Latest, "2:500"}, {mcp.LATEST_LEGACY_PROTOCOL_VERSION, "3:500"}} {
+		t.Run(c.rev, func(t *testing.T) {
+			p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--status-on", c.nth)
+			s := mustConnect(t, at(remote("http", p.URL+"/mcp"), c.rev), d)
+			_, err := callTool(s, "echo", map[string]any{"message": "x"})
+			if err == nil {
+				t.Fatal("call succeeded")
+			}
+			se := sdkErr(t, err)
+			if se.Code != sdk.CodeHTTP || se.Status != 500 {
+				t.Fatalf("code %q status %d: %v", se.Code, se.Status, err)
+			}
+			if !strings.Contains(se.Message, "HTTP 500") {
+				t.Fatalf("message %q", se.Message)
+			}
+		})
 	}
 }
 
@@ -349,37 +373,57 @@ func TestHTTPAuthRequired(t *testing.T) {
 		}
 		s := mustConnect(t, remote("http", p.URL+"/mcp"), dd)
 		callText(t, s, "echo", map[string]any{"message": "authed"})
-		if asked.Load() < 3 {
+		// One per POST at least: server/discover (or initialize and
+		// notifications/initialized), then the call.
+		if asked.Load() < 2 {
 			t.Fatalf("host asked for headers %d times", asked.Load())
 		}
 	})
 }
 
+// TestHTTPServerRequests: sampling, elicitation and roots reach the host in
+// both eras: as the server's own requests before 2026-07-28, as
+// input_required results answered and re-sent (SEP-2322) in it.
 func TestHTTPServerRequests(t *testing.T) {
 	d, dir := deps(t)
 	h := &handlers{}
 	d.Sampling, d.Elicitation, d.Roots = h, h, h
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
-	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
-	if got := callText(t, s, "sample", map[string]any{"prompt": "hello model"}); !strings.Contains(got, "model says: hello model") {
-		t.Fatalf("sample = %q", got)
-	}
-	if got := callText(t, s, "elicit", map[string]any{"message": "ok?"}); !strings.Contains(got, "accept") {
-		t.Fatalf("elicit = %q", got)
-	}
-	if got := callText(t, s, "roots", nil); !strings.Contains(got, "file:///project") {
-		t.Fatalf("roots = %q", got)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			s := mustConnect(t, at(remote("http", p.URL+"/mcp"), rev), d)
+			if got := callText(t, s, "sample", map[string]any{"prompt": "hello model"}); !strings.Contains(got, "model says: hello model") {
+				t.Fatalf("sample = %q", got)
+			}
+			if got := callText(t, s, "elicit", map[string]any{"message": "ok?"}); !strings.Contains(got, "accept") {
+				t.Fatalf("elicit = %q", got)
+			}
+			if got := callText(t, s, "roots", nil); !strings.Contains(got, "file:///project") {
+				t.Fatalf("roots = %q", got)
+			}
+		})
 	}
 }
 
+// TestHTTPListChanged: a tool added while serving reaches the host as
+// tools/list_changed in both eras: on the call's own stream before
+// 2026-07-28, on the subscriptions/listen stream Session.Listen opens in it.
 func TestHTTPListChanged(t *testing.T) {
 	d, dir := deps(t)
-	got := make(chan string, 16)
-	d.OnNotification = func(_ string, n mcp.JSONRPCNotification) { got <- n.Method }
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
-	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
-	callText(t, s, "add_tool", map[string]any{"name": "fresh"})
-	waitNotification(t, got, mcp.MethodNotificationToolsListChanged)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			got := make(chan string, 16)
+			d.OnNotification = func(_ string, n mcp.JSONRPCNotification) { got <- n.Method }
+			s := mustConnect(t, at(remote("http", p.URL+"/mcp"), rev), d)
+			s.Listen(nil)
+			if mcp.IsModernProtocol(rev) {
+				waitNotification(t, got, mcp.MethodNotificationSubscriptionsAcknowledged)
+			}
+			callText(t, s, "add_tool", map[string]any{"name": "fresh_" + strings.ReplaceAll(rev, "-", "_")})
+			waitNotification(t, got, mcp.MethodNotificationToolsListChanged)
+		})
+	}
 }
 
 func TestSSE(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -23,12 +24,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// ProtocolVersion is the MCP protocol version the host asks for. The
-// pre-2026-07-28 protocol works with every server we meet (stateless servers
-// still answer initialize), keeps server-initiated requests and
-// notifications flowing without extra subscriptions, and is faster per call.
-const ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 
 // Version is the host's version, sent as clientInfo.
 var Version = "0.1.0"
@@ -58,12 +53,17 @@ type Session struct {
 	Server *config.Server
 	Client *client.Client
 	Init   *mcp.InitializeResult
+	// Protocol is the revision in use and why.
+	Protocol Protocol
 	// Plugin is the transport plugin process serving this session.
 	Plugin *supervisor.Plugin
 	// Latency is how long start and initialize took.
 	Latency time.Duration
 
 	conn *transport.ClientConn
+
+	listenOnce sync.Once
+	stopListen context.CancelFunc
 }
 
 // PluginName returns the transport plugin a server uses: stdio for stdio,
@@ -187,7 +187,8 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		}
 		return fail(err)
 	}
-	copts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
+	tr, probe := watchProbe(tr)
+	var copts []client.ClientOption
 	if d.Sampling != nil {
 		copts = append(copts, client.WithSamplingHandler(d.Sampling))
 	}
@@ -206,14 +207,18 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if err := c.Start(ctx); err != nil {
 		return fail(s.explain(ctx, "start", err, timeout))
 	}
-	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: ProtocolVersion,
-		ClientInfo:      mcp.Implementation{Name: "hermes", Version: Version},
-	}})
+	mem := remembered(d.Home, srv)
+	init, proto, err := negotiate(ctx, c, probe, srv, mem)
 	if err != nil {
 		return fail(s.explain(ctx, "initialize", err, timeout))
 	}
 	s.Init = init
+	s.Protocol = proto
+	if proto.Source != SourcePinned && proto.Revision != mem {
+		if err := remember(d.Home, srv, proto.Revision); err != nil {
+			d.Logger.Debug("cannot remember the protocol revision", "server", srv.Name, "error", err)
+		}
+	}
 	s.Latency = time.Since(start)
 	return s, nil
 }
@@ -236,6 +241,10 @@ func (s *Session) explain(ctx context.Context, step string, err error, timeout t
 		if cerr := s.conn.Err(); cerr != nil {
 			err = cerr
 		}
+	}
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		return ce
 	}
 	var se *sdk.Error
 	if errors.As(err, &se) && se.Code != sdk.CodeCanceled {
@@ -280,6 +289,7 @@ func (s *Session) Err() error { return s.conn.Err() }
 // Close ends the MCP session, waits for the server's graceful shutdown
 // (bounded by the plugin's graces), and stops the plugin.
 func (s *Session) Close() error {
+	s.stopListening()
 	done := make(chan struct{})
 	go func() { _ = s.Client.Close(); close(done) }()
 	select {
@@ -296,6 +306,7 @@ func (s *Session) Close() error {
 // complete: the user's prompt returns at once. It falls back to Close's
 // kill when the plugin does not take the request.
 func (s *Session) Detach() {
+	s.stopListening()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := s.conn.Detach(ctx); err != nil {

@@ -81,8 +81,9 @@ func TestConnectAndCall(t *testing.T) {
 	if s.Init.ServerInfo.Name != "hermes-testserver" {
 		t.Fatalf("server name %q", s.Init.ServerInfo.Name)
 	}
-	if s.Init.ProtocolVersion != session.ProtocolVersion {
-		t.Fatalf("protocol %q, want %q", s.Init.ProtocolVersion, session.ProtocolVersion)
+	// The test server speaks every revision: the newest wins.
+	if s.Init.ProtocolVersion != session.Latest || s.Protocol.Revision != session.Latest || s.Protocol.Source != session.SourceNegotiated {
+		t.Fatalf("protocol %q, %+v; want %q negotiated", s.Init.ProtocolVersion, s.Protocol, session.Latest)
 	}
 	got, err := call(context.Background(), s, "echo", map[string]any{"message": "hi there"})
 	if err != nil || got != "hi there" {

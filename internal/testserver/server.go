@@ -72,9 +72,10 @@ type Options struct {
 	// Stderr receives the stderr tool's noise and the trace lines; os.Stderr
 	// when nil.
 	Stderr io.Writer
-	// Trace writes a line to Stderr when a ping arrives (TracePing) and when
-	// a sleep call starts (TraceSleepStarted), so that tests can wait for
-	// these events instead of sleeping (flag --trace).
+	// Trace writes a line to Stderr when a ping arrives (TracePing), when
+	// a server/discover arrives (TraceDiscover) and when a sleep call
+	// starts (TraceSleepStarted), so that tests can wait for these events
+	// instead of sleeping (flag --trace).
 	Trace bool
 	// Version is reported as serverInfo.version; Version when empty (flag
 	// --server-version).
@@ -99,6 +100,8 @@ type Options struct {
 const (
 	// TracePing: a ping request arrived.
 	TracePing = "hermes-testserver trace: ping"
+	// TraceDiscover: a server/discover request arrived (2026-07-28).
+	TraceDiscover = "hermes-testserver trace: discover"
 	// TraceSleepStarted: a sleep call arrived and is sleeping.
 	TraceSleepStarted = "hermes-testserver trace: sleep started"
 )
@@ -164,6 +167,7 @@ func New(opts Options) *server.MCPServer {
 		hooks.AddAfterDiscover(func(context.Context, any, *mcp.DiscoverRequest, *mcp.DiscoverResult) { arm() })
 	}
 	hooks.AddBeforePing(func(context.Context, any, *mcp.PingRequest) { st.trace(TracePing) })
+	hooks.AddBeforeDiscover(func(context.Context, any, *mcp.DiscoverRequest) { st.trace(TraceDiscover) })
 	addListingFaults(opts, hooks)
 
 	serverOpts := []server.ServerOption{

@@ -1,0 +1,351 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/mark3labs/mcp-go/client"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Latest is the newest MCP revision hermes speaks: the stateless one
+// (server/discover instead of initialize, metadata on every request).
+const Latest = mcp.LATEST_PROTOCOL_VERSION
+
+// Protocol says which MCP revision a session speaks and why, in words a
+// user can act on (hermes mcp test shows both).
+type Protocol struct {
+	Revision string
+	// Why is one line: pinned, remembered, or what negotiation found.
+	Why string
+	// Source is "pinned" (the protocol key), "remembered" (the state file)
+	// or "negotiated".
+	Source string
+}
+
+// Protocol sources.
+const (
+	SourcePinned     = "pinned"
+	SourceRemembered = "remembered"
+	SourceNegotiated = "negotiated"
+)
+
+// negotiate brings c up in the newest revision both sides speak, or the
+// pinned one. Over one connection it tries, as the specification says a
+// client does: the current revision through server/discover (mcp-go falls
+// back to initialize when the server does not know it), and a revision the
+// server names when it refuses the one asked for. A remembered legacy
+// revision skips the discover probe; when the server refuses it, the full
+// negotiation runs.
+func negotiate(ctx context.Context, c *client.Client, w *probeWatch, srv *config.Server, remembered string) (*mcp.InitializeResult, Protocol, error) {
+	p := Protocol{Source: SourceNegotiated}
+	want := Latest
+	switch {
+	case srv.Protocol != "" && srv.Protocol != config.ProtocolAuto:
+		want, p.Source = srv.Protocol, SourcePinned
+	case remembered != "":
+		want, p.Source = remembered, SourceRemembered
+	}
+	init, err := initializeAt(ctx, c, want)
+	if err != nil && p.Source != SourcePinned && answered(err) {
+		// The server refused the revision: try the newest it named, or
+		// the full negotiation when it named none.
+		next := Latest
+		var uv mcp.UnsupportedProtocolVersionError
+		if errors.As(err, &uv) {
+			next = newestCommon(uv.Supported)
+		}
+		if next != "" && (next != want || !mcp.IsModernProtocol(want)) {
+			first := err
+			init, err = initializeAt(ctx, c, next)
+			if err == nil && p.Source == SourceRemembered {
+				p.Source = SourceNegotiated
+				p.Why = fmt.Sprintf("the server no longer speaks the remembered %s (%s); ", want, oneLine(first))
+			}
+		}
+	}
+	if err != nil {
+		var uv mcp.UnsupportedProtocolVersionError
+		if errors.As(err, &uv) {
+			return nil, p, noCommonRevision(srv, want, uv)
+		}
+		return nil, p, err
+	}
+	p.Revision = c.ProtocolVersion()
+	if p.Revision == "" {
+		p.Revision = init.ProtocolVersion
+	}
+	switch p.Source {
+	case SourcePinned:
+		if p.Revision != want {
+			why := ""
+			if mcp.IsModernProtocol(want) {
+				why = fmt.Sprintf(" (server/discover: %s)", w.probeFailure())
+			}
+			return nil, p, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+				"MCP server '%s' does not speak the pinned protocol %s%s; it answered with %s. Set protocol: auto (or %s) for it in config.yaml",
+				srv.Name, want, why, p.Revision, p.Revision)}
+		}
+		p.Why = "pinned by the protocol key of the server's entry"
+	case SourceRemembered:
+		p.Why = "remembered from the last connection"
+		if !mcp.IsModernProtocol(p.Revision) {
+			p.Why += fmt.Sprintf(": the server does not speak %s", Latest)
+		}
+	default:
+		if mcp.IsModernProtocol(p.Revision) {
+			p.Why += fmt.Sprintf("the newest both sides speak (server/discover lists %s)", strings.Join(w.supportedVersions(), ", "))
+		} else if f := w.probeFailure(); f != "" {
+			p.Why += fmt.Sprintf("the server does not speak %s (server/discover: %s); it chose %s in initialize", Latest, f, p.Revision)
+		} else {
+			p.Why += fmt.Sprintf("the server chose %s in initialize", p.Revision)
+		}
+	}
+	return init, p, nil
+}
+
+// initializeAt runs mcp-go's Initialize asking for revision v: the
+// discover probe (and initialize on failure) for the current revision, the
+// initialize handshake for an older one.
+func initializeAt(ctx context.Context, c *client.Client, v string) (*mcp.InitializeResult, error) {
+	return c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: v,
+		ClientInfo:      mcp.Implementation{Name: "hermes", Version: Version},
+	}})
+}
+
+// answered reports whether err is the server's JSON-RPC answer (it refused
+// something), not a broken connection, a timeout or a cancellation.
+func answered(err error) bool {
+	var te *mcptransport.Error
+	if errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return true
+}
+
+// newestCommon returns the newest revision in theirs that hermes speaks,
+// or "".
+func newestCommon(theirs []string) string {
+	for _, v := range config.ProtocolRevisions {
+		if slices.Contains(theirs, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// noCommonRevision is the error of a negotiation that found no revision
+// both sides speak, with both lists.
+func noCommonRevision(srv *config.Server, asked string, uv mcp.UnsupportedProtocolVersionError) error {
+	theirs := "did not say which it speaks"
+	if len(uv.Supported) > 0 {
+		theirs = "speaks " + termsafe.Escape(strings.Join(uv.Supported, ", "))
+	} else if uv.Version != "" && uv.Version != asked {
+		theirs = "answered with " + termsafe.Escape(uv.Version)
+	}
+	return &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+		"MCP server '%s' and hermes have no protocol revision in common: the server %s; hermes speaks %s. Update the server or hermes",
+		srv.Name, theirs, strings.Join(config.ProtocolRevisions, ", "))}
+}
+
+func oneLine(err error) string {
+	return termsafe.Escape(strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// probeWatch sits between mcp-go's client and the plugin connection and
+// watches the server/discover probe: it keeps what the server said (for
+// Protocol.Why), and turns a result that is not a real discover answer
+// into the error it stands for, so that mcp-go falls back to initialize:
+// one without supportedVersions (some older servers answer any unknown
+// method with an empty result), or one that does not list the revision the
+// probe asked for (mcp-go would take it as agreement).
+type probeWatch struct {
+	mcptransport.Interface
+
+	mu        sync.Mutex
+	failure   string
+	supported []string
+}
+
+// httpProbeWatch is a probeWatch over an HTTP connection, which also takes
+// the negotiated version (mcp-go recognises HTTP by this method).
+type httpProbeWatch struct{ *probeWatch }
+
+// SetProtocolVersion passes the version on to the plugin connection.
+func (h httpProbeWatch) SetProtocolVersion(v string) {
+	h.Interface.(mcptransport.HTTPConnection).SetProtocolVersion(v)
+}
+
+// watchProbe wraps tr.
+func watchProbe(tr mcptransport.Interface) (mcptransport.Interface, *probeWatch) {
+	w := &probeWatch{Interface: tr}
+	if _, ok := tr.(mcptransport.HTTPConnection); ok {
+		return httpProbeWatch{w}, w
+	}
+	return w, w
+}
+
+// SetRequestHandler passes the handler of the server's requests on.
+func (w *probeWatch) SetRequestHandler(h mcptransport.RequestHandler) {
+	if b, ok := w.Interface.(mcptransport.BidirectionalInterface); ok {
+		b.SetRequestHandler(h)
+	}
+}
+
+// RequiresLegacyProtocol passes the connection's answer on.
+func (w *probeWatch) RequiresLegacyProtocol() bool {
+	l, ok := w.Interface.(interface{ RequiresLegacyProtocol() bool })
+	return ok && l.RequiresLegacyProtocol()
+}
+
+// SendRequest sends req; a server/discover exchange is checked.
+func (w *probeWatch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	resp, err := w.Interface.SendRequest(ctx, req)
+	if req.Method != string(mcp.MethodServerDiscover) {
+		return resp, err
+	}
+	switch {
+	case err != nil:
+		w.fail(oneLine(err))
+		return resp, err
+	case resp.Error != nil:
+		w.fail(termsafe.Escape(fmt.Sprintf("%s (%d)", resp.Error.Message, resp.Error.Code)))
+		return resp, nil
+	}
+	var result struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	if json.Unmarshal(resp.Result, &result) != nil || len(result.SupportedVersions) == 0 {
+		w.fail("the answer lists no supportedVersions")
+		return &mcptransport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID, Error: &mcp.JSONRPCErrorDetails{
+			Code: mcp.METHOD_NOT_FOUND, Message: "server/discover answered without supportedVersions"}}, nil
+	}
+	if asked := requestedVersion(req.Params); asked != "" && !slices.Contains(result.SupportedVersions, asked) {
+		w.fail(termsafe.Escape("it lists " + strings.Join(result.SupportedVersions, ", ")))
+		e := mcp.UnsupportedProtocolVersionError{Version: asked, Supported: result.SupportedVersions}.JSONRPCError()
+		return &mcptransport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID, Error: &e.Error}, nil
+	}
+	w.mu.Lock()
+	w.failure, w.supported = "", result.SupportedVersions
+	w.mu.Unlock()
+	return resp, nil
+}
+
+func (w *probeWatch) fail(why string) {
+	w.mu.Lock()
+	w.failure = why
+	w.mu.Unlock()
+}
+
+// probeFailure says why the last discover probe failed, or "".
+func (w *probeWatch) probeFailure() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failure
+}
+
+// supportedVersions returns what the server's discover answer listed.
+func (w *probeWatch) supportedVersions() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, len(w.supported))
+	for i, v := range w.supported {
+		out[i] = termsafe.Escape(v)
+	}
+	return out
+}
+
+// requestedVersion returns the protocol version a request's _meta
+// declares, or "".
+func requestedVersion(params any) string {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return ""
+	}
+	var v string
+	_ = json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &v)
+	return v
+}
+
+// listenBackoff bounds the wait before the stream of notifications is
+// opened again after it ended.
+var listenBackoff = [2]time.Duration{time.Second, 30 * time.Second}
+
+// Listen opens, on the 2026-07-28 revision, the stream of the server's
+// list_changed notifications (subscriptions/listen) for the lists whose
+// capability says they change, and keeps it open (again after a backoff
+// when it ends) until the session ends; the notifications reach
+// Deps.OnNotification as on older revisions, where they need no
+// subscription and Listen does nothing. onEnd, when not nil, hears why a
+// stream ended (for the log).
+func (s *Session) Listen(onEnd func(error)) {
+	if !mcp.IsModernProtocol(s.Protocol.Revision) || s.Init == nil {
+		return
+	}
+	caps := s.Init.Capabilities
+	filter := mcp.SubscriptionFilter{
+		ToolsListChanged:     caps.Tools != nil && caps.Tools.ListChanged,
+		PromptsListChanged:   caps.Prompts != nil && caps.Prompts.ListChanged,
+		ResourcesListChanged: caps.Resources != nil && caps.Resources.ListChanged,
+	}
+	if filter.IsEmpty() {
+		return
+	}
+	s.listenOnce.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopListen = cancel
+		go func() {
+			wait := listenBackoff[0]
+			for {
+				start := time.Now()
+				err := s.Client.Listen(ctx, filter)
+				select {
+				case <-ctx.Done():
+					return
+				case <-s.conn.Done():
+					return
+				default:
+				}
+				if onEnd != nil {
+					onEnd(err)
+				}
+				if time.Since(start) > listenBackoff[1] {
+					wait = listenBackoff[0]
+				}
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+					return
+				case <-s.conn.Done():
+					return
+				}
+				wait = min(2*wait, listenBackoff[1])
+			}
+		}()
+	})
+}
+
+// stopListening ends the stream Listen opened, if any.
+func (s *Session) stopListening() {
+	s.listenOnce.Do(func() {})
+	if s.stopListen != nil {
+		s.stopListen()
+	}
+}
