@@ -76,7 +76,12 @@ func negotiate(ctx context.Context, c *client.Client, w *probeWatch, srv *config
 	}
 	if err != nil {
 		var uv mcp.UnsupportedProtocolVersionError
-		if errors.As(err, &uv) {
+		switch {
+		case errors.As(err, &uv) && p.Source == SourcePinned:
+			return nil, p, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+				"MCP server '%s' does not speak the pinned protocol %s; it %s. Set protocol: auto for it in config.yaml",
+				srv.Name, want, theirRevisions(uv, want))}
+		case errors.As(err, &uv):
 			return nil, p, noCommonRevision(srv, want, uv)
 		}
 		return nil, p, err
@@ -104,7 +109,7 @@ func negotiate(ctx context.Context, c *client.Client, w *probeWatch, srv *config
 		}
 	default:
 		if mcp.IsModernProtocol(p.Revision) {
-			p.Why += fmt.Sprintf("the newest both sides speak (server/discover lists %s)", strings.Join(w.supportedVersions(), ", "))
+			p.Why += fmt.Sprintf("the newest both sides speak (server/discover lists %s)", shownList(w.supportedVersions()))
 		} else if f := w.probeFailure(); f != "" {
 			p.Why += fmt.Sprintf("the server does not speak %s (server/discover: %s); it chose %s in initialize", Latest, f, p.Revision)
 		} else {
@@ -148,19 +153,48 @@ func newestCommon(theirs []string) string {
 // noCommonRevision is the error of a negotiation that found no revision
 // both sides speak, with both lists.
 func noCommonRevision(srv *config.Server, asked string, uv mcp.UnsupportedProtocolVersionError) error {
-	theirs := "did not say which it speaks"
-	if len(uv.Supported) > 0 {
-		theirs = "speaks " + termsafe.Escape(strings.Join(uv.Supported, ", "))
-	} else if uv.Version != "" && uv.Version != asked {
-		theirs = "answered with " + termsafe.Escape(uv.Version)
-	}
 	return &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
 		"MCP server '%s' and hermes have no protocol revision in common: the server %s; hermes speaks %s. Update the server or hermes",
-		srv.Name, theirs, strings.Join(config.ProtocolRevisions, ", "))}
+		srv.Name, theirRevisions(uv, asked), strings.Join(config.ProtocolRevisions, ", "))}
+}
+
+// maxShownRevisions bounds the revisions of a server's list shown in a
+// message (the list is the server's, of any length).
+const maxShownRevisions = 8
+
+// theirRevisions says which revisions the server speaks, from its refusal.
+func theirRevisions(uv mcp.UnsupportedProtocolVersionError, asked string) string {
+	switch {
+	case len(uv.Supported) > 0:
+		return "speaks " + shownList(uv.Supported)
+	case uv.Version != "" && uv.Version != asked:
+		return "answered with " + termsafe.Escape(truncate(uv.Version, 40))
+	}
+	return "did not say which revisions it speaks"
+}
+
+// shownList is a server's list of revisions, escaped and bounded.
+func shownList(vs []string) string {
+	out := make([]string, 0, min(len(vs), maxShownRevisions)+1)
+	for i, v := range vs {
+		if i == maxShownRevisions {
+			out = append(out, fmt.Sprintf("and %d more", len(vs)-i))
+			break
+		}
+		out = append(out, termsafe.Escape(truncate(v, 40)))
+	}
+	return strings.Join(out, ", ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
 
 func oneLine(err error) string {
-	return termsafe.Escape(strings.Join(strings.Fields(err.Error()), " "))
+	return termsafe.Escape(truncate(strings.Join(strings.Fields(err.Error()), " "), 200))
 }
 
 // probeWatch sits between mcp-go's client and the plugin connection and
@@ -220,7 +254,7 @@ func (w *probeWatch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRe
 		w.fail(oneLine(err))
 		return resp, err
 	case resp.Error != nil:
-		w.fail(termsafe.Escape(fmt.Sprintf("%s (%d)", resp.Error.Message, resp.Error.Code)))
+		w.fail(termsafe.Escape(fmt.Sprintf("%s (%d)", truncate(resp.Error.Message, 200), resp.Error.Code)))
 		return resp, nil
 	}
 	var result struct {
@@ -232,7 +266,7 @@ func (w *probeWatch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRe
 			Code: mcp.METHOD_NOT_FOUND, Message: "server/discover answered without supportedVersions"}}, nil
 	}
 	if asked := requestedVersion(req.Params); asked != "" && !slices.Contains(result.SupportedVersions, asked) {
-		w.fail(termsafe.Escape("it lists " + strings.Join(result.SupportedVersions, ", ")))
+		w.fail("it lists " + shownList(result.SupportedVersions))
 		e := mcp.UnsupportedProtocolVersionError{Version: asked, Supported: result.SupportedVersions}.JSONRPCError()
 		return &mcptransport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID, Error: &e.Error}, nil
 	}
@@ -259,11 +293,7 @@ func (w *probeWatch) probeFailure() string {
 func (w *probeWatch) supportedVersions() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]string, len(w.supported))
-	for i, v := range w.supported {
-		out[i] = termsafe.Escape(v)
-	}
-	return out
+	return slices.Clone(w.supported)
 }
 
 // requestedVersion returns the protocol version a request's _meta

@@ -50,6 +50,9 @@ type versionFilter struct {
 	supported []string // every listed revision, newest first
 	modern    bool     // 2026-07-28 is listed: server/discover is served
 	legacy    []string // the listed revisions served through initialize, newest first
+	// onDiscover, when set, is called for each server/discover the filter
+	// refuses itself (mcp-go's hook traces the ones it serves).
+	onDiscover func()
 }
 
 func newVersionFilter(versions []string) *versionFilter {
@@ -98,6 +101,9 @@ func (f *versionFilter) filter(msg []byte) ([]byte, *refusal) {
 	switch {
 	case m.Method == string(mcp.MethodServerDiscover) && !f.modern:
 		// A server from before 2026-07-28 knows no such method.
+		if f.onDiscover != nil {
+			f.onDiscover()
+		}
 		return nil, &refusal{errorBody(m.ID, mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found"}), http.StatusOK}
 	case mcp.IsModernProtocol(declared) && !slices.Contains(f.supported, declared):
 		return nil, f.unsupported(m.ID, declared)

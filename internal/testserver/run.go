@@ -122,7 +122,11 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 		stdio.SetContextFunc(func(ctx context.Context) context.Context {
 			return server.WithSupportedProtocolVersions(ctx, versions)
 		})
-		err = newVersionFilter(versions).listenFiltered(ctx, stdio, stdin, stdout)
+		vf := newVersionFilter(versions)
+		if cfg.Server.Trace {
+			vf.onDiscover = func() { fmt.Fprintln(stderr, TraceDiscover) }
+		}
+		err = vf.listenFiltered(ctx, stdio, stdin, stdout)
 	} else {
 		err = stdio.Listen(ctx, stdin, stdout)
 	}
@@ -242,7 +246,11 @@ func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 	var mcpHandler http.Handler
 	if cfg.Protocols != nil {
 		opts = append(opts, server.WithStreamableHTTPProtocolVersions(cfg.Protocols...))
-		mcpHandler = newVersionFilter(cfg.Protocols).handler(server.NewStreamableHTTPServer(srv, opts...))
+		vf := newVersionFilter(cfg.Protocols)
+		if cfg.Server.Trace {
+			vf.onDiscover = func() { fmt.Fprintln(cfg.Server.Stderr, TraceDiscover) }
+		}
+		mcpHandler = vf.handler(server.NewStreamableHTTPServer(srv, opts...))
 	} else {
 		mcpHandler = server.NewStreamableHTTPServer(srv, opts...)
 	}
