@@ -18,21 +18,25 @@ import (
 
 // testReport is what 'hermes mcp test --json' prints.
 type testReport struct {
-	Server          string            `json:"server"`
-	Transport       string            `json:"transport"`
-	Target          string            `json:"target"`
-	OK              bool              `json:"ok"`
-	LatencyMS       int64             `json:"latency_ms"`
-	Error           string            `json:"error,omitempty"`
-	ServerName      string            `json:"server_name,omitempty"`
-	ServerVersion   string            `json:"server_version,omitempty"`
-	ProtocolVersion string            `json:"protocol_version,omitempty"`
-	Auth            map[string]string `json:"auth,omitempty"`
-	Tools           []toolInfo        `json:"tools"`
-	Resources       *int              `json:"resources,omitempty"`
-	Prompts         *int              `json:"prompts,omitempty"`
-	UnknownKeys     []string          `json:"unknown_keys,omitempty"`
-	Warnings        []string          `json:"warnings,omitempty"`
+	Server          string `json:"server"`
+	Transport       string `json:"transport"`
+	Target          string `json:"target"`
+	OK              bool   `json:"ok"`
+	LatencyMS       int64  `json:"latency_ms"`
+	Error           string `json:"error,omitempty"`
+	ServerName      string `json:"server_name,omitempty"`
+	ServerVersion   string `json:"server_version,omitempty"`
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// ProtocolSource is pinned, remembered or negotiated; ProtocolWhy says
+	// why the revision is in use.
+	ProtocolSource string            `json:"protocol_source,omitempty"`
+	ProtocolWhy    string            `json:"protocol_why,omitempty"`
+	Auth           map[string]string `json:"auth,omitempty"`
+	Tools          []toolInfo        `json:"tools"`
+	Resources      *int              `json:"resources,omitempty"`
+	Prompts        *int              `json:"prompts,omitempty"`
+	UnknownKeys    []string          `json:"unknown_keys,omitempty"`
+	Warnings       []string          `json:"warnings,omitempty"`
 }
 
 type toolInfo struct {
@@ -88,7 +92,8 @@ func testCommand(e *env) *cli.Command {
 			rep.OK = true
 			rep.ServerName = s.Init.ServerInfo.Name
 			rep.ServerVersion = s.Init.ServerInfo.Version
-			rep.ProtocolVersion = s.Init.ProtocolVersion
+			rep.ProtocolVersion = s.Protocol.Revision
+			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
 			caps := s.Init.Capabilities
 			// Every listing is bounded (registry.ListBound) and reported
 			// as what failed, like the registry does it.
@@ -148,7 +153,8 @@ func testCommand(e *env) *cli.Command {
 // listed (rep.Error says why).
 func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	e.p.OK("Connected (%dms)", rep.LatencyMS)
-	e.p.Line("Server: %s %s (protocol %s)", rep.ServerName, rep.ServerVersion, rep.ProtocolVersion)
+	e.p.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
+	e.p.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
 	if !listed {
 		e.p.Fail("%s", rep.Error)
 		return
