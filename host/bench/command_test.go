@@ -1,8 +1,10 @@
 package bench_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,38 +31,108 @@ import (
 // whole process tree, servers included. Whatever a run leaves stopping in
 // the background (hermes lets its plugin stop the server gracefully) is
 // waited for before the next run, untimed.
+//
+// The server speaks only legacy revisions, and hermes's entry for it
+// negotiates (protocol auto): the first, untimed warm-up run probes with
+// server/discover, is refused, falls back to initialize and remembers the
+// revision in $HERMES_HOME/mcp-protocols.json (session.MemoryFile). Every
+// timed run then goes straight to initialize, as hermes does with a known
+// server, so both sides do one initialize in the same revision; the
+// benchmark checks that the revision was remembered. A first contact's
+// probe costs one round trip more (node answers it with Method not found).
 func BenchmarkOneShot(b *testing.B) {
 	node, script := testnpm.Server(b, "@modelcontextprotocol/server-everything")
 	dir := bins(b)
 	home := b.TempDir()
 	writeConfig(b, home, fmt.Sprintf("mcp_servers:\n  everything:\n    command: %s\n    args: [%s, stdio]\n", quote(node), quote(script)))
-	undo, _ := adoptOrphans()
-	defer undo()
 	runs := [2][]string{
 		{filepath.Join(dir, "hermes"), "mcp", "call", "everything", "echo", "--arg", "message=hi"},
 		{filepath.Join(dir, "oneshotclient"), node, script, "stdio"},
 	}
-	envs := [2][]string{hermesEnv(home), session.ChildEnv(nil)}
+	h, c := oneShot(b, [2][]string{hermesEnv(home), session.ChildEnv(nil)}, runs, contains("Echo: hi"), func() {
+		if rev := rememberedRevision(b, home, "everything"); rev == "" || mcp.IsModernProtocol(rev) {
+			b.Fatalf("after the warm-up run hermes remembers %q for server-everything, want a legacy revision", rev)
+		}
+	})
+	checkFloor(b, "one-shot mcp call: hermes / minimal client", "hermes/client", float64(h)/float64(c), 1.1)
+}
+
+// BenchmarkOneShotTestServer is BenchmarkOneShot against the Go test server
+// over stdio, once per protocol revision: `hermes mcp call ts echo` with
+// `protocol: REV` pinned in the server's entry (a pinned revision is
+// spoken as is; hermes neither probes nor consults mcp-protocols.json),
+// against `oneshotclient -protocol REV`, mcp-go speaking the same revision.
+// On 2026-07-28 both start with server/discover, on 2025-11-25 with
+// initialize. The server starts in a few milliseconds, so what hermes adds
+// (its own start, the plugin's, tools/list, and subscriptions/listen on
+// 2026-07-28) is most of the ratio; it has no floor.
+func BenchmarkOneShotTestServer(b *testing.B) {
+	dir := bins(b)
+	server := filepath.Join(dir, "hermes-testserver")
+	for _, rev := range revisions {
+		b.Run(rev, func(b *testing.B) {
+			home := b.TempDir()
+			writeConfig(b, home, fmt.Sprintf("mcp_servers:\n  ts:\n    command: %s\n    protocol: %s\n", quote(server), quote(rev)))
+			runs := [2][]string{
+				{filepath.Join(dir, "hermes"), "mcp", "call", "ts", "echo", "--arg", "message=hi"},
+				{filepath.Join(dir, "oneshotclient"), "-protocol", rev, server},
+			}
+			h, c := oneShot(b, [2][]string{hermesEnv(home), session.ChildEnv(nil)}, runs, exactly("hi\n"), nil)
+			b.ReportMetric(float64(h)/float64(c), "hermes/client")
+		})
+	}
+}
+
+// oneShot runs runs[0] (hermes) and runs[1] (the minimal client), each
+// with its environment, once each untimed to warm the page cache, then
+// once each per iteration in alternating order, and checks every output.
+// afterWarm, when not nil, runs after the warm-up. It reports the medians
+// of wall time and of the process tree's CPU time, and returns the wall
+// times.
+func oneShot(b *testing.B, envs, runs [2][]string, check func(string) error, afterWarm func()) (hermes, client time.Duration) {
+	undo, _ := adoptOrphans()
+	defer undo()
 	for j, r := range runs { // warm the page cache
-		runTree(b, envs[j], "Echo: hi", r...)
+		runTreeCheck(b, envs[j], check, r...)
+	}
+	if afterWarm != nil {
+		afterWarm()
 	}
 	var wall, cpu [2][]time.Duration
 	i := 0
 	for b.Loop() {
 		for k := range 2 {
 			j := (i + k) % 2
-			w, c := runTree(b, envs[j], "Echo: hi", runs[j]...)
+			w, c := runTreeCheck(b, envs[j], check, runs[j]...)
 			wall[j] = append(wall[j], w)
 			cpu[j] = append(cpu[j], c)
 		}
 		i++
 	}
-	h, c := median(wall[0]), median(wall[1])
-	b.ReportMetric(h.Seconds(), "hermes-s")
-	b.ReportMetric(c.Seconds(), "client-s")
+	hermes, client = median(wall[0]), median(wall[1])
+	b.ReportMetric(hermes.Seconds(), "hermes-s")
+	b.ReportMetric(client.Seconds(), "client-s")
 	b.ReportMetric(ms(median(cpu[0])), "hermes-tree-cpu-ms")
 	b.ReportMetric(ms(median(cpu[1])), "client-tree-cpu-ms")
-	checkFloor(b, "one-shot mcp call: hermes / minimal client", "hermes/client", float64(h)/float64(c), 1.1)
+	return hermes, client
+}
+
+// rememberedRevision returns the revision hermes remembers for server in
+// home's mcp-protocols.json, or "".
+func rememberedRevision(b *testing.B, home, server string) string {
+	data, err := os.ReadFile(filepath.Join(home, session.MemoryFile))
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		Servers map[string]struct {
+			Revision string `json:"revision"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		b.Fatalf("%s: %v", session.MemoryFile, err)
+	}
+	return doc.Servers[server].Revision
 }
 
 // BenchmarkToolsCommand runs `hermes tools --json` with one and with ten Go
@@ -68,25 +140,35 @@ func BenchmarkOneShot(b *testing.B) {
 // the process's wall time and the CPU time of its whole process tree
 // (hermes, plugins, servers, including their graceful stop after hermes
 // exited). To tell the host's and plugins' share from the servers', each
-// iteration also starts the same number of servers directly, has each
-// initialize and list its tools (what hermes asks of them), and measures
-// their own CPU time: host+plugin-cpu-ms/server is (tree − servers) / 10,
+// iteration also starts the same number of servers directly, has each do
+// what hermes asks of it, and measures their own CPU time:
+// host+plugin-cpu-ms/server is (tree − servers) / 10,
 // marginal-cpu-ms/server the same for each server beyond the first.
 // Figures are medians.
+//
+// hermes's entries negotiate (protocol auto), and the test servers speak
+// 2026-07-28, so hermes speaks it to them (the benchmark checks that it
+// remembered that revision after the warm-up run). The direct side speaks
+// it too, with the requests hermes sends: server/discover, tools/list,
+// subscriptions/listen, whose stream hermes cancels as it exits (see
+// directExchanges). The servers thus do the same work on both sides.
 func BenchmarkToolsCommand(b *testing.B) {
 	dir := bins(b)
 	server := filepath.Join(dir, "hermes-testserver")
 	counts := [2]int{1, 10}
-	var envs [2][]string
+	var (
+		envs  [2][]string
+		homes [2]string
+	)
 	for k, n := range counts {
-		home := b.TempDir()
+		homes[k] = b.TempDir()
 		var cfg strings.Builder
 		cfg.WriteString("mcp_servers:\n")
 		for i := range n {
 			fmt.Fprintf(&cfg, "  s%d:\n    command: %s\n", i, quote(server))
 		}
-		writeConfig(b, home, cfg.String())
-		envs[k] = hermesEnv(home)
+		writeConfig(b, homes[k], cfg.String())
+		envs[k] = hermesEnv(homes[k])
 	}
 	undo, _ := adoptOrphans()
 	defer undo()
@@ -96,6 +178,11 @@ func BenchmarkToolsCommand(b *testing.B) {
 	}
 	for k, n := range counts { // warm the page cache
 		runTreeCheck(b, envs[k], check(n), hermes, "tools", "--json")
+		for i := range n {
+			if rev := rememberedRevision(b, homes[k], "s"+strconv.Itoa(i)); rev != session.Latest {
+				b.Fatalf("hermes remembers %q for test server s%d, want %s", rev, i, session.Latest)
+			}
+		}
 	}
 	var wall, cpu, own, directWall [2][]time.Duration
 	i := 0
@@ -145,15 +232,57 @@ func checkTools(out string, n int) error {
 	return nil
 }
 
-// serversDirect starts n test servers at once, has each initialize and list
-// its tools, closes their stdin and waits for them; it returns the wall
-// time and the servers' own CPU time, summed.
+// exchange is one message to a server and, unless until is "", what to
+// read before the next: the answer whose id is until, or a message whose
+// method is until.
+type exchange struct {
+	send, until string
+}
+
+// directExchanges is what `hermes tools` says to a test server on
+// 2026-07-28, one request after the answer to the one before: discover
+// (the revision's first request), tools/list, and subscriptions/listen
+// for the list that changes (the registry opens it after listing; the
+// server acknowledges it at once); hermes then exits, cancelling the
+// stream, and its plugin closes the server's stdin. Each request carries
+// the revision's _meta, with the log level from tools/list on (where
+// logging/setLevel was).
+var directExchanges = func() []exchange {
+	meta := func(level bool) map[string]any {
+		m := map[string]any{
+			mcp.MetaKeyProtocolVersion:    session.Latest,
+			mcp.MetaKeyClientCapabilities: map[string]any{},
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "bench", "version": "1"},
+		}
+		if level {
+			m[mcp.MetaKeyLogLevel] = "info"
+		}
+		return m
+	}
+	msg := func(m map[string]any) string {
+		b, err := json.Marshal(m)
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	req := func(id int, method string, params map[string]any) exchange {
+		return exchange{msg(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}), strconv.Itoa(id)}
+	}
+	listen := req(3, "subscriptions/listen", map[string]any{"_meta": meta(true), "notifications": map[string]any{"toolsListChanged": true}})
+	listen.until = "notifications/subscriptions/acknowledged"
+	return []exchange{
+		req(1, "server/discover", map[string]any{"_meta": meta(false)}),
+		req(2, "tools/list", map[string]any{"_meta": meta(true)}),
+		listen,
+		{send: msg(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 3, "reason": "context canceled"}})},
+	}
+}()
+
+// serversDirect starts n test servers at once, has each go through
+// directExchanges, closes their stdin and waits for them; it returns the
+// wall time and the servers' own CPU time, summed.
 func serversDirect(b *testing.B, server string, n int) (wall, cpu time.Duration) {
-	input := strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.LATEST_LEGACY_PROTOCOL_VERSION + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-	}, "\n") + "\n"
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -164,7 +293,7 @@ func serversDirect(b *testing.B, server string, n int) (wall, cpu time.Duration)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := serveOnce(server, input, `"id":2`)
+			c, err := serveOnce(server, directExchanges)
 			mu.Lock()
 			defer mu.Unlock()
 			cpu += c
@@ -181,9 +310,10 @@ func serversDirect(b *testing.B, server string, n int) (wall, cpu time.Duration)
 	return wall, cpu
 }
 
-// serveOnce runs server with input, reads its stdout until a line contains
-// last, then closes its stdin and waits for it to exit.
-func serveOnce(server, input, last string) (time.Duration, error) {
+// serveOnce runs server and goes through the exchanges with it, then
+// closes its stdin and waits for it to exit; it returns the server's CPU
+// time.
+func serveOnce(server string, exchanges []exchange) (time.Duration, error) {
 	cmd := exec.Command(server)
 	cmd.Env = session.ChildEnv(nil)
 	stdin, err := cmd.StdinPipe()
@@ -197,18 +327,35 @@ func serveOnce(server, input, last string) (time.Duration, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	if _, err := stdin.Write([]byte(input)); err != nil {
-		return 0, err
+	fail := func(err error) (time.Duration, error) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, fmt.Errorf("%s: %v", server, err)
 	}
-	var seen strings.Builder
-	buf := make([]byte, 64<<10)
-	for !strings.Contains(seen.String(), last) {
-		n, err := stdout.Read(buf)
-		seen.Write(buf[:n])
-		if err != nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return 0, fmt.Errorf("%s: no answer to tools/list: %v; got %q", server, err, seen.String())
+	r := bufio.NewReader(stdout)
+	for _, x := range exchanges {
+		if _, err := io.WriteString(stdin, x.send+"\n"); err != nil {
+			return fail(err)
+		}
+		for x.until != "" {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return fail(fmt.Errorf("no answer to %.60s...: %v", x.send, err))
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(line, &m); err != nil {
+				return fail(fmt.Errorf("not JSON-RPC: %q", line))
+			}
+			if m.Error != nil {
+				return fail(fmt.Errorf("error answer: %s", line))
+			}
+			if string(m.ID) == x.until || m.Method == x.until {
+				break
+			}
 		}
 	}
 	stdin.Close()
@@ -218,15 +365,24 @@ func serveOnce(server, input, last string) (time.Duration, error) {
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-// runTree runs a command to its exit and checks that its output contains
-// want; see runTreeCheck.
-func runTree(b *testing.B, env []string, want string, argv ...string) (wall, cpu time.Duration) {
-	return runTreeCheck(b, env, func(out string) error {
+// contains is a check of a run's output: it contains want.
+func contains(want string) func(string) error {
+	return func(out string) error {
 		if !strings.Contains(out, want) {
 			return fmt.Errorf("output lacks %q", want)
 		}
 		return nil
-	}, argv...)
+	}
+}
+
+// exactly is a check of a run's output: it is want.
+func exactly(want string) func(string) error {
+	return func(out string) error {
+		if out != want {
+			return fmt.Errorf("output is %q, want %q", out, want)
+		}
+		return nil
+	}
 }
 
 // runTreeCheck runs argv to its exit, checks its output, then waits for

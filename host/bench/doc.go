@@ -1,11 +1,13 @@
 // Package bench holds the project's benchmarks of whole paths, each measured
 // against its floor in the same run: a tool call through the stdio plugin
 // against the same call made in-process with mcp-go's own stdio transport
-// (echo and a 1 MiB result); the plugin's start and resident memory against
-// a bare go-plugin net/rpc plugin (testdata/bareplugin) started by the same
+// (echo and a 1 MiB result), in each protocol revision (2026-07-28 and
+// 2025-11-25); the plugin's start and resident memory against a bare
+// go-plugin net/rpc plugin (testdata/bareplugin) started by the same
 // supervisor; a one-shot `hermes mcp call` against a minimal mcp-go client
-// (testdata/oneshotclient); `hermes tools` with one and ten servers, wall
-// time and the CPU time of the whole process tree; and discovery in the
+// (testdata/oneshotclient), with server-everything and, in each revision,
+// the Go test server; `hermes tools` with one and ten servers, wall time
+// and the CPU time of the whole process tree; and discovery in the
 // registry. Baselines and the measured path alternate within each run, so
 // a busy machine shifts both alike.
 //

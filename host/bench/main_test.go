@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -91,10 +92,14 @@ func printFloors() {
 		return
 	}
 	fmt.Println("floors (median of the runs of this invocation):")
+	width := 0
+	for _, name := range floors.order {
+		width = max(width, utf8.RuneCountInString(name))
+	}
 	for _, name := range floors.order {
 		r := floors.runs[name]
 		m := median(r)
-		fmt.Printf("  %-44s %5.2f×  floor ≤ %.2f×  %-7s  (runs: %s)\n", name, m, floors.limit[name], verdict(m, floors.limit[name]), joinRatios(r))
+		fmt.Printf("  %-*s %5.2f×  floor ≤ %.2f×  %-7s  (runs: %s)\n", width, name, m, floors.limit[name], verdict(m, floors.limit[name]), joinRatios(r))
 	}
 }
 
