@@ -3,9 +3,11 @@
 # suite's test servers are driven by bin/confclient, which connects through
 # the real host session code and the HTTP transport plugin.
 #
-#   conformance/run.sh                 the core client suite (OAuth scenarios expected to fail, see
-#                                      conformance/expected-failures.yml)
-#   conformance/run.sh SCENARIO...     just those scenarios
+#   conformance/run.sh                 the core client suite of 0.1.16 (OAuth scenarios expected to
+#                                      fail, see conformance/expected-failures.yml), then every
+#                                      scenario the 2026-07-28 revision requires, from 0.2.0-alpha.12
+#                                      (conformance/expected-failures-2026-07-28.yml)
+#   conformance/run.sh SCENARIO...     just those scenarios (of 0.1.16; with NEXT=1, of 0.2.0-alpha.12)
 #
 # Exits non-zero on any unexpected failure. Results land in results-conformance/.
 set -euo pipefail
@@ -13,6 +15,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 version=0.1.16
 pkg=".npm-deps/node_modules/@modelcontextprotocol/conformance"
+next_version=0.2.0-alpha.12
+next_pkg=".npm-deps/conformance-2026/node_modules/@modelcontextprotocol/conformance"
 
 command -v node >/dev/null || { echo "node not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
 if [ ! -f "$pkg/package.json" ] || ! grep -q "\"version\": \"$version\"" "$pkg/package.json"; then
@@ -20,6 +24,12 @@ if [ ! -f "$pkg/package.json" ] || ! grep -q "\"version\": \"$version\"" "$pkg/p
   mkdir -p .npm-deps
   [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
   npm install --prefix .npm-deps --no-audit --no-fund --silent "@modelcontextprotocol/conformance@$version"
+fi
+if [ ! -f "$next_pkg/package.json" ] || ! grep -q "\"version\": \"$next_version\"" "$next_pkg/package.json"; then
+  command -v npm >/dev/null || { echo "npm not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
+  mkdir -p .npm-deps/conformance-2026
+  [ -f .npm-deps/conformance-2026/package.json ] || echo '{"name":"hermes-conformance-2026","private":true}' > .npm-deps/conformance-2026/package.json
+  npm install --prefix .npm-deps/conformance-2026 --no-audit --no-fund --silent "@modelcontextprotocol/conformance@$next_version"
 fi
 
 # Node 20 lacks fs.globSync, which the suite imports; the loader in node20/
@@ -36,14 +46,23 @@ go build -o bin/confclient ./internal/confclient
 out="$root/results-conformance"
 rm -rf "$out"
 suite=(node "${node_flags[@]}" "$pkg/dist/index.js" client --command "$root/bin/confclient" -o "$out")
+next_suite=(node "${node_flags[@]}" "$next_pkg/dist/index.js" client --command "$root/bin/confclient" -o "$out/2026-07-28")
+if [ "${NEXT:-}" = 1 ]; then
+  suite=("${next_suite[@]}")
+fi
 
 if [ $# -eq 0 ]; then
   # The whole core suite; the OAuth scenarios are expected to fail until the
   # auth plugin lands (conformance/expected-failures.yml says why). Any other
   # failure, or a listed scenario that now passes, fails the run.
-  echo "== conformance client suite: core"
+  echo "== conformance client suite: core ($version)"
   "${suite[@]}" --suite core --expected-failures "$root/conformance/expected-failures.yml"
   echo "conformance: core suite passed (expected failures: OAuth scenarios, see conformance/expected-failures.yml)"
+  # Every scenario the current revision requires, and its extensions; the
+  # same rule for the expected failures (OAuth and authorization extensions).
+  echo "== conformance client requirements: 2026-07-28 ($next_version)"
+  "${next_suite[@]}" --requirements 2026-07-28 --expected-failures "$root/conformance/expected-failures-2026-07-28.yml"
+  echo "conformance: 2026-07-28 requirements passed (expected failures: OAuth, see conformance/expected-failures-2026-07-28.yml)"
   exit 0
 fi
 

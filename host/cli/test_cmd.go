@@ -100,7 +100,7 @@ func testCommand(e *env) *cli.Command {
 			var skipped []string // tools the registry skips
 			listed := true       // the tools are known (none without the capability)
 			if caps.Tools != nil {
-				l, err := registry.ListTools(ctx, s.Client, srv)
+				l, err := registry.ListTools(ctx, s, srv)
 				if err != nil {
 					rep.OK, listed = false, false
 					rep.Error = shownErr(err)

@@ -12,7 +12,7 @@ import (
 // MaxListPages, within the server's listing bound, tools with schemas
 // nested past MaxSchemaDepth skipped with a warning).
 func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
-	l, err := ListTools(s.ctx, sess.Client, s.cfg)
+	l, err := ListTools(s.ctx, sess, s.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -64,13 +64,19 @@ type Listing struct {
 	Notes []string
 }
 
+// ToolLister lists one page of a server's tools: a *session.Session (which
+// keeps each tool's schemas as the server wrote them) or an mcp-go client.
+type ToolLister interface {
+	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+}
+
 // ListTools lists every tool of srv on cl within ListBound(srv),
 // following pagination up to MaxListPages pages (a server that pages
 // further is cut off with a note; a repeated cursor ends the listing too).
 // A tool whose schema nests deeper than MaxSchemaDepth is skipped with a
 // line in Skipped. A listing that is not answered in time fails with a
 // *NoAnswerError; other failures say "tools/list failed".
-func ListTools(ctx context.Context, cl *client.Client, srv *config.Server) (Listing, error) {
+func ListTools(ctx context.Context, cl ToolLister, srv *config.Server) (Listing, error) {
 	var out Listing
 	bound := ListBound(srv)
 	lctx, cancel := context.WithTimeout(ctx, bound)

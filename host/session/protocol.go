@@ -47,7 +47,7 @@ const (
 // server names when it refuses the one asked for. A remembered legacy
 // revision skips the discover probe; when the server refuses it, the full
 // negotiation runs.
-func negotiate(ctx context.Context, c *client.Client, w *probeWatch, srv *config.Server, remembered string) (*mcp.InitializeResult, Protocol, error) {
+func negotiate(ctx context.Context, c *client.Client, w *watch, srv *config.Server, remembered string) (*mcp.InitializeResult, Protocol, error) {
 	p := Protocol{Source: SourceNegotiated}
 	want := Latest
 	switch {
@@ -197,64 +197,100 @@ func oneLine(err error) string {
 	return termsafe.Escape(truncate(strings.Join(strings.Fields(err.Error()), " "), 200))
 }
 
-// probeWatch sits between mcp-go's client and the plugin connection and
-// watches the server/discover probe: it keeps what the server said (for
+// watch sits between mcp-go's client and the plugin connection. It keeps
+// the raw tool schemas of tools/list answers (schemas.go), and it watches
+// the server/discover probe: it keeps what the server said (for
 // Protocol.Why), and turns a result that is not a real discover answer
 // into the error it stands for, so that mcp-go falls back to initialize:
 // one without supportedVersions (some older servers answer any unknown
 // method with an empty result), or one that does not list the revision the
 // probe asked for (mcp-go would take it as agreement).
-type probeWatch struct {
+type watch struct {
 	mcptransport.Interface
 
 	mu        sync.Mutex
 	failure   string
 	supported []string
+	// retry asks SendRequest to send the probe once more; retried says
+	// it was (once per connection).
+	retry, retried bool
+
+	schemas rawSchemas
 }
 
-// httpProbeWatch is a probeWatch over an HTTP connection, which also takes
+// httpWatch is a watch over an HTTP connection, which also takes
 // the negotiated version (mcp-go recognises HTTP by this method).
-type httpProbeWatch struct{ *probeWatch }
+type httpWatch struct{ *watch }
 
 // SetProtocolVersion passes the version on to the plugin connection.
-func (h httpProbeWatch) SetProtocolVersion(v string) {
+func (h httpWatch) SetProtocolVersion(v string) {
 	h.Interface.(mcptransport.HTTPConnection).SetProtocolVersion(v)
 }
 
 // watchProbe wraps tr.
-func watchProbe(tr mcptransport.Interface) (mcptransport.Interface, *probeWatch) {
-	w := &probeWatch{Interface: tr}
+func watchProbe(tr mcptransport.Interface) (mcptransport.Interface, *watch) {
+	w := &watch{Interface: tr}
 	if _, ok := tr.(mcptransport.HTTPConnection); ok {
-		return httpProbeWatch{w}, w
+		return httpWatch{w}, w
 	}
 	return w, w
 }
 
 // SetRequestHandler passes the handler of the server's requests on.
-func (w *probeWatch) SetRequestHandler(h mcptransport.RequestHandler) {
+func (w *watch) SetRequestHandler(h mcptransport.RequestHandler) {
 	if b, ok := w.Interface.(mcptransport.BidirectionalInterface); ok {
 		b.SetRequestHandler(h)
 	}
 }
 
 // RequiresLegacyProtocol passes the connection's answer on.
-func (w *probeWatch) RequiresLegacyProtocol() bool {
+func (w *watch) RequiresLegacyProtocol() bool {
 	l, ok := w.Interface.(interface{ RequiresLegacyProtocol() bool })
 	return ok && l.RequiresLegacyProtocol()
 }
 
 // SendRequest sends req; a server/discover exchange is checked.
-func (w *probeWatch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+func (w *watch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	resp, err := w.Interface.SendRequest(ctx, req)
-	if req.Method != string(mcp.MethodServerDiscover) {
+	switch req.Method {
+	case string(mcp.MethodToolsList):
+		if err == nil && resp.Error == nil {
+			w.schemas.keep(resp.Result)
+		}
+		return resp, err
+	case string(mcp.MethodServerDiscover):
+		resp, err = w.checkDiscover(ctx, req, resp, err)
+		if retry := w.retryVersion(); retry {
+			resp, err = w.Interface.SendRequest(ctx, req)
+			resp, err = w.checkDiscover(ctx, req, resp, err)
+		}
 		return resp, err
 	}
+	return resp, err
+}
+
+// checkDiscover checks the answer to a server/discover probe.
+func (w *watch) checkDiscover(_ context.Context, req mcptransport.JSONRPCRequest, resp *mcptransport.JSONRPCResponse, err error) (*mcptransport.JSONRPCResponse, error) {
 	switch {
 	case err != nil:
 		w.fail(oneLine(err))
 		return resp, err
 	case resp.Error != nil:
 		w.fail(termsafe.Escape(fmt.Sprintf("%s (%d)", truncate(resp.Error.Message, 200), resp.Error.Code)))
+		if asked := requestedVersion(req.Params); resp.Error.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION && asked != "" {
+			// A refusal that lists the very revision asked for (a server
+			// that was not ready, or wants the request re-sent): the
+			// specification's client retries with a supported revision,
+			// which this one is; once.
+			var uv mcp.UnsupportedProtocolVersionError
+			if errors.As(resp.Error.AsError(), &uv) && slices.Contains(uv.Supported, asked) {
+				w.mu.Lock()
+				if !w.retried {
+					w.retried, w.retry = true, true
+				}
+				w.mu.Unlock()
+			}
+		}
 		return resp, nil
 	}
 	var result struct {
@@ -276,21 +312,30 @@ func (w *probeWatch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRe
 	return resp, nil
 }
 
-func (w *probeWatch) fail(why string) {
+// retryVersion reports, once, that the probe should be re-sent.
+func (w *watch) retryVersion() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.retry
+	w.retry = false
+	return r
+}
+
+func (w *watch) fail(why string) {
 	w.mu.Lock()
 	w.failure = why
 	w.mu.Unlock()
 }
 
 // probeFailure says why the last discover probe failed, or "".
-func (w *probeWatch) probeFailure() string {
+func (w *watch) probeFailure() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.failure
 }
 
 // supportedVersions returns what the server's discover answer listed.
-func (w *probeWatch) supportedVersions() []string {
+func (w *watch) supportedVersions() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.supported)

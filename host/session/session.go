@@ -60,7 +60,8 @@ type Session struct {
 	// Latency is how long start and initialize took.
 	Latency time.Duration
 
-	conn *transport.ClientConn
+	conn  *transport.ClientConn
+	watch *watch
 
 	listenOnce sync.Once
 	stopListen context.CancelFunc
@@ -203,7 +204,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		name := srv.Name
 		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
 	}
-	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn}
+	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe}
 	if err := c.Start(ctx); err != nil {
 		return fail(s.explain(ctx, "start", err, timeout))
 	}

@@ -64,7 +64,10 @@ func inputSchemaOf(t mcp.Tool) any {
 //  4. Recursively, a node without "type" that has "properties" or
 //     "required" gets "type": "object"; object nodes get "properties": {}
 //     when missing; "required" keeps only names present in "properties" and
-//     is dropped when that leaves it empty.
+//     is dropped when that leaves it empty. Subschemas that apply to their
+//     parent's instance (allOf, anyOf, oneOf, not, if/then/else,
+//     dependentSchemas) are left their own shape: their "required" speaks
+//     of the parent's properties.
 //  5. The top level is always an object schema with a "properties" map.
 func normalizeInputSchema(raw any) map[string]any {
 	root, ok := decodeSchema(raw)
@@ -121,6 +124,21 @@ func decodeSchema(raw any) (map[string]any, bool) {
 // normalizeNode returns a normalized copy of a schema node. Non-object
 // nodes (boolean schemas, malformed values) are copied as they are.
 func normalizeNode(v any) any {
+	return normalizeNodeAs(v, false)
+}
+
+// inPlaceKeywords hold subschemas that apply to the same instance as the
+// node they sit in (composition and conditionals): {"required": ["a"]}
+// under allOf speaks of the parent's properties, so rule 4 must not give
+// it a shape of its own. Their own nested properties are still repaired.
+var inPlaceKeywords = map[string]bool{
+	"allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"if": true, "then": true, "else": true, "dependentSchemas": true,
+}
+
+// normalizeNodeAs is normalizeNode; inPlace skips rule 4 on the node
+// itself (see inPlaceKeywords).
+func normalizeNodeAs(v any, inPlace bool) any {
 	node, ok := v.(map[string]any)
 	if !ok {
 		return deepCopy(v)
@@ -152,12 +170,15 @@ func normalizeNode(v any) any {
 		out["$ref"] = rewriteRef(ref)
 	}
 	out = collapseNullable(out)
-	repairObjectShape(out)
+	if !inPlace {
+		repairObjectShape(out)
+	}
 	return out
 }
 
 // normalizeKeyword normalizes the value of keyword k according to its shape.
 func normalizeKeyword(k string, val any) any {
+	inPlace := inPlaceKeywords[k]
 	switch {
 	case schemaMapKeywords[k]:
 		m, ok := val.(map[string]any)
@@ -166,7 +187,7 @@ func normalizeKeyword(k string, val any) any {
 		}
 		out := make(map[string]any, len(m))
 		for name, s := range m {
-			out[name] = normalizeNode(s)
+			out[name] = normalizeNodeAs(s, inPlace)
 		}
 		return out
 	case k == "dependencies":
@@ -182,12 +203,12 @@ func normalizeKeyword(k string, val any) any {
 		return out
 	case schemaNodeKeywords[k]:
 		if list, ok := val.([]any); ok && k == "items" {
-			return normalizeList(list)
+			return normalizeList(list, false)
 		}
-		return normalizeNode(val)
+		return normalizeNodeAs(val, inPlace)
 	case schemaListKeywords[k]:
 		if list, ok := val.([]any); ok {
-			return normalizeList(list)
+			return normalizeList(list, inPlace)
 		}
 		return deepCopy(val)
 	default:
@@ -195,10 +216,10 @@ func normalizeKeyword(k string, val any) any {
 	}
 }
 
-func normalizeList(list []any) []any {
+func normalizeList(list []any, inPlace bool) []any {
 	out := make([]any, len(list))
 	for i, s := range list {
-		out[i] = normalizeNode(s)
+		out[i] = normalizeNodeAs(s, inPlace)
 	}
 	return out
 }

@@ -127,9 +127,12 @@ func TestNormalizeInputSchema(t *testing.T) {
 		{"unknown keywords copied as data",
 			`{"type":"object","properties":{},"x-vendor":{"properties":"nope","required":["a"]}}`,
 			`{"type":"object","properties":{},"x-vendor":{"properties":"nope","required":["a"]}}`},
-		{"combinators and conditionals walked",
-			`{"type":"object","properties":{"a":{}},"allOf":[{"properties":{"b":{}},"required":["b","c"]}],"if":{"properties":{"a":{"const":1}}},"then":{"required":["zz"]},"not":{"definitions":{}}}`,
-			`{"type":"object","properties":{"a":{}},"allOf":[{"type":"object","properties":{"b":{}},"required":["b"]}],"if":{"type":"object","properties":{"a":{"const":1}}},"then":{"type":"object","properties":{}},"not":{"$defs":{}}}`},
+		// Composition and conditionals apply to the parent's instance:
+		// their required names the parent's properties, and they keep
+		// their shape; what nests under their own properties is repaired.
+		{"combinators and conditionals walked, their own shape kept",
+			`{"type":"object","properties":{"a":{}},"allOf":[{"properties":{"b":{"required":["q"]}},"required":["b","c"]}],"if":{"properties":{"a":{"const":1}}},"then":{"required":["zz"]},"not":{"definitions":{}}}`,
+			`{"type":"object","properties":{"a":{}},"allOf":[{"properties":{"b":{"type":"object","properties":{}}},"required":["b","c"]}],"if":{"properties":{"a":{"const":1}}},"then":{"required":["zz"]},"not":{"$defs":{}}}`},
 		{"patternProperties names kept, schemas repaired",
 			`{"type":"object","patternProperties":{"^definitions$":{"required":["q"]}}}`,
 			`{"type":"object","properties":{},"patternProperties":{"^definitions$":{"type":"object","properties":{}}}}`},

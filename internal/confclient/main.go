@@ -29,8 +29,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -74,37 +76,77 @@ func run(args []string) int {
 	if scenario == "initialize" {
 		return 0
 	}
-	return callAll(ctx, s, log)
+	return callAll(ctx, s, scenario, log)
 }
 
-// callAll lists the server's tools and calls each one.
-func callAll(ctx context.Context, s *session.Session, log hclog.Logger) int {
-	tools, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
+// callAll lists the server's tools the way the registry does (the schemas
+// the model would see) and calls them: the calls the scenario's context
+// names (MCP_CONFORMANCE_CONTEXT's toolCalls) in order, else each tool once
+// with arguments made from its schema. In json-schema-2020-12-preservation
+// the echo tool gets the schema the model would see for the other tool.
+func callAll(ctx context.Context, s *session.Session, scenario string, log hclog.Logger) int {
+	listing, err := registry.ListTools(ctx, s, s.Server)
 	if err != nil {
 		log.Error("tools/list failed", "error", err)
 		return 1
 	}
+	schemas := map[string]map[string]any{}
+	var names []string
+	for _, tool := range listing.Tools {
+		schemas[tool.Name] = toolview.ConvertTool(s.Server.Name, tool).Parameters
+		names = append(names, tool.Name)
+	}
+	type call struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	var calls []call
+	var conformanceContext struct {
+		ToolCalls []call `json:"toolCalls"`
+	}
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &conformanceContext); err != nil {
+			log.Error("MCP_CONFORMANCE_CONTEXT is not JSON", "error", err)
+			return 1
+		}
+	}
+	calls = conformanceContext.ToolCalls
+	if len(calls) == 0 {
+		for _, name := range names {
+			args := argumentsFor(schemas[name])
+			if scenario == "json-schema-2020-12-preservation" {
+				if _, echo := args["schema"]; echo {
+					for _, other := range names {
+						if other != name {
+							args["schema"] = schemas[other]
+						}
+					}
+				}
+			}
+			calls = append(calls, call{Name: name, Arguments: args})
+		}
+	}
 	rc := 0
-	for _, tool := range tools.Tools {
-		args := argumentsFor(tool)
-		res, err := s.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool.Name, Arguments: args}})
+	for _, c := range calls {
+		res, err := s.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: c.Name, Arguments: c.Arguments}})
 		if err != nil {
-			log.Error("tools/call failed", "tool", tool.Name, "error", err)
+			log.Error("tools/call failed", "tool", c.Name, "error", err)
 			rc = 1
 			continue
 		}
 		b, _ := json.Marshal(res.Content)
-		log.Info("tools/call", "tool", tool.Name, "is_error", res.IsError, "content", string(b))
+		log.Info("tools/call", "tool", c.Name, "is_error", res.IsError, "content", string(b))
 	}
 	return rc
 }
 
-// argumentsFor makes arguments for a tool from its input schema: the
-// default where there is one, else a small value of the property's type.
-func argumentsFor(tool mcp.Tool) map[string]any {
+// argumentsFor makes arguments from an input schema: the default where
+// there is one, else a small value of the property's type.
+func argumentsFor(schema map[string]any) map[string]any {
 	args := map[string]any{}
 	n := 0
-	for name, raw := range tool.InputSchema.Properties {
+	props, _ := schema["properties"].(map[string]any)
+	for name, raw := range props {
 		prop, _ := raw.(map[string]any)
 		if def, ok := prop["default"]; ok {
 			args[name] = def
