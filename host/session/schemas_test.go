@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -39,7 +38,9 @@ func TestToolSchemasKeep2020Keywords(t *testing.T) {
 	d, _ := deps(t)
 	srv := server.NewMCPServer("schemas", "1", server.WithToolCapabilities(false))
 	srv.AddTool(mcp.NewToolWithRawSchema("rich", "2020-12 schema", json.RawMessage(schema2020)),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil })
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
 	ts := httptest.NewServer(server.NewStreamableHTTPServer(srv, server.WithStateLess(true)))
 	t.Cleanup(ts.Close)
 	var want map[string]any
@@ -73,5 +74,4 @@ func TestToolSchemasKeep2020Keywords(t *testing.T) {
 			}
 		})
 	}
-	_ = session.Latest
 }
