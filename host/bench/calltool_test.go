@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +31,10 @@ var revisions = []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION}
 // through hermes-transport-stdio, as hermes runs it (session.Connect). Both
 // speak the same revision. Each iteration makes one call on each path, in
 // alternating order, so that both see the same machine; ns/op is that pair,
-// direct-ns/op and plugin-ns/op are the median call of each path.
+// direct-ns/op and plugin-ns/op are the median call of each path, and
+// direct-server-cpu-us/call and plugin-server-cpu-us/call the CPU time of
+// the server behind each path per call (both servers do the same work;
+// /proc counts it in 10 ms ticks).
 func BenchmarkCallTool(b *testing.B) {
 	for _, rev := range revisions {
 		b.Run(rev, func(b *testing.B) {
@@ -55,12 +60,18 @@ func benchCall(b *testing.B, rev string, req mcp.CallToolRequest, warm int, floo
 	direct := directClient(b, server, rev)
 	s := pluginSession(b, dir, server, rev)
 	clients := [2]*client.Client{direct, s.Client}
-	for _, c := range clients {
+	var pids [2]int
+	for j, c := range clients {
+		pids[j] = serverPid(b, c)
 		for range warm {
 			call(b, c, req)
 		}
 	}
 	var took [2][]time.Duration
+	var cpu0 [2]time.Duration
+	for j, pid := range pids {
+		cpu0[j] = procCPU(pid)
+	}
 	i := 0
 	for b.Loop() {
 		for k := range 2 {
@@ -70,6 +81,13 @@ func benchCall(b *testing.B, rev string, req mcp.CallToolRequest, warm int, floo
 			took[j] = append(took[j], time.Since(t0))
 		}
 		i++
+	}
+	if i > 0 {
+		for j, name := range [2]string{"direct", "plugin"} {
+			if c := procCPU(pids[j]) - cpu0[j]; c > 0 {
+				b.ReportMetric(float64(c.Microseconds())/float64(i), name+"-server-cpu-us/call")
+			}
+		}
 	}
 	d, p := median(took[0]), median(took[1])
 	b.ReportMetric(float64(d.Nanoseconds()), "direct-ns/op")
@@ -88,6 +106,24 @@ func call(b *testing.B, c *client.Client, req mcp.CallToolRequest) {
 	if res.IsError {
 		b.Fatalf("%s: error result %v", req.Params.Name, res.Content)
 	}
+}
+
+// serverPid asks the test server behind c for its process id (its pid
+// tool).
+func serverPid(b *testing.B, c *client.Client) int {
+	res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "pid"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res.Content) == 1 {
+		if t, ok := res.Content[0].(mcp.TextContent); ok {
+			if pid, err := strconv.Atoi(strings.TrimSpace(t.Text)); err == nil {
+				return pid
+			}
+		}
+	}
+	b.Fatalf("pid tool: %v", res.Content)
+	return 0
 }
 
 // BenchmarkCallToolParallel is the plugin path of BenchmarkCallTool with 8

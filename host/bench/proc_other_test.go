@@ -14,3 +14,5 @@ func children() map[int]bool { return map[int]bool{} }
 func reapOrphans(map[int]bool, time.Duration) bool { return true }
 
 func childrenCPU() time.Duration { return 0 }
+
+func procCPU(int) time.Duration { return 0 }
