@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkPluginStart measures a plugin's start, from spawn to ready (the
@@ -67,23 +68,31 @@ func startPlugin(b *testing.B, sup *supervisor.Supervisor, spec supervisor.Spec)
 
 // BenchmarkPluginRSS compares resident memory (VmRSS): hermes-transport-stdio
 // serving a live session to the test server after 1000 echo calls, against
-// the bare plugin idle after dispense and one call of its method. It also
-// reports the stdio plugin idle after dispense. Figures are medians of the
-// iterations.
+// the bare plugin idle after dispense and one call of its method. The
+// session negotiates, as hermes does (protocol auto, a fresh HERMES_HOME),
+// so it speaks 2026-07-28; stdio-serving-legacy-RSS-MB is the same with
+// 2025-11-25 pinned. It also reports the stdio plugin idle after dispense.
+// Figures are medians of the iterations.
 func BenchmarkPluginRSS(b *testing.B) {
 	dir := bins(b)
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	server := filepath.Join(dir, "hermes-testserver")
 	sup := supervisor.New(supervisor.Options{Home: b.TempDir()})
 	defer sup.KillAll()
-	var serving, idle, bare []float64
+	var serving, servingLegacy, idle, bare []float64
 	for b.Loop() {
-		s := connect(b, sup, b.TempDir(), server, "")
-		for range 1000 {
-			call(b, s.Client, echoReq)
+		for _, rev := range []string{"", mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+			s := connect(b, sup, b.TempDir(), server, rev)
+			for range 1000 {
+				call(b, s.Client, echoReq)
+			}
+			if rev == "" {
+				serving = append(serving, rssMB(s.Plugin.Pid()))
+			} else {
+				servingLegacy = append(servingLegacy, rssMB(s.Plugin.Pid()))
+			}
+			s.Close()
 		}
-		serving = append(serving, rssMB(s.Plugin.Pid()))
-		s.Close()
 
 		p, _ := startPlugin(b, sup, session.TransportSpec(&config.Server{Name: "bench", Transport: "stdio"}))
 		idle = append(idle, rssMB(p.Pid()))
@@ -101,6 +110,7 @@ func BenchmarkPluginRSS(b *testing.B) {
 		b.Skip("no VmRSS in /proc on this system")
 	}
 	b.ReportMetric(median(serving), "stdio-serving-RSS-MB")
+	b.ReportMetric(median(servingLegacy), "stdio-serving-legacy-RSS-MB")
 	b.ReportMetric(median(idle), "stdio-idle-RSS-MB")
 	b.ReportMetric(median(bare), "bare-RSS-MB")
 	checkFloor(b, "plugin RSS: stdio serving / bare idle", "stdio/bare", median(serving)/median(bare), 1.15)
