@@ -127,20 +127,24 @@ func serverPid(b *testing.B, c *client.Client) int {
 }
 
 // BenchmarkCallToolParallel is the plugin path of BenchmarkCallTool with 8
-// calls in flight.
+// calls in flight, in each protocol revision; ns/op is wall time per call.
 func BenchmarkCallToolParallel(b *testing.B) {
-	dir := bins(b)
-	s := pluginSession(b, dir, filepath.Join(dir, "hermes-testserver"), session.Latest)
-	b.SetParallelism(4)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := s.Client.CallTool(context.Background(), echoReq); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	for _, rev := range revisions {
+		b.Run(rev, func(b *testing.B) {
+			dir := bins(b)
+			s := pluginSession(b, dir, filepath.Join(dir, "hermes-testserver"), rev)
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := s.Client.CallTool(context.Background(), echoReq); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }
 
 // directClient is mcp-go's client on its own stdio transport, initialized
