@@ -60,7 +60,7 @@ func BenchmarkOneShot(b *testing.B) {
 // BenchmarkOneShotTestServer is BenchmarkOneShot against the Go test server
 // over stdio, once per protocol revision: `hermes mcp call ts echo` with
 // `protocol: REV` pinned in the server's entry (a pinned revision is
-// spoken as is; hermes neither probes nor consults mcp-protocols.json),
+// spoken as is, without a probe, whatever mcp-protocols.json remembers),
 // against `oneshotclient -protocol REV`, mcp-go speaking the same revision.
 // On 2026-07-28 both start with server/discover, on 2025-11-25 with
 // initialize. The server starts in a few milliseconds, so what hermes adds
