@@ -64,8 +64,8 @@ func BenchmarkOneShot(b *testing.B) {
 // against `oneshotclient -protocol REV`, mcp-go speaking the same revision.
 // On 2026-07-28 both start with server/discover, on 2025-11-25 with
 // initialize. The server starts in a few milliseconds, so what hermes adds
-// (its own start, the plugin's, tools/list, and subscriptions/listen on
-// 2026-07-28) is most of the ratio; it has no floor.
+// (its own start, the plugin's, and tools/list) is most of the ratio; it
+// has no floor.
 func BenchmarkOneShotTestServer(b *testing.B) {
 	dir := bins(b)
 	server := filepath.Join(dir, "hermes-testserver")
@@ -149,9 +149,8 @@ func rememberedRevision(b *testing.B, home, server string) string {
 // hermes's entries negotiate (protocol auto), and the test servers speak
 // 2026-07-28, so hermes speaks it to them (the benchmark checks that it
 // remembered that revision after the warm-up run). The direct side speaks
-// it too, with the requests hermes sends: server/discover, tools/list,
-// subscriptions/listen, whose stream hermes cancels as it exits (see
-// directExchanges). The servers thus do the same work on both sides.
+// it too, with the requests hermes sends: server/discover and tools/list
+// (see directExchanges). The servers thus do the same work on both sides.
 func BenchmarkToolsCommand(b *testing.B) {
 	dir := bins(b)
 	server := filepath.Join(dir, "hermes-testserver")
@@ -241,12 +240,10 @@ type exchange struct {
 
 // directExchanges is what `hermes tools` says to a test server on
 // 2026-07-28, one request after the answer to the one before: discover
-// (the revision's first request), tools/list, and subscriptions/listen
-// for the list that changes (the registry opens it after listing; the
-// server acknowledges it at once); hermes then exits, cancelling the
-// stream, and its plugin closes the server's stdin. Each request carries
-// the revision's _meta, with the log level from tools/list on (where
-// logging/setLevel was).
+// (the revision's first request) and tools/list (a one-shot command opens
+// no subscriptions/listen stream); hermes then exits and its plugin closes
+// the server's stdin. Each request carries the revision's _meta, with the
+// log level from tools/list on (where logging/setLevel was).
 var directExchanges = func() []exchange {
 	meta := func(level bool) map[string]any {
 		m := map[string]any{
@@ -269,13 +266,9 @@ var directExchanges = func() []exchange {
 	req := func(id int, method string, params map[string]any) exchange {
 		return exchange{msg(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}), strconv.Itoa(id)}
 	}
-	listen := req(3, "subscriptions/listen", map[string]any{"_meta": meta(true), "notifications": map[string]any{"toolsListChanged": true}})
-	listen.until = "notifications/subscriptions/acknowledged"
 	return []exchange{
 		req(1, "server/discover", map[string]any{"_meta": meta(false)}),
 		req(2, "tools/list", map[string]any{"_meta": meta(true)}),
-		listen,
-		{send: msg(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 3, "reason": "context canceled"}})},
 	}
 }()
 

@@ -39,7 +39,9 @@ type toolsServerEntry struct {
 	Error     string   `json:"error,omitempty"`
 }
 
-// newManager builds a registry for servers with the host's session deps.
+// newManager builds a registry for servers with the host's session deps,
+// for a command that lists or calls once and exits (Snapshot: no
+// notification streams).
 func (e *env) newManager(servers []*config.Server) *registry.Manager {
 	var builtins []string
 	for _, ts := range builtinToolsets {
@@ -49,6 +51,7 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 		Servers:  servers,
 		Builtins: builtins,
 		Deps:     session.Deps{Home: e.home, Supervisor: e.sup, Logger: e.log},
+		Snapshot: true,
 	})
 }
 

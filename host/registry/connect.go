@@ -97,9 +97,11 @@ func (s *server) connect() (*conn, error) {
 	}
 	// On the 2026-07-28 revision list_changed notifications come only
 	// on a stream the client opens.
-	sess.Listen(func(err error) {
-		s.log.Debug("stream of notifications ended; opening it again", "error", redactErr(err))
-	})
+	if !s.m.snapshot {
+		sess.Listen(func(err error) {
+			s.log.Debug("stream of notifications ended; opening it again", "error", redactErr(err))
+		})
+	}
 	return c, nil
 }
 

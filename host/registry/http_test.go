@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -69,5 +72,35 @@ func TestSessionExpiredRetriesOnce(t *testing.T) {
 	}
 	if l := logs.String(); !strings.Contains(l, "session expired; reconnecting and retrying once") {
 		t.Fatalf("the registry did not notice the expiry:\n%s", l)
+	}
+}
+
+// A tool the server adds outside any request (not on a call's own stream)
+// reaches the registry in both eras: on the GET stream before 2026-07-28,
+// on the subscriptions/listen stream the registry opens in it.
+func TestListChangedOutsideRequests(t *testing.T) {
+	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		t.Run(rev, func(t *testing.T) {
+			deps, dir, _ := liveEnv(t)
+			testbin.Path(t, "hermes-transport-http")
+			url := startHTTPTestServer(t, dir)
+			srv := &config.Server{
+				Name: "web", Transport: "http", URL: url, Enabled: true, SSLVerify: true,
+				ConnectTimeout: 10 * time.Second, Timeout: 10 * time.Second, KeepaliveInterval: config.DefaultKeepaliveInterval,
+				Protocol: rev,
+			}
+			m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+			// The stream opens in the background after the connect: a tool
+			// added before it is listening is missed, so keep adding until
+			// one arrives (the first usually does).
+			for i := range 20 {
+				name := "late_" + strconv.Itoa(i)
+				mustCall(t, m, "mcp_web_add_tool", map[string]any{"name": name, "after_ms": 50})
+				if testwait.Until(2*time.Second, func() bool { _, ok := m.Tool("mcp_web_" + name); return ok }) {
+					return
+				}
+			}
+			t.Fatal("no tool added outside a request ever reached the registry")
+		})
 	}
 }

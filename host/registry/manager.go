@@ -34,6 +34,10 @@ type Options struct {
 	Media *toolview.MediaCache
 	// Timings shortens intervals for tests; zero fields are the defaults.
 	Timings Timings
+	// Snapshot is set by a command that lists once and exits (hermes
+	// tools): no notification streams are opened (subscriptions/listen on
+	// 2026-07-28), since nothing would follow them.
+	Snapshot bool
 }
 
 // Manager is the live registry: it connects the configured servers, keeps
@@ -46,6 +50,7 @@ type Manager struct {
 	builtins []string
 	media    *toolview.MediaCache
 	timings  Timings
+	snapshot bool
 
 	mu     sync.Mutex
 	order  []*server
@@ -77,6 +82,7 @@ func New(opts Options) *Manager {
 		builtins: opts.Builtins,
 		media:    media,
 		timings:  opts.Timings.withDefaults(),
+		snapshot: opts.Snapshot,
 		byName:   map[string]*server{},
 		warned:   map[string]bool{},
 	}

@@ -287,12 +287,17 @@ func (st *state) addTools() {
 	})
 
 	s.AddTool(mcp.NewTool("add_tool",
-		mcp.WithDescription("Adds a tool with the given name at runtime (sends tools/list_changed)."),
+		mcp.WithDescription("Adds a tool with the given name at runtime (sends tools/list_changed); after_ms adds it that much later, outside any request."),
 		mcp.WithString("name", mcp.Required()),
+		mcp.WithNumber("after_ms", mcp.Description("add the tool this many milliseconds after answering")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		name, err := req.RequireString("name")
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
+		}
+		if after := req.GetFloat("after_ms", 0); after > 0 {
+			time.AfterFunc(time.Duration(after)*time.Millisecond, func() { st.addDynamicTool(name) })
+			return mcp.NewToolResultText("adding " + name), nil
 		}
 		st.addDynamicTool(name)
 		return mcp.NewToolResultText("added " + name), nil
