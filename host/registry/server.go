@@ -261,15 +261,14 @@ func (s *server) sleep(d time.Duration) bool {
 	return true
 }
 
-// publish makes c the server's session and registers its tools.
+// publish makes c the server's session and registers its tools; only then
+// are the callers waiting for the session released, so that one whose call
+// woke the server finds its tools registered.
 func (s *server) publish(c *conn) {
 	s.mu.Lock()
-	s.cur = c
 	s.state = StateConnected
 	s.err = ""
 	s.connected = true
-	close(s.changed)
-	s.changed = make(chan struct{})
 	s.mu.Unlock()
 	// A wake asked for while connecting is answered.
 	select {
@@ -278,6 +277,11 @@ func (s *server) publish(c *conn) {
 	}
 	s.brk.reset()
 	s.m.rebuild()
+	s.mu.Lock()
+	s.cur = c
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
 	s.log.Info("connected", "latency", c.sess.Latency.Round(time.Millisecond), "tools", len(s.m.serverNames(s.cfg.Name)))
 	s.finishFirst()
 }
