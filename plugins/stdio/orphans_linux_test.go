@@ -30,6 +30,9 @@ func TestNoDescendantSurvives(t *testing.T) {
 	for _, role := range []string{"server", "server-crash"} {
 		t.Run(role, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "daemon.pid")
+			if err := syscall.Mkfifo(pidFile, 0o600); err != nil {
+				t.Fatal(err)
+			}
 			cfg := transport.Config{Server: "s", Command: self,
 				Env: []string{roleEnv + "=" + role, daemonPidEnv + "=" + pidFile}}
 			c, err := start(context.Background(), cfg, &fakeHost{}, hclog.NewNullLogger())
@@ -69,18 +72,25 @@ func TestKilledBySignal(t *testing.T) {
 	}
 }
 
+// waitPid reads the daemon's pid from the FIFO at file: the server writes
+// it once the daemon is orphaned.
 func waitPid(t *testing.T, file string) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if b, err := os.ReadFile(file); err == nil {
-			pid, _ := strconv.Atoi(string(b))
-			return pid
+	type got struct {
+		pid int
+		err error
+	}
+	ch := make(chan got, 1)
+	go func() { pid, err := daemonPid(file); ch <- got{pid, err} }()
+	select {
+	case g := <-ch:
+		if g.err != nil {
+			t.Fatalf("the daemon did not start: %v", g.err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
+		return g.pid
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon did not start within 20s")
+		return 0
 	}
 }
 

@@ -1,73 +1,96 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
-	"time"
 )
 
 // roleEnv makes this test binary play a part of a server that leaves a
-// daemon behind (see playRole); daemonPidEnv names the daemon's pid file.
+// daemon behind (see playRole); daemonPidEnv names the FIFO the daemon's
+// pid is written to.
 const (
 	roleEnv      = "HERMES_STDIO_TEST_ROLE"
 	daemonPidEnv = "HERMES_STDIO_TEST_DAEMON_PID"
-	forkPidEnv   = "HERMES_STDIO_TEST_PARENT"
 )
 
 // playRole runs the part roleEnv names, if any, and exits:
 //
-//   - server: starts "fork", waits for it, then reads stdin until it
-//     closes (or, with "server-crash", exits with status 9 at once);
-//   - fork: starts "daemon" in a session of its own and exits at once, so
-//     the daemon is orphaned and leaves the server's process group;
-//   - daemon: ignores SIGTERM and SIGHUP, keeps stderr open, writes its
-//     pid once its parent is gone, and sleeps until killed.
+//   - server: starts "fork" and waits for it, so the daemon is orphaned
+//     by then; writes the daemon's pid (which fork printed) to the FIFO;
+//     then reads stdin until it closes (or, with "server-crash", exits
+//     with status 9 at once);
+//   - fork: starts "daemon" in a session of its own, waits until it is
+//     ready (it closes the pipe given as its fd 3), prints its pid and
+//     exits, so the daemon leaves the server's process group and its
+//     parent;
+//   - daemon: ignores SIGTERM and SIGHUP, keeps stderr open, says it is
+//     ready, and sleeps until killed.
+//
+// Each step waits for a signal from the one before (a process's exit, a
+// pipe's end), never for time to pass.
 func playRole() {
 	role := os.Getenv(roleEnv)
 	if role == "" {
 		return
 	}
 	self, _ := os.Executable()
-	run := func(next string, attr *syscall.SysProcAttr) *exec.Cmd {
+	child := func(next string) *exec.Cmd {
 		cmd := exec.Command(self)
-		cmd.Env = append(os.Environ(), roleEnv+"="+next, forkPidEnv+"="+strconv.Itoa(os.Getpid()))
+		cmd.Env = append(os.Environ(), roleEnv+"="+next)
 		cmd.Stderr = os.Stderr
-		cmd.SysProcAttr = attr
-		if err := cmd.Start(); err != nil {
-			os.Exit(1)
-		}
 		return cmd
 	}
 	switch role {
 	case "server", "server-crash":
-		_ = run("fork", nil).Wait()
-		for !daemonUp() {
-			time.Sleep(5 * time.Millisecond)
+		out, err := child("fork").Output()
+		if err != nil {
+			os.Exit(1)
 		}
+		// The FIFO's open waits for the test to read it.
+		f, err := os.OpenFile(os.Getenv(daemonPidEnv), os.O_WRONLY, 0)
+		if err != nil {
+			os.Exit(1)
+		}
+		_, _ = f.WriteString(strings.TrimSpace(string(out)))
+		_ = f.Close()
 		if role == "server-crash" {
 			os.Exit(9)
 		}
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	case "fork":
-		run("daemon", &syscall.SysProcAttr{Setsid: true})
+		r, w, err := os.Pipe()
+		if err != nil {
+			os.Exit(1)
+		}
+		cmd := child("daemon")
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			os.Exit(1)
+		}
+		_ = w.Close()
+		_, _ = io.Copy(io.Discard, r) // EOF once the daemon closed fd 3
+		fmt.Print(cmd.Process.Pid)
 	case "daemon":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
-		// The pid file says the daemon is orphaned: its parent is gone.
-		for strconv.Itoa(os.Getppid()) == os.Getenv(forkPidEnv) {
-			time.Sleep(time.Millisecond)
-		}
-		_ = os.WriteFile(os.Getenv(daemonPidEnv)+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
-		_ = os.Rename(os.Getenv(daemonPidEnv)+".tmp", os.Getenv(daemonPidEnv))
+		_ = os.NewFile(3, "ready").Close()
 		select {} // until killed
 	}
 	os.Exit(0)
 }
 
-func daemonUp() bool {
-	_, err := os.Stat(os.Getenv(daemonPidEnv))
-	return err == nil
+// daemonPid reads the daemon's pid from the FIFO at path; it blocks until
+// a server writes it.
+func daemonPid(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(string(b))
 }
