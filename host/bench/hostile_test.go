@@ -29,6 +29,7 @@ import (
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testserver"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -332,8 +333,9 @@ func hostileHostMain() int {
 		}
 	}()
 	a.run(h, o)
-	// One more call after the attack, then the count is closed.
-	time.Sleep(50 * time.Millisecond)
+	// One more call ends after the attack, then the count is closed.
+	after := served.Load() + failed.Load()
+	testwait.Until(attackWithin, func() bool { return served.Load()+failed.Load() > after })
 	close(stop)
 	wg.Wait()
 	o.Served, o.Failed = int(served.Load()), int(failed.Load())
@@ -511,24 +513,20 @@ func burst(n int) func(h *hostileHost, o *outcome) {
 func daemonAttack(h *hostileHost, o *outcome) {
 	pidFile := filepath.Join(h.home, "daemon.pid")
 	var pid int
-	for deadline := time.Now().Add(attackWithin); pid == 0; {
-		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
-			pid, _ = strconv.Atoi(string(b))
-		} else if time.Now().After(deadline) {
-			o.Fault = "the daemon did not start"
-			return
-		} else {
-			time.Sleep(10 * time.Millisecond)
-		}
+	if !testwait.Until(attackWithin, func() bool {
+		b, err := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(string(b))
+		return err == nil && pid > 0
+	}) {
+		o.Fault = "the daemon did not start"
+		return
 	}
 	plugin := h.evil.Plugin.Pid()
 	parent := parentPid(pid)
 	o.PluginKB = vmHWM(plugin)
 	t0 := time.Now()
 	h.evil.Close()
-	for deadline := time.Now().Add(30 * time.Second); alive(pid) && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(30*time.Second, func() bool { return !alive(pid) })
 	o.Clear = time.Since(t0)
 	adopted := "adopted by the plugin"
 	if parent != plugin {
@@ -552,15 +550,12 @@ func killPlugin(h *hostileHost, o *outcome) {
 		errc <- err
 	}()
 	logPath := filepath.Join(h.home, "logs", "mcp-stderr.log")
-	for deadline := time.Now().Add(attackWithin); ; {
-		if b, _ := os.ReadFile(logPath); bytes.Contains(b, []byte(testserver.TraceSleepStarted)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			o.Fault = "the sleep call did not reach the server"
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Until(attackWithin, func() bool {
+		b, _ := os.ReadFile(logPath)
+		return bytes.Contains(b, []byte(testserver.TraceSleepStarted))
+	}) {
+		o.Fault = "the sleep call did not reach the server"
+		return
 	}
 	o.PluginKB = vmHWM(h.evil.Plugin.Pid())
 	t0 := time.Now()

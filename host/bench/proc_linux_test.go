@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"os"
 	"strconv"
 	"strings"
@@ -42,8 +43,7 @@ func children() map[int]bool {
 // the children it reaped, to RUSAGE_CHILDREN). It reports whether all were
 // gone in time.
 func reapOrphans(keep map[int]bool, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for {
+	return testwait.Until(limit, func() bool {
 		left := 0
 		for pid := range children() {
 			if keep[pid] {
@@ -54,14 +54,8 @@ func reapOrphans(keep map[int]bool, limit time.Duration) bool {
 				left++
 			}
 		}
-		if left == 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return left == 0
+	})
 }
 
 // childrenCPU is the user+system CPU time of every reaped child of this
