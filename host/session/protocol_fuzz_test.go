@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -37,7 +38,7 @@ func FuzzServerAnswers(f *testing.F) {
 			var r struct {
 				SupportedVersions []string `json:"supportedVersions"`
 			}
-			if json.Unmarshal(resp.Result, &r) != nil || !containsString(r.SupportedVersions, Latest) {
+			if json.Unmarshal(resp.Result, &r) != nil || !slices.Contains(r.SupportedVersions, Latest) {
 				t.Fatalf("passed a discover answer that does not list %s: %s", Latest, b)
 			}
 		}
@@ -52,17 +53,8 @@ func FuzzServerAnswers(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(home, MemoryFile), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if r := remembered(home, srv); r != "" && !containsString(config.ProtocolRevisions, r) {
+		if r := remembered(home, srv); r != "" && !slices.Contains(config.ProtocolRevisions, r) {
 			t.Fatalf("remembered %q", r)
 		}
 	})
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
