@@ -11,14 +11,19 @@ want=(
 # The conformance suite of the 2026-07-28 revision is a prerelease of the same
 # package: it gets a folder of its own.
 next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
+# The authorization server of the OAuth end-to-end tests
+# (internal/testoauth/as.mjs), in a folder of its own too.
+oauth_as="oidc-provider@9.13.3"
 stamp=".npm-deps/.installed"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${want[*]} $next" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${want[*]} $next $oauth_as" ]; then
   exit 0
 fi
 command -v npm >/dev/null || { echo "npm not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
-mkdir -p .npm-deps/conformance-2026
+mkdir -p .npm-deps/conformance-2026 .npm-deps/oauth-as
 [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
 [ -f .npm-deps/conformance-2026/package.json ] || echo '{"name":"hermes-conformance-2026","private":true}' > .npm-deps/conformance-2026/package.json
+[ -f .npm-deps/oauth-as/package.json ] || echo '{"name":"hermes-oauth-as","private":true}' > .npm-deps/oauth-as/package.json
 npm install --prefix .npm-deps --no-audit --no-fund --silent "${want[@]}"
 npm install --prefix .npm-deps/conformance-2026 --no-audit --no-fund --silent "$next"
-echo "${want[*]} $next" > "$stamp"
+npm install --prefix .npm-deps/oauth-as --no-audit --no-fund --silent "$oauth_as"
+echo "${want[*]} $next $oauth_as" > "$stamp"

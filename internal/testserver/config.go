@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,18 @@ type Config struct {
 	HTMLOnly bool
 	// RequireBearer demands Authorization: Bearer <token> (--require-bearer).
 	RequireBearer string
+	// OAuthIssuer makes the server an OAuth 2.1 protected resource whose
+	// tokens this authorization server issues (--oauth-issuer); see the
+	// package documentation.
+	OAuthIssuer string
+	// OAuthScopes are the scopes every request's token needs, announced in
+	// the 401 challenge (--oauth-scopes; default mcp:read).
+	OAuthScopes []string
+	// OAuthAdminScope is the scope the admin_echo tool needs on top
+	// (--oauth-admin-scope; default mcp:admin).
+	OAuthAdminScope string
+	// oauth validates the tokens of OAuthIssuer, shared by the handlers.
+	oauth *resourceServer
 	// RedirectTo 307-redirects every request to this URL (--redirect-to).
 	RedirectTo string
 	// CutStream cuts the SSE response stream of slow_stream calls
@@ -88,7 +101,7 @@ type Config struct {
 // HTTPFaults reports whether any HTTP-only fault is configured.
 func (c *Config) HTTPFaults() bool {
 	return c.StatusOnNth > 0 || c.HTMLRoot || c.HTMLOnly || c.RequireBearer != "" ||
-		c.RedirectTo != "" || c.CutStream || c.SessionTTL > 0
+		c.RedirectTo != "" || c.CutStream || c.SessionTTL > 0 || c.OAuthIssuer != ""
 }
 
 // ParseConfig parses the flags in envFlags (the value of EnvFlags) followed
@@ -107,7 +120,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.SetOutput(output)
 
 	var slowStart, exitAfterInit, sessionTTL int
-	var statusOn, protocols string
+	var statusOn, protocols, oauthScopes string
 	fs.StringVar(&cfg.Server.Name, "name", DefaultName, "server name reported in initialize")
 	fs.IntVar(&cfg.Server.ExtraTools, "tools", 0, "add N extra tools tool_1..tool_N")
 	fs.IntVar(&cfg.Server.PageSize, "page-size", 0, "list pagination limit")
@@ -145,6 +158,10 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.HTMLRoot, "html-root", false, "GET/HEAD on / and /mcp return an HTML page")
 	fs.BoolVar(&cfg.HTMLOnly, "html-only", false, "every request gets an HTML page")
 	fs.StringVar(&cfg.RequireBearer, "require-bearer", "", "require Authorization: Bearer `TOKEN`")
+	fs.StringVar(&cfg.OAuthIssuer, "oauth-issuer", "", "be an OAuth protected resource of the authorization server `URL`: "+
+		"serve RFC 9728 metadata, accept only its JWT access tokens for this server (401/403 challenges otherwise)")
+	fs.StringVar(&oauthScopes, "oauth-scopes", "mcp:read", "with --oauth-issuer, the scopes every request needs (`LIST`, space or comma separated)")
+	fs.StringVar(&cfg.OAuthAdminScope, "oauth-admin-scope", "mcp:admin", "with --oauth-issuer, the `SCOPE` the admin_echo tool needs too")
 	fs.StringVar(&cfg.RedirectTo, "redirect-to", "", "307-redirect every request to `URL`")
 	fs.BoolVar(&cfg.CutStream, "cut-stream", false, "cut the SSE response stream of slow_stream calls")
 	fs.IntVar(&sessionTTL, "session-ttl", 0, "HTTP sessions expire `MS` milliseconds after initialize")
@@ -179,6 +196,16 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 		if !ok || err != nil || cfg.StatusOnNth < 1 || cfg.StatusCode < 100 || cfg.StatusCode > 599 {
 			return nil, fmt.Errorf("--status-on %q: want N:CODE with N >= 1 and an HTTP status code", statusOn)
 		}
+	}
+	cfg.OAuthScopes = strings.Fields(strings.ReplaceAll(oauthScopes, ",", " "))
+	if cfg.OAuthIssuer != "" {
+		if u, err := url.Parse(cfg.OAuthIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--oauth-issuer %q: want an http(s) URL", cfg.OAuthIssuer)
+		}
+		if cfg.RequireBearer != "" {
+			return nil, errors.New("--oauth-issuer and --require-bearer are mutually exclusive")
+		}
+		cfg.Server.AdminTool = true
 	}
 	if cfg.HTTPAddr != "" && cfg.SSEAddr != "" {
 		return nil, errors.New("--http and --sse are mutually exclusive")

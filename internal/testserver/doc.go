@@ -44,6 +44,8 @@
 //     caller's progress token, or "slow_stream") then returns "done"; over
 //     HTTP the response becomes an SSE stream.
 //   - tool_1 .. tool_N with --tools N.
+//   - admin_echo {message}: with --oauth-issuer only; returns message
+//     verbatim, and its calls need the admin scope.
 //
 // sample, elicit and roots return multi round-trip input requests, which
 // modern clients answer directly; for legacy clients mcp-go turns them into
@@ -143,6 +145,36 @@
 //	--session-ttl MS     a session ends MS after initialize; requests for it then
 //	                     get 404, as from a restarted server. Adds the tool
 //	                     expire_sessions, which ends every session at once
+//
+// OAuth 2.1 protected resource (needs --http; not with --require-bearer). The
+// end-to-end tests run it behind the authorization server of
+// internal/testoauth:
+//
+//	--oauth-issuer URL       the authorization server whose tokens are accepted
+//	--oauth-scopes LIST      scopes every request needs, space or comma separated
+//	                         (default "mcp:read")
+//	--oauth-admin-scope S    the scope admin_echo needs as well (default mcp:admin)
+//
+// The resource is the server's MCP URL as the client addressed it
+// (http://127.0.0.1:PORT/mcp). Its RFC 9728 metadata, at
+// /.well-known/oauth-protected-resource/mcp, names it, authorization_servers
+// [URL] and scopes_supported (the scopes and the admin scope). Every other
+// request needs "Authorization: Bearer TOKEN" where TOKEN is a JWT access
+// token (RFC 9068, typ at+jwt, RS256) signed by a key of the issuer's JWKS
+// (jwks_uri of its /.well-known/oauth-authorization-server; cached a minute,
+// fetched again for an unknown key id), whose iss is URL, whose aud holds the
+// resource, unexpired, and whose scope claim holds the needed scopes. Opaque
+// tokens are refused: the server never introspects. Answers:
+//
+//   - no bearer token: 401, WWW-Authenticate: Bearer
+//     resource_metadata="<metadata URL>", scope="mcp:read";
+//   - an invalid token (bad signature, other issuer or audience, expired):
+//     401, Bearer error="invalid_token", error_description="...",
+//     resource_metadata=..., scope=...;
+//   - a token without the scopes, or a tools/call of admin_echo whose token
+//     lacks the admin scope: 403, Bearer error="insufficient_scope",
+//     resource_metadata=..., scope="mcp:read mcp:admin" (the scopes that
+//     request needs), for the client to step up.
 //
 // Hostile servers (stdio, or --http; one attack each). The server is then a
 // small hand-written one that streams what it sends, so its own memory stays

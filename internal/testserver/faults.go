@@ -25,8 +25,8 @@ func writeHTML(w http.ResponseWriter) {
 }
 
 // faults wraps next in the HTTP faults selected by cfg. The outermost fault
-// wins: html-only, redirect-to, require-bearer, status-on, html-root,
-// hang-initialize, garbage, cut-stream.
+// wins: html-only, redirect-to, require-bearer or oauth-issuer, status-on,
+// html-root, hang-initialize, garbage, cut-stream.
 func faults(cfg *Config, next http.Handler) http.Handler {
 	h := next
 	if cfg.CutStream {
@@ -87,6 +87,9 @@ func faults(cfg *Config, next http.Handler) http.Handler {
 			}
 			inner.ServeHTTP(w, r)
 		})
+	}
+	if cfg.oauth != nil {
+		h = cfg.oauth.protect(h)
 	}
 	if cfg.RedirectTo != "" {
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -258,12 +258,19 @@ func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 	if cfg.RequireBearer != "" {
 		mux.HandleFunc(ProtectedResourcePath, servePRM)
 	}
+	if cfg.OAuthIssuer != "" {
+		if cfg.oauth == nil {
+			cfg.oauth = newResourceServer(cfg)
+		}
+		mux.HandleFunc(ProtectedResourcePath, cfg.oauth.servePRM)
+	}
 	return faults(cfg, mux)
 }
 
 // MCPPath is the streamable HTTP endpoint path.
 const MCPPath = "/mcp"
 
-// ProtectedResourcePath is where --require-bearer serves its OAuth protected
-// resource metadata (RFC 9728), named by the WWW-Authenticate challenge.
+// ProtectedResourcePath is where --require-bearer and --oauth-issuer serve
+// the OAuth protected resource metadata (RFC 9728) of MCPPath, named by the
+// WWW-Authenticate challenge.
 const ProtectedResourcePath = "/.well-known/oauth-protected-resource/mcp"

@@ -89,6 +89,9 @@ type Options struct {
 	// DupTools lists every tool twice (flag --dup-tools); EmptyToolName adds
 	// a tool without a name to the listing (flag --empty-tool-name).
 	DupTools, EmptyToolName bool
+	// AdminTool adds the tool admin_echo (set by --oauth-issuer, which
+	// demands the admin scope to call it).
+	AdminTool bool
 	// ExpireSessions, when set, ends every HTTP session now; the tool
 	// expire_sessions calls it (set with --session-ttl), so a test orders
 	// the expiry instead of sleeping past the TTL.
@@ -193,6 +196,7 @@ func New(opts Options) *server.MCPServer {
 	if !opts.NoToolsCapability {
 		st.addTools()
 		st.addNamedTool()
+		st.addAdminTool()
 		for i := 1; i <= opts.ExtraTools; i++ {
 			name := "tool_" + strconv.Itoa(i)
 			st.srv.AddTool(mcp.NewTool(name,
