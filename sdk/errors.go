@@ -17,6 +17,11 @@ const (
 	CodeNotFound = "not_found"
 	// CodeAuth: the server wants credentials (HTTP 401/403).
 	CodeAuth = "auth"
+	// CodeLoginNeeded: the server wants credentials that only an
+	// interactive login can give (no token, a revoked refresh token, more
+	// scope); the message says which command to run. Background work
+	// reports it and never prompts.
+	CodeLoginNeeded = "login_needed"
 	// CodeNotMCP: the endpoint is not an MCP endpoint (e.g. a web page).
 	CodeNotMCP = "not_mcp"
 	// CodeSessionExpired: the server no longer knows the session; a new

@@ -135,6 +135,9 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 	}
 	var are *mcptransport.AuthorizationRequiredError
 	if errors.As(err, &are) || errors.Is(err, mcptransport.ErrUnauthorized) || status == http.StatusUnauthorized || status == http.StatusForbidden {
+		if e := info.hostAuthError(); e != nil {
+			return e
+		}
 		return t.authError(status, challenge)
 	}
 	if errors.Is(err, mcptransport.ErrSessionTerminated) {

@@ -39,7 +39,8 @@ func newTestTransport(t *testing.T, cfg transport.Config) *httpTransport {
 
 // fakeHost is a transport.Host for unit tests.
 type fakeHost struct {
-	headers func(context.Context, transport.HeadersRequest) (map[string]string, error)
+	headers   func(context.Context, transport.HeadersRequest) (map[string]string, error)
+	challenge func(context.Context, transport.ChallengeRequest) (bool, error)
 
 	mu       sync.Mutex
 	warnings []*sdk.Error
@@ -47,6 +48,13 @@ type fakeHost struct {
 
 func (h *fakeHost) Headers(ctx context.Context, req transport.HeadersRequest) (map[string]string, error) {
 	return h.headers(ctx, req)
+}
+
+func (h *fakeHost) Challenge(ctx context.Context, c transport.ChallengeRequest) (bool, error) {
+	if h.challenge == nil {
+		return false, sdk.NewError(sdk.CodeAuth, "no challenge handler")
+	}
+	return h.challenge(ctx, c)
 }
 
 func (h *fakeHost) Warn(w *sdk.Error) {

@@ -116,9 +116,65 @@ type roundTripper struct {
 	limit *bodyLimit
 }
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper. A 401 (or a 403 asking for more
+// scope) to a request made with the host's headers goes to the host's
+// auth plugin (Host.Challenge); when it has new credentials the request is
+// sent again, at most transport.MaxChallengeRetries times.
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if rt.dynamic && rt.host != nil && sameOrigin(req.URL, rt.origin) {
+	if rt.limit != nil && rt.limit.gate.busy() {
+		// The answer to a request of the server's own frees its room
+		// once it has gone out.
+		if id, ok := answered(req); ok {
+			defer rt.limit.gate.release(id)
+		}
+	}
+	authed := rt.dynamic && rt.host != nil && sameOrigin(req.URL, rt.origin)
+	resp, err := rt.send(req, authed)
+	for attempt := 1; err == nil && authed && challenged(resp); attempt++ {
+		if attempt > transport.MaxChallengeRetries {
+			break
+		}
+		retry, cerr := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
+			Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
+			WWWAuthenticate: resp.Header.Values("WWW-Authenticate"), Attempt: attempt,
+		})
+		if cerr != nil {
+			if info := infoFrom(req.Context()); info != nil {
+				info.authFailed(sdk.AsError(cerr))
+			}
+			break
+		}
+		if !retry || (req.Body != nil && req.GetBody == nil) {
+			break
+		}
+		again := req.Clone(req.Context())
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				break
+			}
+			again.Body = body
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_ = resp.Body.Close()
+		resp, err = rt.send(again, true)
+	}
+	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
+		rt.onStream()
+	}
+	if err == nil {
+		if info := infoFrom(req.Context()); info != nil {
+			info.record(req, resp)
+			info.keepErrorBody(resp)
+		}
+		rt.limit.wrap(req, resp)
+	}
+	return resp, err
+}
+
+// send sends one request, with the host's headers when authed.
+func (rt *roundTripper) send(req *http.Request, authed bool) (*http.Response, error) {
+	if authed {
 		h, err := rt.host.Headers(req.Context(), transport.HeadersRequest{Method: req.Method, URL: req.URL.String()})
 		if err != nil {
 			if req.Body != nil {
@@ -133,25 +189,23 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	if rt.limit != nil && rt.limit.gate.busy() {
-		// The answer to a request of the server's own frees its room
-		// once it has gone out.
-		if id, ok := answered(req); ok {
-			defer rt.limit.gate.release(id)
+	return rt.base.RoundTrip(req)
+}
+
+// challenged reports whether a response asks for (other) credentials: a
+// 401, or a 403 whose challenge says insufficient_scope.
+func challenged(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		return true
+	case http.StatusForbidden:
+		for _, v := range resp.Header.Values("WWW-Authenticate") {
+			if strings.Contains(strings.ToLower(v), "insufficient_scope") {
+				return true
+			}
 		}
 	}
-	resp, err := rt.base.RoundTrip(req)
-	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
-		rt.onStream()
-	}
-	if err == nil {
-		if info := infoFrom(req.Context()); info != nil {
-			info.record(req, resp)
-			info.keepErrorBody(resp)
-		}
-		rt.limit.wrap(req, resp)
-	}
-	return resp, err
+	return false
 }
 
 // respInfo is what the last HTTP response of one exchange said; mcp-go's
@@ -163,6 +217,9 @@ type respInfo struct {
 	contentType string
 	withSession bool // the request carried a session id
 	tooLarge    *sdk.Error
+	// authErr is the host's answer to the exchange's last challenge, when
+	// it was an error (a login is needed): it is the error to report.
+	authErr *sdk.Error
 	// errorBody is the start of a 4xx response's JSON body (at most
 	// maxErrorBody bytes): mcp-go drops the body of a refused initialize,
 	// which says why (e.g. which protocol revisions the server speaks).
@@ -202,6 +259,23 @@ func (i *respInfo) errorBodyBytes() []byte {
 func isJSONType(ct string) bool {
 	ct = strings.ToLower(strings.TrimSpace(ct))
 	return strings.HasPrefix(ct, "application/json") || (strings.HasPrefix(ct, "application/") && strings.Contains(ct, "+json"))
+}
+
+// authFailed records the host's error for a challenge.
+func (i *respInfo) authFailed(e *sdk.Error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.authErr = e
+}
+
+// authError returns the host's error for the exchange's challenge, or nil.
+func (i *respInfo) hostAuthError() *sdk.Error {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.authErr
 }
 
 // overLimit records that a response of the exchange went over the message

@@ -227,6 +227,9 @@ func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRP
 	}
 	if status, challenge, _ := info.get(); status == http.StatusUnauthorized || status == http.StatusForbidden {
 		// A refusal with a JSON-RPC body comes back as a response.
+		if e := info.hostAuthError(); e != nil {
+			return nil, e
+		}
 		return nil, t.authError(status, challenge)
 	}
 	if isInit && resp.Error == nil {

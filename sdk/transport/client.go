@@ -29,6 +29,13 @@ type ClientOptions struct {
 	// Headers answers the plugin's per-request header callback; nil serves
 	// no callbacks.
 	Headers func(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	// Challenge answers the plugin's challenge callback (a 401 or 403 to
+	// a request made with Headers); nil answers every challenge with a
+	// CodeAuth error. Served only along with Headers.
+	Challenge func(ctx context.Context, c ChallengeRequest) (retry bool, err error)
+	// ChallengeTimeout bounds one Challenge; default 10 minutes (it may
+	// include an interactive step-up).
+	ChallengeTimeout time.Duration
 	// OnMessage receives each message from the server. The slice is the
 	// callee's.
 	OnMessage func(msg []byte)
@@ -121,7 +128,11 @@ func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*Clie
 		}()
 	}
 	if opts.Headers != nil {
-		args.CallbackID = sdk.ServeHostCallbacks(h.broker, &hostCallbacks{headers: opts.Headers, timeout: 60 * time.Second})
+		ct := opts.ChallengeTimeout
+		if ct <= 0 {
+			ct = 10 * time.Minute
+		}
+		args.CallbackID = sdk.ServeHostCallbacks(h.broker, &hostCallbacks{headers: opts.Headers, challenge: opts.Challenge, timeout: 60 * time.Second, challengeTimeout: ct})
 	}
 	// The reader starts as soon as the stream is there: a server may speak
 	// (warnings, notifications) before Open returns.

@@ -72,6 +72,14 @@ type Host interface {
 	// (for example Authorization from an auth plugin). Transports call it
 	// before each request only when Config.DynamicHeaders is set.
 	Headers(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	// Challenge hands the host a 401 or 403 answer the server gave to a
+	// request made with the host's headers (Config.DynamicHeaders only).
+	// The host's auth plugin refreshes, steps up, or says a login is
+	// needed. When retry is true, new headers are ready: the transport
+	// sends the request again, with fresh Headers, at most
+	// MaxChallengeRetries times per request. An error (CodeLoginNeeded,
+	// CodeAuth) is the one to report for the request.
+	Challenge(ctx context.Context, c ChallengeRequest) (retry bool, err error)
 	// Warn tells the host about something the user should know without
 	// failing (e.g. a server writing non-JSON to stdout). The host logs it
 	// and keeps the last one for its error messages.
@@ -83,6 +91,23 @@ type HeadersRequest struct {
 	Method string
 	URL    string
 }
+
+// ChallengeRequest is a 401 or 403 answer the server gave to a request.
+type ChallengeRequest struct {
+	Method string
+	URL    string
+	// Status is the HTTP status, 401 or 403.
+	Status int
+	// WWWAuthenticate holds the response's WWW-Authenticate header lines.
+	WWWAuthenticate []string
+	// Attempt counts the challenges of this one request, from 1.
+	Attempt int
+}
+
+// MaxChallengeRetries is how many times a transport resends one request
+// after the host answered a challenge with retry; then the last answer
+// stands (so a server that keeps asking for more scope cannot loop).
+const MaxChallengeRetries = 3
 
 type headerKey struct{}
 

@@ -149,10 +149,34 @@ type HeadersReply struct {
 	Err     *sdk.Error
 }
 
+// ChallengeReply carries the host's answer to a challenge.
+type ChallengeReply struct {
+	Retry bool
+	Err   *sdk.Error
+}
+
 // hostCallbacks is the host's callback receiver for a transport plugin.
 type hostCallbacks struct {
-	headers func(ctx context.Context, req HeadersRequest) (map[string]string, error)
-	timeout time.Duration
+	headers   func(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	challenge func(ctx context.Context, c ChallengeRequest) (bool, error)
+	timeout   time.Duration
+	// challengeTimeout bounds one challenge, which may include a refresh
+	// or an interactive step-up.
+	challengeTimeout time.Duration
+}
+
+// Challenge answers a plugin's challenge callback.
+func (h *hostCallbacks) Challenge(req ChallengeRequest, reply *ChallengeReply) error {
+	if h.challenge == nil {
+		reply.Err = sdk.NewError(sdk.CodeAuth, "no auth plugin answers challenges for this server")
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.challengeTimeout)
+	defer cancel()
+	retry, err := h.challenge(ctx, req)
+	reply.Retry = retry && err == nil
+	reply.Err = sdk.AsError(err)
+	return nil
 }
 
 // Headers answers a plugin's request for headers.

@@ -139,6 +139,17 @@ func (h *pluginHost) Headers(ctx context.Context, req HeadersRequest) (map[strin
 	return reply.Headers, nil
 }
 
+func (h *pluginHost) Challenge(ctx context.Context, c ChallengeRequest) (bool, error) {
+	var reply ChallengeReply
+	if err := h.hc.Call(ctx, "Plugin.Challenge", c, &reply); err != nil {
+		return false, err
+	}
+	if reply.Err != nil {
+		return false, reply.Err
+	}
+	return reply.Retry, nil
+}
+
 func (h *pluginHost) Warn(w *sdk.Error) {
 	if w != nil {
 		h.sc.sendError(frameWarning, 0, w)

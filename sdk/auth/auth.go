@@ -1,0 +1,200 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// Config is everything an auth plugin learns about the server it
+// authenticates to. The host has already resolved ${VAR}s.
+type Config struct {
+	// Server is the name of the server entry in config.yaml.
+	Server string `json:"server"`
+	// Method is the entry's auth: value ("oauth", "exec" or a third-party
+	// name); the plugin is hermes-auth-<Method>.
+	Method string `json:"method"`
+	// URL is the MCP server's URL (the protected resource); empty for a
+	// local server.
+	URL string `json:"url,omitempty"`
+	// TokenDir is the folder for the plugin's files ($HERMES_HOME/
+	// mcp-tokens, mode 0700), each named after FileStem(Server).
+	TokenDir string `json:"token_dir"`
+	// Settings is the entry's block named after the method (oauth: for
+	// "oauth", exec: for "exec"), ${VAR}s resolved; nil when absent.
+	Settings map[string]any `json:"settings,omitempty"`
+	// TLS settings of the server, which the plugin applies to the
+	// authorization server too.
+	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
+	CABundle           string `json:"ca_bundle,omitempty"`
+	// LoginTimeout bounds one interactive login (oauth.timeout).
+	LoginTimeout time.Duration `json:"login_timeout,omitempty"`
+}
+
+// HeadersRequest describes the request to the server headers are wanted
+// for.
+type HeadersRequest struct {
+	Method string
+	URL    string
+}
+
+// Headers are the headers for requests to the server.
+type Headers struct {
+	// Headers to set on the request (e.g. Authorization). Empty when the
+	// plugin has no credentials yet: the request then goes out without
+	// any, and the server's challenge comes back through Challenge.
+	Headers map[string]string
+	// ValidUntil lets the host reuse Headers for other requests until
+	// then (e.g. the token's expiry less a margin); zero means ask again
+	// for every request.
+	ValidUntil time.Time
+}
+
+// Challenge is a 401 or 403 answer the server gave to a request.
+type Challenge struct {
+	Method string
+	URL    string
+	// Status is the HTTP status, 401 or 403.
+	Status int
+	// WWWAuthenticate holds the response's WWW-Authenticate header lines.
+	WWWAuthenticate []string
+	// Attempt counts the challenges of one request, from 1.
+	Attempt int
+}
+
+// Answer is what a plugin makes of a challenge.
+type Answer struct {
+	// Retry: new credentials are ready (refreshed, or a step-up
+	// completed); the request is sent again with fresh Headers.
+	Retry bool
+}
+
+// LoginOptions tune an interactive login.
+type LoginOptions struct {
+	// NoBrowser: do not open a browser; show the URL instead (and accept
+	// the redirect URL pasted back).
+	NoBrowser bool
+	// Device asks for the device authorization grant (RFC 8628).
+	Device bool
+	// Challenge holds the WWW-Authenticate lines of the server's last
+	// 401/403, when the host saw one (it names the metadata and scope).
+	Challenge []string
+	// Scope asks for this scope instead of the discovered one.
+	Scope string
+}
+
+// Status is what a plugin tells about its credentials: never a token.
+type Status struct {
+	// Method is the auth method, e.g. "oauth".
+	Method string
+	// LoggedIn: credentials are stored (they may have expired).
+	LoggedIn bool
+	// Account is who the credentials are for, when known.
+	Account string
+	// Scopes granted.
+	Scopes []string
+	// ExpiresAt is when the current credential expires; zero when unknown
+	// or never.
+	ExpiresAt time.Time
+	// LastRefresh is when the credential was last refreshed or obtained.
+	LastRefresh time.Time
+	// CanRefresh: an expired credential can be renewed without the user.
+	CanRefresh bool
+	// Issuer is the authorization server (or the command) the credentials
+	// come from.
+	Issuer string
+	// Detail is one line more, e.g. how the client is registered.
+	Detail string
+}
+
+// LogoutResult says what a logout did.
+type LogoutResult struct {
+	// Revoked: the authorization server revoked the tokens (RFC 7009).
+	Revoked bool
+	// Removed counts the files deleted.
+	Removed int
+	// Detail is one line more, e.g. why revocation was skipped.
+	Detail string
+}
+
+// Authenticator is what an auth plugin implements, one per server. Every
+// method may be called concurrently with the others.
+type Authenticator interface {
+	// Headers returns the headers for a request to the server: a cached
+	// token, refreshed first when it has expired or is about to. With no
+	// credentials at all it returns empty Headers, not an error. A
+	// CodeLoginNeeded error says only an interactive login can help.
+	Headers(ctx context.Context, req HeadersRequest) (Headers, error)
+	// Challenge reacts to a 401 or 403: refresh, step up (ui is
+	// interactive only when the user is there to log in), or fail with
+	// CodeLoginNeeded naming the command to run.
+	Challenge(ctx context.Context, c Challenge, ui UI) (Answer, error)
+	// Login logs in through ui; old credentials are kept until new ones
+	// have arrived.
+	Login(ctx context.Context, o LoginOptions, ui UI) (Status, error)
+	// Logout revokes the credentials where the server supports it and
+	// deletes them.
+	Logout(ctx context.Context) (LogoutResult, error)
+	// Status describes the stored credentials.
+	Status(ctx context.Context) (Status, error)
+}
+
+// Opener builds the Authenticator of one server. ctx bounds the opening
+// only.
+type Opener func(ctx context.Context, cfg Config) (Authenticator, error)
+
+// Notice is something the plugin wants the user to see.
+type Notice struct {
+	// Text is one or a few lines of plain text (the host escapes it).
+	Text string
+	// URL to visit, shown on a line of its own.
+	URL string
+	// UserCode is a device code to type at URL.
+	UserCode string
+}
+
+// UI is the host's terminal, relayed to the plugin. A plugin never reads
+// or writes the terminal itself.
+type UI interface {
+	// Interactive reports whether a user is there to answer; when false,
+	// every other method fails with ErrNotInteractive.
+	Interactive() bool
+	// OpenURL opens url in the user's browser. ErrNoBrowser: none can
+	// open here (show the URL instead).
+	OpenURL(ctx context.Context, url string) error
+	// Show shows a notice.
+	Show(ctx context.Context, n Notice) error
+	// Ask shows prompt and returns the line the user typed (e.g. a
+	// redirect URL pasted back). It ends early, with ctx's error, when ctx
+	// ends (the callback arrived first).
+	Ask(ctx context.Context, prompt string) (string, error)
+}
+
+// ErrNotInteractive is the UI's error when no user is there.
+var ErrNotInteractive = errors.New("not interactive: no user to log in")
+
+// ErrNoBrowser is OpenURL's error when no browser can be opened here.
+var ErrNoBrowser = errors.New("no browser can be opened here")
+
+// LoginNeeded returns the CodeLoginNeeded error for server, with why (one
+// line, no secrets) and the command that fixes it.
+func LoginNeeded(server, why string) *sdk.Error {
+	return sdk.NewError(sdk.CodeLoginNeeded, "MCP server '%s' needs a login: %s; run: hermes mcp login %s", server, why, server)
+}
+
+// NoUI is a UI with no user: background work.
+type NoUI struct{}
+
+// Interactive returns false.
+func (NoUI) Interactive() bool { return false }
+
+// OpenURL fails with ErrNotInteractive.
+func (NoUI) OpenURL(context.Context, string) error { return ErrNotInteractive }
+
+// Show fails with ErrNotInteractive.
+func (NoUI) Show(context.Context, Notice) error { return ErrNotInteractive }
+
+// Ask fails with ErrNotInteractive.
+func (NoUI) Ask(context.Context, string) (string, error) { return "", ErrNotInteractive }
