@@ -1,0 +1,23 @@
+// Package tokenstore keeps one MCP server's OAuth credential files in the
+// token folder ($HERMES_HOME/mcp-tokens), named after auth.FileStem(server):
+//
+//   - <stem>.json: the token (Token), with an absolute expires_at;
+//   - <stem>.client.json: the OAuth client (Client), and <stem>.client.json.bak,
+//     where PoisonClient sets aside a client the authorization server rejected;
+//   - <stem>.meta.json: the discovery result (Meta), so a cold start can
+//     refresh without discovering again;
+//   - <stem>.lock: the cross-process lock that serializes refreshes (Lock,
+//     RefreshLocked), so two hermes processes never both spend one refresh
+//     token.
+//
+// It owns the file names, the on-disk format (compatible with the files the
+// original Hermes wrote), the permissions (folder 0700, files 0600), atomic
+// writes (temp file, fsync, rename, fsync of the folder), bounded reads, and
+// the refusal to follow a symbolic link at a credential path.
+//
+// It must not do OAuth: it never contacts an authorization server and never
+// decides on its own when a token needs refreshing; the caller's function
+// does. It never logs, and it never puts a token, a secret or a file's
+// contents in an error: errors name the file and say what is wrong with it.
+// Token and Client print (fmt, log/slog) without their secrets.
+package tokenstore
