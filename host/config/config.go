@@ -129,6 +129,9 @@ type OAuthSettings struct {
 	Timeout      time.Duration
 	// ExtraParams are added to the authorization URL.
 	ExtraParams map[string]string
+	// ClientMetadataURL is the URL of the client's metadata document, its
+	// client_id where the authorization server accepts such documents.
+	ClientMetadataURL string
 }
 
 // Server is one entry of mcp_servers with defaults applied.

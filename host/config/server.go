@@ -28,7 +28,7 @@ var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resource
 
 var knownOAuthKeys = map[string]bool{
 	"client_id": true, "client_secret": true, "scope": true, "redirect_port": true,
-	"client_name": true, "timeout": true, "extra_params": true,
+	"client_name": true, "timeout": true, "extra_params": true, "client_metadata_url": true,
 }
 
 // decoder reads typed values out of one server entry. v is the interpolated
@@ -426,6 +426,12 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		}
 		s.OAuth.Timeout = d.seconds("oauth.timeout", om["timeout"], sub(ro, "timeout"), DefaultOAuthTimeout)
 		s.OAuth.ExtraParams = d.strMap("oauth.extra_params", om["extra_params"], sub(ro, "extra_params"))
+		s.OAuth.ClientMetadataURL = d.str("oauth.client_metadata_url", om["client_metadata_url"], sub(ro, "client_metadata_url"))
+	}
+	// The settings of another auth method (a block named after it, e.g.
+	// exec:) are the method's plugin's, not unknown keys.
+	if s.Auth != "" && s.Auth != "oauth" {
+		s.Unknown = slices.DeleteFunc(s.Unknown, func(k string) bool { return k == s.Auth })
 	}
 
 	switch sv := v["ssl_verify"].(type) {

@@ -47,8 +47,26 @@ type Deps struct {
 	Sampling    client.SamplingHandler
 	Elicitation client.ElicitationHandler
 	Roots       client.RootsHandler
-	// Headers supplies per-request headers (auth plugins); nil for none.
+	// Headers supplies per-request headers; nil for none. It wins over
+	// Auth.
 	Headers func(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
+	// Auth gives the credentials of servers with an auth: method (the
+	// host's auth plugins); nil leaves such servers without (their 401
+	// then says to log in).
+	Auth Credentials
+}
+
+// Credentials gives a remote server's credentials: the host's manager of
+// auth plugins.
+type Credentials interface {
+	For(ctx context.Context, srv *config.Server) (ServerCredentials, error)
+}
+
+// ServerCredentials answers the transport plugin's header and challenge
+// callbacks for one server.
+type ServerCredentials interface {
+	Headers(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
+	Challenge(ctx context.Context, c transport.ChallengeRequest) (retry bool, err error)
 }
 
 // Session is one live connection.
@@ -137,6 +155,19 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	headers, challenge := d.Headers, (func(context.Context, transport.ChallengeRequest) (bool, error))(nil)
+	if headers == nil && d.Auth != nil && srv.Auth != "" && PluginName(srv) != "stdio" {
+		creds, err := d.Auth.For(ctx, srv)
+		if err != nil {
+			se := sdk.AsError(err)
+			code := se.Code
+			if code == sdk.CodeOther {
+				code = sdk.CodeAuth
+			}
+			return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
+		}
+		headers, challenge = creds.Headers, creds.Challenge
+	}
 	p, err := d.Supervisor.Launch(TransportSpec(srv))
 	if err != nil {
 		code := sdk.CodeOther
@@ -175,7 +206,8 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		Stream:          p.Stream(),
 		MaxMessageBytes: p.Spec().MaxFrameBytes,
 		LimitName:       "max_message_mb",
-		Headers:         d.Headers,
+		Headers:         headers,
+		Challenge:       challenge,
 		PluginExit:      func() string { return p.ExitReason(pluginExitWait) },
 	}, MaxServerRequests: srv.MaxServerRequests, RequestsLimitName: "max_server_requests"}
 	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", srv.Name, "error", e.Message) }
@@ -183,7 +215,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		opts.OnClosed = func(err *sdk.Error) { d.OnClosed(srv.Name, err) }
 	}
 	tcfg := TransportConfig(srv, d.Home)
-	tcfg.DynamicHeaders = d.Headers != nil
+	tcfg.DynamicHeaders = headers != nil
 	tr, conn, err := mcpgo.Dial(ctx, h, tcfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,0 +1,321 @@
+// Package credentials owns the auth plugin (hermes-auth-<method>) of each
+// server that has an auth: method: it starts one plugin process per server
+// on first use, answers the transport plugin's header and challenge
+// callbacks from it (caching headers while the plugin says they are
+// valid), and runs logins, logouts and status queries, relaying the
+// plugin's interactive steps to a UI the caller supplies.
+//
+// It never sees a token's value beyond handing headers to the transport,
+// and never logs one. It must not read or write the terminal itself: the
+// UI does.
+package credentials
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// OpenTimeout bounds starting an auth plugin and opening its
+// Authenticator.
+const OpenTimeout = 30 * time.Second
+
+// Manager starts and keeps the auth plugins of a host's servers. Its zero
+// value is not usable; build it with New.
+type Manager struct {
+	home string
+	sup  *supervisor.Supervisor
+	log  hclog.Logger
+	ui   auth.UI
+	// stepUp lets a challenge use the UI (an interactive step-up).
+	stepUp bool
+
+	mu      sync.Mutex
+	servers map[string]*Server
+	closed  bool
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Home is the Hermes home; tokens live in Home/mcp-tokens.
+	Home       string
+	Supervisor *supervisor.Supervisor
+	Logger     hclog.Logger
+	// UI answers the plugins' interactive steps; nil for none (background
+	// work: a server that needs a login is reported as such).
+	UI auth.UI
+	// StepUp lets a challenge during a request log in again through UI
+	// (more scope); otherwise only Login does.
+	StepUp bool
+}
+
+// New returns a Manager.
+func New(o Options) *Manager {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.UI == nil {
+		o.UI = auth.NoUI{}
+	}
+	return &Manager{home: o.Home, sup: o.Supervisor, log: o.Logger, ui: o.UI, stepUp: o.StepUp, servers: map[string]*Server{}}
+}
+
+// TokenDir is the folder of every auth plugin's files under home.
+func TokenDir(home string) string { return filepath.Join(home, auth.TokenDirName) }
+
+// Config builds what srv's auth plugin learns about it.
+func Config(srv *config.Server, home string) auth.Config {
+	cfg := auth.Config{
+		Server:             srv.Name,
+		Method:             srv.Auth,
+		URL:                srv.URL,
+		TokenDir:           TokenDir(home),
+		Settings:           Settings(srv),
+		InsecureSkipVerify: !srv.SSLVerify,
+		CABundle:           srv.CABundle,
+	}
+	if srv.Auth == "oauth" {
+		cfg.LoginTimeout = srv.OAuth.Timeout
+	}
+	return cfg
+}
+
+// Settings returns the server entry's block for its auth method: the typed
+// oauth: block for "oauth", else the block named after the method.
+func Settings(srv *config.Server) map[string]any {
+	if srv.Auth == "oauth" {
+		o := srv.OAuth
+		m := map[string]any{"client_name": o.ClientName, "timeout": o.Timeout.Seconds()}
+		set := func(k, v string) {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		set("client_id", o.ClientID)
+		set("client_secret", o.ClientSecret)
+		set("scope", o.Scope)
+		set("client_metadata_url", o.ClientMetadataURL)
+		if o.RedirectPort != 0 {
+			m["redirect_port"] = o.RedirectPort
+		}
+		if len(o.ExtraParams) > 0 {
+			ep := map[string]any{}
+			for k, v := range o.ExtraParams {
+				ep[k] = v
+			}
+			m["extra_params"] = ep
+		}
+		return m
+	}
+	if b, ok := srv.Extra[srv.Auth].(map[string]any); ok {
+		return b
+	}
+	return nil
+}
+
+// For returns srv's auth, starting its plugin on first use. A server whose
+// entry changed since (URL, method or settings) gets a new plugin.
+func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) {
+	if srv.Auth == "" {
+		return nil, fmt.Errorf("server '%s' has no auth method (auth: in config.yaml)", srv.Name)
+	}
+	cfg := Config(srv, m.home)
+	key := fmt.Sprintf("%#v", cfg)
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, sdk.NewError(sdk.CodeClosed, "hermes is shutting down")
+	}
+	if s := m.servers[srv.Name]; s != nil && s.key == key {
+		m.mu.Unlock()
+		return s, nil
+	}
+	m.mu.Unlock()
+
+	s, err := m.open(ctx, srv, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.key = key
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.servers[srv.Name]; old != nil {
+		if old.key == key {
+			// Another caller opened it meanwhile: keep theirs.
+			go s.close()
+			return old, nil
+		}
+		go old.close()
+	}
+	m.servers[srv.Name] = s
+	return s, nil
+}
+
+func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config) (*Server, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	defer cancel()
+	p, err := m.sup.Launch(supervisor.Spec{
+		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
+		Plugins: map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("auth method '%s' of server '%s': %w", srv.Auth, srv.Name, err)
+	}
+	raw, err := p.Dispense()
+	if err != nil {
+		p.Kill()
+		return nil, err
+	}
+	h, ok := raw.(*auth.Handle)
+	if !ok {
+		p.Kill()
+		return nil, fmt.Errorf("plugin %s is not an auth plugin", p.Path)
+	}
+	c, err := h.Open(ctx, cfg, m.ui)
+	if err != nil {
+		p.Kill()
+		return nil, err
+	}
+	return &Server{name: srv.Name, client: c, plugin: p, stepUp: m.stepUp, log: m.log.With("server", srv.Name)}, nil
+}
+
+// Close stops every auth plugin.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	servers := m.servers
+	m.servers = map[string]*Server{}
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.close() }()
+	}
+	wg.Wait()
+}
+
+// Server is one server's auth plugin.
+type Server struct {
+	name   string
+	key    string
+	client *auth.Client
+	plugin *supervisor.Plugin
+	stepUp bool
+	log    hclog.Logger
+
+	mu      sync.Mutex
+	cached  map[string]string
+	until   time.Time
+	pending *flight
+}
+
+// flight is a challenge in progress, shared by the requests that meet it.
+type flight struct {
+	done  chan struct{}
+	retry bool
+	err   error
+}
+
+// Headers answers the transport's per-request callback: the cached headers
+// while they are valid, else the plugin's.
+func (s *Server) Headers(ctx context.Context, req transport.HeadersRequest) (map[string]string, error) {
+	s.mu.Lock()
+	if s.cached != nil && time.Now().Before(s.until) {
+		h := s.cached
+		s.mu.Unlock()
+		return h, nil
+	}
+	s.mu.Unlock()
+	h, err := s.client.Headers(ctx, auth.HeadersRequest{Method: req.Method, URL: req.URL})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if !h.ValidUntil.IsZero() {
+		s.cached, s.until = h.Headers, h.ValidUntil
+	}
+	s.mu.Unlock()
+	return h.Headers, nil
+}
+
+// Challenge answers the transport's challenge callback. Concurrent
+// challenges share one answer from the plugin (one refresh, not one per
+// request).
+func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (bool, error) {
+	s.mu.Lock()
+	s.cached = nil
+	if f := s.pending; f != nil {
+		s.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.retry, f.err
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	s.pending = f
+	s.mu.Unlock()
+	ans, err := s.client.Challenge(ctx, auth.Challenge{
+		Method: c.Method, URL: c.URL, Status: c.Status, WWWAuthenticate: c.WWWAuthenticate, Attempt: c.Attempt,
+	}, s.stepUp)
+	f.retry, f.err = ans.Retry, err
+	s.mu.Lock()
+	s.pending = nil
+	s.cached = nil
+	s.mu.Unlock()
+	close(f.done)
+	if err != nil {
+		s.log.Debug("challenge not answered", "status", c.Status, "code", sdk.ErrorCode(err))
+	}
+	return f.retry, f.err
+}
+
+// Login logs in through the manager's UI.
+func (s *Server) Login(ctx context.Context, o auth.LoginOptions) (auth.Status, error) {
+	st, err := s.client.Login(ctx, o)
+	s.forget()
+	return st, err
+}
+
+// Logout revokes and deletes the credentials.
+func (s *Server) Logout(ctx context.Context) (auth.LogoutResult, error) {
+	r, err := s.client.Logout(ctx)
+	s.forget()
+	return r, err
+}
+
+// Status describes the stored credentials.
+func (s *Server) Status(ctx context.Context) (auth.Status, error) { return s.client.Status(ctx) }
+
+func (s *Server) forget() {
+	s.mu.Lock()
+	s.cached = nil
+	s.mu.Unlock()
+}
+
+func (s *Server) close() { s.plugin.Kill() }
+
+// Sessions returns m as the session package's source of credentials.
+func (m *Manager) Sessions() session.Credentials { return sessionCredentials{m} }
+
+type sessionCredentials struct{ m *Manager }
+
+func (c sessionCredentials) For(ctx context.Context, srv *config.Server) (session.ServerCredentials, error) {
+	s, err := c.m.For(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/plugins/oauth/discovery"
+	"github.com/hermes-agent/hermes/plugins/oauth/tokenstore"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
+	"golang.org/x/oauth2"
+)
+
+// Login runs discovery, picks or registers the client, and gets a token
+// through the loopback callback (or the redirect URL pasted back), or the
+// device grant. The old token stays in place until the new one is saved.
+func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.UI) (auth.Status, error) {
+	a.loginMu.Lock()
+	defer a.loginMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, a.set.Timeout)
+	defer cancel()
+	if a.set.GrantType == grantClientCreds {
+		if _, err := a.clientCredentials(ctx); err != nil {
+			return auth.Status{}, err
+		}
+		return a.Status(ctx)
+	}
+	challenge := o.Challenge
+	if len(challenge) == 0 {
+		challenge = a.probe(ctx)
+	}
+	d, err := a.discovery(ctx, challenge, true)
+	if err != nil {
+		return auth.Status{}, err
+	}
+	scope := a.scopeFor(d, o.Scope)
+	var t *tokenstore.Token
+	switch {
+	case o.Device:
+		if d.meta.DeviceAuthorizationEndpoint == "" {
+			return auth.Status{}, sdk.NewError(sdk.CodeAuth, "the authorization server of '%s' offers no device authorization (RFC 8628); log in without --device", a.cfg.Server)
+		}
+		t, err = a.deviceFlow(ctx, d, scope, ui)
+	default:
+		t, err = a.codeFlow(ctx, d, scope, o.NoBrowser, ui)
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return auth.Status{}, sdk.NewError(sdk.CodeTimeout, "no authorization arrived for '%s' within %s (oauth.timeout); run: hermes mcp login %s", a.cfg.Server, a.set.Timeout, a.cfg.Server)
+		}
+		return auth.Status{}, err
+	}
+	t.Issuer, t.Resource = d.meta.Issuer, d.resource
+	if t.Scope == "" {
+		t.Scope = scope
+	}
+	unlock, err := a.store.Lock(ctx)
+	if err != nil {
+		return auth.Status{}, err
+	}
+	err = a.store.Save(t)
+	unlock()
+	if err != nil {
+		return auth.Status{}, sdk.NewError(sdk.CodeOther, "saving the token of '%s': %v", a.cfg.Server, err)
+	}
+	a.setToken(t)
+	a.saveMeta(d)
+	return a.Status(ctx)
+}
+
+// probe asks the server, without credentials, for its challenge: the
+// WWW-Authenticate lines of its 401 (none when it does not answer so).
+func (a *authenticator) probe(ctx context.Context) []string {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hermes","version":"0"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusUnauthorized {
+		return nil
+	}
+	return resp.Header.Values("WWW-Authenticate")
+}
+
+// loginClient is the client for a login at d's authorization server with
+// redirectURI: configured, stored (registered with this server for this
+// redirect URI), a metadata document URL, or registered now.
+func (a *authenticator) loginClient(ctx context.Context, d *discovered, redirectURI, scope string) (client, error) {
+	if c, err := a.store.LoadClient(); err == nil && c != nil && a.set.ClientID == "" &&
+		(c.RegisteredFor == "" || c.RegisteredFor == d.meta.Issuer) && !c.SecretExpired(time.Now()) &&
+		(c.Kind == tokenstore.KindCIMD && c.ClientID == a.set.ClientMetadataURL || contains(c.RedirectURIs, redirectURI)) {
+		return client{ID: c.ClientID, Secret: c.ClientSecret, AuthMethod: orDefault(c.TokenEndpointAuthMethod, discovery.AuthNone)}, nil
+	}
+	choice, err := discovery.ChooseClient(d.meta, discovery.ClientConfig{ClientID: a.set.ClientID, ClientSecret: a.set.ClientSecret, ClientMetadataURL: a.set.ClientMetadataURL})
+	if err != nil {
+		return client{}, sdk.NewError(sdk.CodeConfig, "%v", err)
+	}
+	switch choice.Kind {
+	case discovery.ClientPreRegistered:
+		return client{ID: choice.ClientID, Secret: choice.ClientSecret, AuthMethod: choice.AuthMethod}, nil
+	case discovery.ClientMetadataDocument:
+		if err := a.store.SaveClient(&tokenstore.Client{ClientID: choice.ClientID, TokenEndpointAuthMethod: choice.AuthMethod, RegisteredFor: d.meta.Issuer, Kind: tokenstore.KindCIMD}); err != nil {
+			a.log.Warn("could not save the client", "error", err)
+		}
+		return client{ID: choice.ClientID, AuthMethod: choice.AuthMethod}, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	info, err := discovery.Register(rctx, a.hc, d.meta, discovery.ClientRequest{
+		ClientName: a.set.ClientName, RedirectURIs: []string{redirectURI}, Scope: scope,
+		DeviceCode: d.meta.DeviceAuthorizationEndpoint != "",
+	})
+	if err != nil {
+		return client{}, sdk.NewError(sdk.CodeAuth, "registering hermes as an OAuth client of '%s': %v; if the server does not allow registration, set oauth.client_id", a.cfg.Server, err)
+	}
+	sc := &tokenstore.Client{ClientID: info.ClientID, ClientSecret: info.ClientSecret, ClientSecretExpiresAt: info.ClientSecretExpiresAt,
+		ClientIDIssuedAt: info.ClientIDIssuedAt, TokenEndpointAuthMethod: info.TokenEndpointAuthMethod, RedirectURIs: []string{redirectURI},
+		RegisteredFor: d.meta.Issuer, Kind: tokenstore.KindDCR}
+	if err := a.store.SaveClient(sc); err != nil {
+		return client{}, sdk.NewError(sdk.CodeOther, "saving the OAuth client of '%s': %v", a.cfg.Server, err)
+	}
+	return client{ID: info.ClientID, Secret: info.ClientSecret, AuthMethod: orDefault(info.TokenEndpointAuthMethod, discovery.AuthNone)}, nil
+}
+
+// listen opens the loopback callback listener: oauth.redirect_port, else
+// the port of the stored client's redirect URI when it is free (so the
+// registration is reused), else a free port.
+func (a *authenticator) listen() (net.Listener, error) {
+	if a.set.RedirectPort != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.set.RedirectPort)))
+		if err != nil {
+			return nil, sdk.NewError(sdk.CodeConfig, "the OAuth callback port %d (oauth.redirect_port) is not free: %v; close what uses it or pick another port", a.set.RedirectPort, err)
+		}
+		return ln, nil
+	}
+	if c, err := a.store.LoadClient(); err == nil && c != nil {
+		for _, r := range c.RedirectURIs {
+			if u, err := url.Parse(r); err == nil && u.Hostname() == "127.0.0.1" && u.Port() != "" {
+				if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", u.Port())); err == nil {
+					return ln, nil
+				}
+			}
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("opening the OAuth callback port: %w", err)
+	}
+	return ln, nil
+}
+
+// callback is what came back to the redirect URI.
+type callback struct {
+	query url.Values
+	err   error
+}
+
+// codeFlow is the authorization code grant with PKCE: the browser (or the
+// user, who pastes the redirect URL back) brings the code to the loopback
+// listener.
+func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope string, noBrowser bool, ui auth.UI) (*tokenstore.Token, error) {
+	if d.meta.AuthorizationEndpoint == "" {
+		return nil, sdk.NewError(sdk.CodeAuth, "the authorization server of '%s' has no authorization endpoint", a.cfg.Server)
+	}
+	ln, err := a.listen()
+	if err != nil {
+		return nil, err
+	}
+	redirectURI := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	results := make(chan callback, 2)
+	srv := &http.Server{Handler: callbackHandler(results), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	c, err := a.loginClient(ctx, d, redirectURI, scope)
+	if err != nil {
+		return nil, err
+	}
+	verifier := oauth2.GenerateVerifier()
+	state := randomString()
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {c.ID},
+		"redirect_uri":          {redirectURI},
+		"state":                 {state},
+		"code_challenge":        {oauth2.S256ChallengeFromVerifier(verifier)},
+		"code_challenge_method": {"S256"},
+	}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	if d.resource != "" {
+		q.Set("resource", d.resource)
+	}
+	for _, k := range a.set.extraParamNames() {
+		q.Set(k, a.set.ExtraParams[k])
+	}
+	authURL := d.meta.AuthorizationEndpoint
+	if strings.Contains(authURL, "?") {
+		authURL += "&" + q.Encode()
+	} else {
+		authURL += "?" + q.Encode()
+	}
+
+	if !ui.Interactive() {
+		return nil, auth.LoginNeeded(a.cfg.Server, "no user is here to log in")
+	}
+	opened := false
+	if !noBrowser {
+		err := ui.OpenURL(ctx, authURL)
+		switch {
+		case err == nil:
+			opened = true
+			_ = ui.Show(ctx, auth.Notice{Text: fmt.Sprintf("Opened your browser to log in to '%s'. If it did not open, visit:", a.cfg.Server), URL: authURL})
+		case errors.Is(err, auth.ErrNoBrowser) && d.meta.DeviceAuthorizationEndpoint != "":
+			srv.Close()
+			return a.deviceFlow(ctx, d, scope, ui)
+		}
+	}
+	askCtx, stopAsk := context.WithCancel(ctx)
+	defer stopAsk()
+	if !opened {
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ui.Show(ctx, auth.Notice{
+			Text: fmt.Sprintf("To log in to '%s', open this URL in a browser. When it sends you to http://127.0.0.1:%d/callback (a page that may not load on this machine), copy that address and paste it here; or forward the port (ssh -N -L %d:127.0.0.1:%d ...).", a.cfg.Server, port, port, port),
+			URL:  authURL,
+		})
+		go func() {
+			line, err := ui.Ask(askCtx, "Paste the redirect URL (or 'skip'):")
+			if err != nil {
+				return
+			}
+			results <- parsePasted(line)
+		}()
+	}
+	var r callback
+	select {
+	case r = <-results:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	stopAsk()
+	if r.err != nil {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, r.err)
+	}
+	if e := r.query.Get("error"); e != "" {
+		return nil, sdk.NewError(sdk.CodeAuth, "the authorization server refused the login to '%s': %s %s", a.cfg.Server, shown(e, 60), shown(r.query.Get("error_description"), 200))
+	}
+	if r.query.Get("state") != state {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the answer's state does not match this login (a stale or forged redirect); run the login again", a.cfg.Server)
+	}
+	if err := discovery.ValidateIssuerParam(d.meta, r.query.Get("iss"), r.query.Has("iss")); err != nil {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s' refused: %v", a.cfg.Server, err)
+	}
+	code := r.query.Get("code")
+	if code == "" {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the redirect carried no code", a.cfg.Server)
+	}
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI}, "code_verifier": {verifier}}
+	if d.resource != "" {
+		form.Set("resource", d.resource)
+	}
+	t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+	if err != nil {
+		if oauthCode(err) == "invalid_client" && a.set.ClientID == "" {
+			a.poison()
+			return nil, sdk.NewError(sdk.CodeAuth, "the authorization server of '%s' refused hermes' client registration (invalid_client); it was set aside: run the login again to register anew", a.cfg.Server)
+		}
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, err)
+	}
+	return t, nil
+}
+
+// callbackHandler answers the one redirect of a login.
+func callbackHandler(results chan<- callback) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if e := q.Get("error"); e != "" {
+			fmt.Fprintf(w, "<html><body><h1>Authorization Failed</h1><p>Error: %s</p></body></html>", html.EscapeString(shown(e, 60)))
+		} else {
+			fmt.Fprint(w, "<html><body><h1>Authorization Successful</h1><p>You can close this tab and return to Hermes.</p></body></html>")
+		}
+		select {
+		case results <- callback{query: q}:
+		default:
+		}
+	})
+	return mux
+}
+
+// parsePasted reads what the user pasted: the whole redirect URL,
+// "?code=...&state=...", or "code=...&state=..."; or a word that skips.
+func parsePasted(line string) callback {
+	line = strings.TrimSpace(line)
+	switch strings.ToLower(line) {
+	case "", "skip", "cancel", "s", "n", "no", "q", "quit":
+		return callback{err: errLoginCancelled}
+	}
+	raw := line
+	if i := strings.Index(raw, "?"); i >= 0 {
+		raw = raw[i+1:]
+	}
+	if i := strings.Index(raw, "#"); i >= 0 {
+		raw = raw[:i]
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil || (q.Get("code") == "" && q.Get("error") == "") {
+		return callback{err: errors.New("the pasted text is not a redirect URL with a code (it should look like http://127.0.0.1:PORT/callback?code=...&state=...)")}
+	}
+	return callback{query: q}
+}
+
+// deviceFlow is the device authorization grant (RFC 8628): the user enters
+// a code on another device while the plugin polls.
+func (a *authenticator) deviceFlow(ctx context.Context, d *discovered, scope string, ui auth.UI) (*tokenstore.Token, error) {
+	if !ui.Interactive() {
+		return nil, auth.LoginNeeded(a.cfg.Server, "no user is here to log in")
+	}
+	c, err := a.loginClient(ctx, d, "http://127.0.0.1/callback", scope)
+	if err != nil {
+		return nil, err
+	}
+	form := url.Values{}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
+	if d.resource != "" {
+		form.Set("resource", d.resource)
+	}
+	raw, _, err := postForm(ctx, a.hc, d.meta.DeviceAuthorizationEndpoint, c, form)
+	if err != nil {
+		return nil, sdk.NewError(sdk.CodeAuth, "device authorization for '%s': %v", a.cfg.Server, err)
+	}
+	var da struct {
+		DeviceCode              string `json:"device_code"`
+		UserCode                string `json:"user_code"`
+		VerificationURI         string `json:"verification_uri"`
+		VerificationURIComplete string `json:"verification_uri_complete"`
+		ExpiresIn               int64  `json:"expires_in"`
+		Interval                int64  `json:"interval"`
+	}
+	if err := json.Unmarshal(raw, &da); err != nil || da.DeviceCode == "" || da.UserCode == "" || da.VerificationURI == "" {
+		return nil, sdk.NewError(sdk.CodeAuth, "device authorization for '%s': the answer lacks device_code, user_code or verification_uri", a.cfg.Server)
+	}
+	if u, err := url.Parse(da.VerificationURI); err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, sdk.NewError(sdk.CodeAuth, "device authorization for '%s': verification_uri is not an http(s) URL", a.cfg.Server)
+	}
+	if err := ui.Show(ctx, auth.Notice{Text: fmt.Sprintf("To log in to '%s', visit this URL on any device and enter the code:", a.cfg.Server), URL: da.VerificationURI, UserCode: shown(da.UserCode, 40)}); err != nil {
+		return nil, err
+	}
+	interval := time.Duration(max(da.Interval, 5)) * time.Second
+	if da.ExpiresIn > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(da.ExpiresIn)*time.Second)
+		defer cancel()
+	}
+	poll := url.Values{"grant_type": {discovery.GrantDeviceCode}, "device_code": {da.DeviceCode}}
+	if d.resource != "" {
+		poll.Set("resource", d.resource)
+	}
+	for {
+		timer := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+		t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, poll)
+		switch oauthCode(err) {
+		case "":
+			if err != nil {
+				return nil, sdk.NewError(sdk.CodeAuth, "device login to '%s': %v", a.cfg.Server, err)
+			}
+			return t, nil
+		case "authorization_pending":
+		case "slow_down":
+			interval += 5 * time.Second
+		case "access_denied":
+			return nil, sdk.NewError(sdk.CodeAuth, "the device login to '%s' was denied", a.cfg.Server)
+		case "expired_token":
+			return nil, sdk.NewError(sdk.CodeAuth, "the device code for '%s' expired before it was entered; run the login again", a.cfg.Server)
+		default:
+			return nil, sdk.NewError(sdk.CodeAuth, "device login to '%s': %v", a.cfg.Server, err)
+		}
+	}
+}
+
+// randomString is 32 random bytes, base64url: a state value.
+func randomString() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,500 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/oauth/discovery"
+	"github.com/hermes-agent/hermes/plugins/oauth/tokenstore"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
+)
+
+// refreshMargin is how long before its expiry a token is refreshed.
+const refreshMargin = 60 * time.Second
+
+// requestTimeout bounds one request to the authorization server.
+const requestTimeout = 30 * time.Second
+
+// authenticator is hermes-auth-oauth for one server.
+type authenticator struct {
+	cfg   auth.Config
+	set   settings
+	store *tokenstore.Store
+	hc    *http.Client
+	log   hclog.Logger
+
+	// loginMu keeps to one login at a time.
+	loginMu sync.Mutex
+
+	mu sync.Mutex
+	// tok is the token last read or written; loaded says tok is known.
+	tok    *tokenstore.Token
+	loaded bool
+	// served is the access token last handed out in Headers: a 401 to a
+	// request made with it, while the file holds another, only needs a
+	// retry (another process refreshed).
+	served string
+	// disc is the discovery result in use.
+	disc *discovered
+}
+
+// discovered is what the plugin needs of discovery for token requests.
+type discovered struct {
+	meta     *discovery.ServerMetadata
+	resource string
+	scope    string
+	prmURL   string
+}
+
+func open(_ context.Context, cfg auth.Config, log hclog.Logger) (*authenticator, error) {
+	set, err := parseSettings(cfg.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.LoginTimeout > 0 {
+		set.Timeout = cfg.LoginTimeout
+	}
+	if cfg.URL == "" {
+		return nil, sdk.NewError(sdk.CodeConfig, "server '%s' has no url: OAuth applies to remote (HTTP) servers", cfg.Server)
+	}
+	if cfg.TokenDir == "" {
+		return nil, sdk.NewError(sdk.CodeConfig, "the host gave no token folder")
+	}
+	store, err := tokenstore.New(cfg.TokenDir, cfg.Server)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := httpClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &authenticator{cfg: cfg, set: set, store: store, hc: hc, log: log}, nil
+}
+
+// httpClient is the client for the authorization server, with the
+// server's TLS settings.
+func httpClient(cfg auth.Config) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // the user's ssl_verify: false
+	if cfg.CABundle != "" {
+		pem, err := os.ReadFile(cfg.CABundle)
+		if err != nil {
+			return nil, sdk.NewError(sdk.CodeConfig, "ssl_verify: reading the CA bundle %s: %v", cfg.CABundle, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, sdk.NewError(sdk.CodeConfig, "ssl_verify: %s holds no PEM certificate", cfg.CABundle)
+		}
+		tc.RootCAs = pool
+	}
+	tr.TLSClientConfig = tc
+	return &http.Client{Transport: tr, Timeout: requestTimeout}, nil
+}
+
+// current returns the token, read again when another process changed the
+// file.
+func (a *authenticator) current() *tokenstore.Token {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.loaded || a.store.Changed() {
+		t, err := a.store.Load()
+		if err != nil {
+			a.log.Warn("token file unreadable; treating it as absent", "error", err)
+		}
+		a.tok, a.loaded = t, true
+	}
+	return a.tok
+}
+
+func (a *authenticator) setToken(t *tokenstore.Token) {
+	a.mu.Lock()
+	a.tok, a.loaded = t, true
+	a.mu.Unlock()
+}
+
+// Headers gives the bearer token, refreshed first when it is about to
+// expire. No token: no headers (the server's challenge starts a login
+// where one is possible).
+func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (auth.Headers, error) {
+	t := a.current()
+	now := time.Now()
+	if a.set.GrantType == grantClientCreds && (t == nil || t.ExpiresSoon(now, refreshMargin)) {
+		var err error
+		if t, err = a.clientCredentials(ctx); err != nil {
+			return auth.Headers{}, err
+		}
+	} else if t != nil && t.ExpiresSoon(now, refreshMargin) && t.RefreshToken != "" {
+		fresh, err := a.refresh(ctx, t)
+		switch {
+		case err == nil:
+			t = fresh
+		case sdk.ErrorCode(err) == sdk.CodeLoginNeeded:
+			return auth.Headers{}, err
+		case t.Expired(now, 0):
+			return auth.Headers{}, err
+		default:
+			// Still valid for a moment: use it, and try again next time.
+			a.log.Warn("refresh failed; using the current token until it expires", "error", err)
+		}
+	}
+	if t == nil {
+		return auth.Headers{}, nil
+	}
+	a.mu.Lock()
+	a.served = t.AccessToken
+	a.mu.Unlock()
+	until := now.Add(5 * time.Minute)
+	if exp := t.Expiry(); !exp.IsZero() {
+		until = exp.Add(-refreshMargin)
+	}
+	return auth.Headers{Headers: map[string]string{"Authorization": "Bearer " + t.AccessToken}, ValidUntil: until}, nil
+}
+
+// Challenge reacts to a 401 (refresh, else log in when a user is there)
+// and to a 403 insufficient_scope (step up to the union of the scopes).
+func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth.UI) (auth.Answer, error) {
+	t := a.current()
+	if c.Status == http.StatusForbidden {
+		current := a.requestedScope(t)
+		scope, ok := discovery.StepUpScope(current, c.WWWAuthenticate...)
+		if !ok {
+			return auth.Answer{}, sdk.NewError(sdk.CodeAuth, "MCP server '%s' refused the request (HTTP 403) without asking for scope beyond what was granted (%s); check the account's permissions at the server", a.cfg.Server, orNone(current))
+		}
+		if !ui.Interactive() {
+			return auth.Answer{}, auth.LoginNeeded(a.cfg.Server, fmt.Sprintf("it needs more scope (%s)", shown(scope, 200)))
+		}
+		if _, err := a.Login(ctx, auth.LoginOptions{Challenge: c.WWWAuthenticate, Scope: scope}, ui); err != nil {
+			return auth.Answer{}, err
+		}
+		return auth.Answer{Retry: true}, nil
+	}
+	a.mu.Lock()
+	served := a.served
+	a.mu.Unlock()
+	if t != nil && t.AccessToken != served && !t.Expired(time.Now(), 0) {
+		// Another process (a login in another terminal) wrote a new token.
+		return auth.Answer{Retry: true}, nil
+	}
+	why := "no token is stored"
+	if a.set.GrantType == grantClientCreds {
+		if _, err := a.clientCredentials(ctx); err != nil {
+			return auth.Answer{}, err
+		}
+		return auth.Answer{Retry: true}, nil
+	}
+	if t != nil {
+		why = "the token was refused and cannot be refreshed"
+		if t.RefreshToken != "" {
+			_, err := a.refresh(ctx, nil)
+			if err == nil {
+				return auth.Answer{Retry: true}, nil
+			}
+			if sdk.ErrorCode(err) != sdk.CodeLoginNeeded {
+				return auth.Answer{}, err
+			}
+			why = "the refresh token was refused"
+		}
+	}
+	if !ui.Interactive() {
+		return auth.Answer{}, auth.LoginNeeded(a.cfg.Server, why)
+	}
+	if _, err := a.Login(ctx, auth.LoginOptions{Challenge: c.WWWAuthenticate}, ui); err != nil {
+		return auth.Answer{}, err
+	}
+	return auth.Answer{Retry: true}, nil
+}
+
+// requestedScope is the scope the current token was asked for.
+func (a *authenticator) requestedScope(t *tokenstore.Token) string {
+	if t != nil && t.Scope != "" {
+		return t.Scope
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.disc != nil {
+		return a.disc.scope
+	}
+	return ""
+}
+
+// refresh spends the refresh token once, under the cross-process lock:
+// when another process refreshed meanwhile (the file holds a token other
+// than seen, not about to expire) that token is taken instead. seen nil
+// forces a refresh of whatever is on disk.
+func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token) (*tokenstore.Token, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
+		if cur == nil {
+			return nil, auth.LoginNeeded(a.cfg.Server, "no token is stored")
+		}
+		if seen != nil && cur.AccessToken != seen.AccessToken && !cur.ExpiresSoon(time.Now(), refreshMargin) {
+			return cur, nil
+		}
+		if cur.RefreshToken == "" {
+			return nil, auth.LoginNeeded(a.cfg.Server, "the token expired and the authorization server gave no refresh token")
+		}
+		d, err := a.discovery(ctx, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		c, err := a.storedClient(d)
+		if err != nil {
+			return nil, err
+		}
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}}
+		if d.resource != "" {
+			form.Set("resource", d.resource)
+		}
+		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+		switch code := oauthCode(err); {
+		case err == nil:
+		case code == "invalid_grant":
+			return nil, auth.LoginNeeded(a.cfg.Server, "the authorization server refused the refresh token (invalid_grant: revoked or expired)")
+		case code == "invalid_client":
+			a.poison()
+			return nil, auth.LoginNeeded(a.cfg.Server, "the authorization server no longer knows this client (invalid_client)")
+		default:
+			return nil, sdk.NewError(sdk.CodeAuth, "refreshing the token of '%s': %v", a.cfg.Server, err)
+		}
+		fresh.Issuer, fresh.Resource = d.meta.Issuer, d.resource
+		if fresh.Scope == "" {
+			fresh.Scope = cur.Scope
+		}
+		a.log.Debug("token refreshed", "server", a.cfg.Server)
+		return fresh, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.setToken(t)
+	return t, nil
+}
+
+// poison sets a dynamically registered client aside after invalid_client:
+// the next login registers again.
+func (a *authenticator) poison() {
+	if _, err := a.store.PoisonClient(); err != nil {
+		a.log.Warn("could not set the refused client aside", "error", err)
+	}
+}
+
+// clientCredentials gets a token with the client's own credentials
+// (oauth.grant_type: client_credentials).
+func (a *authenticator) clientCredentials(ctx context.Context) (*tokenstore.Token, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
+		if cur != nil && !cur.ExpiresSoon(time.Now(), refreshMargin) && cur.AccessToken != a.servedToken() {
+			return cur, nil
+		}
+		d, err := a.discovery(ctx, nil, cur == nil)
+		if err != nil {
+			return nil, err
+		}
+		c := client{ID: a.set.ClientID, Secret: a.set.ClientSecret,
+			AuthMethod: discovery.SelectAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, "", true)}
+		form := url.Values{"grant_type": {grantClientCreds}}
+		if s := a.scopeFor(d, ""); s != "" {
+			form.Set("scope", s)
+		}
+		if d.resource != "" {
+			form.Set("resource", d.resource)
+		}
+		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+		if err != nil {
+			return nil, sdk.NewError(sdk.CodeAuth, "client credentials of '%s': %v", a.cfg.Server, err)
+		}
+		fresh.Issuer, fresh.Resource, fresh.Account = d.meta.Issuer, d.resource, a.set.ClientID
+		return fresh, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.setToken(t)
+	return t, nil
+}
+
+func (a *authenticator) servedToken() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.served
+}
+
+// scopeFor is the scope to request: the caller's, else oauth.scope, else
+// the discovered one.
+func (a *authenticator) scopeFor(d *discovered, asked string) string {
+	switch {
+	case asked != "":
+		return asked
+	case a.set.Scope != "":
+		return a.set.Scope
+	}
+	return d.scope
+}
+
+// discovery returns what discovery found: cached, else from the meta
+// file, else discovered (fresh forces the last).
+func (a *authenticator) discovery(ctx context.Context, challenge []string, fresh bool) (*discovered, error) {
+	a.mu.Lock()
+	d := a.disc
+	a.mu.Unlock()
+	if d != nil && !fresh {
+		return d, nil
+	}
+	if !fresh {
+		if m, err := a.store.LoadMeta(); err == nil && m != nil && len(m.AuthServer) > 0 {
+			if meta, err := discovery.ParseServerMetadata(m.AuthServer); err == nil {
+				d = &discovered{meta: meta, resource: m.Resource, scope: m.Scope, prmURL: m.ResourceMetadataURL}
+			}
+		}
+	}
+	if d == nil {
+		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		r, err := discovery.Discover(ctx, a.hc, a.cfg.URL, challenge...)
+		if err != nil {
+			return nil, sdk.NewError(sdk.CodeAuth, "OAuth discovery for '%s' failed: %v", a.cfg.Server, err)
+		}
+		d = &discovered{meta: r.AuthServer, resource: r.Resource, scope: r.Scope}
+		if r.ResourceMetadata != nil {
+			d.prmURL = r.ResourceMetadata.URL
+		}
+	}
+	a.mu.Lock()
+	a.disc = d
+	a.mu.Unlock()
+	return d, nil
+}
+
+// saveMeta persists the discovery result, so a cold start refreshes
+// without discovering again.
+func (a *authenticator) saveMeta(d *discovered) {
+	m := &tokenstore.Meta{Issuer: d.meta.Issuer, Resource: d.resource, ResourceMetadataURL: d.prmURL, Scope: d.scope, AuthServer: d.meta.Raw}
+	if len(m.AuthServer) == 0 || !json.Valid(m.AuthServer) {
+		return
+	}
+	if err := a.store.SaveMeta(m); err != nil {
+		a.log.Warn("could not save the authorization server metadata", "error", err)
+	}
+}
+
+// storedClient is the client to use at d's authorization server for
+// token requests outside a login: the configured one, else the stored one
+// (registered with that server).
+func (a *authenticator) storedClient(d *discovered) (client, error) {
+	if a.set.ClientID != "" {
+		return client{ID: a.set.ClientID, Secret: a.set.ClientSecret,
+			AuthMethod: discovery.SelectAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, "", a.set.ClientSecret != "")}, nil
+	}
+	c, err := a.store.LoadClient()
+	if err != nil || c == nil {
+		return client{}, auth.LoginNeeded(a.cfg.Server, "no OAuth client is registered")
+	}
+	if c.RegisteredFor != "" && c.RegisteredFor != d.meta.Issuer {
+		return client{}, auth.LoginNeeded(a.cfg.Server, "the server moved to another authorization server")
+	}
+	return client{ID: c.ClientID, Secret: c.ClientSecret, AuthMethod: orDefault(c.TokenEndpointAuthMethod, discovery.AuthNone)}, nil
+}
+
+// Logout revokes the tokens where the authorization server supports it
+// (RFC 7009), then deletes every file of the server.
+func (a *authenticator) Logout(ctx context.Context) (auth.LogoutResult, error) {
+	var r auth.LogoutResult
+	t := a.current()
+	if t != nil {
+		d, err := a.discovery(ctx, nil, false)
+		switch {
+		case err != nil:
+			r.Detail = "tokens not revoked: " + err.Error()
+		case d.meta.RevocationEndpoint == "":
+			r.Detail = "the authorization server offers no revocation"
+		default:
+			c, cerr := a.storedClient(d)
+			if cerr != nil {
+				r.Detail = "tokens not revoked: no client to revoke them with"
+				break
+			}
+			rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+			r.Revoked = true
+			for _, tok := range []struct{ value, hint string }{{t.RefreshToken, "refresh_token"}, {t.AccessToken, "access_token"}} {
+				if tok.value == "" {
+					continue
+				}
+				if _, _, err := postForm(rctx, a.hc, d.meta.RevocationEndpoint, c, url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}}); err != nil {
+					r.Revoked = false
+					r.Detail = "revocation failed: " + err.Error()
+				}
+			}
+			cancel()
+		}
+	}
+	n, err := a.store.Remove()
+	r.Removed = n
+	a.mu.Lock()
+	a.tok, a.loaded, a.disc, a.served = nil, true, nil, ""
+	a.mu.Unlock()
+	if err != nil {
+		return r, sdk.NewError(sdk.CodeOther, "deleting the credentials of '%s': %v", a.cfg.Server, err)
+	}
+	return r, nil
+}
+
+// Status describes the stored token; never its value.
+func (a *authenticator) Status(context.Context) (auth.Status, error) {
+	st := auth.Status{Method: "oauth"}
+	t := a.current()
+	if t == nil {
+		if a.set.GrantType == grantClientCreds {
+			st.CanRefresh = true
+			st.Detail = "client credentials (no login needed)"
+		}
+		return st, nil
+	}
+	st.LoggedIn = true
+	st.Account = t.Account
+	st.Scopes = strings.Fields(t.Scope)
+	st.ExpiresAt = t.Expiry()
+	st.CanRefresh = t.RefreshToken != "" || a.set.GrantType == grantClientCreds
+	st.Issuer = t.Issuer
+	if t.LastRefresh > 0 {
+		st.LastRefresh = time.Unix(t.LastRefresh, 0)
+	} else if t.ObtainedAt > 0 {
+		st.LastRefresh = time.Unix(t.ObtainedAt, 0)
+	}
+	if c, err := a.store.LoadClient(); err == nil && c != nil {
+		st.Detail = "client: " + string(c.Kind)
+	} else if a.set.ClientID != "" {
+		st.Detail = "client: preregistered"
+	}
+	return st, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no scope"
+	}
+	return shown(s, 200)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// errLoginCancelled is the user's "skip" at the paste prompt.
+var errLoginCancelled = errors.New("login cancelled")
