@@ -119,12 +119,12 @@ func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c clien
 		return nil, fmt.Errorf("token endpoint %s answered with Content-Type %s, not JSON", endpoint, shown(mt, 60))
 	}
 	var tr struct {
-		AccessToken  string          `json:"access_token"`
-		TokenType    string          `json:"token_type"`
-		RefreshToken string          `json:"refresh_token"`
-		ExpiresIn    json.Number     `json:"expires_in"`
-		Scope        string          `json:"scope"`
-		IDToken      string          `json:"id_token"`
+		AccessToken  string      `json:"access_token"`
+		TokenType    string      `json:"token_type"`
+		RefreshToken string      `json:"refresh_token"`
+		ExpiresIn    json.Number `json:"expires_in"`
+		Scope        string      `json:"scope"`
+		IDToken      string      `json:"id_token"`
 	}
 	if err := json.Unmarshal(raw, &tr); err != nil {
 		return nil, fmt.Errorf("token endpoint %s: the answer is not a token response (JSON: %v)", endpoint, err)
