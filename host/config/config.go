@@ -132,6 +132,9 @@ type OAuthSettings struct {
 	// ClientMetadataURL is the URL of the client's metadata document, its
 	// client_id where the authorization server accepts such documents.
 	ClientMetadataURL string
+	// GrantType is authorization_code (a user logs in; the default) or
+	// client_credentials (the configured client is the identity).
+	GrantType string
 }
 
 // Server is one entry of mcp_servers with defaults applied.

@@ -28,7 +28,7 @@ var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resource
 
 var knownOAuthKeys = map[string]bool{
 	"client_id": true, "client_secret": true, "scope": true, "redirect_port": true,
-	"client_name": true, "timeout": true, "extra_params": true, "client_metadata_url": true,
+	"client_name": true, "timeout": true, "extra_params": true, "client_metadata_url": true, "grant_type": true,
 }
 
 // decoder reads typed values out of one server entry. v is the interpolated
@@ -427,6 +427,10 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.OAuth.Timeout = d.seconds("oauth.timeout", om["timeout"], sub(ro, "timeout"), DefaultOAuthTimeout)
 		s.OAuth.ExtraParams = d.strMap("oauth.extra_params", om["extra_params"], sub(ro, "extra_params"))
 		s.OAuth.ClientMetadataURL = d.str("oauth.client_metadata_url", om["client_metadata_url"], sub(ro, "client_metadata_url"))
+		s.OAuth.GrantType = d.str("oauth.grant_type", om["grant_type"], sub(ro, "grant_type"))
+		if g := s.OAuth.GrantType; g != "" && g != "authorization_code" && g != "client_credentials" {
+			d.fail("oauth.grant_type", "want authorization_code or client_credentials, got %q", g)
+		}
 	}
 	// The settings of another auth method (a block named after it, e.g.
 	// exec:) are the method's plugin's, not unknown keys.

@@ -106,6 +106,7 @@ func Settings(srv *config.Server) map[string]any {
 		set("client_secret", o.ClientSecret)
 		set("scope", o.Scope)
 		set("client_metadata_url", o.ClientMetadataURL)
+		set("grant_type", o.GrantType)
 		if o.RedirectPort != 0 {
 			m["redirect_port"] = o.RedirectPort
 		}

@@ -17,6 +17,10 @@
 //     accepted with the defaults of the requested schema; sampling requests
 //     get a fixed answer; roots are the working directory.
 //
+// Every entry has auth: oauth, so a scenario's 401 starts a login through
+// hermes-auth-oauth, whose browser is a robot that follows the
+// authorization server's redirect to the loopback callback (auth.go).
+//
 // It exits 0 when every step worked, 1 otherwise, with the reason on stderr.
 package main
 
@@ -29,6 +33,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -59,12 +64,16 @@ func run(args []string) int {
 	defer sup.KillAll()
 
 	h := handlers{log: log}
+	creds := credentials.New(credentials.Options{Home: home, Supervisor: sup, Logger: log, UI: robot{log: log}, StepUp: true})
+	defer creds.Close()
 	d := session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,
-		OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) }}
+		OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) },
+		Auth:           creds.Sessions()}
 	srv := &config.Server{
 		Name: "conformance", Transport: "http", URL: url, SSLVerify: true, Enabled: true,
 		ConnectTimeout: 30 * time.Second, Timeout: 60 * time.Second,
 	}
+	oauthFor(srv, scenario, log)
 	ctx := context.Background()
 	s, err := session.Connect(ctx, srv, d)
 	if err != nil {

@@ -348,13 +348,14 @@ func (a *authenticator) scopeFor(d *discovered, asked string) string {
 // discovery returns what discovery found: cached, else from the meta
 // file, else discovered (fresh forces the last).
 func (a *authenticator) discovery(ctx context.Context, challenge []string, fresh bool) (*discovered, error) {
-	a.mu.Lock()
-	d := a.disc
-	a.mu.Unlock()
-	if d != nil && !fresh {
-		return d, nil
-	}
+	var d *discovered
 	if !fresh {
+		a.mu.Lock()
+		d = a.disc
+		a.mu.Unlock()
+		if d != nil {
+			return d, nil
+		}
 		if m, err := a.store.LoadMeta(); err == nil && m != nil && len(m.AuthServer) > 0 {
 			if meta, err := discovery.ParseServerMetadata(m.AuthServer); err == nil {
 				d = &discovered{meta: meta, resource: m.Resource, scope: m.Scope, prmURL: m.ResourceMetadataURL}
