@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -140,5 +142,106 @@ func TestTLSConfig(t *testing.T) {
 	}
 	if tc, err := tlsConfig(transport.Config{InsecureSkipVerify: true}); err != nil || !tc.InsecureSkipVerify {
 		t.Fatalf("ssl_verify false: %v %v", tc, err)
+	}
+}
+
+// TestChallengesGoToTheHost: a 401, or a 403 asking for more scope, to a
+// request made with the host's headers goes to the host; when the host has
+// new credentials the request is sent again, body and all, with fresh
+// headers; a server that keeps refusing is retried at most
+// MaxChallengeRetries times; the host's error stands for the request.
+func TestChallengesGoToTheHost(t *testing.T) {
+	var token atomic.Int32 // the token generation the host hands out
+	var challenges []transport.ChallengeRequest
+	var mu sync.Mutex
+	retry := true
+	host := &fakeHost{
+		headers: func(context.Context, transport.HeadersRequest) (map[string]string, error) {
+			return map[string]string{"Authorization": fmt.Sprintf("Bearer t%d", token.Load())}, nil
+		},
+		challenge: func(_ context.Context, c transport.ChallengeRequest) (bool, error) {
+			mu.Lock()
+			challenges = append(challenges, c)
+			r := retry
+			mu.Unlock()
+			if !r {
+				return false, sdk.NewError(sdk.CodeLoginNeeded, "MCP server 's' needs a login: no token is stored; run: hermes mcp login s")
+			}
+			token.Add(1)
+			return true, nil
+		},
+	}
+	want := "Bearer t1" // the server accepts this token only
+	var bodies []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/scope":
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="a b"`)
+			w.WriteHeader(http.StatusForbidden)
+		case r.URL.Path == "/forbidden":
+			w.WriteHeader(http.StatusForbidden)
+		case r.Header.Get("Authorization") != want:
+			w.Header().Add("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+			w.Header().Add("WWW-Authenticate", `Basic realm="x"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer ts.Close()
+	tr, err := newTransport(transport.Config{Server: "s", URL: ts.URL + "/mcp", DynamicHeaders: true}, host, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(path string) int {
+		t.Helper()
+		resp, err := tr.client.Post(ts.URL+path, "application/json", strings.NewReader(`{"id":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("/mcp"); got != http.StatusOK {
+		t.Fatalf("after a refresh the server answered %d", got)
+	}
+	if len(challenges) != 1 || challenges[0].Status != 401 || len(challenges[0].WWWAuthenticate) != 2 || challenges[0].Attempt != 1 {
+		t.Fatalf("challenges = %+v", challenges)
+	}
+	if len(bodies) != 2 || bodies[1] != `{"id":1}` {
+		t.Fatalf("the retry did not carry the body: %q", bodies)
+	}
+
+	// A server that asks for scope forever gets MaxChallengeRetries tries.
+	challenges = nil
+	if got := post("/scope"); got != http.StatusForbidden {
+		t.Fatalf("status %d", got)
+	}
+	if len(challenges) != transport.MaxChallengeRetries || challenges[2].Attempt != 3 {
+		t.Fatalf("challenges = %+v", challenges)
+	}
+
+	// A plain 403 is no challenge.
+	challenges = nil
+	if got := post("/forbidden"); got != http.StatusForbidden || len(challenges) != 0 {
+		t.Fatalf("plain 403: status %d, %d challenges", got, len(challenges))
+	}
+
+	// The host's error is what the exchange reports.
+	retry = false
+	want = "never"
+	ctx, info := withInfo(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader("{}"))
+	resp, err := tr.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if e := info.hostAuthError(); e == nil || e.Code != sdk.CodeLoginNeeded || !strings.Contains(e.Message, "hermes mcp login s") {
+		t.Fatalf("recorded error = %v", e)
 	}
 }
