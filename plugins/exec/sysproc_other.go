@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package main
+
+import "syscall"
+
+// sysProcAttr puts the command in a process group of its own.
+func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// killGroup kills the process group the command leads.
+func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
