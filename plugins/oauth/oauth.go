@@ -124,18 +124,20 @@ func (a *authenticator) setToken(t *tokenstore.Token) {
 	a.mu.Unlock()
 }
 
-// Headers gives the bearer token, refreshed first when it is about to
-// expire. No token: no headers (the server's challenge starts a login
+// Headers gives the bearer token, refreshed first when it has expired or
+// is about to. No token: no headers (the server's challenge starts a login
 // where one is possible).
 func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (auth.Headers, error) {
 	t := a.current()
 	now := time.Now()
-	if a.set.GrantType == grantClientCreds && (t == nil || t.ExpiresSoon(now, refreshMargin)) {
+	// Expired with a margin: expired already, or within refreshMargin of it
+	// (ExpiresSoon alone is false for a token already expired).
+	if a.set.GrantType == grantClientCreds && (t == nil || t.Expired(now, refreshMargin)) {
 		var err error
 		if t, err = a.clientCredentials(ctx); err != nil {
 			return auth.Headers{}, err
 		}
-	} else if t != nil && t.ExpiresSoon(now, refreshMargin) && t.RefreshToken != "" {
+	} else if t != nil && t.Expired(now, refreshMargin) && t.RefreshToken != "" {
 		fresh, err := a.refresh(ctx, t)
 		switch {
 		case err == nil:
@@ -240,7 +242,7 @@ func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token) (*t
 		if cur == nil {
 			return nil, auth.LoginNeeded(a.cfg.Server, "no token is stored")
 		}
-		if seen != nil && cur.AccessToken != seen.AccessToken && !cur.ExpiresSoon(time.Now(), refreshMargin) {
+		if seen != nil && cur.AccessToken != seen.AccessToken && !cur.Expired(time.Now(), refreshMargin) {
 			return cur, nil
 		}
 		if cur.RefreshToken == "" {
@@ -297,7 +299,7 @@ func (a *authenticator) clientCredentials(ctx context.Context) (*tokenstore.Toke
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
-		if cur != nil && !cur.ExpiresSoon(time.Now(), refreshMargin) && cur.AccessToken != a.servedToken() {
+		if cur != nil && !cur.Expired(time.Now(), refreshMargin) && cur.AccessToken != a.servedToken() {
 			return cur, nil
 		}
 		d, err := a.discovery(ctx, nil, cur == nil)
