@@ -199,7 +199,10 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 	if t != nil {
 		why = "the token was refused and cannot be refreshed"
 		if t.RefreshToken != "" {
-			_, err := a.refresh(ctx, nil)
+			// The token refused is the one served: if another process
+			// has refreshed it meanwhile, take that token rather than
+			// spend the rotated refresh token again.
+			_, err := a.refresh(ctx, &tokenstore.Token{AccessToken: served})
 			if err == nil {
 				return auth.Answer{Retry: true}, nil
 			}
