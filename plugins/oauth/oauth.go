@@ -434,16 +434,28 @@ func (a *authenticator) Logout(ctx context.Context) (auth.LogoutResult, error) {
 				break
 			}
 			rctx, cancel := context.WithTimeout(ctx, requestTimeout)
-			r.Revoked = true
+			revoked, failed := false, false
 			for _, tok := range []struct{ value, hint string }{{t.RefreshToken, "refresh_token"}, {t.AccessToken, "access_token"}} {
 				if tok.value == "" {
 					continue
 				}
-				if _, _, err := postForm(rctx, a.hc, d.meta.RevocationEndpoint, c, url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}}); err != nil {
-					r.Revoked = false
+				_, _, err := postForm(rctx, a.hc, d.meta.RevocationEndpoint, c, url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}})
+				switch {
+				case err == nil:
+					revoked = true
+				case tok.hint == "access_token" && oauthCode(err) == "unsupported_token_type":
+					// RFC 7009 §2.2.1: the server cannot revoke this kind of
+					// token (e.g. a self-contained JWT); it lives until it
+					// expires. The grant itself went with the refresh token.
+					if r.Detail == "" {
+						r.Detail = "the authorization server cannot revoke the access token; it stays valid until it expires"
+					}
+				default:
+					failed = true
 					r.Detail = "revocation failed: " + err.Error()
 				}
 			}
+			r.Revoked = revoked && !failed
 			cancel()
 		}
 	}
