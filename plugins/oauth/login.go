@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,7 +130,7 @@ func (a *authenticator) loginClient(ctx context.Context, d *discovered, redirect
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	info, err := discovery.Register(rctx, a.hc, d.meta, discovery.ClientRequest{
-		ClientName: a.set.ClientName, RedirectURIs: []string{redirectURI}, Scope: scope,
+		ClientName: a.set.ClientName, RedirectURIs: []string{redirectURI}, Scope: registrationScope(d, scope),
 		DeviceCode: d.meta.DeviceAuthorizationEndpoint != "",
 	})
 	if err != nil {
@@ -142,6 +143,23 @@ func (a *authenticator) loginClient(ctx context.Context, d *discovered, redirect
 		return client{}, sdk.NewError(sdk.CodeOther, "saving the OAuth client of '%s': %v", a.cfg.Server, err)
 	}
 	return client{ID: info.ClientID, Secret: info.ClientSecret, AuthMethod: orDefault(info.TokenEndpointAuthMethod, discovery.AuthNone)}, nil
+}
+
+// registrationScope is the scope a new client registers for: RFC 7591's
+// "scope", which an authorization server may hold the client to (as
+// oidc-provider does). Registering for this login's scope alone would make
+// a later step-up (403 insufficient_scope) fail with invalid_scope, so the
+// scopes the resource advertises are added, those the authorization server
+// lists as supported: a scope it does not know could fail the
+// registration.
+func registrationScope(d *discovered, scope string) string {
+	var more []string
+	for _, s := range d.supported {
+		if slices.Contains(d.meta.ScopesSupported, s) {
+			more = append(more, s)
+		}
+	}
+	return discovery.UnionScopes(append([]string{scope}, more...)...)
 }
 
 // listen opens the loopback callback listener: oauth.redirect_port, else

@@ -56,6 +56,9 @@ type discovered struct {
 	resource string
 	scope    string
 	prmURL   string
+	// supported are the scopes the resource advertises (its metadata's
+	// scopes_supported); known after a fresh discovery only.
+	supported []string
 }
 
 func open(_ context.Context, cfg auth.Config, log hclog.Logger) (*authenticator, error) {
@@ -377,6 +380,7 @@ func (a *authenticator) discovery(ctx context.Context, challenge []string, fresh
 		d = &discovered{meta: r.AuthServer, resource: r.Resource, scope: r.Scope}
 		if r.ResourceMetadata != nil {
 			d.prmURL = r.ResourceMetadata.URL
+			d.supported = r.ResourceMetadata.ScopesSupported
 		}
 	}
 	a.mu.Lock()
