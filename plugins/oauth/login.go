@@ -390,7 +390,12 @@ func (a *authenticator) deviceFlow(ctx context.Context, d *discovered, scope str
 	if err := ui.Show(ctx, auth.Notice{Text: fmt.Sprintf("To log in to '%s', visit this URL on any device and enter the code:", a.cfg.Server), URL: da.VerificationURI, UserCode: shown(da.UserCode, 40)}); err != nil {
 		return nil, err
 	}
-	interval := time.Duration(max(da.Interval, 5)) * time.Second
+	// RFC 8628 §3.2: the server's interval, else 5 s. Not a floor of 5 s: a
+	// user who approved waits at most one interval for the login to end.
+	interval := 5 * time.Second
+	if da.Interval > 0 {
+		interval = time.Duration(min(da.Interval, 300)) * time.Second
+	}
 	if da.ExpiresIn > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(da.ExpiresIn)*time.Second)
