@@ -11,6 +11,9 @@
 //   AS_RESOURCE      the one valid resource indicator; unset: any http(s) URL
 //                    on a loopback host
 //   AS_SCOPES        the resource's scopes (default "mcp:read mcp:admin")
+//   AS_DEVICE_INTERVAL  seconds a device should wait between token polls,
+//                    sent as "interval" in device authorization responses;
+//                    unset: none is sent (RFC 8628: the device waits 5 s)
 //
 // Once listening it prints one JSON line on stdout: {"issuer": ..., "port": N}.
 //
@@ -119,6 +122,12 @@ provider.on('grant.success', (ctx) => {
 });
 provider.on('grant.error', (ctx) => {
   if (ctx.oidc?.params?.grant_type === 'refresh_token') stats.refreshAttempts++;
+});
+// RFC 8628 §3.2 "interval": oidc-provider sends none; the response body is
+// still open to change when the event fires.
+const deviceInterval = Number(process.env.AS_DEVICE_INTERVAL || 0);
+provider.on('device_authorization.success', (ctx, body) => {
+  if (deviceInterval > 0) body.interval = deviceInterval;
 });
 provider.on('server_error', (ctx, err) => console.error('as.mjs server_error:', err));
 

@@ -34,7 +34,8 @@
 //     refuses, and a token request naming it is invalid_target. Token and
 //     refresh requests may omit it unless openid was asked for (then they
 //     too get the opaque userinfo token). An empty scope is access_denied;
-//   - the device authorization grant (RFC 8628) at /device/auth, revocation
+//   - the device authorization grant (RFC 8628) at /device/auth, with
+//     Options.DeviceInterval as the polling interval it announces, revocation
 //     (RFC 7009: a client revokes its refresh token) and introspection
 //     (RFC 7662, of a client's own refresh tokens). JWT access tokens are not
 //     stored: introspecting one is unsupported_token_type, and revocation
@@ -103,6 +104,10 @@ type Options struct {
 	Resource string
 	// Scopes are the resource's scopes; DefaultScopes when empty.
 	Scopes []string
+	// DeviceInterval is the polling interval of the device grant, in whole
+	// seconds, sent as "interval" in device authorization responses. Zero
+	// sends none, and a device then waits the RFC 8628 default of 5 s.
+	DeviceInterval time.Duration
 }
 
 // AS is a running authorization server.
@@ -140,6 +145,11 @@ func Start(t testing.TB, opts Options) *AS {
 		scopes = DefaultScopes
 	}
 
+	interval := ""
+	if opts.DeviceInterval > 0 {
+		interval = strconv.FormatInt(max(int64(opts.DeviceInterval/time.Second), 1), 10)
+	}
+
 	cmd := exec.Command(node, filepath.Join(root, "internal", "testoauth", "as.mjs"))
 	cmd.Env = append(os.Environ(),
 		"AS_NODE_MODULES="+modules,
@@ -147,6 +157,7 @@ func Start(t testing.TB, opts Options) *AS {
 		"AS_ACCESS_TTL="+strconv.FormatInt(ttl, 10),
 		"AS_RESOURCE="+opts.Resource,
 		"AS_SCOPES="+strings.Join(scopes, " "),
+		"AS_DEVICE_INTERVAL="+interval,
 	)
 	as := &AS{stderr: &syncBuffer{}}
 	cmd.Stderr = as.stderr

@@ -526,3 +526,28 @@ func random() string {
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// Options.DeviceInterval is the interval device authorization responses
+// announce; without it they announce none.
+func TestDeviceInterval(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		interval time.Duration
+		want     int
+	}{{0, 0}, {time.Second, 1}} {
+		as := testoauth.Start(t, testoauth.Options{DeviceInterval: tc.interval})
+		c := newClient(t, as, deviceGrant, "refresh_token")
+		resp, err := http.PostForm(c.meta.DeviceAuthorizationEnpoint, url.Values{
+			"client_id": {c.id}, "scope": {"mcp:read"}, "resource": {"http://127.0.0.1:9/mcp"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var da struct {
+			Interval int `json:"interval"`
+		}
+		if raw := readBody(t, resp, &da); resp.StatusCode != http.StatusOK || da.Interval != tc.want {
+			t.Errorf("DeviceInterval %s: HTTP %d %s, want interval %d", tc.interval, resp.StatusCode, raw, tc.want)
+		}
+	}
+}
