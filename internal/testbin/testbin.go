@@ -22,6 +22,9 @@ var Targets = map[string]string{
 	"hermes-transport-http":  "./plugins/http",
 	"hermes-testserver":      "./internal/testserver/cmd/hermes-testserver",
 	"confclient":             "./internal/confclient",
+	// The OAuth auth plugin, which host/credentials' end-to-end tests
+	// launch through a real supervisor.
+	"hermes-auth-oauth": "./plugins/oauth",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",
