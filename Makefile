@@ -4,7 +4,7 @@ BIN     := bin
 GOBIN   ?= $(shell $(GO) env GOBIN)
 PREFIX  ?= $(if $(GOBIN),$(GOBIN),$(HOME)/.local/bin)
 
-BINARIES := hermes hermes-transport-stdio hermes-transport-http hermes-testserver
+BINARIES := hermes hermes-transport-stdio hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-testserver
 
 # The module folders, read from go.work: a module added there (a `use` line) is
 # vetted and tidy-checked without editing this file. "." is the root module.
@@ -22,6 +22,8 @@ build:
 	$(GO) build -o $(BIN)/hermes ./cmd/hermes
 	$(GO) build -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-transport-http ./plugins/http; fi
+	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
+	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
 	$(GO) build -o $(BIN)/hermes-testserver ./internal/testserver/cmd/hermes-testserver
 
 # Node packages the tests use (pinned), into the git-ignored .npm-deps/.
@@ -75,7 +77,9 @@ conformance: npm-deps build
 install: build
 	@mkdir -p $(PREFIX)
 	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(PREFIX)/
-	@if [ -f $(BIN)/hermes-transport-http ]; then install -m 0755 $(BIN)/hermes-transport-http $(PREFIX)/; fi
+	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec; do \
+	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
+	done
 	@echo "installed hermes and its plugins into $(PREFIX)"
 
 demo: npm-deps build

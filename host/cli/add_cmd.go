@@ -18,6 +18,11 @@ type addOptions struct {
 	transport      string
 	preset         string
 	auth           string
+	clientID       string
+	clientSecret   string
+	scope          string
+	noBrowser      bool
+	device         bool
 	envs           []string
 	headers        []string
 	childArgs      []string
@@ -30,14 +35,24 @@ type addOptions struct {
 }
 
 const addUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
-hermes mcp add <name> --url URL [--header 'K: V']... [--auth oauth|header]
+hermes mcp add <name> --url URL [--header 'K: V']... [--auth oauth|header|exec|PLUGIN]
+hermes mcp add <name> --url URL --auth oauth [--client-id ID] [--client-secret S] [--scope S] [--no-browser | --device]
 hermes mcp add <name> --preset codex
 common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S]`
 
 const addDescription = `Everything after --args (or after --) is the server's argv, word for word,
 so it must come last. Unless --no-probe is given the server is started first
 and its tools listed; on a terminal you pick them from a checklist (all
-checked), elsewhere every tool is enabled unless --tools names some.`
+checked), elsewhere every tool is enabled unless --tools names some.
+
+--auth oauth logs in first (a browser opens, or the URL is shown to paste
+the redirect back; see 'hermes mcp login --help'), then probes with the new
+tokens; if the login fails nothing is saved. --client-secret goes to
+$HERMES_HOME/.env, referenced from the oauth: block. --auth exec records
+auth: exec: add its exec: block (command, args) to config.yaml, then run
+'hermes mcp login <name>'. --auth header asks for a bearer token. Any
+other name is a third-party auth plugin (hermes-auth-<name>), logged in to
+like OAuth.`
 
 // addFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
 // only for help and completion.
@@ -51,7 +66,12 @@ func addFlags(o *addOptions) []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Usage: "working folder of a stdio server", Destination: &o.cwd},
 		&cli.StringFlag{Name: "url", Usage: "endpoint of an HTTP server", Destination: &o.url},
 		&cli.StringSliceFlag{Name: "header", Usage: "`'NAME: VALUE'` HTTP header (repeatable)", Destination: &o.headers},
-		&cli.StringFlag{Name: "auth", Usage: "oauth (record auth: oauth) or header (ask for a bearer token)", Destination: &o.auth},
+		&cli.StringFlag{Name: "auth", Usage: "oauth (log in now), header (ask for a bearer token), exec (a command prints the token) or an auth plugin's name", Destination: &o.auth},
+		&cli.StringFlag{Name: "client-id", Usage: "with --auth oauth: a client `ID` registered at the authorization server", Destination: &o.clientID},
+		&cli.StringFlag{Name: "client-secret", Usage: "with --auth oauth: that client's `SECRET` (saved to .env)", Destination: &o.clientSecret},
+		&cli.StringFlag{Name: "scope", Usage: "with --auth oauth: the `SCOPE` to ask for (default: what the server names)", Destination: &o.scope},
+		&cli.BoolFlag{Name: "no-browser", Usage: "when add logs in: show the login URL instead of opening a browser", Destination: &o.noBrowser},
+		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.device},
 		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.transport},
 		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.preset},
 		&cli.IntFlag{Name: "connect-timeout", Usage: "`SECONDS` to start and initialize the server", HideDefault: true, Destination: &o.connectTimeout},
@@ -69,6 +89,7 @@ func addFlags(o *addOptions) []cli.Flag {
 var addValueFlags = map[string]bool{
 	"command": true, "env": true, "cwd": true, "url": true, "header": true, "auth": true,
 	"transport": true, "preset": true, "connect-timeout": true, "timeout": true, "tools": true,
+	"client-id": true, "client-secret": true, "scope": true,
 }
 
 // SplitAddArgs splits the words after 'hermes mcp add' into the part for the

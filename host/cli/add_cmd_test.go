@@ -256,13 +256,35 @@ func TestAddHTTPWithHeader(t *testing.T) {
 	}
 }
 
-func TestAddOAuthRecordsOnly(t *testing.T) {
+// add --auth oauth --no-probe records the method and the oauth: block
+// (the client secret in .env, referenced), logs in to nothing and says how
+// to; --auth exec records the method and says to write its block.
+func TestAddOAuthNoProbe(t *testing.T) {
 	home := newHome(t)
-	r := runHermes(t, home, "mcp", "add", "o", "--url", "https://example.invalid/mcp", "--auth", "oauth").must(t, 0)
-	if !strings.Contains(r.stdout, "OAuth sign-in is not available") {
+	r := runHermes(t, home, "mcp", "add", "o", "--url", "https://example.invalid/mcp", "--auth", "oauth",
+		"--client-id", "cid", "--client-secret", "s3cret-value", "--scope", "mcp:read", "--no-probe").must(t, 0)
+	if !strings.Contains(r.stdout, "Log in with: hermes mcp login o") || strings.Contains(r.stdout, "s3cret-value") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
-	if got, want := readConfig(t, home), "mcp_servers:\n  o:\n    url: https://example.invalid/mcp\n    auth: oauth\n"; got != want {
+	if got, want := readConfig(t, home), "mcp_servers:\n  o:\n    url: https://example.invalid/mcp\n    auth: oauth\n    oauth:\n      client_id: cid\n      client_secret: ${MCP_O_CLIENT_SECRET}\n      scope: mcp:read\n"; got != want {
 		t.Errorf("config.yaml:\n%q\nwant %q", got, want)
 	}
+	if env, _ := os.ReadFile(filepath.Join(home, ".env")); string(env) != "MCP_O_CLIENT_SECRET=s3cret-value\n" {
+		t.Errorf(".env: %q", env)
+	}
+	if srv := loadConfig(t, home).Server("o"); srv.OAuth.ClientSecret != "s3cret-value" || srv.OAuth.ClientID != "cid" {
+		t.Errorf("oauth settings: %+v", srv.OAuth)
+	}
+	r = runHermes(t, home, "mcp", "add", "x", "--url", "https://example.invalid/mcp", "--auth", "exec").must(t, 0)
+	if !strings.Contains(r.stdout, "Saved 'x'") || !strings.Contains(r.stdout, "Add its exec: block to 'x'") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	for _, c := range [][]string{
+		{"--client-id", "c"}, {"--scope", "s"}, {"--client-secret", "s", "--auth", "header"},
+	} {
+		r := runHermes(t, home, append([]string{"mcp", "add", "y", "--url", "https://example.invalid/mcp"}, c...)...).must(t, 2)
+		r.oneLineErr(t, "is only for --auth oauth")
+	}
+	runHermes(t, home, "mcp", "add", "y", "--url", "https://example.invalid/mcp", "--auth", "exec", "--device").must(t, 2).oneLineErr(t, "--device are for logging in")
+	runHermes(t, home, "mcp", "add", "y", "--url", "https://example.invalid/mcp", "--auth", "Bad Name").must(t, 2).oneLineErr(t, "unknown --auth 'Bad Name'")
 }

@@ -22,14 +22,42 @@ var presets = map[string]preset{
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// authNameRE is the name of an auth plugin --auth accepts.
+var authNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// logsIn reports whether 'hermes mcp add' logs in before probing: OAuth
+// and third-party auth plugins (exec needs its block written first; header
+// asks for a token).
+func (o *addOptions) logsIn() bool {
+	return o.auth != "" && o.auth != "header" && o.auth != "exec"
+}
+
 // addPlan is the validated request.
 type addPlan struct {
 	entry       *config.ServerEntry
 	stdio       bool
 	include     []string // from --tools
 	interactive bool     // a person answers the questions
-	secretKey   string   // .env key to write on save
-	secret      string
+	// secrets are .env values to write on save (a bearer token typed, a
+	// client secret), which the entry references as ${KEY}.
+	secrets []dotEnvValue
+	// saved is set once the entry is written.
+	saved bool
+}
+
+// dotEnvValue is one KEY=value of .env.
+type dotEnvValue struct{ key, value string }
+
+// pending returns the secrets as the config layer's pending .env values.
+func (p *addPlan) pending() map[string]string {
+	if len(p.secrets) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for _, s := range p.secrets {
+		m[s.key] = s.value
+	}
+	return m
 }
 
 // buildAddEntry validates the options and builds the entry to save (without
@@ -91,9 +119,27 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		return nil, usagef("--auth is only for HTTP MCP servers (--url)")
 	}
 	switch o.auth {
-	case "", "oauth", "header":
+	case "", "oauth", "header", "exec":
 	default:
-		return nil, usagef("unknown --auth '%s': use oauth or header", o.auth)
+		// A third-party auth plugin, hermes-auth-<name>.
+		if !authNameRE.MatchString(o.auth) {
+			return nil, usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.auth)
+		}
+	}
+	if o.auth != "oauth" {
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--client-id", o.clientID != ""}, {"--client-secret", o.clientSecret != ""}, {"--scope", o.scope != ""}} {
+			if f.set {
+				return nil, usagef("%s is only for --auth oauth", f.flag)
+			}
+		}
+	}
+	// How to log in matters where add may log in: --auth oauth (or a
+	// plugin), and a server that turns out to use OAuth.
+	if (o.noBrowser || o.device) && (o.auth == "header" || o.auth == "exec") {
+		return nil, usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.auth)
 	}
 	if o.connectTimeout < 0 || o.timeout < 0 {
 		return nil, usagef("--connect-timeout and --timeout are whole seconds above 0")
@@ -113,8 +159,17 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			}
 			entry.Header(k, v)
 		}
-		if o.auth == "oauth" {
-			entry.Auth("oauth")
+		if o.auth != "" && o.auth != "header" {
+			entry.Auth(o.auth)
+		}
+		if o.clientID != "" {
+			entry.OAuth("client_id", o.clientID)
+		}
+		if o.clientSecret != "" {
+			entry.OAuth("client_secret", "${"+ClientSecretVar(o.name)+"}")
+		}
+		if o.scope != "" {
+			entry.OAuth("scope", o.scope)
 		}
 	} else {
 		entry.Command(command)
@@ -152,19 +207,32 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 	return false
 }
 
-// saveAdd writes the token (if one was typed) and the entry.
+// saveAdd writes the secrets (a token typed, a client secret) and the
+// entry.
 func (e *env) saveAdd(name string, plan *addPlan) error {
-	if plan.secret != "" {
-		if err := config.SetDotEnv(e.home, plan.secretKey, plan.secret); err != nil {
-			return failf("saving %s to %s/.env: %s", plan.secretKey, e.home, oneLine(err.Error()))
+	for _, s := range plan.secrets {
+		if err := config.SetDotEnv(e.home, s.key, s.value); err != nil {
+			return failf("saving %s to %s/.env: %s", s.key, e.home, oneLine(err.Error()))
 		}
 	}
 	err := config.Edit(e.home, func(d *config.Document) error { return d.SetServer(name, plan.entry) })
 	if err != nil {
 		return failf("saving '%s': %s", name, oneLine(err.Error()))
 	}
-	if plan.secret != "" {
-		e.p.OK("API key saved to %s/.env as %s", e.home, plan.secretKey)
+	plan.saved = true
+	for _, s := range plan.secrets {
+		what := "API key"
+		if s.key == ClientSecretVar(name) {
+			what = "OAuth client secret"
+		}
+		e.p.OK("%s saved to %s/.env as %s", what, e.home, s.key)
 	}
 	return nil
+}
+
+// ClientSecretVar is the .env variable that holds the OAuth client secret
+// of a server added with 'hermes mcp add --client-secret':
+// MCP_<NAME>_CLIENT_SECRET, the name as in APIKeyVar.
+func ClientSecretVar(name string) string {
+	return strings.TrimSuffix(APIKeyVar(name), "_API_KEY") + "_CLIENT_SECRET"
 }

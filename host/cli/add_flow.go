@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -20,6 +22,9 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		return err
 	}
 	plan := &addPlan{entry: entry, interactive: e.p.Interactive() && !o.yes}
+	if o.clientSecret != "" {
+		plan.secrets = append(plan.secrets, dotEnvValue{ClientSecretVar(o.name), o.clientSecret})
+	}
 	_, isStdio := entry.Fields.Get("command")
 	plan.stdio = isStdio
 	if o.tools != "" {
@@ -34,7 +39,8 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	if err != nil {
 		return err
 	}
-	if slices.Contains(names, o.name) && !o.yes {
+	existed := slices.Contains(names, o.name)
+	if existed && !o.yes {
 		if !plan.interactive {
 			return failf("Server '%s' already exists in %s; pass --yes to overwrite it", o.name, path)
 		}
@@ -49,6 +55,20 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		}
 	}
 
+	if o.auth == "exec" {
+		// The exec: block (the command that prints the token) is not a
+		// flag: the entry is saved for it to be added by hand.
+		if len(plan.include) > 0 {
+			entry.Include(plan.include...)
+			e.p.Info("--tools was not checked against the server (--auth exec is not probed)")
+		}
+		if err := e.saveAdd(o.name, plan); err != nil {
+			return err
+		}
+		e.p.OK("Saved '%s' to %s with auth: exec (not connected)", o.name, path)
+		e.p.Info("Add its exec: block to '%s' in %s (command: the program that prints the token; args: its arguments), then check it with: hermes mcp login %s", o.name, path, o.name)
+		return nil
+	}
 	if o.noProbe {
 		if len(plan.include) > 0 {
 			entry.Include(plan.include...)
@@ -58,33 +78,62 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 			return err
 		}
 		e.p.OK("Saved '%s' to %s (not connected: --no-probe)", o.name, path)
-		e.p.Info("Check it with: hermes mcp test %s", o.name)
-		e.p.Line("Start a new session to use these tools.")
-		return nil
-	}
-	if o.auth == "oauth" {
-		// OAuth sign-in is not part of this version: a probe could only
-		// fail with 401, so the entry is saved as it is.
-		if len(plan.include) > 0 {
-			entry.Include(plan.include...)
+		if o.logsIn() {
+			e.p.Info("Log in with: hermes mcp login %s", o.name)
+		} else {
+			e.p.Info("Check it with: hermes mcp test %s", o.name)
 		}
-		if err := e.saveAdd(o.name, plan); err != nil {
-			return err
-		}
-		e.p.OK("Saved '%s' to %s with auth: oauth", o.name, path)
-		e.p.Info("Note: OAuth sign-in is not available in this version yet, so the server was not probed; 'hermes mcp login %s' will acquire tokens once it is.", o.name)
 		e.p.Line("Start a new session to use these tools.")
 		return nil
 	}
 
+	// Tokens of a login made here for an entry that ends up not saved are
+	// deleted again (unless an entry of that name was there before).
+	loggedIn := false
+	defer func() {
+		if loggedIn && !plan.saved && !existed {
+			if _, err := removeTokenFiles(e.home, o.name); err != nil {
+				e.log.Warn("deleting the tokens of an entry not saved", "server", o.name, "error", err)
+			}
+		}
+	}()
+	if o.logsIn() {
+		if err := e.addLogin(ctx, o, plan); err != nil {
+			return err
+		}
+		loggedIn = true
+	}
+
 	e.p.Line("Connecting to '%s'...", o.name)
 	tools, err := e.addProbe(ctx, o, plan)
+	failShown := false
+	if err != nil && o.auth == "" && usesOAuth(err) {
+		// A 401 naming OAuth metadata: the server wants an OAuth login.
+		if !plan.interactive {
+			return failf("Failed to connect to '%s': %s; this server uses OAuth: add it with --auth oauth to log in now, or pass --no-probe to save it and then run 'hermes mcp login %s'", o.name, shownErr(err), o.name)
+		}
+		e.p.Fail("Failed to connect: %s", shownErr(err))
+		e.p.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
+		failShown = true
+		if e.p.Confirm(fmt.Sprintf("Switch '%s' to OAuth and log in now?", o.name), true) {
+			o.auth = "oauth"
+			entry.Auth("oauth")
+			if err := e.addLogin(ctx, o, plan); err != nil {
+				return err
+			}
+			loggedIn, failShown = true, false
+			e.p.Line("Connecting to '%s'...", o.name)
+			tools, err = e.addProbe(ctx, o, plan)
+		}
+	}
 	if err != nil {
 		msg := shownErr(err)
 		if !plan.interactive {
 			return failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg)
 		}
-		e.p.Fail("Failed to connect: %s", msg)
+		if !failShown {
+			e.p.Fail("Failed to connect: %s", msg)
+		}
 		if !e.p.Confirm("Save config anyway (you can test later)?", false) {
 			return failf("'%s' was not saved", o.name)
 		}
@@ -172,10 +221,33 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	return nil
 }
 
+// addLogin logs in to the entry as it would be saved (the oauth: block
+// and a client secret resolved through the config layer), before anything
+// is written. A failed login is the add's error: nothing is saved.
+func (e *env) addLogin(ctx context.Context, o *addOptions, plan *addPlan) error {
+	srv, err := e.candidateServer(o.name, plan.entry, plan.pending())
+	if err != nil {
+		return failf("%s", oneLine(err.Error()))
+	}
+	if srv.Err != nil {
+		return failf("'%s' cannot be used: %s; nothing was saved", o.name, shownErr(srv.Err))
+	}
+	e.p.Line("Logging in to '%s'...", o.name)
+	st, err := e.login(ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return failf("%s; nothing was saved: run the same 'hermes mcp add' again to retry (with --no-browser to open the URL elsewhere), or add --no-probe to save '%s' now and log in later with 'hermes mcp login %s'", loginMessage(o.name, err), o.name, o.name)
+	}
+	e.p.OK("%s", loggedInLine(o.name, st, time.Now()))
+	return nil
+}
+
 // addAuth asks, on a terminal, whether an HTTP server needs a bearer token
 // and wires it in through .env.
 func (e *env) addAuth(o *addOptions, plan *addPlan) error {
-	if o.auth == "oauth" || hasHeader(plan.entry, "Authorization") {
+	if (o.auth != "" && o.auth != "header") || hasHeader(plan.entry, "Authorization") {
 		return nil
 	}
 	if !plan.interactive && o.auth != "header" {
@@ -211,7 +283,7 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 		e.p.Warn("No token entered; continuing without authentication")
 		return nil
 	}
-	plan.secretKey, plan.secret = key, tok
+	plan.secrets = append(plan.secrets, dotEnvValue{key, tok})
 	plan.entry.Header("Authorization", "Bearer ${"+key+"}")
 	return nil
 }
@@ -220,11 +292,7 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
 func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcp.Tool, error) {
-	var pending map[string]string
-	if plan.secret != "" {
-		pending = map[string]string{plan.secretKey: plan.secret}
-	}
-	srv, err := e.candidateServer(o.name, plan.entry, pending)
+	srv, err := e.candidateServer(o.name, plan.entry, plan.pending())
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
@@ -53,9 +54,11 @@ func usagef(format string, args ...any) error {
 	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-// env is what every command shares: streams, home, logger, supervisor.
+// env is what every command shares: streams, home, logger, supervisor,
+// and the managers of auth plugins.
 type env struct {
 	in       io.Reader
+	input    *inputSource // the one reader of stdin (in reads through it)
 	out, err io.Writer
 	p        *ui.Printer
 	home     string
@@ -64,6 +67,12 @@ type env struct {
 	logFile  *logfile.File
 	sup      *supervisor.Supervisor
 	supMu    sync.Mutex
+	// credsMu guards the auth plugin managers, built on first use:
+	// background (no UI: a server that needs a login says so) and login
+	// (the terminal UI; a step-up may log in again).
+	credsMu    sync.Mutex
+	bgCreds    *credentials.Manager
+	loginCreds *credentials.Manager
 	// interrupted is set when SIGINT/SIGTERM arrived.
 	interrupted atomic.Bool
 }
@@ -127,6 +136,8 @@ func (e *env) supervisor() *supervisor.Supervisor {
 }
 
 func (e *env) close() {
+	// Auth plugins first: a transport still closing asks them nothing more.
+	e.closeCredentials()
 	if sup := e.supervisor(); sup != nil {
 		if e.interrupted.Load() {
 			sup.Interrupt()
@@ -141,7 +152,8 @@ func (e *env) close() {
 
 // Main runs the hermes command line and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{in: stdin, out: stdout, err: stderr, p: ui.New(stdout, stderr, stdin)}
+	input, in := newInput(stdin)
+	e := &env{in: in, input: input, out: stdout, err: stderr, p: ui.New(stdout, stderr, in)}
 	defer e.close()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -265,6 +277,10 @@ func mcpCommand(e *env) *cli.Command {
 			configureCommand(e),
 			enableCommand(e, true),
 			enableCommand(e, false),
+			loginCommand(e),
+			logoutCommand(e),
+			reauthCommand(e),
+			authStatusCommand(e),
 		},
 	}
 }

@@ -58,7 +58,11 @@ func callCommand(e *env) *cli.Command {
 			}
 			st := m.Status()[0]
 			if st.State != registry.StateConnected {
-				return failf("cannot connect to '%s': %s", name, orDefault(st.Error, "no answer within connect_timeout"))
+				msg := orDefault(st.Error, "no answer within connect_timeout")
+				if srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
+					msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
+				}
+				return failf("cannot connect to '%s': %s", name, msg)
 			}
 			toolName := toolview.ToolName(name, tool)
 			def, ok := m.Tool(toolName)

@@ -32,6 +32,10 @@ func hermesTestEnv(t *testing.T, home string, extra ...string) []string {
 		switch k {
 		case "HERMES_HOME", "HERMES_PLUGIN_PATH", "HERMES_SAFE_MODE", "NO_COLOR", "TERM":
 			continue
+		case "BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "SSH_CLIENT", "SSH_TTY", "SSH_CONNECTION":
+			// No test opens a real browser; a test that wants one sets
+			// BROWSER to the fake.
+			continue
 		}
 		env = append(env, kv)
 	}
@@ -47,8 +51,16 @@ func runHermes(t *testing.T, home string, args ...string) runResult {
 
 func runHermesEnv(t *testing.T, home string, extra []string, args ...string) runResult {
 	t.Helper()
+	return runHermesInput(t, home, extra, nil, args...)
+}
+
+// runHermesInput runs the built binary with stdin read from in (a pipe),
+// or /dev/null when in is nil.
+func runHermesInput(t *testing.T, home string, extra []string, in io.Reader, args ...string) runResult {
+	t.Helper()
 	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
 	cmd.Env = hermesTestEnv(t, home, extra...)
+	cmd.Stdin = in
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)

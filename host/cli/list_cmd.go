@@ -67,11 +67,24 @@ func listCommand(e *env) *cli.Command {
 				return nil
 			}
 			e.p.Header("MCP Servers:")
+			// An Auth column once any server has an auth: method.
+			withAuth := false
+			for _, le := range entries {
+				withAuth = withAuth || le.Auth != ""
+			}
 			rows := make([][]string, 0, len(entries))
 			for i, le := range entries {
-				rows = append(rows, []string{le.Name, listTarget(cfg.Servers[i]), le.Tools, listStatus(le)})
+				row := []string{le.Name, listTarget(cfg.Servers[i]), le.Tools}
+				if withAuth {
+					row = append(row, orDefault(le.Auth, "none"))
+				}
+				rows = append(rows, append(row, listStatus(le)))
 			}
-			e.p.Table([]string{"Name", "Transport", "Tools", "Status"}, rows)
+			headers := []string{"Name", "Transport", "Tools", "Status"}
+			if withAuth {
+				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
+			}
+			e.p.Table(headers, rows)
 			return nil
 		},
 	}

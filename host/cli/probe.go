@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -42,7 +43,7 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 	}
 	st := m.Status()[0]
 	if st.State != registry.StateConnected {
-		return nil, errors.New(orDefault(st.Error, "no answer within connect_timeout"))
+		return nil, &probeError{msg: orDefault(st.Error, "no answer within connect_timeout"), code: st.Code, challenge: st.Challenge}
 	}
 	tools, _ := m.ServerTools(srv.Name)
 	if tools == nil {
@@ -50,6 +51,14 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 	}
 	return tools, nil
 }
+
+// probeError is a failed probe: the registry's reason, with the sdk code
+// and the 401/403 challenge when the failure had them.
+type probeError struct {
+	msg, code, challenge string
+}
+
+func (e *probeError) Error() string { return e.msg }
 
 // withProbeTimeout applies the command line's probe timeout to a server
 // whose entry does not set connect_timeout.
@@ -119,41 +128,16 @@ func APIKeyVar(name string) string {
 	return "MCP_" + s + "_API_KEY"
 }
 
-// TokenFileBase is the file name stem of a server's OAuth files under
-// $HERMES_HOME/mcp-tokens (<stem>.json, .client.json, .meta.json). The
-// mapping is one-to-one, so that no server can reach another's tokens: a
-// valid server name (letters, digits, "_" and "-") is its own stem, which is
-// also the name the original Hermes gave it unless the name starts or ends
-// with "_" or is longer than 128 characters (it trimmed those "_" and cut
-// long names, so "_a" and "a" shared one file: such old files are left
-// alone, since they cannot be told apart). Any other name, which config
-// validation rejects, has each byte outside that set written as %XX, and
-// "" is "%": the stem then contains "%", which a valid name never does. A
-// stem never contains a path separator and is never "." or "..". Every
-// program that keeps tokens for hermes (the OAuth plugin) must name them
-// the same way.
-func TokenFileBase(name string) string {
-	if config.ValidName(name) {
-		return name
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	if b.Len() == 0 {
-		return "%"
-	}
-	return b.String()
-}
+// TokenFileBase is the file name stem of a server's credential files under
+// $HERMES_HOME/mcp-tokens (<stem>.json, .client.json, .meta.json): the
+// auth plugins' own rule, sdk/auth.FileStem, one-to-one, so that no
+// server can reach another's tokens.
+func TokenFileBase(name string) string { return auth.FileStem(name) }
 
-// tokenFiles are the OAuth files kept for a server.
+// tokenFiles are the credential files an auth plugin may keep for a
+// server (the OAuth plugin's three).
 func tokenFiles(home, name string) []string {
-	dir := filepath.Join(home, "mcp-tokens")
+	dir := filepath.Join(home, auth.TokenDirName)
 	base := TokenFileBase(name)
 	return []string{
 		filepath.Join(dir, base+".json"),

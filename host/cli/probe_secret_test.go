@@ -66,7 +66,7 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	}()
 
 	entry := config.NewServerEntry().URL(spy.URL+"/mcp").Header("Authorization", "Bearer ${"+key+"}")
-	plan := &addPlan{entry: entry, secretKey: key, secret: token}
+	plan := &addPlan{entry: entry, secrets: []dotEnvValue{{key, token}}}
 	tools, err := e.addProbe(context.Background(), &addOptions{name: "spy"}, plan)
 	if err != nil {
 		t.Fatalf("probe: %v\n%s", err, out.String())

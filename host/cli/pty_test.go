@@ -189,3 +189,60 @@ func TestConfigureInteractive(t *testing.T) {
 		t.Errorf("include = %q", inc)
 	}
 }
+
+// On a terminal, a server added without --auth whose probe meets an OAuth
+// challenge gets the hint, and the offer to switch to OAuth and log in:
+// declined, the usual save-anyway question follows; accepted, the OAuth
+// login runs with the entry not yet saved.
+func TestAddInteractiveOAuthOffer(t *testing.T) {
+	home := newHome(t)
+	url := startHTTPServer(t, "--require-bearer", "tok-not-typed")
+	tm := startTerm(t, home, nil, "mcp", "add", "w", "--url", url)
+	tm.WaitFor("Does this server require authentication? [Y/n] ")
+	tm.Press("n\r")
+	tm.WaitFor("This server uses OAuth; run: hermes mcp login w")
+	tm.WaitFor("Switch 'w' to OAuth and log in now? [Y/n] ")
+	tm.Press("n\r")
+	tm.WaitFor("Save config anyway (you can test later)? [y/N] ")
+	tm.Press("y\r")
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
+	}
+	if s := loadConfig(t, home).Server("w"); s == nil || s.Enabled || s.Auth != "" {
+		t.Fatalf("server %+v, want saved, disabled, without auth", s)
+	}
+
+	testbin.Path(t, "hermes-auth-oauth")
+	tm = startTerm(t, home, nil, "mcp", "add", "w2", "--url", url, "--no-browser")
+	tm.WaitFor("Does this server require authentication? [Y/n] ")
+	tm.Press("n\r")
+	tm.WaitFor("Switch 'w2' to OAuth and log in now? [Y/n] ")
+	tm.Press("\r")
+	tm.WaitFor("Logging in to 'w2'...")
+	// The test server names no working authorization server: the login
+	// fails, and nothing is saved.
+	if code := tm.Wait(); code != 1 || !strings.Contains(tm.Output(), "nothing was saved") {
+		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
+	}
+	if loadConfig(t, home).Server("w2") != nil {
+		t.Error("w2 was saved")
+	}
+}
+
+// A code pasted at the login prompt of a real terminal completes the
+// login.
+func TestLoginPasteOnTerminal(t *testing.T) {
+	home := newHome(t)
+	url := startHTTPServer(t, "--require-bearer", "fake-token")
+	writeConfig(t, home, "mcp_servers:\n  fk:\n    url: "+url+"\n    auth: fake\n")
+	testbin.Path(t, "hermes-auth-fake")
+	tm := startTerm(t, home, nil, "mcp", "login", "fk", "--no-browser")
+	tm.WaitFor("Paste the code (or 'skip'): ")
+	tm.Press("fake-code-123\r")
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
+	}
+	if out := tm.Output(); !strings.Contains(out, "✓ Logged in to 'fk' as tester@example.com") || !strings.Contains(out, "✓ Connected: 21 tools") {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -13,7 +13,7 @@ func removeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "remove",
 		Aliases:   []string{"rm"},
-		Usage:     "remove a server and its OAuth tokens",
+		Usage:     "remove a server and its stored credentials (OAuth tokens)",
 		ArgsUsage: "<name>",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
@@ -28,6 +28,11 @@ func removeCommand(e *env) *cli.Command {
 			}
 			if !yes && !e.p.Confirm(fmt.Sprintf("Remove server '%s'?", name), true) {
 				return failf("Cancelled; '%s' was kept", name)
+			}
+			// The entry as it was: its auth plugin revokes its tokens.
+			var srv *config.Server
+			if cfg, err := config.Load(e.home); err == nil && !cfg.SafeMode {
+				srv = cfg.Server(name)
 			}
 			var names []string
 			removed := false
@@ -44,11 +49,17 @@ func removeCommand(e *env) *cli.Command {
 				return notFound(name, names)
 			}
 			e.p.OK("Removed '%s' from config", name)
-			n, err := removeTokenFiles(e.home, name)
+			r, err := e.forgetCredentials(ctx, name, srv)
 			if err != nil {
 				return failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, oneLine(err.Error()))
 			}
-			if n > 0 {
+			if r.pluginErr != "" {
+				e.p.Warn("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.pluginErr)
+			}
+			if r.revoked {
+				e.p.OK("Revoked tokens at the authorization server")
+			}
+			if r.removed > 0 {
 				e.p.OK("Cleaned up OAuth tokens")
 			}
 			return nil

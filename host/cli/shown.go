@@ -79,3 +79,23 @@ func shownURL(srv *config.Server) string {
 func shownCommandLine(srv *config.Server) string {
 	return strings.TrimSpace(shownCommand(srv) + " " + strings.Join(shownArgs(srv), " "))
 }
+
+// shownExecCommand is the exec: block's command and args as configured
+// (${VAR}s unresolved), on one line; "" when there is no command.
+func shownExecCommand(srv *config.Server) string {
+	block, _ := srv.Raw["exec"].(map[string]any)
+	cmd := rawScalar(block["command"])
+	if cmd == "" {
+		return ""
+	}
+	var args []string
+	switch a := block["args"].(type) {
+	case string:
+		args = config.SplitArgs(a)
+	case []any:
+		for _, x := range a {
+			args = append(args, fmt.Sprint(x))
+		}
+	}
+	return strings.TrimSpace(cmd + " " + strings.Join(args, " "))
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -32,11 +33,14 @@ type testReport struct {
 	ProtocolSource string            `json:"protocol_source,omitempty"`
 	ProtocolWhy    string            `json:"protocol_why,omitempty"`
 	Auth           map[string]string `json:"auth,omitempty"`
-	Tools          []toolInfo        `json:"tools"`
-	Resources      *int              `json:"resources,omitempty"`
-	Prompts        *int              `json:"prompts,omitempty"`
-	UnknownKeys    []string          `json:"unknown_keys,omitempty"`
-	Warnings       []string          `json:"warnings,omitempty"`
+	// AuthMethod is the entry's auth: method (oauth, exec, a plugin's
+	// name).
+	AuthMethod  string     `json:"auth_method,omitempty"`
+	Tools       []toolInfo `json:"tools"`
+	Resources   *int       `json:"resources,omitempty"`
+	Prompts     *int       `json:"prompts,omitempty"`
+	UnknownKeys []string   `json:"unknown_keys,omitempty"`
+	Warnings    []string   `json:"warnings,omitempty"`
 }
 
 type toolInfo struct {
@@ -64,11 +68,11 @@ func testCommand(e *env) *cli.Command {
 				return err
 			}
 			rep := testReport{Server: name, Transport: srv.Transport, Target: transportLine(srv), Tools: []toolInfo{},
-				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv.Headers)}
+				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv.Headers), AuthMethod: srv.Auth}
 			if !asJSON {
 				e.p.Line("Testing '%s'...", name)
 				e.p.Line("Transport: %s", rep.Target)
-				e.p.Line("Auth: %s", authLine(srv.Auth, rep.Auth))
+				e.p.Line("Auth: %s", authLine(srv, rep.Auth))
 				for _, k := range srv.Unknown {
 					e.p.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
 				}
@@ -86,6 +90,9 @@ func testCommand(e *env) *cli.Command {
 					return &exitError{code: ExitFail}
 				}
 				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error)
+				if hint := oauthHint(srv, err); hint != "" {
+					e.p.Info("%s", hint)
+				}
 				return &exitError{code: ExitFail}
 			}
 			defer s.Detach() // the output is complete: do not wait for the server to stop
@@ -214,24 +221,34 @@ func maskedAuth(h map[string]string) map[string]string {
 	return out
 }
 
-func authLine(auth string, masked map[string]string) string {
-	if auth == "oauth" {
-		return "OAuth 2.1 PKCE"
-	}
-	if len(masked) == 0 {
-		if auth != "" {
-			return auth
+// authLine is the Auth: line of 'hermes mcp test': the auth: method (an
+// exec command as configured, ${VAR}s unresolved), and any auth-looking
+// headers, masked.
+func authLine(srv *config.Server, masked map[string]string) string {
+	var parts []string
+	switch srv.Auth {
+	case "":
+	case "oauth":
+		parts = append(parts, "OAuth 2.1")
+	case "exec":
+		if cmd := shownExecCommand(srv); cmd != "" {
+			parts = append(parts, "exec ("+cmd+")")
+		} else {
+			parts = append(parts, "exec (no exec.command set)")
 		}
-		return "none"
+	default:
+		parts = append(parts, srv.Auth+" (plugin hermes-auth-"+srv.Auth+")")
 	}
 	keys := make([]string, 0, len(masked))
 	for k := range masked {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, k+": "+masked[k])
+	}
+	if len(parts) == 0 {
+		return "none"
 	}
 	return strings.Join(parts, ", ")
 }

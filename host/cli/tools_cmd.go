@@ -7,7 +7,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/sdk"
 	"github.com/urfave/cli/v3"
 )
 
@@ -37,6 +37,12 @@ type toolsServerEntry struct {
 	Enabled   int      `json:"enabled"`
 	Total     int      `json:"total"`
 	Error     string   `json:"error,omitempty"`
+	// NeedsLogin: only 'hermes mcp login <name>' can connect it (the
+	// server's auth plugin needs a login, or a server without auth:
+	// answered with an OAuth challenge).
+	NeedsLogin bool `json:"needs_login,omitempty"`
+	// Hint says what to do about Error, when there is something.
+	Hint string `json:"hint,omitempty"`
 }
 
 // newManager builds a registry for servers with the host's session deps,
@@ -50,7 +56,7 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 	return registry.New(registry.Options{
 		Servers:  servers,
 		Builtins: builtins,
-		Deps:     session.Deps{Home: e.home, Supervisor: e.sup, Logger: e.log},
+		Deps:     e.sessionDeps(e.creds()),
 		Snapshot: true,
 	})
 }
@@ -78,9 +84,20 @@ func toolsCommand(e *env) *cli.Command {
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))
 			}
+			noAuth := map[string]bool{}
+			for _, srv := range cfg.Servers {
+				noAuth[srv.Name] = srv.Auth == ""
+			}
 			for _, st := range m.Status() {
 				ent := toolsServerEntry{Name: st.Name, Transport: st.Transport, State: string(st.State), Toolset: st.Toolset,
 					Tools: st.Registered, Enabled: st.Enabled, Total: st.Total, Error: st.Error}
+				switch {
+				case st.Code == sdk.CodeLoginNeeded:
+					ent.NeedsLogin = true
+				case noAuth[st.Name] && challengeNamesOAuth(st.Code, st.Challenge):
+					ent.NeedsLogin = true
+					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
+				}
 				if ent.Tools == nil {
 					ent.Tools = []string{}
 				}
@@ -128,6 +145,9 @@ func printTools(e *env, rep toolsReport, path string) {
 				reason = "no answer yet"
 			}
 			e.p.Fail("%s (%s): %s: %s", s.Name, s.Transport, s.State, reason)
+			if s.Hint != "" {
+				e.p.Info("    %s", s.Hint)
+			}
 			continue
 		}
 		if len(s.Tools) > 0 {

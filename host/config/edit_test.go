@@ -110,6 +110,19 @@ func TestEditGolden(t *testing.T) {
 		{"disable", "input.yaml", func(d *Document) error { return d.SetEnabled("github", false) }},
 		{"enable", "input.yaml", func(d *Document) error { return d.SetEnabled("remote", true) }},
 		{"disable_flow", "input.yaml", func(d *Document) error { return d.SetEnabled("files", false) }},
+		{"set_auth", "input.yaml", func(d *Document) error {
+			if err := d.SetAuth("remote", "oauth"); err != nil {
+				return err
+			}
+			if err := d.SetAuth("files", "oauth"); err != nil {
+				return err
+			}
+			// Twice changes nothing more; another method replaces it in place.
+			if err := d.SetAuth("remote", "oauth"); err != nil {
+				return err
+			}
+			return d.SetAuth("files", "exec")
+		}},
 		{"tools_set", "input.yaml", func(d *Document) error {
 			if err := d.SetToolsFilter("github", []string{"create_issue", "list_*"}, nil); err != nil {
 				return err

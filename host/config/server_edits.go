@@ -174,6 +174,19 @@ func (d *Document) RemoveServer(name string) bool {
 // SetEnabled sets enabled of server name. Enabling a server that has no
 // enabled key changes nothing (true is the default).
 func (d *Document) SetEnabled(name string, on bool) error {
+	return d.setScalar(name, "enabled", on, on)
+}
+
+// SetAuth sets auth of server name to method ("oauth", "exec" or an auth
+// plugin's name), replacing the value in place or adding the key at the end
+// of the entry; the rest of the entry and its comments stay as they are.
+func (d *Document) SetAuth(name, method string) error {
+	return d.setScalar(name, "auth", method, false)
+}
+
+// setScalar sets key of server name to the scalar v. When the key is
+// absent and skipAbsent is set (v is the default), nothing changes.
+func (d *Document) setScalar(name, key string, v any, skipAbsent bool) error {
 	e, err := d.server(name)
 	if err != nil {
 		return err
@@ -186,34 +199,33 @@ func (d *Document) SetEnabled(name string, on bool) error {
 	case kindOther:
 		return fmt.Errorf("%s:%d: server %q is not a mapping of settings; fix the entry", d.path, e.line, name)
 	case kindNull, kindFlow:
-		if m.kind == kindNull && on {
+		if m.kind == kindNull && skipAbsent {
 			return nil
 		}
-		return d.rewrite(e, false, func(v any) any {
-			mm, _ := asMap(v)
-			mm.Set("enabled", on)
+		return d.rewrite(e, false, func(cur any) any {
+			mm, _ := asMap(cur)
+			mm.Set(key, v)
 			return mm
 		})
 	}
-	en := m.find("enabled")
-	if en == nil {
-		if on {
+	k := m.find(key)
+	if k == nil {
+		if skipAbsent {
 			return nil
 		}
 		var b strings.Builder
-		emitKV(&b, childIndent(e, m), "enabled", false)
+		emitKV(&b, childIndent(e, m), key, v)
 		return d.splice(e.end, e.end, b.String())
 	}
-	if cur, _ := d.decodeNode(en.mv.Value); cur == on {
+	if cur, _ := d.decodeNode(k.mv.Value); cur == v {
 		return nil
 	}
-	want := fmt.Sprint(on)
-	if from, to, ok := d.scalarRange(en.mv.Value); ok {
-		return d.splice(from, to, want)
+	if from, to, ok := d.scalarRange(k.mv.Value); ok {
+		return d.splice(from, to, scalarText(v))
 	}
 	var b strings.Builder
-	emitKV(&b, en.indent, "enabled", on)
-	return d.splice(en.start, en.end, b.String())
+	emitKV(&b, k.indent, key, v)
+	return d.splice(k.start, k.end, b.String())
 }
 
 // SetToolsFilter sets tools.include and tools.exclude of server name. An

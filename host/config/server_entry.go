@@ -77,3 +77,12 @@ func (e *ServerEntry) setTools(key string, names []string) *ServerEntry {
 	m.Set(key, append([]string(nil), names...))
 	return e.Set("tools", m)
 }
+
+// OAuth adds (or replaces) one key of the oauth: block (client_id,
+// client_secret, scope, redirect_port, ...), keeping the order of calls.
+func (e *ServerEntry) OAuth(key string, v any) *ServerEntry {
+	cur, _ := e.Fields.Get("oauth")
+	m, _ := cur.(Map)
+	m.Set(key, v)
+	return e.Set("oauth", m)
+}

@@ -12,12 +12,13 @@ import (
 )
 
 // retryable reports whether a failed connect is worth retrying with
-// backoff: not for auth, a missing executable or a bad config entry.
+// backoff: not for auth (a login only the user can do, above all), a
+// missing executable or a bad config entry.
 func retryable(err error) bool {
 	var ce *session.ConnectError
 	if errors.As(err, &ce) {
 		switch ce.Code {
-		case sdk.CodeAuth, sdk.CodeNotFound, sdk.CodeConfig:
+		case sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotFound, sdk.CodeConfig:
 			return false
 		}
 		return true
@@ -25,7 +26,7 @@ func retryable(err error) bool {
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		switch se.Code {
-		case sdk.CodeAuth, sdk.CodeNotFound, sdk.CodeConfig:
+		case sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotFound, sdk.CodeConfig:
 			return false
 		}
 	}
@@ -36,6 +37,20 @@ func retryable(err error) bool {
 	// A config error from the entry itself, or a plugin that cannot be
 	// found, will not fix itself.
 	return !errors.Is(err, errConfig)
+}
+
+// failureCode returns the sdk error code of a failed connect and the
+// challenge of the 401/403 behind it, when it had them.
+func failureCode(err error) (code, challenge string) {
+	var ce *session.ConnectError
+	if errors.As(err, &ce) {
+		return ce.Code, ce.Challenge
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return se.Code, se.WWWAuthenticate
+	}
+	return "", ""
 }
 
 // errConfig marks an unusable server entry.

@@ -37,3 +37,9 @@ func (t *TestBreaker) Release() { t.b.release() }
 
 // Backoff exposes the backoff schedule.
 func Backoff(t Timings, n int) interface{ Seconds() float64 } { return t.withDefaults().backoff(n) }
+
+// Retryable and FailureCode expose the connect-failure classifiers to tests.
+var (
+	Retryable   = retryable
+	FailureCode = failureCode
+)

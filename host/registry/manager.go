@@ -224,6 +224,13 @@ type ServerStatus struct {
 	Toolset string
 	// Error is why the server is not connected (one line, redacted).
 	Error string
+	// Code is the sdk error code of that failure when it had one (e.g.
+	// sdk.CodeLoginNeeded: only 'hermes mcp login' helps; sdk.CodeAuth:
+	// the server refused the request without credentials).
+	Code string
+	// Challenge is the WWW-Authenticate header of the server's 401 or 403
+	// when that failure was one (it may name OAuth metadata).
+	Challenge string
 	// Refreshes counts tool-list refreshes after list_changed.
 	Refreshes int64
 }
@@ -239,6 +246,7 @@ func (m *Manager) Status() []ServerStatus {
 		s.mu.Lock()
 		st := ServerStatus{
 			Name: s.cfg.Name, Transport: transportName(s.cfg), State: s.state, Error: s.err,
+			Code: s.errCode, Challenge: s.challenge,
 			Total: len(s.tools), Refreshes: s.refreshes.Load(),
 		}
 		s.mu.Unlock()

@@ -95,6 +95,8 @@ type server struct {
 	cur       *conn
 	changed   chan struct{}      // closed and replaced whenever cur changes
 	err       string             // why the last attempt failed (one line, redacted)
+	errCode   string             // the sdk error code of that failure, if it had one
+	challenge string             // the WWW-Authenticate of that failure's 401/403, if any
 	connected bool               // a session was up at least once
 	listed    bool               // tools holds a successful listing
 	tools     []mcp.Tool         // all tools the server offers, as last listed
@@ -205,8 +207,10 @@ func (s *server) run() {
 		reason := toolview.Redact(oneLine(err.Error()))
 		retry := retryable(err)
 		failures++
+		code, challenge := failureCode(err)
 		s.mu.Lock()
 		everConnected := s.connected
+		s.errCode, s.challenge = code, challenge
 		s.mu.Unlock()
 		limit := t.InitialConnectAttempts
 		if everConnected {
@@ -267,7 +271,7 @@ func (s *server) sleep(d time.Duration) bool {
 func (s *server) publish(c *conn) {
 	s.mu.Lock()
 	s.state = StateConnected
-	s.err = ""
+	s.err, s.errCode, s.challenge = "", "", ""
 	s.connected = true
 	s.mu.Unlock()
 	// A wake asked for while connecting is answered.

@@ -25,6 +25,12 @@ var Targets = map[string]string{
 	// The OAuth auth plugin, which host/credentials' end-to-end tests
 	// launch through a real supervisor.
 	"hermes-auth-oauth": "./plugins/oauth",
+	// The exec auth plugin, and a fake one that logs in through the host's
+	// UI (a URL to open, a code to paste) for the CLI's login tests, with
+	// a stand-in browser for BROWSER=.
+	"hermes-auth-exec": "./plugins/exec",
+	"hermes-auth-fake": "./internal/testplugins/fakeauth",
+	"fakebrowser":      "./internal/testplugins/fakebrowser",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/urfave/cli/v3"
+)
+
+// statusTimeout bounds asking one auth plugin for its status (starting it
+// included).
+const statusTimeout = 30 * time.Second
+
+// Auth states, as 'hermes mcp auth-status --json' reports them.
+const (
+	// authOK: credentials are there and current, or the plugin gets them
+	// without the user (exec, client credentials).
+	authOK = "ok"
+	// authExpiredRefreshable: expired, but the plugin renews them itself.
+	authExpiredRefreshable = "expired_refreshable"
+	// authLoginNeeded: only 'hermes mcp login' helps.
+	authLoginNeeded = "login_needed"
+	// authError: the plugin could not say (Error has why).
+	authError = "error"
+	// authUnused: credential files of a server without an auth: method.
+	authUnused = "unused"
+)
+
+// authStatusEntry is one server in 'hermes mcp auth-status --json'. It
+// never holds a token.
+type authStatusEntry struct {
+	Name string `json:"name"`
+	// Method is the auth: method, or "none" for a server that has only
+	// credential files left.
+	Method  string   `json:"method"`
+	State   string   `json:"state"`
+	Error   string   `json:"error,omitempty"`
+	Account string   `json:"account,omitempty"`
+	Scopes  []string `json:"scopes"`
+	// ExpiresAt and LastRefresh are RFC 3339; ExpiresInSeconds is negative
+	// once expired.
+	ExpiresAt        string `json:"expires_at,omitempty"`
+	ExpiresInSeconds *int64 `json:"expires_in_seconds,omitempty"`
+	LastRefresh      string `json:"last_refresh,omitempty"`
+	LoggedIn         bool   `json:"logged_in"`
+	CanRefresh       bool   `json:"can_refresh"`
+	Issuer           string `json:"issuer,omitempty"`
+	Detail           string `json:"detail,omitempty"`
+	// TokenFiles counts the credential files stored under the server's
+	// name in $HERMES_HOME/mcp-tokens.
+	TokenFiles int `json:"token_files"`
+
+	expires, refreshed time.Time
+}
+
+func authStatusCommand(e *env) *cli.Command {
+	var asJSON bool
+	return &cli.Command{
+		Name:  "auth-status",
+		Usage: "show each server's credentials: method, account, scopes, expiry, state (never a token)",
+		Description: `Lists every server with an auth: method, and any server with credential
+files left under $HERMES_HOME/mcp-tokens. Each auth plugin is asked
+without a UI: nothing opens a browser or prompts. States: ok, expired
+(refreshable), login needed, error, unused (files of a server without
+auth:).`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array", Destination: &asJSON}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 0 {
+				return usagef("usage: hermes mcp auth-status [--json]")
+			}
+			cfg, err := config.Load(e.home)
+			if err != nil {
+				return failf("%s", oneLine(err.Error()))
+			}
+			if cfg.SafeMode {
+				if asJSON {
+					writeJSON(e, []authStatusEntry{})
+					return nil
+				}
+				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
+				return nil
+			}
+			entries := e.authStatuses(ctx, cfg.Servers)
+			if asJSON {
+				writeJSON(e, entries)
+				return nil
+			}
+			printAuthStatus(e, entries, time.Now())
+			return nil
+		},
+	}
+}
+
+// authStatuses asks each server's plugin for its status, side by side.
+func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []authStatusEntry {
+	var picked []*config.Server
+	for _, s := range servers {
+		if (s.Auth != "" && remote(s)) || countTokenFiles(e.home, s.Name) > 0 {
+			picked = append(picked, s)
+		}
+	}
+	entries := make([]authStatusEntry, len(picked))
+	var wg sync.WaitGroup
+	for i, s := range picked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			entries[i] = e.authStatus(ctx, s)
+		}()
+	}
+	wg.Wait()
+	return entries
+}
+
+// authStatus describes one server's credentials.
+func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntry {
+	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv.Name)}
+	if srv.Auth == "" || !remote(srv) {
+		ent.Method = orDefault(srv.Auth, "none")
+		ent.State = authUnused
+		ent.Detail = fmt.Sprintf("credential files left from an earlier login; 'hermes mcp login %s' uses them, 'hermes mcp logout %s' deletes them", srv.Name, srv.Name)
+		return ent
+	}
+	sctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	s, err := e.creds().For(sctx, srv)
+	var st auth.Status
+	if err == nil {
+		st, err = s.Status(sctx)
+	}
+	if err != nil {
+		ent.State, ent.Error = authError, shownErr(err)
+		return ent
+	}
+	now := time.Now()
+	ent.State = authState(st, now)
+	ent.Account, ent.LoggedIn, ent.CanRefresh = st.Account, st.LoggedIn, st.CanRefresh
+	ent.Issuer, ent.Detail = st.Issuer, st.Detail
+	if len(st.Scopes) > 0 {
+		ent.Scopes = st.Scopes
+	}
+	if !st.ExpiresAt.IsZero() {
+		ent.expires = st.ExpiresAt
+		ent.ExpiresAt = st.ExpiresAt.UTC().Format(time.RFC3339)
+		in := int64(st.ExpiresAt.Sub(now).Seconds())
+		ent.ExpiresInSeconds = &in
+	}
+	if !st.LastRefresh.IsZero() {
+		ent.refreshed = st.LastRefresh
+		ent.LastRefresh = st.LastRefresh.UTC().Format(time.RFC3339)
+	}
+	return ent
+}
+
+// authState is the state of a plugin's credentials at now.
+func authState(st auth.Status, now time.Time) string {
+	switch {
+	case !st.LoggedIn && st.CanRefresh:
+		return authOK // obtained on demand (exec, client credentials)
+	case !st.LoggedIn:
+		return authLoginNeeded
+	case st.ExpiresAt.IsZero() || st.ExpiresAt.After(now):
+		return authOK
+	case st.CanRefresh:
+		return authExpiredRefreshable
+	}
+	return authLoginNeeded
+}
+
+// countTokenFiles counts the credential files kept under name.
+func countTokenFiles(home, name string) int {
+	n := 0
+	for _, f := range tokenFiles(home, name) {
+		if _, err := os.Lstat(f); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
+	if len(entries) == 0 {
+		e.p.Line("No server has an auth: method or stored credentials; log in to a remote server with 'hermes mcp login <name>'")
+		return
+	}
+	for i, ent := range entries {
+		if i > 0 {
+			e.p.Line("")
+		}
+		head := fmt.Sprintf("%s (%s): ", ent.Name, ent.Method)
+		switch ent.State {
+		case authOK:
+			e.p.OK("%s", head+"ok")
+		case authExpiredRefreshable:
+			e.p.OK("%s", head+"expired, refreshable")
+		case authLoginNeeded:
+			e.p.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
+		case authUnused:
+			e.p.Warn("%s", head+"credential files of a server without auth:")
+		default:
+			e.p.Fail("%s", head+"error: "+ent.Error)
+		}
+		if ent.Account != "" {
+			e.p.Line("    account: %s", ent.Account)
+		}
+		if len(ent.Scopes) > 0 {
+			e.p.Line("    scopes: %s", strings.Join(ent.Scopes, " "))
+		}
+		if !ent.expires.IsZero() {
+			rel := "in " + shortDuration(ent.expires.Sub(now))
+			if !ent.expires.After(now) {
+				rel = shortDuration(now.Sub(ent.expires)) + " ago"
+			}
+			e.p.Line("    expires: %s (%s)", rel, localTime(ent.expires))
+		}
+		if !ent.refreshed.IsZero() {
+			e.p.Line("    last refresh: %s ago (%s)", shortDuration(now.Sub(ent.refreshed)), localTime(ent.refreshed))
+		}
+		if ent.Issuer != "" {
+			e.p.Line("    from: %s", ent.Issuer)
+		}
+		if ent.Detail != "" {
+			e.p.Line("    %s", ent.Detail)
+		}
+	}
+}
+
+func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") }

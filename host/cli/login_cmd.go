@@ -1,0 +1,439 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/credentials"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/urfave/cli/v3"
+)
+
+// loginMargin is added to a login's own bound (oauth.timeout): the plugin
+// ends the login itself at oauth.timeout and says why; the host only stops
+// waiting for a plugin that does not.
+const loginMargin = 30 * time.Second
+
+// logoutTimeout bounds a logout (starting the plugin, revoking the
+// tokens at the authorization server, deleting the files).
+const logoutTimeout = 60 * time.Second
+
+// loginFlags are the flags every command that logs in takes.
+type loginFlags struct {
+	noBrowser, device bool
+	scope             string
+}
+
+func (f *loginFlags) flags(withScope bool) []cli.Flag {
+	fl := []cli.Flag{
+		&cli.BoolFlag{Name: "no-browser", Usage: "do not open a browser: show the URL, and take the redirect URL pasted back", Destination: &f.noBrowser},
+		&cli.BoolFlag{Name: "device", Usage: "log in with a code on another device (OAuth device authorization, where the server offers it)", Destination: &f.device},
+	}
+	if withScope {
+		fl = append(fl, &cli.StringFlag{Name: "scope", Usage: "ask for this `SCOPE` instead of the one the server names", Destination: &f.scope})
+	}
+	return fl
+}
+
+func (f *loginFlags) options() auth.LoginOptions {
+	return auth.LoginOptions{NoBrowser: f.noBrowser, Device: f.device, Scope: f.scope}
+}
+
+func loginCommand(e *env) *cli.Command {
+	var lf loginFlags
+	return &cli.Command{
+		Name:      "login",
+		Usage:     "log in to a remote server (OAuth, or its auth: plugin) and check the connection",
+		ArgsUsage: "<name>",
+		Description: `Runs the server's auth plugin interactively: for OAuth a browser opens at the
+authorization server (set $BROWSER to choose the program), or, with
+--no-browser or where none can open (SSH, no display), the URL is shown and
+the address the browser lands on is pasted back. A server without auth:
+gets auth: oauth first. Stored credentials are replaced only once new ones
+have arrived.`,
+		Flags: lf.flags(true),
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
+			}
+			name := c.Args().First()
+			cfg, srv, err := e.loadServer(name)
+			if err != nil {
+				return err
+			}
+			if !remote(srv) {
+				return failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
+			}
+			if srv.Auth == "" {
+				if err := config.Edit(e.home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
+					return failf("setting auth: oauth on '%s': %s", name, oneLine(err.Error()))
+				}
+				e.p.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
+				if _, srv, err = e.loadServer(name); err != nil {
+					return err
+				}
+			}
+			if srv.Err != nil {
+				return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
+			}
+			if _, err := e.loginAndCheck(ctx, srv, lf.options()); err != nil {
+				return err
+			}
+			return nil
+		},
+	}
+}
+
+// remote reports whether srv is reached over the network (it has a URL and
+// a transport other than stdio), the servers auth plugins are for.
+func remote(srv *config.Server) bool {
+	return srv.URL != "" && session.PluginName(srv) != "stdio"
+}
+
+// login logs in to srv through the interactive manager, bounded by the
+// server's login timeout plus loginMargin. Its error is the plugin's (see
+// loginFailed).
+func (e *env) login(ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+	s, err := e.loginManager().For(ctx, srv)
+	if err != nil {
+		return auth.Status{}, err
+	}
+	limit := loginTimeout(srv)
+	lctx, cancel := context.WithTimeout(ctx, limit+loginMargin)
+	defer cancel()
+	st, err := s.Login(lctx, o)
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+			return auth.Status{}, fmt.Errorf("login to '%s' did not complete within %s", srv.Name, limit+loginMargin)
+		}
+		return auth.Status{}, err
+	}
+	return st, nil
+}
+
+// loginTimeout is how long a login of srv may take: oauth.timeout for
+// OAuth, else the same default.
+func loginTimeout(srv *config.Server) time.Duration {
+	if srv.Auth == "oauth" && srv.OAuth.Timeout > 0 {
+		return srv.OAuth.Timeout
+	}
+	return config.DefaultOAuthTimeout
+}
+
+// loginFailed is the one-line error of a failed login: the plugin's
+// message, naming the server and how to try again.
+func loginFailed(name string, err error) error {
+	msg := loginMessage(name, err)
+	if !strings.Contains(msg, "hermes mcp") {
+		msg += fmt.Sprintf("; run 'hermes mcp login %s' to try again", name)
+	}
+	return failf("%s", msg)
+}
+
+// loginMessage is the plugin's message of a failed login, naming the
+// server.
+func loginMessage(name string, err error) string {
+	msg := shownErr(err)
+	if !strings.Contains(msg, "'"+name+"'") {
+		msg = fmt.Sprintf("login to '%s' failed: %s", name, msg)
+	}
+	return msg
+}
+
+// loginAndCheck logs in to srv, says so, then connects once with the new
+// credentials and shows how many tools the server offers; a connection
+// that fails is a warning (the login itself succeeded).
+func (e *env) loginAndCheck(ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+	st, err := e.login(ctx, srv, o)
+	if err != nil {
+		return st, loginFailed(srv.Name, err)
+	}
+	e.p.OK("%s", loggedInLine(srv.Name, st, time.Now()))
+	n, err := e.countTools(ctx, srv)
+	if err != nil {
+		e.p.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, shownErr(err))
+		return st, nil
+	}
+	e.p.OK("Connected: %s", plural(n, "tool"))
+	if !srv.Enabled {
+		e.p.Info("'%s' is disabled; turn it on with: hermes mcp enable %s", srv.Name, srv.Name)
+	}
+	return st, nil
+}
+
+// countTools connects to srv with the login manager's credentials (those
+// just obtained, also when they live only in the plugin's memory) and
+// counts its tools.
+func (e *env) countTools(ctx context.Context, srv *config.Server) (int, error) {
+	probe := *srv
+	withProbeTimeout(&probe)
+	s, err := session.Connect(ctx, &probe, e.sessionDeps(e.loginManager()))
+	if err != nil {
+		return 0, err
+	}
+	defer s.Detach() // the output is complete: do not wait for the server to stop
+	if s.Init.Capabilities.Tools == nil {
+		return 0, nil
+	}
+	l, err := registry.ListTools(ctx, s, srv)
+	if err != nil {
+		return 0, err
+	}
+	return len(l.Tools), nil
+}
+
+// loggedInLine is "Logged in to 'NAME' as ACCOUNT (scopes: ...; expires in
+// 59m)", leaving out what the plugin did not say.
+func loggedInLine(name string, st auth.Status, now time.Time) string {
+	line := fmt.Sprintf("Logged in to '%s'", name)
+	if st.Account != "" {
+		line += " as " + st.Account
+	}
+	var parts []string
+	if len(st.Scopes) > 0 {
+		parts = append(parts, "scopes: "+strings.Join(st.Scopes, " "))
+	}
+	if !st.ExpiresAt.IsZero() {
+		if st.ExpiresAt.After(now) {
+			parts = append(parts, "expires in "+shortDuration(st.ExpiresAt.Sub(now)))
+		} else {
+			parts = append(parts, "expired")
+		}
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return line
+}
+
+// shortDuration shows d in its largest units, to the nearest: 45s, 59m,
+// 3h5m, 2d4h.
+func shortDuration(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d >= 48*time.Hour:
+		d = d.Round(time.Hour)
+	case d >= time.Minute:
+		d = d.Round(time.Minute)
+	default:
+		d = d.Round(time.Second)
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h := int(d.Hours())
+		if m := int(d.Minutes()) % 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	}
+	days := int(d.Hours()) / 24
+	if h := int(d.Hours()) % 24; h != 0 {
+		return fmt.Sprintf("%dd%dh", days, h)
+	}
+	return fmt.Sprintf("%dd", days)
+}
+
+func logoutCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "logout",
+		Usage:     "revoke and delete a server's stored credentials",
+		ArgsUsage: "<name>",
+		Description: `Asks the server's auth plugin to revoke its tokens at the authorization
+server (where it supports revocation) and delete them. The entry stays in
+config.yaml; log in again with 'hermes mcp login <name>'.`,
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp logout <name>")
+			}
+			name := c.Args().First()
+			_, srv, err := e.loadServer(name)
+			if err != nil {
+				return err
+			}
+			r, err := e.forgetCredentials(ctx, name, srv)
+			if err != nil {
+				return failf("logging out of '%s': %s; delete its files under %s by hand", name, oneLine(err.Error()), credentials.TokenDir(e.home))
+			}
+			if r.pluginErr != "" {
+				e.p.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.pluginErr)
+			}
+			if r.revoked {
+				e.p.OK("Revoked tokens at the authorization server")
+			}
+			if r.removed > 0 {
+				e.p.OK("Deleted %s", plural(r.removed, "credential file"))
+			}
+			if !r.revoked && r.removed == 0 {
+				e.p.Line("No stored credentials for '%s'", name)
+			}
+			if r.detail != "" {
+				e.p.Info("%s", r.detail)
+			}
+			return nil
+		},
+	}
+}
+
+// forgotten is what forgetCredentials did.
+type forgotten struct {
+	revoked bool
+	removed int
+	detail  string
+	// pluginErr says why the auth plugin could not log out (the files
+	// were deleted all the same).
+	pluginErr string
+}
+
+// forgetCredentials logs srv out through its auth plugin (which revokes
+// where it can and deletes its files), then deletes any credential files
+// left for the server's name (those of a server without auth:, or of a
+// plugin that could not run). srv may be nil (an entry that could not be
+// loaded): the files of name are deleted.
+func (e *env) forgetCredentials(ctx context.Context, name string, srv *config.Server) (forgotten, error) {
+	var f forgotten
+	if srv != nil && srv.Auth != "" && remote(srv) {
+		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
+		s, err := e.creds().For(lctx, srv)
+		if err == nil {
+			var r auth.LogoutResult
+			r, err = s.Logout(lctx)
+			f.revoked, f.removed, f.detail = r.Revoked, r.Removed, r.Detail
+		}
+		cancel()
+		if err != nil {
+			f.pluginErr = shownErr(err)
+		}
+		if ctx.Err() != nil {
+			return f, ctx.Err()
+		}
+	}
+	n, err := removeTokenFiles(e.home, name)
+	f.removed += n
+	return f, err
+}
+
+func reauthCommand(e *env) *cli.Command {
+	var lf loginFlags
+	var all bool
+	return &cli.Command{
+		Name:      "reauth",
+		Usage:     "log in again to one server, or to every server with an auth: method",
+		ArgsUsage: "[<name> | --all]",
+		Description: `Like 'hermes mcp login', for a server that already has an auth: method; with
+--all, each such remote server in turn. Stored credentials are replaced only
+once new ones have arrived.`,
+		Flags: append(lf.flags(false), &cli.BoolFlag{Name: "all", Usage: "every remote server with an auth: method, one at a time", Destination: &all}),
+		Action: func(ctx context.Context, c *cli.Command) error {
+			switch {
+			case all && c.Args().Len() > 0:
+				return usagef("give a server name or --all, not both")
+			case !all && c.Args().Len() != 1:
+				return usagef("Specify a server name, or use --all to log in again to every server with an auth: method; usage: hermes mcp reauth [<name> | --all]")
+			}
+			if !all {
+				name := c.Args().First()
+				cfg, srv, err := e.loadServer(name)
+				if err != nil {
+					return err
+				}
+				switch {
+				case !remote(srv):
+					return failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
+				case srv.Auth == "":
+					return failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
+				case srv.Err != nil:
+					return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
+				}
+				_, err = e.loginAndCheck(ctx, srv, lf.options())
+				return err
+			}
+			cfg, err := config.Load(e.home)
+			if err != nil {
+				return failf("%s", oneLine(err.Error()))
+			}
+			if cfg.SafeMode {
+				return failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to log in")
+			}
+			var servers []*config.Server
+			for _, s := range cfg.Servers {
+				if s.Auth != "" && remote(s) {
+					servers = append(servers, s)
+				}
+			}
+			if len(servers) == 0 {
+				e.p.Line("No remote server in %s has an auth: method; add one with 'hermes mcp login <name>'", cfg.Path)
+				return nil
+			}
+			ok := 0
+			for i, s := range servers {
+				if i > 0 {
+					e.p.Line("")
+				}
+				e.p.Header(fmt.Sprintf("%s (%s)", s.Name, s.Auth))
+				if s.Err != nil {
+					e.p.Fail("'%s' cannot be used: %s", s.Name, shownErr(s.Err))
+					continue
+				}
+				if _, err := e.loginAndCheck(ctx, s, lf.options()); err != nil {
+					if ctx.Err() != nil {
+						return err
+					}
+					e.p.Fail("%s", err)
+					continue
+				}
+				ok++
+			}
+			e.p.Line("")
+			e.p.Line("Re-authenticated %d/%d server(s)", ok, len(servers))
+			if ok < len(servers) {
+				return &exitError{code: ExitFail}
+			}
+			return nil
+		},
+	}
+}
+
+// usesOAuth reports whether a failed connect was the server's 401 or 403
+// with a challenge that points at OAuth metadata (resource_metadata).
+func usesOAuth(err error) bool {
+	var code, challenge string
+	var ce *session.ConnectError
+	var pe *probeError
+	switch {
+	case errors.As(err, &ce):
+		code, challenge = ce.Code, ce.Challenge
+	case errors.As(err, &pe):
+		code, challenge = pe.code, pe.challenge
+	default:
+		return false
+	}
+	return challengeNamesOAuth(code, challenge)
+}
+
+// challengeNamesOAuth reports whether a failure with this sdk code and
+// WWW-Authenticate asks for OAuth.
+func challengeNamesOAuth(code, challenge string) bool {
+	return code == sdk.CodeAuth && strings.Contains(strings.ToLower(challenge), "resource_metadata")
+}
+
+// oauthHint is the line that tells how to log in to a server without an
+// auth: method whose connect failed with an OAuth challenge; "" otherwise.
+func oauthHint(srv *config.Server, err error) string {
+	if srv.Auth != "" || !usesOAuth(err) {
+		return ""
+	}
+	return fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", srv.Name)
+}
