@@ -27,6 +27,11 @@ func Serve(open Opener, opts ...sdk.ServeOptions) {
 	if o.Logger == nil {
 		o.Logger = sdk.NewPluginLogger(sdk.KindAuth)
 	}
+	// The host hands every plugin a message socket; an auth plugin has no
+	// messages, and a command it runs must not inherit the socket.
+	if c := sdk.InheritedStream(); c != nil {
+		c.Close()
+	}
 	sdk.Serve(NewKind(open, o.Logger), o)
 }
 
