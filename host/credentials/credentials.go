@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -297,8 +298,34 @@ func (s *Server) Logout(ctx context.Context) (auth.LogoutResult, error) {
 	return r, err
 }
 
-// Status describes the stored credentials.
-func (s *Server) Status(ctx context.Context) (auth.Status, error) { return s.client.Status(ctx) }
+// Status describes the stored credentials. Its text comes from the
+// plugin: each field is cut to a bound (the printer escapes it later).
+func (s *Server) Status(ctx context.Context) (auth.Status, error) {
+	st, err := s.client.Status(ctx)
+	st.Method, st.Account, st.Issuer, st.Detail = bound(st.Method, 64), bound(st.Account, 200), bound(st.Issuer, 500), bound(st.Detail, 500)
+	if len(st.Scopes) > maxScopes {
+		st.Scopes = append(st.Scopes[:maxScopes:maxScopes], "...")
+	}
+	for i, sc := range st.Scopes {
+		st.Scopes[i] = bound(sc, 200)
+	}
+	return st, err
+}
+
+// maxScopes bounds the scopes a status lists.
+const maxScopes = 50
+
+// bound cuts s to at most n bytes, on a rune boundary, marking the cut.
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}
 
 func (s *Server) forget() {
 	s.mu.Lock()

@@ -398,7 +398,8 @@ func (a *authenticator) deviceFlow(ctx context.Context, d *discovered, scope str
 	}
 	if da.ExpiresIn > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(da.ExpiresIn)*time.Second)
+		// Bounded: a hostile lifetime must not overflow the duration.
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(min(da.ExpiresIn, 24*3600))*time.Second)
 		defer cancel()
 	}
 	poll := url.Values{"grant_type": {discovery.GrantDeviceCode}, "device_code": {da.DeviceCode}}
