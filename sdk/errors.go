@@ -39,6 +39,9 @@ const (
 	CodeGarbage = "garbage"
 	// CodeTooLarge: a message was over a size limit.
 	CodeTooLarge = "too_large"
+	// CodeSandbox: the sandbox the server asked for cannot be enforced
+	// here (or was refused); the message says why and how to override.
+	CodeSandbox = "sandbox"
 	// CodeContract: the two sides do not speak the same contract (wrong
 	// kind, wrong version, malformed frame).
 	CodeContract = "contract"

@@ -176,8 +176,13 @@ type Server struct {
 	ClientCert string
 	ClientKey  string
 
-	// Sampling, Elicitation and Sandbox are kept raw (interpolated).
-	Sampling, Elicitation, Sandbox map[string]any
+	// Sampling and Elicitation are kept raw (interpolated).
+	Sampling, Elicitation map[string]any
+	// Sandbox is the isolation of a stdio server (sandbox:); nil for none.
+	Sandbox *SandboxSettings
+	// Plugin pins the plugin binary a catalog entry shipped (plugin:); nil
+	// for the plugins found on the search path.
+	Plugin *PluginPin
 
 	// Raw is the entry as written in the file, before interpolation and
 	// defaults (nil when the entry is empty).

@@ -138,7 +138,9 @@ func TestLoadFullSchema(t *testing.T) {
 		{"key", f.ClientKey, "/home/u/k.pem"},
 		{"sampling", f.Sampling, map[string]any{"max_rpm": uint64(3)}},
 		{"elicitation", f.Elicitation, map[string]any{"enabled": false}},
-		{"sandbox", f.Sandbox, map[string]any{"network": false}},
+		{"sandbox", f.Sandbox, &SandboxSettings{Enforce: true, Network: "none", Memory: DefaultSandboxMemory,
+			OpenFiles: DefaultSandboxOpenFiles, Processes: DefaultSandboxProcesses,
+			DenyRead: []string{"/home/u/.ssh", "/home/u/.aws", "/home/u/.config/gcloud", "/home/u/.gnupg", "/home/u/.netrc"}}},
 		{"unknown", f.Unknown, []string{"lifecycle", "oauth.redirect_host", "tools.weird", "zzz"}},
 	}
 	for _, c := range checks {

@@ -35,6 +35,10 @@ var Targets = map[string]string{
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",
 	"hermes-transport-oldcontract": "./internal/testplugins/oldcontract",
+	// An MCP server whose tools try to escape a sandbox (read secrets,
+	// write outside its folders, reach the network, fork and allocate
+	// without bound), to prove what the sandbox stops.
+	"hermes-sandboxprobe": "./internal/sandboxprobe",
 }
 
 var (

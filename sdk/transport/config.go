@@ -19,6 +19,9 @@ type Config struct {
 	Args    []string `json:"args,omitempty"`
 	Env     []string `json:"env,omitempty"`
 	Cwd     string   `json:"cwd,omitempty"`
+	// Sandbox, when set, is the isolation the server process must run
+	// under (see Sandbox); nil runs it with the environment above only.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	// StderrLog is the file a local server's stderr is appended to.
 	StderrLog string `json:"stderr_log,omitempty"`
 

@@ -47,6 +47,9 @@ type Properties struct {
 	// LegacyOnly is true when only protocol revisions before 2026-07-28
 	// work over this connection.
 	LegacyOnly bool
+	// Sandbox says what isolation the server runs under; nil when none
+	// was asked for or the transport cannot sandbox.
+	Sandbox *SandboxReport
 }
 
 // Describer is implemented by a Conn with Properties other than the zero
