@@ -281,6 +281,9 @@ func mcpCommand(e *env) *cli.Command {
 			logoutCommand(e),
 			reauthCommand(e),
 			authStatusCommand(e),
+			catalogCommand(e),
+			installCommand(e),
+			uninstallCommand(e),
 		},
 	}
 }
