@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -297,4 +298,21 @@ func (d *decoder) plugin(v, raw any, unknown *[]string) *PluginPin {
 		d.fail("plugin.sha256", "want the 64 hex digits of the binary's sha256; run hermes mcp install again to record it")
 	}
 	return p
+}
+
+// ParseSandbox reads a sandbox: block given as a decoded YAML mapping (a
+// catalog manifest declares one), with the same rules and messages as in
+// config.yaml.
+func ParseSandbox(m map[string]any) (*SandboxSettings, error) {
+	d := &decoder{}
+	var unknown []string
+	s := d.sandbox(m, m, &unknown)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("unknown sandbox keys %s; use writable, deny_read, network, limits and enforce", strings.Join(unknown, ", "))
+	}
+	return s, nil
 }

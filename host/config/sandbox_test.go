@@ -101,3 +101,16 @@ func parseOne(t *testing.T, yaml string) *Server {
 	cfg, _ := loadString(t, b.String())
 	return cfg.Server("s")
 }
+
+func TestParseSandbox(t *testing.T) {
+	s, err := ParseSandbox(map[string]any{"network": []any{"registry.npmjs.org"}, "writable": []any{"/tmp/x"}})
+	if err != nil || s.Network != "hosts" || s.Writable[0] != "/tmp/x" || !s.Enforce {
+		t.Fatalf("%+v %v", s, err)
+	}
+	if _, err := ParseSandbox(map[string]any{"netwrk": "none"}); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
+		t.Fatal(err)
+	}
+	if _, err := ParseSandbox(map[string]any{"network": 3}); err == nil || !strings.Contains(err.Error(), `key "sandbox.network"`) {
+		t.Fatal(err)
+	}
+}

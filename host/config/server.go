@@ -40,7 +40,9 @@ type decoder struct {
 }
 
 func (d *decoder) fail(key, format string, args ...any) {
-	if d.err == nil {
+	if d.err == nil && d.server == "" {
+		d.err = fmt.Errorf("key %q: "+format, append([]any{key}, args...)...)
+	} else if d.err == nil {
 		d.err = fmt.Errorf("server %q: key %q: "+format, append([]any{d.server, key}, args...)...)
 	}
 }
