@@ -121,6 +121,7 @@ func TransportConfig(srv *config.Server, home string) transport.Config {
 		cfg.Env = ChildEnv(srv.Env)
 		cfg.Cwd = srv.Cwd
 		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
+		cfg.Sandbox = SandboxPolicy(home, srv)
 	}
 	if plugin == "stdio" {
 		return cfg
@@ -143,6 +144,9 @@ const pluginExitWait = time.Second
 func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) {
 	if srv.Err != nil {
 		return nil, srv.Err
+	}
+	if why := sandboxMisplaced(srv); why != "" {
+		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: why}
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
@@ -221,6 +225,9 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		if ctx.Err() != nil {
 			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeTimeout, Msg: fmt.Sprintf("no answer to connect within %s (connect_timeout)", timeout)})
 		}
+		return fail(err)
+	}
+	if err := checkSandboxed(srv, conn.Properties()); err != nil {
 		return fail(err)
 	}
 	tr, probe := watchProbe(tr)

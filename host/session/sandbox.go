@@ -1,0 +1,91 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// InstallDir is the folder a catalog install put server name's files in.
+func InstallDir(home, name string) string {
+	return filepath.Join(home, "mcp-installs", name)
+}
+
+// SandboxPolicy turns a server's sandbox: block into what its transport
+// applies: $HERMES_HOME is never readable (its .env, tokens and config),
+// apart from the server's own install folder, which is writable when it
+// exists. nil when the server asked for no sandbox.
+func SandboxPolicy(home string, srv *config.Server) *transport.Sandbox {
+	s := srv.Sandbox
+	if s == nil {
+		return nil
+	}
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
+	p := &transport.Sandbox{
+		Enforce:  s.Enforce,
+		Writable: slices.Clone(s.Writable),
+		DenyRead: []string{filepath.Clean(home)},
+		Network:  transport.Network{Mode: s.Network, Hosts: slices.Clone(s.Hosts)},
+		Limits: transport.Limits{MemoryBytes: s.Memory, CPUSeconds: s.CPUSeconds,
+			OpenFiles: s.OpenFiles, Processes: s.Processes},
+	}
+	switch s.Network {
+	case "", "all":
+		p.Network.Mode = transport.NetworkAll
+	case "none":
+		p.Network.Mode = transport.NetworkNone
+	case "hosts":
+		p.Network.Mode = transport.NetworkHosts
+	}
+	for _, d := range s.DenyRead {
+		if !slices.Contains(p.DenyRead, d) {
+			p.DenyRead = append(p.DenyRead, d)
+		}
+	}
+	if dir := InstallDir(home, srv.Name); isDir(dir) {
+		p.InstallDir = dir
+	}
+	return p
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// checkSandboxed refuses a connection whose server asked for a sandbox the
+// transport did not report applying: a transport that cannot sandbox must
+// not run the server unconfined.
+func checkSandboxed(srv *config.Server, props transport.Properties) error {
+	if srv.Sandbox == nil || props.Sandbox != nil {
+		return nil
+	}
+	return &ConnectError{Server: srv.Name, Code: sdk.CodeSandbox, Msg: fmt.Sprintf(
+		"transport %s cannot sandbox a server, so %q was not started; use the built-in stdio transport or remove sandbox: from the entry",
+		PluginName(srv), srv.Name)}
+}
+
+// sandboxMisplaced says why a sandbox: block cannot apply to srv (a remote
+// server has no process here to confine); "" when it can.
+func sandboxMisplaced(srv *config.Server) string {
+	if srv.Sandbox == nil || srv.Command != "" && PluginName(srv) != "http" {
+		return ""
+	}
+	return fmt.Sprintf("server %q: sandbox: confines a local (command) server; a remote server runs elsewhere; remove sandbox: from the entry", srv.Name)
+}
+
+// Sandbox is what the transport reported putting the server under; nil
+// when the server runs without a sandbox.
+func (s *Session) Sandbox() *transport.SandboxReport {
+	if s.conn == nil {
+		return nil
+	}
+	return s.conn.Properties().Sandbox
+}

@@ -1,0 +1,66 @@
+package session_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// The policy a transport gets: $HERMES_HOME never readable, the user's
+// deny list after it, the install folder writable when it exists.
+func TestSandboxPolicy(t *testing.T) {
+	home := t.TempDir()
+	srv := &config.Server{Name: "fs", Command: "x", Sandbox: &config.SandboxSettings{
+		Enforce: true, Writable: []string{"/w"}, DenyRead: []string{"/k", home}, Network: "hosts",
+		Hosts: []string{"a.example"}, Memory: 1 << 30, CPUSeconds: 9, OpenFiles: 64, Processes: 32}}
+	want := &transport.Sandbox{Enforce: true, Writable: []string{"/w"}, DenyRead: []string{home, "/k"},
+		Network: transport.Network{Mode: transport.NetworkHosts, Hosts: []string{"a.example"}},
+		Limits:  transport.Limits{MemoryBytes: 1 << 30, CPUSeconds: 9, OpenFiles: 64, Processes: 32}}
+	if got := session.SandboxPolicy(home, srv); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	if err := os.MkdirAll(session.InstallDir(home, "fs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := session.SandboxPolicy(home, srv).InstallDir; got != filepath.Join(home, "mcp-installs", "fs") {
+		t.Fatalf("install dir %q", got)
+	}
+	if session.SandboxPolicy(home, &config.Server{Name: "x", Command: "x"}) != nil {
+		t.Fatal("a server without sandbox: got a policy")
+	}
+}
+
+// A transport that does not report a sandbox never runs a server that
+// asked for one: the sdk's example plugin knows nothing of sandboxes.
+func TestSandboxRefusedByTransportThatCannot(t *testing.T) {
+	d, dir := deps(t)
+	srv := &config.Server{Name: "third", Transport: "mcpgostdio", Command: filepath.Join(dir, "hermes-testserver"),
+		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second,
+		Sandbox: &config.SandboxSettings{Enforce: true, Network: "none"}}
+	_, err := connect0(d, srv)
+	var ce *session.ConnectError
+	if !errors.As(err, &ce) || ce.Code != sdk.CodeSandbox || !contains(err.Error(), "cannot sandbox") {
+		t.Fatalf("want a sandbox refusal, got %v", err)
+	}
+}
+
+// A remote server has no process here to confine: its sandbox: block is a
+// configuration error, not silently ignored.
+func TestSandboxOnRemoteServerIsAnError(t *testing.T) {
+	d, _ := deps(t)
+	srv := &config.Server{Name: "r", Transport: "http", URL: "http://127.0.0.1:1/mcp", Enabled: true,
+		ConnectTimeout: 5 * time.Second, Sandbox: &config.SandboxSettings{Enforce: true}}
+	_, err := connect0(d, srv)
+	var ce *session.ConnectError
+	if !errors.As(err, &ce) || ce.Code != sdk.CodeConfig || !contains(err.Error(), "remove sandbox:") {
+		t.Fatalf("got %v", err)
+	}
+}
