@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -41,6 +42,42 @@ type testReport struct {
 	Prompts     *int       `json:"prompts,omitempty"`
 	UnknownKeys []string   `json:"unknown_keys,omitempty"`
 	Warnings    []string   `json:"warnings,omitempty"`
+	// Sandbox is the isolation asked for and what the transport put in
+	// force; absent for a server without sandbox:.
+	Sandbox *sandboxInfo `json:"sandbox,omitempty"`
+}
+
+// sandboxInfo is the sandbox part of 'hermes mcp test'.
+type sandboxInfo struct {
+	// Asked describes the server's sandbox: block, defaults applied.
+	Asked []string `json:"asked"`
+	// Applied and Gaps are what the transport reported (bounded).
+	Applied []string `json:"applied,omitempty"`
+	Gaps    []string `json:"gaps,omitempty"`
+}
+
+// Bounds of a transport's sandbox report as shown: it is a plugin's text.
+const (
+	maxSandboxLines    = 16
+	maxSandboxLineRune = 200
+)
+
+// boundedLines keeps at most maxSandboxLines lines of at most
+// maxSandboxLineRune runes each, on one line each.
+func boundedLines(in []string) []string {
+	var out []string
+	for i, l := range in {
+		if i == maxSandboxLines {
+			out = append(out, fmt.Sprintf("(%d more lines not shown)", len(in)-i))
+			break
+		}
+		l = oneLine(l)
+		if r := []rune(l); len(r) > maxSandboxLineRune {
+			l = string(r[:maxSandboxLineRune]) + "…"
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 type toolInfo struct {
@@ -80,6 +117,15 @@ func testCommand(e *env) *cli.Command {
 					e.p.Warn("%s", w)
 				}
 			}
+			if srv.Sandbox != nil {
+				rep.Sandbox = &sandboxInfo{Asked: srv.Sandbox.Describe()}
+				if !asJSON {
+					e.p.Line("Sandbox:")
+					for _, l := range rep.Sandbox.Asked {
+						e.p.Line("  %s", l)
+					}
+				}
+			}
 			start := time.Now()
 			s, err := e.connect(ctx, srv)
 			rep.LatencyMS = time.Since(start).Milliseconds()
@@ -101,6 +147,9 @@ func testCommand(e *env) *cli.Command {
 			rep.ServerVersion = s.Init.ServerInfo.Version
 			rep.ProtocolVersion = s.Protocol.Revision
 			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
+			if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
+				rep.Sandbox.Applied, rep.Sandbox.Gaps = boundedLines(r.Applied), boundedLines(r.Gaps)
+			}
 			caps := s.Init.Capabilities
 			// Every listing is bounded (registry.ListBound) and reported
 			// as what failed, like the registry does it.
@@ -162,6 +211,15 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	e.p.OK("Connected (%dms)", rep.LatencyMS)
 	e.p.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
 	e.p.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
+	if sb := rep.Sandbox; sb != nil {
+		e.p.OK("Sandbox in force:")
+		for _, l := range sb.Applied {
+			e.p.Line("  %s", l)
+		}
+		for _, g := range sb.Gaps {
+			e.p.Warn("not enforced: %s", g)
+		}
+	}
 	if !listed {
 		e.p.Fail("%s", rep.Error)
 		return
