@@ -40,6 +40,10 @@ type Manifest struct {
 	Plugin *Plugin
 	// PostInstall is printed after a successful install.
 	PostInstall string
+	// Unknown lists the keys this version does not know
+	// ("transport.timeout"), sorted. They are ignored; the shipped
+	// catalog has none.
+	Unknown []string
 }
 
 // Transport is the transport: block.
