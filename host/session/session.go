@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/mcpgo"
@@ -144,6 +145,11 @@ const pluginExitWait = time.Second
 func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) {
 	if srv.Err != nil {
 		return nil, srv.Err
+	}
+	// An entry the security screening rejects is never started, even when
+	// it reached config.yaml some other way than hermes mcp add.
+	if err := screening.Admit(srv); err != nil {
+		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: err.Error()}
 	}
 	if why := sandboxMisplaced(srv); why != "" {
 		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: why}
