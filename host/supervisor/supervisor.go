@@ -1,8 +1,9 @@
 // Package supervisor owns the plugin processes of the host: it finds plugin
-// binaries on the search path, starts one go-plugin process per use with a
-// clean environment, detached stdin, its own process group and a
-// parent-death signal, notices at once when one exits, and kills them all
-// when the host stops. It knows nothing about MCP; callers dispense the
+// binaries on the search path (or runs the exact binary a catalog install
+// pinned, checked against its sha256), starts one go-plugin process per
+// use with a clean environment, detached stdin, its own process group and
+// a parent-death signal, notices at once when one exits, and kills them
+// all when the host stops. It knows nothing about MCP; callers dispense the
 // plugin and speak the sdk contract.
 package supervisor
 
@@ -28,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/sdk"
 )
 
@@ -122,10 +124,19 @@ type Spec struct {
 	// Dir, when set, is searched first, for this launch only: the install
 	// folder of a catalog entry that ships its own plugin.
 	Dir string
+	// Path, when set, is the exact binary to run (an absolute path named
+	// hermes-<kind>-<name>): the search path and Dir are not consulted, so
+	// a same-named binary elsewhere is never run instead.
+	Path string
 	// SHA256, when set, is the hex sha256 the binary must have. It is
 	// checked on the very file that is executed (on Linux the opened file
 	// itself is executed, so a swap after the check is not run).
 	SHA256 string
+	// Reinstall, when set, marks a pinned spec (see PinnedSpec): the server
+	// entry whose install recorded Path and SHA256. Both are then required,
+	// and a binary that changed since is refused with a *ChecksumError
+	// saying to run 'hermes mcp install <Reinstall>' again.
+	Reinstall string
 	// Plugins is the host side of the kind's go-plugin glue, keyed by kind
 	// (e.g. {sdk.KindTransport: &transport.Plugin{}}).
 	Plugins map[string]plugin.Plugin
@@ -167,10 +178,72 @@ func (e *ContractError) Error() string {
 // the sha256 its spec pins.
 type ChecksumError struct {
 	Path, Want, Got string
+	// Reinstall is the spec's Reinstall: the server entry to install again.
+	Reinstall string
 }
 
 func (e *ChecksumError) Error() string {
+	if e.Reinstall != "" {
+		return fmt.Sprintf("plugin binary %s changed since install (sha256 %s, pinned %s); run `hermes mcp install %s` again", e.Path, e.Got, e.Want, e.Reinstall)
+	}
 	return fmt.Sprintf("plugin %s has sha256 %s, not the pinned %s: it was changed after install; reinstall it (hermes mcp install --force NAME) and do not run it", e.Path, e.Got, e.Want)
+}
+
+// PinnedSpec applies the plugin: block of server entry to spec when the
+// pin is for spec's plugin (same kind and name): the spec then runs the
+// pinned binary at pin.Path only, checked against pin.SHA256, and a
+// changed binary is refused naming entry (see Spec.Reinstall). Any other
+// spec is returned unchanged, so it can be applied to every launch of the
+// entry's plugins (its transport, its auth method).
+//
+// The install folder is deliberately not searched for the entry's other
+// plugins: only the pinned file of a catalog install is trusted to run.
+func PinnedSpec(spec Spec, pin *config.PluginPin, entry string) Spec {
+	if pin == nil || pin.Kind != spec.Kind || pin.Name != spec.Name {
+		return spec
+	}
+	spec.Path = pin.Path
+	spec.SHA256 = pin.SHA256
+	spec.Dir = ""
+	spec.Reinstall = entry
+	return spec
+}
+
+// resolve returns the binary spec runs: its exact Path, or the first
+// hermes-<kind>-<name> on the search path (Dir first).
+func (s *Supervisor) resolve(spec Spec) (string, error) {
+	bin := sdk.BinaryName(spec.Kind, spec.Name)
+	again := ""
+	if spec.Reinstall != "" {
+		again = fmt.Sprintf("; run `hermes mcp install %s` again", spec.Reinstall)
+	}
+	switch {
+	case spec.Path == "" && spec.Reinstall == "":
+		return s.find(spec.Kind, spec.Name, spec.Dir)
+	case spec.Path == "":
+		return "", fmt.Errorf("the plugin %s of %s is pinned without a path%s", bin, spec.Reinstall, again)
+	case !filepath.IsAbs(spec.Path):
+		return "", fmt.Errorf("plugin binary %s is not an absolute path%s", spec.Path, again)
+	case filepath.Base(spec.Path) != bin:
+		return "", fmt.Errorf("plugin binary %s is not named %s%s", spec.Path, bin, again)
+	case spec.Reinstall != "" && spec.SHA256 == "":
+		return "", fmt.Errorf("plugin binary %s is pinned without a sha256%s", spec.Path, again)
+	}
+	fi, err := os.Stat(spec.Path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w: plugin binary %s: %v%s", ErrNotFound, spec.Path, errors.Unwrap(err), orDefault(again, "; put the plugin there"))
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return "", fmt.Errorf("%w: plugin binary %s is not an executable file%s", ErrNotFound, spec.Path, orDefault(again, "; make it one"))
+	}
+	return spec.Path, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 var incompatible = regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (\d+)`)
@@ -179,7 +252,7 @@ var incompatible = regexp.MustCompile(`incompatible API version with plugin\. Pl
 // handshake, refusing at once a plugin of another contract version or with
 // the wrong checksum.
 func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
-	path, err := s.find(spec.Kind, spec.Name, spec.Dir)
+	path, err := s.resolve(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +264,10 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	s.mu.Unlock()
 	exe, err := openChecked(path, spec.SHA256)
 	if err != nil {
+		var ce *ChecksumError
+		if errors.As(err, &ce) {
+			ce.Reinstall = spec.Reinstall
+		}
 		return nil, err
 	}
 	defer exe.Close()
