@@ -127,13 +127,16 @@ func Settings(srv *config.Server) map[string]any {
 }
 
 // For returns srv's auth, starting its plugin on first use. A server whose
-// entry changed since (URL, method or settings) gets a new plugin.
+// entry changed since (URL, method, settings or pinned binary) gets a new
+// plugin.
 func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) {
 	if srv.Auth == "" {
 		return nil, fmt.Errorf("server '%s' has no auth method (auth: in config.yaml)", srv.Name)
 	}
 	cfg := Config(srv, m.home)
-	key := fmt.Sprintf("%#v", cfg)
+	// A plugin started from another binary (a new pin) is not reused.
+	spec := LaunchSpec(srv)
+	key := fmt.Sprintf("%#v %q %q", cfg, spec.Path, spec.SHA256)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -164,13 +167,20 @@ func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) 
 	return s, nil
 }
 
+// LaunchSpec is the launch spec of srv's auth plugin, hermes-auth-<auth>:
+// the binary its plugin: block pins when the pin is for that plugin
+// (supervisor.PinnedSpec), else the one on the search path.
+func LaunchSpec(srv *config.Server) supervisor.Spec {
+	return supervisor.PinnedSpec(supervisor.Spec{
+		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
+		Plugins: map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}},
+	}, srv.Plugin, srv.Name)
+}
+
 func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
-	p, err := m.sup.Launch(supervisor.Spec{
-		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
-		Plugins: map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}},
-	})
+	p, err := m.sup.Launch(LaunchSpec(srv))
 	if err != nil {
 		return nil, fmt.Errorf("auth method '%s' of server '%s': %w", srv.Auth, srv.Name, err)
 	}
