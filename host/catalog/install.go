@@ -1,0 +1,360 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/ui"
+)
+
+// Installer installs catalog entries into a Hermes home folder
+// (hermes mcp install). An install shows what it will run before running
+// anything, clones the entry's repository at its pinned commit into
+// $HERMES_HOME/mcp-installs/<name>, runs its bootstrap, checks the plugin
+// binary it ships, asks for its credentials, probes the server, lets the
+// user pick its tools and saves the entry. It is all or nothing: see the
+// journal (install_journal.go).
+type Installer struct {
+	// Home is the Hermes home folder.
+	Home string
+	// Printer shows the plan and the progress, and asks the questions.
+	Printer *ui.Printer
+	// Probe connects to srv as a session of the agent would and lists its
+	// tools. Nil: the server is not probed (as when the probe fails).
+	Probe func(ctx context.Context, srv *config.Server) ([]Tool, error)
+	// Admit, when set, is the security check the entry must pass before
+	// it is probed and saved; its error says why not.
+	Admit func(srv *config.Server) error
+	// LookupEnv reads credentials from the environment when there is no
+	// terminal to ask; nil is os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
+	// StepTimeout bounds each bootstrap step (0: DefaultStepTimeout);
+	// CloneTimeout the clone and the checkout (0: DefaultCloneTimeout).
+	StepTimeout, CloneTimeout time.Duration
+}
+
+// Options are the choices of one install.
+type Options struct {
+	// Tools, when set, enables only these tools (names or globs) without
+	// asking.
+	Tools []string
+	// Yes installs without asking; without a terminal it is required.
+	Yes bool
+	// NoSandbox leaves out the manifest's sandbox: the server runs
+	// unconfined.
+	NoSandbox bool
+}
+
+// Tool is one tool a probe found.
+type Tool struct {
+	Name, Description string
+}
+
+// ErrConfirmNeeded is returned when there is no terminal to confirm the
+// install on and Options.Yes is not set: a usage error.
+var ErrConfirmNeeded = errors.New("the install needs a confirmation")
+
+// ErrDeclined is returned when the person answered no, or cancelled a
+// question: nothing was changed.
+var ErrDeclined = errors.New("declined")
+
+// Install installs m. Nothing of the user's is changed unless it returns
+// nil: on an error the install folder, .env and config.yaml are as they
+// were (and if hermes is killed, the next command puts them back).
+func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error {
+	p := in.Printer
+	if !config.ValidName(m.Name) {
+		return fmt.Errorf("catalog entry name %q is not valid; use letters, digits, '_' and '-'", m.Name)
+	}
+	if m.Install != nil {
+		if m.Install.Type != "" && m.Install.Type != "git" {
+			return fmt.Errorf("'%s' has install.type %q; this hermes installs only from git", m.Name, m.Install.Type)
+		}
+		if !pinnedCommitRE.MatchString(m.Install.Ref) {
+			return fmt.Errorf("'%s' pins install.ref %q, which is not a full 40-hex commit SHA; only exact commits are installed", m.Name, m.Install.Ref)
+		}
+		if m.Install.URL == "" {
+			return fmt.Errorf("'%s' has an install block without a url", m.Name)
+		}
+	}
+	if m.Plugin != nil && m.Install == nil {
+		return fmt.Errorf("'%s' ships a plugin but has no install block to build it in", m.Name)
+	}
+	home, err := filepath.Abs(in.Home)
+	if err != nil {
+		return err
+	}
+	dir := InstallDir(home, m.Name)
+	entry, err := installEntry(m, dir, o.NoSandbox)
+	if err != nil {
+		return err
+	}
+	var sandbox *config.SandboxSettings
+	if m.Sandbox != nil && !o.NoSandbox {
+		raw, _ := installSubst(m.Sandbox, func(s string) string { return strings.ReplaceAll(s, installDirPlaceholder, dir) }).(map[string]any)
+		if sandbox, err = config.ParseSandbox(raw); err != nil {
+			return fmt.Errorf("the sandbox of '%s' is not valid: %w", m.Name, err)
+		}
+	}
+	pr, err := priorEntry(home, m.Name)
+	if err != nil {
+		return err
+	}
+
+	in.showPlan(m, dir, sandbox, o, pr)
+	if !o.Yes {
+		if !p.Interactive() {
+			return fmt.Errorf("%w: there is no terminal to confirm on; read what it runs above, then run again with --yes to install without a terminal: hermes mcp install %s --yes", ErrConfirmNeeded, m.Name)
+		}
+		verb := "Install"
+		if pr.exists {
+			verb = "Reinstall"
+		}
+		if !p.Confirm(fmt.Sprintf("%s '%s'?", verb, m.Name), false) {
+			return fmt.Errorf("%w: nothing was installed", ErrDeclined)
+		}
+	}
+
+	t, err := beginInstall(home, m.Name)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		if rerr := t.rollback(); rerr != nil {
+			p.Fail("Undoing the install of '%s' failed: %s; run any hermes mcp command to try again", m.Name, rerr)
+		}
+	}()
+
+	if m.Install != nil {
+		if err := in.clone(ctx, t, m.Install.URL, m.Install.Ref, dir, installOrDuration(in.CloneTimeout, DefaultCloneTimeout)); err != nil {
+			return err
+		}
+		installStage("cloned")
+		if err := in.bootstrap(ctx, t, m.Install.Bootstrap, dir); err != nil {
+			return err
+		}
+		installStage("bootstrapped")
+	}
+	if m.Plugin != nil {
+		path, sum, err := pluginBinary(dir, m.Plugin)
+		if err != nil {
+			return err
+		}
+		withPlugin(entry, m.Plugin, path, sum)
+		p.OK("Plugin %s checked: sha256 %s", filepath.Base(path), sum)
+	}
+
+	values, err := in.credentials(m, home)
+	if err != nil {
+		return err
+	}
+	installStage("credentials")
+	pending := map[string]string{}
+	for _, v := range values {
+		pending[v.key] = v.value
+	}
+	srv, err := config.LoadEntry(home, m.Name, entry, pending)
+	if err != nil {
+		return fmt.Errorf("the entry of '%s' does not load: %w", m.Name, err)
+	}
+	if in.Admit != nil {
+		if err := in.Admit(srv); err != nil {
+			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
+		}
+	}
+	// TODO(lead): call the security validator's save-time check here once
+	// it has landed (Admit is the hook; host/cli sets it).
+	if err := in.chooseTools(ctx, m, srv, entry, pr, o); err != nil {
+		return err
+	}
+	installStage("tools")
+
+	saved, err := t.commit(values, func(d *config.Document) error { return d.SetServer(m.Name, entry) })
+	if err != nil {
+		return fmt.Errorf("saving '%s': %w", m.Name, err)
+	}
+	committed = true
+	if err := t.finish(); err != nil {
+		p.Warn("'%s' is installed, but cleaning up after it failed: %s; the next hermes mcp command tries again", m.Name, err)
+	}
+	for _, k := range saved {
+		p.OK("Saved %s to %s", k, filepath.Join(home, config.DotEnvFile))
+	}
+	p.OK("Installed '%s' (enabled). Start a new Hermes session to load its tools.", m.Name)
+	if s := strings.TrimRight(m.PostInstall, "\n"); strings.TrimSpace(s) != "" {
+		p.Line("")
+		for _, l := range strings.Split(s, "\n") {
+			p.Line("%s", l)
+		}
+	}
+	return nil
+}
+
+func installOrDuration(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// priorEntryInfo is what config.yaml holds under the entry's name before the
+// install.
+type priorEntryInfo struct {
+	exists           bool
+	include, exclude []string
+}
+
+// priorEntry reads the entry an install replaces. A config that does not
+// parse fails the install before anything runs.
+func priorEntry(home, name string) (priorEntryInfo, error) {
+	var pr priorEntryInfo
+	err := config.Edit(home, func(d *config.Document) error {
+		pr.exists = d.Has(name)
+		return nil
+	})
+	if err != nil {
+		return pr, err
+	}
+	if !pr.exists {
+		return pr, nil
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return pr, err
+	}
+	if s := cfg.Server(name); s != nil {
+		pr.include, pr.exclude = s.Tools.Include, s.Tools.Exclude
+	}
+	return pr, nil
+}
+
+// showPlan prints what the install will fetch, run and launch.
+func (in *Installer) showPlan(m *Manifest, dir string, sb *config.SandboxSettings, o Options, pr priorEntryInfo) {
+	p := in.Printer
+	p.Header(fmt.Sprintf("Installing MCP '%s'", m.Name))
+	p.Line("%s", m.Description)
+	if m.Source != "" {
+		p.Line("Source: %s", m.Source)
+	}
+	if m.Install != nil {
+		p.Line("Clone: %s @ %s", m.Install.URL, m.Install.Ref)
+		p.Line("  into %s", dir)
+		if len(m.Install.Bootstrap) > 0 {
+			p.Line("Bootstrap, run in the clone with sh -c (each step at most %s):", installOrDuration(in.StepTimeout, DefaultStepTimeout))
+			for _, s := range m.Install.Bootstrap {
+				p.Line("  $ %s", s)
+			}
+		}
+	}
+	p.Line("Launch: %s", launchLine(m, dir))
+	if m.Plugin != nil {
+		pin := "recorded at install, checked at every start"
+		if m.Plugin.SHA256 != "" {
+			pin = "must be " + strings.ToLower(m.Plugin.SHA256)
+		}
+		p.Line("Plugin: hermes-%s-%s from %s (sha256 %s)", m.Plugin.Kind, m.Plugin.Name, m.Plugin.Path, pin)
+	}
+	switch {
+	case o.NoSandbox && m.Sandbox != nil:
+		p.Line("Sandbox: none")
+		p.Warn("--no-sandbox: '%s' will run unconfined, with your user's rights (its manifest asks for a sandbox)", m.Name)
+	case sb == nil:
+		p.Line("Sandbox: none (runs with your user's rights)")
+	default:
+		p.Line("Sandbox:")
+		for _, l := range sb.Describe() {
+			p.Line("  %s", l)
+		}
+	}
+	if len(m.Auth.Env) > 0 {
+		var names []string
+		for _, e := range m.Auth.Env {
+			names = append(names, e.Name)
+		}
+		p.Line("Asks for: %s (saved to .env)", strings.Join(names, ", "))
+	}
+	if pr.exists {
+		p.Warn("'%s' is in config.yaml already: its entry is replaced (the tool selection is kept)", m.Name)
+	}
+}
+
+// bootstrap runs the bootstrap steps in the clone.
+func (in *Installer) bootstrap(ctx context.Context, t *txn, steps []string, dir string) error {
+	limit := installOrDuration(in.StepTimeout, DefaultStepTimeout)
+	env := session.ChildEnv(map[string]string{"INSTALL_DIR": dir})
+	for _, s := range steps {
+		in.Printer.Line("$ %s", s)
+		code, err := t.run(ctx, installCmd{
+			argv: []string{"/bin/sh", "-c", s}, dir: dir, env: env, timeout: limit,
+			line: func(l string) { in.Printer.Info("  %s", l) },
+		})
+		switch {
+		case errors.Is(err, errTimedOut):
+			return timeoutError("bootstrap step '"+s+"'", limit, "--step-timeout")
+		case err != nil:
+			return fmt.Errorf("bootstrap step '%s': %w", s, err)
+		case code != 0:
+			return fmt.Errorf("bootstrap step failed (exit %d): %s", code, s)
+		}
+	}
+	return nil
+}
+
+// Uninstall removes catalog entry name: its config.yaml entry and its
+// install folder. Values it saved to .env stay. It reports what it
+// removed; removing nothing is not an error (the caller says so).
+func Uninstall(home, name string) (entry, folder bool, err error) {
+	if !config.ValidName(name) {
+		return false, false, fmt.Errorf("%q is not a server name; names use letters, digits, '_' and '-'", name)
+	}
+	lk, err := lockEntry(home, name)
+	if err != nil {
+		return false, false, err
+	}
+	defer lk.Unlock()
+	if _, err := recoverLocked(home, name); err != nil {
+		return false, false, err
+	}
+	// The entry goes first, in one atomic write; then the folder is moved
+	// out of the way in one rename and deleted. Killed in between, what
+	// is left is a folder without an entry (uninstall again removes it)
+	// or a trash folder Recover deletes.
+	err = config.Edit(home, func(d *config.Document) error {
+		entry = d.RemoveServer(name)
+		return nil
+	})
+	if err != nil {
+		return false, false, err
+	}
+	dir := InstallDir(home, name)
+	if _, serr := os.Lstat(dir); serr == nil {
+		folder = true
+		trash := trashDir(home, name)
+		if err := installRemoveTree(trash); err != nil {
+			return entry, false, err
+		}
+		if err := os.Rename(dir, trash); err != nil {
+			return entry, false, fmt.Errorf("remove %s: %w", dir, err)
+		}
+		if err := installRemoveTree(trash); err != nil {
+			return entry, true, err
+		}
+	}
+	return entry, folder, nil
+}
+
+// trashDir is where Uninstall moves an install folder to delete it.
+func trashDir(home, name string) string {
+	return filepath.Join(home, InstallsDir, ".uninstall-"+name)
+}

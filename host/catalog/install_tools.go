@@ -1,0 +1,162 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/host/ui"
+)
+
+// chooseTools sets the entry's tools: block (REFERENCE §8.3 step 6): from
+// --tools; else from the checklist on a terminal, pre-checked with the
+// prior selection, else the manifest's default_enabled, else every tool;
+// without a terminal the prior selection, else default_enabled (of the
+// tools the server has), else every tool. When the server cannot be
+// probed: the prior selection, else default_enabled, else every tool,
+// saying so.
+func (in *Installer) chooseTools(ctx context.Context, m *Manifest, srv *config.Server, e *config.ServerEntry, pr priorEntryInfo, o Options) error {
+	p := in.Printer
+	name := m.Name
+	keepPrior := func() bool {
+		switch {
+		case len(pr.include) > 0:
+			e.Include(pr.include...)
+		case len(pr.exclude) > 0:
+			e.Exclude(pr.exclude...)
+		default:
+			return false
+		}
+		return true
+	}
+
+	if len(m.Tools.DefaultExcluded) > 0 && len(pr.include) == 0 && len(o.Tools) == 0 {
+		exc := pr.exclude
+		if len(exc) == 0 {
+			exc = m.Tools.DefaultExcluded
+		}
+		e.Exclude(exc...)
+		p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(exc, ", "), name)
+		return nil
+	}
+
+	var tools []Tool
+	var err error
+	switch {
+	case in.Probe == nil:
+		err = errors.New("not probed")
+	case srv.Auth != "":
+		err = fmt.Errorf("'%s' needs a login first (auth: %s)", name, srv.Auth)
+	default:
+		p.Line("Connecting to '%s'...", name)
+		tools, err = in.Probe(ctx, srv)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		p.Warn("Couldn't probe server: %s", err)
+		switch {
+		case len(o.Tools) > 0:
+			e.Include(o.Tools...)
+			p.Info("Enabled only %s, not checked against the server. Run `hermes mcp configure %s` once it connects to check.", strings.Join(o.Tools, ", "), name)
+		case keepPrior():
+			p.Info("Kept your previous tool selection. Run `hermes mcp configure %s` once it connects to change it.", name)
+		case len(m.Tools.DefaultEnabled) > 0:
+			e.Include(m.Tools.DefaultEnabled...)
+			p.Info("Couldn't probe server. Applied manifest default (%d tools). Run `hermes mcp configure %s` once it connects to pick tools.", len(m.Tools.DefaultEnabled), name)
+		default:
+			p.Info("Every tool the server offers will be enabled. Run `hermes mcp configure %s` once it connects to pick tools.", name)
+		}
+		return nil
+	}
+	if len(tools) == 0 {
+		if len(o.Tools) > 0 {
+			return fmt.Errorf("'%s' reports no tools, so nothing matches --tools %s", name, strings.Join(o.Tools, ","))
+		}
+		p.Warn("Server connected but reported no tools.")
+		keepPrior()
+		return nil
+	}
+	p.OK("Connected! Found %d tool(s) from '%s':", len(tools), name)
+	all := make([]string, len(tools))
+	for i, t := range tools {
+		all[i] = t.Name
+		p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(strings.Join(strings.Fields(t.Description), " ")), 60, "..."))
+	}
+	allows := func(f toolview.Filter) []string {
+		var on []string
+		for _, n := range all {
+			if f.Allows(n) {
+				on = append(on, n)
+			}
+		}
+		return on
+	}
+	setInclude := func(sel []string) {
+		switch {
+		case len(sel) == len(all):
+			// No filter: tools the server adds later are enabled too.
+		default:
+			e.Include(sel...)
+		}
+	}
+
+	switch {
+	case len(o.Tools) > 0:
+		for _, pat := range o.Tools {
+			if !slices.Contains(all, pat) && !(toolview.IsGlob(pat) && slices.ContainsFunc(all, func(n string) bool { return toolview.GlobMatch(pat, n) })) {
+				return fmt.Errorf("'%s' has no tool matching '%s'; available tools: %s", name, pat, strings.Join(all, ", "))
+			}
+		}
+		if len(allows(toolview.Filter{Include: o.Tools})) < len(all) {
+			e.Include(o.Tools...)
+		}
+	case p.Interactive() && !o.Yes:
+		on := all
+		switch {
+		case len(pr.include) > 0 || len(pr.exclude) > 0:
+			on = allows(toolview.Filter{Include: pr.include, Exclude: pr.exclude})
+		case len(m.Tools.DefaultEnabled) > 0:
+			on = allows(toolview.Filter{Include: m.Tools.DefaultEnabled})
+		}
+		items := make([]ui.ChecklistItem, len(tools))
+		for i, t := range tools {
+			items[i] = ui.ChecklistItem{Key: t.Name, Description: t.Description, Checked: slices.Contains(on, t.Name)}
+		}
+		sel, err := p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
+		if errors.Is(err, ui.ErrCancelled) {
+			return fmt.Errorf("%w: nothing was installed", ErrDeclined)
+		}
+		if err != nil {
+			return fmt.Errorf("tool checklist: %w", err)
+		}
+		switch {
+		case len(sel) == 0:
+			e.Include()
+			p.Warn("No tools selected: '%s' is installed with none enabled; pick some with: hermes mcp configure %s", name, name)
+		case len(sel) == len(all):
+			p.Info("All %d tools enabled; new tools the server adds later will be auto-enabled.", len(all))
+		default:
+			e.Include(sel...)
+			p.Info("%d/%d tools enabled.", len(sel), len(all))
+		}
+	default:
+		switch {
+		case keepPrior():
+			p.Info("Kept your previous tool selection.")
+		case len(m.Tools.DefaultEnabled) > 0:
+			on := allows(toolview.Filter{Include: m.Tools.DefaultEnabled})
+			if len(on) > 0 {
+				setInclude(on)
+				p.Info("%d/%d tools enabled (the manifest's default).", len(on), len(all))
+			}
+		}
+	}
+	return nil
+}
