@@ -8,7 +8,10 @@
 // The server lives in the plugin's process group and is killed by the kernel
 // if the plugin dies. On Linux the plugin is a child subreaper: whatever a
 // server leaves running, even a daemon in a session of its own, is handed
-// to the plugin and killed when the server stops.
+// to the plugin and killed when the server stops. A server whose entry has a
+// sandbox: block is started through the plugin's own binary in a hidden
+// launcher mode that puts it under that sandbox first (internal/sandbox;
+// docs/SANDBOX.md).
 //
 // It imports the sdk's kind-neutral root and transport packages only, so the
 // process stays as lean as a bare go-plugin plugin.
@@ -17,11 +20,15 @@ package main
 import (
 	"context"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func main() {
+	// Started as the sandbox launcher of a server, the process becomes
+	// that server and never gets past this line.
+	sandbox.RunLauncherIfAsked()
 	log := sdk.NewPluginLogger("stdio")
 	if err := becomeSubreaper(); err != nil {
 		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)

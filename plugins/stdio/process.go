@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/hermes-agent/hermes/sdk/transport"
@@ -61,10 +62,15 @@ type conn struct {
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
 	closing atomic.Bool
+
+	// sandbox is what the server runs under, nil for none; released
+	// once the server has ended. report says what is in force.
+	sandbox *sandbox.Launch
+	report  *transport.SandboxReport
 }
 
 // start starts the server process of cfg.
-func start(_ context.Context, cfg transport.Config, host transport.Host, log hclog.Logger) (*conn, error) {
+func start(ctx context.Context, cfg transport.Config, host transport.Host, log hclog.Logger) (*conn, error) {
 	path, err := lookPath(cfg.Command, envValue(cfg.Env, "PATH"), cfg.Cwd)
 	if err != nil {
 		return nil, err
@@ -72,6 +78,12 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	if cfg.Cwd != "" {
 		if fi, err := os.Stat(cfg.Cwd); err != nil || !fi.IsDir() {
 			return nil, sdk.NewError(sdk.CodeConfig, "cwd %q of server %q is not a folder; fix 'cwd' in config.yaml", cfg.Cwd, cfg.Server)
+		}
+	}
+	var sb *sandbox.Launch
+	if cfg.Sandbox != nil {
+		if sb, err = sandbox.New(cfg, path, log, sandboxOptions); err != nil {
+			return nil, err
 		}
 	}
 	cmd := exec.Command(path, cfg.Args...)
@@ -115,12 +127,34 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 	} else {
 		cmd.Stderr = c.tail
 	}
-	err = spawn(cmd)
+	if sb != nil {
+		err = sb.Wrap(cmd)
+	}
+	if err == nil {
+		err = spawn(cmd)
+	}
 	stdoutW.Close() // the server holds its own copy
+	if err == nil && sb != nil {
+		if serr := sb.Started(ctx, cmd.Process.Pid); serr != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			reaped(cmd.Process.Pid)
+			stdout.Close()
+			if logFile != nil {
+				logFile.Close()
+			}
+			sb.Close()
+			return nil, serr
+		}
+		c.sandbox, c.report = sb, sb.Report()
+	}
 	if err != nil {
 		stdout.Close()
 		if logFile != nil {
 			logFile.Close()
+		}
+		if sb != nil {
+			sb.Close()
 		}
 		return nil, sdk.NewError(sdk.CodeOther, "start %q: %v", cfg.Command, err)
 	}
@@ -140,6 +174,9 @@ func start(_ context.Context, cfg transport.Config, host transport.Host, log hcl
 		reaped(cmd.Process.Pid)
 		if logFile != nil {
 			logFile.Close()
+		}
+		if c.sandbox != nil {
+			c.sandbox.Close()
 		}
 		c.exitErr = c.exitError(werr)
 		// What the server wrote is read to the end; a process that

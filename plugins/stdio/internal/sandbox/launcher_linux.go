@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hermes-agent/hermes/sdk/transport"
+)
+
+// The launcher is the plugin's own binary, started by the plugin with
+// launcherEnv set (and nothing else in its environment). It reads its Plan
+// from planFD, reports on statusFD (a SOCK_SEQPACKET socket that closes on
+// a successful execve), applies the plan to itself and executes the server.
+const (
+	launcherEnv = "HERMES_STDIO_SANDBOX_LAUNCHER"
+	// launcherRun and launcherNetnsProbe are launcherEnv's values: start
+	// a server, or only check that a network namespace can be set up.
+	launcherRun        = "run"
+	launcherNetnsProbe = "netns-probe"
+	planFD             = 3
+	statusFD           = 4
+	// maxPlanBytes bounds the plan the launcher reads.
+	maxPlanBytes = 16 << 20
+)
+
+// statusMsg is one message from the launcher to the plugin.
+type statusMsg struct {
+	// Listener: the message carries the listening socket of the proxy
+	// inside the launcher's network namespace, on this port.
+	Listener int `json:"listener,omitempty"`
+	// Step and Error: what failed; the launcher exits after it.
+	Step  string `json:"step,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// RunLauncherIfAsked turns this process into the sandbox launcher when the
+// plugin started it as one, and never returns then: it executes the server
+// or exits. Call it first thing in main, before anything starts goroutines
+// that matter or reads the environment.
+func RunLauncherIfAsked() {
+	mode, ok := os.LookupEnv(launcherEnv)
+	if !ok {
+		return
+	}
+	runtime.LockOSThread() // every restriction below is per thread, and execve runs on this one
+	os.Exit(runLauncher(mode))
+}
+
+// runLauncher does the work; it returns only on failure (an exit status).
+func runLauncher(mode string) int {
+	_ = os.Unsetenv(launcherEnv)
+	unix.CloseOnExec(statusFD)
+	fail := func(step string, err error) int {
+		sendStatus(statusMsg{Step: step, Error: err.Error()}, -1)
+		return 126
+	}
+	if mode == launcherNetnsProbe {
+		if err := loopbackUp(); err != nil {
+			return fail("netns", err)
+		}
+		return 0
+	}
+	if mode != launcherRun {
+		return fail("launcher", fmt.Errorf("unknown launcher mode %q", mode))
+	}
+	plan, err := readPlan()
+	if err != nil {
+		return fail("plan", err)
+	}
+	// 1. The network namespace: loopback up, the proxy's listener handed
+	// to the plugin.
+	if plan.NetNS {
+		port, err := netnsListener()
+		if err != nil {
+			return fail("netns", err)
+		}
+		plan.ProxyPort = port
+	}
+	env := plan.Env
+	if plan.Net == transport.NetworkHosts {
+		env = serverEnv(env, "", plan.ProxyPort)
+	}
+	// 2. Resource limits (RLIMIT_NPROC before the capabilities go: it
+	// is the last moment CAP_SYS_RESOURCE could matter).
+	l := plan.Limits
+	if err := setLimits(l.MemoryBytes, l.CPUSeconds, l.OpenFiles, l.Processes, plan.NProc); err != nil {
+		return fail("limits", err)
+	}
+	// 3. No capabilities, 4. no_new_privs.
+	if err := dropCapabilities(); err != nil {
+		return fail("capabilities", err)
+	}
+	if err := setNoNewPrivs(); err != nil {
+		return fail("no_new_privs", err)
+	}
+	// 5. Landlock.
+	if plan.ABI > 0 {
+		var ports []int
+		if plan.Net == transport.NetworkHosts {
+			ports = []int{plan.ProxyPort}
+		}
+		restricted := plan.Net != transport.NetworkAll
+		if err := landlockRestrict(plan.ABI, plan.Rules, restricted, ports, restricted); err != nil {
+			return fail("landlock", err)
+		}
+	}
+	// 6. seccomp.
+	if plan.Seccomp {
+		if err := installSeccomp(plan.Net); err != nil {
+			return fail("seccomp", err)
+		}
+	}
+	// 7. The server.
+	err = syscall.Exec(plan.Path, plan.Argv, env)
+	if errors.Is(err, syscall.EACCES) {
+		err = fmt.Errorf("%w (inside the sandbox: is it below a deny_read path?)", err)
+	}
+	return fail("exec", err)
+}
+
+// readPlan reads the plan the plugin wrote to planFD.
+func readPlan() (*Plan, error) {
+	f := os.NewFile(planFD, "sandbox-plan")
+	if f == nil {
+		return nil, errors.New("no plan descriptor")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPlanBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxPlanBytes {
+		return nil, errors.New("plan too large")
+	}
+	var p Plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	if p.Path == "" || len(p.Argv) == 0 {
+		return nil, errors.New("plan names no command")
+	}
+	return &p, nil
+}
+
+// sendStatus sends msg to the plugin, with the descriptor fd when fd >= 0.
+func sendStatus(msg statusMsg, fd int) {
+	b, _ := json.Marshal(msg)
+	var oob []byte
+	if fd >= 0 {
+		oob = unix.UnixRights(fd)
+	}
+	_ = unix.Sendmsg(statusFD, b, oob, nil, 0)
+}
+
+// loopbackUp brings the loopback interface of this network namespace up.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socket for the loopback interface: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("read the loopback interface's flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring the loopback interface up: %w", err)
+	}
+	return nil
+}
+
+// netnsListener brings loopback up, listens on 127.0.0.1 (a free port of
+// this namespace), hands the socket to the plugin and returns its port.
+func netnsListener() (int, error) {
+	if err := loopbackUp(); err != nil {
+		return 0, err
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("proxy socket: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, fmt.Errorf("bind the proxy socket: %w", err)
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		return 0, fmt.Errorf("listen on the proxy socket: %w", err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return 0, err
+	}
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if !ok {
+		return 0, errors.New("proxy socket has no IPv4 address")
+	}
+	sendStatus(statusMsg{Listener: in4.Port}, fd)
+	return in4.Port, nil
+}

@@ -1,0 +1,225 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Landlock filesystem access rights (linux/landlock.h), defined here so the
+// rule building is the same, and testable, on every platform.
+const (
+	accessExecute    = 1 << 0
+	accessWriteFile  = 1 << 1
+	accessReadFile   = 1 << 2
+	accessReadDir    = 1 << 3
+	accessRemoveDir  = 1 << 4
+	accessRemoveFile = 1 << 5
+	accessMakeChar   = 1 << 6
+	accessMakeDir    = 1 << 7
+	accessMakeReg    = 1 << 8
+	accessMakeSock   = 1 << 9
+	accessMakeFifo   = 1 << 10
+	accessMakeBlock  = 1 << 11
+	accessMakeSym    = 1 << 12
+	accessRefer      = 1 << 13 // ABI 2
+	accessTruncate   = 1 << 14 // ABI 3
+	accessIoctlDev   = 1 << 15 // ABI 5
+)
+
+// Rights granted by the rules.
+const (
+	// readOnly lets a tree be read, listed and executed.
+	readOnly = accessExecute | accessReadFile | accessReadDir
+	// readWrite lets a tree be changed in every way as well.
+	readWrite = readOnly | accessWriteFile | accessTruncate | accessRemoveDir | accessRemoveFile |
+		accessMakeChar | accessMakeDir | accessMakeReg | accessMakeSock | accessMakeFifo |
+		accessMakeBlock | accessMakeSym | accessRefer
+	// fileRights are the only rights a rule on something other than a
+	// folder may carry (the kernel answers EINVAL otherwise).
+	fileRights = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
+	// devNull is what /dev/null needs: shells redirect into it.
+	devNull = accessReadFile | accessWriteFile | accessTruncate
+)
+
+// handledFS returns the filesystem rights Landlock ABI abi knows: every
+// one of them is denied unless a rule grants it.
+func handledFS(abi int) uint64 {
+	h := uint64(accessMakeSym<<1 - 1) // ABI 1: execute .. make_sym
+	if abi >= 2 {
+		h |= accessRefer
+	}
+	if abi >= 3 {
+		h |= accessTruncate
+	}
+	if abi >= 5 {
+		h |= accessIoctlDev
+	}
+	return h
+}
+
+// Rule is one Landlock rule: access granted beneath Path.
+type Rule struct {
+	Path   string `json:"path"`
+	Access uint64 `json:"access"`
+	// NoFollow: the path was found by listing a folder, and a symbolic
+	// link put there since must not carry the rule to its target.
+	NoFollow bool `json:"no_follow,omitempty"`
+}
+
+// grant is a rule before the deny paths are cut out of it.
+type grant struct {
+	path   string
+	access uint64
+	// own: the server's own folder (install, temp, writable): it stays
+	// usable even inside a denied folder.
+	own bool
+}
+
+// DefaultMaxRules bounds the rules that cutting deny paths out of the
+// granted trees may produce. Past it the sandbox is refused: the folders
+// above a deny path hold too many entries to allow one by one.
+const DefaultMaxRules = 2048
+
+// errTooManyRules is wrapped by the error buildRules returns past the bound.
+var errTooManyRules = errors.New("too many Landlock rules")
+
+// buildRules turns grants into Landlock rules that grant nothing beneath a
+// deny path. Landlock has no deny rule: a rule on a folder grants its whole
+// tree. So a grant on an ancestor of a deny path is replaced by grants on
+// each entry beside the way down to it ("sibling expansion"), found with
+// Lstat: symbolic links are skipped, so no rule lands on a link's target
+// through them (the target keeps whatever its own path grants). The
+// ancestors themselves get no rule, so they cannot be listed (listing them
+// would show the denied names). Grants inside a deny path are dropped,
+// except the server's own folders. Deny paths that are symbolic links are
+// denied at their target as well. More than max rules is an error naming
+// the deny path.
+func buildRules(grants []grant, deny []string, max int) ([]Rule, error) {
+	deny = denySet(deny)
+	var out []Rule
+	for _, g := range grants {
+		p := filepath.Clean(g.path)
+		if !g.own && insideAny(p, deny) {
+			continue
+		}
+		below := strictlyBelow(p, deny)
+		if len(below) == 0 {
+			out = append(out, Rule{Path: p, Access: g.access})
+			continue
+		}
+		if err := expand(p, g.access, below, &out, max); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) > max {
+		return nil, fmt.Errorf("%d rules, more than %d (%w)", len(out), max, errTooManyRules)
+	}
+	return out, nil
+}
+
+// denySet cleans the deny paths, adds the targets of those that are
+// symbolic links (or lie below one), and drops duplicates.
+func denySet(deny []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, d := range deny {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		add(d)
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			add(real)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// within reports whether p is dir or lies below it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+func insideAny(p string, deny []string) bool {
+	for _, d := range deny {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func strictlyBelow(p string, deny []string) []string {
+	var out []string
+	for _, d := range deny {
+		if d != p && within(d, p) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// readDirBatch is how many entries expand reads at a time, so a huge
+// folder costs no more than the rule bound.
+const readDirBatch = 256
+
+// expand grants access on every entry of dir except the deny paths,
+// descending into the entries on the way to one.
+func expand(dir string, access uint64, deny []string, out *[]Rule, max int) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // nothing there to grant
+		}
+		return fmt.Errorf("list %s to cut %s out of it: %w", dir, deny[0], err)
+	}
+	defer f.Close()
+	for {
+		names, err := f.Readdirnames(readDirBatch)
+		sort.Strings(names)
+		for _, name := range names {
+			p := filepath.Join(dir, name)
+			if slices.Contains(deny, p) {
+				continue
+			}
+			fi, lerr := os.Lstat(p)
+			if lerr != nil || fi.Mode()&os.ModeSymlink != 0 {
+				continue
+			}
+			if below := strictlyBelow(p, deny); len(below) > 0 {
+				if fi.IsDir() {
+					if err := expand(p, access, below, out, max); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			*out = append(*out, Rule{Path: p, Access: access, NoFollow: true})
+			if len(*out) > max {
+				return fmt.Errorf("%s: the folders above it hold more than %d entries to allow one by one (%w)", deny[0], max, errTooManyRules)
+			}
+		}
+		if err == io.EOF || len(names) == 0 {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("list %s to cut %s out of it: %w", dir, deny[0], err)
+		}
+	}
+}
