@@ -2,30 +2,310 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
+	"github.com/hermes-agent/hermes/host/catalog"
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/urfave/cli/v3"
 )
 
+const installDescription = `Shows what the entry fetches, runs and launches, and the sandbox it runs
+under, then asks before running anything (without a terminal, --yes is
+required). The repository is cloned at its pinned commit into
+$HERMES_HOME/mcp-installs/<name> and each bootstrap step runs there with
+sh -c, at most --step-timeout each. The values the entry asks for are
+saved to $HERMES_HOME/.env (without a terminal they are read from the
+environment). The server is then probed and its tools picked: on a
+terminal from a checklist pre-checked with your previous selection, else
+the entry's defaults, else all.
+
+An install is all or nothing: if a step fails or hermes is stopped or
+killed, config.yaml, .env and the install folder are left (or, by the
+next hermes mcp command, put back) exactly as they were.`
+
 // installCommand is 'hermes mcp install NAME': install a catalog entry.
 func installCommand(e *env) *cli.Command {
+	var o catalog.Options
+	var tools string
+	var stepTimeout, cloneTimeout time.Duration
 	return &cli.Command{
-		Name:      "install",
-		Usage:     "install a server from the curated catalog",
-		ArgsUsage: "<name>",
+		Name:        "install",
+		Usage:       "install a server from the curated catalog",
+		ArgsUsage:   "<name>",
+		Description: installDescription,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
+			&cli.DurationFlag{Name: "step-timeout", Value: catalog.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
+			&cli.DurationFlag{Name: "clone-timeout", Value: catalog.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
+		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return failf("hermes mcp install is being built")
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
+			}
+			if c.IsSet("tools") {
+				if o.Tools = splitList(tools); len(o.Tools) == 0 {
+					return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+				}
+			}
+			if stepTimeout <= 0 || cloneTimeout <= 0 {
+				return usagef("--step-timeout and --clone-timeout must be above 0, e.g. --step-timeout 30m")
+			}
+			if _, err := e.recoverInstalls(ctx, c); err != nil {
+				return err
+			}
+			m, err := lookupEntry(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return e.install(ctx, m, o, stepTimeout, cloneTimeout)
 		},
 	}
 }
 
+// entryCatalog is the catalog as install, uninstall and the picker read
+// it: the valid entries by name, and why the others cannot be used.
+//
+// It stands in for the catalog package's reader until that is committed:
+// it reads only the folder $HERMES_OPTIONAL_MCPS names, one
+// <name>/manifest.yaml per entry, with catalog.Parse.
+type entryCatalog struct {
+	entries []*catalog.Manifest
+	invalid map[string]string
+}
+
+// catalogDirEnv names the folder of catalog entries.
+const catalogDirEnv = "HERMES_OPTIONAL_MCPS"
+
+// readCatalog reads the catalog (see entryCatalog).
+func readCatalog() (*entryCatalog, error) {
+	dir := os.Getenv(catalogDirEnv)
+	if dir == "" {
+		return nil, fmt.Errorf("this build has no built-in catalog yet; set %s to a folder of <name>/manifest.yaml entries", catalogDirEnv)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%s cannot be read (%s); point it at a folder of <name>/manifest.yaml entries", catalogDirEnv, dir, errors.Unwrap(err))
+	}
+	c := &entryCatalog{invalid: map[string]string{}}
+	for _, d := range ents {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, d.Name(), "manifest.yaml"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var src []byte
+		if err == nil {
+			src, err = io.ReadAll(io.LimitReader(f, catalog.MaxManifestBytes+1))
+			f.Close()
+		}
+		var m *catalog.Manifest
+		if err == nil {
+			m, err = catalog.Parse(src)
+		}
+		switch {
+		case err != nil:
+			c.invalid[d.Name()] = oneLine(err.Error())
+		case m.Name != d.Name():
+			c.invalid[d.Name()] = fmt.Sprintf("name '%s' does not match its folder '%s'", m.Name, d.Name())
+		default:
+			c.entries = append(c.entries, m)
+		}
+	}
+	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].Name < c.entries[j].Name })
+	return c, nil
+}
+
+// lookup returns the entry called name ("official/" may precede it).
+func (c *entryCatalog) lookup(name string) *catalog.Manifest {
+	name = strings.TrimPrefix(name, "official/")
+	for _, m := range c.entries {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// lookupEntry finds a catalog entry, failing with the message of the
+// original when there is none.
+func lookupEntry(name string) (*catalog.Manifest, error) {
+	cat, err := readCatalog()
+	if err != nil {
+		return nil, failf("reading the catalog: %s", oneLine(err.Error()))
+	}
+	if m := cat.lookup(name); m != nil {
+		return m, nil
+	}
+	if why, ok := cat.invalid[strings.TrimPrefix(name, "official/")]; ok {
+		return nil, failf("'%s' cannot be installed, its manifest is invalid: %s", name, why)
+	}
+	return nil, failf("'%s' is not in the catalog. Run `hermes mcp catalog` to see available entries.", name)
+}
+
+// installer is the install engine wired to this command line: its
+// printer, the probe 'hermes mcp add' uses, and the security check.
+func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *catalog.Installer {
+	return &catalog.Installer{
+		Home:         e.home,
+		Printer:      e.p,
+		Probe:        e.catalogProbe,
+		StepTimeout:  stepTimeout,
+		CloneTimeout: cloneTimeout,
+		// SECURITY VALIDATOR: the save-time check of the security
+		// validator goes here (Admit: the validator's one-call check of a
+		// *config.Server), once it has landed.
+	}
+}
+
+// install runs the install engine and turns its errors into exit codes.
+func (e *env) install(ctx context.Context, m *catalog.Manifest, o catalog.Options, stepTimeout, cloneTimeout time.Duration) error {
+	err := e.installer(stepTimeout, cloneTimeout).Install(ctx, m, o)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, catalog.ErrConfirmNeeded):
+		_, msg, _ := strings.Cut(err.Error(), ": ")
+		return usagef("hermes mcp install %s: %s", m.Name, msg)
+	case errors.Is(err, catalog.ErrDeclined):
+		return failf("Cancelled; nothing was installed")
+	case ctx.Err() != nil:
+		return failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name)
+	}
+	return failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err))
+}
+
+// catalogProbe connects to the entry being installed as 'hermes mcp add'
+// does, and lists its tools.
+func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]catalog.Tool, error) {
+	if config.SafeMode() {
+		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
+	}
+	if srv.Err != nil {
+		return nil, errors.New(shownErr(srv.Err))
+	}
+	withProbeTimeout(srv)
+	tools, err := e.probeTools(ctx, srv)
+	if err != nil {
+		return nil, errors.New(shownErr(err))
+	}
+	out := make([]catalog.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = catalog.Tool{Name: t.Name, Description: t.Description}
+	}
+	return out, nil
+}
+
 // uninstallCommand is 'hermes mcp uninstall NAME'.
 func uninstallCommand(e *env) *cli.Command {
+	var yes bool
 	return &cli.Command{
 		Name:      "uninstall",
 		Usage:     "remove an installed catalog server and its install folder (keeps .env values)",
 		ArgsUsage: "<name>",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return failf("hermes mcp uninstall is being built")
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp uninstall <name> [--yes]")
+			}
+			if _, err := e.recoverInstalls(ctx, c); err != nil {
+				return err
+			}
+			return e.uninstall(c.Args().First(), yes)
 		},
 	}
+}
+
+// uninstall removes an installed catalog entry: its config entry and its
+// install folder. Its .env values stay.
+func (e *env) uninstall(name string, yes bool) error {
+	if !config.ValidName(name) {
+		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
+	}
+	var m *catalog.Manifest
+	if cat, err := readCatalog(); err == nil {
+		m = cat.lookup(name)
+	}
+	_, names, err := e.serverNames()
+	if err != nil {
+		return err
+	}
+	inConfig := false
+	for _, n := range names {
+		inConfig = inConfig || n == name
+	}
+	dir := catalog.InstallDir(e.home, name)
+	_, ferr := os.Lstat(dir)
+	hasFolder := ferr == nil
+	switch {
+	case !inConfig && !hasFolder && m != nil:
+		return failf("'%s' is not installed. Install it with: hermes mcp install %s", name, name)
+	case !inConfig && !hasFolder:
+		if len(names) == 0 {
+			return failf("'%s' is not installed. Nothing is; see the catalog with: hermes mcp catalog", name)
+		}
+		return failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", "))
+	case m == nil && !hasFolder:
+		return failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name)
+	}
+	if !yes && !e.p.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), true) {
+		return failf("Cancelled; '%s' was kept", name)
+	}
+	entry, folder, err := catalog.Uninstall(e.home, name)
+	if err != nil {
+		return failf("uninstalling '%s': %s", name, oneLine(err.Error()))
+	}
+	if entry {
+		e.p.OK("Removed '%s' from %s", name, filepath.Join(e.home, config.File))
+	}
+	if folder {
+		e.p.OK("Deleted its install folder %s", dir)
+	}
+	if m != nil && len(m.Auth.Env) > 0 {
+		var keys []string
+		for _, p := range m.Auth.Env {
+			keys = append(keys, p.Name)
+		}
+		them := "them"
+		if len(keys) == 1 {
+			them = "it"
+		}
+		e.p.Info("Kept %s in %s; delete %s there if you no longer need %s.", strings.Join(keys, ", "), filepath.Join(e.home, config.DotEnvFile), them, them)
+	} else {
+		e.p.Info("Values in %s are kept.", filepath.Join(e.home, config.DotEnvFile))
+	}
+	return nil
+}
+
+// recoverInstalls puts back what interrupted installs left (see
+// catalog.Recover), before any 'hermes mcp' command reads or changes the
+// config. It says so on stderr, which 'hermes mcp serve' keeps off its
+// protocol stream.
+func (e *env) recoverInstalls(ctx context.Context, c *cli.Command) (context.Context, error) {
+	if e.home == "" {
+		return ctx, nil
+	}
+	rec, err := catalog.Recover(e.home)
+	for _, r := range rec {
+		if !r.Committed {
+			e.p.Errorf("Warning: the install of '%s' was interrupted; config.yaml, .env and its install folder are back as they were", r.Name)
+		}
+	}
+	if err != nil {
+		e.p.Errorf("Warning: putting back an interrupted install: %s", oneLine(err.Error()))
+	}
+	return ctx, nil
 }
