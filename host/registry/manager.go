@@ -233,6 +233,10 @@ type ServerStatus struct {
 	Challenge string
 	// Refreshes counts tool-list refreshes after list_changed.
 	Refreshes int64
+	// Rejected is set when the security check (package screening) refused
+	// the entry: State is StateFailed, Error the reason, and the server is
+	// never started until its entry changes.
+	Rejected bool
 }
 
 // Status returns every configured server in config order.
@@ -247,7 +251,7 @@ func (m *Manager) Status() []ServerStatus {
 		st := ServerStatus{
 			Name: s.cfg.Name, Transport: transportName(s.cfg), State: s.state, Error: s.err,
 			Code: s.errCode, Challenge: s.challenge,
-			Total: len(s.tools), Refreshes: s.refreshes.Load(),
+			Total: len(s.tools), Refreshes: s.refreshes.Load(), Rejected: s.rejected,
 		}
 		s.mu.Unlock()
 		st.Registered = append([]string(nil), snap.perServer[s.cfg.Name]...)
@@ -372,7 +376,7 @@ func (m *Manager) Reload(ctx context.Context, servers []*config.Server) (ReloadR
 			s.mu.Lock()
 			down := s.state == StateParked || s.state == StateFailed
 			s.mu.Unlock()
-			if down && s.cfg.Err == nil && s.cfg.Enabled {
+			if down && s.cfg.Err == nil && s.cfg.Enabled && !s.rejected {
 				s.kick()
 				res.Reconnected = append(res.Reconnected, s.cfg.Name)
 			}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -30,7 +32,9 @@ const (
 	// StateFailed: the first connect failed (all attempts, or an error that
 	// is not retried); no tools. Retried like a parked server, except that
 	// auth, missing-executable and config errors wait for an explicit
-	// trigger (Reload, Reconnect or a tool call).
+	// trigger (Reload, Reconnect or a tool call). An entry the security
+	// check rejects (package screening) is failed from the start and never
+	// started; Error says why ("rejected: ...").
 	StateFailed State = "failed"
 	// StateParked: reconnects after a good connect were exhausted; its
 	// tools are withdrawn until a retry (every ParkedRetry, or at once on
@@ -67,6 +71,10 @@ type server struct {
 	log    hclog.Logger
 	filter toolview.Filter
 	brk    *breaker
+
+	// rejected: the security policy refused the entry (screening); it
+	// never runs.
+	rejected bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -131,11 +139,22 @@ func newServer(m *Manager, cfg *config.Server) *server {
 	case cfg.Err != nil:
 		s.state = StateFailed
 		s.err = toolview.Redact(oneLine(cfg.Err.Error()))
+	default:
+		// An entry the security policy rejects is never started, and not
+		// retried: only a changed entry (Reload) is looked at again.
+		if err := screening.Admit(cfg); err != nil {
+			s.state = StateFailed
+			s.rejected = true
+			s.err = toolview.Redact(oneLine(err.Error()))
+			s.errCode = sdk.CodeConfig
+			s.log.Error("server rejected by the security check; not started", "error", s.err)
+		}
 	}
 	return s
 }
 
-// start runs the server's loops; a disabled or invalid server has none.
+// start runs the server's loops; a disabled, invalid or rejected server
+// has none.
 func (s *server) start() {
 	if s.state != StateConnecting {
 		close(s.done)
