@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/urfave/cli/v3"
@@ -25,7 +26,9 @@ type listEntry struct {
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	Auth    string   `json:"auth,omitempty"`
-	// Status is enabled, disabled, needs_vars or invalid.
+	// Status is enabled, disabled, needs_vars, invalid or rejected (the
+	// security check refuses the entry: it is never started; Error says
+	// why).
 	Status    string   `json:"status"`
 	NeedsVars []string `json:"needs_vars,omitempty"`
 	Error     string   `json:"error,omitempty"`
@@ -127,6 +130,11 @@ func describeServer(s *config.Server) listEntry {
 	}
 	if s.Err != nil {
 		le.Error = oneLine(s.Err.Error())
+	} else if err := screening.Admit(s); err != nil {
+		// Rejected wins over disabled and needs_vars: such an entry is
+		// never started, and must not be turned on as it is.
+		le.Status = "rejected"
+		le.Error = oneLine(err.Error())
 	}
 	return le
 }
@@ -156,7 +164,7 @@ func listStatus(le listEntry) string {
 			vars[i] = "${" + v + "}"
 		}
 		return "⚠ needs " + strings.Join(vars, ", ")
-	case "invalid":
+	case "invalid", "rejected":
 		return "✗ " + le.Error
 	}
 	return "✓ enabled"
