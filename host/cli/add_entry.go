@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/screening"
 )
 
 // preset fills the transport of a well-known server.
@@ -207,9 +209,28 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 	return false
 }
 
+// screenAdd refuses an entry the security check rejects (host/screening),
+// before anything is written, logged in to or started: the entry as it
+// would be saved, ${VAR}s read as they would be at run time.
+func (e *env) screenAdd(name string, plan *addPlan) error {
+	srv, err := config.LoadEntry(e.home, name, plan.entry, plan.pending())
+	if err != nil {
+		return failf("%s", oneLine(err.Error()))
+	}
+	var re *screening.RejectedError
+	if err := screening.Admit(srv); errors.As(err, &re) {
+		return failf("Server '%s' was NOT saved due to suspicious configuration. %s; check where this command came from before adding it",
+			name, oneLine(strings.Join(re.Messages(), "; ")))
+	}
+	return nil
+}
+
 // saveAdd writes the secrets (a token typed, a client secret) and the
-// entry.
+// entry, once the security check admits it.
 func (e *env) saveAdd(name string, plan *addPlan) error {
+	if err := e.screenAdd(name, plan); err != nil {
+		return err
+	}
 	for _, s := range plan.secrets {
 		if err := config.SetDotEnv(e.home, s.key, s.value); err != nil {
 			return failf("saving %s to %s/.env: %s", s.key, e.home, oneLine(err.Error()))

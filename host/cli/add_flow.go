@@ -27,6 +27,11 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	}
 	_, isStdio := entry.Fields.Get("command")
 	plan.stdio = isStdio
+	// A suspicious entry is refused before anything else happens: no
+	// prompt, no login, no probe, and config.yaml is left as it was.
+	if err := e.screenAdd(o.name, plan); err != nil {
+		return err
+	}
 	if o.tools != "" {
 		plan.include = splitList(o.tools)
 		if len(plan.include) == 0 {
