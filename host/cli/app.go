@@ -268,6 +268,8 @@ func mcpCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "manage and use MCP servers",
+		// No command: the picker on a terminal, the catalog elsewhere.
+		Action: e.mcpAction,
 		Commands: []*cli.Command{
 			testCommand(e),
 			callCommand(e),
