@@ -58,6 +58,7 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'CallTool1MiB' -benchtime 40x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginStart' -benchtime 200x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginRSS|OneShot|ToolsCommand|Discovery' -benchtime 10x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'SandboxStart' -benchtime 20x -count 3 ./host/bench/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile
 # test server against a host of its own, beside a server that must stay
