@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -63,6 +64,9 @@ func TestShippedManifests(t *testing.T) {
 			}
 			if m.Install == nil && m.Source == "" && m.Name != "unreal-engine" {
 				t.Errorf("no source: say where the server comes from")
+			}
+			if m.Install != nil && !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(m.Install.Ref) {
+				t.Errorf("install.ref %q is not a full 40-hex commit SHA", m.Install.Ref)
 			}
 			pins, problems := m.Pins()
 			for _, p := range problems {
