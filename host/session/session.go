@@ -188,6 +188,12 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		if errors.As(err, &ce) {
 			code = sdk.CodeContract
 		}
+		// A pinned plugin binary that changed since install stays refused
+		// until the entry is installed again: retrying cannot help.
+		var sum *supervisor.ChecksumError
+		if errors.As(err, &sum) {
+			code = sdk.CodeConfig
+		}
 		return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
 	}
 	// fail stops the plugin and returns every failure as a *ConnectError.
@@ -272,15 +278,19 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	return s, nil
 }
 
-// TransportSpec is the launch spec of srv's transport plugin.
+// TransportSpec is the launch spec of srv's transport plugin,
+// hermes-transport-<PluginName>: the binary srv's plugin: block pins when
+// the pin is for that plugin (supervisor.PinnedSpec: that exact file only,
+// its sha256 checked on the file executed at every start, a changed one
+// refused naming the install to redo), else the one on the search path.
 func TransportSpec(srv *config.Server) supervisor.Spec {
-	return supervisor.Spec{
+	return supervisor.PinnedSpec(supervisor.Spec{
 		Kind:          sdk.KindTransport,
 		Name:          PluginName(srv),
 		Label:         srv.Name,
 		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}},
 		MaxFrameBytes: srv.MaxMessageBytes,
-	}
+	}, srv.Plugin, srv.Name)
 }
 
 // explain turns a failed start or initialize into one line naming the cause.
