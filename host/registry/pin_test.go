@@ -1,0 +1,90 @@
+package registry_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/sdk"
+)
+
+// putBinary copies src to a new file dst and returns its sha256.
+func putBinary(t *testing.T, src, dst string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dst+".new", dst); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// An entry whose plugin: block pins its transport plugin connects through
+// the installed binary; once that binary changes, the entry fails at once
+// with what to do, is not retried, and never starts its server; put back
+// (as installing again does), Reload connects it.
+func TestPinnedTransportChanged(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	server := filepath.Join(dir, "hermes-testserver")
+	marker := filepath.Join(t.TempDir(), "started")
+	bin := filepath.Join(deps.Home, "mcp-installs", "ts", "hermes-transport-stdio")
+	stdio := testbin.Path(t, "hermes-transport-stdio")
+	sum := putBinary(t, stdio, bin)
+	entry := func(name string) string {
+		return shellEntry(name, marker, server, "pinned") +
+			"    plugin:\n      kind: transport\n      name: stdio\n      path: " + bin + "\n      sha256: " + sum + "\n"
+	}
+	servers := loadConfig(t, deps.Home, "mcp_servers:\n"+entry("ts"))
+
+	// The binary is changed before the host starts.
+	putBinary(t, testbin.Path(t, "hermes-transport-mcpgostdio"), bin)
+	m := startManager(t, registry.Options{Servers: servers, Deps: deps, Timings: fast()})
+	st := status(m, "ts")
+	if st.State != registry.StateFailed || st.Code != sdk.CodeConfig ||
+		!strings.Contains(st.Error, "plugin binary "+bin+" changed since install") || !strings.Contains(st.Error, "run `hermes mcp install ts` again") {
+		t.Fatalf("state %s, code %q, error %q; want failed, config, the changed binary and what to do", st.State, st.Code, st.Error)
+	}
+	if st.Rejected {
+		t.Error("a changed plugin is marked as rejected by the security check")
+	}
+	if _, err := m.CallTool(context.Background(), "ts", "echo", map[string]any{"message": "x"}); err == nil {
+		t.Error("a tool call reached a server behind a changed plugin")
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the changed plugin started the server (marker: %v)", err)
+	}
+
+	// Installed again: the same entry connects on Reload.
+	putBinary(t, stdio, bin)
+	res, err := m.Reload(context.Background(), servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Reconnected, "ts") {
+		t.Errorf("Reload did not retry the failed entry: %+v", res)
+	}
+	eventually(t, 30*time.Second, "the reinstalled entry connects", func() bool {
+		return status(m, "ts").State == registry.StateConnected
+	})
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the entry connected without its server leaving the marker: %v", err)
+	}
+}
