@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,31 @@ func TestPinnedTransportPluginConnects(t *testing.T) {
 	s = connect(t, p.d, srv)
 	if _, err := call(context.Background(), s, "echo", map[string]any{"message": "again"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The pinned plugin also sandboxes its server: its launcher re-executes
+// the very binary that was checked.
+func TestPinnedTransportPluginSandboxes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is enforced on Linux only")
+	}
+	p := newPinnedTransport(t)
+	srv := p.server(p.sum)
+	sb, err := config.ParseSandbox(map[string]any{"network": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Sandbox = sb
+	s := connect(t, p.d, srv)
+	if s.Plugin.Path != p.bin {
+		t.Fatalf("plugin ran from %s, want the pinned %s", s.Plugin.Path, p.bin)
+	}
+	if rep := s.Sandbox(); rep == nil || len(rep.Gaps) != 0 {
+		t.Fatalf("sandbox report %v; want one with no gaps", rep)
+	}
+	if got, err := call(context.Background(), s, "echo", map[string]any{"message": "boxed"}); err != nil || got != "boxed" {
+		t.Fatalf("echo = %q, %v", got, err)
 	}
 }
 
