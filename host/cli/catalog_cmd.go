@@ -2,17 +2,139 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strconv"
 
+	"github.com/hermes-agent/hermes/host/catalog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
 
+// catalogView is the catalog as hermes mcp catalog and the picker show it:
+// one row per entry and per configured server that is not in the catalog
+// (catalog.Rows), and the warnings about entries that cannot be used.
+type catalogView struct {
+	// Source is where the catalog was read: catalog.BuiltIn or a folder.
+	Source string
+	Rows   []catalog.Row
+	// Diagnostics are the entries that need a newer hermes or whose
+	// manifest is invalid; Warnings are their lines (Diagnostic.Warning).
+	Diagnostics []catalog.Diagnostic
+	Warnings    []string
+}
+
+// loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
+// and config.yaml of home, and merges them. Its errors are one line that
+// says what to do next.
+func loadCatalogView(home string) (*catalogView, error) {
+	cat, err := catalog.Load()
+	if err != nil {
+		return nil, failf("%s", oneLine(err.Error()))
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return nil, failf("%s", oneLine(err.Error()))
+	}
+	v := &catalogView{Source: cat.Source, Rows: catalog.Rows(cat, cfg), Diagnostics: cat.Diagnostics}
+	for _, d := range cat.Diagnostics {
+		v.Warnings = append(v.Warnings, d.Warning())
+	}
+	return v, nil
+}
+
+// writeCatalogTable writes rows as the catalog table (Name, Status,
+// Description; with numbered, a leading # column counting from 1) to w.
+// Every cell is manifest or config text and is escaped for the terminal.
+func writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
+	headers := []string{"Name", "Status", "Description"}
+	if numbered {
+		headers = append([]string{"#"}, headers...)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{r.Name, r.Status, r.Description}
+		if numbered {
+			cells[i] = append([]string{strconv.Itoa(i + 1)}, cells[i]...)
+		}
+	}
+	ui.New(w, io.Discard, nil).Table(headers, cells)
+}
+
+// writeCatalogWarnings writes each warning to w as one escaped line,
+// "⚠ " first.
+func writeCatalogWarnings(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "⚠ %s\n", termsafe.Escape(s))
+	}
+}
+
+// catalogJSON is the output of hermes mcp catalog --json.
+type catalogJSON struct {
+	// Source is "built-in" or the folder $HERMES_OPTIONAL_MCPS named.
+	Source  string             `json:"source"`
+	Entries []catalogJSONEntry `json:"entries"`
+	// Warnings are the lines hermes mcp catalog warns with;
+	// Diagnostics the same entries, field by field.
+	Warnings    []string             `json:"warnings"`
+	Diagnostics []catalog.Diagnostic `json:"diagnostics"`
+}
+
+// catalogJSONEntry is one row of hermes mcp catalog --json.
+type catalogJSONEntry struct {
+	catalog.Row
+	// Transport is stdio or http; SourceURL the manifest's source;
+	// NeedsNewer marks an entry whose manifest is for a newer hermes.
+	// All three are for catalog entries only.
+	Transport  string `json:"transport,omitempty"`
+	SourceURL  string `json:"source_url,omitempty"`
+	NeedsNewer bool   `json:"needs_newer_hermes,omitempty"`
+}
+
 // catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
 func catalogCommand(e *env) *cli.Command {
+	var asJSON bool
 	return &cli.Command{
 		Name:  "catalog",
-		Usage: "list the curated catalog of MCP servers",
+		Usage: "list the curated catalog of MCP servers and whether each is installed",
+		Description: "Lists the entries of the catalog built into hermes (or of the folder $HERMES_OPTIONAL_MCPS names)\n" +
+			"with their status (available, installed (disabled), enabled), then the servers of config.yaml that are\n" +
+			"not in the catalog (custom). Entries that need a newer Hermes or whose manifest is invalid are warned\n" +
+			"about on stderr.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print one JSON object: {"entries": [...], "warnings": [...]}`, Destination: &asJSON}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			return failf("hermes mcp catalog is being built")
+			if c.Args().Len() != 0 {
+				return usagef("usage: hermes mcp catalog [--json]")
+			}
+			v, err := loadCatalogView(e.home)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := catalogJSON{Source: v.Source, Entries: []catalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
+				for _, r := range v.Rows {
+					je := catalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
+					if r.Manifest != nil {
+						je.Transport, je.SourceURL = r.Manifest.Transport.Type, r.Manifest.Source
+					}
+					out.Entries = append(out.Entries, je)
+				}
+				out.Warnings = append(out.Warnings, v.Warnings...)
+				out.Diagnostics = append(out.Diagnostics, v.Diagnostics...)
+				writeJSON(e, out)
+				return nil
+			}
+			if len(v.Rows) == 0 {
+				e.p.Line("The catalog is empty and no server is configured.")
+			} else {
+				writeCatalogTable(e.out, v.Rows, false)
+				e.p.Line("")
+				e.p.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
+			}
+			writeCatalogWarnings(e.err, v.Warnings)
+			return nil
 		},
 	}
 }
