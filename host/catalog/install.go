@@ -92,15 +92,34 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 		return err
 	}
 	dir := InstallDir(home, m.Name)
-	entry, err := installEntry(m, dir, o.NoSandbox)
+	topts := TranslateOptions{NoSandbox: o.NoSandbox}
+	if m.Install != nil {
+		topts.InstallDir = dir
+	}
+	plan, err := m.Plan(topts)
 	if err != nil {
 		return err
 	}
-	var sandbox *config.SandboxSettings
-	if m.Sandbox != nil && !o.NoSandbox {
-		raw, _ := installSubst(m.Sandbox, func(s string) string { return strings.ReplaceAll(s, installDirPlaceholder, dir) }).(map[string]any)
-		if sandbox, err = config.ParseSandbox(raw); err != nil {
-			return fmt.Errorf("the sandbox of '%s' is not valid: %w", m.Name, err)
+	// The entry is translated (and so checked) before anything runs; a
+	// plugin that pins no sha256 is translated again once its binary was
+	// built and hashed.
+	check := topts
+	if m.Plugin != nil && m.Plugin.SHA256 == "" {
+		check.PluginSHA256 = strings.Repeat("0", 64)
+	}
+	entry, err := Translate(m, check)
+	if err != nil {
+		return err
+	}
+	if in.Admit != nil {
+		// The command and args as they will be saved, before any value is
+		// asked for: a rejected entry runs nothing, not even its bootstrap.
+		srv, err := config.LoadEntry(home, m.Name, entry, nil)
+		if err != nil {
+			return fmt.Errorf("the entry of '%s' does not load: %w", m.Name, err)
+		}
+		if err := in.Admit(srv); err != nil {
+			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
 		}
 	}
 	pr, err := priorEntry(home, m.Name)
@@ -108,7 +127,7 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 		return err
 	}
 
-	in.showPlan(m, dir, sandbox, o, pr)
+	in.showPlan(m, plan, pr)
 	if !o.Yes {
 		if !p.Interactive() {
 			return fmt.Errorf("%w: there is no terminal to confirm on; read what it runs above, then run again with --yes to install without a terminal: hermes mcp install %s --yes", ErrConfirmNeeded, m.Name)
@@ -151,7 +170,11 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 		if err != nil {
 			return err
 		}
-		withPlugin(entry, m.Plugin, path, sum)
+		withSum := topts
+		withSum.PluginSHA256 = sum
+		if entry, err = Translate(m, withSum); err != nil {
+			return err
+		}
 		p.OK("Plugin %s checked: sha256 %s", filepath.Base(path), sum)
 	}
 
@@ -173,8 +196,6 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
 		}
 	}
-	// TODO(lead): call the security validator's save-time check here once
-	// it has landed (Admit is the hook; host/cli sets it).
 	if err := in.chooseTools(ctx, m, srv, entry, pr, o); err != nil {
 		return err
 	}
@@ -239,50 +260,21 @@ func priorEntry(home, name string) (priorEntryInfo, error) {
 	return pr, nil
 }
 
-// showPlan prints what the install will fetch, run and launch.
-func (in *Installer) showPlan(m *Manifest, dir string, sb *config.SandboxSettings, o Options, pr priorEntryInfo) {
+// showPlan prints what the install will fetch, run and launch, and the
+// sandbox it runs under (Plan.Lines), before anything runs. The printer
+// escapes what the manifest says.
+func (in *Installer) showPlan(m *Manifest, plan *Plan, pr priorEntryInfo) {
 	p := in.Printer
 	p.Header(fmt.Sprintf("Installing MCP '%s'", m.Name))
 	p.Line("%s", m.Description)
-	if m.Source != "" {
-		p.Line("Source: %s", m.Source)
+	for _, l := range plan.Lines() {
+		p.Line("%s", l)
 	}
-	if m.Install != nil {
-		p.Line("Clone: %s @ %s", m.Install.URL, m.Install.Ref)
-		p.Line("  into %s", dir)
-		if len(m.Install.Bootstrap) > 0 {
-			p.Line("Bootstrap, run in the clone with sh -c (each step at most %s):", installOrDuration(in.StepTimeout, DefaultStepTimeout))
-			for _, s := range m.Install.Bootstrap {
-				p.Line("  $ %s", s)
-			}
-		}
+	if len(plan.Bootstrap) > 0 {
+		p.Info("Each bootstrap step runs with sh -c in the clone, at most %s (--step-timeout).", installOrDuration(in.StepTimeout, DefaultStepTimeout))
 	}
-	p.Line("Launch: %s", launchLine(m, dir))
-	if m.Plugin != nil {
-		pin := "recorded at install, checked at every start"
-		if m.Plugin.SHA256 != "" {
-			pin = "must be " + strings.ToLower(m.Plugin.SHA256)
-		}
-		p.Line("Plugin: hermes-%s-%s from %s (sha256 %s)", m.Plugin.Kind, m.Plugin.Name, m.Plugin.Path, pin)
-	}
-	switch {
-	case o.NoSandbox && m.Sandbox != nil:
-		p.Line("Sandbox: none")
+	if plan.SandboxOff {
 		p.Warn("--no-sandbox: '%s' will run unconfined, with your user's rights (its manifest asks for a sandbox)", m.Name)
-	case sb == nil:
-		p.Line("Sandbox: none (runs with your user's rights)")
-	default:
-		p.Line("Sandbox:")
-		for _, l := range sb.Describe() {
-			p.Line("  %s", l)
-		}
-	}
-	if len(m.Auth.Env) > 0 {
-		var names []string
-		for _, e := range m.Auth.Env {
-			names = append(names, e.Name)
-		}
-		p.Line("Asks for: %s (saved to .env)", strings.Join(names, ", "))
 	}
 	if pr.exists {
 		p.Warn("'%s' is in config.yaml already: its entry is replaced (the tool selection is kept)", m.Name)

@@ -371,9 +371,9 @@ func TestInstallPlugin(t *testing.T) {
 		{"missing", "true", "bin/hermes-transport-demo", "", "the bootstrap did not produce the plugin binary bin/hermes-transport-demo"},
 		{"symlink out", "mkdir -p bin && ln -s " + outside + " bin/hermes-transport-demo", "bin/hermes-transport-demo", "", "is a symlink"},
 		{"folder symlinked out", "ln -s " + filepath.Dir(outside) + " bin", "bin/hermes-transport-demo", "", "it must stay inside the install folder"},
-		{"path out", "true", "../hermes-transport-demo", "", "is not a path inside the install folder"},
+		{"path out", "true", "../hermes-transport-demo", "", "plugin.path \"../hermes-transport-demo\" must name hermes-transport-demo inside the install folder"},
 		{"not executable", "mkdir -p bin && cp src/plugin bin/hermes-transport-demo && chmod -x bin/hermes-transport-demo", "bin/hermes-transport-demo", "", "is not executable"},
-		{"wrong name", "true", "bin/other", "", "must name the binary hermes-transport-demo"},
+		{"wrong name", "true", "bin/other", "", "plugin.path \"bin/other\" must name hermes-transport-demo inside the install folder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
