@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/urfave/cli/v3"
 )
 
@@ -72,86 +70,18 @@ func installCommand(e *env) *cli.Command {
 	}
 }
 
-// entryCatalog is the catalog as install, uninstall and the picker read
-// it: the valid entries by name, and why the others cannot be used.
-//
-// It stands in for the catalog package's reader until that is committed:
-// it reads only the folder $HERMES_OPTIONAL_MCPS names, one
-// <name>/manifest.yaml per entry, with catalog.Parse.
-type entryCatalog struct {
-	entries []*catalog.Manifest
-	invalid map[string]string
-}
-
-// catalogDirEnv names the folder of catalog entries.
-const catalogDirEnv = "HERMES_OPTIONAL_MCPS"
-
-// readCatalog reads the catalog (see entryCatalog).
-func readCatalog() (*entryCatalog, error) {
-	dir := os.Getenv(catalogDirEnv)
-	if dir == "" {
-		return nil, fmt.Errorf("this build has no built-in catalog yet; set %s to a folder of <name>/manifest.yaml entries", catalogDirEnv)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s=%s cannot be read (%s); point it at a folder of <name>/manifest.yaml entries", catalogDirEnv, dir, errors.Unwrap(err))
-	}
-	c := &entryCatalog{invalid: map[string]string{}}
-	for _, d := range ents {
-		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-			continue
-		}
-		f, err := os.Open(filepath.Join(dir, d.Name(), "manifest.yaml"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		var src []byte
-		if err == nil {
-			src, err = io.ReadAll(io.LimitReader(f, catalog.MaxManifestBytes+1))
-			f.Close()
-		}
-		var m *catalog.Manifest
-		if err == nil {
-			m, err = catalog.Parse(src)
-		}
-		switch {
-		case err != nil:
-			c.invalid[d.Name()] = oneLine(err.Error())
-		case m.Name != d.Name():
-			c.invalid[d.Name()] = fmt.Sprintf("name '%s' does not match its folder '%s'", m.Name, d.Name())
-		default:
-			c.entries = append(c.entries, m)
-		}
-	}
-	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].Name < c.entries[j].Name })
-	return c, nil
-}
-
-// lookup returns the entry called name ("official/" may precede it).
-func (c *entryCatalog) lookup(name string) *catalog.Manifest {
-	name = strings.TrimPrefix(name, "official/")
-	for _, m := range c.entries {
-		if m.Name == name {
-			return m
-		}
-	}
-	return nil
-}
-
-// lookupEntry finds a catalog entry, failing with the message of the
-// original when there is none.
+// lookupEntry finds a catalog entry in the catalog hermes reads (the
+// built-in one, or $HERMES_OPTIONAL_MCPS).
 func lookupEntry(name string) (*catalog.Manifest, error) {
-	cat, err := readCatalog()
+	cat, err := catalog.Load()
 	if err != nil {
-		return nil, failf("reading the catalog: %s", oneLine(err.Error()))
+		return nil, failf("%s", oneLine(err.Error()))
 	}
-	if m := cat.lookup(name); m != nil {
-		return m, nil
+	m, err := cat.Lookup(name)
+	if err != nil {
+		return nil, failf("%s", oneLine(err.Error()))
 	}
-	if why, ok := cat.invalid[strings.TrimPrefix(name, "official/")]; ok {
-		return nil, failf("'%s' cannot be installed, its manifest is invalid: %s", name, why)
-	}
-	return nil, failf("'%s' is not in the catalog. Run `hermes mcp catalog` to see available entries.", name)
+	return m, nil
 }
 
 // installer is the install engine wired to this command line: its
@@ -163,10 +93,20 @@ func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *catalog.Instal
 		Probe:        e.catalogProbe,
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
-		// SECURITY VALIDATOR: the save-time check of the security
-		// validator goes here (Admit: the validator's one-call check of a
-		// *config.Server), once it has landed.
+		Admit:        admitInstall,
 	}
+}
+
+// admitInstall is the security check of an entry being installed: its
+// findings, one line.
+func admitInstall(srv *config.Server) error {
+	var re *screening.RejectedError
+	if err := screening.Admit(srv); errors.As(err, &re) {
+		return fmt.Errorf("suspicious command/args configuration: %s", oneLine(strings.Join(re.Messages(), "; ")))
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // install runs the install engine and turns its errors into exit codes.
@@ -236,8 +176,8 @@ func (e *env) uninstall(name string, yes bool) error {
 		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
 	var m *catalog.Manifest
-	if cat, err := readCatalog(); err == nil {
-		m = cat.lookup(name)
+	if cat, err := catalog.Load(); err == nil {
+		m, _ = cat.Lookup(name)
 	}
 	_, names, err := e.serverNames()
 	if err != nil {

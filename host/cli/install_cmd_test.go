@@ -199,7 +199,7 @@ func TestInstallFromGitOnTerminal(t *testing.T) {
 		"$ echo bootstrapping in \"$INSTALL_DIR\"",
 		"Launch: " + dir + "/bin/run.sh",
 		"Sandbox: none (runs with your user's rights)",
-		"Asks for: DEMO_TOKEN, DEMO_REGION (saved to .env)",
+		"Auth: api key", "Asks for: DEMO_TOKEN (secret), DEMO_REGION (saved to .env)",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, plan)
@@ -319,7 +319,7 @@ func TestInstallWithoutTerminal(t *testing.T) {
 		t.Errorf("changed by a failed install:\n%s", after)
 	}
 	runHermesEnv(t, home, extra, "mcp", "install", "nope", "--yes").must(t, 1).
-		oneLineErr(t, "'nope' is not in the catalog. Run `hermes mcp catalog` to see available entries.")
+		oneLineErr(t, "'nope' is not in the catalog; run hermes mcp catalog to see the entries")
 
 	r = runHermesEnv(t, home, append(extra, "DEMO_TOKEN=from-env"), "mcp", "install", "demo", "--yes").must(t, 0)
 	if !strings.Contains(r.stdout, "3/21 tools enabled (the manifest's default).") {

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
@@ -14,90 +12,30 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// Statuses of a picker row, as the original's picker shows them.
-const (
-	pickAvailable      = "available"
-	pickDisabled       = "installed (disabled)"
-	pickEnabled        = "enabled"
-	pickCustomEnabled  = "custom — enabled"
-	pickCustomDisabled = "custom — disabled"
-)
-
-// pickRow is one line of the picker: a catalog entry, or a server of
-// config.yaml that is not in the catalog.
-type pickRow struct {
-	name, status, description string
-	manifest                  *catalog.Manifest // nil for custom servers
-}
-
 // pickRows lists the catalog's entries, then the configured servers that
-// are not in it, in config order.
-//
-// It stands in for the catalog package's rows until those are committed.
-func (e *env) pickRows() ([]pickRow, []string, error) {
+// are not in it (catalog.Rows), with the catalog's warnings: entries for a
+// newer hermes and invalid manifests.
+func (e *env) pickRows() ([]catalog.Row, []string, error) {
 	var warnings []string
-	cat, err := readCatalog()
+	cat, err := catalog.Load()
 	if err != nil {
 		warnings = append(warnings, oneLine(err.Error()))
-		cat = &entryCatalog{}
+		cat = &catalog.Catalog{}
 	}
-	for name, why := range cat.invalid {
-		warnings = append(warnings, fmt.Sprintf("'%s' cannot be installed, its manifest is invalid: %s", name, why))
+	for _, d := range cat.Diagnostics {
+		warnings = append(warnings, d.Warning())
 	}
 	cfg, err := config.Load(e.home)
 	if err != nil {
 		return nil, nil, failf("%s", oneLine(err.Error()))
 	}
-	var rows []pickRow
-	known := map[string]bool{}
-	for _, m := range cat.entries {
-		r := pickRow{name: m.Name, status: pickAvailable, description: m.Description, manifest: m}
-		if s := cfg.Server(m.Name); s != nil {
-			r.status = pickDisabled
-			if s.Enabled {
-				r.status = pickEnabled
-			}
-		}
-		known[m.Name] = true
-		rows = append(rows, r)
-	}
-	for _, s := range cfg.Servers {
-		if known[s.Name] {
-			continue
-		}
-		st := pickCustomDisabled
-		if s.Enabled {
-			st = pickCustomEnabled
-		}
-		target := s.URL
-		if target == "" {
-			target = strings.TrimSpace(shownCommand(s) + " " + strings.Join(s.Args, " "))
-		}
-		rows = append(rows, pickRow{name: s.Name, status: st, description: target})
-	}
-	return rows, warnings, nil
+	return catalog.Rows(cat, cfg), warnings, nil
 }
 
-// printCatalog prints the picker's rows as a table, for 'hermes mcp'
-// without a terminal.
-func (e *env) printCatalog() error {
-	rows, warnings, err := e.pickRows()
-	if err != nil {
-		return err
-	}
-	e.p.Table([]string{"Name", "Status", "Description"}, pickTable(rows, false))
-	e.p.Line("")
-	e.p.Line("Install: hermes mcp install <name>    Picker: hermes mcp (on a terminal)")
-	for _, w := range warnings {
-		e.p.Warn("%s", w)
-	}
-	return nil
-}
-
-func pickTable(rows []pickRow, numbered bool) [][]string {
+func pickTable(rows []catalog.Row, numbered bool) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		out[i] = []string{r.name, r.status, r.description}
+		out[i] = []string{r.Name, r.Status, r.Description}
 		if numbered {
 			out[i] = append([]string{strconv.Itoa(i + 1)}, out[i]...)
 		}
@@ -115,7 +53,9 @@ func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 		return err
 	}
 	if !e.p.Interactive() {
-		return e.printCatalog()
+		// Exactly what hermes mcp catalog prints.
+		cat := catalogCommand(e)
+		return cat.Run(ctx, []string{cat.Name})
 	}
 	return e.picker(ctx, c)
 }
@@ -173,46 +113,51 @@ func pickerQuit(err error) error {
 	return failf("%s", oneLine(err.Error()))
 }
 
-func pickFind(rows []pickRow, ans string) (pickRow, bool) {
+func pickFind(rows []catalog.Row, ans string) (catalog.Row, bool) {
 	if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(rows) {
 		return rows[n-1], true
 	}
 	for _, r := range rows {
-		if r.name == ans {
+		if r.Name == ans {
 			return r, true
 		}
 	}
-	return pickRow{}, false
+	return catalog.Row{}, false
 }
 
 // pickAction offers the actions of one row and runs the one chosen.
-func (e *env) pickAction(ctx context.Context, r pickRow) error {
+func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 	type action struct {
 		label string
 		run   func() error
 	}
 	install := func() error {
-		return e.install(ctx, r.manifest, catalog.Options{}, catalog.DefaultStepTimeout, catalog.DefaultCloneTimeout)
+		return e.install(ctx, r.Manifest, catalog.Options{}, catalog.DefaultStepTimeout, catalog.DefaultCloneTimeout)
 	}
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
-	enable, disable := sub(enableCommand(e, true), r.name), sub(enableCommand(e, false), r.name)
-	configure := sub(configureCommand(e), r.name)
+	enable, disable := sub(enableCommand(e, true), r.Name), sub(enableCommand(e, false), r.Name)
+	configure := sub(configureCommand(e), r.Name)
+	uninstall := func() error { return e.uninstall(r.Name, false) }
 	var acts []action
-	switch r.status {
-	case pickAvailable:
+	switch {
+	case r.Status == catalog.StatusNeedsNewer:
+		return failf("'%s' requires a newer Hermes; update hermes to install it", r.Name)
+	case r.Custom && r.Enabled:
+		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(removeCommand(e), r.Name)}}
+	case r.Custom:
+		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(removeCommand(e), r.Name)}}
+	case r.Manifest == nil:
+		return failf("'%s' cannot be installed from this catalog", r.Name)
+	case !r.Installed:
 		acts = []action{{"install", install}}
-	case pickDisabled:
-		acts = []action{{"enable", enable}, {"configure tools", configure}, {"uninstall", func() error { return e.uninstall(r.name, false) }}, {"reinstall", install}}
-	case pickEnabled:
-		acts = []action{{"configure tools", configure}, {"disable", disable}, {"uninstall", func() error { return e.uninstall(r.name, false) }}, {"reinstall", install}}
-	case pickCustomEnabled:
-		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(removeCommand(e), r.name)}}
-	case pickCustomDisabled:
-		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(removeCommand(e), r.name)}}
+	case r.Enabled:
+		acts = []action{{"configure tools", configure}, {"disable", disable}, {"uninstall", uninstall}, {"reinstall", install}}
+	default:
+		acts = []action{{"enable", enable}, {"configure tools", configure}, {"uninstall", uninstall}, {"reinstall", install}}
 	}
-	e.p.Line("'%s' (%s): %s", r.name, r.status, r.description)
+	e.p.Line("'%s' (%s): %s", r.Name, r.Status, r.Description)
 	for i, a := range acts {
 		e.p.Line("  %d  %s", i+1, a.label)
 	}
@@ -231,5 +176,5 @@ func (e *env) pickAction(ctx context.Context, r pickRow) error {
 			return a.run()
 		}
 	}
-	return failf("No action '%s' for '%s'; type its number", ans, r.name)
+	return failf("No action '%s' for '%s'; type its number", ans, r.Name)
 }
