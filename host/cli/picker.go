@@ -7,41 +7,9 @@ import (
 	"strconv"
 
 	"github.com/hermes-agent/hermes/host/catalog"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
-
-// pickRows lists the catalog's entries, then the configured servers that
-// are not in it (catalog.Rows), with the catalog's warnings: entries for a
-// newer hermes and invalid manifests.
-func (e *env) pickRows() ([]catalog.Row, []string, error) {
-	var warnings []string
-	cat, err := catalog.Load()
-	if err != nil {
-		warnings = append(warnings, oneLine(err.Error()))
-		cat = &catalog.Catalog{}
-	}
-	for _, d := range cat.Diagnostics {
-		warnings = append(warnings, d.Warning())
-	}
-	cfg, err := config.Load(e.home)
-	if err != nil {
-		return nil, nil, failf("%s", oneLine(err.Error()))
-	}
-	return catalog.Rows(cat, cfg), warnings, nil
-}
-
-func pickTable(rows []catalog.Row, numbered bool) [][]string {
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = []string{r.Name, r.Status, r.Description}
-		if numbered {
-			out[i] = append([]string{strconv.Itoa(i + 1)}, out[i]...)
-		}
-	}
-	return out
-}
 
 // mcpAction is bare 'hermes mcp': on a terminal the interactive picker,
 // otherwise the catalog as a table.
@@ -65,13 +33,14 @@ func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 // reinstall a catalog entry; configure, toggle and remove a custom one.
 func (e *env) picker(ctx context.Context, c *cli.Command) error {
 	for {
-		rows, warnings, err := e.pickRows()
+		v, err := loadCatalogView(e.home)
 		if err != nil {
 			return err
 		}
+		rows := v.Rows
 		e.p.Header("MCP servers: the catalog and your config")
-		e.p.Table([]string{"#", "Name", "Status", "Description"}, pickTable(rows, true))
-		for _, w := range warnings {
+		writeCatalogTable(e.out, rows, true)
+		for _, w := range v.Warnings {
 			e.p.Warn("%s", w)
 		}
 		if len(rows) == 0 {
