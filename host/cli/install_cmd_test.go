@@ -451,9 +451,12 @@ func TestInstallNpmPinnedEntry(t *testing.T) {
 }
 
 // An entry that ships its own transport plugin (the sdk's example, built
-// by its bootstrap into the install folder): installed when the binary
-// matches the manifest's pin, with the pin and the path recorded in its
-// entry, and refused when it does not match.
+// by its bootstrap into the install folder): refused at install when the
+// binary does not match the manifest's pin, with config.yaml, .env and the
+// install folder as they were; installed when it matches, with the pin and
+// the path recorded in its entry, and its server runs through it; refused
+// at start once the binary is swapped after the install, naming the
+// install to redo, which makes it run again.
 func TestInstallEntryWithPlugin(t *testing.T) {
 	plugin, err := os.ReadFile(testbin.Path(t, "hermes-transport-mcpgostdio"))
 	if err != nil {
@@ -492,11 +495,24 @@ plugin:
 	t.Run("wrong pin", func(t *testing.T) {
 		wrong := strings.Repeat("0", 64)
 		home := newHome(t)
+		// A previous install of plug, and other settings.
+		old := filepath.Join(home, "mcp-installs", "plug")
+		if err := os.MkdirAll(old, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(old, "old.txt"), []byte("previous install\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		writeConfig(t, home, "# mine\nmcp_servers:\n  plug:\n    command: "+old+"/old   # hand-written\n  other:\n    command: other-server\n")
+		if err := os.WriteFile(filepath.Join(home, ".env"), []byte("OTHER=1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := installTree(t, home)
 		cat := catalogDir(t, map[string]string{"plug": entry(wrong)})
 		run(home, cat, "mcp", "install", "plug", "--yes").must(t, 1).
 			oneLineErr(t, "installing 'plug' failed: ", "does not match the manifest's pin "+wrong, "nothing was installed")
-		if tree := installTree(t, home); tree != "config.yaml: absent\n.env: absent" {
-			t.Errorf("left behind:\n%s", tree)
+		if after := installTree(t, home); after != before {
+			t.Errorf("not as before:\n%s\nwas:\n%s", after, before)
 		}
 	})
 
@@ -512,4 +528,74 @@ plugin:
 	if s == nil || s.Err != nil || s.Transport != "mcpgostdio" || s.Plugin == nil || s.Plugin.Path != bin || s.Plugin.SHA256 != pin {
 		t.Fatalf("server %+v", s)
 	}
+	// It runs, through its own plugin.
+	if r := run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=through-the-pin").must(t, 0); !strings.Contains(r.stdout, "through-the-pin") {
+		t.Errorf("call output:\n%s", r.stdout)
+	}
+
+	// The binary is swapped after the install: refused at start.
+	swapped := append(append([]byte(nil), plugin...), "swapped"...)
+	if err := os.WriteFile(bin+".new", swapped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(bin+".new", bin); err != nil {
+		t.Fatal(err)
+	}
+	run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=hi").must(t, 1).
+		oneLineErr(t, "plugin binary "+bin+" changed since install", "run `hermes mcp install plug` again")
+
+	// Installing again, as the message says, puts the pinned binary back.
+	run(home, cat, "mcp", "install", "plug", "--yes").must(t, 0)
+	if r := run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=back-again").must(t, 0); !strings.Contains(r.stdout, "back-again") {
+		t.Errorf("call output after reinstall:\n%s", r.stdout)
+	}
+}
+
+// The sandbox the manifest asks for is shown before anything runs and
+// written into the entry; --no-sandbox shows that it is left out, warns,
+// and saves the entry without it. --tools enables only the tools named.
+func TestInstallSandboxAndFlags(t *testing.T) {
+	url, sha := demoServerRepo(t)
+	entry := demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh") +
+		"sandbox:\n  network: none\n  writable: [\"${INSTALL_DIR}/data\"]\n  limits:\n    open_files: 512\n"
+	cat := catalogDir(t, map[string]string{"demo": entry})
+	home := newHome(t)
+	dir := filepath.Join(home, "mcp-installs", "demo")
+	extra := []string{"HERMES_OPTIONAL_MCPS=" + cat, "DEMO_TOKEN=from-env"}
+
+	r := runHermesEnv(t, home, extra, "mcp", "install", "demo").must(t, 2)
+	for _, want := range []string{"Sandbox:", "  files: read-only; writable: install folder, private temp, " + dir + "/data", "  never readable: $HERMES_HOME", "  network: none", "open files 512"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if tree := installTree(t, home); tree != "config.yaml: absent\n.env: absent" {
+		t.Errorf("changed before the install was confirmed:\n%s", tree)
+	}
+
+	r = runHermesEnv(t, home, extra, "mcp", "install", "demo", "--yes", "--no-sandbox", "--tools", "echo,env").must(t, 0)
+	if !strings.Contains(r.stdout, "Sandbox: none (--no-sandbox; its manifest asks for one)") ||
+		!strings.Contains(r.stdout+r.stderr, "--no-sandbox: 'demo' will run unconfined") {
+		t.Errorf("--no-sandbox was not shown:\n%s\n%s", r.stdout, r.stderr)
+	}
+	s := loadConfig(t, home).Server("demo")
+	if s == nil || s.Err != nil || s.Sandbox != nil || strings.Contains(readConfig(t, home), "sandbox") ||
+		!slices.Equal(s.Tools.Include, []string{"echo", "env"}) {
+		t.Fatalf("with --no-sandbox: server %+v\n%s", s, readConfig(t, home))
+	}
+
+	runHermesEnv(t, home, extra, "mcp", "install", "demo", "--yes", "--tools", "echo").must(t, 0)
+	s = loadConfig(t, home).Server("demo")
+	if s == nil || s.Err != nil || s.Sandbox == nil || s.Sandbox.Network != "none" || !slices.Contains(s.Sandbox.Writable, dir+"/data") ||
+		!slices.Equal(s.Tools.Include, []string{"echo"}) {
+		t.Fatalf("with the sandbox: server %+v sandbox %+v\n%s", s, s.Sandbox, readConfig(t, home))
+	}
+	before := installTree(t, home)
+	runHermesEnv(t, home, extra, "mcp", "install", "demo", "--yes", "--no-sandbox", "--tools", "echo,nope").must(t, 1).
+		oneLineErr(t, "'demo' has no tool matching 'nope'", "nothing was installed")
+	if after := installTree(t, home); after != before {
+		t.Errorf("a refused --tools changed the install:\n%s\nwas:\n%s", after, before)
+	}
+	runHermesEnv(t, home, extra, "mcp", "install", "demo", "--tools", "").must(t, 2).
+		oneLineErr(t, "--tools needs at least one tool name")
 }
