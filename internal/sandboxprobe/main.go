@@ -1,8 +1,9 @@
 // Command hermes-sandboxprobe is a hostile MCP server for the sandbox tests:
 // each tool tries one way out of a sandbox (read a secret, list a folder,
-// write a file, connect, fetch through the proxy, resolve a name, fork
-// without bound, allocate without bound) and answers, as text, "ok: ..."
-// when it got through and "failed: ..." when it was stopped. Forking and
+// write a file, connect, fetch through the proxy, resolve a name, make a
+// socket through the 32-bit system call ABI, fork without bound, allocate
+// without bound) and answers, as text, "ok: ..." when it got through and
+// "failed: ..." when it was stopped. Forking and
 // allocating run in a child process of its own (this binary again), so a
 // failure there never takes the server down, and the forked children are
 // gone before the tool answers. It belongs to tests only.
@@ -29,8 +30,9 @@ import (
 
 // Child modes: this binary, started by the fork and allocate tools.
 const (
-	forkMode  = "--fork-children"
-	allocMode = "--allocate"
+	forkMode     = "--fork-children"
+	allocMode    = "--allocate"
+	socket32Mode = "--socket32"
 )
 
 // maxOut bounds what a tool returns of a file or a response.
@@ -46,6 +48,15 @@ func main() {
 				return
 			case allocMode:
 				allocate(n)
+				return
+			case socket32Mode:
+				fd, err := udpSocket32()
+				if err != nil {
+					fmt.Println("failed:", err)
+					return
+				}
+				_ = syscall.Close(fd)
+				fmt.Printf("ok: UDP socket %d through the i386 ABI\n", fd)
 				return
 			}
 		}
@@ -125,6 +136,10 @@ func addTools(s *server.MCPServer) {
 			defer cancel()
 			addrs, err := r.LookupHost(ctx, req.GetString("host", ""))
 			return result(err, "%s", strings.Join(addrs, ", "))
+		})
+	s.AddTool(mcp.NewTool("socket32", mcp.WithDescription("Makes a UDP socket, from a child process, through the 32-bit (i386) system call ABI, which a seccomp filter written for the native one does not see.")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return child(ctx, socket32Mode, 0)
 		})
 	s.AddTool(mcp.NewTool("fork", mcp.WithDescription("Starts count processes at once from a child process, then ends them; says how many it managed."),
 		mcp.WithNumber("count", mcp.Required())),
