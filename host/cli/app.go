@@ -252,7 +252,11 @@ func newApp(e *env) *cli.Command {
 		},
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
 			e.setup()
-			return ctx, nil
+			// Every command sees config.yaml, .env and the install
+			// folders whole: what a killed install left is put back
+			// first (installs still running hold their lock and are
+			// left alone).
+			return e.recoverInstalls(ctx, c)
 		},
 		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
 			return usagef("%s; run 'hermes %s --help' for usage", oneLine(err.Error()), c.Name)

@@ -58,9 +58,6 @@ func installCommand(e *env) *cli.Command {
 			if stepTimeout <= 0 || cloneTimeout <= 0 {
 				return usagef("--step-timeout and --clone-timeout must be above 0, e.g. --step-timeout 30m")
 			}
-			if _, err := e.recoverInstalls(ctx, c); err != nil {
-				return err
-			}
 			m, err := lookupEntry(c.Args().First())
 			if err != nil {
 				return err
@@ -160,9 +157,6 @@ func uninstallCommand(e *env) *cli.Command {
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp uninstall <name> [--yes]")
-			}
-			if _, err := e.recoverInstalls(ctx, c); err != nil {
-				return err
 			}
 			return e.uninstall(c.Args().First(), yes)
 		},

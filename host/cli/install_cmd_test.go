@@ -406,7 +406,8 @@ func TestInstallKilledAtEveryStep(t *testing.T) {
 			}
 			tm.Wait()
 
-			r := runHermesEnv(t, home, extra, "mcp").must(t, 0)
+			// Any command puts it back, not only the catalog's.
+			r := runHermesEnv(t, home, extra, "mcp", "list").must(t, 0)
 			if step != "confirm" && !strings.Contains(r.stderr, "the install of 'demo' was interrupted; config.yaml, .env and its install folder are back as they were") {
 				t.Errorf("the recovery was not reported:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			}

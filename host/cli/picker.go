@@ -17,9 +17,6 @@ func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 	if c.Args().Len() > 0 {
 		return usagef("unknown command 'hermes mcp %s'; run 'hermes mcp --help' for the commands", c.Args().First())
 	}
-	if _, err := e.recoverInstalls(ctx, c); err != nil {
-		return err
-	}
 	if !e.p.Interactive() {
 		// Exactly what hermes mcp catalog prints.
 		cat := catalogCommand(e)
