@@ -25,7 +25,10 @@ func (c *conn) Read(context.Context) ([]byte, error) {
 			if c.stdout != nil {
 				_ = c.stdout.Close()
 			}
-			return nil, c.exitErr
+			// Said again now that stdout is read to its end: the
+			// process often exits before its last lines are read, and
+			// the non-JSON it wrote there is the likeliest reason.
+			return nil, c.exitError(c.werr)
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {

@@ -61,6 +61,7 @@ type conn struct {
 
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
+	werr    error // what Wait returned, for exitError
 	closing atomic.Bool
 
 	// sandbox is what the server runs under, nil for none; released
@@ -178,6 +179,7 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		if c.sandbox != nil {
 			c.sandbox.Close()
 		}
+		c.werr = werr
 		c.exitErr = c.exitError(werr)
 		// What the server wrote is read to the end; a process that
 		// still holds its stdout cannot keep the connection open.
