@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/internal/testgit"
 	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
@@ -25,35 +26,7 @@ import (
 // and the full SHA of its one commit.
 func gitRepo(t testing.TB, files map[string]string) (string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := fs.FileMode(0o644)
-		if strings.HasPrefix(text, "#!") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(text), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("add", "-A")
-	git("commit", "-q", "-m", "fixture")
-	return dir, git("rev-parse", "HEAD")
+	return testgit.Repo(t, files)
 }
 
 // demoManifest is an entry installed from repo at sha: a stdio server

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testgit"
 	"github.com/hermes-agent/hermes/internal/testnpm"
 	"github.com/hermes-agent/hermes/internal/testpty"
 )
@@ -28,35 +29,8 @@ import (
 // one commit.
 func fixtureRepo(t *testing.T, files map[string]string) (url, sha string) {
 	t.Helper()
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := fs.FileMode(0o644)
-		if strings.HasPrefix(text, "#!") || strings.HasPrefix(text, "\x7fELF") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, []byte(text), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("add", "-A")
-	git("commit", "-q", "-m", "fixture")
-	return "file://" + dir, git("rev-parse", "HEAD")
+	dir, sha := testgit.Repo(t, files)
+	return "file://" + dir, sha
 }
 
 // catalogDir writes a catalog folder of the given manifests, by name, for

@@ -2,8 +2,6 @@ package credentials_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -31,7 +29,7 @@ func newPinned(t *testing.T, searchPath string) *pinned {
 	t.Setenv("HERMES_PLUGIN_PATH", searchPath)
 	p := &pinned{home: t.TempDir()}
 	p.bin = filepath.Join(p.home, "mcp-installs", "gh", "hermes-auth-fake")
-	p.sum = copyBinary(t, testbin.Path(t, "hermes-auth-fake"), p.bin)
+	p.sum = testbin.Install(t, testbin.Path(t, "hermes-auth-fake"), p.bin)
 	p.record = filepath.Join(t.TempDir(), "record")
 	p.srv = &config.Server{
 		Name: "gh", URL: "http://127.0.0.1:9/mcp", Transport: "http", Auth: "fake", SSLVerify: true,
@@ -39,26 +37,6 @@ func newPinned(t *testing.T, searchPath string) *pinned {
 		Plugin: &config.PluginPin{Kind: sdk.KindAuth, Name: "fake", Path: p.bin, SHA256: p.sum},
 	}
 	return p
-}
-
-// copyBinary writes src's bytes to a new file dst and returns their sha256.
-func copyBinary(t *testing.T, src, dst string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(dst+".new", dst); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 func (p *pinned) open(t *testing.T) (*credentials.Server, error) {
@@ -95,7 +73,7 @@ func TestPinnedAuthPluginRuns(t *testing.T) {
 // An auth plugin binary changed after install is refused before it runs.
 func TestPinnedAuthPluginSwapped(t *testing.T) {
 	p := newPinned(t, t.TempDir())
-	copyBinary(t, testbin.Path(t, "hermes-auth-exec"), p.bin)
+	testbin.Install(t, testbin.Path(t, "hermes-auth-exec"), p.bin)
 	_, err := p.open(t)
 	var ce *supervisor.ChecksumError
 	if !errors.As(err, &ce) || ce.Want != p.sum {

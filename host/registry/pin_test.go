@@ -2,8 +2,6 @@ package registry_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,26 +15,6 @@ import (
 	"github.com/hermes-agent/hermes/sdk"
 )
 
-// putBinary copies src to a new file dst and returns its sha256.
-func putBinary(t *testing.T, src, dst string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(dst+".new", dst); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
 // An entry whose plugin: block pins its transport plugin connects through
 // the installed binary; once that binary changes, the entry fails at once
 // with what to do, is not retried, and never starts its server; put back
@@ -47,7 +25,7 @@ func TestPinnedTransportChanged(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "started")
 	bin := filepath.Join(deps.Home, "mcp-installs", "ts", "hermes-transport-stdio")
 	stdio := testbin.Path(t, "hermes-transport-stdio")
-	sum := putBinary(t, stdio, bin)
+	sum := testbin.Install(t, stdio, bin)
 	entry := func(name string) string {
 		return shellEntry(name, marker, server, "pinned") +
 			"    plugin:\n      kind: transport\n      name: stdio\n      path: " + bin + "\n      sha256: " + sum + "\n"
@@ -55,7 +33,7 @@ func TestPinnedTransportChanged(t *testing.T) {
 	servers := loadConfig(t, deps.Home, "mcp_servers:\n"+entry("ts"))
 
 	// The binary is changed before the host starts.
-	putBinary(t, testbin.Path(t, "hermes-transport-mcpgostdio"), bin)
+	testbin.Install(t, testbin.Path(t, "hermes-transport-mcpgostdio"), bin)
 	m := startManager(t, registry.Options{Servers: servers, Deps: deps, Timings: fast()})
 	st := status(m, "ts")
 	if st.State != registry.StateFailed || st.Code != sdk.CodeConfig ||
@@ -73,7 +51,7 @@ func TestPinnedTransportChanged(t *testing.T) {
 	}
 
 	// Installed again: the same entry connects on Reload.
-	putBinary(t, stdio, bin)
+	testbin.Install(t, stdio, bin)
 	res, err := m.Reload(context.Background(), servers)
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package session_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -35,7 +33,7 @@ func newPinnedTransport(t *testing.T) *pinnedTransport {
 	d, dir := deps(t)
 	p := &pinnedTransport{d: d, dir: dir, marker: filepath.Join(t.TempDir(), "ran")}
 	p.bin = filepath.Join(d.Home, "mcp-installs", "ts", sdk.BinaryName(sdk.KindTransport, "stdio"))
-	p.sum = installBinary(t, testbin.Path(t, sdk.BinaryName(sdk.KindTransport, "stdio")), p.bin)
+	p.sum = testbin.Install(t, testbin.Path(t, sdk.BinaryName(sdk.KindTransport, "stdio")), p.bin)
 	return p
 }
 
@@ -66,27 +64,6 @@ func (p *pinnedTransport) neverRan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.d.Home, "logs", "mcp-stderr.log")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused plugin ran and opened the server's stderr log (%v)", err)
 	}
-}
-
-// installBinary copies src to a new file dst, as an install (or someone
-// replacing it) writes it, and returns the sha256 of its bytes.
-func installBinary(t *testing.T, src, dst string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(dst+".new", dst); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // refusedAsChanged fails unless err is the refusal of a changed plugin
@@ -180,7 +157,7 @@ func TestPinnedTransportPluginSwapped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	installBinary(t, testbin.Path(t, "hermes-transport-mcpgostdio"), p.bin)
+	testbin.Install(t, testbin.Path(t, "hermes-transport-mcpgostdio"), p.bin)
 	_, err := connect0(p.d, p.started(p.sum))
 	refusedAsChanged(t, err, p.bin)
 	p.neverRan(t)

@@ -1,8 +1,6 @@
 package supervisor_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -43,35 +41,13 @@ func newPinRig(t *testing.T) *pinRig {
 	}
 	t.Setenv("HERMES_PLUGIN_PATH", dir)
 	r := &pinRig{bin: filepath.Join(t.TempDir(), "mcp-installs", "gh", thirdParty)}
-	r.sum = install(t, testbin.Path(t, thirdParty), r.bin)
+	r.sum = testbin.Install(t, testbin.Path(t, thirdParty), r.bin)
 	r.sup = supervisor.New(supervisor.Options{Home: t.TempDir()})
 	t.Cleanup(r.sup.KillAll)
 	r.pin = &config.PluginPin{Kind: sdk.KindTransport, Name: "mcpgostdio", Path: r.bin, SHA256: r.sum}
 	r.spec = supervisor.PinnedSpec(supervisor.Spec{Kind: sdk.KindTransport, Name: "mcpgostdio", Label: "gh",
 		Plugins: map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}}, r.pin, "gh")
 	return r
-}
-
-// install copies the binary src to dst (a new file, as an install or an
-// attacker writes it) and returns its sha256.
-func install(t *testing.T, src, dst string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp := dst + ".new"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // sameFile fails unless the process pid executes path.
@@ -130,7 +106,7 @@ func TestPinnedSpecRefusesAWrongPin(t *testing.T) {
 // is refused, and runs again once the original is back.
 func TestPinnedSpecRefusesASwappedBinary(t *testing.T) {
 	r := newPinRig(t)
-	swapped := install(t, testbin.Path(t, "hermes-transport-stdio"), r.bin)
+	swapped := testbin.Install(t, testbin.Path(t, "hermes-transport-stdio"), r.bin)
 	_, err := r.sup.Launch(r.spec)
 	var ce *supervisor.ChecksumError
 	if !errors.As(err, &ce) || ce.Got != swapped || ce.Want != r.sum {
@@ -139,7 +115,7 @@ func TestPinnedSpecRefusesASwappedBinary(t *testing.T) {
 	if !strings.Contains(err.Error(), "changed since install") || !strings.Contains(err.Error(), "run `hermes mcp install gh` again") {
 		t.Errorf("error %q does not say what changed and what to do", err)
 	}
-	install(t, testbin.Path(t, thirdParty), r.bin)
+	testbin.Install(t, testbin.Path(t, thirdParty), r.bin)
 	p, err := r.sup.Launch(r.spec)
 	if err != nil {
 		t.Fatalf("the restored binary was refused: %v", err)

@@ -5,6 +5,8 @@
 package testbin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -113,4 +115,27 @@ func Path(t testing.TB, name string) string {
 		t.Fatalf("test binary %s was not built: %v", name, err)
 	}
 	return p
+}
+
+// Install copies the binary src to a new file dst (its folders made), the
+// way an install or someone swapping it writes one: a new inode renamed
+// into place, so a running copy is never written over. It returns the
+// sha256 of the bytes, in hex, as a plugin: pin records it.
+func Install(t testing.TB, src, dst string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dst+".new", dst); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
