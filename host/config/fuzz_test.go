@@ -21,6 +21,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("mcp_servers:\n  a:\n    command: x\n    enabled: \"no\"\n    tools: {include: a}\n"))
 	f.Add([]byte("mcp_servers: ~\n"))
 	f.Add([]byte("- a\n- b\n"))
+	// The sandbox: and plugin: blocks a catalog install writes.
+	f.Add([]byte("mcp_servers:\n  s:\n    command: npx\n    sandbox:\n      writable: [~/notes]\n      deny_read: [~/.ssh]\n      network: [\"*.example.com\", \"127.0.0.1:8080\"]\n      limits: {memory: 1G, cpu_seconds: 60, open_files: 256, processes: 64}\n      enforce: false\n    plugin: {kind: transport, name: x, path: /opt/x/hermes-transport-x, sha256: \"" + strings.Repeat("ab", 32) + "\"}\n"))
+	f.Add([]byte("mcp_servers:\n  s:\n    command: x\n    sandbox: {network: none, limits: {memory: 0}}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		h := t.TempDir()
 		path := filepath.Join(h, File)
