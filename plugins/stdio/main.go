@@ -11,7 +11,9 @@
 // to the plugin and killed when the server stops. A server whose entry has a
 // sandbox: block is started through the plugin's own binary in a hidden
 // launcher mode that puts it under that sandbox first (internal/sandbox;
-// docs/SANDBOX.md).
+// docs/SANDBOX.md). The launcher runs from the init of
+// internal/sandbox/launcher, before the gRPC, protobuf and go-plugin
+// packages are initialized, so it never reaches main.
 //
 // It imports the sdk's kind-neutral root and transport packages only, so the
 // process stays as lean as a bare go-plugin plugin.
@@ -20,15 +22,14 @@ package main
 import (
 	"context"
 
-	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
+	// Started as the sandbox launcher of a server, the process becomes
+	// that server in this package's init and never gets to main.
+	_ "github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func main() {
-	// Started as the sandbox launcher of a server, the process becomes
-	// that server and never gets past this line.
-	sandbox.RunLauncherIfAsked()
 	log := sdk.NewPluginLogger("stdio")
 	if err := becomeSubreaper(); err != nil {
 		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)

@@ -64,16 +64,3 @@ func TestPidsCgroup(t *testing.T) {
 		t.Fatalf("stale cgroup %s was not removed: %v", stale, err)
 	}
 }
-
-// The seccomp policy assembles for this architecture.
-func TestSeccompPolicyAssembles(t *testing.T) {
-	for _, mode := range []string{"all", "none", "hosts"} {
-		p := seccompPolicy(mode)
-		if _, err := p.Assemble(); err != nil {
-			t.Fatalf("%s: %v", mode, err)
-		}
-	}
-	if _, err := archFilter(); err != nil {
-		t.Fatal(err)
-	}
-}

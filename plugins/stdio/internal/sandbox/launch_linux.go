@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -49,7 +50,7 @@ type Launch struct {
 	log    hclog.Logger
 	dec    decision
 	abi    int
-	plan   Plan
+	plan   launcher.Plan
 
 	tmp      string
 	writable int
@@ -97,22 +98,22 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 		return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: make its private temp folder: %v", cfg.Server, err)
 	}
 	l.tmp = tmp
-	var rules []Rule
+	var rules []launcher.Rule
 	if d.landlock {
-		grants := []grant{{path: "/", access: readOnly}}
+		grants := []grant{{path: "/", access: launcher.ReadOnly}}
 		if sb.InstallDir != "" && exists(sb.InstallDir) {
-			grants = append(grants, grant{path: sb.InstallDir, access: readWrite, own: true})
+			grants = append(grants, grant{path: sb.InstallDir, access: launcher.ReadWrite, own: true})
 		}
-		grants = append(grants, grant{path: tmp, access: readWrite, own: true})
+		grants = append(grants, grant{path: tmp, access: launcher.ReadWrite, own: true})
 		for _, w := range sb.Writable {
 			if exists(w) {
-				grants = append(grants, grant{path: w, access: readWrite, own: true})
+				grants = append(grants, grant{path: w, access: launcher.ReadWrite, own: true})
 				l.writable++
 			} else {
 				log.Debug("sandbox: a writable path does not exist; skipped", "path", strconv.QuoteToASCII(w))
 			}
 		}
-		grants = append(grants, grant{path: "/dev/null", access: devNull, own: true})
+		grants = append(grants, grant{path: "/dev/null", access: launcher.DevNull, own: true})
 		rules, err = buildRules(grants, sb.DenyRead, o.MaxRules)
 		if err != nil && sb.Enforce {
 			return nil, refusal(cfg.Server, []string{"deny_read: " + err.Error()})
@@ -165,16 +166,16 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 		}
 	}
 	l.dec = d
-	l.plan = Plan{
+	l.plan = launcher.Plan{
 		Path:      path,
 		Argv:      append([]string{cfg.Command}, cfg.Args...),
-		Env:       serverEnv(cfg.Env, tmp, 0),
+		Env:       launcher.ServerEnv(cfg.Env, tmp, 0),
 		Rules:     rules,
 		Net:       mode,
 		ProxyPort: proxyPort,
 		NetNS:     d.netns,
 		Seccomp:   d.seccomp,
-		Limits:    sb.Limits,
+		Limits:    launcher.Limits(sb.Limits),
 		NProc:     d.nproc,
 	}
 	if d.landlock {
@@ -204,8 +205,8 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	cmd.Path = "/proc/self/exe"
 	cmd.Err = nil
 	cmd.Args = []string{"hermes-sandbox-launcher"}
-	cmd.Env = []string{launcherEnv + "=" + launcherRun}
-	cmd.ExtraFiles = []*os.File{planR, childStatus} // planFD, statusFD
+	cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModeRun}
+	cmd.ExtraFiles = []*os.File{planR, childStatus} // launcher.PlanFD, launcher.StatusFD
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -262,7 +263,7 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 			}
 			return nil // the status socket closed on execve: the server runs
 		}
-		var msg statusMsg
+		var msg launcher.Status
 		if jerr := json.Unmarshal(buf[:n], &msg); jerr != nil {
 			closeRights(oob[:oobn])
 			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: garbled word from its launcher", l.server)
@@ -368,8 +369,8 @@ func removeAll(dir string) {
 // probeKernel finds out what this kernel can enforce of sb.
 func probeKernel(sb *transport.Sandbox, o Options) kernel {
 	k := kernel{linux: true}
-	k.landlockABI, k.landlockErr = landlockABI()
-	k.seccompErr = seccompAvailable()
+	k.landlockABI, k.landlockErr = launcher.LandlockABI()
+	k.seccompErr = launcher.SeccompAvailable()
 	k.root = runsAsRoot()
 	if sb.Limits.Processes > 0 && k.root {
 		_, k.pidsErr = pidsBase()
@@ -433,7 +434,7 @@ func netnsAvailable() error {
 	netnsOnce.Do(func() {
 		cmd := exec.Command("/proc/self/exe")
 		cmd.Args = []string{"hermes-sandbox-probe"}
-		cmd.Env = []string{launcherEnv + "=" + launcherNetnsProbe}
+		cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModeNetnsProbe}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		setNetNS(cmd.SysProcAttr)
 		if out, err := cmd.CombinedOutput(); err != nil {

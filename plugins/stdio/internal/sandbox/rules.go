@@ -9,68 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 )
-
-// Landlock filesystem access rights (linux/landlock.h), defined here so the
-// rule building is the same, and testable, on every platform.
-const (
-	accessExecute    = 1 << 0
-	accessWriteFile  = 1 << 1
-	accessReadFile   = 1 << 2
-	accessReadDir    = 1 << 3
-	accessRemoveDir  = 1 << 4
-	accessRemoveFile = 1 << 5
-	accessMakeChar   = 1 << 6
-	accessMakeDir    = 1 << 7
-	accessMakeReg    = 1 << 8
-	accessMakeSock   = 1 << 9
-	accessMakeFifo   = 1 << 10
-	accessMakeBlock  = 1 << 11
-	accessMakeSym    = 1 << 12
-	accessRefer      = 1 << 13 // ABI 2
-	accessTruncate   = 1 << 14 // ABI 3
-	accessIoctlDev   = 1 << 15 // ABI 5
-)
-
-// Rights granted by the rules.
-const (
-	// readOnly lets a tree be read, listed and executed.
-	readOnly = accessExecute | accessReadFile | accessReadDir
-	// readWrite lets a tree be changed in every way as well.
-	readWrite = readOnly | accessWriteFile | accessTruncate | accessRemoveDir | accessRemoveFile |
-		accessMakeChar | accessMakeDir | accessMakeReg | accessMakeSock | accessMakeFifo |
-		accessMakeBlock | accessMakeSym | accessRefer
-	// fileRights are the only rights a rule on something other than a
-	// folder may carry (the kernel answers EINVAL otherwise).
-	fileRights = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
-	// devNull is what /dev/null needs: shells redirect into it.
-	devNull = accessReadFile | accessWriteFile | accessTruncate
-)
-
-// handledFS returns the filesystem rights Landlock ABI abi knows: every
-// one of them is denied unless a rule grants it.
-func handledFS(abi int) uint64 {
-	h := uint64(accessMakeSym<<1 - 1) // ABI 1: execute .. make_sym
-	if abi >= 2 {
-		h |= accessRefer
-	}
-	if abi >= 3 {
-		h |= accessTruncate
-	}
-	if abi >= 5 {
-		h |= accessIoctlDev
-	}
-	return h
-}
-
-// Rule is one Landlock rule: access granted beneath Path.
-type Rule struct {
-	Path   string `json:"path"`
-	Access uint64 `json:"access"`
-	// NoFollow: the path was found by listing a folder, and a symbolic
-	// link put there since must not carry the rule to its target.
-	NoFollow bool `json:"no_follow,omitempty"`
-}
 
 // grant is a rule before the deny paths are cut out of it.
 type grant struct {
@@ -100,9 +41,9 @@ var errTooManyRules = errors.New("too many Landlock rules")
 // except the server's own folders. Deny paths that are symbolic links are
 // denied at their target as well. More than max rules is an error naming
 // the deny path.
-func buildRules(grants []grant, deny []string, max int) ([]Rule, error) {
+func buildRules(grants []grant, deny []string, max int) ([]launcher.Rule, error) {
 	deny = denySet(deny)
-	var out []Rule
+	var out []launcher.Rule
 	for _, g := range grants {
 		p := filepath.Clean(g.path)
 		if !g.own && insideAny(p, deny) {
@@ -110,7 +51,7 @@ func buildRules(grants []grant, deny []string, max int) ([]Rule, error) {
 		}
 		below := strictlyBelow(p, deny)
 		if len(below) == 0 {
-			out = append(out, Rule{Path: p, Access: g.access})
+			out = append(out, launcher.Rule{Path: p, Access: g.access})
 			continue
 		}
 		if err := expand(p, g.access, below, &out, max); err != nil {
@@ -181,7 +122,7 @@ const readDirBatch = 256
 
 // expand grants access on every entry of dir except the deny paths,
 // descending into the entries on the way to one.
-func expand(dir string, access uint64, deny []string, out *[]Rule, max int) error {
+func expand(dir string, access uint64, deny []string, out *[]launcher.Rule, max int) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -210,7 +151,7 @@ func expand(dir string, access uint64, deny []string, out *[]Rule, max int) erro
 				}
 				continue
 			}
-			*out = append(*out, Rule{Path: p, Access: access, NoFollow: true})
+			*out = append(*out, launcher.Rule{Path: p, Access: access, NoFollow: true})
 			if len(*out) > max {
 				return fmt.Errorf("%s: the folders above it hold more than %d entries to allow one by one (%w)", deny[0], max, errTooManyRules)
 			}

@@ -1,55 +1,26 @@
 // Package sandbox puts a stdio MCP server under the isolation the host asks
 // for (transport.Sandbox). It owns three things: the decision of what to
 // apply, made in the plugin from what the kernel can enforce (and the
-// refusal when Enforce is set and something cannot be); the launcher, a
-// hidden mode of the plugin's own binary that applies the plan to itself
-// (limits, capabilities, no_new_privs, Landlock, seccomp) and then executes
-// the server; and what a sandbox holds while its server runs (a private
-// temporary folder, a pids cgroup, the filtering proxy of network: [hosts]),
-// released by Close. It never reads or writes the server's messages.
+// refusal when Enforce is set and something cannot be); the start of the
+// launcher (package launcher, a hidden mode of the plugin's own binary that
+// applies a plan to itself and then executes the server): building its
+// plan, handing it over and reading what it reports; and what a sandbox
+// holds while its server runs (a private temporary folder, a pids cgroup,
+// the filtering proxy of network: [hosts]), released by Close. It never
+// reads or writes the server's messages.
 package sandbox
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
-
-// Plan is what the launcher applies before it executes the server. The
-// plugin builds it and sends it to the launcher as JSON over an inherited
-// pipe; it never travels through the environment.
-type Plan struct {
-	// Path is the server's executable, Argv its arguments (Argv[0] is the
-	// command as configured), Env its whole environment (without the
-	// proxy variables, which the launcher adds once the port is known).
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	// ABI is the Landlock ABI to restrict with; 0 for no Landlock.
-	ABI   int    `json:"abi"`
-	Rules []Rule `json:"rules,omitempty"`
-	// Net is transport.NetworkAll, NetworkNone or NetworkHosts.
-	Net string `json:"net"`
-	// ProxyPort is the port of the filtering proxy (network: hosts), the
-	// only TCP port the server may connect to.
-	ProxyPort int `json:"proxy_port,omitempty"`
-	// NetNS: the launcher runs in a network namespace of its own; it
-	// brings its loopback up and hands the plugin a listener there, on
-	// which the plugin serves the proxy.
-	NetNS bool `json:"netns,omitempty"`
-	// Seccomp: install the syscall filters.
-	Seccomp bool `json:"seccomp"`
-	// Limits are set with setrlimit; Processes only when NProc is set (a
-	// pids cgroup bounds them otherwise).
-	Limits transport.Limits `json:"limits"`
-	NProc  bool             `json:"nproc,omitempty"`
-}
 
 // kernel is what this kernel (and this process's rights) can enforce.
 type kernel struct {
@@ -87,14 +58,6 @@ type decision struct {
 	notes []string
 }
 
-// Landlock ABI versions that add what the sandbox relies on.
-const (
-	abiTruncate = 3 // truncate(2) and O_TRUNC are handled
-	abiNet      = 4 // TCP bind and connect rules
-	abiIoctl    = 5 // ioctl on devices (a terminal's TIOCSTI) is handled
-	abiScope    = 6 // abstract Unix sockets and signals are scoped
-)
-
 // decide works out how to enforce sb with what k offers.
 func decide(sb *transport.Sandbox, k kernel) decision {
 	var d decision
@@ -115,13 +78,13 @@ func decide(sb *transport.Sandbox, k kernel) decision {
 	if !d.landlock {
 		gap("files: Landlock is unavailable in this kernel (%v), so nothing can be made read-only or unreadable", k.landlockErr)
 	} else {
-		if k.landlockABI < abiTruncate {
-			gap("files: Landlock ABI %d cannot stop the truncation of read-only files (needs ABI %d, Linux 6.2)", k.landlockABI, abiTruncate)
+		if k.landlockABI < launcher.ABITruncate {
+			gap("files: Landlock ABI %d cannot stop the truncation of read-only files (needs ABI %d, Linux 6.2)", k.landlockABI, launcher.ABITruncate)
 		}
-		if k.landlockABI < abiIoctl {
+		if k.landlockABI < launcher.ABIIoctl {
 			d.notes = append(d.notes, "device ioctls not restricted (Landlock ABI < 5)")
 		}
-		if k.landlockABI < abiScope {
+		if k.landlockABI < launcher.ABIScope {
 			d.notes = append(d.notes, "signals to other processes not scoped (Landlock ABI < 6)")
 		}
 	}
@@ -130,24 +93,24 @@ func decide(sb *transport.Sandbox, k kernel) decision {
 	}
 	switch mode {
 	case transport.NetworkNone:
-		d.landlockNet = d.landlock && k.landlockABI >= abiNet
+		d.landlockNet = d.landlock && k.landlockABI >= launcher.ABINet
 		if !d.seccomp {
 			gap("network none: seccomp is unavailable (%v), so UDP, DNS and raw sockets cannot be blocked", k.seccompErr)
 		}
-		if !d.landlock || k.landlockABI < abiScope {
-			gap("network none: abstract Unix sockets of other programs cannot be blocked (needs Landlock ABI %d, Linux 6.12)", abiScope)
+		if !d.landlock || k.landlockABI < launcher.ABIScope {
+			gap("network none: abstract Unix sockets of other programs cannot be blocked (needs Landlock ABI %d, Linux 6.12)", launcher.ABIScope)
 		}
 	case transport.NetworkHosts:
-		d.landlockNet = d.landlock && k.landlockABI >= abiNet
+		d.landlockNet = d.landlock && k.landlockABI >= launcher.ABINet
 		d.netns = k.netnsErr == nil
 		if !d.seccomp {
 			gap("network hosts: seccomp is unavailable (%v), so UDP, DNS and raw sockets cannot be blocked", k.seccompErr)
 		}
 		if !d.netns && !d.landlockNet {
-			gap("network hosts: neither a network namespace (%v) nor Landlock TCP rules (needs ABI %d, Linux 6.7) can keep the server to the proxy", k.netnsErr, abiNet)
+			gap("network hosts: neither a network namespace (%v) nor Landlock TCP rules (needs ABI %d, Linux 6.7) can keep the server to the proxy", k.netnsErr, launcher.ABINet)
 		}
-		if !d.netns && (!d.landlock || k.landlockABI < abiScope) {
-			gap("network hosts: abstract Unix sockets of other programs cannot be blocked (needs Landlock ABI %d, Linux 6.12, or a network namespace)", abiScope)
+		if !d.netns && (!d.landlock || k.landlockABI < launcher.ABIScope) {
+			gap("network hosts: abstract Unix sockets of other programs cannot be blocked (needs Landlock ABI %d, Linux 6.12, or a network namespace)", launcher.ABIScope)
 		}
 	}
 	if sb.Limits.Processes > 0 {
@@ -195,7 +158,7 @@ func refusal(server string, gaps []string) error {
 }
 
 // report describes what is in force, in short lines.
-func report(sb *transport.Sandbox, d decision, abi int, rules []Rule, writable, denied int, netns bool, proxyPort int) *transport.SandboxReport {
+func report(sb *transport.Sandbox, d decision, abi int, rules []launcher.Rule, writable, denied int, netns bool, proxyPort int) *transport.SandboxReport {
 	r := &transport.SandboxReport{Gaps: slices.Clone(d.gaps)}
 	if d.landlock {
 		files := "files: read-only except a private temp folder"
@@ -293,51 +256,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// proxyVars are the variables that point a server's HTTP clients at the
-// filtering proxy; noProxyVars are cleared so nothing bypasses it.
-var (
-	proxyVars   = []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"}
-	noProxyVars = []string{"NO_PROXY", "no_proxy"}
-	tempVars    = []string{"TMPDIR", "TMP", "TEMP"}
-)
-
-// serverEnv is the server's environment: env, with the private temp
-// folder tmp (when not "") as TMPDIR, TMP and TEMP and, with proxyPort, the
-// proxy as every HTTP(S)_PROXY variable and no NO_PROXY; each variable set
-// here replaces what env had.
-func serverEnv(env []string, tmp string, proxyPort int) []string {
-	drop := map[string]bool{}
-	if tmp != "" {
-		for _, k := range tempVars {
-			drop[k] = true
-		}
-	}
-	if proxyPort > 0 {
-		for _, k := range append(slices.Clone(proxyVars), noProxyVars...) {
-			drop[k] = true
-		}
-	}
-	out := make([]string, 0, len(env)+len(tempVars)+len(proxyVars))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] {
-			out = append(out, kv)
-		}
-	}
-	if tmp != "" {
-		for _, k := range tempVars {
-			out = append(out, k+"="+tmp)
-		}
-	}
-	if proxyPort > 0 {
-		u := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyPort))
-		for _, k := range proxyVars {
-			out = append(out, k+"="+u)
-		}
-	}
-	return out
 }
 
 // clip bounds a string from config or a server before it is shown.

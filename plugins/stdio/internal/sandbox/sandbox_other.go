@@ -55,6 +55,3 @@ func (l *Launch) TempDir() string { return "" }
 
 // Close has nothing to release.
 func (l *Launch) Close() {}
-
-// RunLauncherIfAsked does nothing: there is no launcher.
-func RunLauncherIfAsked() {}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -40,7 +42,7 @@ func tree(t *testing.T, paths ...string) string {
 	return root
 }
 
-func paths(root string, rules []Rule) []string {
+func paths(root string, rules []launcher.Rule) []string {
 	var out []string
 	for _, r := range rules {
 		rel, err := filepath.Rel(root, r.Path)
@@ -60,9 +62,9 @@ func TestBuildRulesSiblingExpansion(t *testing.T) {
 		"home/.config/other/", "home/.hermes/.env", "home/.hermes/mcp-installs/srv/", "home/sshlink->.ssh", "etc/")
 	home := filepath.Join(root, "home")
 	grants := []grant{
-		{path: root, access: readOnly},
-		{path: filepath.Join(home, ".hermes", "mcp-installs", "srv"), access: readWrite, own: true},
-		{path: filepath.Join(home, ".hermes", "x"), access: readOnly}, // not the server's own: dropped
+		{path: root, access: launcher.ReadOnly},
+		{path: filepath.Join(home, ".hermes", "mcp-installs", "srv"), access: launcher.ReadWrite, own: true},
+		{path: filepath.Join(home, ".hermes", "x"), access: launcher.ReadOnly}, // not the server's own: dropped
 	}
 	deny := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".config", "gcloud"), filepath.Join(home, ".hermes")}
 	rules, err := buildRules(grants, deny, 100)
@@ -77,7 +79,7 @@ func TestBuildRulesSiblingExpansion(t *testing.T) {
 		t.Fatalf("rules on %v\nwant %v", got, want)
 	}
 	for _, r := range rules {
-		if strings.HasSuffix(r.Path, "srv") != (r.Access == readWrite) {
+		if strings.HasSuffix(r.Path, "srv") != (r.Access == launcher.ReadWrite) {
 			t.Errorf("rule %s has access %#x", r.Path, r.Access)
 		}
 		if r.NoFollow == strings.HasSuffix(r.Path, "srv") {
@@ -89,7 +91,7 @@ func TestBuildRulesSiblingExpansion(t *testing.T) {
 // A deny path that is a symbolic link is denied at its target too.
 func TestBuildRulesDenyLinkTarget(t *testing.T) {
 	root := tree(t, "keys/id", "home/other", "home/.ssh->../keys")
-	rules, err := buildRules([]grant{{path: root, access: readOnly}}, []string{filepath.Join(root, "home", ".ssh")}, 100)
+	rules, err := buildRules([]grant{{path: root, access: launcher.ReadOnly}}, []string{filepath.Join(root, "home", ".ssh")}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,16 +108,16 @@ func TestBuildRulesBound(t *testing.T) {
 		entries = append(entries, "big/"+strings.Repeat("x", i+1))
 	}
 	root := tree(t, append(entries, "big/secret")...)
-	rules, err := buildRules([]grant{{path: root, access: readOnly}}, nil, 10)
+	rules, err := buildRules([]grant{{path: root, access: launcher.ReadOnly}}, nil, 10)
 	if err != nil || len(rules) != 1 {
 		t.Fatalf("no deny: %v, %v", rules, err)
 	}
 	deny := filepath.Join(root, "big", "secret")
-	_, err = buildRules([]grant{{path: root, access: readOnly}}, []string{deny}, 10)
+	_, err = buildRules([]grant{{path: root, access: launcher.ReadOnly}}, []string{deny}, 10)
 	if !errors.Is(err, errTooManyRules) || !strings.Contains(err.Error(), deny) {
 		t.Fatalf("past the bound: %v", err)
 	}
-	if rules, err = buildRules([]grant{{path: root, access: readOnly}}, []string{deny}, 60); err != nil || len(rules) != 50 {
+	if rules, err = buildRules([]grant{{path: root, access: launcher.ReadOnly}}, []string{deny}, 60); err != nil || len(rules) != 50 {
 		t.Fatalf("within the bound: %d rules, %v", len(rules), err)
 	}
 }
@@ -124,7 +126,7 @@ func TestBuildRulesBound(t *testing.T) {
 // there later is not granted.
 func TestBuildRulesMissingDeny(t *testing.T) {
 	root := tree(t, "home/a")
-	rules, err := buildRules([]grant{{path: root, access: readOnly}}, []string{filepath.Join(root, "home", ".aws")}, 10)
+	rules, err := buildRules([]grant{{path: root, access: launcher.ReadOnly}}, []string{filepath.Join(root, "home", ".aws")}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,17 +135,23 @@ func TestBuildRulesMissingDeny(t *testing.T) {
 	}
 }
 
-func TestServerEnv(t *testing.T) {
-	env := []string{"PATH=/bin", "TMPDIR=/tmp", "HTTPS_PROXY=http://corp:3128", "NO_PROXY=*", "no_proxy=x", "KEEP=1"}
-	got := serverEnv(env, "/t", 4242)
-	want := []string{"PATH=/bin", "KEEP=1", "TMPDIR=/t", "TMP=/t", "TEMP=/t",
-		"HTTP_PROXY=http://127.0.0.1:4242", "HTTPS_PROXY=http://127.0.0.1:4242", "http_proxy=http://127.0.0.1:4242",
-		"https_proxy=http://127.0.0.1:4242", "ALL_PROXY=http://127.0.0.1:4242", "all_proxy=http://127.0.0.1:4242"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got  %v\nwant %v", got, want)
+// The launcher's copies of the sdk's network modes and limits are the
+// same (launcher imports no sdk package, to stay out of gRPC's init).
+func TestLauncherMirrorsTransport(t *testing.T) {
+	for _, m := range [][2]string{
+		{launcher.NetworkAll, transport.NetworkAll},
+		{launcher.NetworkNone, transport.NetworkNone},
+		{launcher.NetworkHosts, transport.NetworkHosts},
+	} {
+		if m[0] != m[1] {
+			t.Errorf("launcher network mode %q, transport %q", m[0], m[1])
+		}
 	}
-	if got := serverEnv(env, "", 0); !slices.Equal(got, env) {
-		t.Fatalf("nothing to set changed the env: %v", got)
+	l := transport.Limits{MemoryBytes: 1, CPUSeconds: 2, OpenFiles: 3, Processes: 4}
+	a, _ := json.Marshal(l)
+	b, _ := json.Marshal(launcher.Limits(l))
+	if string(a) != string(b) {
+		t.Errorf("limits as JSON: transport %s, launcher %s", a, b)
 	}
 }
 
@@ -204,7 +212,7 @@ func TestReport(t *testing.T) {
 		Network: transport.Network{Mode: transport.NetworkNone},
 		Limits:  transport.Limits{MemoryBytes: 2 << 30, OpenFiles: 1024, Processes: 512}}
 	d := decide(sb, kernel{linux: true, landlockABI: 7, root: true})
-	r := report(sb, d, 7, make([]Rule, 30), 1, 2, false, 0)
+	r := report(sb, d, 7, make([]launcher.Rule, 30), 1, 2, false, 0)
 	want := []string{
 		"files: read-only except the install folder, a private temp folder and 1 writable path",
 		"never readable: 2 paths (30 Landlock rules in all)",

@@ -1,4 +1,4 @@
-package sandbox
+package launcher
 
 import (
 	"encoding/json"
@@ -10,64 +10,38 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
-// The launcher is the plugin's own binary, started by the plugin with
-// launcherEnv set (and nothing else in its environment). It reads its Plan
-// from planFD, reports on statusFD (a SOCK_SEQPACKET socket that closes on
-// a successful execve), applies the plan to itself and executes the server.
-const (
-	launcherEnv = "HERMES_STDIO_SANDBOX_LAUNCHER"
-	// launcherRun and launcherNetnsProbe are launcherEnv's values: start
-	// a server, or only check that a network namespace can be set up.
-	launcherRun        = "run"
-	launcherNetnsProbe = "netns-probe"
-	planFD             = 3
-	statusFD           = 4
-	// maxPlanBytes bounds the plan the launcher reads.
-	maxPlanBytes = 16 << 20
-)
-
-// statusMsg is one message from the launcher to the plugin.
-type statusMsg struct {
-	// Listener: the message carries the listening socket of the proxy
-	// inside the launcher's network namespace, on this port.
-	Listener int `json:"listener,omitempty"`
-	// Step and Error: what failed; the launcher exits after it.
-	Step  string `json:"step,omitempty"`
-	Error string `json:"error,omitempty"`
-}
-
-// RunLauncherIfAsked turns this process into the sandbox launcher when the
-// plugin started it as one, and never returns then: it executes the server
-// or exits. Call it first thing in main, before anything starts goroutines
-// that matter or reads the environment.
-func RunLauncherIfAsked() {
-	mode, ok := os.LookupEnv(launcherEnv)
+// init turns this process into the sandbox launcher when the plugin
+// started it as one (EnvVar set), and never returns then: it executes the
+// server or exits. It runs before the initialization of every package that
+// sorts after this one or needs something that does (gRPC, protobuf,
+// go-plugin), and before main.
+func init() {
+	mode, ok := os.LookupEnv(EnvVar)
 	if !ok {
 		return
 	}
 	runtime.LockOSThread() // every restriction below is per thread, and execve runs on this one
-	os.Exit(runLauncher(mode))
+	os.Exit(run(mode))
 }
 
-// runLauncher does the work; it returns only on failure (an exit status).
-func runLauncher(mode string) int {
-	_ = os.Unsetenv(launcherEnv)
-	unix.CloseOnExec(statusFD)
+// run does the work; it returns only on failure (an exit status) or after
+// ModeNetnsProbe.
+func run(mode string) int {
+	_ = os.Unsetenv(EnvVar)
+	unix.CloseOnExec(StatusFD)
 	fail := func(step string, err error) int {
-		sendStatus(statusMsg{Step: step, Error: err.Error()}, -1)
+		sendStatus(Status{Step: step, Error: err.Error()}, -1)
 		return 126
 	}
-	if mode == launcherNetnsProbe {
+	if mode == ModeNetnsProbe {
 		if err := loopbackUp(); err != nil {
 			return fail("netns", err)
 		}
 		return 0
 	}
-	if mode != launcherRun {
+	if mode != ModeRun {
 		return fail("launcher", fmt.Errorf("unknown launcher mode %q", mode))
 	}
 	plan, err := readPlan()
@@ -84,8 +58,8 @@ func runLauncher(mode string) int {
 		plan.ProxyPort = port
 	}
 	env := plan.Env
-	if plan.Net == transport.NetworkHosts {
-		env = serverEnv(env, "", plan.ProxyPort)
+	if plan.Net == NetworkHosts {
+		env = ServerEnv(env, "", plan.ProxyPort)
 	}
 	// 2. Resource limits (RLIMIT_NPROC before the capabilities go: it
 	// is the last moment CAP_SYS_RESOURCE could matter).
@@ -103,10 +77,10 @@ func runLauncher(mode string) int {
 	// 5. Landlock.
 	if plan.ABI > 0 {
 		var ports []int
-		if plan.Net == transport.NetworkHosts {
+		if plan.Net == NetworkHosts {
 			ports = []int{plan.ProxyPort}
 		}
-		restricted := plan.Net != transport.NetworkAll
+		restricted := plan.Net != NetworkAll
 		if err := landlockRestrict(plan.ABI, plan.Rules, restricted, ports, restricted); err != nil {
 			return fail("landlock", err)
 		}
@@ -125,18 +99,18 @@ func runLauncher(mode string) int {
 	return fail("exec", err)
 }
 
-// readPlan reads the plan the plugin wrote to planFD.
+// readPlan reads the plan the plugin wrote to PlanFD.
 func readPlan() (*Plan, error) {
-	f := os.NewFile(planFD, "sandbox-plan")
+	f := os.NewFile(PlanFD, "sandbox-plan")
 	if f == nil {
 		return nil, errors.New("no plan descriptor")
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxPlanBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxPlanBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxPlanBytes {
+	if len(b) > MaxPlanBytes {
 		return nil, errors.New("plan too large")
 	}
 	var p Plan
@@ -150,13 +124,13 @@ func readPlan() (*Plan, error) {
 }
 
 // sendStatus sends msg to the plugin, with the descriptor fd when fd >= 0.
-func sendStatus(msg statusMsg, fd int) {
+func sendStatus(msg Status, fd int) {
 	b, _ := json.Marshal(msg)
 	var oob []byte
 	if fd >= 0 {
 		oob = unix.UnixRights(fd)
 	}
-	_ = unix.Sendmsg(statusFD, b, oob, nil, 0)
+	_ = unix.Sendmsg(StatusFD, b, oob, nil, 0)
 }
 
 // loopbackUp brings the loopback interface of this network namespace up.
@@ -205,6 +179,6 @@ func netnsListener() (int, error) {
 	if !ok {
 		return 0, errors.New("proxy socket has no IPv4 address")
 	}
-	sendStatus(statusMsg{Listener: in4.Port}, fd)
+	sendStatus(Status{Listener: in4.Port}, fd)
 	return in4.Port, nil
 }

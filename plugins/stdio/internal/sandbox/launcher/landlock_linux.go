@@ -1,4 +1,4 @@
-package sandbox
+package launcher
 
 import (
 	"errors"
@@ -14,9 +14,9 @@ import (
 // all-threads machinery is needed (go-landlock's psx would make the plugin a
 // cgo binary wherever cgo is enabled).
 
-// landlockABI returns the kernel's Landlock ABI version, or an error saying
+// LandlockABI returns the kernel's Landlock ABI version, or an error saying
 // why there is none.
-func landlockABI() (int, error) {
+func LandlockABI() (int, error) {
 	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	switch e {
 	case 0:
@@ -56,10 +56,10 @@ const (
 // needs no_new_privs set first.
 func landlockRestrict(abi int, rules []Rule, handleNet bool, connectPorts []int, scopeUnix bool) error {
 	attr := rulesetAttr{handledFS: handledFS(abi)}
-	if handleNet && abi >= abiNet {
+	if handleNet && abi >= ABINet {
 		attr.handledNet = netBindTCP | netConnectTCP
 	}
-	if abi >= abiScope {
+	if abi >= ABIScope {
 		attr.scoped = scopeSignal
 		if scopeUnix {
 			attr.scoped |= scopeAbstractUnix

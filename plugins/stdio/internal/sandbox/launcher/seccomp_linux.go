@@ -1,4 +1,4 @@
-package sandbox
+package launcher
 
 import (
 	"errors"
@@ -9,8 +9,6 @@ import (
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
-
-	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 // deniedSyscalls fail with EPERM in every sandbox: nothing a normal MCP
@@ -42,8 +40,8 @@ func nativeArch() uint32 {
 	return 0
 }
 
-// seccompAvailable says why seccomp filters cannot be installed, or nil.
-func seccompAvailable() error {
+// SeccompAvailable says why seccomp filters cannot be installed, or nil.
+func SeccompAvailable() error {
 	if nativeArch() == 0 {
 		return fmt.Errorf("no filter for %s", runtime.GOARCH)
 	}
@@ -76,12 +74,12 @@ func seccompPolicy(net string) seccomp.Policy {
 	// Conditions in one entry are ANDed, entries ORed.
 	cond("clone", seccomp.Condition{Argument: 0, Operation: seccomp.BitsSet, Value: cloneNamespaces})
 	switch net {
-	case transport.NetworkNone:
+	case NetworkNone:
 		// Unix sockets, and netlink route (node lists interfaces).
 		cond("socket", ne(0, unix.AF_UNIX), ne(0, unix.AF_NETLINK))
 		cond("socket", ne(2, 0))
 		cond("socketpair", ne(0, unix.AF_UNIX))
-	case transport.NetworkHosts:
+	case NetworkHosts:
 		// TCP streams (to the proxy, as Landlock or the namespace
 		// decides), Unix sockets, netlink route: no UDP (so no DNS), no
 		// raw sockets, no MPTCP (protocol 262 bypasses Landlock).

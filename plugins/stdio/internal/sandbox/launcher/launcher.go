@@ -1,0 +1,214 @@
+// Package launcher is the launcher side of the stdio plugin's sandbox: the
+// hidden mode of the plugin's own binary that applies a Plan to itself
+// (network namespace loopback, resource limits, no capabilities,
+// no_new_privs, Landlock, seccomp), reports on its status socket and
+// executes the server. It also holds what the plugin side (package sandbox)
+// shares with it: the Plan and its parts, the status message, the
+// launcher's variable, modes and descriptors, and the kernel probes that
+// belong with the code they probe for.
+//
+// The launcher runs from this package's init, so a launcher process never
+// reaches main. Go initializes packages in import path order as soon as
+// their imports are, so this package must import only the standard
+// library, golang.org/x/sys, golang.org/x/net/bpf and
+// github.com/elastic/go-seccomp-bpf: then the plugin's gRPC, protobuf and
+// go-plugin packages, whose initialization is most of the binary's start,
+// never run in a launcher (TestLauncherInitOrder in the plugin proves it).
+package launcher
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The plugin starts the launcher with EnvVar set to a mode (and nothing
+// else in its environment). The launcher reads its Plan, as JSON, from
+// PlanFD and reports on StatusFD (a SOCK_SEQPACKET socket that closes on a
+// successful execve).
+const (
+	EnvVar = "HERMES_STDIO_SANDBOX_LAUNCHER"
+	// ModeRun starts a server; ModeNetnsProbe only checks that a network
+	// namespace can be set up (loopback up) and exits 0.
+	ModeRun        = "run"
+	ModeNetnsProbe = "netns-probe"
+	PlanFD         = 3
+	StatusFD       = 4
+	// MaxPlanBytes bounds the plan the launcher reads.
+	MaxPlanBytes = 16 << 20
+)
+
+// Status is one message from the launcher to the plugin.
+type Status struct {
+	// Listener: the message carries the listening socket of the proxy
+	// inside the launcher's network namespace, on this port.
+	Listener int `json:"listener,omitempty"`
+	// Step and Error: what failed; the launcher exits after it.
+	Step  string `json:"step,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Network modes of a Plan: the values of transport.NetworkAll,
+// NetworkNone and NetworkHosts (the sdk's transport package is not
+// imported here; a test in package sandbox keeps them equal).
+const (
+	NetworkAll   = "all"
+	NetworkNone  = "none"
+	NetworkHosts = "hosts"
+)
+
+// Plan is what the launcher applies before it executes the server. The
+// plugin builds it and sends it to the launcher as JSON over an inherited
+// pipe; it never travels through the environment.
+type Plan struct {
+	// Path is the server's executable, Argv its arguments (Argv[0] is the
+	// command as configured), Env its whole environment (without the
+	// proxy variables, which the launcher adds once the port is known).
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	// ABI is the Landlock ABI to restrict with; 0 for no Landlock.
+	ABI   int    `json:"abi"`
+	Rules []Rule `json:"rules,omitempty"`
+	// Net is NetworkAll, NetworkNone or NetworkHosts.
+	Net string `json:"net"`
+	// ProxyPort is the port of the filtering proxy (network: hosts), the
+	// only TCP port the server may connect to.
+	ProxyPort int `json:"proxy_port,omitempty"`
+	// NetNS: the launcher runs in a network namespace of its own; it
+	// brings its loopback up and hands the plugin a listener there, on
+	// which the plugin serves the proxy.
+	NetNS bool `json:"netns,omitempty"`
+	// Seccomp: install the syscall filters.
+	Seccomp bool `json:"seccomp"`
+	// Limits are set with setrlimit; Processes only when NProc is set (a
+	// pids cgroup bounds them otherwise).
+	Limits Limits `json:"limits"`
+	NProc  bool   `json:"nproc,omitempty"`
+}
+
+// Limits are the resource limits of a Plan: transport.Limits field for
+// field (the plugin converts one to the other), with the same JSON.
+type Limits struct {
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	CPUSeconds  uint64 `json:"cpu_seconds,omitempty"`
+	OpenFiles   uint64 `json:"open_files,omitempty"`
+	Processes   uint64 `json:"processes,omitempty"`
+}
+
+// Rule is one Landlock rule: access granted beneath Path.
+type Rule struct {
+	Path   string `json:"path"`
+	Access uint64 `json:"access"`
+	// NoFollow: the path was found by listing a folder, and a symbolic
+	// link put there since must not carry the rule to its target.
+	NoFollow bool `json:"no_follow,omitempty"`
+}
+
+// Landlock filesystem access rights (linux/landlock.h), defined here so the
+// rule building is the same, and testable, on every platform.
+const (
+	accessExecute    = 1 << 0
+	accessWriteFile  = 1 << 1
+	accessReadFile   = 1 << 2
+	accessReadDir    = 1 << 3
+	accessRemoveDir  = 1 << 4
+	accessRemoveFile = 1 << 5
+	accessMakeChar   = 1 << 6
+	accessMakeDir    = 1 << 7
+	accessMakeReg    = 1 << 8
+	accessMakeSock   = 1 << 9
+	accessMakeFifo   = 1 << 10
+	accessMakeBlock  = 1 << 11
+	accessMakeSym    = 1 << 12
+	accessRefer      = 1 << 13 // ABI 2
+	accessTruncate   = 1 << 14 // ABI 3
+	accessIoctlDev   = 1 << 15 // ABI 5
+)
+
+// Rights a Rule grants.
+const (
+	// ReadOnly lets a tree be read, listed and executed.
+	ReadOnly = accessExecute | accessReadFile | accessReadDir
+	// ReadWrite lets a tree be changed in every way as well.
+	ReadWrite = ReadOnly | accessWriteFile | accessTruncate | accessRemoveDir | accessRemoveFile |
+		accessMakeChar | accessMakeDir | accessMakeReg | accessMakeSock | accessMakeFifo |
+		accessMakeBlock | accessMakeSym | accessRefer
+	// DevNull is what /dev/null needs: shells redirect into it.
+	DevNull = accessReadFile | accessWriteFile | accessTruncate
+	// fileRights are the only rights a rule on something other than a
+	// folder may carry (the kernel answers EINVAL otherwise).
+	fileRights = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
+)
+
+// Landlock ABI versions that add what the sandbox relies on.
+const (
+	ABITruncate = 3 // truncate(2) and O_TRUNC are handled
+	ABINet      = 4 // TCP bind and connect rules
+	ABIIoctl    = 5 // ioctl on devices (a terminal's TIOCSTI) is handled
+	ABIScope    = 6 // abstract Unix sockets and signals are scoped
+)
+
+// handledFS returns the filesystem rights Landlock ABI abi knows: every
+// one of them is denied unless a rule grants it.
+func handledFS(abi int) uint64 {
+	h := uint64(accessMakeSym<<1 - 1) // ABI 1: execute .. make_sym
+	if abi >= 2 {
+		h |= accessRefer
+	}
+	if abi >= 3 {
+		h |= accessTruncate
+	}
+	if abi >= 5 {
+		h |= accessIoctlDev
+	}
+	return h
+}
+
+// proxyVars are the variables that point a server's HTTP clients at the
+// filtering proxy; noProxyVars are cleared so nothing bypasses it.
+var (
+	proxyVars   = []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"}
+	noProxyVars = []string{"NO_PROXY", "no_proxy"}
+	tempVars    = []string{"TMPDIR", "TMP", "TEMP"}
+)
+
+// ServerEnv is the server's environment: env, with the private temp folder
+// tmp (when not "") as TMPDIR, TMP and TEMP and, with proxyPort, the proxy
+// as every HTTP(S)_PROXY variable and no NO_PROXY; each variable set here
+// replaces what env had. The plugin sets the temp folder, the launcher the
+// proxy (it learns the port in its network namespace).
+func ServerEnv(env []string, tmp string, proxyPort int) []string {
+	drop := map[string]bool{}
+	if tmp != "" {
+		for _, k := range tempVars {
+			drop[k] = true
+		}
+	}
+	if proxyPort > 0 {
+		for _, k := range append(slices.Clone(proxyVars), noProxyVars...) {
+			drop[k] = true
+		}
+	}
+	out := make([]string, 0, len(env)+len(tempVars)+len(proxyVars))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	if tmp != "" {
+		for _, k := range tempVars {
+			out = append(out, k+"="+tmp)
+		}
+	}
+	if proxyPort > 0 {
+		// An IPv4 literal needs no brackets (net is not imported here:
+		// its initialization would run in every launcher).
+		u := "http://127.0.0.1:" + strconv.Itoa(proxyPort)
+		for _, k := range proxyVars {
+			out = append(out, k+"="+u)
+		}
+	}
+	return out
+}
