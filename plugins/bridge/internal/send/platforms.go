@@ -148,22 +148,45 @@ func (p *platform) sendDiscord(ctx context.Context, s *Sender, t Target, text st
 // slackAnswer is the Web API's answer envelope.
 type slackAnswer struct {
 	OK    bool   `json:"ok"`
-	TS    string `json:"ts"`
 	Error string `json:"error"`
 }
 
 // sendSlack calls chat.postMessage, in the thread when the target names one.
-// Slack answers most errors with HTTP 200 and "ok": false.
 func (p *platform) sendSlack(ctx context.Context, s *Sender, t Target, text string) (string, time.Duration, error) {
 	payload := map[string]any{"channel": t.ChatID, "text": text}
 	if t.ThreadID != "" {
 		payload["thread_ts"] = t.ThreadID
 	}
-	endpoint := p.base + "/api/chat.postMessage"
+	var out struct {
+		TS string `json:"ts"`
+	}
+	wait, err := p.slackCall(ctx, s, "chat.postMessage", payload, &out)
+	return out.TS, wait, err
+}
+
+// openSlackDM calls conversations.open for a user id and returns the id of
+// the direct-message conversation with that user.
+func (p *platform) openSlackDM(ctx context.Context, s *Sender, user string) (string, time.Duration, error) {
+	var out struct {
+		Channel struct {
+			ID string `json:"id"`
+		} `json:"channel"`
+	}
+	wait, err := p.slackCall(ctx, s, "conversations.open", map[string]any{"users": user}, &out)
+	if err == nil && out.Channel.ID == "" {
+		err = fmt.Errorf("slack: %w: conversations.open for %s named no conversation", ErrPlatform, user)
+	}
+	return out.Channel.ID, wait, err
+}
+
+// slackCall calls a Web API method and decodes a successful answer into out.
+// Slack answers most errors with HTTP 200 and "ok": false.
+func (p *platform) slackCall(ctx context.Context, s *Sender, method string, payload, out any) (time.Duration, error) {
+	endpoint := p.base + "/api/" + method
 	header := http.Header{"Authorization": {"Bearer " + p.token}}
 	r, err := s.post(ctx, p, endpoint, endpoint, header, payload)
 	if err != nil {
-		return "", 0, fmt.Errorf("slack: %w", err)
+		return 0, fmt.Errorf("slack: %w", err)
 	}
 	var a slackAnswer
 	jsonErr := json.Unmarshal(r.body, &a)
@@ -172,16 +195,19 @@ func (p *platform) sendSlack(ctx context.Context, s *Sender, t Target, text stri
 		if !ok {
 			wait = DefaultRetryAfter
 		}
-		return "", wait, p.rateLimited(wait, a.Error)
+		return wait, p.rateLimited(wait, a.Error)
 	}
 	if jsonErr != nil {
 		if r.status/100 == 2 {
-			return "", 0, fmt.Errorf("slack: %w: HTTP %d, not a Web API answer: %s", ErrPlatform, r.status, p.bodyDetail(r))
+			return 0, fmt.Errorf("slack: %w: HTTP %d, not a Web API answer: %s", ErrPlatform, r.status, p.bodyDetail(r))
 		}
-		return "", 0, p.httpError(r, "")
+		return 0, p.httpError(r, "")
 	}
 	if a.OK && r.status/100 == 2 {
-		return a.TS, 0, nil
+		if err := json.Unmarshal(r.body, out); err != nil {
+			return 0, fmt.Errorf("slack: %w: %s answer: %v", ErrPlatform, method, err)
+		}
+		return 0, nil
 	}
 	switch a.Error {
 	case "invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive":
@@ -193,7 +219,7 @@ func (p *platform) sendSlack(ctx context.Context, s *Sender, t Target, text stri
 		a.Error = "unknown error"
 	}
 	if r.status/100 == 2 {
-		return "", 0, fmt.Errorf("slack: %w: Slack API error %s", ErrPlatform, p.detail(a.Error))
+		return 0, fmt.Errorf("slack: %w: Slack API error %s", ErrPlatform, p.detail(a.Error))
 	}
-	return "", 0, p.httpError(r, "Slack API error "+a.Error)
+	return 0, p.httpError(r, "Slack API error "+a.Error)
 }

@@ -153,7 +153,9 @@ func (s *Sender) Send(ctx context.Context, target, text string) (*Result, error)
 // boundaries ([Split]) and sent as several messages, in order (more than
 // MaxParts are refused with [ErrTooLong], nothing sent); it stops at
 // the first part that fails, and then returns the parts already delivered
-// in the Result along with the error. Without a token for the platform in
+// in the Result along with the error. A Slack user id is first turned into
+// the direct-message conversation with that user (conversations.open, which
+// needs the im:write scope); the Result names that conversation. Without a token for the platform in
 // Env it returns [ErrNoCredentials] and sends nothing.
 func (s *Sender) SendTo(ctx context.Context, t Target, text string) (*Result, error) {
 	if !known(t.Platform) {
@@ -171,6 +173,13 @@ func (s *Sender) SendTo(ctx context.Context, t Target, text string) (*Result, er
 	if len(parts) > MaxParts {
 		return nil, fmt.Errorf("send to %s: %w: %d characters would take %d %s messages of at most %d; the limit is %d messages",
 			t, ErrTooLong, utf8.RuneCountInString(text), len(parts), t.Platform, limit, MaxParts)
+	}
+	if t.Platform == Slack && SlackUserID(t.ChatID) {
+		dm, err := s.retrying(ctx, func() (string, time.Duration, error) { return p.openSlackDM(ctx, s, t.ChatID) })
+		if err != nil {
+			return nil, p.scrub(fmt.Errorf("send to %s: opening a direct message: %w", t, err))
+		}
+		t.ChatID = dm
 	}
 	res := &Result{Platform: t.Platform, ChatID: t.ChatID, ThreadID: t.ThreadID, MessageIDs: []string{}}
 	for i, part := range parts {
@@ -193,6 +202,12 @@ func (s *Sender) SendTo(ctx context.Context, t Target, text string) (*Result, er
 
 // deliver sends one message, waiting out 429 answers within the bounds.
 func (s *Sender) deliver(ctx context.Context, p *platform, t Target, text string) (string, error) {
+	return s.retrying(ctx, func() (string, time.Duration, error) { return p.send(ctx, s, t, text) })
+}
+
+// retrying makes a call until it does not fail with ErrRateLimited, waiting
+// the retry-after it returns, within MaxRetries and MaxRetryWait.
+func (s *Sender) retrying(ctx context.Context, call func() (string, time.Duration, error)) (string, error) {
 	retries := s.MaxRetries
 	if retries == 0 {
 		retries = DefaultMaxRetries
@@ -203,7 +218,7 @@ func (s *Sender) deliver(ctx context.Context, p *platform, t Target, text string
 	}
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		id, retryAfter, err := p.send(ctx, s, t, text)
+		id, retryAfter, err := call()
 		if err == nil || !errors.Is(err, ErrRateLimited) {
 			return id, err
 		}

@@ -553,3 +553,36 @@ func TestTooLong(t *testing.T) {
 		t.Errorf("%d requests, want none", n)
 	}
 }
+
+func TestSlackUserDM(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r request) {
+		if r.Path == "/api/conversations.open" {
+			reply(200, `{"ok":true,"channel":{"id":"D0DM12345"}}`)(w, r)
+			return
+		}
+		reply(200, `{"ok":true,"channel":"D0DM12345","ts":"1.5"}`)(w, r)
+	})
+	res, err := sender(f).Send(context.Background(), "slack:U0AB12CD3", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ChatID != "D0DM12345" || res.MessageID() != "1.5" {
+		t.Errorf("result %+v", res)
+	}
+	reqs := f.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	checkRequest(t, reqs[0], "/api/conversations.open", map[string]string{"Authorization": "Bearer " + slackToken}, map[string]any{"users": "U0AB12CD3"})
+	checkRequest(t, reqs[1], "/api/chat.postMessage", nil, map[string]any{"channel": "D0DM12345", "text": "hi"})
+
+	f = newFake(t, reply(200, `{"ok":false,"error":"user_not_found"}`))
+	_, err = sender(f).Send(context.Background(), "slack:U0NOPE", "hi")
+	noToken(t, err)
+	if !errors.Is(err, ErrPlatform) || !strings.Contains(err.Error(), "user_not_found") || !strings.Contains(err.Error(), "direct message") {
+		t.Errorf("%v, want ErrPlatform naming user_not_found", err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}

@@ -51,7 +51,8 @@ type Target struct {
 	Platform string
 	// ChatID is the platform's id of the chat: a Telegram chat id
 	// ("123456", "-1001234567890"), a Discord channel snowflake, a Slack
-	// conversation id ("C1234", "G…", "D…").
+	// conversation id ("C1234", "G…", "D…") or a Slack user id ("U…",
+	// "W…": a direct message, see [SlackUserID]).
 	ChatID string
 	// ThreadID is empty, or a Telegram forum topic (message_thread_id), a
 	// Discord thread (a channel id of its own) or a Slack thread's parent
@@ -79,9 +80,9 @@ var (
 	discordRef = regexp.MustCompile(`^([0-9]{1,20})(?::([0-9]{1,20}))?$`)
 	// Slack conversation ids: C (public channel), G (private channel or group
 	// DM), D (direct message); ":ts" addresses the thread of that message.
-	slackRef = regexp.MustCompile(`^([CGD][A-Z0-9]{1,30})(?::([0-9]{1,20}(?:\.[0-9]{1,20})?))?$`)
-	// Slack user and workspace ids, which chat.postMessage does not take.
-	slackUserRef = regexp.MustCompile(`^[UW][A-Z0-9]{1,30}$`)
+	// A user id (U, or W in Enterprise Grid) is a direct message to that
+	// user, opened when sending (see SlackUserID).
+	slackRef = regexp.MustCompile(`^([CGD][A-Z0-9]{1,30}|[UW][A-Z0-9]{1,30})(?::([0-9]{1,20}(?:\.[0-9]{1,20})?))?$`)
 )
 
 // ParseTarget reads a delivery target:
@@ -92,6 +93,7 @@ var (
 //	discord:987654321:555       a thread of that channel
 //	slack:C1234                 a conversation by id
 //	slack:C1234:1712345678.0001 a thread of that conversation
+//	slack:U0123ABCD             a direct message to a user
 //	discord:#general            a channel by name, through dir
 //
 // The platform is case-insensitive. A part after "platform:" that is not an
@@ -123,9 +125,6 @@ func ParseTarget(target string, dir Directory) (Target, error) {
 	}
 	if t, ok := parseRef(platform, ref); ok {
 		return t, nil
-	}
-	if platform == Slack && slackUserRef.MatchString(ref) {
-		return Target{}, fmt.Errorf("target %q: %w: %s is a Slack user id; send to the direct-message conversation (its D… id) instead", target, ErrMalformedTarget, ref)
 	}
 	if dir == nil {
 		return Target{}, fmt.Errorf("target %q: %w: %q is not a %s chat id and there is no channel directory to look names up in", target, ErrUnresolved, ref, platform)
@@ -161,6 +160,13 @@ func parseRef(platform, ref string) (Target, bool) {
 		return Target{}, false
 	}
 	return Target{Platform: platform, ChatID: m[1], ThreadID: m[2]}, true
+}
+
+// SlackUserID reports whether id is a Slack user id (U…, W…) rather than a
+// conversation id: chat.postMessage does not take one, so a message to it
+// goes to the direct-message conversation that conversations.open returns.
+func SlackUserID(id string) bool {
+	return len(id) > 1 && (id[0] == 'U' || id[0] == 'W')
 }
 
 func known(platform string) bool {
