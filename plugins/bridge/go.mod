@@ -2,7 +2,10 @@ module github.com/hermes-agent/hermes/plugins/bridge
 
 go 1.26.0
 
-require modernc.org/sqlite v1.62.0
+require (
+	github.com/fsnotify/fsnotify v1.10.1
+	modernc.org/sqlite v1.62.0
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
