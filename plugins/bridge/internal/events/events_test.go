@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/store"
+
+	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
 // The fixture's telegram conversation.
@@ -25,19 +26,8 @@ const (
 // long is a Wait timeout that only ends a test that would otherwise hang.
 const long = 2 * time.Minute
 
-func python(t testing.TB) string {
-	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("python3 not found; CI=true requires it to write the state.db fixtures: install python3")
-		}
-		t.Skipf("python3 not found; install python3 to run the state.db fixture tests")
-	}
-	return py
-}
-
-func script(t testing.TB, rel string) string {
+// mustAbs is rel (slash-separated, from this package's folder) made absolute.
+func mustAbs(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.FromSlash(rel))
 	if err != nil {
@@ -46,22 +36,10 @@ func script(t testing.TB, rel string) string {
 	return p
 }
 
-// fixture returns a HERMES_HOME with the store's current-schema state.db,
-// written by Python's sqlite3.
-func fixture(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(python(t), script(t, "../store/testdata/make_state_db.py"), "current", filepath.Join(dir, store.DBFile))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make_state_db.py current: %v\n%s", err, out)
-	}
-	return dir
-}
-
 // appendMessages runs the writer process: n messages "prefix i" in tg1.
 func appendMessages(t testing.TB, dir string, n int, prefix string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(python(t), script(t, "testdata/writer.py"), "append",
+	cmd := exec.Command(fixture.Python(t), mustAbs(t, "testdata/writer.py"), "append",
 		filepath.Join(dir, store.DBFile), tgID, strconv.Itoa(n), prefix)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -110,7 +88,7 @@ func next(t testing.TB, w *Watcher, after int64, key string) Event {
 }
 
 func TestHistoryNotEmitted(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	s := openStore(t, dir)
 	if _, err := s.CreateApproval(context.Background(), store.Approval{ID: "old", Kind: store.KindExec, SessionKey: tgKey}); err != nil {
 		t.Fatal(err)
@@ -135,7 +113,7 @@ func TestHistoryNotEmitted(t *testing.T) {
 // TestWriterProcess1000 consumes 1,000 appends of another process while
 // they are written: every one, once, in order.
 func TestWriterProcess1000(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	w := newWatcher(t, openStore(t, dir), Options{})
 	const n = 1000
 	cmd := appendMessages(t, dir, n, "m")
@@ -167,7 +145,7 @@ func TestWriterProcess1000(t *testing.T) {
 }
 
 func TestQueueDropsOldest(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	w := newWatcher(t, openStore(t, dir), Options{})
 	const n = QueueLimit + 100
 	finish(t, appendMessages(t, dir, n, "q"))
@@ -185,7 +163,7 @@ func TestQueueDropsOldest(t *testing.T) {
 }
 
 func TestRestartKeepsCursors(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	s := openStore(t, dir)
 	w, err := New(s, Options{})
 	if err != nil {
@@ -219,7 +197,7 @@ func TestRestartKeepsCursors(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	s := openStore(t, dir)
 	ctx := context.Background()
 	w := newWatcher(t, s, Options{})
@@ -250,7 +228,7 @@ func TestApprovals(t *testing.T) {
 }
 
 func TestPollingFallback(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	w := newWatcher(t, openStore(t, dir), Options{NoNotify: true, PollInterval: 10 * time.Millisecond})
 	finish(t, appendMessages(t, dir, 3, "p"))
 	var cursor int64
@@ -264,7 +242,7 @@ func TestPollingFallback(t *testing.T) {
 }
 
 func TestPollFilterAndLimit(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	w := newWatcher(t, openStore(t, dir), Options{})
 	finish(t, appendMessages(t, dir, 5, "f"))
 	for cursor := int64(0); cursor < 5; {
@@ -282,7 +260,7 @@ func TestPollFilterAndLimit(t *testing.T) {
 }
 
 func TestWaitContextAndClose(t *testing.T) {
-	dir := fixture(t)
+	dir := fixture.Home(t, "current", false, false)
 	w, err := New(openStore(t, dir), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -322,9 +300,9 @@ func BenchmarkWriteToEvent(b *testing.B) {
 }
 
 func benchWriteToEvent(b *testing.B, opts Options) {
-	dir := fixture(b)
+	dir := fixture.Home(b, "current", false, false)
 	w := newWatcher(b, openStore(b, dir), opts)
-	cmd := exec.Command(python(b), script(b, "testdata/writer.py"), "step", filepath.Join(dir, store.DBFile), tgID)
+	cmd := exec.Command(fixture.Python(b), mustAbs(b, "testdata/writer.py"), "step", filepath.Join(dir, store.DBFile), tgID)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -372,13 +350,10 @@ func benchWriteToEvent(b *testing.B, opts Options) {
 // TestDatabaseCreatedLater watches a HERMES_HOME without state.db: the
 // database the agent creates afterwards is seen, and all of it is new.
 func TestDatabaseCreatedLater(t *testing.T) {
-	python(t)
+	fixture.Python(t)
 	dir := t.TempDir()
 	w := newWatcher(t, openStore(t, dir), Options{})
-	cmd := exec.Command(python(t), script(t, "../store/testdata/make_state_db.py"), "current", filepath.Join(dir, store.DBFile))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make_state_db.py current: %v\n%s", err, out)
-	}
+	fixture.MakeStateDB(t, "current", filepath.Join(dir, store.DBFile))
 	var got []string
 	for cursor := int64(0); len(got) == 0 || got[len(got)-1] != "iso reply"; {
 		e := next(t, w, cursor, "")

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
 func ptr(s string) *string { return &s }
@@ -142,7 +144,7 @@ func TestMessagesAfterAndChanges(t *testing.T) {
 	if m2, err := s.Changes(ctx); err != nil || m2 != m1 {
 		t.Fatalf("no write: mark %+v -> %+v (%v), want unchanged", m1, m2, err)
 	}
-	runPython(t, "append", filepath.Join(dir, DBFile), "tg1", "2")
+	fixture.MakeStateDB(t, "append", filepath.Join(dir, DBFile), "tg1", "2")
 	m3, err := s.Changes(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +254,7 @@ func TestMissingHomeAndDB(t *testing.T) {
 		t.Fatalf("state.db was created: %v", err)
 	}
 	// With the index only, the fallback still works.
-	copyFile(t, filepath.Join("testdata", "sessions.json"), filepath.Join(dir, filepath.FromSlash(IndexFile)))
+	fixture.CopyFile(t, filepath.Join("testdata", "sessions.json"), filepath.Join(dir, filepath.FromSlash(IndexFile)))
 	if entries, src, err := s.Sessions(ctx); err != nil || len(entries) != 3 || src != SourceJSON {
 		t.Fatalf("index only: %d %q %v", len(entries), src, err)
 	}
@@ -294,7 +296,7 @@ func TestChannels(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("fallback channels:\n got %+v\nwant %+v", got, want)
 	}
-	copyFile(t, filepath.Join("testdata", "channel_directory.json"), filepath.Join(dir, DirectoryFile))
+	fixture.CopyFile(t, filepath.Join("testdata", "channel_directory.json"), filepath.Join(dir, DirectoryFile))
 	got, err = s.Channels(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -405,7 +407,7 @@ func TestOddHomePath(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	runPython(t, "current", filepath.Join(dir, DBFile))
+	fixture.MakeStateDB(t, "current", filepath.Join(dir, DBFile))
 	s := open(t, dir)
 	msgs, err := s.Messages(ctx, "tg1")
 	if err != nil || len(msgs) != 6 {

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
 // TestReadWhileWriting reads state.db while a Python process appends
@@ -17,8 +18,7 @@ func TestReadWhileWriting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "make_state_db.py"))
-	cmd := exec.Command(python(t), script, "append", filepath.Join(dir, DBFile), "tg1", "300")
+	cmd := fixture.Command(t, "make_state_db.py", "append", filepath.Join(dir, DBFile), "tg1", "300")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
 func TestDefinitions(t *testing.T) {
@@ -121,7 +123,7 @@ func TestDumpsMatchesPython(t *testing.T) {
 	script := `import json, sys
 v = json.loads(sys.stdin.read())
 sys.stdout.write(json.dumps(v) + "\n=====\n" + json.dumps(v, indent=2))`
-	cmd := exec.Command(python(t), "-c", script)
+	cmd := exec.Command(fixture.Python(t), "-c", script)
 	cmd.Stdin = strings.NewReader(string(raw))
 	out, err := cmd.Output()
 	if err != nil {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/store"
+
+	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
@@ -21,66 +22,18 @@ func TestMain(m *testing.M) {
 
 var ctx = context.Background()
 
-// storeTestdata is the store package's fixtures folder, shared with it.
-var storeTestdata = filepath.Join("..", "store", "testdata")
-
-// python returns the python3 executable, or skips the test (fails it under
-// CI=true) when there is none.
-func python(t testing.TB) string {
-	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("python3 not found; CI=true requires it to write the state.db fixtures: install python3")
-		}
-		t.Skipf("python3 not found; install python3 to run the state.db fixture tests")
-	}
-	return py
-}
-
-// home returns a fresh HERMES_HOME with a state.db of kind (current, march,
-// minimal, or "" for none) written by make_state_db.py, and the
+// home returns a fresh HERMES_HOME with a state.db of kind (current,
+// march, minimal, or "" for none) written by Python's sqlite3, and the
 // sessions.json and channel_directory.json fixtures when asked.
 func home(t testing.TB, kind string, withIndex, withDirectory bool) string {
 	t.Helper()
-	dir := t.TempDir()
-	if kind != "" {
-		script, err := filepath.Abs(filepath.Join(storeTestdata, "make_state_db.py"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(python(t), script, kind, filepath.Join(dir, store.DBFile))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("make_state_db.py %s: %v\n%s", kind, err, out)
-		}
-	}
-	if withIndex {
-		copyFile(t, filepath.Join(storeTestdata, "sessions.json"), filepath.Join(dir, filepath.FromSlash(store.IndexFile)))
-	}
-	if withDirectory {
-		copyFile(t, filepath.Join(storeTestdata, "channel_directory.json"), filepath.Join(dir, store.DirectoryFile))
-	}
-	return dir
+	return fixture.Home(t, kind, withIndex, withDirectory)
 }
 
 // execPython returns the command running a Python script with args.
 func execPython(t testing.TB, script string, args ...string) *exec.Cmd {
 	t.Helper()
-	return exec.Command(python(t), append([]string{"-c", script}, args...)...)
-}
-
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return exec.Command(fixture.Python(t), append([]string{"-c", script}, args...)...)
 }
 
 func openStore(t testing.TB, dir string) *store.Store {
