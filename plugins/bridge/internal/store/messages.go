@@ -93,6 +93,12 @@ func (m Message) Attachments() []Attachment {
 // (hermes_state._CONTENT_JSON_PREFIX).
 const contentJSONPrefix = "\x00json:"
 
+// MaxContentBytes bounds the content of one message as the store reads it:
+// longer content is cut to this many bytes. The tools show far less (2000
+// characters); the bound keeps one oversized row from taking the plugin's
+// memory.
+const MaxContentBytes = 1 << 20
+
 // decodeContent turns a stored content value into text and non-text parts.
 // Structured content is recognised by the agent's "\x00json:" prefix, and,
 // for older writers, as bare JSON text that is a list of typed parts
@@ -166,7 +172,10 @@ func decodeParts(data []byte, strict bool) (string, []json.RawMessage, bool) {
 // has: the active filter only where the column exists (older schemas keep
 // every message).
 func messageQuery(cols map[string]bool, where string) string {
-	q := "SELECT id, session_id, role, content, timestamp FROM messages WHERE " + where
+	// Content over MaxContentBytes is cut in SQLite, so one huge row
+	// never reaches memory whole (a cut multipart value reads as text).
+	content := fmt.Sprintf("CASE WHEN length(CAST(content AS BLOB)) > %[1]d THEN CAST(substr(CAST(content AS BLOB), 1, %[1]d) AS TEXT) ELSE content END", MaxContentBytes)
+	q := "SELECT id, session_id, role, " + content + ", timestamp FROM messages WHERE " + where
 	if cols["active"] {
 		q += " AND active = 1"
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -419,5 +420,34 @@ func TestOddHomePath(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Dir(dir))
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("files next to the home: %v %v, want the home only (no database opened elsewhere)", entries, err)
+	}
+}
+
+// A message over MaxContentBytes is read cut to the bound, in every query
+// that reads messages; the rows around it are read whole.
+func TestContentBounded(t *testing.T) {
+	dir := home(t, "current", false)
+	fixture.MakeStateDB(t, "huge", filepath.Join(dir, DBFile), "tg1", strconv.Itoa(MaxContentBytes+1000))
+	s := open(t, dir)
+	msgs, err := s.Messages(ctx, "tg1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1]
+	if len(last.Text) != MaxContentBytes || strings.Trim(last.Text, "x") != "" {
+		t.Fatalf("the huge message read as %d bytes, want %d", len(last.Text), MaxContentBytes)
+	}
+	for _, m := range msgs[:len(msgs)-1] {
+		if len(m.Text) >= MaxContentBytes {
+			t.Fatalf("message %d cut too: %d bytes", m.ID, len(m.Text))
+		}
+	}
+	after, err := s.MessagesAfter(ctx, last.ID-1, 10)
+	if err != nil || len(after) != 1 || len(after[0].Text) != MaxContentBytes {
+		t.Fatalf("MessagesAfter: %d messages, %v", len(after), err)
+	}
+	one, found, err := s.Message(ctx, "tg1", last.ID)
+	if err != nil || !found || len(one.Text) != MaxContentBytes {
+		t.Fatalf("Message: found %v, %d bytes, %v", found, len(one.Text), err)
 	}
 }

@@ -7,6 +7,8 @@ the way the agent writes them.
     make_state_db.py minimal PATH   the agent's minimal test database (ISO TEXT timestamps)
     make_state_db.py append PATH SESSION_ID N
                                     appends N user messages, one commit each, in WAL mode
+    make_state_db.py huge PATH SESSION_ID BYTES
+                                    appends one user message of BYTES characters
 """
 
 import json
@@ -173,11 +175,21 @@ def append(path, session_id, n):
     db.close()
 
 
+def huge(path, session_id, size):
+    db = sqlite3.connect(path, timeout=10)
+    db.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?,?,?,?)",
+               (session_id, "user", "x" * size, T0 + 5000))
+    db.commit()
+    db.close()
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] in ("current", "march", "minimal"):
         {"current": current, "march": march, "minimal": minimal}[argv[1]](argv[2])
     elif len(argv) == 5 and argv[1] == "append":
         append(argv[2], argv[3], int(argv[4]))
+    elif len(argv) == 5 and argv[1] == "huge":
+        huge(argv[2], argv[3], int(argv[4]))
     else:
         sys.exit(__doc__)
 
