@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -85,15 +86,28 @@ func (s *state) prune() {
 	}
 }
 
+// MaxStateBytes bounds the state file as it is read; a larger one is not
+// one this package wrote and is started over.
+const MaxStateBytes = 4 << 20
+
 // loadState reads the state file at path; found is false when there is
 // none (or an unreadable one, which is started over).
 func loadState(path string) (st state, found bool, err error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return state{}, false, nil
 		}
 		return state{}, false, fmt.Errorf("read event state %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxStateBytes+1))
+	if err != nil {
+		return state{}, false, fmt.Errorf("read event state %s: %w", path, err)
+	}
+	if len(data) > MaxStateBytes {
+		// Not a file this package wrote: start over.
+		return state{}, false, nil
 	}
 	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion || st.NextCursor < 1 {
 		// A corrupt or foreign file: keep the cursor when it is readable,
