@@ -207,7 +207,7 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 	}
 	committed = true
 	if err := t.finish(); err != nil {
-		p.Warn("'%s' is installed, but cleaning up after it failed: %s; the next hermes mcp command tries again", m.Name, err)
+		p.Warn("'%s' is installed, but cleaning up after it failed: %s; the next hermes command tries again", m.Name, err)
 	}
 	for _, k := range saved {
 		p.OK("Saved %s to %s", k, filepath.Join(home, config.DotEnvFile))

@@ -271,7 +271,7 @@ func newApp(e *env) *cli.Command {
 func mcpCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "manage and use MCP servers",
+		Usage: "manage and use MCP servers; without a command, the catalog picker (on a terminal) or the catalog",
 		// No command: the picker on a terminal, the catalog elsewhere.
 		Action: e.mcpAction,
 		Commands: []*cli.Command{

@@ -27,7 +27,7 @@ the entry's defaults, else all.
 
 An install is all or nothing: if a step fails or hermes is stopped or
 killed, config.yaml, .env and the install folder are left (or, by the
-next hermes mcp command, put back) exactly as they were.`
+next hermes command of any kind, put back) exactly as they were.`
 
 // installCommand is 'hermes mcp install NAME': install a catalog entry.
 func installCommand(e *env) *cli.Command {

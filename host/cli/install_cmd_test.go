@@ -310,7 +310,7 @@ func TestInstallWithoutTerminal(t *testing.T) {
 // An install killed at any step it can be seen at from outside (at the
 // question, in the bootstrap, at a credential prompt, while the server is
 // probed, at the tool checklist) leaves config.yaml, .env and the install
-// folder exactly as before, once the next hermes mcp command has run.
+// folder exactly as before, once the next hermes command has run.
 // The steps in between (the clone, each write of the commit) are killed
 // in-process by host/catalog's TestInstallKilled.
 func TestInstallKilledAtEveryStep(t *testing.T) {
