@@ -1,0 +1,153 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/bridge"
+)
+
+// echo is a Server: "echo" returns its arguments as text and structured
+// content, "fail" a tool-level error, "block" waits for its context,
+// "big" a result of n bytes, "array" structured content that is no object.
+type echo struct {
+	cfg     bridge.Config
+	blocked chan struct{}
+	closed  bool
+}
+
+func (e *echo) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
+	switch name {
+	case "echo":
+		return bridge.Result{Text: string(args), Structured: args}, nil
+	case "fail":
+		return bridge.Result{Text: `{"error": "nope"}`, IsError: true}, nil
+	case "block":
+		close(e.blocked)
+		<-ctx.Done()
+		return bridge.Result{}, ctx.Err()
+	case "big":
+		return bridge.Result{Text: strings.Repeat("x", 2048)}, nil
+	case "array":
+		return bridge.Result{Text: "[]", Structured: json.RawMessage(`[1]`)}, nil
+	case "env":
+		return bridge.Result{Text: e.cfg.Env["TOKEN"] + "|" + e.cfg.Home}, nil
+	}
+	return bridge.Result{}, sdk.NewError(sdk.CodeConfig, "unknown tool %q", name)
+}
+
+func (e *echo) Close() error { e.closed = true; return nil }
+
+var schema = json.RawMessage(`{"type":"object"}`)
+
+func handle(t *testing.T, desc bridge.Description, open bridge.Opener) *bridge.Handle {
+	t.Helper()
+	kind := bridge.NewKind(desc, open, nil)
+	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindBridge: kind.Plugin()}, nil)
+	t.Cleanup(func() { client.Close() })
+	raw, err := client.Dispense(sdk.KindBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw.(*bridge.Handle)
+}
+
+func TestDescribeOpenCall(t *testing.T) {
+	e := &echo{blocked: make(chan struct{})}
+	desc := bridge.Description{Name: "hermes", Instructions: "use it", Env: []string{"TOKEN"},
+		Tools: []bridge.Tool{{Name: "echo", Description: "echoes", InputSchema: schema, OutputSchema: schema, ReadOnly: true}}}
+	h := handle(t, desc, func(_ context.Context, cfg bridge.Config) (bridge.Server, error) {
+		e.cfg = cfg
+		return e, nil
+	})
+	ctx := context.Background()
+	got, err := h.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "hermes" || got.Instructions != "use it" || len(got.Tools) != 1 || !got.Tools[0].ReadOnly || string(got.Tools[0].OutputSchema) != `{"type":"object"}` || got.Env[0] != "TOKEN" {
+		t.Fatalf("description = %+v", got)
+	}
+	c, err := h.Open(ctx, bridge.Config{Home: "/h", Env: map[string]string{"TOKEN": "s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Open(ctx, bridge.Config{Home: "/h"}); sdk.ErrorCode(err) != sdk.CodeContract {
+		t.Fatalf("second open: %v", err)
+	}
+	r, err := c.Call(ctx, "echo", json.RawMessage(`{"a":1}`))
+	if err != nil || r.Text != `{"a":1}` || string(r.Structured) != `{"a":1}` || r.IsError {
+		t.Fatalf("echo = %+v, %v", r, err)
+	}
+	if r, err := c.Call(ctx, "env", nil); err != nil || r.Text != "s3cret|/h" {
+		t.Fatalf("env = %+v, %v", r, err)
+	}
+	if r, err := c.Call(ctx, "fail", nil); err != nil || !r.IsError {
+		t.Fatalf("fail = %+v, %v", r, err)
+	}
+	if _, err := c.Call(ctx, "nope", nil); sdk.ErrorCode(err) != sdk.CodeConfig || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if _, err := c.Call(ctx, "array", nil); sdk.ErrorCode(err) != sdk.CodeContract {
+		t.Fatalf("array structured content: %v", err)
+	}
+	c.MaxResultBytes = 1024
+	if _, err := c.Call(ctx, "big", nil); sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "mcp_serve.max_result_bytes") {
+		t.Fatalf("big: %v", err)
+	}
+}
+
+// TestCancel: when the host's context ends, the plugin's call context
+// ends too and the call returns.
+func TestCancel(t *testing.T) {
+	e := &echo{blocked: make(chan struct{})}
+	h := handle(t, bridge.Description{}, func(context.Context, bridge.Config) (bridge.Server, error) { return e, nil })
+	c, err := h.Open(context.Background(), bridge.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-e.blocked; cancel() }()
+	if _, err := c.Call(ctx, "block", nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("blocked call: %v", err)
+	}
+	// The plugin's side returned as well: the next call is served.
+	if _, err := c.Call(context.Background(), "echo", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenError(t *testing.T) {
+	h := handle(t, bridge.Description{}, func(context.Context, bridge.Config) (bridge.Server, error) {
+		return nil, sdk.NewError(sdk.CodeConfig, "no home")
+	})
+	if _, err := h.Open(context.Background(), bridge.Config{}); sdk.ErrorCode(err) != sdk.CodeConfig {
+		t.Fatalf("open: %v", err)
+	}
+}
+
+// TestDescriptionChecked: a hostile description is refused by the host.
+func TestDescriptionChecked(t *testing.T) {
+	many := make([]bridge.Tool, bridge.MaxTools+1)
+	for i := range many {
+		many[i] = bridge.Tool{Name: strings.Repeat("t", i%100+1) + string(rune('a'+i%26)), InputSchema: schema}
+	}
+	for name, d := range map[string]bridge.Description{
+		"no name":       {Tools: []bridge.Tool{{InputSchema: schema}}},
+		"twice":         {Tools: []bridge.Tool{{Name: "a", InputSchema: schema}, {Name: "a", InputSchema: schema}}},
+		"bad input":     {Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(`[]`)}}},
+		"missing input": {Tools: []bridge.Tool{{Name: "a"}}},
+		"bad output":    {Tools: []bridge.Tool{{Name: "a", InputSchema: schema, OutputSchema: json.RawMessage(`"x"`)}}},
+		"too many":      {Tools: many},
+	} {
+		h := handle(t, d, nil)
+		if _, err := h.Describe(context.Background()); sdk.ErrorCode(err) != sdk.CodeContract {
+			t.Errorf("%s: describe error = %v", name, err)
+		}
+	}
+}
