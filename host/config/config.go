@@ -337,6 +337,13 @@ func varLookup(layers ...map[string]string) func(string) (string, bool) {
 
 // decodeServers returns the mcp_servers entries of src in file order.
 func decodeServers(path string, src []byte) (yaml.MapSlice, error) {
+	return decodeTopMapping(path, src, ServersKey, "a mapping of server names to settings")
+}
+
+// decodeTopMapping returns the mapping under the top-level key of the
+// config file src, nil when the key is absent or empty; what names what
+// the mapping should hold, for the error.
+func decodeTopMapping(path string, src []byte, key, what string) (yaml.MapSlice, error) {
 	f, err := parseFile(path, src)
 	if err != nil {
 		return nil, err
@@ -356,7 +363,7 @@ func decodeServers(path string, src []byte) (yaml.MapSlice, error) {
 		return nil, fmt.Errorf("%s: the top level must be a mapping of keys, got %s; fix the file", path, typeName(root))
 	}
 	for _, it := range top {
-		if keyString(it.Key) != ServersKey {
+		if keyString(it.Key) != key {
 			continue
 		}
 		switch v := it.Value.(type) {
@@ -365,7 +372,7 @@ func decodeServers(path string, src []byte) (yaml.MapSlice, error) {
 		case yaml.MapSlice:
 			return v, nil
 		default:
-			return nil, fmt.Errorf("%s: %s must be a mapping of server names to settings, got %s; fix the file", path, ServersKey, typeName(v))
+			return nil, fmt.Errorf("%s: %s must be %s, got %s; fix the file", path, key, what, typeName(v))
 		}
 	}
 	return nil, nil
