@@ -49,8 +49,23 @@ CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
 CREATE INDEX idx_messages_session_active ON messages(session_id, active, timestamp);
 CREATE INDEX idx_sessions_session_key ON sessions(session_key, started_at DESC);
 CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(content, tokenize='trigram');
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
   INSERT INTO messages_fts(rowid, content)
+  VALUES (new.id, COALESCE(new.content,'') || ' ' || COALESCE(new.tool_name,'') || ' ' || COALESCE(new.tool_calls,''));
+  INSERT INTO messages_fts_trigram(rowid, content)
+  VALUES (new.id, COALESCE(new.content,'') || ' ' || COALESCE(new.tool_name,'') || ' ' || COALESCE(new.tool_calls,''));
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  DELETE FROM messages_fts WHERE rowid = old.id;
+  DELETE FROM messages_fts_trigram WHERE rowid = old.id;
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
+  DELETE FROM messages_fts WHERE rowid = old.id;
+  DELETE FROM messages_fts_trigram WHERE rowid = old.id;
+  INSERT INTO messages_fts(rowid, content)
+  VALUES (new.id, COALESCE(new.content,'') || ' ' || COALESCE(new.tool_name,'') || ' ' || COALESCE(new.tool_calls,''));
+  INSERT INTO messages_fts_trigram(rowid, content)
   VALUES (new.id, COALESCE(new.content,'') || ' ' || COALESCE(new.tool_name,'') || ' ' || COALESCE(new.tool_calls,''));
 END;
 """
@@ -74,6 +89,16 @@ CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
 CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
 CREATE VIRTUAL TABLE messages_fts USING fts5(content, content=messages, content_rowid=id);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
 """
 
 MINIMAL = """
