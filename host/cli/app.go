@@ -290,6 +290,7 @@ func mcpCommand(e *env) *cli.Command {
 			catalogCommand(e),
 			installCommand(e),
 			uninstallCommand(e),
+			serveCommand(e),
 		},
 	}
 }

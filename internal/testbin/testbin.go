@@ -32,7 +32,10 @@ var Targets = map[string]string{
 	// a stand-in browser for BROWSER=.
 	"hermes-auth-exec": "./plugins/exec",
 	"hermes-auth-fake": "./internal/testplugins/fakeauth",
-	"fakebrowser":      "./internal/testplugins/fakebrowser",
+	// A bridge plugin whose tools echo, block and report their process,
+	// for hermes mcp serve's tests.
+	"hermes-bridge-fake": "./internal/testplugins/fakebridge",
+	"fakebrowser":        "./internal/testplugins/fakebrowser",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",

@@ -14,7 +14,7 @@ type Description struct {
 	Version string `json:"version,omitempty"`
 	// Instructions is the server's instructions text for the client.
 	Instructions string `json:"instructions,omitempty"`
-	// Tools are the tools, in the order clients list them.
+	// Tools are the tools (mcp-go lists them to clients sorted by name).
 	Tools []Tool `json:"tools"`
 	// Env names the variables of $HERMES_HOME/.env (or the host's
 	// environment, which wins) the plugin needs, e.g. a bot token; the host

@@ -97,7 +97,7 @@ func TestDescribeOpenCall(t *testing.T) {
 		t.Fatalf("array structured content: %v", err)
 	}
 	c.MaxResultBytes = 1024
-	if _, err := c.Call(ctx, "big", nil); sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "mcp_serve.max_result_bytes") {
+	if _, err := c.Call(ctx, "big", nil); sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "mcp_serve.max_result_mb") {
 		t.Fatalf("big: %v", err)
 	}
 }

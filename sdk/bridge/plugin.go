@@ -401,7 +401,7 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (R
 	}
 	r := reply.Result
 	if n := len(r.Text) + len(r.Structured); c.MaxResultBytes > 0 && n > c.MaxResultBytes {
-		return Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is %d bytes, over the limit of %d bytes (mcp_serve.max_result_bytes)", name, n, c.MaxResultBytes)}
+		return Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is %d bytes, over the limit of %d bytes; raise mcp_serve.max_result_mb in config.yaml", name, n, c.MaxResultBytes)}
 	}
 	if len(r.Structured) > 0 && !isObject(r.Structured) {
 		return Result{}, sdk.NewError(sdk.CodeContract, "the structured content of tool %.128q is not a JSON object", name)

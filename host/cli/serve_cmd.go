@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/serve"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/urfave/cli/v3"
+)
+
+func serveCommand(e *env) *cli.Command {
+	var (
+		httpAddr    string
+		allowRemote bool
+		bridgeName  string
+	)
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the agent's messaging conversations to other MCP clients, on stdin/stdout or with --http on loopback",
+		Description: "Runs an MCP server whose ten tools (conversations, messages, events, send, channels, approvals) the\n" +
+			"hermes-bridge-messaging plugin serves from $HERMES_HOME/state.db. On stdio nothing but protocol is written to\n" +
+			"stdout; -v mirrors the log on stderr. With --http HOST:PORT it serves streamable HTTP at /mcp, every request\n" +
+			"needing Authorization: Bearer $HERMES_MCP_SERVE_TOKEN (from .env; generated and shown once on first use).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback; port 0 picks one) instead of stdio", Destination: &httpAddr},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address (other machines can then reach it)", Destination: &allowRemote},
+			&cli.StringFlag{Name: "bridge", Value: serve.DefaultBridge, Usage: "the bridge plugin to serve: hermes-bridge-`NAME`", Destination: &bridgeName},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() > 0 {
+				return usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
+			}
+			if allowRemote && httpAddr == "" {
+				return usagef("--allow-remote only applies to --http; add --http HOST:PORT")
+			}
+			return e.serve(ctx, httpAddr, allowRemote, bridgeName)
+		},
+	}
+}
+
+func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
+	settings, err := config.LoadServe(e.home)
+	if err != nil {
+		return failf("%s", termsafe.Escape(err.Error()))
+	}
+	dotenv, err := config.LoadDotEnv(e.home)
+	if err != nil {
+		return failf("%s", termsafe.Escape(err.Error()))
+	}
+	var httpOpts serve.HTTPOptions
+	if httpAddr != "" {
+		// Refuse a bad address before anything starts.
+		httpOpts = serve.HTTPOptions{Addr: httpAddr, AllowRemote: allowRemote, MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.log.Named("serve")}
+		ln, err := serve.Listen(httpOpts)
+		if err != nil {
+			return failf("%s", termsafe.Escape(err.Error()))
+		}
+		defer ln.Close()
+		token, created, err := serve.EnsureToken(e.home)
+		if err != nil {
+			return failf("%s", termsafe.Escape(err.Error()))
+		}
+		httpOpts.Token = token
+		b, err := e.startBridge(ctx, bridgeName, settings, dotenv)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		if created {
+			// The one time the token is shown: the user needs it for
+			// their client. It is never logged.
+			fmt.Fprintf(e.err, "Generated a bearer token for hermes mcp serve and saved it to .env as %s:\n  %s\nClients send it as: Authorization: Bearer <token>\n", serve.TokenVar, token)
+		}
+		fmt.Fprintf(e.err, "Serving MCP on %s\n", serve.URL(ln))
+		s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
+		if err := serve.ServeHTTP(ctx, s, ln, httpOpts); err != nil {
+			return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+		}
+		return nil
+	}
+	out, restore := protocolOut(e.out)
+	defer restore()
+	b, err := e.startBridge(ctx, bridgeName, settings, dotenv)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
+	if err := serve.ServeStdio(ctx, s, e.rawIn(), out, e.log.Named("serve")); err != nil {
+		return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+	}
+	return nil
+}
+
+func (e *env) startBridge(ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
+	b, err := serve.StartBridge(ctx, serve.BridgeOptions{
+		Supervisor:     e.supervisor(),
+		Name:           name,
+		Home:           e.home,
+		Settings:       settings.Bridges[name],
+		Env:            serve.DotEnvLookup(dotenv),
+		MaxResultBytes: int(settings.MaxResultBytes),
+		Logger:         e.log,
+	})
+	if err != nil {
+		return nil, failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+	}
+	return b, nil
+}
+
+// rawIn is stdin as it is, for a protocol reader that owns it.
+func (e *env) rawIn() io.Reader {
+	if e.input != nil {
+		return e.input.src
+	}
+	return e.in
+}
+
+// version is hermes's version as the build recorded it.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// protocolOut returns the writer of the protocol stream. When out is the
+// process's stdout, the protocol gets a private copy of it and file
+// descriptor 1 is pointed at stderr: whatever else in the process (or a
+// library) prints to stdout lands on stderr and cannot corrupt the
+// protocol. restore undoes it.
+func protocolOut(out io.Writer) (io.Writer, func()) {
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		if private, restore, err := divertStdout(); err == nil {
+			return private, restore
+		}
+	}
+	return out, func() {}
+}
