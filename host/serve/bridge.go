@@ -260,14 +260,37 @@ func (e *CrashError) Error() string {
 
 // Call runs tool name with args in the plugin. When the plugin exits
 // during the call, the call fails at once with a *CrashError, and the
-// plugin is started again for the next call.
+// plugin is started again for the next call. A call that finds the plugin
+// already gone (it never reached it) is sent to a new process instead.
 func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := b.call(ctx, name, args)
+		if errors.Is(err, bridge.ErrNotSent) && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		if errors.Is(err, bridge.ErrNotSent) {
+			err = &CrashError{Binary: b.binary(), Reason: "its connection is closed"}
+		}
+		return res, err
+	}
+}
+
+// call is one attempt of Call.
+func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
 	inst, err := b.instance(ctx)
 	if err != nil {
 		if errors.Is(err, errClosed) || ctx.Err() != nil {
 			return bridge.Result{}, err
 		}
 		return bridge.Result{}, &CrashError{Binary: b.binary(), Start: err}
+	}
+	select {
+	case <-inst.p.Exited():
+		// Gone before the call: not sent; the next attempt starts a new
+		// process without waiting for the watcher.
+		b.drop(inst)
+		return bridge.Result{}, bridge.ErrNotSent
+	default:
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -283,6 +306,10 @@ func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (b
 		}
 	}()
 	res, err := inst.c.Call(callCtx, name, args)
+	if errors.Is(err, bridge.ErrNotSent) {
+		b.drop(inst)
+		return bridge.Result{}, err
+	}
 	select {
 	case <-exited:
 		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: inst.p.ExitReason(time.Second)}
@@ -291,10 +318,21 @@ func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (b
 	if sdk.ErrorCode(err) == sdk.CodeClosed && ctx.Err() == nil {
 		// The connection broke without the exit being seen yet: the
 		// process is going; make sure it is gone, and say so.
-		inst.p.Kill()
+		b.drop(inst)
 		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: "its connection broke"}
 	}
 	return res, err
+}
+
+// drop forgets inst, a plugin process that is gone or broken, and kills
+// what is left of it; the next call starts a new one.
+func (b *Bridge) drop(inst *instance) {
+	b.mu.Lock()
+	if b.cur == inst {
+		b.cur = nil
+	}
+	b.mu.Unlock()
+	go inst.p.Kill()
 }
 
 // Pid returns the process id of the running plugin, 0 when none runs.

@@ -77,6 +77,8 @@ func TestPluginKilledMidCall(t *testing.T) {
 	if !errors.As(err, &crash) || !strings.Contains(err.Error(), "hermes-bridge-fake stopped during the call") || !strings.Contains(err.Error(), "call the tool again") {
 		t.Fatalf("call in flight: %v", err)
 	}
+	// A call made once the process is gone is sent to a new one.
+	testwait.For(t, 20*time.Second, "the killed plugin to be reaped", func() bool { return syscall.Kill(first, 0) == syscall.ESRCH })
 	second := pidOf(t, b)
 	if second == first {
 		t.Fatalf("the next call ran in the killed process %d", first)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/rpc"
@@ -264,6 +265,11 @@ func (s *rpcServer) close() {
 	}
 }
 
+// ErrNotSent is wrapped by the error (a CodeClosed one) of a call that
+// never reached the plugin because its connection was already closed: the
+// plugin did nothing, so the call may be sent again to a new process.
+var ErrNotSent = errors.New("the call was not sent")
+
 // Handle is the host's handle on a dispensed bridge plugin: Describe it,
 // then Open it once.
 type Handle struct {
@@ -292,6 +298,9 @@ func (h *Handle) call(ctx context.Context, what, method string, args func(Call) 
 	call := h.client.Go(method, args(hdr), reply, make(chan *rpc.Call, 1))
 	select {
 	case <-call.Done:
+		if errors.Is(call.Error, rpc.ErrShutdown) {
+			return fmt.Errorf("%w: %w", sdk.NewError(sdk.CodeClosed, "bridge plugin: %s: its connection is closed", what), ErrNotSent)
+		}
 		if call.Error != nil {
 			return sdk.NewError(sdk.CodeClosed, "bridge plugin: %s: %v", what, call.Error)
 		}
