@@ -4,7 +4,7 @@ BIN     := bin
 GOBIN   ?= $(shell $(GO) env GOBIN)
 PREFIX  ?= $(if $(GOBIN),$(GOBIN),$(HOME)/.local/bin)
 
-BINARIES := hermes hermes-transport-stdio hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-testserver
+BINARIES := hermes hermes-transport-stdio hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-testserver
 
 # The module folders, read from go.work: a module added there (a `use` line) is
 # vetted and tidy-checked without editing this file. "." is the root module.
@@ -24,6 +24,7 @@ build:
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
 	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
+	$(GO) build -o $(BIN)/hermes-bridge-messaging ./plugins/bridge
 	$(GO) build -o $(BIN)/hermes-testserver ./internal/testserver/cmd/hermes-testserver
 
 # Node packages the tests use (pinned), into the git-ignored .npm-deps/.
@@ -58,6 +59,7 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'CallTool1MiB' -benchtime 40x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginStart' -benchtime 200x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginRSS|OneShot|ToolsCommand|Discovery' -benchtime 10x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'ServeCallTool' -benchtime 2000x -count 3 ./host/serve/
 	$(GO) test -run '^$$' -bench 'SandboxStart' -benchtime 20x -count 3 ./host/bench/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile

@@ -27,6 +27,17 @@ import (
 // through a real supervisor.
 func startFake(t *testing.T, home string, settings map[string]any, dotenv map[string]string) *serve.Bridge {
 	t.Helper()
+	return startFakeTB(t, home, settings, dotenv)
+}
+
+// startFakeB is startFake for a benchmark.
+func startFakeB(b *testing.B, home string) *serve.Bridge {
+	b.Helper()
+	return startFakeTB(b, home, nil, nil)
+}
+
+func startFakeTB(t testing.TB, home string, settings map[string]any, dotenv map[string]string) *serve.Bridge {
+	t.Helper()
 	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
 	testbin.Path(t, "hermes-bridge-fake")
 	sup := supervisor.New(supervisor.Options{Home: home})
