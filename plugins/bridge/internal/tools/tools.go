@@ -561,8 +561,9 @@ func (t *Tools) permissionsRespond(ctx context.Context, a args) (*Result, error)
 	var err error
 	if t.Store == nil {
 		err = &store.NotFoundError{ID: id}
-	} else {
-		_, err = t.Store.Respond(ctx, id, decision)
+	} else if _, err = t.Store.Respond(ctx, id, decision); errors.Is(err, store.ErrNoDatabase) {
+		// No state.db, no approvals: the original found none to pop.
+		err = &store.NotFoundError{ID: id}
 	}
 	var nf *store.NotFoundError
 	switch {

@@ -452,6 +452,15 @@ func TestPermissions(t *testing.T) {
 	}
 }
 
+// Without state.db there are no approvals: an id is not found, as in the
+// original, rather than a failure to record.
+func TestPermissionsRespondWithoutDB(t *testing.T) {
+	t.Parallel()
+	tl := &Tools{Store: openStore(t, home(t, "", false, false))}
+	golden(t, call(t, tl, PermissionsRespond, `{"id": "ap1", "decision": "deny"}`), true,
+		"{\n  \"error\": \"Approval not found: ap1\"\n}")
+}
+
 func TestPermissionsRespondConcurrent(t *testing.T) {
 	t.Parallel()
 	st := openStore(t, home(t, "current", false, false))
