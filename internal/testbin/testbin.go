@@ -36,6 +36,8 @@ var Targets = map[string]string{
 	// for hermes mcp serve's tests.
 	"hermes-bridge-fake": "./internal/testplugins/fakebridge",
 	"fakebrowser":        "./internal/testplugins/fakebrowser",
+	// The messaging bridge plugin of hermes mcp serve.
+	"hermes-bridge-messaging": "./plugins/bridge",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
 	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",
