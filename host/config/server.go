@@ -22,6 +22,8 @@ var knownKeys = map[string]bool{
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
 	"sampling": true, "elicitation": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
+	// type is the other MCP clients' name for transport (TypeTransport).
+	"type": true,
 }
 
 var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
@@ -367,6 +369,17 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	s.URL = strings.TrimSpace(d.str("url", v["url"], raw["url"]))
 	s.Headers = d.strMap("headers", v["headers"], raw["headers"])
 	s.Transport = strings.ToLower(strings.TrimSpace(d.str("transport", v["transport"], raw["transport"])))
+	if t := strings.TrimSpace(d.str("type", v["type"], raw["type"])); t != "" {
+		mapped, ok := TypeTransport(t)
+		switch {
+		case !ok:
+			d.fail("type", "want stdio, http or sse (type is the other MCP clients' name for transport), got %s; name a transport plugin with transport: instead", got(raw["type"]))
+		case s.Transport == "":
+			s.Transport = mapped
+		case sameTransport(s.Transport) != mapped:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("server %q: transport %s and type %s disagree; using transport; remove type", name, s.Transport, t))
+		}
+	}
 	s.Timeout = d.seconds("timeout", v["timeout"], raw["timeout"], DefaultTimeout)
 	s.ConnectTimeout = d.seconds("connect_timeout", v["connect_timeout"], raw["connect_timeout"], DefaultConnectTimeout)
 	s.KeepaliveInterval = d.seconds("keepalive_interval", v["keepalive_interval"], raw["keepalive_interval"], DefaultKeepaliveInterval)
@@ -522,4 +535,31 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.Err = d.err
 	}
 	return s
+}
+
+// TypeTransport maps the value of the type key other MCP clients write
+// (Claude Code, VS Code, Cursor: "stdio", "http", "sse", also spelled
+// "streamable-http" or "streamableHttp") to the transport it stands for:
+// "stdio", "http" or "sse". ok is false for any other value. config.yaml
+// accepts type as a synonym of transport; transport wins when both are set.
+func TypeTransport(t string) (transport string, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(t)) {
+	case "stdio":
+		return "stdio", true
+	case "http", "streamable-http", "streamable_http", "streamablehttp":
+		return "http", true
+	case "sse":
+		return "sse", true
+	}
+	return "", false
+}
+
+// sameTransport folds the spellings of streamable HTTP into "http", so
+// that transport and type can be compared.
+func sameTransport(t string) string {
+	switch t {
+	case "streamable-http", "streamable_http":
+		return "http"
+	}
+	return t
 }
