@@ -7,6 +7,12 @@ want=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/conformance@0.1.16"
+  # The MCP Inspector's CLI mode, the external client of the hermes mcp serve
+  # tests (host/cli/serve_clients_test.go). The Inspector itself
+  # (@modelcontextprotocol/inspector) declares Node 22 from 0.16 on, for its
+  # web UI; its CLI, published as this package, declares no engine and its
+  # dependencies accept Node 18 and later, so it runs on the Node 20 of CI.
+  "@modelcontextprotocol/inspector-cli@1.0.3"
 )
 # The conformance suite of the 2026-07-28 revision is a prerelease of the same
 # package: it gets a folder of its own.
