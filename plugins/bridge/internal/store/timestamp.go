@@ -72,6 +72,17 @@ func (t Timestamp) Unix() float64 {
 // String returns the stored value as text, as str() did in the original
 // bridge's events: float text for numbers, the text itself for text.
 func (t Timestamp) String() string {
+	if f, ok := t.Raw.(float64); ok {
+		switch {
+		case math.IsNaN(f):
+			return "nan"
+		case math.IsInf(f, 1):
+			return "inf"
+		case math.IsInf(f, -1):
+			return "-inf"
+		}
+		return pythonFloat(f) // "1774785600.0", as str(float)
+	}
 	return sqlString(t.Raw)
 }
 
