@@ -8,6 +8,16 @@
 #                                      scenario the 2026-07-28 revision requires, from 0.2.0-alpha.12
 #                                      (conformance/expected-failures-2026-07-28.yml: extensions)
 #   conformance/run.sh SCENARIO...     just those scenarios (of 0.1.16; with NEXT=1, of 0.2.0-alpha.12)
+#   conformance/run.sh --server [SCENARIO...]
+#                                      only the server suite (below), or just those of its scenarios
+#
+# The run without arguments ends with the suite's server mode against
+# `hermes mcp serve --http` (a HERMES_HOME of the bridge's state.db fixture,
+# written by python3): the scenarios that apply to a server of tools only,
+# listed and explained in conformance/README.md. The suite's client sends no
+# Authorization header, so it talks to the server through bin/authproxy, a
+# loopback proxy that adds the bearer token and leaves Host and Origin as
+# the suite sent them.
 #
 # Exits non-zero on any unexpected failure. Results land in results-conformance/.
 set -euo pipefail
@@ -17,6 +27,8 @@ version=0.1.16
 pkg=".npm-deps/node_modules/@modelcontextprotocol/conformance"
 next_version=0.2.0-alpha.12
 next_pkg=".npm-deps/conformance-2026/node_modules/@modelcontextprotocol/conformance"
+# The bridge plugin behind `hermes mcp serve`, for the server suite.
+bridge_pkg=./plugins/bridge
 
 command -v node >/dev/null || { echo "node not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
 if [ ! -f "$pkg/package.json" ] || ! grep -q "\"version\": \"$version\"" "$pkg/package.json"; then
@@ -39,6 +51,97 @@ if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
   node_flags=(--import "$root/conformance/node20/node20-register.mjs")
 fi
 
+# The server suite: the scenarios of each package version that apply to a
+# server with tools only (no resources, prompts, completions, logging,
+# sampling or elicitation, and none of the suite's own test tools).
+server_scenarios=(server-initialize ping tools-list server-sse-multiple-streams dns-rebinding-protection)
+next_server_scenarios=(server-session-lifecycle)
+
+# The server, the proxy and the fixture home of the server suite, stopped
+# and removed however the script ends.
+serve_pid="" proxy_pid="" home=""
+stop_server() {
+  if [ -n "$proxy_pid" ]; then kill "$proxy_pid" 2>/dev/null || true; wait "$proxy_pid" 2>/dev/null || true; fi
+  if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+  if [ -n "$home" ]; then rm -rf "$home"; fi
+  serve_pid="" proxy_pid="" home=""
+}
+
+# run_server_suite [SCENARIO...]: starts `hermes mcp serve --http` on a
+# fixture home and the token-adding proxy, runs the scenarios (all of both
+# lists by default), and stops both.
+run_server_suite() {
+  command -v python3 >/dev/null || { echo "python3 not found: the server suite writes its state.db fixture with it (apt-get install python3)" >&2; return 1; }
+  # Called from a condition, where errexit is off: every step checks.
+  go build -o bin/hermes ./cmd/hermes || return 1
+  go build -o bin/hermes-bridge-messaging "$bridge_pkg" || return 1
+  go build -o bin/authproxy ./conformance/authproxy || return 1
+  local url="" proxy_url="" i
+  home=$(mktemp -d) || return 1
+  trap stop_server EXIT
+  local testdata=plugins/bridge/internal/store/testdata
+  python3 "$testdata/make_state_db.py" current "$home/state.db" || return 1
+  mkdir -p "$home/sessions" || return 1
+  cp "$testdata/sessions.json" "$home/sessions/sessions.json" || return 1
+  cp "$testdata/channel_directory.json" "$home/channel_directory.json" || return 1
+  local token
+  token=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
+  [ ${#token} -eq 48 ] || { echo "could not make a token from /dev/urandom" >&2; return 1; }
+  (umask 077 && printf 'HERMES_MCP_SERVE_TOKEN=%s\n' "$token" > "$home/.env") || return 1
+  HERMES_HOME="$home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes mcp serve --http 127.0.0.1:0 </dev/null >/dev/null 2>"$home/serve.log" &
+  serve_pid=$!
+  # Wait (bounded) for the line that names the URL.
+  for i in $(seq 600); do
+    url=$(sed -n 's/.*Serving MCP on \(http:[^ ]*\).*/\1/p' "$home/serve.log" | head -n1)
+    [ -n "$url" ] && break
+    kill -0 "$serve_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "hermes mcp serve --http did not start:" >&2
+    cat "$home/serve.log" >&2
+    return 1
+  fi
+  HERMES_MCP_SERVE_TOKEN="$token" bin/authproxy -to "$url" >"$home/proxy.out" 2>&1 &
+  proxy_pid=$!
+  for i in $(seq 100); do
+    proxy_url=$(sed -n 's/^authproxy: \(http:.*\)$/\1/p' "$home/proxy.out" | head -n1)
+    [ -n "$proxy_url" ] && break
+    kill -0 "$proxy_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$proxy_url" ]; then
+    echo "authproxy did not start:" >&2
+    cat "$home/proxy.out" >&2
+    return 1
+  fi
+  echo "== conformance server suite: hermes mcp serve --http at $url (through $proxy_url)"
+  local stable=("${server_scenarios[@]}") next=("${next_server_scenarios[@]}") failed=() s
+  if [ $# -gt 0 ]; then
+    stable=() next=()
+    for s in "$@"; do
+      if [[ " ${next_server_scenarios[*]} " == *" $s "* ]]; then next+=("$s"); else stable+=("$s"); fi
+    done
+  fi
+  for s in "${stable[@]}"; do
+    echo "== conformance server scenario ($version): $s"
+    node "${node_flags[@]}" "$pkg/dist/index.js" server --url "$proxy_url" --scenario "$s" \
+      --expected-failures "$root/conformance/expected-failures-server.yml" -o "$out/server" || failed+=("$s")
+  done
+  for s in "${next[@]}"; do
+    echo "== conformance server scenario ($next_version, spec 2025-11-25): $s"
+    node "${node_flags[@]}" "$next_pkg/dist/index.js" server --url "$proxy_url" --scenario "$s" --spec-version 2025-11-25 \
+      --expected-failures "$root/conformance/expected-failures-server.yml" -o "$out/server-2026" || failed+=("$s")
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "conformance: failed server scenarios: ${failed[*]} (details in $out/server*, server log below)" >&2
+    cat "$home/serve.log" >&2
+    return 1
+  fi
+  stop_server
+  echo "conformance: server suite passed: $((${#stable[@]} + ${#next[@]})) scenarios against hermes mcp serve --http"
+}
+
 mkdir -p bin
 go build -o bin/hermes-transport-http ./plugins/http
 go build -o bin/hermes-auth-oauth ./plugins/oauth
@@ -52,20 +155,38 @@ if [ "${NEXT:-}" = 1 ]; then
   suite=("${next_suite[@]}")
 fi
 
+if [ "${1:-}" = --server ]; then
+  shift
+  run_server_suite "$@" || exit 1
+  exit 0
+fi
+
 if [ $# -eq 0 ]; then
   # The whole core suite, OAuth scenarios included (through
   # hermes-auth-oauth). Any failure not in conformance/expected-failures.yml,
   # or a listed scenario that now passes, fails the run.
+  # Each part runs whatever the one before gave; the run fails at the end
+  # when any part failed.
+  status=0
   echo "== conformance client suite: core ($version)"
-  "${suite[@]}" --suite core --expected-failures "$root/conformance/expected-failures.yml"
-  echo "conformance: core suite passed (OAuth included)"
+  if "${suite[@]}" --suite core --expected-failures "$root/conformance/expected-failures.yml"; then
+    echo "conformance: core suite passed (OAuth included)"
+  else
+    echo "conformance: core client suite FAILED (details in $out)" >&2
+    status=1
+  fi
   # Every scenario the current revision requires, and its extensions; the
   # same rule for the expected failures (authorization extensions that need
   # key material hermes does not manage).
   echo "== conformance client requirements: 2026-07-28 ($next_version)"
-  "${next_suite[@]}" --requirements 2026-07-28 --expected-failures "$root/conformance/expected-failures-2026-07-28.yml"
-  echo "conformance: 2026-07-28 requirements passed (expected failures: authorization extensions, see conformance/expected-failures-2026-07-28.yml)"
-  exit 0
+  if "${next_suite[@]}" --requirements 2026-07-28 --expected-failures "$root/conformance/expected-failures-2026-07-28.yml"; then
+    echo "conformance: 2026-07-28 requirements passed (expected failures: authorization extensions, see conformance/expected-failures-2026-07-28.yml)"
+  else
+    echo "conformance: 2026-07-28 client requirements FAILED (details in $out/2026-07-28)" >&2
+    status=1
+  fi
+  run_server_suite || status=1
+  exit $status
 fi
 
 failed=()
