@@ -149,7 +149,7 @@ func addCommand(e *env) *cli.Command {
 				ErrWriter:                 e.err,
 				Reader:                    e.in,
 				OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
-					return usagef("%s; run 'hermes mcp add --help' for usage", oneLine(err.Error()))
+					return usageError(c, err)
 				},
 				// The name to add is a name, also when it is "h" or
 				// "help" (see argumentsFirst).
@@ -171,7 +171,7 @@ func addCommand(e *env) *cli.Command {
 			err := inner.Run(ictx, append([]string{"hermes mcp add"}, front...))
 			var ee *exitError
 			if err != nil && !errors.As(err, &ee) {
-				return usagef("%s; run 'hermes mcp add --help' for usage", oneLine(err.Error()))
+				return usageError(inner, err)
 			}
 			return err
 		},

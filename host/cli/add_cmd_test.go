@@ -224,7 +224,7 @@ func TestAddUsageErrors(t *testing.T) {
 		{[]string{"bad name", "--command", "c"}, "invalid server name 'bad name'"},
 		{[]string{"x", "--command", "c", "--url", "http://h"}, "not both"},
 		{[]string{"x", "--url", "http://h", "--header", "nocolon"}, "Invalid --header value 'nocolon'"},
-		{[]string{"x", "--command", "c", "--bogus"}, "flag provided but not defined"},
+		{[]string{"x", "--command", "c", "--bogus"}, "hermes mcp add: unknown flag --bogus"},
 		{[]string{"--command", "c"}, "usage: hermes mcp add <name>"},
 	}
 	for _, c := range cases {

@@ -15,7 +15,7 @@ import (
 // otherwise the catalog as a table.
 func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 	if c.Args().Len() > 0 {
-		return usagef("unknown command 'hermes mcp %s'; run 'hermes mcp --help' for the commands", c.Args().First())
+		return unknownCommand(c, c.Args().First())
 	}
 	if !e.p.Interactive() {
 		// Exactly what hermes mcp catalog prints.

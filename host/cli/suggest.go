@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+)
+
+// nearest returns the candidate closest to word, when one is close enough
+// to be what the user meant: an edit distance of at most a third of the
+// word (and at least 1, at most 3), or a candidate that starts with the
+// word. "" when none is.
+func nearest(word string, candidates []string) string {
+	if word == "" {
+		return ""
+	}
+	limit := min(max(len(word)/3, 1), 3)
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		if c == word {
+			return c
+		}
+		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		if d < bestD || (d == bestD && best != "" && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, c := range candidates {
+		if len(word) >= 2 && strings.HasPrefix(c, word) {
+			return c
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// didYouMean is " (did you mean 'PREFIX X'?)" for the nearest candidate
+// X, or "".
+func didYouMean(prefix, word string, candidates []string) string {
+	if s := nearest(word, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean '%s%s'?)", prefix, s)
+	}
+	return ""
+}
+
+// commandNames lists the names and aliases of c's visible subcommands.
+func commandNames(c *cli.Command) []string {
+	var out []string
+	for _, sub := range c.Commands {
+		if sub.Hidden {
+			continue
+		}
+		out = append(out, sub.Name)
+		out = append(out, sub.Aliases...)
+	}
+	return out
+}
+
+// flagNames lists c's flag names, as typed (--name, -n).
+func flagNames(c *cli.Command) []string {
+	var out []string
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if len(n) == 1 {
+				out = append(out, "-"+n)
+			} else {
+				out = append(out, "--"+n)
+			}
+		}
+	}
+	return out
+}
+
+// undefinedFlag matches the flag package's "flag provided but not
+// defined: -x" error; invalidValue its "invalid value "v" for flag -x:
+// why" error.
+var (
+	undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+	invalidValue  = regexp.MustCompile(`invalid value "(.*)" for flag -+([^:\s]+): `)
+)
+
+// wants says what a flag's value must be, by the flag's type.
+func wants(c *cli.Command, name string) string {
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			switch f.(type) {
+			case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+				return "a whole number"
+			case *cli.FloatFlag:
+				return "a number"
+			case *cli.DurationFlag:
+				return "a duration such as 30s or 2m"
+			case *cli.BoolFlag:
+				return "true or false"
+			}
+		}
+	}
+	return "another value"
+}
+
+// typedFlag is a flag's name as typed: -x or --name.
+func typedFlag(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// usageError turns a flag-parsing error of c into one line saying what was
+// wrong, with a suggestion for a mistyped flag, and where the usage is.
+func usageError(c *cli.Command, err error) error {
+	name := c.FullName()
+	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		typed := typedFlag(m[1])
+		hint := ""
+		if len(m[1]) > 1 {
+			hint = didYouMean("", typed, flagNames(c))
+		}
+		return usagef("%s: unknown flag %s%s; run '%s --help' for usage", name, typed, hint, name)
+	}
+	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
+		return usagef("%s: %s wants %s, got %q; run '%s --help' for usage", name, typedFlag(m[2]), wants(c, m[2]), m[1], name)
+	}
+	return usagef("%s: %s; run '%s --help' for usage", name, oneLine(err.Error()), name)
+}
+
+// unknownCommand is the error of a word that names no subcommand of c.
+func unknownCommand(c *cli.Command, word string) error {
+	return usagef("unknown command '%s %s'%s; run '%s --help' for the commands", c.FullName(), word, didYouMean(c.FullName()+" ", word, commandNames(c)), c.FullName())
+}

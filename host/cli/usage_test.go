@@ -1,0 +1,36 @@
+package cli_test
+
+import "testing"
+
+// TestUsageMistakes: a mistyped command or flag, or a bad value, is one
+// line on stderr saying what was wrong (with the nearest name when one is
+// close) and where the usage is, with exit code 2; never the whole help.
+func TestUsageMistakes(t *testing.T) {
+	home := newHome(t)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mcp", "ad"}, []string{"unknown command 'hermes mcp ad' (did you mean 'hermes mcp add'?)", "run 'hermes mcp --help'"}},
+		{[]string{"mcp", "lst"}, []string{"did you mean 'hermes mcp list'?"}},
+		{[]string{"tols"}, []string{"unknown command 'hermes tols' (did you mean 'hermes tools'?)"}},
+		{[]string{"frobnicate"}, []string{"unknown command 'hermes frobnicate'; run 'hermes --help'"}},
+		{[]string{"mcp", "list", "--jsn"}, []string{"hermes mcp list: unknown flag --jsn (did you mean '--json'?)", "run 'hermes mcp list --help' for usage"}},
+		{[]string{"mcp", "enable", "x", "--bogus"}, []string{"hermes mcp enable: unknown flag --bogus"}},
+		{[]string{"tools", "--bogus"}, []string{"hermes tools: unknown flag --bogus"}},
+		{[]string{"--bogus"}, []string{"hermes: unknown flag --bogus"}},
+		{[]string{"mcp", "add", "x", "--command", "c", "--connect-timeout", "soon"}, []string{`hermes mcp add: --connect-timeout wants a whole number, got "soon"`}},
+		{[]string{"mcp", "add", "x", "--comand", "c"}, []string{"unknown flag --comand (did you mean '--command'?)"}},
+		{[]string{"mcp", "install", "x", "--step-timeout", "zz"}, []string{`--step-timeout wants a duration such as 30s or 2m, got "zz"`}},
+	} {
+		r := runHermes(t, home, c.args...)
+		if r.code != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", c.args, r.code, r.stderr)
+			continue
+		}
+		if r.stdout != "" {
+			t.Errorf("%q printed on stdout: %q", c.args, r.stdout)
+		}
+		r.oneLineErr(t, c.want...)
+	}
+}
