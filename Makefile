@@ -17,9 +17,12 @@ FUZZTIME ?= 20s
 
 .PHONY: build test test-go npm-deps bench hostile install demo conformance fuzz vet lint clean
 
+# The commit stamped into hermes (the toolchain records none in workspace mode).
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/hermes ./cmd/hermes
+	$(GO) build -ldflags "-X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
 	$(GO) build -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi

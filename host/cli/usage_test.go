@@ -1,6 +1,11 @@
 package cli_test
 
-import "testing"
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // TestUsageMistakes: a mistyped command or flag, or a bad value, is one
 // line on stderr saying what was wrong (with the nearest name when one is
@@ -32,5 +37,26 @@ func TestUsageMistakes(t *testing.T) {
 			t.Errorf("%q printed on stdout: %q", c.args, r.stdout)
 		}
 		r.oneLineErr(t, c.want...)
+	}
+}
+
+// TestVersion: --version is one line naming the version, the Go version
+// and the plugin contract; `version --json` holds the same as fields.
+func TestVersion(t *testing.T) {
+	home := newHome(t)
+	line := strings.TrimSpace(runHermes(t, home, "--version").must(t, 0).stdout)
+	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contract v2") || strings.Contains(line, "\n") {
+		t.Fatalf("--version = %q", line)
+	}
+	var v struct {
+		Version, Commit, Go string
+		Contract            int `json:"plugin_contract"`
+	}
+	out := runHermes(t, home, "version", "--json").must(t, 0).stdout
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" || v.Go != runtime.Version() || v.Contract != 2 {
+		t.Fatalf("version --json = %q (%v)", out, err)
+	}
+	if got := strings.TrimSpace(runHermes(t, home, "version").must(t, 0).stdout); got != line {
+		t.Errorf("version = %q, --version = %q", got, line)
 	}
 }
