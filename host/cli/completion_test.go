@@ -1,0 +1,40 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCompletion: `hermes completion` is in the help and prints each
+// shell's script; TAB completes server names for the commands that take
+// one, catalog names for install, and the server's tools after
+// `hermes mcp call NAME`.
+func TestCompletion(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  alpha:\n    command: "+testServerPath(t)+"\n    args: [--tools, \"2\"]\n  beta:\n    url: http://127.0.0.1:1/mcp\n")
+	if help := runHermes(t, home, "--help").must(t, 0).stdout; !strings.Contains(help, "completion") {
+		t.Errorf("hermes --help does not list completion:\n%s", help)
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		if out := runHermes(t, home, "completion", shell).must(t, 0).stdout; !strings.Contains(out, "hermes") || len(out) < 200 {
+			t.Errorf("completion %s printed %q", shell, out)
+		}
+	}
+	for _, cmd := range []string{"test", "call", "remove", "configure", "enable", "disable", "login", "logout", "reauth", "uninstall"} {
+		out := runHermes(t, home, "mcp", cmd, "--generate-shell-completion").must(t, 0).stdout
+		if out != "alpha\nbeta\n" {
+			t.Errorf("hermes mcp %s <TAB> = %q, want the two server names", cmd, out)
+		}
+	}
+	if out := runHermes(t, home, "mcp", "install", "--generate-shell-completion").must(t, 0).stdout; !strings.Contains(out, "\nfilesystem\n") {
+		t.Errorf("hermes mcp install <TAB> = %q, want the catalog", out)
+	}
+	out := runHermes(t, home, "mcp", "call", "alpha", "--generate-shell-completion").must(t, 0).stdout
+	if !strings.Contains(out, "\necho\n") || !strings.Contains(out, "\ntool_2\n") {
+		t.Errorf("hermes mcp call alpha <TAB> = %q, want its tools", out)
+	}
+	// A name argument is complete: nothing more is offered.
+	if out := runHermes(t, home, "mcp", "test", "alpha", "--generate-shell-completion").must(t, 0).stdout; out != "" {
+		t.Errorf("hermes mcp test alpha <TAB> = %q", out)
+	}
+}
