@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
@@ -21,11 +20,7 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 	}
 	srv := cfg.Server(name)
 	if srv == nil {
-		names := cfg.Names()
-		if len(names) == 0 {
-			return nil, nil, failf("no server named '%s': no MCP servers are configured in %s; add one with 'hermes mcp add'", name, cfg.Path)
-		}
-		return nil, nil, failf("no server named '%s' in %s; configured: %s", name, cfg.Path, strings.Join(names, ", "))
+		return nil, nil, notFound(name, cfg.Names())
 	}
 	return cfg, srv, nil
 }

@@ -58,14 +58,14 @@ func TestRemove(t *testing.T) {
 		t.Errorf("token files left: %q", names)
 	}
 
-	runHermes(t, home, "mcp", "rm", "nope", "--yes").must(t, 1).oneLineErr(t, "Server 'nope' not found in config. Available servers: alpha, gamma")
+	runHermes(t, home, "mcp", "rm", "nope", "--yes").must(t, 1).oneLineErr(t, "no server named 'nope'; configured: alpha, gamma")
 	runHermes(t, home, "mcp", "remove", "alpha", "--yes").must(t, 0)
 	runHermes(t, home, "mcp", "remove", "gamma").must(t, 0)
 	// The comment above mcp_servers goes with the key.
 	if got := readConfig(t, home); got != "model: m\n" {
 		t.Errorf("after removing all: %q", got)
 	}
-	runHermes(t, home, "mcp", "remove", "gamma").must(t, 1).oneLineErr(t, "Server 'gamma' not found in config.", "hermes mcp add")
+	runHermes(t, home, "mcp", "remove", "gamma").must(t, 1).oneLineErr(t, "no server named 'gamma': no MCP servers are configured", "hermes mcp add")
 	runHermes(t, home, "mcp", "remove").must(t, 2)
 }
 
@@ -166,7 +166,7 @@ func TestConfigureWithFlags(t *testing.T) {
 	runHermes(t, home, "mcp", "configure", "alpha", "--all", "--include", "a").must(t, 2).oneLineErr(t, "mutually exclusive")
 	runHermes(t, home, "mcp", "configure", "alpha", "--include", ",").must(t, 2)
 	runHermes(t, home, "mcp", "configure", "alpha").must(t, 1).oneLineErr(t, "interactive terminal", "--include a,b", "--exclude c,d", "--all")
-	runHermes(t, home, "mcp", "configure", "nope", "--all").must(t, 1).oneLineErr(t, "Server 'nope' not found in config. Available servers: alpha, beta, gamma")
+	runHermes(t, home, "mcp", "configure", "nope", "--all").must(t, 1).oneLineErr(t, "no server named 'nope'; configured: alpha, beta, gamma")
 	if got := readConfig(t, home); got != threeServers {
 		t.Errorf("failed commands changed the file:\n%s", got)
 	}
@@ -191,6 +191,6 @@ func TestEnableDisable(t *testing.T) {
 	if got := readConfig(t, home); !strings.Contains(got, "  gamma:   # off for now\n") || !strings.HasPrefix(got, "# servers\n") {
 		t.Errorf("comments lost:\n%s", got)
 	}
-	runHermes(t, home, "mcp", "enable", "nope").must(t, 1).oneLineErr(t, "Server 'nope' not found in config.")
+	runHermes(t, home, "mcp", "enable", "nope").must(t, 1).oneLineErr(t, "no server named 'nope'")
 	runHermes(t, home, "mcp", "disable").must(t, 2)
 }

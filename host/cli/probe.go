@@ -96,12 +96,14 @@ func (e *env) serverNames() (path string, names []string, err error) {
 	return path, names, nil
 }
 
-// notFound is the error for a server name that is not in the config.
+// notFound is the error for a server name that is not in the config, in
+// the one wording every command uses, with the nearest configured name
+// when one is close.
 func notFound(name string, names []string) error {
 	if len(names) == 0 {
-		return failf("Server '%s' not found in config. No MCP servers are configured; add one with 'hermes mcp add'", name)
+		return failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name)
 	}
-	return failf("Server '%s' not found in config. Available servers: %s", name, strings.Join(names, ", "))
+	return failf("no server named '%s'%s; configured: %s", name, didYouMean("", name, names), strings.Join(names, ", "))
 }
 
 // requireServer fails unless name is configured.

@@ -60,3 +60,16 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version = %q, --version = %q", got, line)
 	}
 }
+
+// TestUnknownServerOneWording: every command names an unknown server the
+// same way, with the nearest configured name.
+func TestUnknownServerOneWording(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n  linear:\n    url: http://127.0.0.1:1/mcp\n")
+	for _, args := range [][]string{
+		{"mcp", "test", "githb"}, {"mcp", "call", "githb", "x"}, {"mcp", "remove", "githb", "--yes"},
+		{"mcp", "enable", "githb"}, {"mcp", "configure", "githb", "--all"}, {"mcp", "login", "githb"},
+	} {
+		runHermes(t, home, args...).must(t, 1).oneLineErr(t, "no server named 'githb' (did you mean 'github'?); configured: github, linear")
+	}
+}
