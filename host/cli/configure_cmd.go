@@ -134,8 +134,8 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 	e.p.Line("Currently %d/%d tools enabled for '%s'.", len(before), len(all), name)
 	sel, err := e.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
 	if errors.Is(err, ui.ErrCancelled) {
-		e.p.Info("Cancelled. No changes made.")
-		return nil
+		// Cancelling is exit code 1, as everywhere.
+		return failf("Cancelled. No changes made.")
 	}
 	if err != nil {
 		return failf("tool checklist: %s", oneLine(err.Error()))

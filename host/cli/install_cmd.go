@@ -195,8 +195,14 @@ func (e *env) uninstall(name string, yes bool) error {
 	case m == nil && !hasFolder:
 		return failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name)
 	}
-	if !yes && !e.p.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), true) {
-		return failf("Cancelled; '%s' was kept", name)
+	if !yes {
+		if !e.p.Interactive() {
+			return usagef("hermes mcp uninstall: no terminal to confirm on; add --yes to uninstall '%s'", name)
+		}
+		// Destructive: the answer defaults to No.
+		if !e.p.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), false) {
+			return failf("Cancelled; '%s' was kept", name)
+		}
 	}
 	entry, folder, err := catalog.Uninstall(e.home, name)
 	if err != nil {

@@ -41,7 +41,9 @@ func TestRemove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := runHermes(t, home, "mcp", "remove", "beta").must(t, 0)
+	// Without a terminal a removal needs --yes.
+	runHermes(t, home, "mcp", "remove", "beta").must(t, 2).oneLineErr(t, "no terminal to confirm on; add --yes to remove 'beta'")
+	r := runHermes(t, home, "mcp", "remove", "beta", "--yes").must(t, 0)
 	if r.stdout != "  ✓ Removed 'beta' from config\n  ✓ Cleaned up OAuth tokens\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
@@ -60,7 +62,7 @@ func TestRemove(t *testing.T) {
 
 	runHermes(t, home, "mcp", "rm", "nope", "--yes").must(t, 1).oneLineErr(t, "no server named 'nope'; configured: alpha, gamma")
 	runHermes(t, home, "mcp", "remove", "alpha", "--yes").must(t, 0)
-	runHermes(t, home, "mcp", "remove", "gamma").must(t, 0)
+	runHermes(t, home, "mcp", "remove", "gamma", "--yes").must(t, 0)
 	// The comment above mcp_servers goes with the key.
 	if got := readConfig(t, home); got != "model: m\n" {
 		t.Errorf("after removing all: %q", got)

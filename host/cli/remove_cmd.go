@@ -26,8 +26,14 @@ func removeCommand(e *env) *cli.Command {
 			if err := e.requireServer(name); err != nil {
 				return err
 			}
-			if !yes && !e.p.Confirm(fmt.Sprintf("Remove server '%s'?", name), true) {
-				return failf("Cancelled; '%s' was kept", name)
+			if !yes {
+				if !e.p.Interactive() {
+					return usagef("hermes mcp remove: no terminal to confirm on; add --yes to remove '%s'", name)
+				}
+				// Destructive: the answer defaults to No.
+				if !e.p.Confirm(fmt.Sprintf("Remove server '%s'?", name), false) {
+					return failf("Cancelled; '%s' was kept", name)
+				}
 			}
 			// The entry as it was: its auth plugin revokes its tokens.
 			var srv *config.Server
