@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +33,8 @@ import (
 
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testinspector"
+	"github.com/hermes-agent/hermes/internal/testproc"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // The ten tools of REFERENCE §10.4.
@@ -687,6 +690,41 @@ func TestServeInspectorStdio(t *testing.T) {
 
 	checkPermissions(t, c, fx)
 	checkSend(t, c, fx, "Hello over stdio from the MCP Inspector")
+
+	// Each server the Inspector started ended with its client, and took
+	// its bridge plugin with it: no process is left holding the home.
+	if runtime.GOOS == "linux" {
+		testwait.For(t, 30*time.Second, "every hermes mcp serve and bridge plugin of the fixture to exit", func() bool {
+			return len(processesOfHome(fx.home)) == 0
+		})
+	}
+}
+
+// processesOfHome lists the live processes of home (Linux /proc): those
+// whose environment sets HERMES_HOME to it (serve), and those holding a
+// file in it open (the bridge plugin, whose environment the host filters,
+// keeps state.db open).
+func processesOfHome(home string) []int {
+	var pids []int
+	env := []byte("\x00HERMES_HOME=" + home + "\x00")
+	for _, st := range testproc.All() {
+		if st.State == 'Z' || st.PID == os.Getpid() {
+			continue
+		}
+		proc := "/proc/" + strconv.Itoa(st.PID)
+		if b, err := os.ReadFile(proc + "/environ"); err == nil && bytes.Contains(append([]byte{0}, b...), env) {
+			pids = append(pids, st.PID)
+			continue
+		}
+		fds, _ := os.ReadDir(proc + "/fd")
+		for _, fd := range fds {
+			if target, err := os.Readlink(proc + "/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, home+"/") {
+				pids = append(pids, st.PID)
+				break
+			}
+		}
+	}
+	return pids
 }
 
 // TestServeInspectorHTTP runs the MCP Inspector's CLI against `hermes mcp
