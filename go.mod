@@ -3,6 +3,7 @@ module github.com/hermes-agent/hermes
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/creack/pty v1.1.24
 	github.com/goccy/go-yaml v1.19.2
 	github.com/gofrs/flock v0.13.2

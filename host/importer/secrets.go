@@ -1,0 +1,114 @@
+package importer
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/toolview"
+)
+
+// Secret is a value that goes to $HERMES_HOME/.env instead of config.yaml,
+// where the entry refers to it as ${Var}.
+type Secret struct {
+	// Var is the .env variable: MCP_<NAME>_<KEY> (VarName).
+	Var string
+	// Value is the secret itself. Never print it.
+	Value string
+	// From says where it was found: "env GITHUB_TOKEN", "header
+	// Authorization", "oauth clientSecret".
+	From string
+}
+
+// secretWords are the name parts (split at "_", "-" and ".") that make a
+// variable or header name a secret's.
+var secretWords = map[string]bool{
+	"TOKEN": true, "KEY": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PWD": true,
+	"AUTH": true, "AUTHORIZATION": true, "CREDENTIAL": true, "CREDENTIALS": true, "COOKIE": true,
+	"APIKEY": true, "PAT": true, "BEARER": true, "PRIVATE": true, "SESSION": true,
+}
+
+// secretSuffixes make a name a secret's when one of its parts ends in them
+// (ACCESSTOKEN, CLIENTSECRET, DBPASSWORD).
+var secretSuffixes = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "CREDENTIALS"}
+
+// IsSecretName reports whether an environment variable or HTTP header
+// called name holds a secret: one of its parts (split at "_", "-", ".") is
+// TOKEN, KEY, SECRET, PASSWORD, AUTH, AUTHORIZATION, CREDENTIALS, COOKIE,
+// APIKEY, PAT, ... or ends in TOKEN, SECRET, PASSWORD or APIKEY, in any
+// case. GITHUB_PERSONAL_ACCESS_TOKEN, X-Api-Key and Authorization are;
+// GIT_AUTHOR_NAME and KEYBOARD are not.
+func IsSecretName(name string) bool {
+	parts := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+	for _, p := range parts {
+		if secretWords[p] {
+			return true
+		}
+		for _, s := range secretSuffixes {
+			if strings.HasSuffix(p, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// looksSecret reports whether a value has the shape of a secret whatever
+// its name: a GitHub or OpenAI-style key, "Bearer <token>", name=value
+// with a secret's name (toolview.Redact would hide it).
+func looksSecret(v string) bool {
+	if toolview.Redact(v) != v {
+		return true
+	}
+	// A URL with a password in it (postgres://user:pw@host/db).
+	if i := strings.Index(v, "://"); i > 0 {
+		if u, err := url.Parse(strings.TrimSpace(v)); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" && !strings.HasPrefix(pw, "${") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var refRE = regexp.MustCompile(`\$\{[^}]*\}`)
+
+// literalPart is v without its ${...} references and a leading auth scheme
+// ("Bearer ", "Basic ", "token "), trimmed: what of v is written out.
+func literalPart(v string) string {
+	s := strings.TrimSpace(refRE.ReplaceAllString(v, ""))
+	if scheme, rest, ok := strings.Cut(s, " "); ok && isScheme(scheme) {
+		s = strings.TrimSpace(rest)
+	} else if isScheme(s) {
+		s = ""
+	}
+	return s
+}
+
+func isScheme(s string) bool {
+	switch strings.ToLower(s) {
+	case "bearer", "basic", "token", "bot", "apikey":
+		return true
+	}
+	return false
+}
+
+var nonVarChars = regexp.MustCompile(`[^A-Z0-9_]+`)
+
+// VarName is the .env variable for key of server name: MCP_<NAME>_<KEY>,
+// both upper-cased with every run of characters other than letters,
+// digits and "_" turned into "_" (the rule of 'hermes mcp add').
+func VarName(name, key string) string {
+	n := strings.Trim(nonVarChars.ReplaceAllString(strings.ToUpper(name), "_"), "_")
+	k := strings.Trim(nonVarChars.ReplaceAllString(strings.ToUpper(key), "_"), "_")
+	if k == "" {
+		k = "SECRET"
+	}
+	return "MCP_" + n + "_" + k
+}
+
+// OnlyReferences reports whether v writes out nothing of a secret: it is
+// made of ${...} references alone, optionally after an auth scheme
+// ("Bearer ${TOKEN}"). Such a value can be shown as it is; any other value
+// of an env variable or header must be masked.
+func OnlyReferences(v string) bool { return literalPart(v) == "" }
