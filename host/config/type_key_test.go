@@ -10,7 +10,7 @@ import (
 // when transport is absent, is not reported as unknown, loses to transport
 // with a warning when they disagree, and a value that names no transport is
 // an error for that server only.
-func TestLoadTypeKeyIsTransport(t *testing.T) {
+func TestLoadImportedTypeKeyIsTransport(t *testing.T) {
 	cfg, _ := loadString(t, `mcp_servers:
   legacy:
     type: sse
