@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/screening"
+	"github.com/hermes-agent/hermes/host/toolview"
 )
 
 // preset fills the transport of a well-known server.
@@ -45,7 +46,29 @@ type addPlan struct {
 	secrets []dotEnvValue
 	// saved is set once the entry is written.
 	saved bool
+
+	// filter is the tools filter the entry came with (an imported one);
+	// it pre-checks the checklist.
+	filter toolview.Filter
+	// overwrite replaces an existing entry of the name without asking
+	// (import --force); noAuthPrompt skips the "Does this server require
+	// authentication?" question (the entry says how it authenticates);
+	// imported words failures for 'hermes mcp import'.
+	overwrite, noAuthPrompt, imported bool
+	// result is how the entry was saved (resultSaved, resultDisabled,
+	// resultUnprobed); tools "N/M" tools enabled, when probed.
+	result, tools string
+	// secretFrom says where each secret came from ("env GITHUB_TOKEN"),
+	// for the line that reports it saved.
+	secretFrom map[string]string
 }
+
+// How addEntry saved an entry.
+const (
+	resultSaved    = "saved"
+	resultDisabled = "saved_disabled"
+	resultUnprobed = "saved_unprobed"
+)
 
 // dotEnvValue is one KEY=value of .env.
 type dotEnvValue struct{ key, value string }
@@ -245,6 +268,9 @@ func (e *env) saveAdd(name string, plan *addPlan) error {
 		what := "API key"
 		if s.key == ClientSecretVar(name) {
 			what = "OAuth client secret"
+		}
+		if from := plan.secretFrom[s.key]; from != "" {
+			what = "Secret of " + from
 		}
 		e.p.OK("%s saved to %s/.env as %s", what, e.home, s.key)
 	}

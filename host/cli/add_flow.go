@@ -25,8 +25,18 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	if o.clientSecret != "" {
 		plan.secrets = append(plan.secrets, dotEnvValue{ClientSecretVar(o.name), o.clientSecret})
 	}
+	return e.addEntry(ctx, o, plan)
+}
+
+// addEntry is the add flow for an entry already built (by 'hermes mcp
+// add', add-json or import): screen it, probe it, let the person pick its
+// tools, save it with its secrets. The entry's own tools filter (an
+// imported one) pre-checks the checklist and is kept when nobody picks.
+func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error {
+	entry := plan.entry
 	_, isStdio := entry.Fields.Get("command")
 	plan.stdio = isStdio
+	plan.filter = entryFilter(entry)
 	// A suspicious entry is refused before anything else happens: no
 	// prompt, no login, no probe, and config.yaml is left as it was.
 	if err := e.screenAdd(o.name, plan); err != nil {
@@ -45,7 +55,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		return err
 	}
 	existed := slices.Contains(names, o.name)
-	if existed && !o.yes {
+	if existed && !o.yes && !plan.overwrite {
 		if !plan.interactive {
 			return failf("Server '%s' already exists in %s; pass --yes to overwrite it", o.name, path)
 		}
@@ -54,7 +64,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		}
 	}
 
-	if !plan.stdio {
+	if !plan.stdio && !plan.noAuthPrompt {
 		if err := e.addAuth(o, plan); err != nil {
 			return err
 		}
@@ -70,6 +80,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		if err := e.saveAdd(o.name, plan); err != nil {
 			return err
 		}
+		plan.result = resultUnprobed
 		e.p.OK("Saved '%s' to %s with auth: exec (not connected)", o.name, path)
 		e.p.Info("Add its exec: block to '%s' in %s (command: the program that prints the token; args: its arguments), then check it with: hermes mcp login %s", o.name, path, o.name)
 		return nil
@@ -82,6 +93,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		if err := e.saveAdd(o.name, plan); err != nil {
 			return err
 		}
+		plan.result = resultUnprobed
 		e.p.OK("Saved '%s' to %s (not connected: --no-probe)", o.name, path)
 		if o.logsIn() {
 			e.p.Info("Log in with: hermes mcp login %s", o.name)
@@ -114,6 +126,9 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	failShown := false
 	if err != nil && o.auth == "" && usesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
+		if !plan.interactive && plan.imported {
+			return failf("Failed to connect to '%s': %s; this server uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, shownErr(err), o.name)
+		}
 		if !plan.interactive {
 			return failf("Failed to connect to '%s': %s; this server uses OAuth: add it with --auth oauth to log in now, or pass --no-probe to save it and then run 'hermes mcp login %s'", o.name, shownErr(err), o.name)
 		}
@@ -149,6 +164,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		if err := e.saveAdd(o.name, plan); err != nil {
 			return err
 		}
+		plan.result = resultDisabled
 		e.p.OK("Saved '%s' to %s (disabled)", o.name, path)
 		e.p.Line("Fix the issue, then: hermes mcp test %s", o.name)
 		e.p.Info("and turn it on with: hermes mcp enable %s", o.name)
@@ -166,6 +182,7 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		if err := e.saveAdd(o.name, plan); err != nil {
 			return err
 		}
+		plan.result, plan.tools = resultSaved, "0/0"
 		e.p.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
 		e.p.Line("Start a new session to use these tools.")
 		return nil
@@ -190,11 +207,14 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		}
 		if countAllowed(toolview.Filter{Include: plan.include}, all) < len(all) {
 			chosen = plan.include
+		} else {
+			setToolsChoice(entry, nil)
+			plan.filter = toolview.Filter{}
 		}
 	case plan.interactive:
 		items := make([]ui.ChecklistItem, len(tools))
 		for i, t := range tools {
-			items[i] = ui.ChecklistItem{Key: t.Name, Description: oneLine(t.Description), Checked: true}
+			items[i] = ui.ChecklistItem{Key: t.Name, Description: oneLine(t.Description), Checked: plan.filter.Allows(t.Name)}
 		}
 		sel, err := e.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", o.name), items)
 		if errors.Is(err, ui.ErrCancelled) {
@@ -208,19 +228,25 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 		}
 		if len(sel) < len(all) {
 			chosen = sel
+		} else {
+			// Every tool picked: an imported filter goes too.
+			setToolsChoice(entry, nil)
+			plan.filter = toolview.Filter{}
 		}
 	}
 	// Non-interactive without --tools: every tool, like answering the
-	// original's "Enable all N tools?" with its default.
+	// original's "Enable all N tools?" with its default (or the filter an
+	// imported entry came with).
 
-	enabled := len(all)
+	enabled := countAllowed(plan.filter, all)
 	if chosen != nil {
-		entry.Include(chosen...)
+		setToolsChoice(entry, chosen)
 		enabled = countAllowed(toolview.Filter{Include: chosen}, all)
 	}
 	if err := e.saveAdd(o.name, plan); err != nil {
 		return err
 	}
+	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
 	e.p.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
 	e.p.Line("Start a new session to use these tools.")
 	return nil
@@ -317,4 +343,32 @@ func countAllowed(f toolview.Filter, tools []string) int {
 		}
 	}
 	return n
+}
+
+// entryFilter is the tools filter an entry already has (an imported one).
+func entryFilter(entry *config.ServerEntry) toolview.Filter {
+	v, _ := entry.Fields.Get("tools")
+	m, _ := v.(config.Map)
+	inc, _ := m.Get("include")
+	exc, _ := m.Get("exclude")
+	incl, _ := inc.([]string)
+	excl, _ := exc.([]string)
+	return toolview.Filter{Include: incl, Exclude: excl}
+}
+
+// setToolsChoice makes the entry's tools filter the picked tools (nil:
+// every tool), dropping a filter it came with.
+func setToolsChoice(entry *config.ServerEntry, chosen []string) {
+	v, _ := entry.Fields.Get("tools")
+	m, _ := v.(config.Map)
+	m.Delete("include")
+	m.Delete("exclude")
+	if len(chosen) > 0 {
+		m.Set("include", append([]string(nil), chosen...))
+	}
+	if len(m) == 0 {
+		entry.Fields.Delete("tools")
+		return
+	}
+	entry.Set("tools", m)
 }

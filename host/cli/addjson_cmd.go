@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/urfave/cli/v3"
+)
+
+const addJSONDescription = `JSON is one server in the shape other MCP clients write in their config
+files, e.g. '{"type":"stdio","command":"npx","args":["-y","pkg"],"env":{"K":"v"}}'
+or '{"type":"http","url":"https://example.com/mcp","headers":{"Authorization":"Bearer ..."}}'
+(Gemini CLI's httpUrl is read too). Without JSON, or with "-", it is read
+from stdin. Values of env variables and headers that look secret go to
+$HERMES_HOME/.env as MCP_<NAME>_<KEY>, referred to as ${MCP_<NAME>_<KEY>}.
+The server is then added like 'hermes mcp add' adds one: screened, probed
+unless --no-probe, its tools picked on a terminal or with --tools.
+For a whole config file use 'hermes mcp import --from FILE'.`
+
+func addJSONCommand(e *env) *cli.Command {
+	o := &addOptions{}
+	return &cli.Command{
+		Name:        "add-json",
+		Usage:       "add a server given as JSON in the shape other MCP clients use",
+		UsageText:   "hermes mcp add-json <name> [JSON | -] [--tools a,b | --yes] [--no-probe]",
+		Description: addJSONDescription,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
+			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			args := c.Args().Slice()
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("usage: hermes mcp add-json <name> [JSON | -]; run 'hermes mcp add-json --help'")
+			}
+			o.name = args[0]
+			if !config.ValidName(o.name) {
+				return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
+			}
+			var data []byte
+			if len(args) == 2 && args[1] != "-" {
+				data = []byte(args[1])
+			} else {
+				b, err := io.ReadAll(io.LimitReader(e.in, config.MaxConfigBytes+1))
+				if err != nil {
+					return failf("reading the JSON from stdin: %s", oneLine(err.Error()))
+				}
+				if len(b) > config.MaxConfigBytes {
+					return failf("the JSON on stdin is over %d MiB; give one server's settings", config.MaxConfigBytes>>20)
+				}
+				data = b
+			}
+			if strings.TrimSpace(string(data)) == "" {
+				return usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.name)
+			}
+			home, _ := os.UserHomeDir()
+			cwd, _ := os.Getwd()
+			srv, err := importer.FromJSON(o.name, data, home, cwd)
+			if err != nil {
+				return usagef("invalid server JSON for '%s': %s", o.name, oneLine(err.Error()))
+			}
+			if srv.Err != nil {
+				return usagef("cannot add '%s': %s", o.name, oneLine(srv.Err.Error()))
+			}
+			for _, n := range srv.Notes {
+				e.p.Info("note: %s", n)
+			}
+			if o.tools != "" && len(splitList(o.tools)) == 0 {
+				return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+			}
+			plan := &addPlan{
+				entry: srv.Entry, interactive: e.p.Interactive() && !o.yes,
+				secrets: importSecrets(srv), secretFrom: map[string]string{},
+			}
+			for _, sec := range srv.Secrets {
+				plan.secretFrom[sec.Var] = sec.From
+			}
+			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
+				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
+			}
+			return e.addEntry(ctx, o, plan)
+		},
+	}
+}

@@ -1,0 +1,323 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/hermes-agent/hermes/host/catalog"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/urfave/cli/v3"
+)
+
+// getReport is what 'hermes mcp get --json' prints: the fields of
+// 'hermes mcp list --json' for the server, where it is configured, and
+// the whole entry as written in config.yaml with env values, headers and
+// other secrets masked (${VAR} references are shown: they are names).
+type getReport struct {
+	listEntry
+	Origin getOrigin `json:"origin"`
+	// Entry is the entry as written, masked.
+	Entry       map[string]any `json:"entry"`
+	UnknownKeys []string       `json:"unknown_keys,omitempty"`
+	Warnings    []string       `json:"warnings,omitempty"`
+}
+
+// getOrigin says where a server comes from.
+type getOrigin struct {
+	// File and Line locate the entry in config.yaml (Line 0 when the
+	// file's layout does not say).
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	// Catalog is the catalog entry of the same name (the server was most
+	// likely installed from it); InstallDir its install folder, when
+	// there is one.
+	Catalog    string `json:"catalog,omitempty"`
+	InstallDir string `json:"install_dir,omitempty"`
+}
+
+func getCommand(e *env) *cli.Command {
+	var asJSON bool
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "show one server: its whole entry (secrets masked), where it is configured, its status",
+		ArgsUsage: "<name>",
+		Description: "Nothing is connected: the status is what 'hermes mcp list' shows (use 'hermes mcp test' to connect).\n" +
+			"Values of env and headers, and any other value under a secret's name, are masked; ${VAR} references\n" +
+			"are shown as written.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object", Destination: &asJSON}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp get <name> [--json]")
+			}
+			name := c.Args().First()
+			cfg, err := config.Load(e.home)
+			if err != nil {
+				return failf("%s", oneLine(err.Error()))
+			}
+			if cfg.SafeMode {
+				return failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name)
+			}
+			srv := cfg.Server(name)
+			if srv == nil {
+				return notFound(name, cfg.Names())
+			}
+			rep := getReport{listEntry: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
+			rep.URL = toolview.Redact(rep.URL)
+			rep.Origin.File = cfg.Path
+			ordered, line := entryAsWritten(cfg.Path, name)
+			rep.Origin.Line = line
+			if cat, err := catalog.Load(); err == nil {
+				if m, err := cat.Lookup(name); err == nil && m.Name == name {
+					rep.Origin.Catalog = name
+					if fi, err := os.Stat(catalog.InstallDir(e.home, name)); err == nil && fi.IsDir() {
+						rep.Origin.InstallDir = catalog.InstallDir(e.home, name)
+					}
+				}
+			}
+			if asJSON {
+				m, _ := maskValue(nil, srv.Raw).(map[string]any)
+				if m == nil {
+					m = map[string]any{}
+				}
+				rep.Entry = m
+				writeJSON(e, rep)
+				return nil
+			}
+			e.printGet(rep, srv, ordered)
+			return nil
+		},
+	}
+}
+
+// printGet prints the report as text.
+func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice) {
+	e.p.Header(rep.Name + ":")
+	e.p.Line("  Status:    %s", listStatus(rep.listEntry))
+	where := rep.Origin.File
+	if rep.Origin.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, rep.Origin.Line)
+	}
+	switch {
+	case rep.Origin.InstallDir != "":
+		where += fmt.Sprintf(" (catalog entry '%s', installed in %s)", rep.Origin.Catalog, rep.Origin.InstallDir)
+	case rep.Origin.Catalog != "":
+		where += fmt.Sprintf(" (catalog entry '%s')", rep.Origin.Catalog)
+	default:
+		where += " (custom)"
+	}
+	e.p.Line("  Origin:    %s", where)
+	e.p.Line("  Transport: %s", orDefault(rep.Transport, "?"))
+	e.p.Line("  Tools:     %s", rep.Tools)
+	if rep.Auth != "" {
+		e.p.Line("  Auth:      %s", rep.Auth)
+	}
+	e.p.Line("  Entry:")
+	var lines []string
+	if ordered != nil {
+		lines = yamlLines(maskValue(nil, ordered))
+	} else {
+		lines = yamlLines(maskValue(nil, srv.Raw))
+	}
+	for _, l := range lines {
+		e.p.Line("    %s", l)
+	}
+	if len(rep.UnknownKeys) > 0 {
+		e.p.Warn("Keys this version does not know (kept in the file): %s", strings.Join(rep.UnknownKeys, ", "))
+	}
+	for _, w := range rep.Warnings {
+		e.p.Warn("%s", w)
+	}
+	e.p.Info("Connect and list its tools with: hermes mcp test %s", rep.Name)
+}
+
+// entryAsWritten returns the server's entry as config.yaml writes it, keys
+// in file order, and the line of its name (0 and nil when the file's
+// layout does not say). The file was already read by config.Load, which
+// bounds its size and its aliases.
+func entryAsWritten(path, name string) (yaml.MapSlice, int) {
+	src, err := os.ReadFile(path)
+	if err != nil || len(src) > config.MaxConfigBytes {
+		return nil, 0
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil || len(f.Docs) == 0 {
+		return nil, 0
+	}
+	servers := mappingEntry(f.Docs[0].Body, config.ServersKey)
+	if servers == nil {
+		return nil, 0
+	}
+	mv := mappingEntry(servers.Value, name)
+	if mv == nil {
+		return nil, 0
+	}
+	line := 0
+	if tk := mv.Key.GetToken(); tk != nil && tk.Position != nil {
+		line = tk.Position.Line
+	}
+	var v any
+	if err := yaml.NodeToValue(mv.Value, &v, yaml.UseOrderedMap()); err != nil {
+		return nil, line
+	}
+	ms, _ := v.(yaml.MapSlice)
+	return ms, line
+}
+
+// mappingEntry returns the key: value pair of mapping n whose key is key.
+func mappingEntry(n ast.Node, key string) *ast.MappingValueNode {
+	for {
+		switch t := n.(type) {
+		case *ast.AnchorNode:
+			n = t.Value
+			continue
+		case *ast.TagNode:
+			n = t.Value
+			continue
+		}
+		break
+	}
+	var values []*ast.MappingValueNode
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		values = t.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{t}
+	}
+	for _, mv := range values {
+		if k, ok := mv.Key.(*ast.StringNode); ok && k.Value == key || mv.Key.GetToken() != nil && mv.Key.GetToken().Value == key {
+			return mv
+		}
+	}
+	return nil
+}
+
+// maskValue masks the secrets of an entry as written: every value under
+// env and headers, and any value whose key names a secret (client_secret,
+// API_KEY, ...), unless it is made of ${VAR} references only; a url's
+// query secrets are redacted. path is the keys above v.
+func maskValue(path []string, v any) any {
+	switch t := v.(type) {
+	case yaml.MapSlice:
+		out := make(yaml.MapSlice, len(t))
+		for i, it := range t {
+			k := fmt.Sprint(it.Key)
+			out[i] = yaml.MapItem{Key: it.Key, Value: maskValue(append(path[:len(path):len(path)], k), it.Value)}
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = maskValue(append(path[:len(path):len(path)], k), x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = maskValue(path, x)
+		}
+		return out
+	case string:
+		if len(path) == 0 {
+			return t
+		}
+		last := path[len(path)-1]
+		parent := ""
+		if len(path) > 1 {
+			parent = path[len(path)-2]
+		}
+		switch {
+		case len(path) == 2 && (parent == "env" || parent == "headers"), secretKey(path):
+			return maskSecret(t)
+		case last == "url":
+			return toolview.Redact(t)
+		}
+		return t
+	case nil, bool, int, int64, uint64, float64:
+		if t != nil && (secretKey(path) || len(path) == 2 && (path[0] == "env" || path[0] == "headers")) {
+			return "***"
+		}
+		return t
+	}
+	return v
+}
+
+// secretKey reports whether the value at path is under a secret's name
+// (oauth.client_secret, an unknown api_key: key); the entry's own keys
+// (auth: oauth) are not.
+func secretKey(path []string) bool {
+	if len(path) == 0 {
+		return false
+	}
+	last := path[len(path)-1]
+	if len(path) == 1 && (last == "auth" || last == "oauth") {
+		return false
+	}
+	return importer.IsSecretName(last)
+}
+
+// maskSecret shows a value made of ${VAR} references as it is, and masks
+// any other (keeping a "Bearer " scheme).
+func maskSecret(v string) string {
+	if importer.OnlyReferences(v) {
+		return v
+	}
+	if scheme, rest, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "${}") && len(scheme) <= 10 && rest != "" {
+		return scheme + " " + ui.Mask(rest)
+	}
+	return ui.Mask(v)
+}
+
+// yamlLines writes v (a masked entry) as YAML lines for the terminal.
+func yamlLines(v any) []string {
+	if m, ok := v.(map[string]any); ok {
+		// A plain map (no file order): sorted keys.
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		ms := make(yaml.MapSlice, 0, len(keys))
+		for _, k := range keys {
+			ms = append(ms, yaml.MapItem{Key: k, Value: sortedMaps(m[k])})
+		}
+		v = ms
+	}
+	b, err := yaml.MarshalWithOptions(v, yaml.Indent(2), yaml.IndentSequence(true))
+	if err != nil {
+		return []string{"(cannot show: " + oneLine(err.Error()) + ")"}
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// sortedMaps turns nested plain maps into MapSlices sorted by key.
+func sortedMaps(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		ms := make(yaml.MapSlice, 0, len(keys))
+		for _, k := range keys {
+			ms = append(ms, yaml.MapItem{Key: k, Value: sortedMaps(t[k])})
+		}
+		return ms
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = sortedMaps(x)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,492 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/urfave/cli/v3"
+)
+
+// importOptions is what 'hermes mcp import' was asked to do.
+type importOptions struct {
+	from                                   string
+	all, dryRun, yes, noProbe, force, json bool
+	tools                                  string
+	names                                  []string
+}
+
+// importResult is one server in 'hermes mcp import --json', in the style
+// of 'hermes mcp list --json'.
+type importResult struct {
+	// Name is the Hermes name; SourceName the client's, when it differs.
+	Name       string `json:"name"`
+	SourceName string `json:"source_name,omitempty"`
+	Client     string `json:"client"`
+	File       string `json:"file"`
+	Scope      string `json:"scope"`
+	Transport  string `json:"transport,omitempty"`
+	// Target is the url, or the command line, as config.yaml gets it.
+	Target  string `json:"target,omitempty"`
+	Enabled bool   `json:"enabled"`
+	// Status is imported, imported_disabled (a failed probe, saved
+	// disabled), saved_unprobed (saved without connecting), would_import
+	// (--dry-run), skipped (a server of that name exists, or another
+	// client's server has the name) or failed (Error says why).
+	Status string `json:"status"`
+	// Tools is "N/M" tools enabled, when the server was probed.
+	Tools string `json:"tools,omitempty"`
+	// Secrets are the .env variables written (never their values).
+	Secrets []string `json:"secrets,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+const importUsage = `hermes mcp import [--from claude|codex|gemini|cursor|vscode|FILE] [--all | NAME...] [--dry-run] [--force]
+common: [--tools a,b] [--yes] [--no-probe] [--json]`
+
+const importDescription = `Reads the MCP servers other clients are configured with and adds them to
+config.yaml, each the way 'hermes mcp add' does: screened, probed (unless
+--no-probe), its tools picked on a terminal. Without --from every client is
+read: Claude Code (~/.claude.json, .mcp.json), Codex (~/.codex/config.toml,
+.codex/config.toml), Gemini CLI (~/.gemini/settings.json,
+.gemini/settings.json), Cursor (~/.cursor/mcp.json, .cursor/mcp.json) and
+VS Code (.vscode/mcp.json, the user profile's mcp.json); project files are
+those of the current folder. --from FILE reads any of these formats (to
+read a file named like a client, write ./claude).
+
+Values of env variables and headers that look secret (names with TOKEN,
+KEY, SECRET, PASSWORD, AUTH..., Authorization headers) go to
+$HERMES_HOME/.env as MCP_<NAME>_<KEY> and config.yaml refers to them as
+${MCP_<NAME>_<KEY>}; they are never printed.
+
+A server whose name config.yaml already has is skipped with a note;
+--force replaces it. On a terminal the servers found are offered in a
+checklist; elsewhere name them or pass --all, plus --yes (probe, enable
+every tool) or --no-probe (save without connecting). --dry-run shows what
+would be added and writes nothing.`
+
+func importCommand(e *env) *cli.Command {
+	o := &importOptions{}
+	return &cli.Command{
+		Name:        "import",
+		Usage:       "add the servers of other MCP clients (Claude Code, Codex, Gemini CLI, Cursor, VS Code)",
+		UsageText:   importUsage,
+		Description: importDescription,
+		ArgsUsage:   "[NAME...]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "read only `CLIENT` (claude, codex, gemini, cursor, vscode) or a config FILE", Destination: &o.from},
+			&cli.BoolFlag{Name: "all", Usage: "import every server found", Destination: &o.all},
+			&cli.BoolFlag{Name: "dry-run", Usage: "show what would be added, write nothing", Destination: &o.dryRun},
+			&cli.BoolFlag{Name: "force", Usage: "replace servers config.yaml already has", Destination: &o.force},
+			&cli.StringFlag{Name: "tools", Usage: "with one NAME: enable only these tools (`a,b`)", Destination: &o.tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: import, enable every tool", Destination: &o.yes},
+			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the servers", Destination: &o.noProbe},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON array, one object per server (progress goes to stderr)", Destination: &o.json},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			o.names = c.Args().Slice()
+			return e.runImport(ctx, o)
+		},
+	}
+}
+
+// importCandidate is a server found, with what became of it.
+type importCandidate struct {
+	srv *importer.Server
+	res *importResult
+}
+
+func (e *env) runImport(ctx context.Context, o *importOptions) error {
+	switch {
+	case o.all && len(o.names) > 0:
+		return usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
+	case o.tools != "" && len(o.names) != 1:
+		return usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
+	case o.tools != "" && len(splitList(o.tools)) == 0:
+		return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+	}
+	if o.json {
+		// Progress and questions on stderr; stdout is the JSON.
+		e.p = ui.New(e.err, e.err, e.in)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return failf("cannot find your home folder (%s); set HOME, or name a file with --from FILE", oneLine(err.Error()))
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return failf("cannot read the current folder (%s); cd into a folder you can read", oneLine(err.Error()))
+	}
+	sources, clients, err := importSources(o.from, home, cwd)
+	if err != nil {
+		return err
+	}
+
+	var lists [][]*importer.Server
+	var looked []string
+	for _, src := range sources {
+		looked = append(looked, src.Path)
+		list, err := importer.Read(src)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && src.Scope != importer.ScopeFile:
+			continue
+		case err != nil && src.Scope == importer.ScopeFile:
+			return failf("%s", oneLine(err.Error()))
+		case err != nil:
+			e.p.Warn("Skipped %s", oneLine(err.Error()))
+			continue
+		}
+		lists = append(lists, list)
+	}
+	found, shadowed := importer.Merge(clients, lists...)
+	if len(found) == 0 {
+		return failf("No MCP servers found in %s; name a config file with --from FILE", strings.Join(looked, ", "))
+	}
+
+	// Which of them.
+	chosen, err := e.chooseImports(o, found)
+	if err != nil {
+		return err
+	}
+	if !o.dryRun && !o.yes && !o.noProbe && !e.p.Interactive() {
+		return usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
+	}
+	importer.UniqueVars(chosen)
+
+	path, existing, err := e.serverNames()
+	if err != nil {
+		return err
+	}
+	var cands []importCandidate
+	for _, s := range chosen {
+		res := &importResult{
+			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
+			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Notes: s.Notes,
+		}
+		if s.SourceName != s.Name {
+			res.SourceName = s.SourceName
+		}
+		for _, sec := range s.Secrets {
+			res.Secrets = append(res.Secrets, sec.Var)
+		}
+		switch {
+		case s.Err != nil:
+			res.Status, res.Error = "failed", oneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'"
+		case slices.Contains(existing, s.Name) && !o.force:
+			res.Status, res.Error = "skipped", fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path)
+		}
+		cands = append(cands, importCandidate{srv: s, res: res})
+	}
+	for _, s := range shadowed {
+		if !slices.ContainsFunc(chosen, func(c *importer.Server) bool { return c.Name == s.Name }) {
+			continue
+		}
+		cands = append(cands, importCandidate{srv: s, res: &importResult{
+			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
+			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Status: "skipped",
+			Error: "another server found earlier has this name; import this one with --from " + string(s.Source.Client),
+		}})
+	}
+
+	e.showImportPlan(cands, o.dryRun)
+	todo := 0
+	for _, c := range cands {
+		if c.res.Status == "" {
+			todo++
+		}
+	}
+	if o.dryRun {
+		for _, c := range cands {
+			if c.res.Status != "" {
+				continue
+			}
+			c.res.Status = "would_import"
+			if err := e.screenAdd(c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
+				c.res.Status, c.res.Error = "failed", errMessage(err)
+				e.p.Fail("%s", c.res.Error)
+			}
+		}
+		e.p.Line("Dry run: nothing was written.")
+		return e.importDone(o, cands)
+	}
+	if todo == 0 {
+		// Servers config.yaml already has are no failure: a second
+		// import of the same files changes nothing and succeeds.
+		e.p.Line("Nothing to import: every server chosen was skipped (see above).")
+		return e.importDone(o, cands)
+	}
+	if e.p.Interactive() && !o.yes && !e.p.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
+		return failf("Cancelled; nothing was imported")
+	}
+
+	for _, c := range cands {
+		if c.res.Status != "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.importOne(ctx, o, c)
+	}
+	return e.importDone(o, cands)
+}
+
+// importSources resolves --from into the files to read and the clients
+// in the order their servers win a name clash.
+func importSources(from, home, cwd string) ([]importer.Source, []importer.Client, error) {
+	if from == "" {
+		var out []importer.Source
+		for _, c := range importer.Clients {
+			out = append(out, importer.Sources(c, home, cwd)...)
+		}
+		return out, importer.Clients, nil
+	}
+	if c, ok := importer.ParseClient(from); ok {
+		return importer.Sources(c, home, cwd), []importer.Client{c}, nil
+	}
+	path, err := filepath.Abs(from)
+	if err != nil {
+		return nil, nil, usagef("--from %s: %s; name claude, codex, gemini, cursor, vscode or a config file", from, oneLine(err.Error()))
+	}
+	data, err := importer.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usagef("--from %s: no such file; name claude, codex, gemini, cursor, vscode or a config file", from)
+	}
+	if err != nil {
+		return nil, nil, failf("%s", oneLine(err.Error()))
+	}
+	c, err := importer.Detect(path, data)
+	if err != nil {
+		return nil, nil, failf("%s", oneLine(err.Error()))
+	}
+	src := importer.Source{Client: c, Path: path, Scope: importer.ScopeFile, Dir: cwd, Home: home}
+	return []importer.Source{src}, []importer.Client{c}, nil
+}
+
+// chooseImports picks the servers to import: those named, all, or (on a
+// terminal) those checked in a checklist.
+func (e *env) chooseImports(o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
+	var all []string
+	for _, s := range found {
+		all = append(all, s.Name)
+	}
+	switch {
+	case len(o.names) > 0:
+		var out []*importer.Server
+		for _, n := range o.names {
+			i := slices.IndexFunc(found, func(s *importer.Server) bool { return s.Name == n || s.SourceName == n })
+			if i < 0 {
+				return nil, failf("No server '%s' in the clients' configs; found: %s", n, strings.Join(all, ", "))
+			}
+			if !slices.Contains(out, found[i]) {
+				out = append(out, found[i])
+			}
+		}
+		return out, nil
+	case o.all, o.dryRun:
+		return found, nil
+	case !e.p.Interactive():
+		return nil, usagef("name the servers to import, or pass --all; found: %s", strings.Join(all, ", "))
+	}
+	items := make([]ui.ChecklistItem, len(found))
+	for i, s := range found {
+		desc := string(s.Source.Client) + ": " + s.Target()
+		if s.Err != nil {
+			desc = string(s.Source.Client) + ": cannot be imported"
+		}
+		items[i] = ui.ChecklistItem{Key: s.Name, Description: desc, Checked: s.Err == nil}
+	}
+	sel, err := e.p.Checklist("Servers to import", items)
+	if errors.Is(err, ui.ErrCancelled) {
+		return nil, failf("Cancelled; nothing was imported")
+	}
+	if err != nil {
+		return nil, failf("server checklist: %s", oneLine(err.Error()))
+	}
+	if len(sel) == 0 {
+		return nil, failf("No servers selected; nothing was imported")
+	}
+	var out []*importer.Server
+	for _, s := range found {
+		if slices.Contains(sel, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// showImportPlan prints what will be added (with the entries, masked, on
+// --dry-run) and what is skipped, one line each.
+func (e *env) showImportPlan(cands []importCandidate, entries bool) {
+	e.p.Header("Servers to import:")
+	for _, c := range cands {
+		s, r := c.srv, c.res
+		from := r.File
+		if s.Scope == importer.ScopeLocal {
+			from += " (this project)"
+		}
+		switch r.Status {
+		case "skipped":
+			e.p.Warn("Skipping '%s' from %s: %s", r.Name, from, r.Error)
+			continue
+		case "failed":
+			e.p.Fail("Cannot import '%s' from %s: %s", r.Name, from, r.Error)
+			continue
+		}
+		name := r.Name
+		if r.SourceName != "" {
+			name = fmt.Sprintf("%s (named '%s' there)", r.Name, r.SourceName)
+		}
+		state := ""
+		if !r.Enabled {
+			state = ", disabled"
+		}
+		e.p.Line("+ %s from %s", name, from)
+		e.p.Line("    %s: %s%s", r.Transport, r.Target, state)
+		for _, sec := range s.Secrets {
+			e.p.Line("    %s -> .env as %s", sec.From, sec.Var)
+		}
+		for _, n := range s.Notes {
+			e.p.Info("    note: %s", n)
+		}
+		if entries {
+			for _, l := range yamlLines(maskValue(nil, entryValue(s.Entry.Fields))) {
+				e.p.Line("      %s", l)
+			}
+		}
+	}
+}
+
+// importOne runs the add flow for one server and records the result.
+func (e *env) importOne(ctx context.Context, o *importOptions, c importCandidate) {
+	s, r := c.srv, c.res
+	ao := &addOptions{name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
+	plan := &addPlan{
+		entry: s.Entry, interactive: e.p.Interactive() && !o.yes,
+		overwrite: o.force, noAuthPrompt: true, imported: true,
+		secrets: importSecrets(s), secretFrom: map[string]string{},
+	}
+	for _, sec := range s.Secrets {
+		plan.secretFrom[sec.Var] = sec.From
+	}
+	e.p.Line("")
+	e.p.Line("Importing '%s'...", s.Name)
+	authV, _ := s.Entry.Fields.Get("auth")
+	oauth := authV == "oauth"
+	switch {
+	case !s.Enabled() && !ao.noProbe:
+		// Off in the client: kept off, and not started now.
+		ao.noProbe = true
+		e.p.Info("'%s' is disabled in %s: saving it disabled, without connecting", s.Name, s.Source.Path)
+	case oauth && !ao.noProbe && plan.interactive:
+		ao.auth = "oauth" // log in now, like add --auth oauth
+	case oauth && !ao.noProbe:
+		ao.noProbe = true
+		e.p.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
+	}
+	err := e.addEntry(ctx, ao, plan)
+	if err != nil {
+		r.Status, r.Error = "failed", errMessage(err)
+		if !plan.saved {
+			r.Secrets = nil
+		}
+		e.p.Fail("'%s' was not imported: %s", s.Name, r.Error)
+		return
+	}
+	r.Enabled = s.Enabled()
+	r.Tools = plan.tools
+	switch plan.result {
+	case resultDisabled:
+		r.Status = "imported_disabled"
+	case resultUnprobed:
+		r.Status = "saved_unprobed"
+	default:
+		r.Status = "imported"
+	}
+}
+
+// importDone prints the summary (or the JSON) and sets the exit code: 1
+// when a server chosen could not be imported.
+func (e *env) importDone(o *importOptions, cands []importCandidate) error {
+	failed, done, skipped := 0, 0, 0
+	results := make([]importResult, 0, len(cands))
+	for _, c := range cands {
+		results = append(results, *c.res)
+		switch c.res.Status {
+		case "failed":
+			failed++
+		case "skipped":
+			skipped++
+		default:
+			done++
+		}
+	}
+	if o.json {
+		writeJSON(e, results)
+	} else if !o.dryRun {
+		e.p.Line("")
+		e.p.Line("Imported %d server(s); %d skipped, %d failed.", done, skipped, failed)
+		if done > 0 {
+			e.p.Line("Start a new session to use these tools.")
+		}
+	}
+	if failed > 0 && !o.dryRun {
+		return failf("%d server(s) could not be imported; fix what is said above and run the import again for them", failed)
+	}
+	return nil
+}
+
+// importSecrets are the server's secrets as .env values to save.
+func importSecrets(s *importer.Server) []dotEnvValue {
+	var out []dotEnvValue
+	for _, sec := range s.Secrets {
+		out = append(out, dotEnvValue{sec.Var, sec.Value})
+	}
+	return out
+}
+
+// errMessage is the text of a command error without a trailing newline.
+func errMessage(err error) string {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.msg
+	}
+	return oneLine(err.Error())
+}
+
+// entryValue turns an entry's fields into the values YAML writes
+// (durations as seconds), keeping their order.
+func entryValue(m config.Map) yaml.MapSlice {
+	out := make(yaml.MapSlice, 0, len(m))
+	for _, kv := range m {
+		out = append(out, yaml.MapItem{Key: kv.Key, Value: fieldValue(kv.Value)})
+	}
+	return out
+}
+
+func fieldValue(v any) any {
+	switch t := v.(type) {
+	case config.Map:
+		return entryValue(t)
+	case time.Duration:
+		return int64(t / time.Second)
+	case []string:
+		out := make([]any, len(t))
+		for i, s := range t {
+			out[i] = s
+		}
+		return out
+	}
+	return v
+}
