@@ -88,7 +88,9 @@ install: build
 	done
 	@echo "installed hermes and its plugins into $(PREFIX)"
 
-demo: npm-deps build
+# The demo installs only the one npm server it runs.
+demo: build
+	./scripts/npm-deps.sh demo
 	./scripts/demo.sh
 
 clean:

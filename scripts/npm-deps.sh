@@ -20,11 +20,21 @@ next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 # The authorization server of the OAuth end-to-end tests
 # (internal/testoauth/as.mjs), in a folder of its own too.
 oauth_as="oidc-provider@9.13.3"
+command -v npm >/dev/null || { echo "npm not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
+# `npm-deps.sh demo`: only the server make demo runs.
+if [ "${1:-}" = demo ]; then
+  demo="${want[0]}"
+  [ -f .npm-deps/.demo ] && [ "$(cat .npm-deps/.demo)" = "$demo" ] && exit 0
+  mkdir -p .npm-deps
+  [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
+  npm install --prefix .npm-deps --no-audit --no-fund --silent "$demo"
+  echo "$demo" > .npm-deps/.demo
+  exit 0
+fi
 stamp=".npm-deps/.installed"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${want[*]} $next $oauth_as" ]; then
   exit 0
 fi
-command -v npm >/dev/null || { echo "npm not found: install Node.js 20 or newer (apt-get install nodejs npm)" >&2; exit 1; }
 mkdir -p .npm-deps/conformance-2026 .npm-deps/oauth-as
 [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
 [ -f .npm-deps/conformance-2026/package.json ] || echo '{"name":"hermes-conformance-2026","private":true}' > .npm-deps/conformance-2026/package.json
