@@ -144,6 +144,12 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		case err != nil && src.Scope == importer.ScopeFile:
 			return failf("%s", oneLine(err.Error()))
 		case err != nil:
+			var tl *config.TooLargeError
+			if errors.As(err, &tl) {
+				// Claude Code's ~/.claude.json also keeps histories.
+				e.p.Warn("Skipped %s: it is over the %d MiB hermes reads from a config file; copy its server list into a smaller file and import that with --from FILE", src.Path, config.MaxConfigBytes>>20)
+				continue
+			}
 			e.p.Warn("Skipped %s", oneLine(err.Error()))
 			continue
 		}

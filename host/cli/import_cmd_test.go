@@ -351,3 +351,39 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// Importing the same files again changes nothing and succeeds: every
+// server is already there and skipped with a note.
+func TestImportTwiceChangesNothing(t *testing.T) {
+	w := newImportWorld(t)
+	put(t, w.user, ".cursor/mcp.json", fixture(t, "cursor/mcp.json", w.project))
+	w.run(t, nil, "mcp", "import", "--all", "--no-probe").must(t, 0)
+	cfg, env := readConfig(t, w.home), w.dotEnv(t)
+	if !strings.Contains(cfg, "LAPRAS_API_KEY: ${MCP_LAPRAS_LAPRAS_API_KEY}") || !strings.Contains(env, "MCP_LAPRAS_LAPRAS_API_KEY=lapras-0f3c9a7d2e") {
+		t.Fatalf("first import:\n%s", cfg)
+	}
+	r := w.run(t, nil, "mcp", "import", "--all", "--no-probe").must(t, 0)
+	if !strings.Contains(r.stdout, "Nothing to import") || strings.Count(r.stdout, "Skipping '") != 4 {
+		t.Errorf("second import:\n%s", r.stdout)
+	}
+	if readConfig(t, w.home) != cfg || w.dotEnv(t) != env {
+		t.Error("the second import changed config.yaml or .env")
+	}
+}
+
+// A client file over the size limit (Claude Code's ~/.claude.json also
+// keeps histories) is skipped with a warning that says what to do; the
+// other clients' servers are still imported.
+func TestImportSkipsOversizedFile(t *testing.T) {
+	w := newImportWorld(t)
+	big := `{"mcpServers": {}, "history": "` + strings.Repeat("x", 4<<20) + `"}`
+	put(t, w.user, ".claude.json", big)
+	put(t, w.user, ".cursor/mcp.json", `{"mcpServers": {"one": {"command": "x"}}}`)
+	r := w.run(t, nil, "mcp", "import", "--all", "--no-probe").must(t, 0)
+	if !strings.Contains(r.stdout, "Skipped "+filepath.Join(w.user, ".claude.json")+": it is over the 4 MiB") || !strings.Contains(r.stdout, "--from FILE") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if !strings.Contains(readConfig(t, w.home), "  one:\n    command: x\n") {
+		t.Errorf("config.yaml:\n%s", readConfig(t, w.home))
+	}
+}
