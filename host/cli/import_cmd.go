@@ -168,12 +168,27 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 	if !o.dryRun && !o.yes && !o.noProbe && !e.p.Interactive() {
 		return usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
 	}
-	importer.UniqueVars(chosen)
-
 	path, existing, err := e.serverNames()
 	if err != nil {
 		return err
 	}
+	// A variable .env already holds with another value is another
+	// server's: never overwritten, unless the server it was written for
+	// is the one --force replaces.
+	dotenv, err := config.LoadDotEnv(e.home)
+	if err != nil {
+		return failf("%s", oneLine(err.Error()))
+	}
+	reserved := map[string]bool{}
+	for _, s := range chosen {
+		replaced := o.force && slices.Contains(existing, s.Name)
+		for _, sec := range s.Secrets {
+			if v, ok := dotenv[sec.Var]; ok && v != sec.Value && !replaced {
+				reserved[sec.Var] = true
+			}
+		}
+	}
+	importer.UniqueVars(chosen, reserved)
 	var cands []importCandidate
 	for _, s := range chosen {
 		res := &importResult{
@@ -195,13 +210,17 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		cands = append(cands, importCandidate{srv: s, res: res})
 	}
 	for _, s := range shadowed {
-		if !slices.ContainsFunc(chosen, func(c *importer.Server) bool { return c.Name == s.Name }) {
+		i := slices.IndexFunc(chosen, func(c *importer.Server) bool { return c.Name == s.Name })
+		if i < 0 {
 			continue
+		}
+		why := fmt.Sprintf("%s's server of this name in %s wins, as it does in %s", chosen[i].Source.Client, chosen[i].Source.Path, s.Source.Client)
+		if chosen[i].Source.Client != s.Source.Client {
+			why = fmt.Sprintf("the server of this name in %s is imported instead; to import this one, run the import again with --from %s --force", chosen[i].Source.Path, s.Source.Client)
 		}
 		cands = append(cands, importCandidate{srv: s, res: &importResult{
 			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
-			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Status: "skipped",
-			Error: "another server found earlier has this name; import this one with --from " + string(s.Source.Client),
+			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Status: "skipped", Error: why,
 		}})
 	}
 

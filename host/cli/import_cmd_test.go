@@ -387,3 +387,18 @@ func TestImportSkipsOversizedFile(t *testing.T) {
 		t.Errorf("config.yaml:\n%s", readConfig(t, w.home))
 	}
 }
+
+// A .env variable that already holds another value is never overwritten:
+// the imported secret gets a variable of its own.
+func TestImportKeepsOtherDotEnvValues(t *testing.T) {
+	w := newImportWorld(t)
+	put(t, w.user, ".cursor/mcp.json", fixture(t, "cursor/mcp.json", w.project))
+	put(t, w.home, ".env", "MCP_LAPRAS_LAPRAS_API_KEY=somebody-elses\n")
+	w.run(t, nil, "mcp", "import", "lapras", "--no-probe").must(t, 0)
+	if env := w.dotEnv(t); env != "MCP_LAPRAS_LAPRAS_API_KEY=somebody-elses\nMCP_LAPRAS_LAPRAS_API_KEY_2=lapras-0f3c9a7d2e\n" {
+		t.Errorf(".env:\n%s", env)
+	}
+	if cfg := readConfig(t, w.home); !strings.Contains(cfg, "LAPRAS_API_KEY: ${MCP_LAPRAS_LAPRAS_API_KEY_2}") {
+		t.Errorf("config.yaml:\n%s", cfg)
+	}
+}

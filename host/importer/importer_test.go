@@ -398,7 +398,8 @@ func TestImportFromJSON(t *testing.T) {
 }
 
 // Merge keeps the first server of each Hermes name by client order;
-// UniqueVars gives two servers' secrets distinct .env names.
+// UniqueVars gives two servers' secrets distinct .env names, avoiding
+// reserved ones.
 func TestImportMergeAndUniqueVars(t *testing.T) {
 	a, _ := FromJSON("my-srv", []byte(`{"command":"a","env":{"API_KEY":"k1-abcdefgh"}}`), "", "")
 	a.Source.Client = Cursor
@@ -410,11 +411,11 @@ func TestImportMergeAndUniqueVars(t *testing.T) {
 	if got := []string{kept[0].Target(), kept[1].Target()}; !reflect.DeepEqual(got, []string{"b", "c"}) || len(shadowed) != 1 || shadowed[0] != a {
 		t.Fatalf("kept %v shadowed %v", got, shadowed)
 	}
-	UniqueVars([]*Server{b, a})
-	if b.Secrets[0].Var != "MCP_MY_SRV_API_KEY" || a.Secrets[0].Var != "MCP_MY_SRV_API_KEY_2" {
+	UniqueVars([]*Server{b, a}, map[string]bool{"MCP_MY_SRV_API_KEY_2": true})
+	if b.Secrets[0].Var != "MCP_MY_SRV_API_KEY" || a.Secrets[0].Var != "MCP_MY_SRV_API_KEY_3" {
 		t.Errorf("vars %s %s", b.Secrets[0].Var, a.Secrets[0].Var)
 	}
-	if env, _ := a.Entry.Fields.Get("env"); env.(config.Map)[0].Value != "${MCP_MY_SRV_API_KEY_2}" {
+	if env, _ := a.Entry.Fields.Get("env"); env.(config.Map)[0].Value != "${MCP_MY_SRV_API_KEY_3}" {
 		t.Errorf("reference not renamed: %v", env)
 	}
 }

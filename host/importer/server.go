@@ -141,10 +141,14 @@ func Merge(clients []Client, lists ...[]*Server) (kept, shadowed []*Server) {
 }
 
 // UniqueVars renames secrets whose .env variable another server of
-// servers (or an earlier secret of the same server) already uses, adding
+// servers (or an earlier secret of the same server) already uses, or that
+// is reserved (a variable .env already holds for something else), adding
 // _2, _3, ..., and updates the entries' references to match.
-func UniqueVars(servers []*Server) {
+func UniqueVars(servers []*Server, reserved map[string]bool) {
 	used := map[string]bool{}
+	for v := range reserved {
+		used[v] = true
+	}
 	for _, s := range servers {
 		for i := range s.Secrets {
 			v := s.Secrets[i].Var
