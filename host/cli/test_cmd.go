@@ -105,7 +105,7 @@ func testCommand(e *env) *cli.Command {
 				return err
 			}
 			rep := testReport{Server: name, Transport: srv.Transport, Target: transportLine(srv), Tools: []toolInfo{},
-				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv.Headers), AuthMethod: srv.Auth}
+				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv), AuthMethod: srv.Auth}
 			if !asJSON {
 				e.p.Line("Testing '%s'...", name)
 				e.p.Line("Transport: %s", rep.Target)
@@ -260,17 +260,33 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	}
 }
 
-// maskedAuth returns the auth-looking headers with masked values.
-func maskedAuth(h map[string]string) map[string]string {
+// maskedAuth returns srv's auth-looking headers with their secrets masked.
+// A ${VAR} reference is no secret and stays as config.yaml writes it: it
+// names where the value comes from, which is what a person fixing it
+// needs; the value it resolved to follows masked ("Bearer ${WEB_TOKEN}
+// (tok-***9876)").
+func maskedAuth(srv *config.Server) map[string]string {
+	raw, _ := srv.Raw["headers"].(map[string]any)
 	out := map[string]string{}
-	for k, v := range h {
+	for k, v := range srv.Headers {
 		lk := strings.ToLower(k)
-		if strings.Contains(lk, "auth") || strings.Contains(lk, "key") || strings.Contains(lk, "token") {
-			if scheme, rest, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "bearer") {
-				out[k] = scheme + " " + ui.Mask(rest)
-			} else {
-				out[k] = ui.Mask(v)
+		if !strings.Contains(lk, "auth") && !strings.Contains(lk, "key") && !strings.Contains(lk, "token") {
+			continue
+		}
+		if written := rawScalar(raw[k]); strings.Contains(written, "${") {
+			out[k] = written
+			if _, secret, ok := strings.Cut(v, " "); ok && strings.HasPrefix(written, v[:len(v)-len(secret)]) {
+				v = secret
 			}
+			if !strings.Contains(v, "${") && v != "" {
+				out[k] += " (" + ui.Mask(v) + ")"
+			}
+			continue
+		}
+		if scheme, rest, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "bearer") {
+			out[k] = scheme + " " + ui.Mask(rest)
+		} else {
+			out[k] = ui.Mask(v)
 		}
 	}
 	if len(out) == 0 {

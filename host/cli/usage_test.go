@@ -73,3 +73,28 @@ func TestUnknownServerOneWording(t *testing.T) {
 		runHermes(t, home, args...).must(t, 1).oneLineErr(t, "no server named 'githb' (did you mean 'github'?); configured: github, linear")
 	}
 }
+
+// TestRedactionKeepsNames: what hides secrets never hides the names that
+// fix the problem: a ${VAR} header shows as written, its message names the
+// variable, a literal token is masked, and a value set for the variable
+// appears nowhere.
+func TestRedactionKeepsNames(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  a:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      Authorization: \"Bearer ${AUTHD_TOKEN}\"\n  c:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      X-Api-Key: literal-secret-value-123\n")
+	r := runHermes(t, home, "mcp", "test", "a")
+	if !strings.Contains(r.stdout, "Auth: Authorization: Bearer ${AUTHD_TOKEN}\n") || !strings.Contains(r.stdout+r.stderr, "add AUTHD_TOKEN=... to") {
+		t.Errorf("mcp test a:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runHermes(t, home, "tools")
+	if !strings.Contains(r.stdout+r.stderr, "${AUTHD_TOKEN} is not set") || strings.Contains(r.stdout+r.stderr, "REDACTED") {
+		t.Errorf("tools:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runHermes(t, home, "mcp", "test", "c")
+	if !strings.Contains(r.stdout, "X-Api-Key: lite***-123") || strings.Contains(r.stdout+r.stderr, "literal-secret-value-123") {
+		t.Errorf("mcp test c:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runHermesEnv(t, home, []string{"AUTHD_TOKEN=supersecrettoken123"}, "mcp", "test", "a")
+	if strings.Contains(r.stdout+r.stderr, "supersecrettoken123") || !strings.Contains(r.stdout, "Bearer ${AUTHD_TOKEN} (supe***n123)") {
+		t.Errorf("mcp test a with the token set:\n%s%s", r.stdout, r.stderr)
+	}
+}
