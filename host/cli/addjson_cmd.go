@@ -62,10 +62,10 @@ func addJSONCommand(e *env) *cli.Command {
 			cwd, _ := os.Getwd()
 			srv, err := importer.FromJSON(o.name, data, home, cwd)
 			if err != nil {
-				return usagef("invalid server JSON for '%s': %s", o.name, oneLine(err.Error()))
+				return usagef("invalid server JSON for '%s': %s; give one object such as '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}' (see 'hermes mcp add-json --help')", o.name, oneLine(err.Error()))
 			}
 			if srv.Err != nil {
-				return usagef("cannot add '%s': %s", o.name, oneLine(srv.Err.Error()))
+				return usagef("cannot add '%s': %s; give a command (stdio) or a url (HTTP), see 'hermes mcp add-json --help'", o.name, oneLine(srv.Err.Error()))
 			}
 			for _, n := range srv.Notes {
 				e.p.Info("note: %s", n)
