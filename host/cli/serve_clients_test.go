@@ -52,15 +52,15 @@ const (
 	serveT0 = 1774785600.0
 )
 
-// fixtureScript is the Python script that writes the bridge's state.db
+// bridgeFixture is the Python script that writes the bridge's state.db
 // fixtures, and the folder of its JSON files.
-func fixtureScript(name string) string {
+func bridgeFixture(name string) string {
 	return filepath.Join(testbin.Root(), "plugins", "bridge", "internal", "store", "testdata", name)
 }
 
-// python3 returns the python3 executable, skipping the test without one
+// servePython returns the python3 executable, skipping the test without one
 // (failing it under CI=true, which must have it).
-func python3(t *testing.T) string {
+func servePython(t *testing.T) string {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -72,10 +72,10 @@ func python3(t *testing.T) string {
 	return py
 }
 
-// runPython runs python3 with args, failing the test on an error.
-func runPython(t *testing.T, args ...string) {
+// serveRunPython runs python3 with args, failing the test on an error.
+func serveRunPython(t *testing.T, args ...string) {
 	t.Helper()
-	out, err := exec.Command(python3(t), args...).CombinedOutput()
+	out, err := exec.Command(servePython(t), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python3 %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -146,9 +146,9 @@ func newServeFixture(t *testing.T) *serveFixture {
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	runPython(t, fixtureScript("make_state_db.py"), "current", filepath.Join(home, "state.db"))
-	copyFile(t, fixtureScript("sessions.json"), filepath.Join(home, "sessions", "sessions.json"))
-	copyFile(t, fixtureScript("channel_directory.json"), filepath.Join(home, "channel_directory.json"))
+	serveRunPython(t, bridgeFixture("make_state_db.py"), "current", filepath.Join(home, "state.db"))
+	serveCopyFile(t, bridgeFixture("sessions.json"), filepath.Join(home, "sessions", "sessions.json"))
+	serveCopyFile(t, bridgeFixture("channel_directory.json"), filepath.Join(home, "channel_directory.json"))
 	fx := &serveFixture{home: home, token: "serve-test-token-0123456789abcdef", telegram: newFakeTelegram(t)}
 	env := "HERMES_MCP_SERVE_TOKEN=" + fx.token + "\nTELEGRAM_BOT_TOKEN=" + fx.telegram.token + "\n"
 	if err := os.WriteFile(filepath.Join(home, ".env"), []byte(env), 0o600); err != nil {
@@ -174,7 +174,7 @@ func (fx *serveFixture) env(t *testing.T) []string {
 	return env
 }
 
-func copyFile(t *testing.T, from, to string) {
+func serveCopyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -189,7 +189,7 @@ func copyFile(t *testing.T, from, to string) {
 // session with id session, one commit each, the way the agent writes.
 func (fx *serveFixture) appendMessages(t *testing.T, session string, n int) {
 	t.Helper()
-	runPython(t, fixtureScript("make_state_db.py"), "append", filepath.Join(fx.home, "state.db"), session, strconv.Itoa(n))
+	serveRunPython(t, bridgeFixture("make_state_db.py"), "append", filepath.Join(fx.home, "state.db"), session, strconv.Itoa(n))
 }
 
 // addApproval inserts an undecided approval into mcp_approvals, creating
@@ -207,22 +207,22 @@ db.execute("INSERT INTO mcp_approvals (id, kind, description, session_key, creat
 db.commit()
 db.close()
 `
-	runPython(t, "-c", script, filepath.Join(fx.home, "state.db"), id, kind, description, sessionKey, strconv.FormatFloat(createdAt, 'f', -1, 64))
+	serveRunPython(t, "-c", script, filepath.Join(fx.home, "state.db"), id, kind, description, sessionKey, strconv.FormatFloat(createdAt, 'f', -1, 64))
 }
 
-// syncBuffer collects a process's stderr while it runs.
-type syncBuffer struct {
+// serveStderrLog collects a process's stderr while it runs.
+type serveStderrLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *serveStderrLog) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *serveStderrLog) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
@@ -231,12 +231,12 @@ func (b *syncBuffer) String() string {
 // startServeHTTP starts `hermes mcp serve --http 127.0.0.1:0` on home and
 // returns the endpoint URL it reports on stderr, and that stderr; the server is stopped when
 // the test ends.
-func startServeHTTP(t *testing.T, fx *serveFixture, extra ...string) (string, *syncBuffer) {
+func startServeHTTP(t *testing.T, fx *serveFixture, extra ...string) (string, *serveStderrLog) {
 	t.Helper()
 	cmd := exec.Command(testbin.Path(t, "hermes"), append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, extra...)...)
 	cmd.Env = fx.env(t)
 	pr, pw := io.Pipe()
-	logs := &syncBuffer{}
+	logs := &serveStderrLog{}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -287,10 +287,10 @@ func startServeHTTP(t *testing.T, fx *serveFixture, extra ...string) (string, *s
 	return "", nil
 }
 
-// sameJSON reports whether two decoded JSON values are equal, numbers
+// sameJSONValue reports whether two decoded JSON values are equal, numbers
 // compared by value: 1.0 and 1 are one number (a JavaScript client prints
 // the first as the second).
-func sameJSON(a, b any) bool {
+func sameJSONValue(a, b any) bool {
 	switch a := a.(type) {
 	case json.Number:
 		bn, ok := b.(json.Number)
@@ -307,7 +307,7 @@ func sameJSON(a, b any) bool {
 		}
 		for k, v := range a {
 			w, ok := bm[k]
-			if !ok || !sameJSON(v, w) {
+			if !ok || !sameJSONValue(v, w) {
 				return false
 			}
 		}
@@ -318,7 +318,7 @@ func sameJSON(a, b any) bool {
 			return false
 		}
 		for i := range a {
-			if !sameJSON(a[i], bl[i]) {
+			if !sameJSONValue(a[i], bl[i]) {
 				return false
 			}
 		}
@@ -327,8 +327,8 @@ func sameJSON(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// decodeJSON decodes a JSON document keeping numbers exact.
-func decodeJSON(t *testing.T, what string, data []byte) any {
+// decodeJSONExact decodes a JSON document keeping numbers exact.
+func decodeJSONExact(t *testing.T, what string, data []byte) any {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -339,32 +339,32 @@ func decodeJSON(t *testing.T, what string, data []byte) any {
 	return v
 }
 
-// toolCaller calls tools through the Inspector on one target.
-type toolCaller struct {
+// inspectorCaller calls tools through the Inspector on one target.
+type inspectorCaller struct {
 	in     *testinspector.Inspector
 	target []string
 }
 
 // ok calls a tool that must succeed: one text item holding a JSON object
 // and structuredContent equal to it. It returns the object.
-func (c toolCaller) ok(t *testing.T, name string, kv ...string) map[string]any {
+func (c inspectorCaller) ok(t *testing.T, name string, kv ...string) map[string]any {
 	t.Helper()
 	res := c.in.CallTool(t, c.target, name, kv...)
-	return checkSuccess(t, name, res)
+	return checkToolSuccess(t, name, res)
 }
 
-func checkSuccess(t *testing.T, name string, res *testinspector.CallResult) map[string]any {
+func checkToolSuccess(t *testing.T, name string, res *testinspector.CallResult) map[string]any {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("%s failed: %+v", name, res.Content)
 	}
 	text := res.Text(t)
-	fromText := decodeJSON(t, name+" text content", []byte(text))
+	fromText := decodeJSONExact(t, name+" text content", []byte(text))
 	if len(res.StructuredContent) == 0 {
 		t.Fatalf("%s returned no structuredContent; text:\n%s", name, text)
 	}
-	structured := decodeJSON(t, name+" structuredContent", res.StructuredContent)
-	if !sameJSON(fromText, structured) {
+	structured := decodeJSONExact(t, name+" structuredContent", res.StructuredContent)
+	if !sameJSONValue(fromText, structured) {
 		t.Fatalf("%s: structuredContent differs from the JSON of the text content\nstructured: %s\ntext: %s", name, res.StructuredContent, text)
 	}
 	obj, isObj := structured.(map[string]any)
@@ -376,7 +376,7 @@ func checkSuccess(t *testing.T, name string, res *testinspector.CallResult) map[
 
 // fails calls a tool that must fail and returns its error message: the
 // result has isError and its text is {"error": message}.
-func (c toolCaller) fails(t *testing.T, name string, kv ...string) string {
+func (c inspectorCaller) fails(t *testing.T, name string, kv ...string) string {
 	t.Helper()
 	res := c.in.CallTool(t, c.target, name, kv...)
 	if !res.IsError {
@@ -392,8 +392,8 @@ func (c toolCaller) fails(t *testing.T, name string, kv ...string) string {
 	return e.Error
 }
 
-// field returns obj[key], failing when absent.
-func field(t *testing.T, obj map[string]any, key string) any {
+// resultField returns obj[key], failing when absent.
+func resultField(t *testing.T, obj map[string]any, key string) any {
 	t.Helper()
 	v, ok := obj[key]
 	if !ok {
@@ -402,9 +402,9 @@ func field(t *testing.T, obj map[string]any, key string) any {
 	return v
 }
 
-func list(t *testing.T, obj map[string]any, key string) []map[string]any {
+func resultList(t *testing.T, obj map[string]any, key string) []map[string]any {
 	t.Helper()
-	raw, ok := field(t, obj, key).([]any)
+	raw, ok := resultField(t, obj, key).([]any)
 	if !ok {
 		t.Fatalf("%q is not a list in %v", key, obj)
 	}
@@ -419,7 +419,7 @@ func list(t *testing.T, obj map[string]any, key string) []map[string]any {
 	return out
 }
 
-func number(t *testing.T, v any) float64 {
+func resultNumber(t *testing.T, v any) float64 {
 	t.Helper()
 	n, ok := v.(json.Number)
 	if !ok {
@@ -432,9 +432,9 @@ func number(t *testing.T, v any) float64 {
 	return f
 }
 
-// want fails unless obj has each key of fields with that value (numbers
+// wantFields fails unless obj has each key of fields with that value (numbers
 // compared as numbers).
-func want(t *testing.T, what string, obj map[string]any, fields map[string]any) {
+func wantFields(t *testing.T, what string, obj map[string]any, fields map[string]any) {
 	t.Helper()
 	for k, w := range fields {
 		got, ok := obj[k]
@@ -445,13 +445,13 @@ func want(t *testing.T, what string, obj map[string]any, fields map[string]any) 
 		if wn, isNum := w.(float64); isNum {
 			w = json.Number(strconv.FormatFloat(wn, 'f', -1, 64))
 		}
-		if !sameJSON(got, w) {
+		if !sameJSONValue(got, w) {
 			t.Errorf("%s: %s = %#v, want %#v", what, k, got, w)
 		}
 	}
 }
 
-func byKey(items []map[string]any, key, value string) map[string]any {
+func findBy(items []map[string]any, key, value string) map[string]any {
 	for _, it := range items {
 		if it[key] == value {
 			return it
@@ -489,16 +489,16 @@ func checkToolList(t *testing.T, in *testinspector.Inspector, target []string) {
 	}
 }
 
-// checkReads calls the tools that only read the fixture and checks what
+// checkReadTools calls the tools that only read the fixture and checks what
 // they return.
-func checkReads(t *testing.T, c toolCaller) {
+func checkReadTools(t *testing.T, c inspectorCaller) {
 	t.Helper()
 	// conversations_list: the two open sessions of state.db with a key,
 	// newest activity first (the ended slack one and the keyless cli one
 	// are not listed).
 	got := c.ok(t, "conversations_list")
-	convs := list(t, got, "conversations")
-	want(t, "conversations_list", got, map[string]any{"count": float64(len(convs))})
+	convs := resultList(t, got, "conversations")
+	wantFields(t, "conversations_list", got, map[string]any{"count": float64(len(convs))})
 	var keys []string
 	for i, cv := range convs {
 		keys = append(keys, fmt.Sprint(cv["session_key"]))
@@ -510,26 +510,26 @@ func checkReads(t *testing.T, c toolCaller) {
 	if !slices.Equal(keys, []string{serveDCKey, serveTGKey}) {
 		t.Fatalf("conversations_list keys %v, want %s and %s", keys, serveDCKey, serveTGKey)
 	}
-	want(t, "conversations_list telegram entry", byKey(convs, "session_key", serveTGKey), map[string]any{
+	wantFields(t, "conversations_list telegram entry", findBy(convs, "session_key", serveTGKey), map[string]any{
 		"session_id": serveTGSession, "platform": "telegram", "chat_type": "dm",
 		"display_name": "Alice", "chat_name": "Alice", "user_name": "Alice",
 	})
-	want(t, "conversations_list discord entry", byKey(convs, "session_key", serveDCKey), map[string]any{
+	wantFields(t, "conversations_list discord entry", findBy(convs, "session_key", serveDCKey), map[string]any{
 		"session_id": "dc1", "platform": "discord", "chat_type": "group", "display_name": "#general",
 	})
 	// The platform filter ignores case; search matches the display name.
 	got = c.ok(t, "conversations_list", "platform=TELEGRAM")
-	if convs := list(t, got, "conversations"); len(convs) != 1 || convs[0]["session_key"] != serveTGKey {
+	if convs := resultList(t, got, "conversations"); len(convs) != 1 || convs[0]["session_key"] != serveTGKey {
 		t.Errorf("conversations_list platform=TELEGRAM: %v, want the telegram session only", convs)
 	}
 	got = c.ok(t, "conversations_list", "search=general", "limit=5")
-	if convs := list(t, got, "conversations"); len(convs) != 1 || convs[0]["session_key"] != serveDCKey {
+	if convs := resultList(t, got, "conversations"); len(convs) != 1 || convs[0]["session_key"] != serveDCKey {
 		t.Errorf("conversations_list search=general: %v, want the discord session only", convs)
 	}
 
 	// conversation_get of a known key, and of an unknown one.
 	got = c.ok(t, "conversation_get", "session_key="+serveTGKey)
-	want(t, "conversation_get", got, map[string]any{
+	wantFields(t, "conversation_get", got, map[string]any{
 		"session_key": serveTGKey, "session_id": serveTGSession, "platform": "telegram", "chat_type": "dm",
 		"display_name": "Alice", "user_name": "Alice", "chat_name": "Alice", "chat_id": "123456",
 		"input_tokens": float64(50000), "output_tokens": float64(2000), "total_tokens": float64(52000),
@@ -542,8 +542,8 @@ func checkReads(t *testing.T, c toolCaller) {
 	// the system and tool messages, the rewound one and the empty one are
 	// skipped, and a multipart message keeps its text parts.
 	got = c.ok(t, "messages_read", "session_key="+serveTGKey)
-	want(t, "messages_read", got, map[string]any{"session_key": serveTGKey, "count": float64(3), "total_in_session": float64(3)})
-	msgs := list(t, got, "messages")
+	wantFields(t, "messages_read", got, map[string]any{"session_key": serveTGKey, "count": float64(3), "total_in_session": float64(3)})
+	msgs := resultList(t, got, "messages")
 	wantMsgs := [][3]string{
 		{"2", "user", "hello"},
 		{"3", "assistant", "here is the chart\nMEDIA: files/report.pdf"},
@@ -553,11 +553,11 @@ func checkReads(t *testing.T, c toolCaller) {
 		t.Fatalf("messages_read returned %d messages, want %d: %v", len(msgs), len(wantMsgs), msgs)
 	}
 	for i, w := range wantMsgs {
-		want(t, "messages_read message "+w[0], msgs[i], map[string]any{"id": w[0], "role": w[1], "content": w[2]})
+		wantFields(t, "messages_read message "+w[0], msgs[i], map[string]any{"id": w[0], "role": w[1], "content": w[2]})
 	}
 	got = c.ok(t, "messages_read", "session_key="+serveTGKey, "limit=1")
-	want(t, "messages_read limit=1", got, map[string]any{"count": float64(1), "total_in_session": float64(3)})
-	if m := list(t, got, "messages"); len(m) != 1 || m[0]["content"] != "thanks" {
+	wantFields(t, "messages_read limit=1", got, map[string]any{"count": float64(1), "total_in_session": float64(3)})
+	if m := resultList(t, got, "messages"); len(m) != 1 || m[0]["content"] != "thanks" {
 		t.Errorf("messages_read limit=1: %v, want the last message", m)
 	}
 	if msg := c.fails(t, "messages_read", "session_key=agent:main:nope:dm:1"); msg != "Conversation not found: agent:main:nope:dm:1" {
@@ -567,12 +567,12 @@ func checkReads(t *testing.T, c toolCaller) {
 	// attachments_fetch of the multipart message: its image, its file
 	// part and the MEDIA: path in its text.
 	got = c.ok(t, "attachments_fetch", "session_key="+serveTGKey, `message_id="3"`)
-	want(t, "attachments_fetch", got, map[string]any{"message_id": "3", "count": float64(3)})
-	atts := list(t, got, "attachments")
-	want(t, "attachments_fetch image", byKey(atts, "type", "image"), map[string]any{"url": "https://example.com/chart.png"})
-	want(t, "attachments_fetch media", byKey(atts, "type", "media"), map[string]any{"path": "files/report.pdf"})
-	file := byKey(atts, "type", "file")
-	if file == nil || !sameJSON(file["data"], map[string]any{"type": "file", "file": map[string]any{"name": "a.csv"}}) {
+	wantFields(t, "attachments_fetch", got, map[string]any{"message_id": "3", "count": float64(3)})
+	atts := resultList(t, got, "attachments")
+	wantFields(t, "attachments_fetch image", findBy(atts, "type", "image"), map[string]any{"url": "https://example.com/chart.png"})
+	wantFields(t, "attachments_fetch media", findBy(atts, "type", "media"), map[string]any{"path": "files/report.pdf"})
+	file := findBy(atts, "type", "file")
+	if file == nil || !sameJSONValue(file["data"], map[string]any{"type": "file", "file": map[string]any{"name": "a.csv"}}) {
 		t.Errorf("attachments_fetch: no file part with its data in %v", atts)
 	}
 	if msg := c.fails(t, "attachments_fetch", "session_key="+serveTGKey, `message_id="99"`); msg != "Message not found: 99" {
@@ -581,47 +581,47 @@ func checkReads(t *testing.T, c toolCaller) {
 
 	// channels_list: the channel directory, and its platform filter.
 	got = c.ok(t, "channels_list")
-	chans := list(t, got, "channels")
-	want(t, "channels_list", got, map[string]any{"count": float64(len(chans))})
-	want(t, "channels_list telegram", byKey(chans, "target", "telegram:123456"), map[string]any{"platform": "telegram", "name": "Alice", "chat_type": "dm"})
-	want(t, "channels_list discord", byKey(chans, "target", "discord:789"), map[string]any{"platform": "discord", "name": "#general", "chat_type": "group"})
+	chans := resultList(t, got, "channels")
+	wantFields(t, "channels_list", got, map[string]any{"count": float64(len(chans))})
+	wantFields(t, "channels_list telegram", findBy(chans, "target", "telegram:123456"), map[string]any{"platform": "telegram", "name": "Alice", "chat_type": "dm"})
+	wantFields(t, "channels_list discord", findBy(chans, "target", "discord:789"), map[string]any{"platform": "discord", "name": "#general", "chat_type": "group"})
 	got = c.ok(t, "channels_list", "platform=discord")
-	chans = list(t, got, "channels")
+	chans = resultList(t, got, "channels")
 	for _, ch := range chans {
 		if ch["platform"] != "discord" {
 			t.Errorf("channels_list platform=discord lists %v", ch)
 		}
 	}
-	if byKey(chans, "target", "discord:789") == nil || byKey(chans, "target", "discord:1234567890123") == nil {
+	if findBy(chans, "target", "discord:789") == nil || findBy(chans, "target", "discord:1234567890123") == nil {
 		t.Errorf("channels_list platform=discord: %v, want #general and #random", chans)
 	}
 }
 
-// checkPermissions creates an approval the way the agent does and decides
+// checkPermissionTools creates an approval the way the agent does and decides
 // it through permissions_respond, once.
-func checkPermissions(t *testing.T, c toolCaller, fx *serveFixture) {
+func checkPermissionTools(t *testing.T, c inspectorCaller, fx *serveFixture) {
 	t.Helper()
 	const id = "approval-1"
 	fx.addApproval(t, id, "exec", "rm -rf build/", serveTGKey, serveT0+2000)
 	got := c.ok(t, "permissions_list_open")
-	want(t, "permissions_list_open", got, map[string]any{"count": float64(1)})
-	want(t, "permissions_list_open approval", byKey(list(t, got, "approvals"), "id", id), map[string]any{
+	wantFields(t, "permissions_list_open", got, map[string]any{"count": float64(1)})
+	wantFields(t, "permissions_list_open approval", findBy(resultList(t, got, "approvals"), "id", id), map[string]any{
 		"kind": "exec", "description": "rm -rf build/", "session_key": serveTGKey, "created_at": serveT0 + 2000,
 	})
 	if msg := c.fails(t, "permissions_respond", "id="+id, "decision=maybe"); msg != "Invalid decision: maybe. Must be allow-once, allow-always, or deny" {
 		t.Errorf("permissions_respond decision=maybe: %q", msg)
 	}
 	got = c.ok(t, "permissions_respond", "id="+id, "decision=allow-once")
-	want(t, "permissions_respond", got, map[string]any{"resolved": true, "approval_id": id, "decision": "allow-once"})
+	wantFields(t, "permissions_respond", got, map[string]any{"resolved": true, "approval_id": id, "decision": "allow-once"})
 	if msg := c.fails(t, "permissions_respond", "id="+id, "decision=deny"); msg != "Approval not found: "+id {
 		t.Errorf("second permissions_respond: %q, want Approval not found", msg)
 	}
 	got = c.ok(t, "permissions_list_open")
-	want(t, "permissions_list_open after the decision", got, map[string]any{"count": float64(0)})
+	wantFields(t, "permissions_list_open after the decision", got, map[string]any{"count": float64(0)})
 }
 
-// checkSend sends a message to the fake Telegram and reads it back.
-func checkSend(t *testing.T, c toolCaller, fx *serveFixture, text string) {
+// checkSendTool sends a message to the fake Telegram and reads it back.
+func checkSendTool(t *testing.T, c inspectorCaller, fx *serveFixture, text string) {
 	t.Helper()
 	before := len(fx.telegram.messages())
 	got := c.ok(t, "messages_send", "target=telegram:123456", "message="+text)
@@ -633,33 +633,33 @@ func checkSend(t *testing.T, c toolCaller, fx *serveFixture, text string) {
 	if last.Text != text || last.ChatID.String() != "123456" {
 		t.Errorf("the fake Telegram got %+v, want %q to chat 123456", last, text)
 	}
-	want(t, "messages_send", got, map[string]any{"success": true, "platform": "telegram", "chat_id": "123456", "message_id": strconv.Itoa(last.ID)})
+	wantFields(t, "messages_send", got, map[string]any{"success": true, "platform": "telegram", "chat_id": "123456", "message_id": strconv.Itoa(last.ID)})
 	if msg := c.fails(t, "messages_send", "target=telegram:123456"); msg != "Both target and message are required" {
 		t.Errorf("messages_send without a message: %q", msg)
 	}
 	// The bridge records what it sent, so the conversation shows it.
 	read := c.ok(t, "messages_read", "session_key="+serveTGKey)
-	if byKey(list(t, read, "messages"), "content", text) == nil {
+	if findBy(resultList(t, read, "messages"), "content", text) == nil {
 		t.Errorf("messages_read after messages_send does not show %q: %v", text, read["messages"])
 	}
 }
 
-// checkEvent checks an event object is the message "append 0" of the
+// checkAppendEvent checks an event object is the message "append 0" of the
 // telegram session, and returns its cursor.
-func checkEvent(t *testing.T, what string, ev any) float64 {
+func checkAppendEvent(t *testing.T, what string, ev any) float64 {
 	t.Helper()
 	obj, ok := ev.(map[string]any)
 	if !ok {
 		t.Fatalf("%s: event %v is not an object", what, ev)
 	}
-	want(t, what, obj, map[string]any{"type": "message", "session_key": serveTGKey, "role": "user", "content": "append 0"})
+	wantFields(t, what, obj, map[string]any{"type": "message", "session_key": serveTGKey, "role": "user", "content": "append 0"})
 	if _, ok := obj["message_id"].(string); !ok {
 		t.Errorf("%s: message_id %v is not a string", what, obj["message_id"])
 	}
-	return number(t, field(t, obj, "cursor"))
+	return resultNumber(t, resultField(t, obj, "cursor"))
 }
 
-func inspectorWithEnv(t *testing.T, env []string) *testinspector.Inspector {
+func newInspector(t *testing.T, env []string) *testinspector.Inspector {
 	t.Helper()
 	in := testinspector.New(t)
 	in.Env = env
@@ -671,25 +671,25 @@ func inspectorWithEnv(t *testing.T, env []string) *testinspector.Inspector {
 // does: tools/list and every tool against the fixture.
 func TestServeInspectorStdio(t *testing.T) {
 	fx := newServeFixture(t)
-	in := inspectorWithEnv(t, fx.env(t))
-	c := toolCaller{in: in, target: testinspector.Stdio(testbin.Path(t, "hermes"), "mcp", "serve")}
+	in := newInspector(t, fx.env(t))
+	c := inspectorCaller{in: in, target: testinspector.Stdio(testbin.Path(t, "hermes"), "mcp", "serve")}
 
 	checkToolList(t, in, c.target)
-	checkReads(t, c)
+	checkReadTools(t, c)
 
 	// events: the first serve takes its baseline; messages committed
 	// while no server runs become events of the next one.
 	got := c.ok(t, "events_poll")
-	list(t, got, "events")
-	number(t, field(t, got, "next_cursor"))
+	resultList(t, got, "events")
+	resultNumber(t, resultField(t, got, "next_cursor"))
 	fx.appendMessages(t, serveTGSession, 2)
 	got = c.ok(t, "events_wait", "session_key="+serveTGKey, "timeout_ms=60000")
-	checkEvent(t, "events_wait", field(t, got, "event"))
+	checkAppendEvent(t, "events_wait", resultField(t, got, "event"))
 	got = c.ok(t, "events_wait", "session_key=agent:main:nobody:dm:0", "timeout_ms=0")
-	want(t, "events_wait with nothing to wait for", got, map[string]any{"event": nil, "reason": "timeout"})
+	wantFields(t, "events_wait with nothing to wait for", got, map[string]any{"event": nil, "reason": "timeout"})
 
-	checkPermissions(t, c, fx)
-	checkSend(t, c, fx, "Hello over stdio from the MCP Inspector")
+	checkPermissionTools(t, c, fx)
+	checkSendTool(t, c, fx, "Hello over stdio from the MCP Inspector")
 
 	// Each server the Inspector started ended with its client, and took
 	// its bridge plugin with it: no process is left holding the home.
@@ -733,8 +733,8 @@ func processesOfHome(home string) []int {
 func TestServeInspectorHTTP(t *testing.T) {
 	fx := newServeFixture(t)
 	url, logs := startServeHTTP(t, fx)
-	in := inspectorWithEnv(t, fx.env(t))
-	c := toolCaller{in: in, target: testinspector.HTTP(url, "Authorization: Bearer "+fx.token)}
+	in := newInspector(t, fx.env(t))
+	c := inspectorCaller{in: in, target: testinspector.HTTP(url, "Authorization: Bearer "+fx.token)}
 	defer func() {
 		if t.Failed() {
 			t.Logf("hermes mcp serve stderr:\n%s", logs.String())
@@ -742,12 +742,12 @@ func TestServeInspectorHTTP(t *testing.T) {
 	}()
 
 	checkToolList(t, in, c.target)
-	checkReads(t, c)
+	checkReadTools(t, c)
 
 	// events: a wait after the current cursor returns the message
 	// appended meanwhile; a poll from the same cursor lists it.
 	got := c.ok(t, "events_poll")
-	start := number(t, field(t, got, "next_cursor"))
+	start := resultNumber(t, resultField(t, got, "next_cursor"))
 	after := strconv.FormatFloat(start, 'f', -1, 64)
 	type waited struct {
 		res *testinspector.CallResult
@@ -770,35 +770,35 @@ func TestServeInspectorHTTP(t *testing.T) {
 	if w.err != nil {
 		t.Fatalf("events_wait: %v", w.err)
 	}
-	got = checkSuccess(t, "events_wait", w.res)
-	ev := field(t, got, "event")
-	cursor := checkEvent(t, "events_wait", ev)
+	got = checkToolSuccess(t, "events_wait", w.res)
+	ev := resultField(t, got, "event")
+	cursor := checkAppendEvent(t, "events_wait", ev)
 	if cursor <= start {
 		t.Errorf("events_wait returned cursor %v, not after %v", cursor, start)
 	}
 	got = c.ok(t, "events_poll", "after_cursor="+after, "session_key="+serveTGKey)
-	evs := list(t, got, "events")
-	if len(evs) != 1 || !sameJSON(any(evs[0]), ev) {
+	evs := resultList(t, got, "events")
+	if len(evs) != 1 || !sameJSONValue(any(evs[0]), ev) {
 		t.Errorf("events_poll after %s: %v, want just the event events_wait returned: %v", after, evs, ev)
 	}
-	want(t, "events_poll", got, map[string]any{"next_cursor": cursor})
+	wantFields(t, "events_poll", got, map[string]any{"next_cursor": cursor})
 	got = c.ok(t, "events_wait", "after_cursor="+strconv.FormatFloat(cursor, 'f', -1, 64), "session_key="+serveTGKey, "timeout_ms=0")
-	want(t, "events_wait with nothing new", got, map[string]any{"event": nil, "reason": "timeout"})
+	wantFields(t, "events_wait with nothing new", got, map[string]any{"event": nil, "reason": "timeout"})
 
-	checkPermissions(t, c, fx)
-	checkSend(t, c, fx, "Hello over HTTP from the MCP Inspector")
+	checkPermissionTools(t, c, fx)
+	checkSendTool(t, c, fx, "Hello over HTTP from the MCP Inspector")
 }
 
-// rpc is a minimal streamable HTTP client made of plain net/http
+// serveRPC is a minimal streamable HTTP client made of plain net/http
 // requests.
-type rpc struct {
+type serveRPC struct {
 	url, session, version string
 }
 
 // post sends one JSON-RPC message with the given Authorization (none
 // when empty) and extra headers, and returns the status and the JSON-RPC
 // response (nil for 202 or an error status).
-func (r *rpc) post(t *testing.T, auth string, header map[string]string, msg string) (int, map[string]any) {
+func (r *serveRPC) post(t *testing.T, auth string, header map[string]string, msg string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, r.url, strings.NewReader(msg))
 	if err != nil {
@@ -855,12 +855,12 @@ func (r *rpc) post(t *testing.T, auth string, header map[string]string, msg stri
 	return resp.StatusCode, out
 }
 
-const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hermes-serve-test","version":"1"}}}`
+const serveInitializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hermes-serve-test","version":"1"}}}`
 
 // initialize opens an MCP session with the right token.
-func (r *rpc) initialize(t *testing.T, token string) {
+func (r *serveRPC) initialize(t *testing.T, token string) {
 	t.Helper()
-	code, res := r.post(t, "Bearer "+token, nil, initializeRequest)
+	code, res := r.post(t, "Bearer "+token, nil, serveInitializeRequest)
 	if code != http.StatusOK {
 		t.Fatalf("initialize with the right token: HTTP %d", code)
 	}
@@ -881,9 +881,9 @@ func (r *rpc) initialize(t *testing.T, token string) {
 func TestServeHTTPRefusesWrongToken(t *testing.T) {
 	fx := newServeFixture(t)
 	url, _ := startServeHTTP(t, fx)
-	r := &rpc{url: url}
+	r := &serveRPC{url: url}
 	for _, auth := range []string{"", "Bearer wrong-token", "Bearer " + fx.token + "x", "Basic " + fx.token} {
-		if code, _ := r.post(t, auth, nil, initializeRequest); code != http.StatusUnauthorized {
+		if code, _ := r.post(t, auth, nil, serveInitializeRequest); code != http.StatusUnauthorized {
 			t.Errorf("initialize with Authorization %q: HTTP %d, want 401", auth, code)
 		}
 	}
@@ -914,7 +914,7 @@ func TestServeHTTPRefusesForeignOrigin(t *testing.T) {
 	fx := newServeFixture(t)
 	url, _ := startServeHTTP(t, fx)
 	hostPort := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
-	r := &rpc{url: url}
+	r := &serveRPC{url: url}
 	auth := "Bearer " + fx.token
 	for _, h := range []map[string]string{
 		{"Origin": "http://evil.example"},
@@ -923,7 +923,7 @@ func TestServeHTTPRefusesForeignOrigin(t *testing.T) {
 		{"Host": "evil.example"},
 		{"Host": "evil.example:" + strings.Split(hostPort, ":")[1]},
 	} {
-		if code, _ := r.post(t, auth, h, initializeRequest); code != http.StatusForbidden {
+		if code, _ := r.post(t, auth, h, serveInitializeRequest); code != http.StatusForbidden {
 			t.Errorf("initialize with %v: HTTP %d, want 403", h, code)
 		}
 	}
@@ -932,7 +932,7 @@ func TestServeHTTPRefusesForeignOrigin(t *testing.T) {
 		{"Origin": "http://localhost:" + strings.Split(hostPort, ":")[1]},
 		{"Host": "localhost:" + strings.Split(hostPort, ":")[1]},
 	} {
-		if code, _ := r.post(t, auth, h, initializeRequest); code != http.StatusOK {
+		if code, _ := r.post(t, auth, h, serveInitializeRequest); code != http.StatusOK {
 			t.Errorf("initialize with %v: HTTP %d, want 200", h, code)
 		}
 	}
