@@ -85,3 +85,17 @@ func TestGetNotFound(t *testing.T) {
 	runHermes(t, home, "mcp", "get", "b").must(t, 1).oneLineErr(t, "'b'", "a")
 	runHermes(t, home, "mcp", "get").must(t, 2).oneLineErr(t, "usage: hermes mcp get <name>")
 }
+
+// A server named like a catalog entry says so, with its install folder
+// when there is one.
+func TestGetCatalogOrigin(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  fetch:\n    command: uvx\n    args: [mcp-server-fetch]\n")
+	if err := os.MkdirAll(filepath.Join(home, "mcp-installs", "fetch"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := runHermesEnv(t, home, []string{"HERMES_OPTIONAL_MCPS="}, "mcp", "get", "fetch").must(t, 0)
+	if !strings.Contains(r.stdout, "config.yaml:2 (catalog entry 'fetch', installed in "+filepath.Join(home, "mcp-installs", "fetch")+")") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
