@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -26,9 +29,10 @@ type listEntry struct {
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	Auth    string   `json:"auth,omitempty"`
-	// Status is enabled, disabled, needs_vars, invalid or rejected (the
-	// security check refuses the entry: it is never started; Error says
-	// why).
+	// Status is enabled, disabled, needs_vars, invalid, missing_command
+	// (a stdio server whose executable is not there; Error says where it
+	// was looked for) or rejected (the security check refuses the entry:
+	// it is never started; Error says why).
 	Status    string   `json:"status"`
 	NeedsVars []string `json:"needs_vars,omitempty"`
 	Error     string   `json:"error,omitempty"`
@@ -87,7 +91,7 @@ func listCommand(e *env) *cli.Command {
 			if withAuth {
 				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
 			}
-			e.p.Table(headers, rows)
+			e.p.TableFit(headers, rows, 1)
 			return nil
 		},
 	}
@@ -127,6 +131,10 @@ func describeServer(s *config.Server) listEntry {
 		le.Status = "invalid"
 	default:
 		le.Status = "enabled"
+		if why := missingCommand(s); why != "" && le.Transport == "stdio" {
+			le.Status = "missing_command"
+			le.Error = why
+		}
 	}
 	if s.Err != nil {
 		le.Error = oneLine(s.Err.Error())
@@ -139,19 +147,38 @@ func describeServer(s *config.Server) listEntry {
 	return le
 }
 
-// listTarget is the Transport column: the url, or the command line, as
-// configured (${VAR}s unresolved), cut to 25 characters and "..." when
-// longer than 28.
+// listTarget is the Transport column: the url, or the command's program
+// (its base name) and its last argument as configured (${VAR}s
+// unresolved), with "…" for the arguments between and a long path shown by
+// its base name: "node … stdio", "npx … @modelcontextprotocol/server-memory".
+// The table cuts it further to the terminal's width.
 func listTarget(s *config.Server) string {
-	t := shownURL(s)
-	if t == "" {
-		t = shownCommandLine(s)
+	if u := shownURL(s); u != "" {
+		return u
 	}
-	if r := []rune(t); len(r) > 28 {
-		t = string(r[:25]) + "..."
+	prog := filepath.Base(shownCommand(s))
+	args := shownArgs(s)
+	switch len(args) {
+	case 0:
+		return prog
+	case 1:
+		return prog + " " + shortArg(args[0])
 	}
-	return t
+	return prog + " … " + shortArg(args[len(args)-1])
 }
+
+// shortArg is an argument for the Transport column: a long path (over
+// maxShownPath characters) by its base name, anything else as it is.
+func shortArg(a string) string {
+	if len(a) > maxShownPath && strings.Contains(a, "/") && !strings.Contains(a, "://") && !strings.HasPrefix(a, "@") {
+		return filepath.Base(a)
+	}
+	return a
+}
+
+// maxShownPath is the longest path argument the Transport column shows
+// whole.
+const maxShownPath = 30
 
 // listStatus is the Status column.
 func listStatus(le listEntry) string {
@@ -164,8 +191,42 @@ func listStatus(le listEntry) string {
 			vars[i] = "${" + v + "}"
 		}
 		return "⚠ needs " + strings.Join(vars, ", ")
-	case "invalid", "rejected":
+	case "invalid", "rejected", "missing_command":
 		return "✗ " + le.Error
 	}
 	return "✓ enabled"
+}
+
+// missingCommand says why a stdio server's executable cannot be started,
+// without starting anything: a path that is not an executable file, or a
+// name not on the PATH the server gets (its env: PATH, else hermes's). ""
+// when it is there.
+func missingCommand(s *config.Server) string {
+	cmd := s.Command
+	if cmd == "" {
+		return ""
+	}
+	if strings.Contains(cmd, "/") {
+		p := cmd
+		if !filepath.IsAbs(p) && s.Cwd != "" {
+			p = filepath.Join(s.Cwd, p)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Sprintf("command %s not found (no executable file there)", cmd)
+		}
+		return ""
+	}
+	path := os.Getenv("PATH")
+	if v, ok := s.Env["PATH"]; ok {
+		path = v
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if fi, err := os.Stat(filepath.Join(dir, cmd)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("command %s not found on PATH", cmd)
 }

@@ -86,18 +86,18 @@ func TestList(t *testing.T) {
 	lines := strings.Split(r.stdout, "\n")
 	want := []string{
 		"  MCP Servers:",
-		"  Name   Transport                    Tools       Status",
-		"  ────── ──────────────────────────── ─────────── ───",
-		"  alpha  npx -y @modelcontextproto... all         ✓ enabled",
-		"  beta   https://mcp.example.com/mcp  2 selected  ⚠ needs ${BETA_TOKEN_FOR_TEST}",
-		"  gamma  uvx thing                    -1 excluded ✗ disabled",
+		"  Name   Transport                   Tools       Status",
+		"  ────── ─────────────────────────── ─────────── ───",
+		"  alpha  npx … /tmp                  all         ✓ enabled",
+		"  beta   https://mcp.example.com/mcp 2 selected  ⚠ needs ${BETA_TOKEN_FOR_TEST}",
+		"  gamma  uvx thing                   -1 excluded ✗ disabled",
 	}
 	for i, w := range want {
 		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
 			t.Errorf("line %d:\n got %q\nwant %q\nall:\n%s", i, lineAt(lines, i), w, r.stdout)
 		}
 	}
-	if len(lines) < 7 || !strings.HasPrefix(lines[6], "  broken 5                            all         ✗ server \"broken\": key \"command\"") {
+	if len(lines) < 7 || !strings.HasPrefix(lines[6], "  broken 5                           all         ✗ server \"broken\": key \"command\"") {
 		t.Errorf("invalid entry row: %q", lineAt(lines, 6))
 	}
 

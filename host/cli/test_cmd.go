@@ -20,6 +20,9 @@ import (
 
 // testReport is what 'hermes mcp test --json' prints.
 type testReport struct {
+	// Enabled is the entry's enabled: a disabled server is tested all the
+	// same, and says so.
+	Enabled         bool   `json:"enabled"`
 	Server          string `json:"server"`
 	Transport       string `json:"transport"`
 	Target          string `json:"target"`
@@ -106,8 +109,13 @@ func testCommand(e *env) *cli.Command {
 			}
 			rep := testReport{Server: name, Transport: srv.Transport, Target: transportLine(srv), Tools: []toolInfo{},
 				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv), AuthMethod: srv.Auth}
+			rep.Enabled = srv.Enabled
 			if !asJSON {
 				e.p.Line("Testing '%s'...", name)
+				if !srv.Enabled {
+					// Testing it is how to decide whether to enable it.
+					e.p.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
+				}
 				e.p.Line("Transport: %s", rep.Target)
 				e.p.Line("Auth: %s", authLine(srv, rep.Auth))
 				for _, k := range srv.Unknown {

@@ -98,3 +98,40 @@ func TestRedactionKeepsNames(t *testing.T) {
 		t.Errorf("mcp test a with the token set:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestListFitsAndChecks: mcp list shows a command as its program and last
+// argument, cuts the Transport column (never names or status) to the
+// terminal's width, marks a stdio server whose executable is missing
+// without starting anything, and mcp test of a disabled server says so.
+func TestListFitsAndChecks(t *testing.T) {
+	home := newHome(t)
+	long := "/opt/some/very/long/installation/folder/of/the/server/dist/index.js"
+	writeConfig(t, home, "mcp_servers:\n  everything:\n    command: sh\n    args: [\""+long+"\", stdio]\n"+
+		"  web:\n    url: https://very-long-host-name.example.com/some/very/long/path/to/the/mcp/endpoint\n"+
+		"  gone:\n    command: /no/such/server-binary\n  nope:\n    command: no-such-command-on-path\n  off:\n    command: /no/such/either\n    enabled: false\n")
+	out := runHermes(t, home, "mcp", "list").must(t, 0).stdout
+	for _, w := range []string{"everything sh … stdio ", "gone       server-binary ", "✗ command /no/such/server-binary not found (no executable file there)",
+		"✗ command no-such-command-on-path not found on PATH", "off        either", "✗ disabled",
+		"https://very-long-host-name.example.com/some/very/long/path/to/the/mcp/endpoint"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("mcp list lacks %q:\n%s", w, out)
+		}
+	}
+	narrow := runHermesEnv(t, home, []string{"COLUMNS=60"}, "mcp", "list").must(t, 0).stdout
+	for _, l := range strings.Split(strings.TrimRight(narrow, "\n"), "\n") {
+		if strings.Contains(l, "web") && (!strings.Contains(l, "https://ver") || !strings.Contains(l, "…") || !strings.Contains(l, "✓ enabled")) {
+			t.Errorf("narrow row %q", l)
+		}
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(runHermes(t, home, "mcp", "list", "--json").must(t, 0).stdout), &entries); err != nil {
+		t.Fatal(err)
+	}
+	if entries[2]["status"] != "missing_command" || entries[4]["status"] != "disabled" {
+		t.Errorf("json statuses: %v / %v", entries[2], entries[4])
+	}
+	r := runHermes(t, home, "mcp", "test", "off")
+	if !strings.Contains(r.stdout+r.stderr, "'off' is disabled: the model does not see it; enable it with 'hermes mcp enable off'") {
+		t.Errorf("mcp test of a disabled server:\n%s%s", r.stdout, r.stderr)
+	}
+}
