@@ -4,7 +4,9 @@ package cli_test
 // MCP Inspector's CLI over stdio and over streamable HTTP calls every one
 // of the ten tools of the messaging bridge against a HERMES_HOME whose
 // state.db Python's sqlite3 wrote, and plain net/http requests prove what
-// the HTTP endpoint refuses.
+// the HTTP endpoint refuses. The Inspector lists the tools before each call,
+// so its SDK client also checks every result's structuredContent against
+// the tool's outputSchema; a mismatch fails the call.
 
 import (
 	"bufio"
