@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -150,8 +149,10 @@ func printTools(e *env, rep toolsReport, path string) {
 			}
 			continue
 		}
-		if len(s.Tools) > 0 {
-			e.p.Line("      %s", strings.Join(s.Tools, ", "))
+		// One tool a line: names are what people look for, and a long
+		// comma-joined line wraps mid-word on a narrow terminal.
+		for _, t := range s.Tools {
+			e.p.Line("      %s", t)
 		}
 	}
 	e.p.Line("")
