@@ -38,7 +38,7 @@ func TestToolsCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("hermes tools: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"Built-in toolsets", "none", "ts (stdio) mcp-ts: ", "\n      mcp_ts_echo\n", "\n      mcp_ts_read_resource\n",
+	for _, want := range []string{"Built-in toolsets", "none", "ts (stdio) mcp-ts: ", "\n        mcp_ts_echo\n", "\n        mcp_ts_read_resource\n",
 		"gone (stdio): failed: missing executable", "off (stdio): disabled"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
