@@ -19,6 +19,9 @@ import (
 // EndpointPath is the path of the MCP endpoint on the HTTP server.
 const EndpointPath = "/mcp"
 
+// SessionIdleTTL ends an HTTP session no request touched for this long.
+const SessionIdleTTL = time.Hour
+
 // HTTPOptions configure the HTTP server.
 type HTTPOptions struct {
 	// Addr is host:port to listen on; port 0 picks a free port.
@@ -74,6 +77,10 @@ func Handler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	mcpHandler := server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(EndpointPath),
 		server.WithDisableLocalhostProtection(o.AllowRemote),
+		// Sessions are known, ended ones refused, both bounded; a session
+		// idle for SessionIdleTTL ends.
+		server.WithSessionIdManager(newSessionIDs()),
+		server.WithSessionIdleTTL(SessionIdleTTL),
 	)
 	want := []byte("Bearer " + o.Token)
 	limit := o.MaxRequestBytes

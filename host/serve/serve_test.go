@@ -275,3 +275,47 @@ func TestEnsureToken(t *testing.T) {
 		t.Fatalf("short token: %v", err)
 	}
 }
+
+// TestHTTPSessionLifecycle: a session a client ended with DELETE, or one
+// the server never gave out, is answered 404; a live one is served.
+func TestHTTPSessionLifecycle(t *testing.T) {
+	url := serveHTTP(t, token)
+	do := func(method, session, body string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if resp := do("POST", id, ping); resp.StatusCode != 200 {
+		t.Fatalf("ping on the live session: %d", resp.StatusCode)
+	}
+	if resp := do("DELETE", id, ""); resp.StatusCode != 200 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if resp := do("POST", id, ping); resp.StatusCode != 404 {
+		t.Errorf("ping on the ended session: %d, want 404", resp.StatusCode)
+	}
+	if resp := do("POST", "hermes-00000000000000000000000000000000", ping); resp.StatusCode != 404 {
+		t.Errorf("ping on an unknown session: %d, want 404", resp.StatusCode)
+	}
+}
