@@ -13,8 +13,9 @@ import (
 // in argument position is always a name. Commands with subcommands keep
 // theirs ('hermes mcp help'), and --help and -h work everywhere.
 func argumentsFirst(root *cli.Command) *cli.Command {
-	var walk func(c *cli.Command)
-	walk = func(c *cli.Command) {
+	var walk func(c *cli.Command, name string)
+	walk = func(c *cli.Command, name string) {
+		addExamples(c, name)
 		if len(c.Commands) == 0 {
 			c.HideHelpCommand = true
 		}
@@ -34,9 +35,9 @@ func argumentsFirst(root *cli.Command) *cli.Command {
 			}
 		}
 		for _, sub := range c.Commands {
-			walk(sub)
+			walk(sub, name+" "+sub.Name)
 		}
 	}
-	walk(root)
+	walk(root, root.Name)
 	return root
 }
