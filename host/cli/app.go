@@ -240,7 +240,7 @@ func interruptedError(sig os.Signal) error {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func newApp(e *env) *cli.Command {
-	return argumentsFirst(&cli.Command{
+	return e.withCompletion(argumentsFirst(&cli.Command{
 		Name:                  "hermes",
 		Usage:                 "connect an agent to MCP servers, each in its own plugin process",
 		EnableShellCompletion: true,
@@ -249,6 +249,16 @@ func newApp(e *env) *cli.Command {
 		Reader:                e.in,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "mirror logs on stderr", Destination: &e.verbose},
+			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			switch {
+			case c.Bool("version"):
+				return e.printVersion(false)
+			case c.Args().Len() > 0:
+				return unknownCommand(c, c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
 			e.setup()
@@ -258,14 +268,12 @@ func newApp(e *env) *cli.Command {
 			// left alone).
 			return e.recoverInstalls(ctx, c)
 		},
-		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
-			return usagef("%s; run 'hermes %s --help' for usage", oneLine(err.Error()), c.Name)
-		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
 			toolsCommand(e),
+			versionCommand(e),
 		},
-	})
+	}))
 }
 
 func mcpCommand(e *env) *cli.Command {
@@ -278,6 +286,9 @@ func mcpCommand(e *env) *cli.Command {
 			testCommand(e),
 			callCommand(e),
 			addCommand(e),
+			addJSONCommand(e),
+			importCommand(e),
+			getCommand(e),
 			removeCommand(e),
 			listCommand(e),
 			configureCommand(e),
