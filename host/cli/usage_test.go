@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -133,5 +135,18 @@ func TestListFitsAndChecks(t *testing.T) {
 	r := runHermes(t, home, "mcp", "test", "off")
 	if !strings.Contains(r.stdout+r.stderr, "'off' is disabled: the model does not see it; enable it with 'hermes mcp enable off'") {
 		t.Errorf("mcp test of a disabled server:\n%s%s", r.stdout, r.stderr)
+	}
+}
+
+// TestAddGarbageFailsFast: adding a server that writes non-JSON to stdout
+// fails on what it wrote (not on connect_timeout), and saves nothing.
+func TestAddGarbageFailsFast(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "g", "--yes", "--connect-timeout", "120", "--command", testServerPath(t), "--args", "--garbage").must(t, 1)
+	if !strings.Contains(r.stderr, `wrote non-JSON to stdout: "garbage line 1`) || strings.Contains(r.stderr, "connect_timeout") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.yaml")); err == nil {
+		t.Error("a failed add wrote config.yaml")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -217,8 +218,20 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if !ok {
 		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
 	}
+	// A server that writes non-JSON to stdout before it has answered
+	// initialize gets garbageGrace to answer all the same (a banner line);
+	// past it the connect fails at once with what it wrote, instead of
+	// waiting out connect_timeout.
+	negotiateCtx, endNegotiate := context.WithCancel(ctx)
+	defer endNegotiate()
+	var garbage atomic.Pointer[sdk.Error]
 	opts := mcpgo.DialOptions{ClientOptions: transport.ClientOptions{
-		OnWarning:       func(w *sdk.Error) { d.Logger.Warn(w.Message, "server", srv.Name) },
+		OnWarning: func(w *sdk.Error) {
+			d.Logger.Warn(w.Message, "server", srv.Name)
+			if w.Code == sdk.CodeGarbage && garbage.CompareAndSwap(nil, w) {
+				time.AfterFunc(garbageGrace, endNegotiate)
+			}
+		},
 		Stream:          p.Stream(),
 		MaxMessageBytes: p.Spec().MaxFrameBytes,
 		LimitName:       "max_message_mb",
@@ -263,10 +276,16 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		return fail(s.explain(ctx, "start", err, timeout))
 	}
 	mem := remembered(d.Home, srv)
-	init, proto, err := negotiate(ctx, c, probe, srv, mem)
+	init, proto, err := negotiate(negotiateCtx, c, probe, srv, mem)
 	if err != nil {
+		if g := garbage.Load(); g != nil && ctx.Err() == nil {
+			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeGarbage,
+				Msg: fmt.Sprintf("%s (no answer to initialize followed within %s)", g.Message, garbageGrace)})
+		}
 		return fail(s.explain(ctx, "initialize", err, timeout))
 	}
+	// Connected: later garbage is a warning only.
+	garbage.CompareAndSwap(nil, &sdk.Error{})
 	s.Init = init
 	s.Protocol = proto
 	if proto.Source != SourcePinned && proto.Revision != mem {
@@ -277,6 +296,10 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	s.Latency = time.Since(start)
 	return s, nil
 }
+
+// garbageGrace is how long a server that wrote non-JSON to stdout still
+// has to answer initialize before the connect fails with what it wrote.
+const garbageGrace = 2 * time.Second
 
 // TransportSpec is the launch spec of srv's transport plugin,
 // hermes-transport-<PluginName>: the binary srv's plugin: block pins when

@@ -192,10 +192,13 @@ func TestInitializeTimeout(t *testing.T) {
 func TestGarbageOnStdout(t *testing.T) {
 	d, dir := deps(t)
 	srv := testServer(dir, "--garbage")
-	srv.ConnectTimeout = 1500 * time.Millisecond
+	// The connect fails on what the server wrote, well before its
+	// connect_timeout (the code says which: garbage, not timeout).
+	srv.ConnectTimeout = 2 * time.Minute
 	_, err := session.Connect(context.Background(), srv, d)
-	if err == nil || !strings.Contains(err.Error(), "non-JSON") {
-		t.Fatalf("want an error about non-JSON output, got %v", err)
+	var ce *session.ConnectError
+	if !errors.As(err, &ce) || ce.Code != sdk.CodeGarbage || !strings.Contains(err.Error(), "non-JSON") || !strings.Contains(err.Error(), "no answer to initialize followed") {
+		t.Fatalf("want a garbage error about non-JSON output, got %v", err)
 	}
 }
 
