@@ -202,6 +202,19 @@ func TestGarbageOnStdout(t *testing.T) {
 	}
 }
 
+// TestBannerThenServe: a server that prints a banner line to stdout and
+// then answers connects (with a warning in the log).
+func TestBannerThenServe(t *testing.T) {
+	d, dir := deps(t)
+	srv := testServer(dir, "--banner")
+	srv.ConnectTimeout = time.Minute
+	s, err := session.Connect(context.Background(), srv, d)
+	if err != nil {
+		t.Fatalf("a server with a banner line did not connect: %v", err)
+	}
+	s.Close()
+}
+
 func TestMissingExecutable(t *testing.T) {
 	d, _ := deps(t)
 	srv := &config.Server{Name: "nope", Transport: "stdio", Command: "npx-does-not-exist-here", Enabled: true, ConnectTimeout: 5 * time.Second}

@@ -42,6 +42,8 @@ type Config struct {
 	HangInitialize bool
 	// Garbage writes non-JSON output and never answers (--garbage).
 	Garbage bool
+	// Banner writes one non-JSON line to stdout, then serves (--banner).
+	Banner bool
 	// StderrNoise writes lines to stderr continuously (--stderr-noise).
 	StderrNoise bool
 	// Linger keeps a stdio server running after its stdin closes
@@ -148,6 +150,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 
 	fs.BoolVar(&cfg.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.BoolVar(&cfg.Garbage, "garbage", false, "write non-JSON output and never answer")
+	fs.BoolVar(&cfg.Banner, "banner", false, "stdio: write one non-JSON line to stdout, then serve")
 	fs.BoolVar(&cfg.StderrNoise, "stderr-noise", false, "write lines to stderr continuously")
 	fs.BoolVar(&cfg.Linger, "linger", false, "stdio: keep running after stdin closes")
 	fs.BoolVar(&cfg.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")

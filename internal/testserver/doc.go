@@ -123,6 +123,7 @@
 //	                     HTTP: initialize and server/discover POSTs hang)
 //	--garbage            stdio: write non-JSON lines to stdout, never answer;
 //	                     HTTP: every POST gets a non-JSON 200 body
+//	--banner             stdio: write one non-JSON line to stdout, then serve
 //	--exit-after-init MS exit (status 0) MS after initialize (or server/discover)
 //	--stderr-noise       write a line to stderr every 10 ms
 //	--trace              write "hermes-testserver trace: ping" to stderr for each

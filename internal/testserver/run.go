@@ -113,6 +113,9 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 		_, _ = io.Copy(io.Discard, stdin)
 		return nil
 	}
+	if cfg.Banner {
+		fmt.Fprintln(stdout, "hermes-testserver starting (a banner some servers print)")
+	}
 	srv := New(cfg.Server)
 	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(log.New(stderr, "hermes-testserver: ", log.LstdFlags))
