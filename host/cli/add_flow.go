@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/sdk"
 	"slices"
 	"strings"
 	"time"
@@ -64,7 +66,9 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		}
 	}
 
-	if !plan.stdio && !plan.noAuthPrompt {
+	// A token is asked for up front only with --auth header; otherwise
+	// only once the server has answered 401 (below).
+	if !plan.stdio && !plan.noAuthPrompt && o.auth == "header" {
 		if err := e.addAuth(o, plan); err != nil {
 			return err
 		}
@@ -144,6 +148,33 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 			loggedIn, failShown = true, false
 			e.p.Line("Connecting to '%s'...", o.name)
 			tools, err = e.addProbe(ctx, o, plan)
+		} else if !plan.noAuthPrompt && !hasHeader(plan.entry, "Authorization") &&
+			e.p.Confirm("Use an API key or bearer token instead?", false) {
+			// Some servers that offer OAuth take a static token too.
+			if aerr := e.addAuth(o, plan); aerr != nil {
+				return aerr
+			}
+			if hasHeader(plan.entry, "Authorization") {
+				failShown = false
+				e.p.Line("Connecting to '%s'...", o.name)
+				tools, err = e.addProbe(ctx, o, plan)
+			}
+		}
+	}
+	if err != nil && o.auth == "" && plan.interactive && !plan.stdio && !plan.noAuthPrompt && !failShown &&
+		authChallenged(err) && !hasHeader(plan.entry, "Authorization") {
+		// The server wants credentials and names no OAuth: ask for the
+		// token now, and try again with it.
+		e.p.Fail("Failed to connect: %s", shownErr(err))
+		e.p.Info("The server wants credentials: paste its API key or bearer token (saved to .env, referenced from config.yaml)")
+		if aerr := e.addAuth(o, plan); aerr != nil {
+			return aerr
+		}
+		if hasHeader(plan.entry, "Authorization") {
+			e.p.Line("Connecting to '%s'...", o.name)
+			tools, err = e.addProbe(ctx, o, plan)
+		} else {
+			failShown = true
 		}
 	}
 	if err != nil {
@@ -275,8 +306,9 @@ func (e *env) addLogin(ctx context.Context, o *addOptions, plan *addPlan) error 
 	return nil
 }
 
-// addAuth asks, on a terminal, whether an HTTP server needs a bearer token
-// and wires it in through .env.
+// addAuth asks, on a terminal, for an HTTP server's bearer token (with
+// --auth header, or once the server answered 401) and wires it in through
+// .env; a key already in .env is used as it is.
 func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 	if (o.auth != "" && o.auth != "header") || hasHeader(plan.entry, "Authorization") {
 		return nil
@@ -288,9 +320,6 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 	dotenv, err := config.LoadDotEnv(e.home)
 	if err != nil {
 		return failf("%s", oneLine(err.Error()))
-	}
-	if o.auth != "header" && !e.p.Confirm("Does this server require authentication?", true) {
-		return nil
 	}
 	if _, ok := dotenv[key]; ok {
 		e.p.OK("%s: already configured", key)
@@ -371,4 +400,18 @@ func setToolsChoice(entry *config.ServerEntry, chosen []string) {
 		return
 	}
 	entry.Set("tools", m)
+}
+
+// authChallenged reports whether a failed connect was the server asking
+// for credentials (HTTP 401, or 403 with a challenge).
+func authChallenged(err error) bool {
+	var ce *session.ConnectError
+	var pe *probeError
+	switch {
+	case errors.As(err, &ce):
+		return ce.Code == sdk.CodeAuth
+	case errors.As(err, &pe):
+		return pe.code == sdk.CodeAuth
+	}
+	return false
 }

@@ -90,10 +90,10 @@ func TestAddInteractiveProbeFailureSavesDisabled(t *testing.T) {
 func TestAddInteractiveHTTPToken(t *testing.T) {
 	const token = "sk-live-9f8e7d6c5b4a"
 	home := newHome(t)
-	url := startHTTPServer(t, "--require-bearer", token)
+	url := startHTTPServer(t, "--require-bearer", token, "--plain-challenge")
+	// No question up front: the server's 401 is what asks for the token.
 	tm := startTerm(t, home, nil, "mcp", "add", "my-web", "--url", url)
-	tm.WaitFor("Does this server require authentication? [Y/n] ")
-	tm.Press("\r")
+	tm.WaitFor("The server wants credentials")
 	tm.WaitFor("API key / Bearer token: ")
 	tm.Press("Bearer " + token + "\r")
 	tm.WaitFor("Tools to enable for 'my-web'")
@@ -133,9 +133,7 @@ func TestAddInteractiveHTTPToken(t *testing.T) {
 	if err := config.SetDotEnv(home, "MCP_OTHER_API_KEY", token); err != nil {
 		t.Fatal(err)
 	}
-	tm = startTerm(t, home, nil, "mcp", "add", "other", "--url", url, "--no-probe")
-	tm.WaitFor("Does this server require authentication? [Y/n] ")
-	tm.Press("y\r")
+	tm = startTerm(t, home, nil, "mcp", "add", "other", "--url", url, "--auth", "header", "--no-probe")
 	tm.WaitFor("✓ MCP_OTHER_API_KEY: already configured")
 	if code := tm.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, tm.Output())
@@ -198,11 +196,11 @@ func TestAddInteractiveOAuthOffer(t *testing.T) {
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "tok-not-typed")
 	tm := startTerm(t, home, nil, "mcp", "add", "w", "--url", url)
-	tm.WaitFor("Does this server require authentication? [Y/n] ")
-	tm.Press("n\r")
 	tm.WaitFor("This server uses OAuth; run: hermes mcp login w")
 	tm.WaitFor("Switch 'w' to OAuth and log in now? [Y/n] ")
 	tm.Press("n\r")
+	tm.WaitFor("Use an API key or bearer token instead? [y/N] ")
+	tm.Press("\r")
 	tm.WaitFor("Save config anyway (you can test later)? [y/N] ")
 	tm.Press("y\r")
 	if code := tm.Wait(); code != 0 {
@@ -214,8 +212,6 @@ func TestAddInteractiveOAuthOffer(t *testing.T) {
 
 	testbin.Path(t, "hermes-auth-oauth")
 	tm = startTerm(t, home, nil, "mcp", "add", "w2", "--url", url, "--no-browser")
-	tm.WaitFor("Does this server require authentication? [Y/n] ")
-	tm.Press("n\r")
 	tm.WaitFor("Switch 'w2' to OAuth and log in now? [Y/n] ")
 	tm.Press("\r")
 	tm.WaitFor("Logging in to 'w2'...")
@@ -244,5 +240,47 @@ func TestLoginPasteOnTerminal(t *testing.T) {
 	}
 	if out := tm.Output(); !strings.Contains(out, "✓ Logged in to 'fk' as tester@example.com") || !strings.Contains(out, "✓ Connected: 21 tools") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestAddInteractiveNoAuthQuestion: an HTTP server that answers without
+// asking for credentials is added with no question about them.
+func TestAddInteractiveNoAuthQuestion(t *testing.T) {
+	home := newHome(t)
+	url := startHTTPServer(t)
+	tm := startTerm(t, home, nil, "mcp", "add", "open-web", "--url", url)
+	tm.WaitFor("Tools to enable for 'open-web'")
+	tm.Press(testpty.KeyEnter)
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
+	}
+	if out := tm.Output(); strings.Contains(out, "authentication") || strings.Contains(out, "API key") {
+		t.Errorf("asked about credentials the server never wanted:\n%s", out)
+	}
+}
+
+// TestAddInteractiveTokenInsteadOfOAuth: a server whose 401 names OAuth
+// takes a pasted token instead when the user declines the OAuth login.
+func TestAddInteractiveTokenInsteadOfOAuth(t *testing.T) {
+	const token = "tok-static-0123456789"
+	home := newHome(t)
+	url := startHTTPServer(t, "--require-bearer", token)
+	tm := startTerm(t, home, nil, "mcp", "add", "gh", "--url", url)
+	tm.WaitFor("Switch 'gh' to OAuth and log in now? [Y/n] ")
+	tm.Press("n\r")
+	tm.WaitFor("Use an API key or bearer token instead? [y/N] ")
+	tm.Press("y\r")
+	tm.WaitFor("API key / Bearer token: ")
+	tm.Press(token + "\r")
+	tm.WaitFor("Tools to enable for 'gh'")
+	tm.Press(testpty.KeyEnter)
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
+	}
+	if s := loadConfig(t, home).Server("gh"); s == nil || !s.Enabled || s.Headers["Authorization"] != "Bearer "+token {
+		t.Fatalf("server %+v", s)
+	}
+	if strings.Contains(tm.Output(), token) {
+		t.Error("the token appeared on the terminal")
 	}
 }

@@ -67,6 +67,10 @@ type Config struct {
 	HTMLOnly bool
 	// RequireBearer demands Authorization: Bearer <token> (--require-bearer).
 	RequireBearer string
+	// PlainChallenge makes RequireBearer's 401 a plain "Bearer realm"
+	// challenge naming no OAuth metadata, as an API-key server answers
+	// (--plain-challenge).
+	PlainChallenge bool
 	// OAuthIssuer makes the server an OAuth 2.1 protected resource whose
 	// tokens this authorization server issues (--oauth-issuer); see the
 	// package documentation.
@@ -161,6 +165,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.HTMLRoot, "html-root", false, "GET/HEAD on / and /mcp return an HTML page")
 	fs.BoolVar(&cfg.HTMLOnly, "html-only", false, "every request gets an HTML page")
 	fs.StringVar(&cfg.RequireBearer, "require-bearer", "", "require Authorization: Bearer `TOKEN`")
+	fs.BoolVar(&cfg.PlainChallenge, "plain-challenge", false, "with --require-bearer: a plain Bearer challenge naming no OAuth metadata")
 	fs.StringVar(&cfg.OAuthIssuer, "oauth-issuer", "", "be an OAuth protected resource of the authorization server `URL`: "+
 		"serve RFC 9728 metadata, accept only its JWT access tokens for this server (401/403 challenges otherwise)")
 	fs.StringVar(&oauthScopes, "oauth-scopes", "mcp:read", "with --oauth-issuer, the scopes every request needs (`LIST`, space or comma separated)")

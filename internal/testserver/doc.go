@@ -138,6 +138,7 @@
 //	--html-root          GET/HEAD on / and /mcp return a text/html page
 //	--html-only          every request gets a text/html page
 //	--require-bearer TOK 401 with WWW-Authenticate: Bearer resource_metadata="..."
+//	--plain-challenge    with --require-bearer: WWW-Authenticate: Bearer realm="hermes-testserver"
 //	                     unless "Authorization: Bearer TOK"; the metadata is served
 //	                     at /.well-known/oauth-protected-resource/mcp
 //	--redirect-to URL    every request is redirected (307) to URL

@@ -81,7 +81,11 @@ func faults(cfg *Config, next http.Handler) http.Handler {
 		want := "Bearer " + cfg.RequireBearer
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != ProtectedResourcePath && r.Header.Get("Authorization") != want {
-				w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer resource_metadata=%q", baseURL(r)+ProtectedResourcePath))
+				if cfg.PlainChallenge {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="hermes-testserver"`)
+				} else {
+					w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer resource_metadata=%q", baseURL(r)+ProtectedResourcePath))
+				}
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}
