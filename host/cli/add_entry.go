@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	neturl "net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -143,6 +144,14 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	case command != "" && o.auth != "":
 		return nil, usagef("--auth is only for HTTP MCP servers (--url)")
 	}
+	if url != "" {
+		// Checked with --no-probe too: a saved URL that can never connect
+		// helps nobody. ${VAR}s are resolved later, so only a literal
+		// scheme is checked.
+		if err := checkServerURL(url); err != nil {
+			return nil, usagef("--url %q %s; give the server's http:// or https:// endpoint, e.g. https://example.com/mcp", url, err)
+		}
+	}
 	switch o.auth {
 	case "", "oauth", "header", "exec":
 	default:
@@ -282,4 +291,31 @@ func (e *env) saveAdd(name string, plan *addPlan) error {
 // MCP_<NAME>_CLIENT_SECRET, the name as in APIKeyVar.
 func ClientSecretVar(name string) string {
 	return strings.TrimSuffix(APIKeyVar(name), "_API_KEY") + "_CLIENT_SECRET"
+}
+
+// checkServerURL refuses a --url that is not an absolute http(s) URL with
+// a host; of one holding ${VAR}s only the scheme is checked (the config
+// layer resolves the rest), and one that starts with a ${VAR} is left to
+// it whole.
+func checkServerURL(raw string) error {
+	if strings.HasPrefix(raw, "${") {
+		return nil
+	}
+	if strings.Contains(raw, "${") {
+		// The rest is resolved later: the scheme is what can be checked.
+		if l := strings.ToLower(raw); strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+			return nil
+		}
+		return errors.New("is not an http(s) URL")
+	}
+	u, err := neturl.Parse(raw)
+	switch {
+	case err != nil:
+		return errors.New("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("is not an http(s) URL")
+	case u.Host == "":
+		return errors.New("has no host")
+	}
+	return nil
 }

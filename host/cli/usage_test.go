@@ -150,3 +150,16 @@ func TestAddGarbageFailsFast(t *testing.T) {
 		t.Error("a failed add wrote config.yaml")
 	}
 }
+
+// TestAddChecksURLWithoutProbe: --url must be an http(s) URL even when
+// nothing connects (--no-probe); a ${VAR} in it is left to the config.
+func TestAddChecksURLWithoutProbe(t *testing.T) {
+	home := newHome(t)
+	for _, u := range []string{"ftp://example.com/mcp", "example.com/mcp", "http://", "not a url"} {
+		runHermes(t, home, "mcp", "add", "x", "--url", u, "--no-probe").must(t, 2).oneLineErr(t, "--url", "http://")
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.yaml")); err == nil {
+		t.Fatal("a refused --url wrote config.yaml")
+	}
+	runHermes(t, home, "mcp", "add", "y", "--url", "https://${MCP_HOST}/mcp", "--no-probe").must(t, 0)
+}
