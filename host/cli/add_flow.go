@@ -219,9 +219,14 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		return nil
 	}
 
-	e.p.OK("Connected! Found %d tool(s) from '%s':", len(tools), o.name)
-	for _, t := range tools {
-		e.p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(oneLine(t.Description)), 60, "..."))
+	if plan.interactive && len(plan.include) == 0 {
+		// The checklist below shows the tools: once is enough.
+		e.p.OK("Connected! Found %d tool(s) from '%s'.", len(tools), o.name)
+	} else {
+		e.p.OK("Connected! Found %d tool(s) from '%s':", len(tools), o.name)
+		for _, t := range tools {
+			e.p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(oneLine(t.Description)), 60, "..."))
+		}
 	}
 	all := make([]string, len(tools))
 	for i, t := range tools {

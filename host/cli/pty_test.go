@@ -39,13 +39,14 @@ func TestAddInteractiveChecklist(t *testing.T) {
 		t.Fatalf("exit %d; output:\n%s", code, tm.Output())
 	}
 	out := tm.Output()
+	// The tools are shown once, in the checklist, not listed before it.
 	head, _, _ := strings.Cut(out, "Tools to enable")
-	var tools []string
-	for _, m := range toolRow.FindAllStringSubmatch(head, -1) {
-		tools = append(tools, m[1])
+	if !strings.Contains(head, "Connected! Found 21 tool(s) from 'ts'.") || len(toolRow.FindAllStringSubmatch(head, -1)) != 0 {
+		t.Fatalf("before the checklist:\n%s", head)
 	}
+	tools := checklistKeys(out)
 	if len(tools) != 21 {
-		t.Fatalf("listed tools %q", tools)
+		t.Fatalf("checklist tools %q", tools)
 	}
 	if !strings.Contains(out, "✓ Saved 'ts' to "+filepath.Join(home, "config.yaml")+" (20/21 tools enabled)") ||
 		!strings.Contains(out, "Start a new session to use these tools.") {
@@ -283,4 +284,20 @@ func TestAddInteractiveTokenInsteadOfOAuth(t *testing.T) {
 	if strings.Contains(tm.Output(), token) {
 		t.Error("the token appeared on the terminal")
 	}
+}
+
+// checklistRow is a row of the tool checklist: a check box and the key.
+var checklistRow = regexp.MustCompile(`\[[ x✓]\] (\S+)`)
+
+// checklistKeys lists the keys of the checklist's first drawing, in order.
+func checklistKeys(out string) []string {
+	_, rest, _ := strings.Cut(out, "Tools to enable")
+	var keys []string
+	for _, m := range checklistRow.FindAllStringSubmatch(rest, -1) {
+		if slices.Contains(keys, m[1]) {
+			break
+		}
+		keys = append(keys, m[1])
+	}
+	return keys
 }
