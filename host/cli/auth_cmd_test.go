@@ -94,13 +94,13 @@ func TestLoginThroughBrowserThenLogout(t *testing.T) {
 	r = f.run(nil, "", "tools", "--json").must(t, 0)
 	var tools struct {
 		Servers []struct {
-			Name       string `json:"name"`
-			NeedsLogin bool   `json:"needs_login"`
-			Error      string `json:"error"`
+			Name  string `json:"name"`
+			State string `json:"state"`
+			Error struct{ Code, Message string }
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || len(tools.Servers) != 1 || !tools.Servers[0].NeedsLogin ||
-		!strings.Contains(tools.Servers[0].Error, "run: hermes mcp login fk") {
+	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || len(tools.Servers) != 1 || tools.Servers[0].State != "needs_auth" ||
+		tools.Servers[0].Error.Code != "login_needed" || !strings.Contains(tools.Servers[0].Error.Message, "run: hermes mcp login fk") {
 		t.Errorf("tools --json before login (%v):\n%s", err, r.stdout)
 	}
 	f.run(nil, "", "mcp", "call", "fk", "echo", "--arg", "message=hi").must(t, 1).oneLineErr(t, "needs a login", "hermes mcp login fk")
@@ -253,7 +253,7 @@ func TestAuthStatus(t *testing.T) {
 	var names, states []string
 	for _, e := range raw {
 		names = append(names, e["name"].(string))
-		states = append(states, e["state"].(string))
+		states = append(states, e["auth_state"].(string))
 	}
 	if !slices.Equal(names, []string{"fk", "old", "ex", "left"}) || !slices.Equal(states, []string{"ok", "login_needed", "ok", "unused"}) {
 		t.Fatalf("names %q states %q\n%s", names, states, r.stdout)
@@ -263,16 +263,16 @@ func TestAuthStatus(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"account", "can_refresh", "detail", "expires_at", "expires_in_seconds", "issuer", "last_refresh", "logged_in", "method", "name", "scopes", "state", "token_files"}
+	want := []string{"account", "auth", "auth_state", "can_refresh", "detail", "expires_at", "expires_in_seconds", "issuer", "last_refresh", "logged_in", "name", "scopes", "token_files"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys of fk: %q\nwant %q", keys, want)
 	}
 	fk := raw[0]
-	if fk["method"] != "fake" || fk["account"] != "tester@example.com" || fk["logged_in"] != true || fk["token_files"] != 2.0 ||
+	if fk["auth"] != "fake" || fk["account"] != "tester@example.com" || fk["logged_in"] != true || fk["token_files"] != 2.0 ||
 		!slices.Equal(anyStrings(fk["scopes"]), []string{"mcp:read"}) || fk["expires_in_seconds"].(float64) <= 0 {
 		t.Errorf("fk: %v", fk)
 	}
-	if raw[1]["expires_in_seconds"].(float64) >= 0 || raw[3]["method"] != "none" || raw[3]["token_files"] != 1.0 {
+	if raw[1]["expires_in_seconds"].(float64) >= 0 || raw[3]["auth"] != "none" || raw[3]["token_files"] != 1.0 {
 		t.Errorf("old, left: %v, %v", raw[1], raw[3])
 	}
 

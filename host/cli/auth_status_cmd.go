@@ -33,16 +33,17 @@ const (
 )
 
 // authStatusEntry is one server in 'hermes mcp auth-status --json'. It
-// never holds a token.
+// never holds a token. AuthState is the credentials' state, not a
+// connection state: nothing is connected.
 type authStatusEntry struct {
 	Name string `json:"name"`
 	// Method is the auth: method, or "none" for a server that has only
 	// credential files left.
-	Method  string   `json:"method"`
-	State   string   `json:"state"`
-	Error   string   `json:"error,omitempty"`
-	Account string   `json:"account,omitempty"`
-	Scopes  []string `json:"scopes"`
+	Method    string     `json:"auth"`
+	AuthState string     `json:"auth_state"`
+	Error     *jsonError `json:"error,omitempty"`
+	Account   string     `json:"account,omitempty"`
+	Scopes    []string   `json:"scopes"`
 	// ExpiresAt and LastRefresh are RFC 3339; ExpiresInSeconds is negative
 	// once expired.
 	ExpiresAt        string `json:"expires_at,omitempty"`
@@ -60,7 +61,7 @@ type authStatusEntry struct {
 }
 
 func authStatusCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:  "auth-status",
 		Usage: "show each server's credentials: method, account, scopes, expiry, state (never a token)",
@@ -69,31 +70,31 @@ files left under $HERMES_HOME/mcp-tokens. Each auth plugin is asked
 without a UI: nothing opens a browser or prompts. States: ok, expired
 (refreshable), login needed, error, unused (files of a server without
 auth:).`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array", Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.flag("print a JSON array (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp auth-status [--json]")
 			}
 			cfg, err := config.Load(e.home)
 			if err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				if asJSON {
-					writeJSON(e, []authStatusEntry{})
+				if j.on {
+					j.write([]authStatusEntry{})
 					return nil
 				}
 				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
 				return nil
 			}
 			entries := e.authStatuses(ctx, cfg.Servers)
-			if asJSON {
-				writeJSON(e, entries)
+			if j.on {
+				j.write(entries)
 				return nil
 			}
 			printAuthStatus(e, entries, time.Now())
 			return nil
-		},
+		}),
 	}
 }
 
@@ -123,7 +124,7 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv.Name)}
 	if srv.Auth == "" || !remote(srv) {
 		ent.Method = orDefault(srv.Auth, "none")
-		ent.State = authUnused
+		ent.AuthState = authUnused
 		ent.Detail = fmt.Sprintf("credential files left from an earlier login; 'hermes mcp login %s' uses them, 'hermes mcp logout %s' deletes them", srv.Name, srv.Name)
 		return ent
 	}
@@ -135,11 +136,11 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 		st, err = s.Status(sctx)
 	}
 	if err != nil {
-		ent.State, ent.Error = authError, shownErr(err)
+		ent.AuthState, ent.Error = authError, &jsonError{Code: errorCode(err), Message: shownErr(err)}
 		return ent
 	}
 	now := time.Now()
-	ent.State = authState(st, now)
+	ent.AuthState = authState(st, now)
 	ent.Account, ent.LoggedIn, ent.CanRefresh = st.Account, st.LoggedIn, st.CanRefresh
 	ent.Issuer, ent.Detail = st.Issuer, st.Detail
 	if len(st.Scopes) > 0 {
@@ -194,7 +195,7 @@ func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
 			e.p.Line("")
 		}
 		head := fmt.Sprintf("%s (%s): ", ent.Name, ent.Method)
-		switch ent.State {
+		switch ent.AuthState {
 		case authOK:
 			e.p.OK("%s", head+"ok")
 		case authExpiredRefreshable:
@@ -204,7 +205,7 @@ func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
 		case authUnused:
 			e.p.Warn("%s", head+"credential files of a server without auth:")
 		default:
-			e.p.Fail("%s", head+"error: "+ent.Error)
+			e.p.Fail("%s", head+"error: "+ent.Error.Message)
 		}
 		if ent.Account != "" {
 			e.p.Line("    account: %s", ent.Account)

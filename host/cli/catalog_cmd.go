@@ -32,11 +32,11 @@ type catalogView struct {
 func loadCatalogView(home string) (*catalogView, error) {
 	cat, err := catalog.Load()
 	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
+		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	cfg, err := config.Load(home)
 	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
+		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	v := &catalogView{Source: cat.Source, Rows: catalog.Rows(cat, cfg), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
@@ -95,7 +95,7 @@ type catalogJSONEntry struct {
 
 // catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
 func catalogCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:  "catalog",
 		Usage: "list the curated catalog of MCP servers and whether each is installed",
@@ -103,8 +103,8 @@ func catalogCommand(e *env) *cli.Command {
 			"with their status (available, installed (disabled), enabled), then the servers of config.yaml that are\n" +
 			"not in the catalog (custom). Entries that need a newer Hermes or whose manifest is invalid are warned\n" +
 			"about on stderr.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print one JSON object: {"entries": [...], "warnings": [...]}`, Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.flag(`print one JSON object: {"entries": [...], "warnings": [...]} (see docs/JSON.md)`)},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp catalog [--json]")
 			}
@@ -112,7 +112,7 @@ func catalogCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if j.on {
 				out := catalogJSON{Source: v.Source, Entries: []catalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
 				for _, r := range v.Rows {
 					je := catalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
@@ -123,7 +123,7 @@ func catalogCommand(e *env) *cli.Command {
 				}
 				out.Warnings = append(out.Warnings, v.Warnings...)
 				out.Diagnostics = append(out.Diagnostics, v.Diagnostics...)
-				writeJSON(e, out)
+				j.write(out)
 				return nil
 			}
 			if len(v.Rows) == 0 {
@@ -135,6 +135,6 @@ func catalogCommand(e *env) *cli.Command {
 			}
 			writeCatalogWarnings(e.err, v.Warnings)
 			return nil
-		},
+		}),
 	}
 }

@@ -16,6 +16,7 @@ import (
 func configureCommand(e *env) *cli.Command {
 	var include, exclude string
 	var all bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "configure",
 		Aliases:   []string{"config"},
@@ -28,10 +29,11 @@ func configureCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "include", Usage: "enable only these tools (`a,b`; names or globs)", Destination: &include},
 			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &exclude},
 			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &all},
+			j.flag("with --include, --exclude or --all: print the server as it is now (see docs/JSON.md)"),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all]")
+				return usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all] [--json]")
 			}
 			name := c.Args().First()
 			given := 0
@@ -55,19 +57,22 @@ func configureCommand(e *env) *cli.Command {
 						return usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 					}
 				}
-				return e.setFilter(name, inc, exc)
+				return e.setFilter(j, name, inc, exc)
+			}
+			if j.on {
+				return usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
 			}
 			if !e.p.Interactive() {
 				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead")
 			}
 			return e.configureInteractive(ctx, name)
-		},
+		}),
 	}
 }
 
 // setFilter writes tools.include / tools.exclude of name, reporting whether
-// anything changed.
-func (e *env) setFilter(name string, inc, exc []string) error {
+// anything changed (with --json, the server as it is now).
+func (e *env) setFilter(j *jsonOutput, name string, inc, exc []string) error {
 	changed := false
 	err := config.Edit(e.home, func(d *config.Document) error {
 		if !d.Has(name) {
@@ -85,7 +90,10 @@ func (e *env) setFilter(name string, inc, exc []string) error {
 		if errors.As(err, &ee) {
 			return err
 		}
-		return failf("configuring '%s': %s", name, oneLine(err.Error()))
+		return withCode(codeConfig, failf("configuring '%s': %s", name, oneLine(err.Error())))
+	}
+	if j.on {
+		return e.printServerChanged(j, name, changed)
 	}
 	if !changed {
 		e.p.Info("No changes made.")

@@ -13,10 +13,10 @@ import (
 func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 	cfg, err := config.Load(e.home)
 	if err != nil {
-		return nil, nil, failf("%s", oneLine(err.Error()))
+		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	if cfg.SafeMode {
-		return nil, nil, failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to use '%s'", name)
+		return nil, nil, withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to use '%s'", name))
 	}
 	srv := cfg.Server(name)
 	if srv == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/urfave/cli/v3"
@@ -13,13 +14,15 @@ func enableCommand(e *env, on bool) *cli.Command {
 	if on {
 		name, usage, past = "enable", "turn a disabled server back on", "Enabled"
 	}
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "<name>",
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags:     []cli.Flag{j.flag("print the server as it is now (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp %s <name>", name)
+				return usagef("usage: hermes mcp %s <name> [--json]", name)
 			}
 			srvName := c.Args().First()
 			if err := e.requireServer(srvName); err != nil {
@@ -32,6 +35,9 @@ func enableCommand(e *env, on bool) *cli.Command {
 				}
 			}
 			if was == on && !config.SafeMode() {
+				if j.on {
+					return e.printServerChanged(j, srvName, false)
+				}
 				e.p.Info("'%s' is already %sd.", srvName, name)
 				return nil
 			}
@@ -42,14 +48,37 @@ func enableCommand(e *env, on bool) *cli.Command {
 				return d.SetEnabled(srvName, on)
 			})
 			if err != nil {
-				if _, ok := err.(*exitError); ok {
+				var ee *exitError
+				if errors.As(err, &ee) {
 					return err
 				}
-				return failf("%s '%s': %s", name, srvName, oneLine(err.Error()))
+				return withCode(codeConfig, failf("%s '%s': %s", name, srvName, oneLine(err.Error())))
+			}
+			if j.on {
+				return e.printServerChanged(j, srvName, true)
 			}
 			e.p.OK("%s '%s'.", past, srvName)
 			e.p.Line("Start a new session for the change to take effect.")
 			return nil
-		},
+		}),
 	}
+}
+
+// printServerChanged prints what enable, disable and configure print with
+// --json: the server as config.yaml now has it, and whether the command
+// changed it.
+func (e *env) printServerChanged(j *jsonOutput, name string, changed bool) error {
+	cfg, err := config.Load(e.home)
+	if err != nil {
+		return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+	}
+	srv := cfg.Server(name)
+	if srv == nil {
+		// HERMES_SAFE_MODE hides the servers; the file was changed all
+		// the same.
+		j.write(jsonChanged{jsonServer: jsonServer{Name: name, Tools: toolSelection(nil), State: stateConfigured}, Changed: changed})
+		return nil
+	}
+	j.write(jsonChanged{jsonServer: serverJSON(srv), Changed: changed})
+	return nil
 }

@@ -23,7 +23,7 @@ func TestMcpTestToolsListNeverAnswered(t *testing.T) {
 		t.Fatalf("stdout lacks the listing error:\n%s", r.stdout)
 	}
 	j := runHermes(t, home, "mcp", "test", "hung", "--json").must(t, 1)
-	if !strings.Contains(j.stdout, `"error": "`+hungError+`"`) {
+	if !strings.Contains(j.stdout, `"message": "`+hungError+`"`) || !strings.Contains(j.stdout, `"state": "failed"`) {
 		t.Fatalf("JSON lacks the listing error:\n%s", j.stdout)
 	}
 }

@@ -230,7 +230,7 @@ func TestMCPTestReportsSkippedTools(t *testing.T) {
 	var rep struct {
 		Tools []struct {
 			Name string `json:"name"`
-		} `json:"tools"`
+		} `json:"discovered_tools"`
 		Warnings []string `json:"warnings"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {

@@ -34,6 +34,7 @@ func installCommand(e *env) *cli.Command {
 	var o catalog.Options
 	var tools string
 	var stepTimeout, cloneTimeout time.Duration
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:        "install",
 		Usage:       "install a server from the curated catalog",
@@ -45,8 +46,9 @@ func installCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
 			&cli.DurationFlag{Name: "step-timeout", Value: catalog.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
 			&cli.DurationFlag{Name: "clone-timeout", Value: catalog.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
+			j.flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
 			}
@@ -62,8 +64,14 @@ func installCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return e.install(ctx, m, o, stepTimeout, cloneTimeout)
-		},
+			if j.on {
+				e.progressToStderr()
+			}
+			if err := e.install(ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.on {
+				return err
+			}
+			return e.printServer(j, m.Name)
+		}),
 	}
 }
 
@@ -72,11 +80,11 @@ func installCommand(e *env) *cli.Command {
 func lookupEntry(name string) (*catalog.Manifest, error) {
 	cat, err := catalog.Load()
 	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
+		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	m, err := cat.Lookup(name)
 	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
+		return nil, withCode(codeUnknownEntry, failf("%s", oneLine(err.Error())))
 	}
 	return m, nil
 }
@@ -116,11 +124,11 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o catalog.Option
 		_, msg, _ := strings.Cut(err.Error(), ": ")
 		return usagef("hermes mcp install %s: %s", m.Name, msg)
 	case errors.Is(err, catalog.ErrDeclined):
-		return failf("Cancelled; nothing was installed")
+		return withCode(codeCancelled, failf("Cancelled; nothing was installed"))
 	case ctx.Err() != nil:
-		return failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name)
+		return withCode(codeCancelled, failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
 	}
-	return failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err))
+	return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err)))
 }
 
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
@@ -147,25 +155,27 @@ func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]catalog.T
 // uninstallCommand is 'hermes mcp uninstall NAME'.
 func uninstallCommand(e *env) *cli.Command {
 	var yes bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "uninstall",
 		Usage:     "remove an installed catalog server and its install folder (keeps .env values)",
 		ArgsUsage: "<name>",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			j.flag(`print {"name": ..., "removed": true, ...} (see docs/JSON.md)`),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp uninstall <name> [--yes]")
+				return usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
 			}
-			return e.uninstall(c.Args().First(), yes)
-		},
+			return e.uninstall(j, c.Args().First(), yes)
+		}),
 	}
 }
 
 // uninstall removes an installed catalog entry: its config entry and its
 // install folder. Its .env values stay.
-func (e *env) uninstall(name string, yes bool) error {
+func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 	if !config.ValidName(name) {
 		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
@@ -186,14 +196,14 @@ func (e *env) uninstall(name string, yes bool) error {
 	hasFolder := ferr == nil
 	switch {
 	case !inConfig && !hasFolder && m != nil:
-		return failf("'%s' is not installed. Install it with: hermes mcp install %s", name, name)
+		return withCode(codeNotInstalled, failf("'%s' is not installed. Install it with: hermes mcp install %s", name, name))
 	case !inConfig && !hasFolder:
 		if len(names) == 0 {
-			return failf("'%s' is not installed. Nothing is; see the catalog with: hermes mcp catalog", name)
+			return withCode(codeNotInstalled, failf("'%s' is not installed. Nothing is; see the catalog with: hermes mcp catalog", name))
 		}
-		return failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", "))
+		return withCode(codeNotInstalled, failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
-		return failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name)
+		return withCode(codeNotInstalled, failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {
 		if !e.p.Interactive() {
@@ -201,12 +211,16 @@ func (e *env) uninstall(name string, yes bool) error {
 		}
 		// Destructive: the answer defaults to No.
 		if !e.p.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), false) {
-			return failf("Cancelled; '%s' was kept", name)
+			return withCode(codeCancelled, failf("Cancelled; '%s' was kept", name))
 		}
 	}
 	entry, folder, err := catalog.Uninstall(e.home, name)
 	if err != nil {
-		return failf("uninstalling '%s': %s", name, oneLine(err.Error()))
+		return withCode(codeConfig, failf("uninstalling '%s': %s", name, oneLine(err.Error())))
+	}
+	if j.on {
+		j.write(jsonRemoved{Name: name, Removed: entry || folder, InstallDirDeleted: folder})
+		return nil
 	}
 	if entry {
 		e.p.OK("Removed '%s' from %s", name, filepath.Join(e.home, config.File))

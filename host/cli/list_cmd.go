@@ -14,9 +14,9 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// listEntry is one server in 'hermes mcp list --json'. Command, Args and
-// URL are as written in config.yaml: a ${VAR} stays a reference, so a
-// secret resolved from it is never printed.
+// listEntry is one server as 'hermes mcp list' shows it (its --json is
+// serverJSON's). Command, Args and URL are as written in config.yaml: a
+// ${VAR} stays a reference, so a secret resolved from it is never printed.
 type listEntry struct {
 	Name      string   `json:"name"`
 	Transport string   `json:"transport"`
@@ -39,27 +39,31 @@ type listEntry struct {
 }
 
 func listCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:    "list",
 		Aliases: []string{"ls"},
 		Usage:   "show the configured servers (no connections are made)",
-		Flags:   []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array", Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags:   []cli.Flag{j.flag("print a JSON array of servers (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp list [--json]")
 			}
 			cfg, err := config.Load(e.home)
 			if err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+			}
+			if j.on {
+				out := make([]jsonServer, 0, len(cfg.Servers))
+				for _, s := range cfg.Servers {
+					out = append(out, serverJSON(s))
+				}
+				j.write(out)
+				return nil
 			}
 			entries := make([]listEntry, 0, len(cfg.Servers))
 			for _, s := range cfg.Servers {
 				entries = append(entries, describeServer(s))
-			}
-			if asJSON {
-				writeJSON(e, entries)
-				return nil
 			}
 			if cfg.SafeMode {
 				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see them")
@@ -93,7 +97,7 @@ func listCommand(e *env) *cli.Command {
 			}
 			e.p.TableFit(headers, rows, 1)
 			return nil
-		},
+		}),
 	}
 }
 

@@ -65,13 +65,14 @@ func TestListShowsRejected(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("%d entries, want 4:\n%s", len(got), r.stdout)
 	}
-	if got[0]["status"] != "enabled" || got[0]["error"] != nil {
+	if got[0]["state"] != "configured" || got[0]["error"] != nil {
 		t.Errorf("fine: %v", got[0])
 	}
 	for _, e := range got[1:] {
-		msg, _ := e["error"].(string)
-		if e["status"] != "rejected" || !strings.HasPrefix(msg, "rejected: MCP server '"+e["name"].(string)+"'") {
-			t.Errorf("%s: status %v, error %q; want rejected with the reason", e["name"], e["status"], msg)
+		je, _ := e["error"].(map[string]any)
+		msg, _ := je["message"].(string)
+		if e["state"] != "rejected" || je["code"] != "rejected" || !strings.HasPrefix(msg, "rejected: MCP server '"+e["name"].(string)+"'") {
+			t.Errorf("%s: state %v, error %v; want rejected with the reason", e["name"], e["state"], je)
 		}
 	}
 	// Rejected wins over disabled: the entry must not be turned on as it is.

@@ -109,17 +109,21 @@ func TestList(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("%d entries", len(got))
 	}
-	if got[0]["name"] != "alpha" || got[0]["transport"] != "stdio" || got[0]["status"] != "enabled" || got[0]["tools"] != "all" {
+	tools := func(e map[string]any, key string) []string {
+		sel, _ := e["tools"].(map[string]any)
+		return toStrings(sel[key])
+	}
+	if got[0]["name"] != "alpha" || got[0]["transport"] != "stdio" || got[0]["state"] != "configured" || len(tools(got[0], "include"))+len(tools(got[0], "exclude")) != 0 {
 		t.Errorf("alpha: %v", got[0])
 	}
-	if got[1]["status"] != "needs_vars" || !slices.Equal(toStrings(got[1]["needs_vars"]), []string{"BETA_TOKEN_FOR_TEST"}) ||
-		!slices.Equal(toStrings(got[1]["include"]), []string{"a", "b"}) || got[1]["transport"] != "http" {
+	if got[1]["state"] != "needs_env" || !slices.Equal(toStrings(got[1]["needs_env"]), []string{"BETA_TOKEN_FOR_TEST"}) ||
+		!slices.Equal(tools(got[1], "include"), []string{"a", "b"}) || got[1]["transport"] != "http" {
 		t.Errorf("beta: %v", got[1])
 	}
-	if got[2]["status"] != "disabled" || got[2]["enabled"] != false || got[2]["tools"] != "-1 excluded" {
+	if got[2]["state"] != "disabled" || got[2]["enabled"] != false || len(tools(got[2], "exclude")) != 1 {
 		t.Errorf("gamma: %v", got[2])
 	}
-	if got[3]["status"] != "invalid" || got[3]["error"] == "" {
+	if je, _ := got[3]["error"].(map[string]any); got[3]["state"] != "invalid" || je["code"] != "config" || je["message"] == "" {
 		t.Errorf("broken: %v", got[3])
 	}
 	// With the variable set, beta is fine, and nothing leaks its value.

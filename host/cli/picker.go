@@ -105,7 +105,7 @@ func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 	}
 	enable, disable := sub(enableCommand(e, true), r.Name), sub(enableCommand(e, false), r.Name)
 	configure := sub(configureCommand(e), r.Name)
-	uninstall := func() error { return e.uninstall(r.Name, false) }
+	uninstall := func() error { return e.uninstall(&jsonOutput{e: e}, r.Name, false) }
 	var acts []action
 	switch {
 	case r.Status == catalog.StatusNeedsNewer:

@@ -91,7 +91,7 @@ func (e *env) serverNames() (path string, names []string, err error) {
 		return nil
 	})
 	if err != nil {
-		return "", nil, failf("%s", oneLine(err.Error()))
+		return "", nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	return path, names, nil
 }
@@ -101,9 +101,9 @@ func (e *env) serverNames() (path string, names []string, err error) {
 // when one is close.
 func notFound(name string, names []string) error {
 	if len(names) == 0 {
-		return failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name)
+		return withCode(codeUnknownServer, failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name))
 	}
-	return failf("no server named '%s'%s; configured: %s", name, didYouMean("", name, names), strings.Join(names, ", "))
+	return withCode(codeUnknownServer, failf("no server named '%s'%s; configured: %s", name, didYouMean("", name, names), strings.Join(names, ", ")))
 }
 
 // requireServer fails unless name is configured.

@@ -46,9 +46,10 @@ func TestAddProbeSeesTheRuntimeTools(t *testing.T) {
 	out := runHermes(t, home, "tools", "--json").must(t, 0).stdout
 	var rep struct {
 		Servers []struct {
-			Name, State    string
-			Tools          []string
-			Enabled, Total int
+			Name, State string
+			Tools       []string `json:"registered_tools"`
+			Enabled     int      `json:"tools_enabled"`
+			Total       int      `json:"tools_total"`
 		} `json:"servers"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Servers) != 2 {

@@ -10,6 +10,7 @@ import (
 
 func removeCommand(e *env) *cli.Command {
 	var yes bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "remove",
 		Aliases:   []string{"rm"},
@@ -17,10 +18,11 @@ func removeCommand(e *env) *cli.Command {
 		ArgsUsage: "<name>",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			j.flag(`print {"name": ..., "removed": true, ...} (see docs/JSON.md)`),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp remove <name> [--yes]")
+				return usagef("usage: hermes mcp remove <name> [--yes] [--json]")
 			}
 			name := c.Args().First()
 			if err := e.requireServer(name); err != nil {
@@ -32,7 +34,7 @@ func removeCommand(e *env) *cli.Command {
 				}
 				// Destructive: the answer defaults to No.
 				if !e.p.Confirm(fmt.Sprintf("Remove server '%s'?", name), false) {
-					return failf("Cancelled; '%s' was kept", name)
+					return withCode(codeCancelled, failf("Cancelled; '%s' was kept", name))
 				}
 			}
 			// The entry as it was: its auth plugin revokes its tokens.
@@ -48,16 +50,26 @@ func removeCommand(e *env) *cli.Command {
 				return nil
 			})
 			if err != nil {
-				return failf("removing '%s': %s", name, oneLine(err.Error()))
+				return withCode(codeConfig, failf("removing '%s': %s", name, oneLine(err.Error())))
 			}
 			if !removed {
 				// Removed by someone else since we looked.
 				return notFound(name, names)
 			}
-			e.p.OK("Removed '%s' from config", name)
+			if !j.on {
+				e.p.OK("Removed '%s' from config", name)
+			}
 			r, err := e.forgetCredentials(ctx, name, srv)
 			if err != nil {
 				return failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, oneLine(err.Error()))
+			}
+			if j.on {
+				out := jsonRemoved{Name: name, Removed: true, TokensRevoked: r.revoked, TokensDeleted: r.removed > 0}
+				if r.pluginErr != "" {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.pluginErr))
+				}
+				j.write(out)
+				return nil
 			}
 			if r.pluginErr != "" {
 				e.p.Warn("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.pluginErr)
@@ -69,6 +81,6 @@ func removeCommand(e *env) *cli.Command {
 				e.p.OK("Cleaned up OAuth tokens")
 			}
 			return nil
-		},
+		}),
 	}
 }

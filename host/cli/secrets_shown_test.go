@@ -114,13 +114,13 @@ func TestAuthAdviceReadable(t *testing.T) {
 		if args[0] == "tools" {
 			var rep struct {
 				Servers []struct {
-					Error string `json:"error"`
+					Error struct{ Message string } `json:"error"`
 				} `json:"servers"`
 			}
 			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Servers) != 1 {
 				t.Fatalf("tools --json: %v\n%s", err, r.stdout)
 			}
-			out = rep.Servers[0].Error
+			out = rep.Servers[0].Error.Message
 		}
 		for _, want := range []string{"--header 'Authorization: Bearer ...'", `Authorization: "Bearer ${MCP_WEB_API_KEY}"`} {
 			if !strings.Contains(out, want) {

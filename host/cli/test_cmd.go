@@ -18,33 +18,29 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// testReport is what 'hermes mcp test --json' prints.
+// testReport is what 'hermes mcp test --json' prints: the server (its
+// state connected, or why not, in Error), and what it offers. Enabled is
+// the entry's: a disabled server is tested all the same, and says so.
 type testReport struct {
-	// Enabled is the entry's enabled: a disabled server is tested all the
-	// same, and says so.
-	Enabled         bool   `json:"enabled"`
-	Server          string `json:"server"`
-	Transport       string `json:"transport"`
+	jsonServer
+	// Target is the transport line: the url, or the command line.
 	Target          string `json:"target"`
-	OK              bool   `json:"ok"`
 	LatencyMS       int64  `json:"latency_ms"`
-	Error           string `json:"error,omitempty"`
 	ServerName      string `json:"server_name,omitempty"`
 	ServerVersion   string `json:"server_version,omitempty"`
 	ProtocolVersion string `json:"protocol_version,omitempty"`
 	// ProtocolSource is pinned, remembered or negotiated; ProtocolWhy says
 	// why the revision is in use.
-	ProtocolSource string            `json:"protocol_source,omitempty"`
-	ProtocolWhy    string            `json:"protocol_why,omitempty"`
-	Auth           map[string]string `json:"auth,omitempty"`
-	// AuthMethod is the entry's auth: method (oauth, exec, a plugin's
-	// name).
-	AuthMethod  string     `json:"auth_method,omitempty"`
-	Tools       []toolInfo `json:"tools"`
-	Resources   *int       `json:"resources,omitempty"`
-	Prompts     *int       `json:"prompts,omitempty"`
-	UnknownKeys []string   `json:"unknown_keys,omitempty"`
-	Warnings    []string   `json:"warnings,omitempty"`
+	ProtocolSource string `json:"protocol_source,omitempty"`
+	ProtocolWhy    string `json:"protocol_why,omitempty"`
+	// AuthHeaders are the auth-looking headers, masked.
+	AuthHeaders map[string]string `json:"auth_headers,omitempty"`
+	// DiscoveredTools are the tools the server lists.
+	DiscoveredTools []toolInfo `json:"discovered_tools"`
+	Resources       *int       `json:"resources,omitempty"`
+	Prompts         *int       `json:"prompts,omitempty"`
+	UnknownKeys     []string   `json:"unknown_keys,omitempty"`
+	Warnings        []string   `json:"warnings,omitempty"`
 	// Sandbox is the isolation asked for and what the transport put in
 	// force; absent for a server without sandbox:.
 	Sandbox *sandboxInfo `json:"sandbox,omitempty"`
@@ -92,13 +88,14 @@ type toolInfo struct {
 }
 
 func testCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "connect to a server and show what it offers",
 		ArgsUsage: "<name>",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON report", Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags:     []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.on
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp test <name>")
 			}
@@ -107,9 +104,15 @@ func testCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			rep := testReport{Server: name, Transport: srv.Transport, Target: transportLine(srv), Tools: []toolInfo{},
-				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, Auth: maskedAuth(srv), AuthMethod: srv.Auth}
-			rep.Enabled = srv.Enabled
+			rep := testReport{jsonServer: serverJSON(srv), Target: transportLine(srv), DiscoveredTools: []toolInfo{},
+				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: maskedAuth(srv)}
+			static := rep.jsonServer
+			rep.State, rep.Error = stateConnected, nil
+			// fail records why the test failed: the server's state and the
+			// error, with its code.
+			fail := func(err error) {
+				rep.State, rep.Error = connState(static, srv, errorCode(err), shownErr(err), usesOAuth(err))
+			}
 			if !asJSON {
 				e.p.Line("Testing '%s'...", name)
 				if !srv.Enabled {
@@ -117,7 +120,7 @@ func testCommand(e *env) *cli.Command {
 					e.p.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
 				}
 				e.p.Line("Transport: %s", rep.Target)
-				e.p.Line("Auth: %s", authLine(srv, rep.Auth))
+				e.p.Line("Auth: %s", authLine(srv, rep.AuthHeaders))
 				for _, k := range srv.Unknown {
 					e.p.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
 				}
@@ -138,19 +141,18 @@ func testCommand(e *env) *cli.Command {
 			s, err := e.connect(ctx, srv)
 			rep.LatencyMS = time.Since(start).Milliseconds()
 			if err != nil {
-				rep.Error = shownErr(err)
+				fail(err)
 				if asJSON {
-					writeJSON(e, rep)
+					j.write(rep)
 					return &exitError{code: ExitFail}
 				}
-				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error)
+				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
 				if hint := oauthHint(srv, err); hint != "" {
 					e.p.Info("%s", hint)
 				}
 				return &exitError{code: ExitFail}
 			}
 			defer s.Detach() // the output is complete: do not wait for the server to stop
-			rep.OK = true
 			rep.ServerName = s.Init.ServerInfo.Name
 			rep.ServerVersion = s.Init.ServerInfo.Version
 			rep.ProtocolVersion = s.Protocol.Revision
@@ -166,15 +168,15 @@ func testCommand(e *env) *cli.Command {
 			if caps.Tools != nil {
 				l, err := registry.ListTools(ctx, s, srv)
 				if err != nil {
-					rep.OK, listed = false, false
-					rep.Error = shownErr(err)
+					listed = false
+					fail(err)
 				} else {
 					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 					tools, dups := toolview.UniqueTools(name, l.Tools)
 					skipped = append(append(append(skipped, l.Skipped...), dups...), l.Notes...)
 					rep.Warnings = append(rep.Warnings, skipped...)
 					for _, t := range tools {
-						rep.Tools = append(rep.Tools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
+						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 				}
 			}
@@ -184,8 +186,7 @@ func testCommand(e *env) *cli.Command {
 				var na *registry.NoAnswerError
 				switch {
 				case errors.As(err, &na):
-					rep.OK = false
-					rep.Error = shownErr(err)
+					fail(err)
 				case err != nil:
 					skipped = append(skipped, shownErr(err))
 					rep.Warnings = append(rep.Warnings, shownErr(err))
@@ -194,22 +195,22 @@ func testCommand(e *env) *cli.Command {
 				}
 				return nil
 			}
-			if caps.Resources != nil && rep.OK {
+			if caps.Resources != nil && rep.Error == nil {
 				rep.Resources = count(registry.CountResources(ctx, s.Client, srv))
 			}
-			if caps.Prompts != nil && rep.OK {
+			if caps.Prompts != nil && rep.Error == nil {
 				rep.Prompts = count(registry.CountPrompts(ctx, s.Client, srv))
 			}
 			if asJSON {
-				writeJSON(e, rep)
+				j.write(rep)
 			} else {
 				printTestReport(e, rep, skipped, listed)
 			}
-			if !rep.OK {
+			if rep.Error != nil {
 				return &exitError{code: ExitFail}
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -229,21 +230,21 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 		}
 	}
 	if !listed {
-		e.p.Fail("%s", rep.Error)
+		e.p.Fail("%s", rep.Error.Message)
 		return
 	}
 	enabled := 0
-	for _, t := range rep.Tools {
+	for _, t := range rep.DiscoveredTools {
 		if t.Enabled {
 			enabled++
 		}
 	}
-	if enabled == len(rep.Tools) {
-		e.p.OK("Tools discovered: %d", len(rep.Tools))
+	if enabled == len(rep.DiscoveredTools) {
+		e.p.OK("Tools discovered: %d", len(rep.DiscoveredTools))
 	} else {
-		e.p.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.Tools), enabled)
+		e.p.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.DiscoveredTools), enabled)
 	}
-	for _, t := range rep.Tools {
+	for _, t := range rep.DiscoveredTools {
 		desc := ui.Truncate(termsafe.Escape(oneLine(t.Description)), 55, "...")
 		if !t.Enabled {
 			desc = "(filtered out) " + desc
@@ -263,8 +264,8 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	if len(counts) > 0 {
 		e.p.Line("%s", strings.Join(counts, ", "))
 	}
-	if rep.Error != "" {
-		e.p.Fail("%s", rep.Error)
+	if rep.Error != nil {
+		e.p.Fail("%s", rep.Error.Message)
 	}
 }
 

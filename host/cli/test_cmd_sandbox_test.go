@@ -53,7 +53,7 @@ func TestMCPTestShowsSandboxInForce(t *testing.T) {
 		t.Errorf("gaps reported where the kernel enforces all:\n%s", out)
 	}
 	var rep struct {
-		OK      bool `json:"ok"`
+		State   string `json:"state"`
 		Sandbox *struct {
 			Asked, Applied, Gaps []string
 		} `json:"sandbox"`
@@ -62,7 +62,7 @@ func TestMCPTestShowsSandboxInForce(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, js)
 	}
-	if !rep.OK || rep.Sandbox == nil || len(rep.Sandbox.Asked) == 0 || len(rep.Sandbox.Applied) < 4 || len(rep.Sandbox.Gaps) != 0 {
+	if rep.State != "connected" || rep.Sandbox == nil || len(rep.Sandbox.Asked) == 0 || len(rep.Sandbox.Applied) < 4 || len(rep.Sandbox.Gaps) != 0 {
 		t.Fatalf("JSON report: %s", js)
 	}
 }

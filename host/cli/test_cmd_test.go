@@ -16,12 +16,12 @@ func TestMCPTestShowsFilterAndUnknownKeys(t *testing.T) {
 		"\n    frobnicate: 3\n    tools:\n      include: [echo, \"ad?\"]\n")
 	r := runHermes(t, home, "mcp", "test", "ts", "--json").must(t, 0)
 	var rep struct {
-		OK          bool     `json:"ok"`
+		State       string   `json:"state"`
 		UnknownKeys []string `json:"unknown_keys"`
 		Tools       []struct {
 			Name    string `json:"name"`
 			Enabled bool   `json:"enabled"`
-		} `json:"tools"`
+		} `json:"discovered_tools"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
@@ -32,8 +32,8 @@ func TestMCPTestShowsFilterAndUnknownKeys(t *testing.T) {
 			enabled = append(enabled, tl.Name)
 		}
 	}
-	if !rep.OK || len(rep.Tools) < 10 || strings.Join(enabled, ",") != "add,echo" {
-		t.Fatalf("ok=%v tools=%d enabled=%v", rep.OK, len(rep.Tools), enabled)
+	if rep.State != "connected" || len(rep.Tools) < 10 || strings.Join(enabled, ",") != "add,echo" {
+		t.Fatalf("state=%v tools=%d enabled=%v", rep.State, len(rep.Tools), enabled)
 	}
 	if len(rep.UnknownKeys) != 1 || rep.UnknownKeys[0] != "frobnicate" {
 		t.Fatalf("unknown keys %v", rep.UnknownKeys)

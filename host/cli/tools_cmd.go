@@ -6,7 +6,6 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/sdk"
 	"github.com/urfave/cli/v3"
 )
 
@@ -27,21 +26,24 @@ type toolsReport struct {
 	Available int                `json:"available_tools"`
 }
 
+// toolsServerEntry is one server of 'hermes tools --json': every
+// configured server, disabled ones too. State needs_auth: only 'hermes mcp
+// login <name>' can connect it (the server's auth plugin needs a login, or
+// a server without auth: answered with an OAuth challenge).
 type toolsServerEntry struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	State     string   `json:"state"`
-	Toolset   string   `json:"toolset,omitempty"`
-	Tools     []string `json:"tools"`
-	Enabled   int      `json:"enabled"`
-	Total     int      `json:"total"`
-	Error     string   `json:"error,omitempty"`
-	// NeedsLogin: only 'hermes mcp login <name>' can connect it (the
-	// server's auth plugin needs a login, or a server without auth:
-	// answered with an OAuth challenge).
-	NeedsLogin bool `json:"needs_login,omitempty"`
+	jsonServer
+	Toolset string `json:"toolset,omitempty"`
+	// RegisteredTools are the model-visible names of its tools, utility
+	// tools included; ToolsEnabled counts its own tools that pass the
+	// filter, ToolsTotal the tools it offers.
+	RegisteredTools []string `json:"registered_tools"`
+	ToolsEnabled    int      `json:"tools_enabled"`
+	ToolsTotal      int      `json:"tools_total"`
 	// Hint says what to do about Error, when there is something.
 	Hint string `json:"hint,omitempty"`
+	// registryState is the registry's word for the state, which the
+	// text shows.
+	registryState registry.State
 }
 
 // newManager builds a registry for servers with the host's session deps,
@@ -61,18 +63,19 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 }
 
 func toolsCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:  "tools",
 		Usage: "connect to every enabled MCP server and show the tools a model would see, beside the built-in toolsets",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON report", Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.on
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes tools [--json]")
 			}
 			cfg, err := config.Load(e.home)
 			if err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
 			if !asJSON && len(cfg.Servers) > 0 && !cfg.SafeMode {
@@ -83,33 +86,32 @@ func toolsCommand(e *env) *cli.Command {
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))
 			}
-			noAuth := map[string]bool{}
-			for _, srv := range cfg.Servers {
-				noAuth[srv.Name] = srv.Auth == ""
-			}
 			for _, st := range m.Status() {
-				ent := toolsServerEntry{Name: st.Name, Transport: st.Transport, State: string(st.State), Toolset: st.Toolset,
-					Tools: st.Registered, Enabled: st.Enabled, Total: st.Total, Error: st.Error}
-				switch {
-				case st.Code == sdk.CodeLoginNeeded:
-					ent.NeedsLogin = true
-				case noAuth[st.Name] && challengeNamesOAuth(st.Code, st.Challenge):
-					ent.NeedsLogin = true
+				srv := cfg.Server(st.Name)
+				ent := toolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
+				if srv != nil {
+					ent.jsonServer = serverJSON(srv)
+				} else {
+					ent.jsonServer = jsonServer{Name: st.Name, Tools: toolSelection(nil)}
+				}
+				ent.Transport, ent.registryState = st.Transport, st.State
+				ent.State, ent.Error = registryState(st, srv)
+				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
-				if ent.Tools == nil {
-					ent.Tools = []string{}
+				if ent.RegisteredTools == nil {
+					ent.RegisteredTools = []string{}
 				}
 				rep.Servers = append(rep.Servers, ent)
 			}
 			rep.Available = len(m.Tools())
 			if asJSON {
-				writeJSON(e, rep)
+				j.write(rep)
 				return nil
 			}
 			printTools(e, rep, cfg.Path)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -132,18 +134,18 @@ func printTools(e *env, rep toolsReport, path string) {
 		return
 	}
 	for _, s := range rep.Servers {
-		switch registry.State(s.State) {
+		switch s.registryState {
 		case registry.StateDisabled:
 			e.p.Line("- %s (%s): disabled; enable it with 'hermes mcp enable %s'", s.Name, s.Transport, s.Name)
 			continue
 		case registry.StateConnected:
-			e.p.OK("%s (%s) %s: %d/%d tools enabled", s.Name, s.Transport, s.Toolset, s.Enabled, s.Total)
+			e.p.OK("%s (%s) %s: %d/%d tools enabled", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal)
 		default:
-			reason := s.Error
-			if reason == "" {
-				reason = "no answer yet"
+			reason := "no answer yet"
+			if s.Error != nil && s.Error.Message != "" {
+				reason = s.Error.Message
 			}
-			e.p.Fail("%s (%s): %s: %s", s.Name, s.Transport, s.State, reason)
+			e.p.Fail("%s (%s): %s: %s", s.Name, s.Transport, s.registryState, reason)
 			if s.Hint != "" {
 				e.p.Info("    %s", s.Hint)
 			}
@@ -151,7 +153,7 @@ func printTools(e *env, rep toolsReport, path string) {
 		}
 		// One tool a line: names are what people look for, and a long
 		// comma-joined line wraps mid-word on a narrow terminal.
-		for _, t := range s.Tools {
+		for _, t := range s.RegisteredTools {
 			e.p.Line("      %s", t)
 		}
 	}

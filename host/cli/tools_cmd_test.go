@@ -52,9 +52,11 @@ func TestToolsCommand(t *testing.T) {
 	var rep struct {
 		Builtin []any `json:"builtin"`
 		Servers []struct {
-			Name, State, Error string
-			Tools              []string
-			Enabled, Total     int
+			Name, State string
+			Error       struct{ Code, Message string }
+			Tools       []string `json:"registered_tools"`
+			Enabled     int      `json:"tools_enabled"`
+			Total       int      `json:"tools_total"`
 		} `json:"servers"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Servers) != 3 {
@@ -63,7 +65,7 @@ func TestToolsCommand(t *testing.T) {
 	if s := rep.Servers[0]; s.State != "connected" || s.Enabled == 0 || s.Total <= s.Enabled || len(s.Tools) != s.Enabled+2 {
 		t.Errorf("ts = %+v", s)
 	}
-	if s := rep.Servers[1]; s.State != "failed" || !strings.Contains(s.Error, "missing executable") {
+	if s := rep.Servers[1]; s.State != "missing_command" || s.Error.Code != "not_found" || !strings.Contains(s.Error.Message, "missing executable") {
 		t.Errorf("gone = %+v", s)
 	}
 }

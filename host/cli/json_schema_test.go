@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goldenTypes is the documented type of each golden file of TestJSONGolden:
+// what the command prints with --json. A golden file missing here fails
+// TestJSONSchema, so every command's output is checked.
+var goldenTypes = map[string]func() any{
+	"list":                    func() any { return &[]jsonServer{} },
+	"list-config-error":       func() any { return &jsonFailure{} },
+	"test":                    func() any { return &testReport{} },
+	"test-missing-command":    func() any { return &testReport{} },
+	"test-unknown-server":     func() any { return &jsonFailure{} },
+	"tools":                   func() any { return &toolsReport{} },
+	"auth-status":             func() any { return &[]authStatusEntry{} },
+	"catalog":                 func() any { return &catalogJSON{} },
+	"enable":                  func() any { return &jsonChanged{} },
+	"enable-unchanged":        func() any { return &jsonChanged{} },
+	"enable-unknown-server":   func() any { return &jsonFailure{} },
+	"disable":                 func() any { return &jsonChanged{} },
+	"configure":               func() any { return &jsonChanged{} },
+	"remove":                  func() any { return &jsonRemoved{} },
+	"install-unknown-entry":   func() any { return &jsonFailure{} },
+	"uninstall-not-installed": func() any { return &jsonFailure{} },
+}
+
+// Every golden output decodes into its documented type with no field left
+// over, every state and error code in it is one docs/JSON.md lists, and a
+// failure has both a code and a message.
+func TestJSONSchema(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "json", "*.golden"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files (%v); run: go test -run TestJSONGolden ./host/cli -update", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".golden")
+		seen[name] = true
+		newV, ok := goldenTypes[name]
+		if !ok {
+			t.Errorf("%s: no documented type in goldenTypes", f)
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		v := newV()
+		if err := dec.Decode(v); err != nil {
+			t.Errorf("%s does not decode into %T: %v", f, v, err)
+			continue
+		}
+		checkVocabulary(t, f, reflect.ValueOf(v))
+	}
+	for name := range goldenTypes {
+		if !seen[name] {
+			t.Errorf("goldenTypes names %s, which has no golden file", name)
+		}
+	}
+}
+
+// checkVocabulary walks v: each jsonServer's state, each jsonError's code.
+func checkVocabulary(t *testing.T, file string, v reflect.Value) {
+	t.Helper()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			checkVocabulary(t, file, v.Elem())
+		}
+		return
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			checkVocabulary(t, file, v.Index(i))
+		}
+		return
+	case reflect.Struct:
+	default:
+		return
+	}
+	switch x := v.Interface().(type) {
+	case jsonServer:
+		if !slices.Contains(jsonStates, x.State) {
+			t.Errorf("%s: %s has state %q, not one of %v", file, x.Name, x.State, jsonStates)
+		}
+		if x.Tools.Include == nil || x.Tools.Exclude == nil {
+			t.Errorf("%s: %s: tools.include and tools.exclude must both be lists", file, x.Name)
+		}
+	case jsonError:
+		if !slices.Contains(jsonCodes, x.Code) || x.Message == "" {
+			t.Errorf("%s: error %+v: want a code of %v and a message", file, x, jsonCodes)
+		}
+	}
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).IsExported() {
+			checkVocabulary(t, file, v.Field(i))
+		}
+	}
+}
+
+// docs/JSON.md names every field of the documented types, every state and
+// every code.
+func TestJSONDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "JSON.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, newV := range goldenTypes {
+		jsonFields(reflect.TypeOf(newV()), want, map[reflect.Type]bool{})
+	}
+	for _, s := range append(slices.Clone(jsonStates), jsonCodes...) {
+		want[s] = true
+	}
+	for w := range want {
+		if !bytes.Contains(doc, []byte("`"+w+"`")) {
+			t.Errorf("docs/JSON.md does not name `%s`", w)
+		}
+	}
+}
+
+// jsonFields adds the JSON names of the fields of t (and of the types it
+// holds) to names.
+func jsonFields(t reflect.Type, names map[string]bool, done map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || done[t] {
+		return
+	}
+	done[t] = true
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			jsonFields(f.Type, names, done)
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		names[name] = true
+		jsonFields(f.Type, names, done)
+	}
+}
