@@ -18,12 +18,14 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// getReport is what 'hermes mcp get --json' prints: the fields of
-// 'hermes mcp list --json' for the server, where it is configured, and
-// the whole entry as written in config.yaml with env values, headers and
-// other secrets masked (${VAR} references are shown: they are names).
+// getReport is what 'hermes mcp get --json' prints: the server as
+// 'hermes mcp list --json' has it, where it is configured, and the whole
+// entry as written in config.yaml with env values, headers and other
+// secrets masked (${VAR} references are shown: they are names).
 type getReport struct {
-	listEntry
+	jsonServer
+	// le is the server as the text shows it.
+	le     listEntry
 	Origin getOrigin `json:"origin"`
 	// Entry is the entry as written, masked.
 	Entry       map[string]any `json:"entry"`
@@ -45,7 +47,7 @@ type getOrigin struct {
 }
 
 func getCommand(e *env) *cli.Command {
-	var asJSON bool
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "show one server: its whole entry (secrets masked), where it is configured, its status",
@@ -53,25 +55,25 @@ func getCommand(e *env) *cli.Command {
 		Description: "Nothing is connected: the status is what 'hermes mcp list' shows (use 'hermes mcp test' to connect).\n" +
 			"Values of env and headers, and any other value under a secret's name, are masked; ${VAR} references\n" +
 			"are shown as written.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object", Destination: &asJSON}},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.flag("print one JSON object (see docs/JSON.md)")},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp get <name> [--json]")
 			}
 			name := c.Args().First()
 			cfg, err := config.Load(e.home)
 			if err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				return failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name)
+				return withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name))
 			}
 			srv := cfg.Server(name)
 			if srv == nil {
 				return notFound(name, cfg.Names())
 			}
-			rep := getReport{listEntry: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
-			rep.URL = toolview.Redact(rep.URL)
+			rep := getReport{jsonServer: serverJSON(srv), le: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
+			rep.le.URL = toolview.Redact(rep.le.URL)
 			rep.Origin.File = cfg.Path
 			ordered, line := entryAsWritten(cfg.Path, name)
 			rep.Origin.Line = line
@@ -83,25 +85,25 @@ func getCommand(e *env) *cli.Command {
 					}
 				}
 			}
-			if asJSON {
+			if j.on {
 				m, _ := maskValue(nil, srv.Raw).(map[string]any)
 				if m == nil {
 					m = map[string]any{}
 				}
 				rep.Entry = m
-				writeJSON(e, rep)
+				j.write(rep)
 				return nil
 			}
 			e.printGet(rep, srv, ordered)
 			return nil
-		},
+		}),
 	}
 }
 
 // printGet prints the report as text.
 func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice) {
 	e.p.Header(rep.Name + ":")
-	e.p.Line("  Status:    %s", listStatus(rep.listEntry))
+	e.p.Line("  Status:    %s", listStatus(rep.le))
 	where := rep.Origin.File
 	if rep.Origin.Line > 0 {
 		where = fmt.Sprintf("%s:%d", where, rep.Origin.Line)
@@ -115,10 +117,10 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 		where += " (custom)"
 	}
 	e.p.Line("  Origin:    %s", where)
-	e.p.Line("  Transport: %s", orDefault(rep.Transport, "?"))
-	e.p.Line("  Tools:     %s", rep.Tools)
-	if rep.Auth != "" {
-		e.p.Line("  Auth:      %s", rep.Auth)
+	e.p.Line("  Transport: %s", orDefault(rep.le.Transport, "?"))
+	e.p.Line("  Tools:     %s", rep.le.Tools)
+	if rep.le.Auth != "" {
+		e.p.Line("  Auth:      %s", rep.le.Auth)
 	}
 	e.p.Line("  Entry:")
 	var lines []string

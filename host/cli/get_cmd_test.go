@@ -56,9 +56,9 @@ mcp_servers:
 	}
 	j := runHermes(t, home, "mcp", "get", "web", "--json").must(t, 0)
 	var rep struct {
-		Name, Status, Transport string
-		Enabled                 bool
-		Origin                  struct {
+		Name, State, Transport string
+		Enabled                bool
+		Origin                 struct {
 			File string
 			Line int
 		}
@@ -67,7 +67,7 @@ mcp_servers:
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, j.stdout)
 	}
-	if rep.Name != "web" || rep.Status != "enabled" || !rep.Enabled || rep.Transport != "http" || rep.Origin.File != filepath.Join(home, "config.yaml") || rep.Origin.Line != 5 {
+	if rep.Name != "web" || rep.State != "configured" || !rep.Enabled || rep.Transport != "http" || rep.Origin.File != filepath.Join(home, "config.yaml") || rep.Origin.Line != 5 {
 		t.Errorf("report %+v", rep)
 	}
 	if h, _ := rep.Entry["headers"].(map[string]any); h["X-Ref"] != "Bearer ${WEB_TOKEN}" || h["Authorization"] != "Bearer Head***3456" {

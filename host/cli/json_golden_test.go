@@ -69,6 +69,7 @@ func TestJSONGolden(t *testing.T) {
 
 	cases := []jsonCase{
 		{"list", []string{"mcp", "list"}, 0},
+		{"get", []string{"mcp", "get", "ts"}, 0},
 		{"test", []string{"mcp", "test", "ts"}, 0},
 		{"test-missing-command", []string{"mcp", "test", "gone"}, 1},
 		{"test-unknown-server", []string{"mcp", "test", "nope"}, 1},

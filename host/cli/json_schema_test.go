@@ -17,6 +17,7 @@ import (
 var goldenTypes = map[string]func() any{
 	"list":                    func() any { return &[]jsonServer{} },
 	"list-config-error":       func() any { return &jsonFailure{} },
+	"get":                     func() any { return &getReport{} },
 	"test":                    func() any { return &testReport{} },
 	"test-missing-command":    func() any { return &testReport{} },
 	"test-unknown-server":     func() any { return &jsonFailure{} },

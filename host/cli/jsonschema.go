@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/urfave/cli/v3"
@@ -243,7 +244,7 @@ func serverJSON(s *config.Server) jsonServer {
 	le := describeServer(s)
 	js := jsonServer{
 		Name: le.Name, Enabled: le.Enabled, Transport: le.Transport,
-		Command: le.Command, Args: le.Args, URL: le.URL, Auth: le.Auth,
+		Command: le.Command, Args: le.Args, URL: toolview.Redact(le.URL), Auth: le.Auth,
 		Tools:    toolSelection(s),
 		NeedsEnv: le.NeedsVars,
 	}
