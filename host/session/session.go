@@ -218,17 +218,20 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if !ok {
 		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
 	}
-	// A server that writes non-JSON to stdout before it has answered
+	// A stdio server that writes non-JSON to stdout before it has answered
 	// initialize gets garbageGrace to answer all the same (a banner line);
 	// past it the connect fails at once with what it wrote, instead of
 	// waiting out connect_timeout.
 	negotiateCtx, endNegotiate := context.WithCancel(ctx)
 	defer endNegotiate()
 	var garbage atomic.Pointer[sdk.Error]
+	// Only a stdio server's stdout is the protocol stream itself; over
+	// HTTP a stray message is one bad response among good ones.
+	stdio := PluginName(srv) == "stdio"
 	opts := mcpgo.DialOptions{ClientOptions: transport.ClientOptions{
 		OnWarning: func(w *sdk.Error) {
 			d.Logger.Warn(w.Message, "server", srv.Name)
-			if w.Code == sdk.CodeGarbage && garbage.CompareAndSwap(nil, w) {
+			if w.Code == sdk.CodeGarbage && stdio && garbage.CompareAndSwap(nil, w) {
 				time.AfterFunc(garbageGrace, endNegotiate)
 			}
 		},
@@ -299,7 +302,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 
 // garbageGrace is how long a server that wrote non-JSON to stdout still
 // has to answer initialize before the connect fails with what it wrote.
-const garbageGrace = 2 * time.Second
+const garbageGrace = 5 * time.Second
 
 // TransportSpec is the launch spec of srv's transport plugin,
 // hermes-transport-<PluginName>: the binary srv's plugin: block pins when
