@@ -32,13 +32,15 @@ type addOptions struct {
 	tools          string
 	yes            bool
 	noProbe        bool
+	// asJSON: print the saved server as JSON, progress on stderr.
+	asJSON bool
 }
 
 const addUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
 hermes mcp add <name> --url URL [--header 'K: V']... [--auth oauth|header|exec|PLUGIN]
 hermes mcp add <name> --url URL --auth oauth [--client-id ID] [--client-secret S] [--scope S] [--no-browser | --device]
 hermes mcp add <name> --preset codex
-common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S]`
+common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S] [--json]`
 
 const addDescription = `Everything after --args (or after --) is the server's argv, word for word,
 so it must come last. Unless --no-probe is given the server is started first
@@ -79,6 +81,7 @@ func addFlags(o *addOptions) []cli.Flag {
 		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
 		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
+		&cli.BoolFlag{Name: "json", Usage: "print the saved server (progress goes to stderr; see docs/JSON.md)", Destination: &o.asJSON},
 		// Only for help: --args is cut off before parsing.
 		&cli.BoolFlag{Name: "args", Usage: "the rest of the line is the server's argv (must be last)"},
 	}
@@ -141,6 +144,7 @@ func addCommand(e *env) *cli.Command {
 				}
 			}
 			o := &addOptions{childArgs: child, hasChildArgs: found}
+			j := &jsonOutput{e: e}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
 				Flags:                     addFlags(o),
@@ -154,13 +158,19 @@ func addCommand(e *env) *cli.Command {
 				// The name to add is a name, also when it is "h" or
 				// "help" (see argumentsFirst).
 				HideHelpCommand: true,
-				Action: func(ctx context.Context, c *cli.Command) error {
+				Action: j.action(func(ctx context.Context, c *cli.Command) error {
 					if c.Args().Len() != 1 {
 						return usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
 					o.name = c.Args().First()
-					return e.runAdd(ctx, o)
-				},
+					if j.on = o.asJSON; j.on {
+						e.progressToStderr()
+					}
+					if err := e.runAdd(ctx, o); err != nil || !j.on {
+						return err
+					}
+					return e.printServer(j, o.name)
+				}),
 			}
 			// The inner command is a root of its own: give it a context
 			// that carries the cancellation but not the outer command.

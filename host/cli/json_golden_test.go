@@ -81,12 +81,18 @@ func TestJSONGolden(t *testing.T) {
 		{"enable-unknown-server", []string{"mcp", "enable", "nope"}, 1},
 		{"disable", []string{"mcp", "disable", "off"}, 0},
 		{"configure", []string{"mcp", "configure", "ts", "--exclude", "add"}, 0},
+		{"add", []string{"mcp", "add", "added", "--tools", "echo", "--command", ts}, 0},
+		{"add-failed-probe", []string{"mcp", "add", "down", "--command", "/nonexistent/golden-mcp-server"}, 1},
 		{"remove", []string{"mcp", "remove", "gone", "--yes"}, 0},
 		{"install-unknown-entry", []string{"mcp", "install", "nope", "--yes"}, 1},
 		{"uninstall-not-installed", []string{"mcp", "uninstall", "ts", "--yes"}, 1},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--json")
+		if c.args[0] == "mcp" && c.args[1] == "add" {
+			// add's own flags come before the server's argv.
+			args = append([]string{"mcp", "add", "--json"}, c.args[2:]...)
+		}
 		r := runHermesEnv(t, home, env, args...).must(t, c.code)
 		checkGolden(t, c.name, strings.ReplaceAll(r.stdout, emptyCatalog, "$CATALOG"), home)
 	}

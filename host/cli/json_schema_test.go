@@ -29,6 +29,8 @@ var goldenTypes = map[string]func() any{
 	"enable-unknown-server":   func() any { return &jsonFailure{} },
 	"disable":                 func() any { return &jsonChanged{} },
 	"configure":               func() any { return &jsonChanged{} },
+	"add":                     func() any { return &jsonServer{} },
+	"add-failed-probe":        func() any { return &jsonFailure{} },
 	"remove":                  func() any { return &jsonRemoved{} },
 	"install-unknown-entry":   func() any { return &jsonFailure{} },
 	"uninstall-not-installed": func() any { return &jsonFailure{} },
