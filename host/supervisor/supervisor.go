@@ -64,6 +64,11 @@ type Supervisor struct {
 	mu      sync.Mutex
 	plugins map[*Plugin]struct{}
 	stopped bool
+	// socketBase holds the folders of the plugins' unix sockets (go-plugin
+	// makes one per plugin), made on first use and removed when the
+	// supervisor stops, so a plugin killed or left to finish on its own
+	// leaves nothing behind in the temp folder.
+	socketBase string
 }
 
 // New returns a Supervisor.
@@ -148,6 +153,9 @@ type Spec struct {
 // Plugin is one running plugin process.
 type Plugin struct {
 	Kind, Name, Path string
+
+	// socketDir is the folder of this plugin's unix sockets.
+	socketDir string
 
 	spec   Spec
 	sup    *Supervisor
@@ -275,6 +283,10 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	if label == "" {
 		label = spec.Name
 	}
+	socketBase, err := s.socketFolder()
+	if err != nil {
+		return nil, err
+	}
 	p := &Plugin{Kind: spec.Kind, Name: spec.Name, Path: path, spec: spec, sup: s}
 	logger := s.log.Named(label)
 	p.client = plugin.NewClient(&plugin.ClientConfig{
@@ -286,7 +298,9 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 		Logger:           logger,
 		SyncStdout:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 		SyncStderr:       logger.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: socketBase},
+		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
+			p.socketDir = socketDir
 			var pinned *os.File
 			if spec.SHA256 != "" {
 				pinned = exe
@@ -325,6 +339,11 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 		// too, unless the plugin was detached to finish on its own.
 		if !p.detached.Load() {
 			p.run.killGroup()
+		}
+		// go-plugin removes the socket folder only when the host kills
+		// the plugin; one that exited or crashed leaves it.
+		if p.socketDir != "" {
+			_ = os.RemoveAll(p.socketDir)
 		}
 	}()
 	return p, nil
@@ -418,6 +437,7 @@ func (s *Supervisor) KillAll() {
 		go func() { defer wg.Done(); p.Kill() }()
 	}
 	wg.Wait()
+	s.removeSockets()
 }
 
 // Interrupt SIGKILLs every running plugin's process group, detached ones
@@ -426,6 +446,35 @@ func (s *Supervisor) KillAll() {
 func (s *Supervisor) Interrupt() {
 	for _, p := range s.stop() {
 		p.run.killGroup()
+	}
+	s.removeSockets()
+}
+
+// socketFolder returns the folder of the plugins' socket folders, made on
+// first use.
+func (s *Supervisor) socketFolder() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.socketBase == "" {
+		d, err := os.MkdirTemp("", "hermes-plugins-")
+		if err != nil {
+			return "", fmt.Errorf("make a folder for the plugins' sockets: %w", err)
+		}
+		s.socketBase = d
+	}
+	return s.socketBase, nil
+}
+
+// removeSockets removes the plugins' socket folders: the supervisor has
+// stopped. Plugins still finishing on their own keep their connections
+// (the sockets are connected already).
+func (s *Supervisor) removeSockets() {
+	s.mu.Lock()
+	base := s.socketBase
+	s.socketBase = ""
+	s.mu.Unlock()
+	if base != "" {
+		_ = os.RemoveAll(base)
 	}
 }
 

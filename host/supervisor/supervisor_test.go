@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -170,5 +171,42 @@ func TestLaunchChecksSHA256(t *testing.T) {
 	}
 	if want.Ino != got.Ino || want.Dev != got.Dev {
 		t.Fatal("the plugin process does not run the checked file")
+	}
+}
+
+// socketDirs lists the plugin socket folders under tmp.
+func socketDirs(t *testing.T, tmp string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "hermes-plugins-*", "plugin-dir*"))
+	return dirs
+}
+
+// A plugin's socket folder goes when the plugin exits, however it ends,
+// and the supervisor's folder of them when it stops: killed and crashed
+// plugins leave nothing in the temp folder (go-plugin removes the folder
+// only when the host kills the plugin itself).
+func TestSocketFoldersRemoved(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	a, err := s.Launch(stdioSpec("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Launch(stdioSpec("b")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(socketDirs(t, tmp)); n != 2 {
+		t.Fatalf("%d socket folders for 2 plugins", n)
+	}
+	if err := syscall.Kill(a.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-a.Exited()
+	testwait.For(t, 10*time.Second, "the crashed plugin's socket folder to go", func() bool { return len(socketDirs(t, tmp)) == 1 })
+	s.KillAll()
+	if left, _ := filepath.Glob(filepath.Join(tmp, "hermes-plugins-*")); len(left) != 0 {
+		t.Fatalf("left after KillAll: %v", left)
 	}
 }
