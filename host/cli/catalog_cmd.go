@@ -60,7 +60,9 @@ func writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
 			cells[i] = append([]string{strconv.Itoa(i + 1)}, cells[i]...)
 		}
 	}
-	ui.New(w, io.Discard, nil).Table(headers, cells)
+	// The description is cut to the terminal's width, never the name or
+	// the status.
+	ui.New(w, io.Discard, nil).TableFit(headers, cells, len(headers)-1)
 }
 
 // writeCatalogWarnings writes each warning to w as one escaped line,

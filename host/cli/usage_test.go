@@ -129,7 +129,7 @@ func TestListFitsAndChecks(t *testing.T) {
 	if err := json.Unmarshal([]byte(runHermes(t, home, "mcp", "list", "--json").must(t, 0).stdout), &entries); err != nil {
 		t.Fatal(err)
 	}
-	if entries[2]["status"] != "missing_command" || entries[4]["status"] != "disabled" {
+	if entries[2]["state"] != "missing_command" || entries[4]["state"] != "disabled" {
 		t.Errorf("json statuses: %v / %v", entries[2], entries[4])
 	}
 	r := runHermes(t, home, "mcp", "test", "off")
@@ -162,4 +162,26 @@ func TestAddChecksURLWithoutProbe(t *testing.T) {
 		t.Fatal("a refused --url wrote config.yaml")
 	}
 	runHermes(t, home, "mcp", "add", "y", "--url", "https://${MCP_HOST}/mcp", "--no-probe").must(t, 0)
+}
+
+// TestCatalogFitsTheTerminal: at 60 columns every catalog row fits, the
+// descriptions cut with "…" and the names and statuses whole.
+func TestCatalogFitsTheTerminal(t *testing.T) {
+	home := newHome(t)
+	out := runHermesEnv(t, home, []string{"COLUMNS=60"}, "mcp", "catalog").must(t, 0).stdout
+	rows := 0
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if strings.HasPrefix(l, "⚠") {
+			continue
+		}
+		if w := len([]rune(l)); w > 60 {
+			t.Errorf("row of %d columns: %q", w, l)
+		}
+		if strings.Contains(l, "sequential-thinking") && strings.Contains(l, "available") {
+			rows++
+		}
+	}
+	if rows != 1 || !strings.Contains(out, "…") {
+		t.Errorf("catalog at 60 columns:\n%s", out)
+	}
 }

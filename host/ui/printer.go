@@ -246,6 +246,13 @@ func (p *Printer) status(glyph, style, msg string) {
 func (p *Printer) writeBlock(w io.Writer, first, rest, style string, color bool, msg string) {
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	if w == p.out {
+		// On a terminal a long line breaks between words, never inside
+		// one, its continuation aligned under the text.
+		if width := p.Width(); width > 0 {
+			lines = wrapLines(lines, width-DisplayWidth(first), width-DisplayWidth(rest))
+		}
+	}
 	for i, line := range lines {
 		prefix := rest
 		if i == 0 {
@@ -285,3 +292,48 @@ func (p *Printer) write(s string) {
 	defer p.mu.Unlock()
 	_, _ = io.WriteString(p.out, s)
 }
+
+// wrapLines breaks each line longer than its room at spaces: the first
+// line of the block has firstRoom cells, the others room. A word longer
+// than the room stays whole on its own line. One pass over each line: a
+// server's text may be long.
+func wrapLines(lines []string, firstRoom, room int) []string {
+	if firstRoom < minWrap || room < minWrap {
+		return lines
+	}
+	var out []string
+	for i, line := range lines {
+		avail := room
+		if i == 0 {
+			avail = firstRoom
+		}
+		start := 0        // byte index where the current output line starts
+		width := 0        // its width so far
+		space := -1       // byte index of its last space
+		widthAtSpace := 0 // its width up to that space
+		for j, r := range line {
+			if r == ' ' && j > start {
+				if width > avail && space < 0 {
+					// A word longer than the room: break after it.
+					out = append(out, line[start:j])
+					start, width, space = j+1, 0, -1
+					avail = room
+					continue
+				}
+				space, widthAtSpace = j, width
+			}
+			width += widthCond.RuneWidth(r)
+			if width > avail && space >= 0 {
+				out = append(out, strings.TrimRight(line[start:space], " "))
+				width -= widthAtSpace + 1
+				start, space = space+1, -1
+				avail = room
+			}
+		}
+		out = append(out, line[start:])
+	}
+	return out
+}
+
+// minWrap is the narrowest room a line is wrapped to.
+const minWrap = 20
