@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +28,7 @@ func TestServeStdioProtocolOnly(t *testing.T) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var stderr serveStderr
+	var stderr serveStderrLog
 	c, err := client.NewStdioMCPClientWithOptions(testbin.Path(t, "hermes"), hermesTestEnv(t, home),
 		[]string{"-v", "mcp", "serve", "--bridge", "fake"}, transport.WithCommandStderrWriter(&stderr))
 	if err != nil {
@@ -141,23 +140,4 @@ func TestServeHTTPTokenShownOnce(t *testing.T) {
 	if second := run(); strings.Contains(second, token) || strings.Contains(second, "Generated") {
 		t.Fatalf("the second run showed the token again:\n%s", second)
 	}
-}
-
-// serveStderr collects a served process's stderr, written from the
-// client's goroutine.
-type serveStderr struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *serveStderr) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *serveStderr) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -24,12 +24,12 @@ import (
 type serveClient struct {
 	*client.Client
 	cmd    *exec.Cmd
-	stderr *serveStderr
+	stderr *serveStderrLog
 }
 
 func startServeStdio(t *testing.T, env []string) *serveClient {
 	t.Helper()
-	sc := &serveClient{stderr: &serveStderr{}}
+	sc := &serveClient{stderr: &serveStderrLog{}}
 	c, err := client.NewStdioMCPClientWithOptions(testbin.Path(t, "hermes"), env, []string{"mcp", "serve"},
 		transport.WithCommandStderrWriter(sc.stderr),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
