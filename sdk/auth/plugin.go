@@ -91,7 +91,7 @@ func (p *Plugin) Server(b *plugin.MuxBroker) (any, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	s := &rpcServer{open: p.Open, broker: b, log: log, calls: map[uint64]context.CancelFunc{}}
+	s := &rpcServer{open: p.Open, broker: b, log: log}
 	p.mu.Lock()
 	p.servers = append(p.servers, s)
 	p.mu.Unlock()
@@ -184,28 +184,9 @@ type rpcServer struct {
 	mu    sync.Mutex
 	a     Authenticator
 	hc    *sdk.HostConn
-	calls map[uint64]context.CancelFunc
+	calls sdk.Calls
 	// asks numbers the prompts of every call, so ids never repeat.
 	asks atomic.Uint64
-}
-
-// begin rebuilds a call's context.
-func (s *rpcServer) begin(c Call) (context.Context, func()) {
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
-	if !c.Deadline.IsZero() {
-		ctx, cancel = context.WithDeadline(ctx, c.Deadline)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	s.mu.Lock()
-	s.calls[c.ID] = cancel
-	s.mu.Unlock()
-	return ctx, func() {
-		s.mu.Lock()
-		delete(s.calls, c.ID)
-		s.mu.Unlock()
-		cancel()
-	}
 }
 
 func (s *rpcServer) authenticator() (Authenticator, *sdk.HostConn, *sdk.Error) {
@@ -240,7 +221,7 @@ func (s *rpcServer) Open(args OpenArgs, reply *ErrReply) error {
 		reply.Err = sdk.AsError(err)
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	a, err := s.open(ctx, cfg)
 	if err != nil {
@@ -261,7 +242,7 @@ func (s *rpcServer) Headers(args HeadersArgs, reply *HeadersReply) error {
 		reply.Err = e
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	h, err := a.Headers(ctx, args.Req)
 	reply.Headers, reply.Err = h, sdk.AsError(err)
@@ -275,7 +256,7 @@ func (s *rpcServer) Challenge(args ChallengeArgs, reply *ChallengeReply) error {
 		reply.Err = e
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	ans, err := a.Challenge(ctx, args.Challenge, s.ui(args.Call, hc))
 	reply.Answer, reply.Err = ans, sdk.AsError(err)
@@ -289,7 +270,7 @@ func (s *rpcServer) Login(args LoginArgs, reply *StatusReply) error {
 		reply.Err = e
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	st, err := a.Login(ctx, args.Options, s.ui(args.Call, hc))
 	reply.Status, reply.Err = st, sdk.AsError(err)
@@ -303,7 +284,7 @@ func (s *rpcServer) Logout(args Call, reply *LogoutReply) error {
 		reply.Err = e
 		return nil
 	}
-	ctx, end := s.begin(args)
+	ctx, end := s.calls.Begin(args.ID, args.Deadline)
 	defer end()
 	r, err := a.Logout(ctx)
 	reply.Result, reply.Err = r, sdk.AsError(err)
@@ -317,7 +298,7 @@ func (s *rpcServer) Status(args Call, reply *StatusReply) error {
 		reply.Err = e
 		return nil
 	}
-	ctx, end := s.begin(args)
+	ctx, end := s.calls.Begin(args.ID, args.Deadline)
 	defer end()
 	st, err := a.Status(ctx)
 	reply.Status, reply.Err = st, sdk.AsError(err)
@@ -326,21 +307,14 @@ func (s *rpcServer) Status(args Call, reply *StatusReply) error {
 
 // Cancel ends the context of a running call.
 func (s *rpcServer) Cancel(args CancelArgs, _ *ErrReply) error {
-	s.mu.Lock()
-	cancel := s.calls[args.ID]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+	s.calls.Cancel(args.ID)
 	return nil
 }
 
 func (s *rpcServer) close() {
+	s.calls.CancelAll()
 	s.mu.Lock()
 	a, hc := s.a, s.hc
-	for _, cancel := range s.calls {
-		cancel()
-	}
 	s.mu.Unlock()
 	if c, ok := a.(io.Closer); ok {
 		if err := c.Close(); err != nil {

@@ -94,7 +94,7 @@ func (p *Plugin) Server(*plugin.MuxBroker) (any, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	s := &rpcServer{desc: p.Desc, open: p.Open, log: log, calls: map[uint64]context.CancelFunc{}}
+	s := &rpcServer{desc: p.Desc, open: p.Open, log: log}
 	p.mu.Lock()
 	p.servers = append(p.servers, s)
 	p.mu.Unlock()
@@ -159,27 +159,7 @@ type rpcServer struct {
 
 	mu    sync.Mutex
 	srv   Server
-	calls map[uint64]context.CancelFunc
-}
-
-// begin rebuilds a call's context.
-func (s *rpcServer) begin(c Call) (context.Context, func()) {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if !c.Deadline.IsZero() {
-		ctx, cancel = context.WithDeadline(context.Background(), c.Deadline)
-	} else {
-		ctx, cancel = context.WithCancel(context.Background())
-	}
-	s.mu.Lock()
-	s.calls[c.ID] = cancel
-	s.mu.Unlock()
-	return ctx, func() {
-		s.mu.Lock()
-		delete(s.calls, c.ID)
-		s.mu.Unlock()
-		cancel()
-	}
+	calls sdk.Calls
 }
 
 // Describe answers with the plugin's Description.
@@ -211,7 +191,7 @@ func (s *rpcServer) Open(args OpenArgs, reply *ErrReply) error {
 		reply.Err = sdk.NewError(sdk.CodeContract, "the bridge was already opened")
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	srv, err := s.open(ctx, cfg)
 	if err != nil {
@@ -233,7 +213,7 @@ func (s *rpcServer) Call(args CallArgs, reply *CallReply) error {
 		reply.Err = sdk.NewError(sdk.CodeContract, "the bridge was not opened")
 		return nil
 	}
-	ctx, end := s.begin(args.Call)
+	ctx, end := s.calls.Begin(args.Call.ID, args.Call.Deadline)
 	defer end()
 	res, err := srv.Call(ctx, args.Name, args.Args)
 	reply.Result, reply.Err = res, sdk.AsError(err)
@@ -242,21 +222,14 @@ func (s *rpcServer) Call(args CallArgs, reply *CallReply) error {
 
 // Cancel ends the context of a running call.
 func (s *rpcServer) Cancel(args CancelArgs, _ *ErrReply) error {
-	s.mu.Lock()
-	cancel := s.calls[args.ID]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+	s.calls.Cancel(args.ID)
 	return nil
 }
 
 func (s *rpcServer) close() {
+	s.calls.CancelAll()
 	s.mu.Lock()
 	srv := s.srv
-	for _, cancel := range s.calls {
-		cancel()
-	}
 	s.mu.Unlock()
 	if c, ok := srv.(io.Closer); ok {
 		if err := c.Close(); err != nil {
