@@ -44,12 +44,22 @@ type importResult struct {
 	// (--dry-run), skipped (a server of that name exists, or another
 	// client's server has the name) or failed (Error says why).
 	Status string `json:"status"`
-	// Tools is "N/M" tools enabled, when the server was probed.
-	Tools string `json:"tools,omitempty"`
+	// ToolsEnabled is "N/M" tools enabled, when the server was probed.
+	ToolsEnabled string `json:"tools_enabled,omitempty"`
 	// Secrets are the .env variables written (never their values).
 	Secrets []string `json:"secrets,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// Error says why a server was skipped or failed, with a code as every
+	// --json failure has (docs/JSON.md).
+	Error *jsonError `json:"error,omitempty"`
+	// problem is Error's message, for the lines on the terminal.
+	problem string
+}
+
+// fail records why r was skipped or failed, with its code.
+func (r *importResult) fail(status, code, msg string) {
+	r.Status, r.problem = status, msg
+	r.Error = &jsonError{Code: code, Message: msg}
 }
 
 const importUsage = `hermes mcp import [--from claude|codex|gemini|cursor|vscode|FILE] [--all | NAME...] [--dry-run] [--force]
@@ -203,9 +213,9 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		}
 		switch {
 		case s.Err != nil:
-			res.Status, res.Error = "failed", oneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'"
+			res.fail("failed", codeConfig, oneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'")
 		case slices.Contains(existing, s.Name) && !o.force:
-			res.Status, res.Error = "skipped", fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path)
+			res.fail("skipped", codeExists, fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path))
 		}
 		cands = append(cands, importCandidate{srv: s, res: res})
 	}
@@ -218,10 +228,12 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		if chosen[i].Source.Client != s.Source.Client {
 			why = fmt.Sprintf("the server of this name in %s is imported instead; to import this one, run the import again with --from %s --force", chosen[i].Source.Path, s.Source.Client)
 		}
-		cands = append(cands, importCandidate{srv: s, res: &importResult{
+		res := &importResult{
 			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
-			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Status: "skipped", Error: why,
-		}})
+			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(),
+		}
+		res.fail("skipped", codeDuplicate, why)
+		cands = append(cands, importCandidate{srv: s, res: res})
 	}
 
 	e.showImportPlan(cands, o.dryRun)
@@ -238,8 +250,8 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 			}
 			c.res.Status = "would_import"
 			if err := e.screenAdd(c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
-				c.res.Status, c.res.Error = "failed", errMessage(err)
-				e.p.Fail("%s", c.res.Error)
+				c.res.fail("failed", errorCode(err), errMessage(err))
+				e.p.Fail("%s", c.res.problem)
 			}
 		}
 		e.p.Line("Dry run: nothing was written.")
@@ -363,10 +375,10 @@ func (e *env) showImportPlan(cands []importCandidate, entries bool) {
 		}
 		switch r.Status {
 		case "skipped":
-			e.p.Warn("Skipping '%s' from %s: %s", r.Name, from, r.Error)
+			e.p.Warn("Skipping '%s' from %s: %s", r.Name, from, r.problem)
 			continue
 		case "failed":
-			e.p.Fail("Cannot import '%s' from %s: %s", r.Name, from, r.Error)
+			e.p.Fail("Cannot import '%s' from %s: %s", r.Name, from, r.problem)
 			continue
 		}
 		name := r.Name
@@ -422,15 +434,15 @@ func (e *env) importOne(ctx context.Context, o *importOptions, c importCandidate
 	}
 	err := e.addEntry(ctx, ao, plan)
 	if err != nil {
-		r.Status, r.Error = "failed", errMessage(err)
+		r.fail("failed", errorCode(err), errMessage(err))
 		if !plan.saved {
 			r.Secrets = nil
 		}
-		e.p.Fail("'%s' was not imported: %s", s.Name, r.Error)
+		e.p.Fail("'%s' was not imported: %s", s.Name, r.problem)
 		return
 	}
 	r.Enabled = s.Enabled()
-	r.Tools = plan.tools
+	r.ToolsEnabled = plan.tools
 	switch plan.result {
 	case resultDisabled:
 		r.Status = "imported_disabled"

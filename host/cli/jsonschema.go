@@ -49,6 +49,8 @@ const (
 	codeUnknownEntry  = "unknown_entry"  // no catalog entry of that name
 	codeInstall       = "install"        // installing a catalog entry failed; nothing was installed
 	codeNotInstalled  = "not_installed"  // uninstall: the server was not installed from the catalog
+	codeExists        = "exists"         // import: a server of that name is configured already (--force replaces it)
+	codeDuplicate     = "duplicate"      // import: another file's server of the same name is imported instead
 	codeCancelled     = sdk.CodeCanceled // the person declined, or hermes was interrupted
 	codeOther         = sdk.CodeOther    // anything else; the message says what
 )
@@ -59,7 +61,7 @@ var (
 	jsonStates = []string{stateConnected, stateConnecting, stateFailed, stateConfigured, stateDisabled,
 		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand}
 	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
-		codeUnknownEntry, codeInstall, codeNotInstalled, codeCancelled, codeOther,
+		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeCancelled, codeOther,
 		sdk.CodeClosed, sdk.CodeNotFound, sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotMCP, sdk.CodeSessionExpired,
 		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract}
 )

@@ -185,3 +185,33 @@ func TestCatalogFitsTheTerminal(t *testing.T) {
 		t.Errorf("catalog at 60 columns:\n%s", out)
 	}
 }
+
+// TestImportJSONErrors: import --json reports a skipped server's reason as
+// the shared error object, with its code.
+func TestImportJSONErrors(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  memory:\n    command: npx\n")
+	file := filepath.Join(t.TempDir(), ".mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers":{"memory":{"command":"npx","args":["-y","@modelcontextprotocol/server-memory"]},"other":{"command":"sh"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runHermes(t, home, "mcp", "import", "--from", file, "--all", "--no-probe", "--json").must(t, 0).stdout
+	var got []struct {
+		Name, Status string
+		Error        *struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	by := map[string]int{}
+	for i, g := range got {
+		by[g.Name] = i
+	}
+	m, o := got[by["memory"]], got[by["other"]]
+	if m.Status != "skipped" || m.Error == nil || m.Error.Code != "exists" || !strings.Contains(m.Error.Message, "--force") {
+		t.Errorf("memory: %+v", m)
+	}
+	if o.Status != "saved_unprobed" || o.Error != nil {
+		t.Errorf("other: %+v", o)
+	}
+}
