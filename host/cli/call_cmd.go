@@ -18,8 +18,8 @@ import (
 )
 
 func callCommand(e *env) *cli.Command {
+	j := &jsonOutput{e: e}
 	var (
-		asJSON   bool
 		rendered bool
 		kvs      []string
 		argsJSON string
@@ -31,10 +31,11 @@ func callCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &kvs},
 			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &argsJSON},
-			&cli.BoolFlag{Name: "json", Usage: "print the raw MCP result", Destination: &asJSON},
+			j.flag("print the raw MCP result; a failure to call prints the error object (docs/JSON.md)"),
 			&cli.BoolFlag{Name: "rendered", Usage: "print the JSON string the model would receive", Destination: &rendered},
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.on
 			if c.Args().Len() != 2 {
 				return usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
 			}
@@ -62,7 +63,11 @@ func callCommand(e *env) *cli.Command {
 				if srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
 				}
-				return failf("cannot connect to '%s': %s", name, msg)
+				err := failf("cannot connect to '%s': %s", name, msg)
+				if st.Code != "" {
+					return withCode(st.Code, err)
+				}
+				return err
 			}
 			toolName := toolview.ToolName(name, tool)
 			def, ok := m.Tool(toolName)
@@ -95,7 +100,7 @@ func callCommand(e *env) *cli.Command {
 			}
 			switch {
 			case asJSON:
-				writeJSON(e, res)
+				j.write(res)
 			case rendered:
 				writeRendered(e, m.Render(name, res))
 			default:
@@ -107,7 +112,7 @@ func callCommand(e *env) *cli.Command {
 				return &exitError{code: ExitFail}
 			}
 			return nil
-		},
+		}),
 	}
 }
 

@@ -210,7 +210,8 @@ func (j *jsonOutput) action(f cli.ActionFunc) cli.ActionFunc {
 			code = codeCancelled // interrupted by a signal
 		}
 		fail := jsonFailure{Error: &jsonError{Code: code, Message: ee.msg}}
-		if c.Args().Len() == 1 {
+		if c.Args().Len() >= 1 {
+			// The server: every command that takes one names it first.
 			fail.Name = c.Args().First()
 		}
 		j.write(fail)

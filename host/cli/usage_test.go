@@ -215,3 +215,24 @@ func TestImportJSONErrors(t *testing.T) {
 		t.Errorf("other: %+v", o)
 	}
 }
+
+// TestCallJSONFailure: call --json prints the raw result on success and
+// the shared error object when the call cannot be made.
+func TestCallJSONFailure(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n  gone:\n    command: /no/such/server\n")
+	var ok map[string]any
+	if err := json.Unmarshal([]byte(runHermes(t, home, "mcp", "call", "ts", "echo", "--arg", "message=hi", "--json").must(t, 0).stdout), &ok); err != nil || ok["content"] == nil {
+		t.Fatalf("success: %v %v", ok, err)
+	}
+	for args, code := range map[string]string{"nope echo": "unknown_server", "gone echo": "not_found"} {
+		r := runHermes(t, home, append([]string{"mcp", "call"}, append(strings.Fields(args), "--json")...)...).must(t, 1)
+		var f struct {
+			Name  string
+			Error *struct{ Code, Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &f); err != nil || f.Error == nil || f.Error.Code != code || f.Name != strings.Fields(args)[0] {
+			t.Errorf("call %s --json: %q (%v), want code %s", args, r.stdout, err, code)
+		}
+	}
+}
