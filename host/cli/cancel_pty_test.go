@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testpty"
 )
 
@@ -31,4 +33,47 @@ func TestCancelIsExitOne(t *testing.T) {
 	if readConfig(t, home) != before {
 		t.Fatal("a cancelled command changed config.yaml")
 	}
+}
+
+// TestNarrowTerminal: on a 60-column terminal nothing hermes prints is
+// wider than the terminal except a single word that is, and no word is
+// cut: tables cut their flexible column, messages break between words.
+func TestNarrowTerminal(t *testing.T) {
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  everything:\n    command: sh\n    args: [\"/opt/some/very/long/installation/folder/of/the/server/dist/index.js\", stdio]\n"+
+		"  web:\n    url: https://very-long-host-name.example.com/some/very/long/path/to/the/mcp/endpoint\n"+
+		"    headers:\n      Authorization: \"Bearer ${NARROW_TEST_TOKEN}\"\n")
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "test", "web"}, {"mcp", "catalog"}} {
+		cmd := exec.Command(testbin.Path(t, "hermes"), args...)
+		cmd.Env = hermesTestEnv(t, home)
+		tm := testpty.Start(t, cmd, 40, 60)
+		tm.Wait()
+		out := strings.ReplaceAll(tm.Output(), "\r\n", "\n")
+		for _, l := range strings.Split(out, "\n") {
+			l = strings.TrimRight(l, " \r")
+			if w := len([]rune(stripStyle(l))); w > 60 && strings.Contains(strings.TrimSpace(l), " ") {
+				t.Errorf("hermes %s: a line of %d columns:\n%q", strings.Join(args, " "), w, l)
+			}
+		}
+		if args[1] == "test" && !strings.Contains(strings.Join(strings.Fields(out), " "), "add NARROW_TEST_TOKEN=... to") {
+			t.Errorf("hermes mcp test web: the fix was cut:\n%s", out)
+		}
+	}
+}
+
+// stripStyle removes the colour escape sequences of a terminal line.
+func stripStyle(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
