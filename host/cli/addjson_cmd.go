@@ -23,22 +23,28 @@ For a whole config file use 'hermes mcp import --from FILE'.`
 
 func addJSONCommand(e *env) *cli.Command {
 	o := &addOptions{}
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:        "add-json",
 		Usage:       "add a server given as JSON in the shape other MCP clients use",
-		UsageText:   "hermes mcp add-json <name> [JSON | -] [--tools a,b | --yes] [--no-probe]",
+		UsageText:   "hermes mcp add-json <name> [JSON | -] [--tools a,b | --yes] [--no-probe] [--json]",
 		Description: addJSONDescription,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
 			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
+			j.flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("usage: hermes mcp add-json <name> [JSON | -]; run 'hermes mcp add-json --help'")
 			}
 			o.name = args[0]
+			if j.on {
+				// stdout is the JSON; notes and progress go to stderr.
+				e.progressToStderr()
+			}
 			if !config.ValidName(o.name) {
 				return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
 			}
@@ -83,7 +89,10 @@ func addJSONCommand(e *env) *cli.Command {
 			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
 				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
 			}
-			return e.addEntry(ctx, o, plan)
-		},
+			if err := e.addEntry(ctx, o, plan); err != nil || !j.on {
+				return err
+			}
+			return e.printServer(j, o.name)
+		}),
 	}
 }

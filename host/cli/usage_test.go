@@ -236,3 +236,24 @@ func TestCallJSONFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestAddJSONJSON: add-json --json prints the saved server object only on
+// stdout (its notes and progress on stderr), and a failure the error object.
+func TestAddJSONJSON(t *testing.T) {
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add-json", "mem", `{"type":"stdio","command":"sh","env":{"API_TOKEN":"s3cret-value-1"}}`, "--no-probe", "--json").must(t, 0)
+	var srv struct {
+		Name, State, Command string
+		Enabled              bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &srv); err != nil || srv.Name != "mem" || srv.State != "configured" || !srv.Enabled {
+		t.Fatalf("stdout %q (%v)", r.stdout, err)
+	}
+	if strings.Contains(r.stdout+r.stderr, "s3cret-value-1") {
+		t.Error("the secret was printed")
+	}
+	r = runHermes(t, home, "mcp", "add-json", "mem", `{"command":"sh"}`, "--no-probe", "--json").must(t, 1)
+	if !strings.Contains(r.stdout, `"error"`) {
+		t.Errorf("an add-json over an existing name without --yes printed %q", r.stdout)
+	}
+}
