@@ -131,10 +131,10 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	if err != nil && o.auth == "" && usesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
 		if !plan.interactive && plan.imported {
-			return failf("Failed to connect to '%s': %s; this server uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, shownErr(err), o.name)
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; this server uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, shownErr(err), o.name))
 		}
 		if !plan.interactive {
-			return failf("Failed to connect to '%s': %s; this server uses OAuth: add it with --auth oauth to log in now, or pass --no-probe to save it and then run 'hermes mcp login %s'", o.name, shownErr(err), o.name)
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; this server uses OAuth: add it with --auth oauth to log in now, or pass --no-probe to save it and then run 'hermes mcp login %s'", o.name, shownErr(err), o.name))
 		}
 		e.p.Fail("Failed to connect: %s", shownErr(err))
 		e.p.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
@@ -180,7 +180,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	if err != nil {
 		msg := shownErr(err)
 		if !plan.interactive {
-			return failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg)
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg))
 		}
 		if !failShown {
 			e.p.Fail("Failed to connect: %s", msg)
