@@ -95,6 +95,22 @@ type catalogJSONEntry struct {
 	NeedsNewer bool   `json:"needs_newer_hermes,omitempty"`
 }
 
+// catalogStatusToken is a catalog status as --json gives it: one word a
+// script can compare (the table shows the words a person reads).
+func catalogStatusToken(status string) string {
+	switch status {
+	case catalog.StatusInstalledDisabled:
+		return "installed_disabled"
+	case catalog.StatusCustomEnabled:
+		return "custom_enabled"
+	case catalog.StatusCustomDisabled:
+		return "custom_disabled"
+	case catalog.StatusNeedsNewer:
+		return "needs_newer_hermes"
+	}
+	return status // available, enabled
+}
+
 // catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
 func catalogCommand(e *env) *cli.Command {
 	j := &jsonOutput{e: e}
@@ -118,6 +134,7 @@ func catalogCommand(e *env) *cli.Command {
 				out := catalogJSON{Source: v.Source, Entries: []catalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
 				for _, r := range v.Rows {
 					je := catalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
+					je.Status = catalogStatusToken(r.Status)
 					if r.Manifest != nil {
 						je.Transport, je.SourceURL = r.Manifest.Transport.Type, r.Manifest.Source
 					}

@@ -157,11 +157,11 @@ func TestCatalogCommand(t *testing.T) {
 		transport, description, src string
 	}{
 		{"alpha", "available", false, false, false, "http", "Alpha, not installed.", "https://example.com/alpha"},
-		{"beta", "installed (disabled)", false, true, false, "http", "Beta, installed and disabled.", ""},
-		{"future", "needs a newer Hermes", false, false, false, "", "From a newer hermes.", ""},
+		{"beta", "installed_disabled", false, true, false, "http", "Beta, installed and disabled.", ""},
+		{"future", "needs_newer_hermes", false, false, false, "", "From a newer hermes.", ""},
 		{"gamma", "enabled", false, true, true, "http", "Gamma, enabled \x1b]0;pwned\a\x1b[31mred", ""},
-		{"mine", "custom — enabled", true, true, true, "", "my-server --token ${MY_TOKEN}", ""},
-		{"mine-off", "custom — disabled", true, true, false, "", "https://off.example.com/mcp", ""},
+		{"mine", "custom_enabled", true, true, true, "", "my-server --token ${MY_TOKEN}", ""},
+		{"mine-off", "custom_disabled", true, true, false, "", "https://off.example.com/mcp", ""},
 	}
 	if len(got.Entries) != len(want) {
 		t.Fatalf("%d entries, want %d:\n%s", len(got.Entries), len(want), r.stdout)
