@@ -61,6 +61,14 @@ func runHermesInput(t *testing.T, home string, extra []string, in io.Reader, arg
 	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
 	cmd.Env = hermesTestEnv(t, home, extra...)
 	cmd.Stdin = in
+	return runCmd(t, cmd)
+}
+
+// runCmd runs a prepared hermes command to its end (at most 90 s) and
+// returns what it printed and its exit code.
+func runCmd(t *testing.T, cmd *exec.Cmd) runResult {
+	t.Helper()
+	args := cmd.Args[1:]
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)

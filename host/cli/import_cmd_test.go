@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
@@ -64,31 +62,7 @@ func (w importWorld) run(t *testing.T, in io.Reader, args ...string) runResult {
 	cmd.Env = hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
 	cmd.Dir = w.project
 	cmd.Stdin = in
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(90 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("hermes %s did not finish within 90s; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())
-	}
-	r := runResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatal(err)
-	}
-	return r
+	return runCmd(t, cmd)
 }
 
 func (w importWorld) dotEnv(t *testing.T) string {
