@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -12,6 +13,10 @@ import (
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/urfave/cli/v3"
 )
+
+// bridgeNameRE is what --bridge accepts: the NAME of a plugin binary
+// hermes-bridge-NAME, never a path.
+var bridgeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func serveCommand(e *env) *cli.Command {
 	var (
@@ -34,6 +39,9 @@ func serveCommand(e *env) *cli.Command {
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
 				return usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
+			}
+			if !bridgeNameRE.MatchString(bridgeName) {
+				return usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", bridgeName)
 			}
 			if allowRemote && httpAddr == "" {
 				return usagef("--allow-remote only applies to --http; add --http HOST:PORT")

@@ -88,6 +88,7 @@ func TestServeRefusals(t *testing.T) {
 	runHermes(t, home, "mcp", "serve", "--http", "0.0.0.0:0").must(t, 1).oneLineErr(t, "not a loopback address", "--allow-remote")
 	runHermes(t, home, "mcp", "serve", "--http", "nonsense").must(t, 1).oneLineErr(t, "want HOST:PORT")
 	runHermes(t, home, "mcp", "serve", "--bridge", "nope").must(t, 1).oneLineErr(t, "hermes-bridge-nope")
+	runHermes(t, home, "mcp", "serve", "--bridge", "../../bin/sh").must(t, 2).oneLineErr(t, "a bridge plugin's name is letters")
 	writeConfig(t, home, "mcp_serve:\n  call_timeout: soon\n")
 	runHermes(t, home, "mcp", "serve").must(t, 1).oneLineErr(t, "mcp_serve.call_timeout", "want a number of seconds")
 }

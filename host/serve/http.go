@@ -70,6 +70,13 @@ func URL(ln net.Listener) string {
 // Handler returns the HTTP handler of s: the streamable HTTP endpoint at
 // EndpointPath behind the Origin, Host and bearer token checks.
 func Handler(s *server.MCPServer, o HTTPOptions) http.Handler {
+	h, _ := newHandler(s, o)
+	return h
+}
+
+// newHandler is Handler, with the mcp-go server behind it, whose session
+// sweeper the caller stops (Shutdown) when it is done serving.
+func newHandler(s *server.MCPServer, o HTTPOptions) (http.Handler, *server.StreamableHTTPServer) {
 	log := o.Logger
 	if log == nil {
 		log = hclog.NewNullLogger()
@@ -114,14 +121,20 @@ func Handler(s *server.MCPServer, o HTTPOptions) http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		mcpHandler.ServeHTTP(w, r)
-	})
+	}), mcpHandler
 }
 
 // ServeHTTP serves s on ln until ctx ends, then shuts down within a few
 // seconds.
 func ServeHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, o HTTPOptions) error {
+	h, mcpHandler := newHandler(s, o)
+	defer func() {
+		end, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = mcpHandler.Shutdown(end) // its sessions and their sweeper
+	}()
 	srv := &http.Server{
-		Handler:           Handler(s, o),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
