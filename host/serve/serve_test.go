@@ -319,3 +319,44 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 		t.Errorf("ping on an unknown session: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestCallTimeout: a plugin that never answers a call is cut off at
+// mcp_serve.call_timeout with an error naming the key, and serves the
+// next call.
+func TestCallTimeout(t *testing.T) {
+	home := t.TempDir()
+	b := startFake(t, home, nil, nil)
+	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: "test", CallTimeout: 300 * time.Millisecond})
+	o := serve.HTTPOptions{Addr: "127.0.0.1:0", Token: token}
+	ln, err := serve.Listen(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve.ServeHTTP(ctx, s, ln, o) }()
+	defer func() { cancel(); <-done }()
+	c, err := client.NewStreamableHttpClient(serve.URL(ln), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	if err := c.Start(cctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(cctx, mcp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = "block"
+	res, err := c.CallTool(cctx, req)
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "mcp_serve.call_timeout") {
+		t.Fatalf("a call the plugin never answers: %+v, %v", res, err)
+	}
+	req.Params.Name = "pid"
+	if res, err := c.CallTool(cctx, req); err != nil || res.IsError {
+		t.Fatalf("the next call: %+v, %v", res, err)
+	}
+}
