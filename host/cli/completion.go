@@ -35,7 +35,6 @@ const CompletionToolsTimeout = 3 * time.Second
 // CompletionToolsTimeout.
 const completionTimeoutEnv = "HERMES_COMPLETION_TIMEOUT"
 
-
 // completionToolRE is the model-visible rule for a tool name offered on
 // TAB: letters, digits, "_" and "-", as hermes's own tool names
 // (mcp_<server>_<tool>) are built from. A tool named otherwise is still
