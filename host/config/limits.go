@@ -65,10 +65,14 @@ func readLimited(path string, limit int64, secrets bool) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if err := checkTrusted(f, path, secrets); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("check owner and mode of %s: %w", path, err)
+	}
+	if err := checkTrusted(fi, path, secrets); err != nil {
 		return nil, err
 	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+	if fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, &TooLargeError{Path: path, Size: fi.Size(), Limit: limit}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))

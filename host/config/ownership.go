@@ -31,23 +31,21 @@ func (e *UnsafeFileError) Error() string {
 	return fmt.Sprintf("%s %s, so hermes does not use it; check what it holds, then run: %s", e.Path, e.reason, e.Fix)
 }
 
-// checkTrusted refuses the opened file f (judged by fstat, so by the very
-// file that is read, whatever a path or symlink is changed to meanwhile)
-// when someone other than the user running hermes could have changed it:
+// checkTrusted refuses the opened file whose fstat is fi (so the very file
+// that is read, whatever a path or symlink is changed to meanwhile) when someone other than the user running hermes could have changed it:
 // owned by a uid other than the effective one and root's, or writable by
 // its group or other users. secrets is true for .env: its fix also makes it
 // unreadable by others (chmod 600). A file only others can read passes
 // (for .env, DotEnvWarning says so).
-func checkTrusted(f *os.File, path string, secrets bool) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("check owner and mode of %s: %w", path, err)
-	}
+func checkTrusted(fi fs.FileInfo, path string, secrets bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil
 	}
 	perm, owner, euid := fi.Mode().Perm(), int(st.Uid), os.Geteuid()
+	if (owner == euid || owner == 0) && perm&0o022 == 0 {
+		return nil
+	}
 	e := &UnsafeFileError{Path: path, Owner: owner, Mode: perm}
 	switch {
 	case owner != euid && owner != 0:
@@ -72,8 +70,6 @@ func checkTrusted(f *os.File, path string, secrets bool) error {
 		if secrets {
 			e.Fix = "chmod 600 " + path
 		}
-	default:
-		return nil
 	}
 	return e
 }

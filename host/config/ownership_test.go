@@ -167,3 +167,39 @@ func TestDotEnvWarningOnlyForReadable(t *testing.T) {
 		t.Errorf("group-writable .env (refused): warning %q as well", w)
 	}
 }
+
+// BenchmarkCheckTrusted is what the check adds to each read of config.yaml
+// or .env, given the fstat that reading does anyway.
+func BenchmarkCheckTrusted(b *testing.B) {
+	path := filepath.Join(b.TempDir(), DotEnvFile)
+	if err := os.WriteFile(path, []byte("K=v\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := checkTrusted(fi, path, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadDotEnv reads a small .env, the check included.
+func BenchmarkLoadDotEnv(b *testing.B) {
+	home := b.TempDir()
+	if err := os.WriteFile(filepath.Join(home, DotEnvFile), []byte("K=v\nTOKEN=abc\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := LoadDotEnv(home); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
