@@ -35,11 +35,11 @@ const CompletionToolsTimeout = 3 * time.Second
 // CompletionToolsTimeout.
 const completionTimeoutEnv = "HERMES_COMPLETION_TIMEOUT"
 
-// completionToolRE is the model-visible rule for a tool name offered on
-// TAB: letters, digits, "_" and "-", as hermes's own tool names
-// (mcp_<server>_<tool>) are built from. A tool named otherwise is still
-// callable by that name, but it is not offered: a candidate is one word of
-// plain characters that no shell and no terminal acts on.
+// completionToolRE is the rule for a tool name offered on TAB: 1 to 128
+// (the MCP bound on a tool name) letters, digits, "_" and "-", the
+// characters a model provider accepts in a function name. A tool named
+// otherwise is still callable, but it is not offered: a candidate is one
+// word of plain characters that no shell and no terminal acts on.
 var completionToolRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
 // completionScripts are the scripts `hermes completion SHELL` prints. Each
