@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"embed"
 	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +23,43 @@ var serverArgCommands = map[string]bool{
 	"login": true, "logout": true, "reauth": true, "get": true, "uninstall": true,
 }
 
-// completionToolsTimeout bounds the connection `hermes mcp call NAME <TAB>`
-// makes to list the server's tools.
-const completionToolsTimeout = 10 * time.Second
+// CompletionToolsTimeout bounds how long `hermes mcp call NAME <TAB>` may
+// take to start server NAME and list its tools (hermes keeps no list of a
+// server's tools yet, so completing one means asking the server). Past it
+// nothing is offered and the server is stopped: a TAB never hangs the
+// shell. The environment variable HERMES_COMPLETION_TIMEOUT (seconds, or a
+// Go duration such as 500ms) changes it; 0 never starts a server on TAB.
+const CompletionToolsTimeout = 3 * time.Second
+
+// completionTimeoutEnv names the environment variable that overrides
+// CompletionToolsTimeout.
+const completionTimeoutEnv = "HERMES_COMPLETION_TIMEOUT"
+
+// completionToolRE is the rule for a tool name offered on TAB: 1 to 128
+// (the MCP bound on a tool name) letters, digits, "_" and "-", the
+// characters a model provider accepts in a function name. A tool named
+// otherwise is still callable, but it is not offered: a candidate is one
+// word of plain characters that no shell and no terminal acts on.
+var completionToolRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// completionScripts are the scripts `hermes completion SHELL` prints. Each
+// treats what hermes prints as data: a candidate is never split into
+// words, globbed, expanded or evaluated by the shell.
+//
+//go:embed completion_scripts/hermes.bash completion_scripts/hermes.zsh completion_scripts/hermes.fish
+var completionScripts embed.FS
+
+// completionHelp is the help of `hermes completion`.
+const completionHelp = `Print the completion script of a shell. Load it:
+
+  bash (plain bash is enough; in ~/.bashrc):   source <(hermes completion bash)
+  zsh  (after compinit; in ~/.zshrc):          source <(hermes completion zsh)
+  fish:   hermes completion fish > ~/.config/fish/completions/hermes.fish
+
+TAB then completes commands, flags, server names, catalog entries and, after
+'hermes mcp call NAME', the tools of server NAME, which is started for that
+(at most 3 s; HERMES_COMPLETION_TIMEOUT changes it, 0 never starts a server).
+Only names of letters, digits, "_" and "-" are offered.`
 
 // withCompletion lists `hermes completion bash|zsh|fish` in the help and
 // makes TAB complete what each command takes: server names, catalog entry
@@ -30,6 +68,23 @@ func (e *env) withCompletion(root *cli.Command) *cli.Command {
 	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
 		c.Hidden = false
 		c.Usage = "print the shell completion script: hermes completion bash|zsh|fish (see --help for how to load it)"
+		c.Description = completionHelp
+		var shells []*cli.Command
+		for _, sc := range c.Commands {
+			script, err := completionScripts.ReadFile("completion_scripts/hermes." + sc.Name)
+			if err != nil {
+				// urfave/cli's own scripts (pwsh) are not offered: each
+				// script hermes prints is its own, tested in its shell.
+				continue
+			}
+			sc.Usage = "print the " + sc.Name + " completion script"
+			sc.Action = func(context.Context, *cli.Command) error {
+				_, err := e.out.Write(script)
+				return err
+			}
+			shells = append(shells, sc)
+		}
+		c.Commands = shells
 	}
 	for _, mcp := range root.Commands {
 		if mcp.Name != "mcp" {
@@ -68,7 +123,10 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 	switch c.Args().Len() {
 	case 0:
 		for _, s := range cfg.Servers {
-			fmt.Fprintln(e.out, s.Name)
+			// A key hermes refuses as a server name is not offered.
+			if config.ValidName(s.Name) {
+				fmt.Fprintln(e.out, s.Name)
+			}
 		}
 	case 1:
 		if c.Name != "call" {
@@ -82,19 +140,49 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 	}
 }
 
-// completeTools prints the tools of srv the model may call, connecting to
-// it within completionToolsTimeout.
+// completeTools prints the tools of srv the model may call whose names
+// are plain (completionToolRE), connecting to it within
+// completionTimeout.
 func (e *env) completeTools(ctx context.Context, srv *config.Server) {
-	ctx, cancel := context.WithTimeout(ctx, completionToolsTimeout)
+	bound := completionTimeout()
+	if bound <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	m := e.newManager([]*config.Server{srv})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil || m.Status()[0].State != registry.StateConnected {
+		// Not connected within the bound: end the plugin and its server
+		// now, as Ctrl-C would, instead of waiting out their graces with
+		// the user's shell waiting on us.
+		if sup := e.supervisor(); sup != nil {
+			sup.Interrupt()
+		}
 		return
 	}
 	for _, name := range originalNames(m, srv.Name) {
-		fmt.Fprintln(e.out, name)
+		if completionToolRE.MatchString(name) {
+			fmt.Fprintln(e.out, name)
+		}
 	}
+}
+
+// completionTimeout is CompletionToolsTimeout, or what
+// HERMES_COMPLETION_TIMEOUT says (seconds, or a Go duration; a value that
+// reads as neither is ignored).
+func completionTimeout() time.Duration {
+	v := strings.TrimSpace(os.Getenv(completionTimeoutEnv))
+	if v == "" {
+		return CompletionToolsTimeout
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return d
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 3600 {
+		return time.Duration(f * float64(time.Second))
+	}
+	return CompletionToolsTimeout
 }
 
 // completeCatalog prints the catalog's entry names.
@@ -111,6 +199,8 @@ func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
 		return
 	}
 	for _, entry := range cat.Entries {
-		fmt.Fprintln(e.out, entry.Name)
+		if config.ValidName(entry.Name) {
+			fmt.Fprintln(e.out, entry.Name)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,33 @@ func TestCompletion(t *testing.T) {
 	// A name argument is complete: nothing more is offered.
 	if out := runHermes(t, home, "mcp", "test", "alpha", "--generate-shell-completion").must(t, 0).stdout; out != "" {
 		t.Errorf("hermes mcp test alpha <TAB> = %q", out)
+	}
+}
+
+// TestCompletionServerBound: `hermes mcp call NAME <TAB>` starts server
+// NAME only within its bound: HERMES_COMPLETION_TIMEOUT=0 starts nothing
+// at all, and a server that never answers (and ignores SIGTERM and the end
+// of its input) leaves the TAB with nothing offered once the bound is over,
+// instead of hanging the shell.
+func TestCompletionServerBound(t *testing.T) {
+	home := newHome(t)
+	marker := filepath.Join(t.TempDir(), "started")
+	writeConfig(t, home, "mcp_servers:\n"+
+		"  marks:\n    command: touch\n    args: ["+marker+"]\n"+
+		"  hangs:\n    command: "+testServerPath(t)+"\n    args: [--hang-initialize, --ignore-sigterm, --linger]\n")
+	out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=0"}, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0).stdout
+	if out != "" {
+		t.Errorf("hermes mcp call marks <TAB> = %q, want nothing", out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("HERMES_COMPLETION_TIMEOUT=0: a TAB started the server")
+	}
+	// The default bound starts it (so the check above can fail).
+	runHermes(t, home, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0)
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the default bound did not start the server: %v", err)
+	}
+	if out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=500ms"}, "mcp", "call", "hangs", "--generate-shell-completion").must(t, 0).stdout; out != "" {
+		t.Errorf("hermes mcp call hangs <TAB> = %q, want nothing", out)
 	}
 }

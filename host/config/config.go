@@ -252,12 +252,11 @@ func Load(home string) (*Config, error) {
 		cfg.SafeMode = true
 		return cfg, nil
 	}
-	src, err := readLimited(path, MaxConfigBytes)
+	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
-	var tl *TooLargeError
-	if errors.As(err, &tl) {
+	if refusedFile(err) {
 		return nil, err
 	}
 	if err != nil {

@@ -39,11 +39,11 @@ func LoadDotEnv(home string) (map[string]string, error) {
 	return out, nil
 }
 
-// readDotEnv reads a .env file of at most MaxConfigBytes.
+// readDotEnv reads a .env file of at most MaxConfigBytes that no one else
+// could have changed (see checkTrusted).
 func readDotEnv(path string) ([]byte, error) {
-	data, err := readLimited(path, MaxConfigBytes)
-	var tl *TooLargeError
-	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &tl) {
+	data, err := readLimited(path, MaxConfigBytes, true)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !refusedFile(err) {
 		err = fmt.Errorf("read %s: %w", path, err)
 	}
 	return data, err

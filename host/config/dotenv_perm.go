@@ -9,11 +9,13 @@ import (
 	"syscall"
 )
 
-// DotEnvWarning checks that <home>/.env (the file a symlink points at) is
-// private: owned by the user running hermes and neither readable nor
-// writable by anyone else. It returns "" when it is, or is missing, and
-// otherwise one line naming the file and the command that fixes it.
-// hermes still reads a loose .env (refusing would break a working setup);
+// DotEnvWarning checks that <home>/.env (the file a symlink points at),
+// which hermes uses, is also unreadable by others: it returns "" when it
+// is, or is missing, or is refused anyway (someone else could have changed
+// it, see UnsafeFileError: reading it fails with its own one line), and
+// otherwise one line naming the file and the command that fixes it. hermes
+// still reads a .env that only its group or other users can read (refusing
+// would break a working setup for a leak the user can see and fix);
 // SetDotEnv makes it private when it writes it.
 func DotEnvWarning(home string) string {
 	path := filepath.Join(home, DotEnvFile)
@@ -21,18 +23,18 @@ func DotEnvWarning(home string) string {
 	if err != nil {
 		return ""
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Sprintf("%s holds secrets but belongs to %s, not to you: whoever owns it can change what hermes sends; check it, then run: sudo chown %s %s && chmod 600 %s",
-			path, userName(int(st.Uid)), userName(os.Getuid()), path, path)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() && st.Uid != 0 {
+		return ""
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		who := "other users"
-		if perm&0o007 == 0 {
-			who = "its group"
-		}
-		return fmt.Sprintf("%s holds secrets but is open to %s (mode %04o); run: chmod 600 %s", path, who, perm, path)
+	perm := fi.Mode().Perm()
+	if perm&0o022 != 0 || perm&0o044 == 0 {
+		return ""
 	}
-	return ""
+	who := "other users"
+	if perm&0o004 == 0 {
+		who = "its group"
+	}
+	return fmt.Sprintf("%s holds secrets but is readable by %s (mode %04o); run: chmod 600 %s", path, who, perm, path)
 }
 
 // userName is the login name of uid, or the number when it has none.

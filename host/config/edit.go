@@ -21,12 +21,11 @@ func Edit(home string, fn func(d *Document) error) error {
 	path := filepath.Join(home, File)
 	return withLock(path, func() error {
 		mode := fs.FileMode(0o600)
-		src, err := readLimited(path, MaxConfigBytes)
-		var tl *TooLargeError
+		src, err := readLimited(path, MaxConfigBytes, false)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			src = nil
-		case errors.As(err, &tl):
+		case refusedFile(err):
 			return err
 		case err != nil:
 			return fmt.Errorf("read %s: %w", path, err)

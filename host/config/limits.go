@@ -40,6 +40,14 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is %s, over the limit of %s for a hermes config file; make it smaller (keep large data in other files and point to them)", e.Path, size, mib(e.Limit))
 }
 
+// refusedFile reports whether err is a refusal of a file as it is (too
+// large, or unsafe), which callers pass on unwrapped: it names the file.
+func refusedFile(err error) bool {
+	var tl *TooLargeError
+	var ue *UnsafeFileError
+	return errors.As(err, &tl) || errors.As(err, &ue)
+}
+
 func mib(n int64) string {
 	if n%(1<<20) == 0 {
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -47,16 +55,24 @@ func mib(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
-// readLimited reads path, refusing a file over limit bytes without
-// reading it all. A missing file is returned as the os error (callers test
-// fs.ErrNotExist).
-func readLimited(path string, limit int64) ([]byte, error) {
+// readLimited reads config.yaml or .env (secrets) at path, refusing a file
+// someone else could have changed (*UnsafeFileError, see checkTrusted) and
+// a file over limit bytes (*TooLargeError) without reading it all. A
+// missing file is returned as the os error (callers test fs.ErrNotExist).
+func readLimited(path string, limit int64, secrets bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("check owner and mode of %s: %w", path, err)
+	}
+	if err := checkTrusted(fi, path, secrets); err != nil {
+		return nil, err
+	}
+	if fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, &TooLargeError{Path: path, Size: fi.Size(), Limit: limit}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))

@@ -50,7 +50,7 @@ func LoadServe(home string) (*ServeSettings, error) {
 		Bridges:         map[string]map[string]any{},
 	}
 	path := filepath.Join(home, File)
-	src, err := readLimited(path, MaxConfigBytes)
+	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

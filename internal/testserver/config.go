@@ -181,6 +181,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Hostile.HangList, "hang-list", false, "hostile: never answer tools/list, resources/list or prompts/list")
 	fs.IntVar(&cfg.Hostile.DeepSchema, "deep-schema", 0, "hostile: list a tool whose input schema nests `N` levels deep")
 	fs.IntVar(&cfg.Hostile.LogFlood, "log-flood", 0, "hostile (stdio): on the attack tool, send `N` log notifications back to back")
+	fs.BoolVar(&cfg.Hostile.ShellNames, "shell-names", false, "hostile: also list tools whose names are shell code (ShellToolNames)")
 	fs.StringVar(&cfg.Daemon, "daemon", "", "leave a setsid daemon behind at start; it writes its pid to `PIDFILE`")
 	fs.StringVar(&cfg.daemonFork, "daemon-fork", "", "internal: the daemon's short-lived parent")
 	fs.StringVar(&cfg.daemonRun, "daemon-run", "", "internal: the daemon")
@@ -234,6 +235,9 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	if n := countTrue(cfg.Hostile.HugeResult > 0, cfg.Hostile.EndlessMessage, cfg.Hostile.EndlessEvent, cfg.Hostile.RequestBurst > 0,
 		cfg.Hostile.HangList, cfg.Hostile.DeepSchema > 0, cfg.Hostile.LogFlood > 0); n > 1 {
 		return nil, errors.New("--huge-result, --endless-message, --endless-event, --request-burst, --hang-list, --deep-schema and --log-flood are one attack each; pick one")
+	}
+	if cfg.Hostile.ShellNames && cfg.HTTPAddr != "" {
+		return nil, errors.New("--shell-names speaks stdio only")
 	}
 	if cfg.Hostile.HugeResult < 0 || cfg.Hostile.RequestBurst < 0 || cfg.Hostile.DeepSchema < 0 || cfg.Hostile.LogFlood < 0 {
 		return nil, errors.New("--huge-result, --request-burst, --deep-schema and --log-flood take a positive number")

@@ -201,6 +201,9 @@
 //	                     deeper than encoding/json reads)
 //	--log-flood N        (stdio) attack sends N notifications/message entries
 //	                     (logger "flood") back to back, then answers the call
+//	--shell-names        (stdio) tools/list also lists ShellToolNames (names
+//	                     that are shell code, control characters, globs) and
+//	                     ShellSafeToolNames
 //
 // Processes:
 //

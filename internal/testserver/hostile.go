@@ -50,10 +50,17 @@ type Hostile struct {
 	// "flood") back to back when attack is called, then answers the call
 	// (--log-flood N; stdio).
 	LogFlood int
+	// ShellNames adds to tools/list the tools of ShellToolNames, whose
+	// names are shell code, and those of ShellSafeToolNames
+	// (--shell-names).
+	ShellNames bool
 }
 
 // Active reports whether an attack is configured.
 func (h Hostile) Active() bool {
+	if h.ShellNames {
+		return true
+	}
 	return h.HugeResult > 0 || h.EndlessMessage || h.EndlessEvent || h.RequestBurst > 0 ||
 		h.HangList || h.DeepSchema > 0 || h.LogFlood > 0
 }
@@ -173,12 +180,12 @@ func (h *hostile) answer(m *rpcMsg) (result any, ok bool) {
 		return map[string]any{}, true
 	case "tools/list":
 		obj := map[string]any{"type": "object"}
-		return map[string]any{"tools": []any{
+		return map[string]any{"tools": append([]any{
 			map[string]any{"name": "attack", "description": "Starts the attack this server was started with.", "inputSchema": obj},
 			map[string]any{"name": "echo", "description": "Returns the message verbatim.", "inputSchema": map[string]any{
 				"type": "object", "properties": map[string]any{"message": map[string]any{"type": "string"}}}},
 			map[string]any{"name": "burst_stats", "description": "How the client answered the requests of the burst.", "inputSchema": obj},
-		}}, true
+		}, h.shellTools()...)}, true
 	case "tools/call":
 		var p struct {
 			Name      string `json:"name"`
