@@ -281,6 +281,9 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 		return nil, ctx.Err()
 	}
 	stopAsk()
+	if errors.Is(r.err, errTooManyBadCallbacks) {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v; run the login again: hermes mcp login %s", a.cfg.Server, r.err, a.cfg.Server)
+	}
 	if r.err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, r.err)
 	}
