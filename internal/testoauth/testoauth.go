@@ -90,8 +90,10 @@ var DefaultScopes = []string{"mcp:read", "mcp:admin"}
 // folder is Folder; tests point it elsewhere.
 var folder = Folder
 
-// startTimeout bounds how long Start waits for the readiness line.
-const startTimeout = 60 * time.Second
+// startTimeout bounds how long Start waits for the readiness line: node
+// loading oidc-provider on a machine busy with other tests can take over a
+// minute.
+const startTimeout = 3 * time.Minute
 
 // Options configures the authorization server.
 type Options struct {
