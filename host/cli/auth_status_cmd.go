@@ -58,6 +58,9 @@ type authStatusEntry struct {
 	TokenFiles int `json:"token_files"`
 
 	expires, refreshed time.Time
+	// refused: the plugin checked the grant and the server refused it
+	// (auth_state login_needed).
+	refused bool
 }
 
 func authStatusCommand(e *env) *cli.Command {
@@ -67,7 +70,10 @@ func authStatusCommand(e *env) *cli.Command {
 		Usage: "show each server's credentials: method, account, scopes, expiry, state (never a token)",
 		Description: `Lists every server with an auth: method, and any server with credential
 files left under $HERMES_HOME/mcp-tokens. Each auth plugin is asked
-without a UI: nothing opens a browser or prompts. States: ok, expired
+without a UI: nothing opens a browser or prompts. The OAuth plugin checks
+the grant with the authorization server (introspection, or a refresh of a
+token about to expire, or a request to the MCP server), so a revoked or
+expired grant says "expired or revoked", never ok. States: ok, expired
 (refreshable), login needed, error, unused (files of a server without
 auth:).`,
 		Flags: []cli.Flag{j.flag("print a JSON array (see docs/JSON.md)")},
@@ -141,6 +147,7 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 	}
 	now := time.Now()
 	ent.AuthState = authState(st, now)
+	ent.refused = st.Refused
 	ent.Account, ent.LoggedIn, ent.CanRefresh = st.Account, st.LoggedIn, st.CanRefresh
 	ent.Issuer, ent.Detail = st.Issuer, st.Detail
 	if len(st.Scopes) > 0 {
@@ -162,6 +169,8 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 // authState is the state of a plugin's credentials at now.
 func authState(st auth.Status, now time.Time) string {
 	switch {
+	case st.Refused:
+		return authLoginNeeded // checked with the server: expired or revoked there
 	case !st.LoggedIn && st.CanRefresh:
 		return authOK // obtained on demand (exec, client credentials)
 	case !st.LoggedIn:
@@ -201,6 +210,10 @@ func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
 		case authExpiredRefreshable:
 			e.p.OK("%s", head+"expired, refreshable")
 		case authLoginNeeded:
+			if ent.refused {
+				e.p.Warn("%s", head+fmt.Sprintf("expired or revoked; run: hermes mcp login %s", ent.Name))
+				break
+			}
 			e.p.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
 		case authUnused:
 			e.p.Warn("%s", head+"credential files of a server without auth:")

@@ -22,7 +22,9 @@
 //   POST /test/device/deny    user_code=...  deny it (the device gets access_denied)
 //   POST /test/revoke-all                    revoke alice's grants and their tokens
 //   POST /test/access-ttl     seconds=N      access token lifetime from now on
-//   GET  /test/stats                         {"refreshes": n, "refreshAttempts": m}
+//   GET  /test/stats                         {"refreshes": n, "refreshAttempts": m, "reuses": r}
+//                                            (reuses: spent refresh tokens presented again,
+//                                            each of which revoked its grant)
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -114,14 +116,18 @@ const issuer = `http://127.0.0.1:${port}`;
 const provider = new Provider(issuer, configuration);
 
 // Counters and grants for the test endpoints.
-const stats = { refreshes: 0, refreshAttempts: 0 };
+const stats = { refreshes: 0, refreshAttempts: 0, reuses: 0 };
 const grants = new Set();
 provider.on('grant.saved', (grant) => grants.add(grant.jti));
 provider.on('grant.success', (ctx) => {
   if (ctx.oidc.params.grant_type === 'refresh_token') { stats.refreshes++; stats.refreshAttempts++; }
 });
-provider.on('grant.error', (ctx) => {
-  if (ctx.oidc?.params?.grant_type === 'refresh_token') stats.refreshAttempts++;
+provider.on('grant.error', (ctx, err) => {
+  if (ctx.oidc?.params?.grant_type !== 'refresh_token') return;
+  stats.refreshAttempts++;
+  // RFC 9700 §4.14.2 reuse detection: oidc-provider has just revoked the
+  // grant of the spent refresh token presented again.
+  if (err?.error_detail === 'refresh token already used') stats.reuses++;
 });
 // RFC 8628 §3.2 "interval": oidc-provider sends none; the response body is
 // still open to change when the event fires.

@@ -44,7 +44,7 @@
 //     (email alice@example.test), and grants what was asked, through
 //     redirects only (Browser follows them);
 //   - test-only endpoints behind ApproveDevice, DenyDevice, RevokeAll,
-//     SetAccessTTL, RefreshCount and RefreshAttempts.
+//     SetAccessTTL, RefreshCount, RefreshAttempts and RefreshReuses.
 package testoauth
 
 import (
@@ -90,8 +90,10 @@ var DefaultScopes = []string{"mcp:read", "mcp:admin"}
 // folder is Folder; tests point it elsewhere.
 var folder = Folder
 
-// startTimeout bounds how long Start waits for the readiness line.
-const startTimeout = 60 * time.Second
+// startTimeout bounds how long Start waits for the readiness line: node
+// loading oidc-provider on a machine busy with other tests can take over a
+// minute.
+const startTimeout = 3 * time.Minute
 
 // Options configures the authorization server.
 type Options struct {
@@ -336,9 +338,19 @@ func (as *AS) RefreshAttempts(ctx context.Context) (int, error) {
 	return s.RefreshAttempts, err
 }
 
+// RefreshReuses returns how many times a spent (rotated) refresh token was
+// presented again so far: each one made the server revoke the grant (RFC
+// 9700 reuse detection). A client that never reuses a refresh token keeps
+// it at zero.
+func (as *AS) RefreshReuses(ctx context.Context) (int, error) {
+	s, err := as.stats(ctx)
+	return s.Reuses, err
+}
+
 type stats struct {
 	Refreshes       int `json:"refreshes"`
 	RefreshAttempts int `json:"refreshAttempts"`
+	Reuses          int `json:"reuses"`
 }
 
 func (as *AS) stats(ctx context.Context) (stats, error) {

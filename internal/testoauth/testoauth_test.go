@@ -398,6 +398,11 @@ func TestRefreshAfterExpiry(t *testing.T) {
 	if err1 != nil || err2 != nil || n != 1 || attempts != 3 {
 		t.Fatalf("RefreshCount = %d, RefreshAttempts = %d (%v, %v); want 1 and 3", n, attempts, err1, err2)
 	}
+	// One reuse was recorded: the spent token; the rotated one presented
+	// after it was refused because its grant was gone, not reused.
+	if reuses, err := as.RefreshReuses(ctx); err != nil || reuses != 1 {
+		t.Fatalf("RefreshReuses = %d, %v; want 1", reuses, err)
+	}
 }
 
 func TestRevokeAll(t *testing.T) {

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hermes-agent/hermes/plugins/oauth/discovery"
@@ -36,7 +37,7 @@ func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.
 		if _, err := a.clientCredentials(ctx); err != nil {
 			return auth.Status{}, err
 		}
-		return a.Status(ctx)
+		return a.localStatus(), nil
 	}
 	challenge := o.Challenge
 	if len(challenge) == 0 {
@@ -78,7 +79,7 @@ func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.
 	}
 	a.setToken(t)
 	a.saveMeta(d)
-	return a.Status(ctx)
+	return a.localStatus(), nil
 }
 
 // probe asks the server, without credentials, for its challenge: the
@@ -206,9 +207,11 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 	if err != nil {
 		return nil, err
 	}
-	redirectURI := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	redirectURI := fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)
+	verifier := oauth2.GenerateVerifier()
+	state := randomString()
 	results := make(chan callback, 2)
-	srv := &http.Server{Handler: callbackHandler(results), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newCallbackHandler(state, results), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxCallbackHeader}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
@@ -216,8 +219,6 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 	if err != nil {
 		return nil, err
 	}
-	verifier := oauth2.GenerateVerifier()
-	state := randomString()
 	q := url.Values{
 		"response_type":         {"code"},
 		"client_id":             {c.ID},
@@ -280,14 +281,20 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 		return nil, ctx.Err()
 	}
 	stopAsk()
+	if errors.Is(r.err, errTooManyBadCallbacks) {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v; run the login again: hermes mcp login %s", a.cfg.Server, r.err, a.cfg.Server)
+	}
 	if r.err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, r.err)
 	}
+	// The state first: only this login's redirect may say anything, an
+	// error included. (The listener lets nothing else through; a pasted
+	// URL is checked here.)
+	if !sameState(r.query, state) {
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the answer's state does not match this login (a stale or forged redirect); run the login again", a.cfg.Server)
+	}
 	if e := r.query.Get("error"); e != "" {
 		return nil, sdk.NewError(sdk.CodeAuth, "the authorization server refused the login to '%s': %s %s", a.cfg.Server, shown(e, 60), shown(r.query.Get("error_description"), 200))
-	}
-	if r.query.Get("state") != state {
-		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the answer's state does not match this login (a stale or forged redirect); run the login again", a.cfg.Server)
 	}
 	if err := discovery.ValidateIssuerParam(d.meta, r.query.Get("iss"), r.query.Has("iss")); err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s' refused: %v", a.cfg.Server, err)
@@ -311,23 +318,83 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 	return t, nil
 }
 
-// callbackHandler answers the one redirect of a login.
-func callbackHandler(results chan<- callback) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if e := q.Get("error"); e != "" {
-			fmt.Fprintf(w, "<html><body><h1>Authorization Failed</h1><p>Error: %s</p></body></html>", html.EscapeString(shown(e, 60)))
-		} else {
-			fmt.Fprint(w, "<html><body><h1>Authorization Successful</h1><p>You can close this tab and return to Hermes.</p></body></html>")
-		}
-		select {
-		case results <- callback{query: q}:
-		default:
-		}
-	})
-	return mux
+// callbackPath is the path of the loopback redirect URI.
+const callbackPath = "/callback"
+
+// Bounds of the loopback callback listener, which anything on this
+// machine (and any web page, through the browser) can reach while a login
+// waits: maxBadCallbacks requests that are not the login's redirect end
+// the login with an error; maxCallbackHeader bounds one request's header.
+const (
+	maxBadCallbacks   = 100
+	maxCallbackHeader = 64 << 10
+)
+
+// errTooManyBadCallbacks ends a login whose listener met maxBadCallbacks
+// requests that were not its redirect.
+var errTooManyBadCallbacks = fmt.Errorf("the OAuth callback port received %d requests that were not this login's redirect (something on this machine is probing it); stopped listening", maxBadCallbacks)
+
+// callbackHandler answers requests to the loopback listener of one login.
+// Only a GET of callbackPath carrying the login's state ends the login
+// (its query goes to results, once); anything else gets a plain 400 page
+// that repeats nothing of the request, and the login goes on waiting,
+// until maxBadCallbacks of them end it.
+type callbackHandler struct {
+	state   string
+	results chan<- callback
+
+	mu   sync.Mutex
+	bad  int
+	done bool
+}
+
+func newCallbackHandler(state string, results chan<- callback) *callbackHandler {
+	return &callbackHandler{state: state, results: results}
+}
+
+func (h *callbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	q := r.URL.Query()
+	if r.Method != http.MethodGet || r.URL.Path != callbackPath || !sameState(q, h.state) {
+		h.refuse(w)
+		return
+	}
+	h.mu.Lock()
+	first := !h.done
+	h.done = true
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if q.Get("error") != "" {
+		fmt.Fprint(w, "<html><body><h1>Authorization Failed</h1><p>The authorization server refused the login; Hermes says why. You can close this tab.</p></body></html>")
+	} else {
+		fmt.Fprint(w, "<html><body><h1>Authorization Successful</h1><p>You can close this tab and return to Hermes.</p></body></html>")
+	}
+	if first {
+		h.results <- callback{query: q}
+	}
+}
+
+// refuse answers a request that is not the login's redirect, and ends the
+// login at the maxBadCallbacks-th.
+func (h *callbackHandler) refuse(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusBadRequest)
+	fmt.Fprint(w, "Bad request: this is not the redirect of the login Hermes is waiting for.\n")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.bad++
+	if h.bad == maxBadCallbacks && !h.done {
+		h.done = true
+		h.results <- callback{err: errTooManyBadCallbacks}
+	}
+}
+
+// sameState reports whether q carries exactly one state, equal to want
+// (compared in constant time).
+func sameState(q url.Values, want string) bool {
+	got := q["state"]
+	return len(got) == 1 && want != "" && subtle.ConstantTimeCompare([]byte(got[0]), []byte(want)) == 1
 }
 
 // parsePasted reads what the user pasted: the whole redirect URL,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,8 +22,45 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-// refreshMargin is how long before its expiry a token is refreshed.
-const refreshMargin = 60 * time.Second
+// maxRefreshMargin is the most a token is refreshed ahead of its expiry
+// (for request latency and clock skew).
+const maxRefreshMargin = 60 * time.Second
+
+// refreshMargin is how long before its expiry t is refreshed: a tenth of
+// its lifetime, at most maxRefreshMargin (an hour's token: 60 s; a 60 s
+// token: 6 s; a 30 s token: 3 s, usable for 27 s). A fixed margin as long
+// as the lifetime would count every token as expiring the moment it
+// arrived, and refresh it on every request and in every process. The
+// lifetime is expires_in, else the time from the last refresh (or login)
+// to expires_at; unknown, the margin is maxRefreshMargin.
+func refreshMargin(t *tokenstore.Token) time.Duration {
+	if t == nil {
+		return maxRefreshMargin
+	}
+	life := t.ExpiresIn // seconds
+	if life <= 0 {
+		from := t.LastRefresh
+		if from == 0 {
+			from = t.ObtainedAt
+		}
+		if from > 0 && t.ExpiresAt > from {
+			life = t.ExpiresAt - from
+		}
+	}
+	switch {
+	case life <= 0, life >= int64(10*maxRefreshMargin/time.Second):
+		// Unknown, or long enough for the whole margin (and no overflow
+		// of a hostile expires_in).
+		return maxRefreshMargin
+	}
+	return time.Duration(life) * time.Second / 10
+}
+
+// needsRefresh reports whether t (with a known expiry) is expired or
+// within its refresh margin of it at now.
+func needsRefresh(t *tokenstore.Token, now time.Time) bool {
+	return t.Expired(now, refreshMargin(t))
+}
 
 // requestTimeout bounds one request to the authorization server.
 const requestTimeout = 30 * time.Second
@@ -135,13 +173,13 @@ func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (aut
 	now := time.Now()
 	// Expired with a margin: expired already, or within refreshMargin of it
 	// (ExpiresSoon alone is false for a token already expired).
-	if a.set.GrantType == grantClientCreds && (t == nil || t.Expired(now, refreshMargin)) {
+	if a.set.GrantType == grantClientCreds && (t == nil || needsRefresh(t, now)) {
 		var err error
 		if t, err = a.clientCredentials(ctx); err != nil {
 			return auth.Headers{}, err
 		}
-	} else if t != nil && t.Expired(now, refreshMargin) && t.RefreshToken != "" {
-		fresh, err := a.refresh(ctx, t)
+	} else if t != nil && needsRefresh(t, now) && t.RefreshToken != "" {
+		fresh, err := a.refresh(ctx, t, false)
 		switch {
 		case err == nil:
 			t = fresh
@@ -162,7 +200,7 @@ func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (aut
 	a.mu.Unlock()
 	until := now.Add(5 * time.Minute)
 	if exp := t.Expiry(); !exp.IsZero() {
-		until = exp.Add(-refreshMargin)
+		until = exp.Add(-refreshMargin(t))
 	}
 	return auth.Headers{Headers: map[string]string{"Authorization": "Bearer " + t.AccessToken}, ValidUntil: until}, nil
 }
@@ -205,7 +243,7 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 			// The token refused is the one served: if another process
 			// has refreshed it meanwhile, take that token rather than
 			// spend the rotated refresh token again.
-			_, err := a.refresh(ctx, &tokenstore.Token{AccessToken: served})
+			_, err := a.refresh(ctx, &tokenstore.Token{AccessToken: served}, true)
 			if err == nil {
 				return auth.Answer{Retry: true}, nil
 			}
@@ -237,18 +275,24 @@ func (a *authenticator) requestedScope(t *tokenstore.Token) string {
 	return ""
 }
 
-// refresh spends the refresh token once, under the cross-process lock:
-// when another process refreshed meanwhile (the file holds a token other
-// than seen, not about to expire) that token is taken instead. seen nil
-// forces a refresh of whatever is on disk.
-func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token) (*tokenstore.Token, error) {
+// refresh spends the refresh token once, under the cross-process lock,
+// unless a fresh token exists: the token file is read again under the lock
+// and a token not within its refresh margin of expiry is taken as it is
+// (this process, or another, refreshed meanwhile). refused says the server
+// refused seen (a 401) although the clock says it is fresh: then only a
+// token other than seen is taken. The rotated refresh token is saved
+// (atomically, under the lock) before the new access token is used, and
+// the request, once sent, is not abandoned when the caller gives up: the
+// authorization server has spent the old refresh token by then.
+func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token, refused bool) (*tokenstore.Token, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
 		if cur == nil {
 			return nil, auth.LoginNeeded(a.cfg.Server, "no token is stored")
 		}
-		if seen != nil && cur.AccessToken != seen.AccessToken && !cur.Expired(time.Now(), refreshMargin) {
+		if !needsRefresh(cur, time.Now()) && (!refused || seen == nil || cur.AccessToken != seen.AccessToken) {
+			a.log.Debug("token fresh on disk; not refreshing", "server", a.cfg.Server)
 			return cur, nil
 		}
 		if cur.RefreshToken == "" {
@@ -266,7 +310,12 @@ func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token) (*t
 		if d.resource != "" {
 			form.Set("resource", d.resource)
 		}
-		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+		// Once sent, the request spends the refresh token: wait for the
+		// answer (bounded) even when the caller has gone, so the rotated
+		// one is saved rather than lost.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		fresh, err := tokenRequest(rctx, a.hc, d.meta.TokenEndpoint, c, form)
+		rcancel()
 		switch code := oauthCode(err); {
 		case err == nil:
 		case code == "invalid_grant":
@@ -305,7 +354,7 @@ func (a *authenticator) clientCredentials(ctx context.Context) (*tokenstore.Toke
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
-		if cur != nil && !cur.Expired(time.Now(), refreshMargin) && cur.AccessToken != a.servedToken() {
+		if cur != nil && !needsRefresh(cur, time.Now()) && cur.AccessToken != a.servedToken() {
 			return cur, nil
 		}
 		d, err := a.discovery(ctx, nil, cur == nil)
@@ -474,8 +523,24 @@ func (a *authenticator) Logout(ctx context.Context) (auth.LogoutResult, error) {
 	return r, nil
 }
 
-// Status describes the stored token; never its value.
-func (a *authenticator) Status(context.Context) (auth.Status, error) {
+// grantCheckTimeout bounds Status' check of the grant (the host waits
+// 30 s for the whole status, the plugin's start included).
+const grantCheckTimeout = 15 * time.Second
+
+// Status describes the stored token, never its value, after checking the
+// grant with the authorization server (checkGrant): a revoked or expired
+// grant is Refused, never "ok".
+func (a *authenticator) Status(ctx context.Context) (auth.Status, error) {
+	st := a.localStatus()
+	if st.LoggedIn && a.set.GrantType != grantClientCreds {
+		a.checkGrant(ctx, &st)
+	}
+	return st, nil
+}
+
+// localStatus describes the stored token as the files say, without asking
+// any server.
+func (a *authenticator) localStatus() auth.Status {
 	st := auth.Status{Method: "oauth"}
 	t := a.current()
 	if t == nil {
@@ -483,7 +548,7 @@ func (a *authenticator) Status(context.Context) (auth.Status, error) {
 			st.CanRefresh = true
 			st.Detail = "client credentials (no login needed)"
 		}
-		return st, nil
+		return st
 	}
 	st.LoggedIn = true
 	st.Account = t.Account
@@ -501,7 +566,142 @@ func (a *authenticator) Status(context.Context) (auth.Status, error) {
 	} else if a.set.ClientID != "" {
 		st.Detail = "client: preregistered"
 	}
-	return st, nil
+	return st
+}
+
+// checkGrant asks whether the stored grant still works, so that a status
+// never calls a dead grant ok:
+//
+//   - a refresh token is introspected (RFC 7662) where the authorization
+//     server offers it: inactive is refused, active is alive;
+//   - else a token expired or within its refresh margin is refreshed
+//     (under the lock, the new token kept, as a request would):
+//     invalid_grant is refused;
+//   - else the access token is tried at the MCP server: a 401 is
+//     refused, unless a refresh (the token refused) then works.
+//
+// A check that cannot be done (the network) leaves st as the files say,
+// with a note in Detail.
+func (a *authenticator) checkGrant(ctx context.Context, st *auth.Status) {
+	ctx, cancel := context.WithTimeout(ctx, grantCheckTimeout)
+	defer cancel()
+	t := a.current()
+	if t == nil {
+		return
+	}
+	refuse := func(why string) {
+		st.Refused = true
+		st.Detail = joinDetail("expired or revoked: "+why, st.Detail)
+	}
+	unsure := func(err error) {
+		st.Detail = joinDetail("the grant could not be checked: "+shown(err.Error(), 200), st.Detail)
+	}
+	// afterRefresh reads a refresh's outcome.
+	afterRefresh := func(fresh *tokenstore.Token, err error) {
+		switch {
+		case err == nil:
+			*st = a.localStatus()
+		case sdk.ErrorCode(err) == sdk.CodeLoginNeeded:
+			refuse("the authorization server refused the refresh token")
+		default:
+			unsure(err)
+		}
+	}
+	if t.RefreshToken != "" {
+		active, err := a.introspect(ctx, t.RefreshToken)
+		switch {
+		case err == nil && !active:
+			refuse("the authorization server says the refresh token is no longer active")
+			return
+		case err == nil:
+			return
+		}
+		a.log.Debug("introspection cannot tell; checking otherwise", "error", err)
+		if needsRefresh(t, time.Now()) {
+			afterRefresh(a.refresh(ctx, t, false))
+			return
+		}
+	}
+	if t.Expired(time.Now(), 0) {
+		return // no refresh token: the expiry says it all
+	}
+	status, err := a.tryToken(ctx, t.AccessToken)
+	switch {
+	case err != nil:
+		unsure(err)
+	case status != http.StatusUnauthorized:
+	case t.RefreshToken != "":
+		afterRefresh(a.refresh(ctx, t, true))
+	default:
+		refuse("the MCP server refused the access token")
+	}
+}
+
+// errNoIntrospection: the authorization server offers no introspection.
+var errNoIntrospection = errors.New("the authorization server offers no token introspection")
+
+// introspect asks the authorization server (RFC 7662) whether a refresh
+// token of this client is active.
+func (a *authenticator) introspect(ctx context.Context, refreshToken string) (bool, error) {
+	d, err := a.discovery(ctx, nil, false)
+	if err != nil {
+		return false, err
+	}
+	if d.meta.IntrospectionEndpoint == "" {
+		return false, errNoIntrospection
+	}
+	c, err := a.storedClient(d)
+	if err != nil {
+		return false, err
+	}
+	raw, _, err := postForm(ctx, a.hc, d.meta.IntrospectionEndpoint, c, url.Values{"token": {refreshToken}, "token_type_hint": {"refresh_token"}})
+	if err != nil {
+		return false, fmt.Errorf("introspection: %w", err)
+	}
+	var v struct {
+		Active *bool `json:"active"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil || v.Active == nil {
+		return false, errors.New("introspection: the answer has no \"active\"")
+	}
+	return *v.Active, nil
+}
+
+// tryToken sends an MCP initialize with the access token to the server
+// and returns the HTTP status (a session it opens is ended at once).
+func (a *authenticator) tryToken(ctx context.Context, accessToken string) (int, error) {
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hermes","version":"0"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+accessToken)
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("trying the token at %s: %w", a.cfg.URL, scrubURLError(err))
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && printable(sid) {
+		if del, err := http.NewRequestWithContext(ctx, http.MethodDelete, a.cfg.URL, nil); err == nil {
+			del.Header.Set("Mcp-Session-Id", sid)
+			del.Header.Set("Authorization", "Bearer "+accessToken)
+			if r, err := a.hc.Do(del); err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// joinDetail puts first before rest, "; " between.
+func joinDetail(first, rest string) string {
+	if rest == "" {
+		return first
+	}
+	return first + "; " + rest
 }
 
 func orNone(s string) string {

@@ -9,9 +9,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hermes-agent/hermes/plugins/oauth/discovery"
+	"github.com/hermes-agent/hermes/plugins/oauth/tokenstore"
 	"github.com/hermes-agent/hermes/sdk"
 )
 
@@ -179,31 +182,82 @@ func TestTokenRequestRefusals(t *testing.T) {
 	}
 }
 
-// The callback page answers once and passes the query on; a second hit
-// does not block.
+// The loopback listener passes on only a GET of /callback with the login's
+// state, once; anything else is a plain 400 that repeats nothing, and the
+// maxBadCallbacks-th of those ends the login with a clear error.
 func TestCallbackHandler(t *testing.T) {
-	results := make(chan callback, 1)
-	ts := httptest.NewServer(callbackHandler(results))
+	results := make(chan callback, 2)
+	ts := httptest.NewServer(newCallbackHandler("the-state", results))
 	defer ts.Close()
-	resp, err := http.Get(ts.URL + "/callback?code=c&state=s")
-	if err != nil {
-		t.Fatal(err)
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(body)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), "Authorization Successful") {
-		t.Fatalf("page = %s", body)
+	for _, path := range []string{
+		"/callback?error=%3Cscript%3E&state=wrong",
+		"/callback?error=access_denied",
+		"/callback?code=c",
+		"/callback?code=c&state=the-stat",
+		"/callback?code=c&state=the-state&state=the-state",
+		"/other?code=c&state=the-state",
+		"/?state=the-state",
+	} {
+		status, body := get(path)
+		if status != http.StatusBadRequest || strings.Contains(body, "script") || strings.Contains(body, "access_denied") || strings.Contains(body, "the-state") {
+			t.Errorf("%s: HTTP %d %q", path, status, body)
+		}
 	}
-	resp, err = http.Get(ts.URL + "/callback?error=%3Cscript%3E")
-	if err != nil {
-		t.Fatal(err)
+	select {
+	case r := <-results:
+		t.Fatalf("a forged request went through: %+v", r)
+	default:
 	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), "Authorization Failed") || strings.Contains(string(body), "<script>") {
-		t.Fatalf("error page = %s", body)
+	status, body := get("/callback?code=c&state=the-state")
+	if status != http.StatusOK || !strings.Contains(body, "Authorization Successful") {
+		t.Fatalf("the redirect: HTTP %d %s", status, body)
 	}
-	if r := <-results; r.query.Get("code") != "c" {
+	if r := <-results; r.err != nil || r.query.Get("code") != "c" {
+		t.Fatalf("result = %+v", r)
+	}
+	// A second hit of the redirect does not block, nor pass anything on.
+	if status, _ := get("/callback?error=x&state=the-state"); status != http.StatusOK {
+		t.Fatalf("second redirect: HTTP %d", status)
+	}
+	select {
+	case r := <-results:
+		t.Fatalf("second redirect passed on: %+v", r)
+	default:
+	}
+}
+
+// maxBadCallbacks requests that are not the redirect end the login with
+// errTooManyBadCallbacks; fewer leave it waiting.
+func TestCallbackHandlerBound(t *testing.T) {
+	results := make(chan callback, 2)
+	ts := httptest.NewServer(newCallbackHandler("the-state", results))
+	defer ts.Close()
+	for i := range maxBadCallbacks + 5 {
+		if i == maxBadCallbacks-1 {
+			select {
+			case r := <-results:
+				t.Fatalf("ended after %d bad requests: %+v", i, r)
+			default:
+			}
+		}
+		resp, err := http.Get(ts.URL + "/callback?code=c&state=forged")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	r := <-results
+	if !errors.Is(r.err, errTooManyBadCallbacks) || !strings.Contains(r.err.Error(), "100 requests that were not this login's redirect") {
 		t.Fatalf("result = %+v", r)
 	}
 }
@@ -219,6 +273,72 @@ func TestAccountOf(t *testing.T) {
 	for _, bad := range []string{"", "a.b", "a.!!!.c", "h." + part("[1]") + ".s"} {
 		if got := accountOf(bad); got != "" {
 			t.Errorf("%q: %q", bad, got)
+		}
+	}
+}
+
+// The refresh margin is a tenth of the token's lifetime, at most 60 s: a
+// short-lived token is used for most of its life, never refreshed the
+// moment it arrives.
+func TestRefreshMargin(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tok  *tokenstore.Token
+		want time.Duration
+	}{
+		{"an hour", &tokenstore.Token{ExpiresIn: 3600}, 60 * time.Second},
+		{"ten minutes", &tokenstore.Token{ExpiresIn: 600}, 60 * time.Second},
+		{"five minutes", &tokenstore.Token{ExpiresIn: 300}, 30 * time.Second},
+		{"60 s", &tokenstore.Token{ExpiresIn: 60}, 6 * time.Second},
+		{"30 s", &tokenstore.Token{ExpiresIn: 30}, 3 * time.Second},
+		{"5 s", &tokenstore.Token{ExpiresIn: 5}, 500 * time.Millisecond},
+		{"hostile expires_in", &tokenstore.Token{ExpiresIn: 1 << 62}, 60 * time.Second},
+		{"unknown", &tokenstore.Token{}, 60 * time.Second},
+		{"nil", nil, 60 * time.Second},
+		{"from the last refresh", &tokenstore.Token{ObtainedAt: 1000, LastRefresh: 2000, ExpiresAt: 2040}, 4 * time.Second},
+		{"from the login", &tokenstore.Token{ObtainedAt: 1000, ExpiresAt: 1020}, 2 * time.Second},
+	} {
+		if got := refreshMargin(tc.tok); got != tc.want {
+			t.Errorf("%s: margin %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	now := time.Now()
+	fresh := &tokenstore.Token{AccessToken: "a", ExpiresIn: 60, ExpiresAt: now.Unix() + 60}
+	if needsRefresh(fresh, now) {
+		t.Error("a 60 s token needs a refresh the moment it arrives")
+	}
+	if !needsRefresh(fresh, now.Add(55*time.Second)) {
+		t.Error("a 60 s token 5 s before its expiry does not need a refresh")
+	}
+}
+
+// expires_at counts from when the request left (the server issued the
+// token after that), and a hostile expires_in cannot wrap it into the past.
+func TestTokenRequestExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		expiresIn string
+		want      int64
+	}{{"60", 60}, {"1e300", maxExpiresIn}, {"9223372036854775807", maxExpiresIn}, {"30.5", 30}} {
+		var received atomic.Int64
+		ts := tokenServer(t, func(w http.ResponseWriter, r *http.Request) {
+			received.Store(time.Now().Unix())
+			if tc.expiresIn == "60" {
+				// A slow answer: counted from it, expires_at would be at
+				// least 2 s later than from the request.
+				time.Sleep(2100 * time.Millisecond)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"access_token":"at","token_type":"bearer","expires_in":`+tc.expiresIn+`}`)
+		})
+		before := time.Now().Unix()
+		tok, err := tokenRequest(context.Background(), ts.Client(), ts.URL, client{ID: "id"}, url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Counted from between before and the server's receipt of the
+		// request, not from the answer.
+		if tok.ExpiresIn != tc.want || tok.ExpiresAt < before+tc.want || tok.ExpiresAt > received.Load()+tc.want {
+			t.Errorf("expires_in %s: ExpiresIn %d ExpiresAt now%+d; want %d and now%+d", tc.expiresIn, tok.ExpiresIn, tok.ExpiresAt-before, tc.want, tc.want)
 		}
 	}
 }

@@ -21,6 +21,11 @@ import (
 // maxTokenResponse bounds a token endpoint's answer.
 const maxTokenResponse = 1 << 20
 
+// maxExpiresIn bounds a token's expires_in (ten years): a hostile value
+// must not wrap expires_at around into the past, where the token would
+// count as expired and be refreshed on every request.
+const maxExpiresIn = 10 * 365 * 24 * 3600
+
 // tokenError is an OAuth error answer of a token endpoint (RFC 6749 §5.2):
 // its code and description, never the request's secrets.
 type tokenError struct {
@@ -111,6 +116,11 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, f
 // tokenRequest posts form to the token endpoint with the client's
 // authentication and returns the token it issued.
 func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values) (*tokenstore.Token, error) {
+	// expires_in counts from when the server issued the token, which is
+	// after the request left and before the answer arrived: count from
+	// the request (in whole seconds, rounded down), so the token never
+	// looks valid for longer than it is, however slow the answer.
+	sent := time.Now().Unix()
 	raw, hdr, err := postForm(ctx, hc, endpoint, c, form)
 	if err != nil {
 		return nil, err
@@ -140,11 +150,12 @@ func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c clien
 	}
 	t := &tokenstore.Token{AccessToken: tr.AccessToken, TokenType: "Bearer", RefreshToken: tr.RefreshToken, Scope: tr.Scope}
 	if n, err := tr.ExpiresIn.Int64(); err == nil && n > 0 {
-		t.ExpiresIn = n
-		t.ExpiresAt = time.Now().Unix() + n
+		t.ExpiresIn = min(n, maxExpiresIn)
 	} else if f, err := tr.ExpiresIn.Float64(); err == nil && f > 0 {
-		t.ExpiresIn = int64(f)
-		t.ExpiresAt = time.Now().Unix() + int64(f)
+		t.ExpiresIn = int64(min(f, maxExpiresIn))
+	}
+	if t.ExpiresIn > 0 {
+		t.ExpiresAt = sent + t.ExpiresIn
 	}
 	t.Account = accountOf(tr.IDToken)
 	return t, nil

@@ -107,6 +107,11 @@ type Status struct {
 	Issuer string
 	// Detail is one line more, e.g. how the client is registered.
 	Detail string
+	// Refused: the plugin checked the credentials with the server that
+	// issued them (an introspection, a refresh, an authenticated request)
+	// and they were refused: expired or revoked there, whatever the
+	// clock says. Only a login helps; Detail says what was refused.
+	Refused bool
 }
 
 // LogoutResult says what a logout did.
@@ -137,7 +142,9 @@ type Authenticator interface {
 	// Logout revokes the credentials where the server supports it and
 	// deletes them.
 	Logout(ctx context.Context) (LogoutResult, error)
-	// Status describes the stored credentials.
+	// Status describes the stored credentials. Where it can, it checks
+	// them with the server that issued them (Status.Refused), so that a
+	// revoked or expired grant is never reported as usable.
 	Status(ctx context.Context) (Status, error)
 }
 

@@ -1,7 +1,7 @@
 // Command fakebrowser stands in for a web browser in tests (BROWSER=
 // "fakebrowser --log FILE"): it appends the URL it was given to FILE, then
-// fetches it (following redirects), as a browser would when a login page
-// sends it straight on to the loopback callback. It never writes to
+// fetches it (following redirects, keeping cookies), as a browser would
+// when a login page sends it straight on to the loopback callback. It never writes to
 // stdout or stderr, which the host discards anyway.
 package main
 
@@ -9,6 +9,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"time"
 )
@@ -30,7 +31,10 @@ func main() {
 	if *noFetch {
 		return
 	}
-	c := &http.Client{Timeout: 30 * time.Second}
+	// A login page that sets a cookie and redirects (oidc-provider's
+	// interaction) needs it back on the next request, as a browser does.
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Timeout: 30 * time.Second, Jar: jar}
 	resp, err := c.Get(url)
 	if err != nil {
 		os.Exit(1)

@@ -28,11 +28,14 @@ var (
 // ServerMetadata is an authorization server's metadata document (RFC 8414,
 // OpenID Connect Discovery 1.0), checked.
 type ServerMetadata struct {
-	Issuer                                     string
-	AuthorizationEndpoint                      string
-	TokenEndpoint                              string
-	RegistrationEndpoint                       string
-	RevocationEndpoint                         string
+	Issuer                string
+	AuthorizationEndpoint string
+	TokenEndpoint         string
+	RegistrationEndpoint  string
+	RevocationEndpoint    string
+	// IntrospectionEndpoint is RFC 7662's introspection_endpoint: what
+	// auth-status asks whether a refresh token is still active.
+	IntrospectionEndpoint                      string
 	DeviceAuthorizationEndpoint                string
 	ScopesSupported                            []string
 	ResponseTypesSupported                     []string
@@ -81,6 +84,7 @@ func ParseServerMetadata(data []byte) (*ServerMetadata, error) {
 		{"token_endpoint", &m.TokenEndpoint},
 		{"registration_endpoint", &m.RegistrationEndpoint},
 		{"revocation_endpoint", &m.RevocationEndpoint},
+		{"introspection_endpoint", &m.IntrospectionEndpoint},
 		{"device_authorization_endpoint", &m.DeviceAuthorizationEndpoint},
 	} {
 		if *f.dst, err = o.httpURLField(f.name); err != nil {
