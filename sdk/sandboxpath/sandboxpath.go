@@ -215,8 +215,12 @@ func Check(installDir string, writable, denyRead []string) (*Plan, error) {
 		if plan.InstallDir == "" || !Within(w.r.Path, plan.InstallDir) {
 			for _, d := range plan.DenyRead {
 				if Within(w.r.Path, d) {
+					where := "inside " + Show(d) + ", which"
+					if w.r.Path == d {
+						where = "which"
+					}
 					return nil, &Error{Declared: w.declared, Resolved: w.r.Path,
-						Why: "inside " + Show(d) + ", which the server can never read (deny_read, $HERMES_HOME)",
+						Why: where + " the server can never read (deny_read, $HERMES_HOME)",
 						Fix: "remove the symbolic link that leads there, or the path from sandbox.writable"}
 				}
 			}
