@@ -65,3 +65,21 @@ func checkRepoLinks(name, dir string) error {
 	}
 	return nil
 }
+
+// checkSandboxPaths resolves the manifest's sandbox paths in the clone, as
+// every start of the server will, and refuses one the start would refuse
+// (a writable path into $HERMES_HOME home or a deny path, or carried out
+// of the install folder dir by a link), before the bootstrap runs.
+func checkSandboxPaths(m *Manifest, o Options, home, dir string) error {
+	if m.Sandbox == nil || o.NoSandbox {
+		return nil
+	}
+	s, err := parseSandbox(m.Sandbox, dir)
+	if err != nil {
+		return fmt.Errorf("the sandbox of '%s' is not valid: %s", m.Name, oneLine(showRefsQuoted(err.Error())))
+	}
+	if err := s.CheckPaths(home, dir); err != nil {
+		return fmt.Errorf("the sandbox of '%s' is refused: %s; it was not installed", m.Name, oneLine(showRefsQuoted(err.Error())))
+	}
+	return nil
+}

@@ -655,3 +655,26 @@ func TestInstallRefusesRepoLinkOutOfInstallFolder(t *testing.T) {
 		})
 	}
 }
+
+// A manifest whose writable path names $HERMES_HOME outright (no link) is
+// refused before the bootstrap as well.
+func TestInstallRefusesWritableIntoHermesHome(t *testing.T) {
+	repo, sha := gitRepo(t, map[string]string{"bin/server": "#!/bin/sh\necho server\n"})
+	home := t.TempDir()
+	priorInstall(t, home)
+	before := snapshot(t, home)
+	m := demoManifest(repo, sha, "touch ../../bootstrap-ran")
+	m.Sandbox = map[string]any{"writable": []any{"${INSTALL_DIR}/../.."}}
+	var out bytes.Buffer
+	in := testInstaller(home, &out, map[string]string{"DEMO_TOKEN": "tok-123456"})
+	err := in.Install(context.Background(), m, Options{Yes: true})
+	if err == nil || !strings.Contains(err.Error(), "never read") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v; want a one-line refusal\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "bootstrap-ran")); err == nil {
+		t.Error("the bootstrap ran")
+	}
+	if after := snapshot(t, home); after != before {
+		t.Errorf("changed:\n%s\nwas:\n%s", after, before)
+	}
+}
