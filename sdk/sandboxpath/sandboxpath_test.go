@@ -11,7 +11,7 @@ import (
 )
 
 // tree makes a folder with real subfolders, for links to point into.
-func tree(t *testing.T) string {
+func tree(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -25,7 +25,7 @@ func tree(t *testing.T) string {
 	return root
 }
 
-func link(t *testing.T, target, at string) {
+func link(t testing.TB, target, at string) {
 	t.Helper()
 	if err := os.Symlink(target, at); err != nil {
 		t.Fatal(err)
@@ -171,5 +171,22 @@ func TestShow(t *testing.T) {
 	}
 	if got := sandboxpath.Show("/a\x1b[31m/b"); strings.ContainsRune(got, 0x1b) {
 		t.Errorf("escape reached the message: %q", got)
+	}
+}
+
+// BenchmarkCheck is the cost added to every sandboxed start: the default
+// deny list, $HERMES_HOME, an install folder and three writable paths, one
+// of them through a link.
+func BenchmarkCheck(b *testing.B) {
+	root := tree(b)
+	link(b, "real", root+"/w/inside")
+	home := root + "/home"
+	deny := []string{home + "/.hermes", home + "/.ssh", home + "/.aws", home + "/.config/gcloud", home + "/.gnupg", home + "/.netrc"}
+	writable := []string{root + "/w", root + "/w/inside", root + "/other"}
+	install := home + "/.hermes/mcp-installs/notes"
+	for b.Loop() {
+		if _, err := sandboxpath.Check(install, writable, deny); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
