@@ -190,3 +190,33 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// FuzzResolve: whatever the path (and the links of a small tree, made
+// from the input too), Resolve ends, and what it returns is clean and
+// absolute.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"/a/../b", "/x/l1/..", "//./a/", "/a/b/c/../../..", "/l2/x"} {
+		f.Add(s, "../..")
+	}
+	f.Fuzz(func(t *testing.T, p, target string) {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(root+"/x/y", 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsRune(target, 0) || len(target) > 200 {
+			return
+		}
+		_ = os.Symlink(target, root+"/x/l1")
+		_ = os.Symlink("l1/../l2", root+"/x/l2")
+		r, err := sandboxpath.Resolve(root + "/" + p)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(r.Path) || filepath.Clean(r.Path) != r.Path {
+			t.Errorf("Resolve(%q) with l1 -> %q = %q: not clean and absolute", p, target, r.Path)
+		}
+	})
+}
