@@ -160,6 +160,12 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 			return err
 		}
 		installStage("cloned")
+		if err := checkRepoLinks(m.Name, dir); err != nil {
+			return err
+		}
+		if err := checkSandboxPaths(m, o, home, dir); err != nil {
+			return err
+		}
 		if err := in.bootstrap(ctx, t, m.Install.Bootstrap, dir); err != nil {
 			return err
 		}

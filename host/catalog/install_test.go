@@ -612,3 +612,69 @@ func TestReadLinesBounds(t *testing.T) {
 		t.Errorf("%d lines, last %q", n, lines[n-1])
 	}
 }
+
+// A repository that hides a way out of its install folder behind an
+// innocent path (issue 22, item 3): it commits data -> ../.. and its
+// manifest asks writable: ["${INSTALL_DIR}/data"], which would be
+// $HERMES_HOME. The install is refused after the clone and before the
+// bootstrap, naming the link and where it leads, and nothing is left.
+func TestInstallRefusesRepoLinkOutOfInstallFolder(t *testing.T) {
+	for _, tc := range []struct{ name, link, target string }{
+		{"up to HERMES_HOME", "data", "../.."},
+		{"absolute, nested", "lib/deep/etc", "/etc"},
+		{"through another link", "a/b", "../up/x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			links := map[string]string{tc.link: tc.target}
+			if tc.name == "through another link" {
+				links["up"] = ".." // a link that leaves, used by another
+			}
+			repo, sha := testgit.RepoWithLinks(t, map[string]string{"bin/server": "#!/bin/sh\necho server\n"}, links)
+			home := t.TempDir()
+			priorInstall(t, home)
+			before := snapshot(t, home)
+			m := demoManifest(repo, sha, "touch ../../bootstrap-ran")
+			m.Sandbox = map[string]any{"writable": []any{"${INSTALL_DIR}/data"}, "network": "none"}
+			var out bytes.Buffer
+			in := testInstaller(home, &out, map[string]string{"DEMO_TOKEN": "tok-123456"})
+			err := in.Install(context.Background(), m, Options{Yes: true})
+			if err == nil {
+				t.Fatalf("install of a repo with %s -> %s succeeded\n%s", tc.link, tc.target, out.String())
+			}
+			msg := err.Error()
+			name, target := tc.link, tc.target // the walk meets a/b before up
+			if !strings.Contains(msg, "symbolic link "+name+" -> "+target) || !strings.Contains(msg, "leaves its install folder") || strings.Contains(msg, "\n") {
+				t.Errorf("error = %q; want one line naming %s -> %s", msg, name, target)
+			}
+			if _, err := os.Stat(filepath.Join(home, "bootstrap-ran")); err == nil {
+				t.Error("the bootstrap ran")
+			}
+			if after := snapshot(t, home); after != before {
+				t.Errorf("changed:\n%s\nwas:\n%s", after, before)
+			}
+		})
+	}
+}
+
+// A manifest whose writable path names $HERMES_HOME outright (no link) is
+// refused before the bootstrap as well.
+func TestInstallRefusesWritableIntoHermesHome(t *testing.T) {
+	repo, sha := gitRepo(t, map[string]string{"bin/server": "#!/bin/sh\necho server\n"})
+	home := t.TempDir()
+	priorInstall(t, home)
+	before := snapshot(t, home)
+	m := demoManifest(repo, sha, "touch ../../bootstrap-ran")
+	m.Sandbox = map[string]any{"writable": []any{"${INSTALL_DIR}/../.."}}
+	var out bytes.Buffer
+	in := testInstaller(home, &out, map[string]string{"DEMO_TOKEN": "tok-123456"})
+	err := in.Install(context.Background(), m, Options{Yes: true})
+	if err == nil || !strings.Contains(err.Error(), "never read") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v; want a one-line refusal\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "bootstrap-ran")); err == nil {
+		t.Error("the bootstrap ran")
+	}
+	if after := snapshot(t, home); after != before {
+		t.Errorf("changed:\n%s\nwas:\n%s", after, before)
+	}
+}

@@ -102,3 +102,48 @@ func TestMCPTestSandboxRefusedAndOverridden(t *testing.T) {
 		t.Fatalf("enforce: false:\n%s", out)
 	}
 }
+
+// mcp test shows the paths a sandbox will use, resolved (the declared one
+// beside it where a link leads elsewhere), and a writable path swapped for
+// a link to $HERMES_HOME fails the test with one line naming both paths.
+func TestMCPTestShowsResolvedSandboxPaths(t *testing.T) {
+	home := newHome(t)
+	fakeHome := t.TempDir()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(root, "w")
+	if err := os.MkdirAll(filepath.Join(root, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(w, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "notes")); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, home, sandboxEntry(t, "{network: none, writable: ["+w+", "+w+"/data, "+root+"/notes]}"))
+	realHome, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(realHome, filepath.Join(w, "data")); err != nil {
+		t.Fatal(err)
+	}
+	r := runHermesEnv(t, home, []string{"HOME=" + fakeHome}, "mcp", "test", "probe").must(t, 1)
+	out := r.stdout + r.stderr
+	t.Logf("hermes mcp test probe:\n%s", out)
+	for _, want := range []string{
+		"  files: read-only; writable: install folder, private temp, " + w + ", " + realHome + " (declared " + w + "/data), " + root + "/real (declared " + root + "/notes)\n",
+		"Connection failed",
+		"writable path " + w + "/data resolves to " + realHome + ", which the server can never read",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Connected") {
+		t.Errorf("the server was started:\n%s", out)
+	}
+}

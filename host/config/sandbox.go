@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-agent/hermes/sdk/sandboxpath"
 )
 
 // Default limits of a sandboxed server, used when its sandbox: block does
@@ -67,8 +69,8 @@ func (s *SandboxSettings) Describe() []string {
 		net = "only " + strings.Join(s.Hosts, ", ")
 	}
 	lines := []string{
-		"files: read-only; writable: install folder, private temp" + listSuffix(s.Writable),
-		"never readable: $HERMES_HOME" + listSuffix(s.DenyRead),
+		"files: read-only; writable: install folder, private temp" + listSuffix(resolvedPaths(s.Writable)),
+		"never readable: $HERMES_HOME" + listSuffix(resolvedPaths(s.DenyRead)),
 		"network: " + net,
 		fmt.Sprintf("limits: memory %s, cpu %s, open files %s, processes %s",
 			sizeText(s.Memory), countText(s.CPUSeconds, "s"), countText(s.OpenFiles, ""), countText(s.Processes, "")),
@@ -77,6 +79,43 @@ func (s *SandboxSettings) Describe() []string {
 		lines = append(lines, "enforce: false (runs even where the kernel cannot enforce this)")
 	}
 	return lines
+}
+
+// resolvedPaths are paths as the sandbox will use them, resolved now
+// (symbolic links followed, ".." after a link removed): "/real (declared
+// /as/written)" where a link leads elsewhere.
+func resolvedPaths(l []string) []string {
+	out := make([]string, len(l))
+	for i, p := range l {
+		r, err := sandboxpath.Resolve(p)
+		switch {
+		case err != nil:
+			out[i] = p + " (cannot be resolved: " + strings.TrimPrefix(err.Error(), sandboxpath.Show(p)+": ") + ")"
+		case r.Path != p:
+			out[i] = r.Path + " (declared " + p + ")"
+		default:
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// CheckPaths resolves the sandbox's paths as the transport will at every
+// start, with $HERMES_HOME home (never readable) and the install folder
+// installDir ("" for none), and refuses a writable path a symbolic link
+// carries into a deny path, into $HERMES_HOME, or out of the writable
+// place that holds the link (sandboxpath.Check): the error, on one line,
+// names the path, what it resolves to and what to do.
+func (s *SandboxSettings) CheckPaths(home, installDir string) error {
+	if s == nil {
+		return nil
+	}
+	deny := append([]string{filepath.Clean(home)}, s.DenyRead...)
+	if home == "" {
+		deny = s.DenyRead
+	}
+	_, err := sandboxpath.Check(installDir, s.Writable, deny)
+	return err
 }
 
 func listSuffix(l []string) string {

@@ -60,6 +60,28 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// checkSandboxPaths resolves the sandbox's paths when the plan is made,
+// before any plugin starts, and refuses a writable path a symbolic link
+// carries where the server must not write (config.SandboxSettings
+// .CheckPaths). The transport resolves and checks them again at the start
+// itself: this refusal only comes first.
+func checkSandboxPaths(home string, srv *config.Server) error {
+	if srv.Sandbox == nil || sandboxMisplaced(srv) != "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
+	dir := InstallDir(home, srv.Name)
+	if !isDir(dir) {
+		dir = ""
+	}
+	if err := srv.Sandbox.CheckPaths(home, dir); err != nil {
+		return &ConnectError{Server: srv.Name, Code: sdk.CodeSandbox, Msg: fmt.Sprintf("sandbox of server %q refused: %v", srv.Name, err)}
+	}
+	return nil
+}
+
 // checkSandboxed refuses a connection whose server asked for a sandbox the
 // transport did not report applying: a transport that cannot sandbox must
 // not run the server unconfined.

@@ -155,6 +155,9 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if why := sandboxMisplaced(srv); why != "" {
 		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: why}
 	}
+	if err := checkSandboxPaths(d.Home, srv); err != nil {
+		return nil, err
+	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}

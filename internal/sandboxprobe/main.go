@@ -99,6 +99,16 @@ func addTools(s *server.MCPServer) {
 			err := os.WriteFile(req.GetString("path", ""), []byte(req.GetString("content", "")), 0o644)
 			return result(err, "wrote %s", req.GetString("path", ""))
 		})
+	s.AddTool(mcp.NewTool("replace_with_link", mcp.WithDescription("Removes path (a folder with what it holds) and puts a symbolic link to target in its place."),
+		mcp.WithString("path", mcp.Required()), mcp.WithString("target", mcp.Required())),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			p := req.GetString("path", "")
+			err := os.RemoveAll(p)
+			if err == nil {
+				err = os.Symlink(req.GetString("target", ""), p)
+			}
+			return result(err, "%s -> %s", p, req.GetString("target", ""))
+		})
 	s.AddTool(mcp.NewTool("env", mcp.WithDescription("Returns an environment variable."),
 		mcp.WithString("name", mcp.Required())),
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

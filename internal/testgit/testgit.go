@@ -18,6 +18,13 @@ import (
 // system's nor the user's configuration.
 func Repo(t testing.TB, files map[string]string) (dir, sha string) {
 	t.Helper()
+	return RepoWithLinks(t, files, nil)
+}
+
+// RepoWithLinks is Repo with symbolic links committed too: links maps a
+// slash-separated name to the link's target, as written (e.g. "../..").
+func RepoWithLinks(t testing.TB, files, links map[string]string) (dir, sha string) {
+	t.Helper()
 	dir = t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
@@ -41,6 +48,15 @@ func Repo(t testing.TB, files map[string]string) (dir, sha string) {
 			mode = 0o755
 		}
 		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range links {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
 			t.Fatal(err)
 		}
 	}

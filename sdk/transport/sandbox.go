@@ -16,8 +16,13 @@ const (
 )
 
 // Sandbox is the isolation the host asks a transport to put a local
-// server process under. The host has already resolved every path (absolute,
-// ~ expanded) and every default; a transport applies exactly this.
+// server process under. The host has already made every path absolute (~
+// expanded) and applied every default; a transport applies exactly this.
+// Paths are sent as declared: a transport resolves them again at every
+// start, right before it builds its rules (sandboxpath.Check: a server may
+// have swapped a path it can write for a symbolic link since its last
+// start), uses the resolved paths, and refuses a writable path that check
+// refuses with an sdk.CodeSandbox error, whatever Enforce says.
 //
 // A transport that is sent a Sandbox must either apply all of it or, when
 // Enforce is true, refuse to start the server with an sdk.CodeSandbox error

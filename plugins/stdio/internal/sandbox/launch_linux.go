@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,6 +80,10 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if o.MaxRules <= 0 {
 		o.MaxRules = DefaultMaxRules
 	}
+	paths, err := startPaths(cfg.Server, sb)
+	if err != nil {
+		return nil, err
+	}
 	k := probeKernel(sb, o)
 	d := decide(sb, k)
 	if len(d.gaps) > 0 && sb.Enforce {
@@ -100,21 +103,9 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	l.tmp = tmp
 	var rules []launcher.Rule
 	if d.landlock {
-		grants := []grant{{path: "/", access: launcher.ReadOnly}}
-		if sb.InstallDir != "" && exists(sb.InstallDir) {
-			grants = append(grants, grant{path: sb.InstallDir, access: launcher.ReadWrite, own: true})
-		}
-		grants = append(grants, grant{path: tmp, access: launcher.ReadWrite, own: true})
-		for _, w := range sb.Writable {
-			if exists(w) {
-				grants = append(grants, grant{path: w, access: launcher.ReadWrite, own: true})
-				l.writable++
-			} else {
-				log.Debug("sandbox: a writable path does not exist; skipped", "path", strconv.QuoteToASCII(w))
-			}
-		}
-		grants = append(grants, grant{path: "/dev/null", access: launcher.DevNull, own: true})
-		rules, err = buildRules(grants, sb.DenyRead, o.MaxRules)
+		var grants []grant
+		grants, l.writable = startGrants(paths, tmp, log)
+		rules, err = buildRules(grants, paths.DenyRead, o.MaxRules)
 		if err != nil && sb.Enforce {
 			return nil, refusal(cfg.Server, []string{"deny_read: " + err.Error()})
 		}
@@ -135,6 +126,9 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			l.denied = len(kept)
 		} else {
 			l.denied = len(sb.DenyRead)
+		}
+		if rules, err = pinRules(cfg.Server, rules); err != nil {
+			return nil, err
 		}
 	}
 	if d.cgroup {

@@ -20,6 +20,9 @@ type grant struct {
 	// own: the server's own folder (install, temp, writable): it stays
 	// usable even inside a denied folder.
 	own bool
+	// strict: path is resolved (sandboxpath); its rule is opened without
+	// following any link and pinned to the object found now (pinRules).
+	strict bool
 }
 
 // DefaultMaxRules bounds the rules that cutting deny paths out of the
@@ -51,7 +54,7 @@ func buildRules(grants []grant, deny []string, max int) ([]launcher.Rule, error)
 		}
 		below := strictlyBelow(p, deny)
 		if len(below) == 0 {
-			out = append(out, launcher.Rule{Path: p, Access: g.access})
+			out = append(out, launcher.Rule{Path: p, Access: g.access, Strict: g.strict})
 			continue
 		}
 		if err := expand(p, g.access, below, &out, max); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/sandboxpath"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -264,4 +265,19 @@ func clip(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// startPaths resolves the sandbox's paths for this start, right before its
+// rules are built (a server may have replaced a path it can write with a
+// symbolic link since its last start), and refuses a writable path that
+// resolves where the server must not write (sandboxpath.Check) with an
+// sdk.CodeSandbox error naming the path and what it resolves to. No
+// enforce: false overrides it: nothing in the kernel is missing, the entry
+// asks for what the sandbox exists to prevent.
+func startPaths(server string, sb *transport.Sandbox) (*sandboxpath.Plan, error) {
+	plan, err := sandboxpath.Check(sb.InstallDir, sb.Writable, sb.DenyRead)
+	if err != nil {
+		return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q refused: %v", server, err)
+	}
+	return plan, nil
 }

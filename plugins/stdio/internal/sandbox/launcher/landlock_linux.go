@@ -92,6 +92,9 @@ func landlockRestrict(abi int, rules []Rule, handleNet bool, connectPorts []int,
 // addPathRule adds one rule; a path that does not exist (any more) is
 // skipped, since nothing there can be reached through it.
 func addPathRule(rulesetFD int, r Rule, handled uint64) error {
+	if r.Strict {
+		return addStrictRule(rulesetFD, r, handled)
+	}
 	flags := unix.O_PATH | unix.O_CLOEXEC
 	if r.NoFollow {
 		flags |= unix.O_NOFOLLOW
@@ -104,6 +107,34 @@ func addPathRule(rulesetFD int, r Rule, handled uint64) error {
 		return fmt.Errorf("open %s for a Landlock rule: %w", r.Path, err)
 	}
 	defer unix.Close(fd)
+	return addRuleFD(rulesetFD, fd, r, handled)
+}
+
+// addStrictRule adds the rule of a path resolved when the plan was made: no
+// symbolic link may lie anywhere on the way (openat2 RESOLVE_NO_SYMLINKS),
+// and the path must be the object the plan names.
+func addStrictRule(rulesetFD int, r Rule, handled uint64) error {
+	fd, err := unix.Openat2(unix.AT_FDCWD, r.Path, &unix.OpenHow{
+		Flags: unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	if errors.Is(err, unix.ENOENT) {
+		return nil // removed since: nothing to grant
+	}
+	if err != nil {
+		return fmt.Errorf("open %s for a Landlock rule without following links: %w (a symbolic link replaced part of it since the plan was made)", r.Path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat %s for a Landlock rule: %w", r.Path, err)
+	}
+	if (r.Dev != 0 || r.Ino != 0) && (st.Dev != r.Dev || st.Ino != r.Ino) {
+		return fmt.Errorf("%s was replaced since the plan was made; start the server again", r.Path)
+	}
+	return addRuleFD(rulesetFD, fd, r, handled)
+}
+
+// addRuleFD adds the rule of r on the object fd holds.
+func addRuleFD(rulesetFD, fd int, r Rule, handled uint64) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("stat %s for a Landlock rule: %w", r.Path, err)

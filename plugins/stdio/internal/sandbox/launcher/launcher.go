@@ -103,6 +103,13 @@ type Rule struct {
 	// NoFollow: the path was found by listing a folder, and a symbolic
 	// link put there since must not carry the rule to its target.
 	NoFollow bool `json:"no_follow,omitempty"`
+	// Strict: Path was resolved when the plan was made (one of the
+	// server's own folders): it is opened without following any symbolic
+	// link on the way, and must still be the object Dev and Ino name; else
+	// the start fails (a link swapped in since must not move the rule).
+	Strict bool   `json:"strict,omitempty"`
+	Dev    uint64 `json:"dev,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
 }
 
 // Landlock filesystem access rights (linux/landlock.h), defined here so the
