@@ -1,0 +1,542 @@
+package screening
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bounds on how much of an entry screening reads. They are not config keys:
+// the entry being screened comes from the file that would set them. An entry
+// past a bound is refused (fail closed), and the refusal says which bound.
+const (
+	// MaxDepth is how many shells or interpreters may run inside one
+	// another (bash -c 'sh -c "..."' is two).
+	MaxDepth = 8
+	// MaxShellBytes is how much shell text (every -c string, eval and
+	// here-document fed to a shell, together) one entry may hold.
+	MaxShellBytes = 64 << 10
+	// maxBraceWords bounds the words one brace expansion ({a,b}{c,d}...)
+	// makes: each brace multiplies.
+	maxBraceWords = 256
+	// maxScans bounds how many words named like a shell or interpreter are
+	// looked at again after a wrapper (see reader.run).
+	maxScans = 64
+)
+
+// unit is one thing that would run: a simple command's argv with its
+// redirections, after quote removal, or the code string given to an
+// interpreter screening cannot parse (python -c, node -e ...).
+type unit struct {
+	text string
+	// interp is the shell or interpreter that runs text, as written;
+	// top says it is the configured command itself.
+	interp string
+	top    bool
+	// where is the way to text from the configured command, for the
+	// finding ("env → bash -c"); empty for the configured shell's own
+	// -c string.
+	where []string
+}
+
+// field is one word of an argv after expansion. dyn says the base name
+// of the word is only known when it runs ($X, $(cmd), a glob).
+type field struct {
+	s   string
+	dyn bool
+}
+
+// problem is why screening refuses to read an entry further.
+type problem struct {
+	reason string
+	where  []string
+}
+
+// ctx is where a reader is: how deep, the way there, and what it reads.
+type ctx struct {
+	depth  int
+	where  []string
+	inner  bool   // inside shell text: every command's argv is a unit
+	interp string // the shell running this text, as written
+	top    bool   // interp is the configured command
+	stdin  string // literal text fed to this command's stdin, if known
+}
+
+// reader reads what an entry would run, as a shell would.
+type reader struct {
+	units  []unit
+	prob   *problem
+	budget int
+	scans  int
+}
+
+// readEntry returns what the configured command with its args would run:
+// every simple command of every shell text in it, looked for through
+// wrappers, and the code strings of interpreters; or why it cannot tell.
+func readEntry(command string, args []string) ([]unit, *problem) {
+	r := &reader{budget: MaxShellBytes}
+	words, err := shlexSplit(strings.TrimFunc(command, isPySpace))
+	if err != nil {
+		words = strings.FieldsFunc(command, isPySpace)
+	}
+	argv := make([]field, 0, len(words)+len(args))
+	for _, w := range words {
+		argv = append(argv, field{s: w})
+	}
+	for _, a := range args {
+		argv = append(argv, field{s: a})
+	}
+	r.run(argv, ctx{top: true}, true)
+	return r.units, r.prob
+}
+
+func (r *reader) fail(c ctx, format string, a ...any) {
+	if r.prob == nil {
+		r.prob = &problem{reason: fmt.Sprintf(format, a...), where: slices.Clone(c.where)}
+	}
+}
+
+func step(c ctx, s string) ctx {
+	c.where = append(slices.Clip(c.where), s)
+	return c
+}
+
+// baseName is the lower-cased last path element of a command word.
+func baseName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return asciiLower(s)
+}
+
+// run looks at one argv: through wrappers to the command they start, into
+// the -c string of a shell, the code string of an interpreter. scan also
+// reads, after a wrapper, every later word named like a shell or an
+// interpreter as the start of a command, so that a wrapper option read
+// differently here than by the wrapper itself hides nothing.
+func (r *reader) run(argv []field, c ctx, scan bool) {
+	orig, origC := argv, c
+	wrapped := false
+	for len(argv) > 0 && r.prob == nil {
+		w := argv[0]
+		if w.dyn && c.inner {
+			r.fail(c, "a command's name is only known when it runs (%q)", w.s)
+			return
+		}
+		name := baseName(w.s)
+		rest, script, ok := r.unwrap(name, argv[1:], c)
+		if !ok {
+			r.command(w.s, name, argv[1:], c, c.top)
+			break
+		}
+		wrapped = true
+		c.top = false
+		c = step(c, name)
+		if script != nil {
+			r.script(*script, name+" -c", c, syntax.LangBash)
+			break
+		}
+		argv = rest
+	}
+	if !scan || !wrapped {
+		return
+	}
+	c = step(origC, baseName(orig[0].s))
+	c.top = false
+	for i := 1; i < len(orig) && r.prob == nil; i++ {
+		if n := baseName(orig[i].s); isShellName(n) || codeFlags(n) != nil {
+			if r.scans++; r.scans > maxScans {
+				r.fail(c, "more than %d words after a wrapper name a shell or interpreter", maxScans)
+				return
+			}
+			r.run(orig[i:], c, false)
+		}
+	}
+}
+
+// command reads a command that is no wrapper: a shell, eval, or an
+// interpreter given code; anything else runs no text screening can read.
+func (r *reader) command(written, name string, args []field, c ctx, top bool) {
+	switch {
+	case isShellName(name):
+		r.shell(written, name, args, c, top)
+	case name == "eval" && c.inner:
+		r.script(joinFields(args), "eval", c, syntax.LangBash)
+	case textShells[name]:
+		// fish, cmd, PowerShell: a syntax this parser does not read; their
+		// args are matched as text.
+		if len(args) > 0 {
+			r.units = append(r.units, unit{text: joinFields(args), interp: written, top: top, where: step(c, name).where})
+		}
+	default:
+		if f := codeFlags(name); f != nil {
+			for _, code := range codeStrings(args, f) {
+				r.units = append(r.units, unit{text: code, interp: written, top: top, where: step(c, name+" -"+f.short[:1]).where})
+			}
+		}
+	}
+}
+
+// shellLang is the parser's dialect for each shell it reads; textShells
+// are shells it cannot read.
+var (
+	shellLang = map[string]syntax.LangVariant{
+		"sh": syntax.LangBash, "bash": syntax.LangBash, "dash": syntax.LangBash, "ash": syntax.LangBash,
+		"ksh": syntax.LangBash, "mksh": syntax.LangMirBSDKorn, "zsh": syntax.LangZsh,
+	}
+	textShells = map[string]bool{
+		"fish": true, "cmd": true, "cmd.exe": true, "powershell": true,
+		"powershell.exe": true, "pwsh": true, "pwsh.exe": true,
+	}
+)
+
+func isShellName(n string) bool { _, ok := shellLang[n]; return ok }
+
+// shell reads a POSIX-like shell's argv: its options, then the -c string
+// (parsed) or a script file (not read: screening reads no files) or, with
+// neither, the text given on its stdin when that is known.
+func (r *reader) shell(written, name string, args []field, c ctx, top bool) {
+	cflag := false
+	i := 0
+opts:
+	for ; i < len(args); i++ {
+		a := args[i].s
+		switch {
+		case a == "--" || a == "-":
+			i++
+			break opts
+		case a == "" || (a[0] != '-' && a[0] != '+'):
+			break opts
+		case strings.HasPrefix(a, "--"):
+			if a == "--rcfile" || a == "--init-file" {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'c':
+				cflag = cflag || a[0] == '-'
+			case 'o', 'O':
+				i++
+				j = len(a)
+			}
+		}
+	}
+	c.interp, c.top = written, top
+	switch {
+	case cflag && i < len(args):
+		if args[i].dyn && c.inner {
+			r.fail(c, "the text given to %s -c is only known when it runs (%q)", name, args[i].s)
+			return
+		}
+		r.script(args[i].s, name+" -c", c, shellLang[name])
+	case !cflag && i >= len(args) && c.stdin != "":
+		r.script(c.stdin, name+" (stdin)", c, shellLang[name])
+	}
+}
+
+// script parses shell text as the shell named by how would, and reads
+// every command in it.
+func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
+	c = step(c, how)
+	c.depth++
+	c.inner = true
+	c.stdin = ""
+	if c.interp == "" {
+		c.interp = strings.Fields(how)[0]
+	}
+	if c.depth > MaxDepth {
+		r.fail(c, "more than %d shells or interpreters run inside one another", MaxDepth)
+		return
+	}
+	if r.budget -= len(text); r.budget < 0 {
+		r.fail(c, "more than %d KiB of shell text", MaxShellBytes>>10)
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		r.fail(c, "its shell text does not parse (%s)", oneLine(err.Error()))
+		return
+	}
+	stdinOf := map[*syntax.Stmt]string{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if r.prob != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				if s, ok := r.echoed(n.X, c); ok {
+					stdinOf[n.Y] = s
+				}
+			}
+		case *syntax.Stmt:
+			r.stmt(n, c, stdinOf[n])
+		}
+		return true
+	})
+}
+
+// stmt reads one statement: a simple command's argv and redirections as a
+// unit, then that argv through wrappers; any other command's redirections.
+// Commands nested in it (substitutions, bodies) are reached by the walk.
+func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
+	var text []string
+	var argv []field
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range cmd.Assigns {
+			text = append(text, r.assign(a, c))
+		}
+		for _, w := range cmd.Args {
+			argv = append(argv, r.fields(w, c)...)
+		}
+		for _, f := range argv {
+			text = append(text, f.s)
+		}
+	case *syntax.DeclClause:
+		text = append(text, cmd.Variant.Value)
+		for _, a := range cmd.Args {
+			text = append(text, r.assign(a, c))
+		}
+	}
+	for _, rd := range s.Redirs {
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body := r.literal(rd.Hdoc, c, true)
+			text = append(text, rd.Op.String(), body)
+			stdin = body
+		case syntax.WordHdoc:
+			s := r.literal(rd.Word, c, false)
+			text = append(text, rd.Op.String(), s)
+			stdin = s
+		default:
+			text = append(text, rd.Op.String(), r.literal(rd.Word, c, false))
+		}
+	}
+	if r.prob != nil {
+		return
+	}
+	if len(text) > 0 {
+		r.units = append(r.units, unit{text: strings.Join(text, " "), interp: c.interp, top: c.top, where: c.where})
+	}
+	if len(argv) > 0 {
+		c.stdin = stdin
+		c.top = false
+		r.run(argv, c, true)
+	}
+}
+
+func (r *reader) assign(a *syntax.Assign, c ctx) string {
+	s := a.Name.Value + "="
+	if a.Value != nil {
+		s += r.literal(a.Value, c, false)
+	}
+	if a.Array != nil {
+		for _, e := range a.Array.Elems {
+			s += " " + r.literal(e.Value, c, false)
+		}
+	}
+	return s
+}
+
+// echoed is the text an echo or printf of literal words writes, when s is
+// one: what a pipe into a shell feeds it.
+func (r *reader) echoed(s *syntax.Stmt, c ctx) (string, bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	var argv []field
+	for _, w := range call.Args {
+		argv = append(argv, r.fields(w, c)...)
+	}
+	if len(argv) == 0 {
+		return "", false
+	}
+	switch baseName(argv[0].s) {
+	case "echo", "printf":
+		args := argv[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0].s, "-") {
+			args = args[1:]
+		}
+		return joinFields(args), true
+	}
+	return "", false
+}
+
+// Expansion. Every word is expanded twice: with every variable but HOME
+// unset and command substitutions empty (what the text says on its own),
+// and with each of them set to a marker. Where the base names differ, the
+// word's command name depends on the run (dyn). HOME is "~", so $HOME,
+// ${HOME} and ~ all read as the home the patterns look for.
+const marker = "\x01"
+
+func envFunc(unknown string) expand.Environ {
+	return expand.FuncEnviron(func(name string) string {
+		switch {
+		case name == "HOME":
+			return "~"
+		case strings.HasPrefix(name, "HOME "):
+			return "~" + strings.TrimPrefix(name, "HOME ")
+		case name == "IFS":
+			return " \t\n"
+		}
+		return unknown
+	})
+}
+
+type expander struct {
+	cfg     expand.Config
+	globbed bool
+}
+
+func newExpander(unknown string) *expander {
+	e := &expander{}
+	e.cfg = expand.Config{
+		Env: envFunc(unknown),
+		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
+			_, err := io.WriteString(w, unknown)
+			return err
+		},
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknown, nil },
+		ReadDir2: func(string) ([]fs.DirEntry, error) {
+			e.globbed = true
+			return nil, nil
+		},
+	}
+	return e
+}
+
+// fields expands one word into the fields a shell would make of it.
+func (r *reader) fields(w *syntax.Word, c ctx) []field {
+	if !r.braces(w, c) {
+		return nil
+	}
+	a, b := newExpander(""), newExpander(marker)
+	fa, errA := expand.Fields(&a.cfg, w)
+	la, errLA := expand.Literal(&a.cfg, w)
+	lb, errLB := expand.Literal(&b.cfg, w)
+	dyn := a.globbed || errA != nil || errLA != nil || errLB != nil || path.Base("/"+la) != path.Base("/"+lb)
+	if dyn && len(fa) == 0 {
+		fa = []string{la}
+	}
+	out := make([]field, len(fa))
+	for i, s := range fa {
+		out[i] = field{s: strings.ReplaceAll(s, marker, ""), dyn: dyn}
+	}
+	return out
+}
+
+// literal expands one word as a single string (a redirection target, an
+// assignment, a here-document body).
+func (r *reader) literal(w *syntax.Word, c ctx, doc bool) string {
+	if w == nil || !r.braces(w, c) {
+		return ""
+	}
+	e := newExpander("")
+	var s string
+	var err error
+	if doc {
+		s, err = expand.Document(&e.cfg, w)
+	} else {
+		s, err = expand.Literal(&e.cfg, w)
+	}
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// braces checks that the brace expansions of w make at most
+// maxBraceWords words, since each brace multiplies them.
+func (r *reader) braces(w *syntax.Word, c ctx) bool {
+	cp := *w
+	if !syntax.SplitBraces(&cp) {
+		return true
+	}
+	if n := braceWords(&cp, 0); n > maxBraceWords {
+		r.fail(c, "a brace expansion makes more than %d words", maxBraceWords)
+		return false
+	}
+	return true
+}
+
+// braceWords counts the words w's braces make, stopping past the bound.
+func braceWords(w *syntax.Word, depth int) int {
+	n := 1
+	for _, p := range w.Parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		k := 0
+		if b.Sequence {
+			k = seqLen(b)
+		} else {
+			for _, e := range b.Elems {
+				k += braceWords(e, depth+1)
+				if k > maxBraceWords {
+					return k
+				}
+			}
+		}
+		if k < 1 {
+			k = 1
+		}
+		if n *= k; n > maxBraceWords {
+			return n
+		}
+	}
+	return n
+}
+
+// seqLen is how many words {x..y[..incr]} makes; letters make at most 58.
+func seqLen(b *syntax.BraceExp) int {
+	if len(b.Elems) < 2 {
+		return 1
+	}
+	x, err1 := strconv.ParseInt(b.Elems[0].Lit(), 10, 64)
+	y, err2 := strconv.ParseInt(b.Elems[1].Lit(), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 58
+	}
+	step := int64(1)
+	if len(b.Elems) > 2 {
+		if s, err := strconv.ParseInt(b.Elems[2].Lit(), 10, 64); err == nil && s != 0 {
+			step = s
+		}
+	}
+	if step < 0 {
+		step = -step
+	}
+	d := y - x
+	if d < 0 {
+		d = -d
+	}
+	if d/step >= maxBraceWords {
+		return maxBraceWords + 1
+	}
+	return int(d/step) + 1
+}
+
+func joinFields(fs []field) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = f.s
+	}
+	return strings.Join(s, " ")
+}
+
+// oneLine folds a parser message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
