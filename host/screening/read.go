@@ -26,8 +26,8 @@ const (
 	// maxBraceWords bounds the words one brace expansion ({a,b}{c,d}...)
 	// makes: each brace multiplies.
 	maxBraceWords = 256
-	// maxScans bounds how many words named like a shell or interpreter are
-	// looked at again after a wrapper (see reader.run).
+	// maxScans bounds how many words of commands' arguments named like a
+	// shell or interpreter are read as commands of their own (reader.run).
 	maxScans = 64
 )
 
@@ -67,6 +67,10 @@ type ctx struct {
 	interp string // the shell running this text, as written
 	top    bool   // interp is the configured command
 	stdin  string // literal text fed to this command's stdin, if known
+	// guess: this text is an argument read as shell text in case some
+	// command runs it (trap, ssh, find -exec ...); what cannot be read
+	// there is no refusal.
+	guess bool
 }
 
 // reader reads what an entry would run, as a shell would.
@@ -75,13 +79,16 @@ type reader struct {
 	prob   *problem
 	budget int
 	scans  int
+	// guesses is what is left of the shell text read in arguments
+	// (ctx.guess); past it, arguments are no longer read.
+	guesses int
 }
 
 // readEntry returns what the configured command with its args would run:
 // every simple command of every shell text in it, looked for through
 // wrappers, and the code strings of interpreters; or why it cannot tell.
 func readEntry(command string, args []string) ([]unit, *problem) {
-	r := &reader{budget: MaxShellBytes}
+	r := &reader{budget: MaxShellBytes, guesses: MaxShellBytes}
 	words, err := shlexSplit(strings.TrimFunc(command, isPySpace))
 	if err != nil {
 		words = strings.FieldsFunc(command, isPySpace)
@@ -98,7 +105,7 @@ func readEntry(command string, args []string) ([]unit, *problem) {
 }
 
 func (r *reader) fail(c ctx, format string, a ...any) {
-	if r.prob == nil {
+	if r.prob == nil && !c.guess {
 		r.prob = &problem{reason: fmt.Sprintf(format, a...), where: slices.Clone(c.where)}
 	}
 }
@@ -118,12 +125,13 @@ func baseName(s string) string {
 
 // run looks at one argv: through wrappers to the command they start, into
 // the -c string of a shell, the code string of an interpreter. scan also
-// reads, after a wrapper, every later word named like a shell or an
-// interpreter as the start of a command, so that a wrapper option read
-// differently here than by the wrapper itself hides nothing.
+// reads every later word of argv named like a shell or an interpreter as
+// the start of a command: a wrapper option read differently here than by
+// the wrapper itself, or a command that runs another one and is not
+// listed here (find -exec sh -c ..., docker run img sh -c ...), hides
+// nothing.
 func (r *reader) run(argv []field, c ctx, scan bool) {
 	orig, origC := argv, c
-	wrapped := false
 	for len(argv) > 0 && r.prob == nil {
 		w := argv[0]
 		if w.dyn && c.inner {
@@ -136,7 +144,6 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 			r.command(w.s, name, argv[1:], c, c.top)
 			break
 		}
-		wrapped = true
 		c.top = false
 		c = step(c, name)
 		if script != nil {
@@ -145,7 +152,7 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 		}
 		argv = rest
 	}
-	if !scan || !wrapped {
+	if !scan || r.prob != nil || len(orig) < 2 {
 		return
 	}
 	c = step(origC, baseName(orig[0].s))
@@ -153,7 +160,7 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 	for i := 1; i < len(orig) && r.prob == nil; i++ {
 		if n := baseName(orig[i].s); isShellName(n) || codeFlags(n) != nil {
 			if r.scans++; r.scans > maxScans {
-				r.fail(c, "more than %d words after a wrapper name a shell or interpreter", maxScans)
+				r.fail(c, "more than %d words in commands' arguments name a shell or interpreter", maxScans)
 				return
 			}
 			r.run(orig[i:], c, false)
@@ -169,6 +176,9 @@ func (r *reader) command(written, name string, args []field, c ctx, top bool) {
 		r.shell(written, name, args, c, top)
 	case name == "eval" && c.inner:
 		r.script(joinFields(args), "eval", c, syntax.LangBash)
+	case (name == "source" || name == ".") && c.inner && c.stdin != "":
+		// source /dev/stdin <<< '...'
+		r.script(c.stdin, name+" (stdin)", c, syntax.LangBash)
 	case textShells[name]:
 		// fish, cmd, PowerShell: a syntax this parser does not read; their
 		// args are matched as text.
@@ -238,7 +248,9 @@ opts:
 			return
 		}
 		r.script(args[i].s, name+" -c", c, shellLang[name])
-	case !cflag && i >= len(args) && c.stdin != "":
+	case !cflag && c.stdin != "":
+		// Reading too much as the script (sh -s, sh /dev/stdin, or a
+		// script file besides) only means more text is read.
 		r.script(c.stdin, name+" (stdin)", c, shellLang[name])
 	}
 }
@@ -257,7 +269,11 @@ func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
 		r.fail(c, "more than %d shells or interpreters run inside one another", MaxDepth)
 		return
 	}
-	if r.budget -= len(text); r.budget < 0 {
+	if c.guess {
+		if r.guesses -= len(text); r.guesses < 0 {
+			return
+		}
+	} else if r.budget -= len(text); r.budget < 0 {
 		r.fail(c, "more than %d KiB of shell text", MaxShellBytes>>10)
 		return
 	}
@@ -332,6 +348,30 @@ func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
 		c.stdin = stdin
 		c.top = false
 		r.run(argv, c, true)
+		r.arguments(argv, c)
+	}
+}
+
+// quoting are the characters that make an argument read differently as
+// shell text than as it stands.
+const quoting = "'\"\\$`{"
+
+// arguments reads each argument of a command in shell text that has
+// quoting in it as shell text too, in case the command runs it (trap
+// 'c""url ...' EXIT, ssh host '...', find -exec sh -c '...'): what runs
+// there is screened like the rest, but text that does not parse is no
+// refusal, as most such arguments are only data.
+func (r *reader) arguments(argv []field, c ctx) {
+	name := baseName(argv[0].s)
+	for _, a := range argv[1:] {
+		if r.prob != nil || r.guesses <= 0 || c.depth >= MaxDepth {
+			return
+		}
+		if strings.ContainsAny(a.s, quoting) {
+			g := c
+			g.guess = true
+			r.script(a.s, name+" (argument)", g, syntax.LangBash)
+		}
 	}
 }
 
@@ -363,6 +403,15 @@ func (r *reader) echoed(s *syntax.Stmt, c ctx) (string, bool) {
 		return "", false
 	}
 	switch baseName(argv[0].s) {
+	case "cat":
+		for _, rd := range s.Redirs {
+			switch rd.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				return r.literal(rd.Hdoc, c, true), true
+			case syntax.WordHdoc:
+				return r.literal(rd.Word, c, false), true
+			}
+		}
 	case "echo", "printf":
 		args := argv[1:]
 		for len(args) > 0 && strings.HasPrefix(args[0].s, "-") {

