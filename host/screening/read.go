@@ -51,6 +51,8 @@ type unit struct {
 type field struct {
 	s   string
 	dyn bool
+	// src is the word as written in the shell text (for a refusal).
+	src string
 }
 
 // problem is why screening refuses to read an entry further.
@@ -67,6 +69,7 @@ type ctx struct {
 	interp string // the shell running this text, as written
 	top    bool   // interp is the configured command
 	stdin  string // literal text fed to this command's stdin, if known
+	text   string // the shell text being read
 	// guess: this text is an argument read as shell text in case some
 	// command runs it (trap, ssh, find -exec ...); what cannot be read
 	// there is no refusal.
@@ -135,7 +138,7 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 	for len(argv) > 0 && r.prob == nil {
 		w := argv[0]
 		if w.dyn && c.inner {
-			r.fail(c, "a command's name is only known when it runs (%q)", w.s)
+			r.fail(c, "a command's name is only known when it runs (%s)", w.src)
 			return
 		}
 		name := baseName(w.s)
@@ -244,7 +247,7 @@ opts:
 	switch {
 	case cflag && i < len(args):
 		if args[i].dyn && c.inner {
-			r.fail(c, "the text given to %s -c is only known when it runs (%q)", name, args[i].s)
+			r.fail(c, "the text given to %s -c is only known when it runs (%s)", name, args[i].src)
 			return
 		}
 		r.script(args[i].s, name+" -c", c, shellLang[name])
@@ -262,6 +265,7 @@ func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
 	c.depth++
 	c.inner = true
 	c.stdin = ""
+	c.text = text
 	if c.interp == "" {
 		c.interp = strings.Fields(how)[0]
 	}
@@ -480,9 +484,21 @@ func (r *reader) fields(w *syntax.Word, c ctx) []field {
 	}
 	out := make([]field, len(fa))
 	for i, s := range fa {
-		out[i] = field{s: strings.ReplaceAll(s, marker, ""), dyn: dyn}
+		out[i] = field{s: strings.ReplaceAll(s, marker, ""), dyn: dyn, src: source(w, c)}
 	}
 	return out
+}
+
+// source is w as written in the text being read, cut to 60 bytes.
+func source(w *syntax.Word, c ctx) string {
+	from, to := int(w.Pos().Offset()), int(w.End().Offset())
+	if from < 0 || to > len(c.text) || from >= to {
+		return ""
+	}
+	if to-from > 60 {
+		return c.text[from:from+60] + "…"
+	}
+	return c.text[from:to]
 }
 
 // literal expands one word as a single string (a redirection target, an
