@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +69,9 @@ type ctx struct {
 	top    bool   // interp is the configured command
 	stdin  string // literal text fed to this command's stdin, if known
 	text   string // the shell text being read
+	// params are the shell's positional parameters ($0 first) when they
+	// are known: the words after sh -c's string.
+	params []field
 	// guess: this text is an argument read as shell text in case some
 	// command runs it (trap, ssh, find -exec ...); what cannot be read
 	// there is no refusal.
@@ -250,10 +252,12 @@ opts:
 			r.fail(c, "the text given to %s -c is only known when it runs (%s)", name, args[i].src)
 			return
 		}
+		c.params = args[i+1:]
 		r.script(args[i].s, name+" -c", c, shellLang[name])
 	case !cflag && c.stdin != "":
 		// Reading too much as the script (sh -s, sh /dev/stdin, or a
 		// script file besides) only means more text is read.
+		c.params = nil
 		r.script(c.stdin, name+" (stdin)", c, shellLang[name])
 	}
 }
@@ -317,6 +321,10 @@ func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
 			text = append(text, r.assign(a, c))
 		}
 		for _, w := range cmd.Args {
+			if ps, ok := positional(w, c.params); ok {
+				argv = append(argv, ps...)
+				continue
+			}
 			argv = append(argv, r.fields(w, c)...)
 		}
 		for _, f := range argv {
@@ -426,14 +434,12 @@ func (r *reader) echoed(s *syntax.Stmt, c ctx) (string, bool) {
 	return "", false
 }
 
-// Expansion. Every word is expanded twice: with every variable but HOME
-// unset and command substitutions empty (what the text says on its own),
-// and with each of them set to a marker. Where the base names differ, the
-// word's command name depends on the run (dyn). HOME is "~", so $HOME,
-// ${HOME} and ~ all read as the home the patterns look for.
-const marker = "\x01"
-
-func envFunc(unknown string) expand.Environ {
+// Expansion. A word is expanded with every variable but HOME unset and
+// command substitutions empty: what the text says on its own. HOME is "~",
+// so $HOME, ${HOME} and ~ all read as the home the patterns look for.
+// Whether its base name depends on the run (dyn) is read from the word
+// itself (baseKnown).
+func envFunc() expand.Environ {
 	return expand.FuncEnviron(func(name string) string {
 		switch {
 		case name == "HOME":
@@ -443,7 +449,7 @@ func envFunc(unknown string) expand.Environ {
 		case name == "IFS":
 			return " \t\n"
 		}
-		return unknown
+		return ""
 	})
 }
 
@@ -452,15 +458,12 @@ type expander struct {
 	globbed bool
 }
 
-func newExpander(unknown string) *expander {
+func newExpander() *expander {
 	e := &expander{}
 	e.cfg = expand.Config{
-		Env: envFunc(unknown),
-		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
-			_, err := io.WriteString(w, unknown)
-			return err
-		},
-		ProcSubst: func(*syntax.ProcSubst) (string, error) { return unknown, nil },
+		Env:       envFunc(),
+		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { return nil },
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "", nil },
 		ReadDir2: func(string) ([]fs.DirEntry, error) {
 			e.globbed = true
 			return nil, nil
@@ -474,19 +477,91 @@ func (r *reader) fields(w *syntax.Word, c ctx) []field {
 	if !r.braces(w, c) {
 		return nil
 	}
-	a, b := newExpander(""), newExpander(marker)
-	fa, errA := expand.Fields(&a.cfg, w)
-	la, errLA := expand.Literal(&a.cfg, w)
-	lb, errLB := expand.Literal(&b.cfg, w)
-	dyn := a.globbed || errA != nil || errLA != nil || errLB != nil || path.Base("/"+la) != path.Base("/"+lb)
-	if dyn && len(fa) == 0 {
-		fa = []string{la}
+	e := newExpander()
+	fs, err := expand.Fields(&e.cfg, w)
+	dyn := e.globbed || err != nil || !baseKnown(w.Parts)
+	if dyn && len(fs) == 0 {
+		// $X may be a command: keep its place.
+		fs = []string{""}
 	}
-	out := make([]field, len(fa))
-	for i, s := range fa {
-		out[i] = field{s: strings.ReplaceAll(s, marker, ""), dyn: dyn, src: source(w, c)}
+	out := make([]field, len(fs))
+	for i, s := range fs {
+		out[i] = field{s: s, dyn: dyn, src: source(w, c)}
 	}
 	return out
+}
+
+// baseKnown reports whether the base name of a word (what follows its last
+// "/") is written out, with nothing in it known only when it runs: after
+// the last expansion ($X, $(cmd), $((...))) comes a literal "/". A word
+// with no expansion is known whole.
+func baseKnown(parts []syntax.WordPart) bool {
+	for i := len(parts) - 1; i >= 0; i-- {
+		switch p := parts[i].(type) {
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "/") {
+				return true
+			}
+		case *syntax.SglQuoted:
+			if strings.Contains(p.Value, "/") {
+				return true
+			}
+		case *syntax.DblQuoted:
+			for j := len(p.Parts) - 1; j >= 0; j-- {
+				l, ok := p.Parts[j].(*syntax.Lit)
+				if !ok {
+					return false
+				}
+				if strings.Contains(l.Value, "/") {
+					return true
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// positional returns the words a plain "$@", "$1" (or $@, $1 whose
+// values need no splitting) stands for, when the shell's parameters are
+// known: sh -c 'exec "$@"' sh npx -y pkg runs npx.
+func positional(w *syntax.Word, params []field) ([]field, bool) {
+	if params == nil || len(w.Parts) != 1 {
+		return nil, false
+	}
+	part, quoted := w.Parts[0], false
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 && !dq.Dollar {
+		part, quoted = dq.Parts[0], true
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Flags != nil ||
+		pe.NestedParam != nil || pe.Index != nil || pe.Modifiers != nil || pe.Slice != nil || pe.Repl != nil ||
+		pe.Names != 0 || pe.Exp != nil {
+		return nil, false
+	}
+	var out []field
+	switch name := pe.Param.Value; name {
+	case "@":
+		if !quoted {
+			return nil, false
+		}
+		out = params[min(1, len(params)):]
+	default:
+		n, err := strconv.Atoi(name)
+		if err != nil || n < 0 || n >= len(params) {
+			return nil, false
+		}
+		out = params[n : n+1]
+	}
+	if !quoted {
+		for _, f := range out {
+			if f.s == "" || strings.ContainsAny(f.s, " \t\n*?[") {
+				return nil, false
+			}
+		}
+	}
+	return slices.Clone(out), true
 }
 
 // source is w as written in the text being read, cut to 60 bytes.
@@ -507,7 +582,7 @@ func (r *reader) literal(w *syntax.Word, c ctx, doc bool) string {
 	if w == nil || !r.braces(w, c) {
 		return ""
 	}
-	e := newExpander("")
+	e := newExpander()
 	var s string
 	var err error
 	if doc {
