@@ -40,8 +40,7 @@ type unit struct {
 	interp string
 	top    bool
 	// where is the way to text from the configured command, for the
-	// finding ("env → bash -c"); empty for the configured shell's own
-	// -c string.
+	// finding: "env", "bash -c" for env bash -c '...'.
 	where []string
 }
 
@@ -163,7 +162,7 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 	c = step(origC, baseName(orig[0].s))
 	c.top = false
 	for i := 1; i < len(orig) && r.prob == nil; i++ {
-		if n := baseName(orig[i].s); isShellName(n) || codeFlags(n) != nil {
+		if n := baseName(orig[i].s); isShellName(n) || textShells[n] || codeFlags(n) != nil {
 			if r.scans++; r.scans > maxScans {
 				r.fail(c, "more than %d words in commands' arguments name a shell or interpreter", maxScans)
 				return
