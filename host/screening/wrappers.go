@@ -138,7 +138,7 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 	var split []string
 	var cmdString *string
 	exec := false
-	rest = opts(args, spec, func(opt, val string) {
+	on := func(opt, val string) {
 		switch {
 		case name == "env" && (opt == "S" || takesLongExact(opt, "--split-string")):
 			split = append(split, val)
@@ -148,12 +148,13 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 		case name == "watch" && (opt == "x" || takesLongExact(opt, "--exec")):
 			exec = true
 		}
-	})
+	}
+	rest = opts(args, spec, on)
 	switch name {
 	case "env":
 		// "env -" is "env -i".
 		for len(rest) > 0 && rest[0].s == "-" {
-			rest = opts(rest[1:], spec, func(string, string) {})
+			rest = opts(rest[1:], spec, on)
 		}
 		if len(split) > 0 {
 			// env -S splits its string into words, which come before the
