@@ -44,11 +44,13 @@ type unit struct {
 	where []string
 }
 
-// field is one word of an argv after expansion. dyn says the base name
-// of the word is only known when it runs ($X, $(cmd), a glob).
+// field is one word of an argv after expansion. vague says some of it is
+// only known when it runs ($X, $(cmd), a glob); dyn says its base name
+// (what follows the last "/") is.
 type field struct {
-	s   string
-	dyn bool
+	s     string
+	vague bool
+	dyn   bool
 	// src is the word as written in the shell text (for a refusal).
 	src string
 }
@@ -67,6 +69,8 @@ type ctx struct {
 	interp string // the shell running this text, as written
 	top    bool   // interp is the configured command
 	stdin  string // literal text fed to this command's stdin, if known
+	// stdinVague: text is fed to stdin that is only known when it runs.
+	stdinVague bool
 	text   string // the shell text being read
 	// params are the shell's positional parameters ($0 first) when they
 	// are known: the words after sh -c's string.
@@ -151,7 +155,11 @@ func (r *reader) run(argv []field, c ctx, scan bool) {
 		c.top = false
 		c = step(c, name)
 		if script != nil {
-			r.script(*script, name+" -c", c, syntax.LangBash)
+			if script.vague {
+				r.fail(c, "the text given to %s is only known when it runs", name)
+				break
+			}
+			r.script(script.s, name+" -c", c, syntax.LangBash)
 			break
 		}
 		argv = rest
@@ -179,7 +187,13 @@ func (r *reader) command(written, name string, args []field, c ctx, top bool) {
 	case isShellName(name):
 		r.shell(written, name, args, c, top)
 	case name == "eval" && c.inner:
+		if vague(args) {
+			r.fail(c, "the text given to eval is only known when it runs")
+			return
+		}
 		r.script(joinFields(args), "eval", c, syntax.LangBash)
+	case (name == "source" || name == ".") && c.inner && c.stdinVague:
+		r.fail(c, "the text fed to %s on its stdin is only known when it runs", name)
 	case (name == "source" || name == ".") && c.inner && c.stdin != "":
 		// source /dev/stdin <<< '...'
 		r.script(c.stdin, name+" (stdin)", c, syntax.LangBash)
@@ -192,7 +206,11 @@ func (r *reader) command(written, name string, args []field, c ctx, top bool) {
 	default:
 		if f := codeFlags(name); f != nil {
 			for _, code := range codeStrings(args, f) {
-				r.units = append(r.units, unit{text: code, interp: written, top: top, where: step(c, name+" -"+f.short[:1]).where})
+				if code.vague {
+					r.fail(c, "the code given to %s is only known when it runs (%s)", name, code.src)
+					return
+				}
+				r.units = append(r.units, unit{text: code.s, interp: written, top: top, where: step(c, name+" -"+f.short[:1]).where})
 			}
 		}
 	}
@@ -247,12 +265,14 @@ opts:
 	c.interp, c.top = written, top
 	switch {
 	case cflag && i < len(args):
-		if args[i].dyn && c.inner {
+		if args[i].vague {
 			r.fail(c, "the text given to %s -c is only known when it runs (%s)", name, args[i].src)
 			return
 		}
 		c.params = args[i+1:]
 		r.script(args[i].s, name+" -c", c, shellLang[name])
+	case !cflag && c.stdinVague:
+		r.fail(c, "the text fed to %s on its stdin is only known when it runs", name)
 	case !cflag && c.stdin != "":
 		// Reading too much as the script (sh -s, sh /dev/stdin, or a
 		// script file besides) only means more text is read.
@@ -267,7 +287,7 @@ func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
 	c = step(c, how)
 	c.depth++
 	c.inner = true
-	c.stdin = ""
+	c.stdin, c.stdinVague = "", false
 	c.text = text
 	if c.interp == "" {
 		c.interp = strings.Fields(how)[0]
@@ -289,7 +309,7 @@ func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
 		r.fail(c, "its shell text does not parse (%s)", oneLine(err.Error()))
 		return
 	}
-	stdinOf := map[*syntax.Stmt]string{}
+	stdinOf := map[*syntax.Stmt]field{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if r.prob != nil {
 			return false
@@ -311,7 +331,7 @@ func (r *reader) script(text, how string, c ctx, lang syntax.LangVariant) {
 // stmt reads one statement: a simple command's argv and redirections as a
 // unit, then that argv through wrappers; any other command's redirections.
 // Commands nested in it (substitutions, bodies) are reached by the walk.
-func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
+func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin field) {
 	var text []string
 	var argv []field
 	switch cmd := s.Cmd.(type) {
@@ -340,11 +360,11 @@ func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
 		case syntax.Hdoc, syntax.DashHdoc:
 			body := r.literal(rd.Hdoc, c, true)
 			text = append(text, rd.Op.String(), body)
-			stdin = body
+			stdin.s, stdin.vague = body, rd.Hdoc != nil && !wordKnown(rd.Hdoc.Parts)
 		case syntax.WordHdoc:
 			s := r.literal(rd.Word, c, false)
 			text = append(text, rd.Op.String(), s)
-			stdin = s
+			stdin.s, stdin.vague = s, !wordKnown(rd.Word.Parts)
 		default:
 			text = append(text, rd.Op.String(), r.literal(rd.Word, c, false))
 		}
@@ -356,7 +376,7 @@ func (r *reader) stmt(s *syntax.Stmt, c ctx, stdin string) {
 		r.units = append(r.units, unit{text: strings.Join(text, " "), interp: c.interp, top: c.top, where: c.where})
 	}
 	if len(argv) > 0 {
-		c.stdin = stdin
+		c.stdin, c.stdinVague = stdin.s, stdin.vague
 		c.top = false
 		r.run(argv, c, true)
 		r.arguments(argv, c)
@@ -401,26 +421,26 @@ func (r *reader) assign(a *syntax.Assign, c ctx) string {
 
 // echoed is the text an echo or printf of literal words writes, when s is
 // one: what a pipe into a shell feeds it.
-func (r *reader) echoed(s *syntax.Stmt, c ctx) (string, bool) {
+func (r *reader) echoed(s *syntax.Stmt, c ctx) (field, bool) {
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
-		return "", false
+		return field{}, false
 	}
 	var argv []field
 	for _, w := range call.Args {
 		argv = append(argv, r.fields(w, c)...)
 	}
 	if len(argv) == 0 {
-		return "", false
+		return field{}, false
 	}
 	switch baseName(argv[0].s) {
 	case "cat":
 		for _, rd := range s.Redirs {
 			switch rd.Op {
 			case syntax.Hdoc, syntax.DashHdoc:
-				return r.literal(rd.Hdoc, c, true), true
+				return field{s: r.literal(rd.Hdoc, c, true), vague: rd.Hdoc != nil && !wordKnown(rd.Hdoc.Parts)}, true
 			case syntax.WordHdoc:
-				return r.literal(rd.Word, c, false), true
+				return field{s: r.literal(rd.Word, c, false), vague: !wordKnown(rd.Word.Parts)}, true
 			}
 		}
 	case "echo", "printf":
@@ -428,9 +448,9 @@ func (r *reader) echoed(s *syntax.Stmt, c ctx) (string, bool) {
 		for len(args) > 0 && strings.HasPrefix(args[0].s, "-") {
 			args = args[1:]
 		}
-		return joinFields(args), true
+		return field{s: joinFields(args), vague: vague(args)}, true
 	}
-	return "", false
+	return field{}, false
 }
 
 // Expansion. A word is expanded with every variable but HOME unset and
@@ -478,16 +498,50 @@ func (r *reader) fields(w *syntax.Word, c ctx) []field {
 	}
 	e := newExpander()
 	fs, err := expand.Fields(&e.cfg, w)
-	dyn := e.globbed || err != nil || !baseKnown(w.Parts)
-	if dyn && len(fs) == 0 {
-		// $X may be a command: keep its place.
+	vague := e.globbed || err != nil || !wordKnown(w.Parts)
+	dyn := e.globbed || err != nil || vague && !baseKnown(w.Parts)
+	if vague && len(fs) == 0 {
+		// $X may be a command, or text: keep its place.
 		fs = []string{""}
 	}
 	out := make([]field, len(fs))
 	for i, s := range fs {
-		out[i] = field{s: s, dyn: dyn, src: source(w, c)}
+		out[i] = field{s: s, vague: vague, dyn: dyn, src: source(w, c)}
 	}
 	return out
+}
+
+// wordKnown reports whether a word is written out whole: quoting and
+// $HOME only, nothing known only when it runs.
+func wordKnown(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			if !wordKnown(p.Parts) {
+				return false
+			}
+		case *syntax.ParamExp:
+			if p.Param == nil || p.Param.Value != "HOME" || !p.Short && (p.Excl || p.Length || p.Width || p.IsSet ||
+				p.Flags != nil || p.NestedParam != nil || p.Index != nil || p.Modifiers != nil || p.Slice != nil ||
+				p.Repl != nil || p.Names != 0 || p.Exp != nil) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// vague reports whether any of fs is only known when it runs.
+func vague(fs []field) bool {
+	for _, f := range fs {
+		if f.vague {
+			return true
+		}
+	}
+	return false
 }
 
 // baseKnown reports whether the base name of a word (what follows its last

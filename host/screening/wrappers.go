@@ -130,21 +130,20 @@ var wrappers = map[string]optSpec{
 // unwrap reads the options of the wrapper name and returns the argv it
 // runs, or the shell text it runs (flock -c, su -c, watch); ok is false
 // when name is no wrapper.
-func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script *string, ok bool) {
+func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script *field, ok bool) {
 	spec, ok := wrappers[name]
 	if !ok {
 		return nil, nil, false
 	}
 	var split []string
-	var cmdString *string
+	var cmdString *field
 	exec := false
 	on := func(opt, val string) {
 		switch {
 		case name == "env" && (opt == "S" || takesLongExact(opt, "--split-string")):
 			split = append(split, val)
 		case (name == "su" || name == "runuser") && (opt == "c" || takesLongExact(opt, "--command") || takesLongExact(opt, "--session-command")):
-			v := val
-			cmdString = &v
+			cmdString = &field{s: val, vague: vague(args)}
 		case name == "watch" && (opt == "x" || takesLongExact(opt, "--exec")):
 			exec = true
 		}
@@ -159,6 +158,10 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 		if len(split) > 0 {
 			// env -S splits its string into words, which come before the
 			// rest: read it as shell words.
+			if vague(args) {
+				r.fail(c, "the string given to env -S is only known when it runs")
+				return nil, nil, true
+			}
 			var words []field
 			for _, s := range split {
 				words = append(words, r.words(s, step(c, "env -S"))...)
@@ -169,8 +172,7 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 		// flock [options] FILE -c COMMAND runs COMMAND with sh -c.
 		if len(rest) > 0 && (rest[0].s == "-c" || rest[0].s == "--command") {
 			if len(rest) > 1 {
-				s := rest[1].s
-				return nil, &s, true
+				return nil, &rest[1], true
 			}
 			return nil, nil, true
 		}
@@ -179,16 +181,14 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 		if cmdString == nil {
 			for i := 0; i+1 < len(rest); i++ {
 				if rest[i].s == "-c" || rest[i].s == "--command" || rest[i].s == "--session-command" {
-					s := rest[i+1].s
-					cmdString = &s
+					cmdString = &rest[i+1]
 				}
 			}
 		}
 		return nil, cmdString, true
 	case "watch":
 		if !exec {
-			s := joinFields(rest)
-			return nil, &s, true
+			return nil, &field{s: joinFields(rest), vague: vague(rest)}, true
 		}
 	case "busybox":
 		if len(rest) > 0 && strings.HasPrefix(rest[0].s, "-") {
@@ -263,8 +263,8 @@ func codeFlags(name string) *codeFlag {
 // codeStrings returns every value of a code option in args, wherever it
 // is (clustered, attached or the next word): reading too many words as
 // code only means more text is matched, never less.
-func codeStrings(args []field, f *codeFlag) []string {
-	var out []string
+func codeStrings(args []field, f *codeFlag) []field {
+	var out []field
 	for i := 0; i < len(args); i++ {
 		a := args[i].s
 		if strings.HasPrefix(a, "--") {
@@ -272,9 +272,9 @@ func codeStrings(args []field, f *codeFlag) []string {
 			for _, l := range f.long {
 				if name == l {
 					if hasVal {
-						out = append(out, val)
+						out = append(out, field{s: val, vague: args[i].vague, src: args[i].src})
 					} else if i+1 < len(args) {
-						out = append(out, args[i+1].s)
+						out = append(out, args[i+1])
 					}
 				}
 			}
@@ -286,9 +286,9 @@ func codeStrings(args []field, f *codeFlag) []string {
 		for j := 1; j < len(a) && strings.IndexByte(f.stop, a[j]) < 0; j++ {
 			if strings.IndexByte(f.short, a[j]) >= 0 {
 				if v := a[j+1:]; v != "" {
-					out = append(out, v)
+					out = append(out, field{s: v, vague: args[i].vague, src: args[i].src})
 				} else if i+1 < len(args) {
-					out = append(out, args[i+1].s)
+					out = append(out, args[i+1])
 				}
 				break
 			}
