@@ -71,7 +71,7 @@ type ctx struct {
 	stdin  string // literal text fed to this command's stdin, if known
 	// stdinVague: text is fed to stdin that is only known when it runs.
 	stdinVague bool
-	text   string // the shell text being read
+	text       string // the shell text being read
 	// params are the shell's positional parameters ($0 first) when they
 	// are known: the words after sh -c's string.
 	params []field
