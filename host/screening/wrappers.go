@@ -140,11 +140,11 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 	exec := false
 	on := func(opt, val string) {
 		switch {
-		case name == "env" && (opt == "S" || takesLongExact(opt, "--split-string")):
+		case name == "env" && (opt == "S" || abbreviates(opt, "--split-string")):
 			split = append(split, val)
-		case (name == "su" || name == "runuser") && (opt == "c" || takesLongExact(opt, "--command") || takesLongExact(opt, "--session-command")):
+		case (name == "su" || name == "runuser") && (opt == "c" || abbreviates(opt, "--command") || abbreviates(opt, "--session-command")):
 			cmdString = &field{s: val, vague: vague(args)}
-		case name == "watch" && (opt == "x" || takesLongExact(opt, "--exec")):
+		case name == "watch" && (opt == "x" || abbreviates(opt, "--exec")):
 			exec = true
 		}
 	}
@@ -198,9 +198,9 @@ func (r *reader) unwrap(name string, args []field, c ctx) (rest []field, script 
 	return rest, nil, true
 }
 
-// takesLongExact reports whether opt ("--na") names the long option full
+// abbreviates reports whether opt ("--na") names the long option full
 // ("--name") or abbreviates it.
-func takesLongExact(opt, full string) bool {
+func abbreviates(opt, full string) bool {
 	return len(opt) > 2 && strings.HasPrefix(full, opt)
 }
 
@@ -210,6 +210,7 @@ func (r *reader) words(s string, c ctx) []field {
 		r.fail(c, "more than %d KiB of shell text", MaxShellBytes>>10)
 		return nil
 	}
+	c.text = s
 	var out []field
 	for w, err := range syntax.NewParser().WordsSeq(strings.NewReader(s)) {
 		if err != nil {
