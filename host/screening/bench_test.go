@@ -1,6 +1,7 @@
 package screening_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/screening"
@@ -26,5 +27,15 @@ func BenchmarkCheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The dearest entry found: just under MaxShellBytes of shell text whose
+// every argument is read again as shell text and brace-expands.
+func BenchmarkCheckWorst(b *testing.B) {
+	script := strings.Repeat("echo '{a,b}{c,d}{e,f}{g,h}{1..16}'; ", (screening.MaxShellBytes-1)/38)
+	b.ReportAllocs()
+	for b.Loop() {
+		screening.Check("x", "bash", []string{"-c", script}, nil)
 	}
 }

@@ -25,6 +25,9 @@ const (
 	// maxBraceWords bounds the words one brace expansion ({a,b}{c,d}...)
 	// makes: each brace multiplies.
 	maxBraceWords = 256
+	// maxWords bounds the words all the shell text of an entry expands
+	// to: brace expansions, each within maxBraceWords, add up.
+	maxWords = 1 << 14
 	// maxScans bounds how many words of commands' arguments named like a
 	// shell or interpreter are read as commands of their own (reader.run).
 	maxScans = 64
@@ -87,6 +90,9 @@ type reader struct {
 	prob   *problem
 	budget int
 	scans  int
+	// nwords and guessWords count the words expanded so far, in shell
+	// text and in arguments read as such (maxWords each).
+	nwords, guessWords int
 	// guesses is what is left of the shell text read in arguments
 	// (ctx.guess); past it, arguments are no longer read.
 	guesses int
@@ -493,7 +499,17 @@ func newExpander() *expander {
 
 // fields expands one word into the fields a shell would make of it.
 func (r *reader) fields(w *syntax.Word, c ctx) []field {
-	if !r.braces(w, c) {
+	count, ok := r.braceCount(w, c)
+	if !ok {
+		return nil
+	}
+	// Count the words before making them.
+	n := &r.nwords
+	if c.guess {
+		n = &r.guessWords
+	}
+	if *n += count; *n > maxWords {
+		r.fail(c, "its shell text expands to more than %d words", maxWords)
 		return nil
 	}
 	e := newExpander()
@@ -652,15 +668,23 @@ func (r *reader) literal(w *syntax.Word, c ctx, doc bool) string {
 // braces checks that the brace expansions of w make at most
 // maxBraceWords words, since each brace multiplies them.
 func (r *reader) braces(w *syntax.Word, c ctx) bool {
+	_, ok := r.braceCount(w, c)
+	return ok
+}
+
+// braceCount is how many words w's braces make (1 without braces), and
+// false past maxBraceWords.
+func (r *reader) braceCount(w *syntax.Word, c ctx) (int, bool) {
 	cp := *w
 	if !syntax.SplitBraces(&cp) {
-		return true
+		return 1, true
 	}
-	if n := braceWords(&cp, 0); n > maxBraceWords {
+	n := braceWords(&cp, 0)
+	if n > maxBraceWords {
 		r.fail(c, "a brace expansion makes more than %d words", maxBraceWords)
-		return false
+		return n, false
 	}
-	return true
+	return n, true
 }
 
 // braceWords counts the words w's braces make, stopping past the bound.

@@ -149,6 +149,7 @@ func TestCheckFailsClosed(t *testing.T) {
 		{"flock -c from a variable", "sh", []string{"-c", `flock /tmp/l -c "$P"`}, "the text given to flock is only known when it runs"},
 		{"env -S from a variable", "sh", []string{"-c", `env -S "$P"`}, "the string given to env -S is only known when it runs"},
 		{"brace bomb", "bash", []string{"-c", "echo " + strings.Repeat("{a,b}", 40)}, "a brace expansion makes more than 256 words"},
+		{"many brace expansions", "bash", []string{"-c", strings.Repeat("echo {a,b}{c,d}{e,f}{g,h}{1..16}; ", 100)}, "its shell text expands to more than 16384 words"},
 		{"env -S does not parse", "env", []string{"-S", "sh -c 'x"}, "its shell text does not parse (1:7: reached EOF without closing quote `'`)"},
 	}
 	for _, c := range cases {
