@@ -16,6 +16,16 @@
 // where it does not (look-behind, Unicode word boundaries, Python's
 // case-insensitive i).
 //
+// Beyond the original, the entry is also read as a shell reads it
+// (read.go, wrappers.go, with mvdan.cc/sh's parser): through wrappers
+// (env, nice, timeout, sudo, xargs, flock ...), into every sh -c string,
+// eval and text fed to a shell, with quoting removed, so that the patterns
+// see what would run; the code of python -c, node -e, perl -e is matched
+// as text. A finding found that way says where ("(inside env → bash -c)").
+// Shell text that cannot be read to the end (it does not parse, it is past
+// MaxDepth or MaxShellBytes, or what runs is only known when it runs) is
+// refused: screening fails closed.
+//
 // The package only reads the values it is given: it starts nothing, reads
 // no files and never puts an env value in a finding (an env value may be a
 // secret; a finding names the indicator, never the value it was found in).
