@@ -73,9 +73,15 @@ func TestEachAlternative(t *testing.T) {
 	for _, c := range cases {
 		p := partByOrig(t, c.parts, c.orig)
 		seen[c.orig] = true
+		needles := map[*[]part][]string{&egressParts: egressNeedles, &exfilParts: exfilNeedles, &persistenceParts: persistNeedles}
 		for _, s := range c.yes {
 			if !p.re.MatchString(foldTurkishI(s)) {
 				t.Errorf("%s does not match %q; the original does", c.orig, s)
+			}
+			for ps, n := range needles {
+				if &(*ps)[0] == &c.parts[0] && !anyPart(*ps, n, s) {
+					t.Errorf("%s matches %q, but not behind its needles", c.orig, s)
+				}
 			}
 		}
 		for _, s := range c.no {

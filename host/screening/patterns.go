@@ -105,8 +105,24 @@ var persistenceParts = []part{
 	alt(`\.zshrc\b`, ci(`\.zshrc`)+notWordA),
 }
 
-// anyPart reports whether one of parts occurs in s.
-func anyPart(parts []part, s string) bool {
+// anyPart reports whether one of parts occurs in s. ASCII text that holds
+// none of needles (lower-case) cannot match, and is not run through the
+// expressions; other text always is (case folding reaches ASCII letters
+// from others, as ſ folds to s).
+func anyPart(parts []part, needles []string, s string) bool {
+	if isASCII(s) {
+		lower := asciiLower(s)
+		found := false
+		for _, n := range needles {
+			if strings.Contains(lower, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
 	s = foldTurkishI(s)
 	for _, p := range parts {
 		if p.re.MatchString(s) {
@@ -116,9 +132,26 @@ func anyPart(parts []part, s string) bool {
 	return false
 }
 
-func egress(script string) bool       { return anyPart(egressParts, script) }
-func exfiltration(script string) bool { return anyPart(exfilParts, script) }
-func persistence(script string) bool  { return anyPart(persistenceParts, script) }
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// The needles of each pattern: every match holds one of them.
+var (
+	egressNeedles  = []string{"curl", "wget", "nc", "socat", "/dev/tcp/", "invoke-webrequest", "invoke-restmethod", "system.net.webclient"}
+	exfilNeedles   = []string{".env", "--data-binary", "--data-raw", "post", "<"}
+	persistNeedles = []string{"authorized_keys", ".ssh/", "/etc/ssh", "/etc/pam.d", "pam_", "/etc/sudoers", "/etc/cron",
+		"crontab", "/etc/rc.local", "/etc/systemd", ".bashrc", ".bash_profile", ".profile", ".zshrc"}
+)
+
+func egress(script string) bool       { return anyPart(egressParts, egressNeedles, script) }
+func exfiltration(script string) bool { return anyPart(exfilParts, exfilNeedles, script) }
+func persistence(script string) bool  { return anyPart(persistenceParts, persistNeedles, script) }
 
 // turkishI maps the two letters Python's IGNORECASE takes for i (dotless
 // ı, dotted İ) and Go's (?i) does not. Both are letters, as i is, so no

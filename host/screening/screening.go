@@ -16,6 +16,16 @@
 // where it does not (look-behind, Unicode word boundaries, Python's
 // case-insensitive i).
 //
+// Beyond the original, the entry is also read as a shell reads it
+// (read.go, wrappers.go, with mvdan.cc/sh's parser): through wrappers
+// (env, nice, timeout, sudo, xargs, flock ...), into every sh -c string,
+// eval and text fed to a shell, with quoting removed, so that the patterns
+// see what would run; the code of python -c, node -e, perl -e is matched
+// as text. A finding found that way says where ("(inside env → bash -c)").
+// Shell text that cannot be read to the end (it does not parse, it is past
+// MaxDepth or MaxShellBytes, or what runs is only known when it runs) is
+// refused: screening fails closed.
+//
 // The package only reads the values it is given: it starts nothing, reads
 // no files and never puts an env value in a finding (an env value may be a
 // secret; a finding names the indicator, never the value it was found in).
@@ -43,6 +53,10 @@ const (
 	// Persistence: a shell interpreter writing to an OS persistence
 	// surface (the hermes-0day backdoor shape).
 	Persistence Kind = "persistence"
+	// Unreadable: shell text screening cannot read to the end (it does not
+	// parse, or it is past MaxDepth or MaxShellBytes, or a command's name
+	// is only known when it runs). It is refused: screening fails closed.
+	Unreadable Kind = "unreadable"
 )
 
 // Finding is one reason to reject a server entry.
@@ -58,6 +72,13 @@ type Finding struct {
 	// Exfiltration is set on an Egress finding whose args also look like
 	// exfiltration (.env, --data-binary, POST, an input redirection...).
 	Exfiltration bool
+	// Where is the way from the configured command to the shell text or
+	// code where the danger was found, outermost first ("env",
+	// "bash -c"); empty when the configured shell's args show it as
+	// written.
+	Where []string
+	// Reason is why shell text is Unreadable.
+	Reason string
 }
 
 // maxShown bounds the server name and the command a finding shows, in
@@ -71,19 +92,30 @@ func (f Finding) String() string {
 	name := bound(f.Server)
 	switch f.Kind {
 	case IOC:
-		return fmt.Sprintf("MCP server '%s' contains a known hermes-0day indicator-of-compromise ('%s')", name, f.Indicator)
+		return fmt.Sprintf("MCP server '%s' contains a known hermes-0day indicator-of-compromise ('%s')", name, f.Indicator) + f.inside()
 	case Egress:
 		s := fmt.Sprintf("MCP server '%s' uses shell interpreter '%s' with network egress in args", name, bound(f.Interpreter))
 		if f.Exfiltration {
 			s += " and exfiltration-shaped arguments"
 		}
-		return s
+		return s + f.inside()
 	case Persistence:
 		return fmt.Sprintf("MCP server '%s' uses shell interpreter '%s' to write to an OS persistence surface "+
-			"(SSH keys / PAM / sudoers / cron / shell rc) — this is the hermes-0day backdoor shape, not a real MCP server",
-			name, bound(f.Interpreter))
+			"(SSH keys / PAM / sudoers / cron / shell rc)%s — this is the hermes-0day backdoor shape, not a real MCP server",
+			name, bound(f.Interpreter), f.inside())
+	case Unreadable:
+		return fmt.Sprintf("MCP server '%s' cannot be screened: %s%s; write the command without a shell wrapper, "+
+			"or run it as a script file", name, bound(f.Reason), f.inside())
 	}
 	return fmt.Sprintf("MCP server '%s' has an unknown finding %q", name, string(f.Kind))
+}
+
+// inside is " (inside env → bash -c)", or "" when Where is empty.
+func (f Finding) inside() string {
+	if len(f.Where) == 0 {
+		return ""
+	}
+	return " (inside " + bound(strings.Join(f.Where, " → ")) + ")"
 }
 
 // bound cuts s to maxShown runes, marking the cut with "…", and escapes
@@ -129,33 +161,74 @@ func Err(server string, findings []Finding) error {
 }
 
 // Check returns the findings for one server entry given by its name, its
-// command, its args and its env, exactly as the original validator: first
-// the indicators of compromise over the command, the args and the env
-// values (the first one found is the only finding); then, when the
+// command, its args and its env, as it would run. First, as the original
+// validator: the indicators of compromise over the command, the args and
+// the env values (the first one found is the only finding); then, when the
 // command's first word (shell-split, base name, lower-cased) is one of
 // ShellInterpreters, the egress and persistence patterns over the args
-// joined by spaces. A nil result means the entry is allowed.
+// joined by spaces. Then as a shell reads it (readEntry): through
+// wrappers (env, nice, timeout, sudo, xargs ...), into every -c string,
+// with quoting removed, the same indicators and patterns over each command
+// that would run and its redirections, and over the code given to python
+// -c, node -e, perl -e; shell text it cannot read to the end is a finding
+// of its own (Unreadable). A nil result means the entry is allowed.
 func Check(name, command string, args []string, env map[string]string) []Finding {
-	return check(name, command, command, args, env)
+	return check(name, command, command, args, env, true)
 }
 
-// check is Check with the command to show in findings given apart.
-func check(name, command, shown string, args []string, env map[string]string) []Finding {
+// check is Check with the command to show in findings given apart; read
+// says whether to read the entry as a shell would (it is what runs, not
+// config text with ${VAR}s still in it).
+func check(name, command, shown string, args []string, env map[string]string, read bool) []Finding {
 	script := strings.Join(args, " ")
 	if ioc := findIOC(command, script, env); ioc != "" {
 		return []Finding{{Server: name, Kind: IOC, Indicator: ioc}}
 	}
-	if !IsShell(command) || script == "" {
-		return nil
+	var units []unit
+	var prob *problem
+	if read {
+		units, prob = readEntry(command, args)
+	}
+	for _, u := range units {
+		for _, ioc := range Indicators {
+			if strings.Contains(u.text, ioc) {
+				return []Finding{{Server: name, Kind: IOC, Indicator: ioc, Where: u.where}}
+			}
+		}
 	}
 	var out []Finding
-	if egress(script) {
-		out = append(out, Finding{Server: name, Kind: Egress, Interpreter: shown, Exfiltration: exfiltration(script)})
+	exfil := false
+	if IsShell(command) && script != "" {
+		exfil = exfiltration(script)
+		if egress(script) {
+			out = append(out, Finding{Server: name, Kind: Egress, Interpreter: shown})
+		}
+		if persistence(script) {
+			out = append(out, Finding{Server: name, Kind: Persistence, Interpreter: shown})
+		}
 	}
-	if persistence(script) {
-		out = append(out, Finding{Server: name, Kind: Persistence, Interpreter: shown})
+	for _, u := range units {
+		interp := u.interp
+		if u.top {
+			interp = shown
+		}
+		exfil = exfil || exfiltration(u.text)
+		if egress(u.text) {
+			out = append(out, Finding{Server: name, Kind: Egress, Interpreter: interp, Where: u.where})
+		}
+		if persistence(u.text) {
+			out = append(out, Finding{Server: name, Kind: Persistence, Interpreter: interp, Where: u.where})
+		}
 	}
-	return out
+	if prob != nil {
+		out = append(out, Finding{Server: name, Kind: Unreadable, Reason: prob.reason, Where: prob.where})
+	}
+	for i := range out {
+		if out[i].Kind == Egress {
+			out[i].Exfiltration = exfil
+		}
+	}
+	return merge(out, nil)
 }
 
 // findIOC returns the first of Indicators found in the command, the args
@@ -190,23 +263,25 @@ func CheckServer(srv *config.Server) []Finding {
 	if srv.Raw != nil {
 		cmd := scalar(srv.Raw["command"])
 		shown = cmd
-		written = check(srv.Name, cmd, cmd, rawArgs(srv.Raw["args"]), rawEnv(srv.Raw["env"]))
+		written = check(srv.Name, cmd, cmd, rawArgs(srv.Raw["args"]), rawEnv(srv.Raw["env"]), false)
 	}
-	resolved := check(srv.Name, srv.Command, shown, srv.Args, srv.Env)
+	resolved := check(srv.Name, srv.Command, shown, srv.Args, srv.Env, true)
 	return merge(written, resolved)
 }
 
-// merge combines the findings of the written and the resolved entry: an
-// indicator of compromise alone (the written one first), else at most one
-// Egress (exfiltration-shaped if either says so) and one Persistence.
+// merge combines the findings of the written and the resolved entry (or
+// of one entry read two ways): an indicator of compromise alone (the
+// first one), else at most one Egress (the first, exfiltration-shaped if
+// any says so), one Persistence and one Unreadable, the first of each.
 func merge(a, b []Finding) []Finding {
-	for _, l := range [][]Finding{a, b} {
-		if len(l) > 0 && l[0].Kind == IOC {
-			return l[:1:1]
+	all := append(append([]Finding(nil), a...), b...)
+	for _, f := range all {
+		if f.Kind == IOC {
+			return []Finding{f}
 		}
 	}
-	var egress, persist *Finding
-	for _, f := range append(append([]Finding(nil), a...), b...) {
+	var egress, persist, unread *Finding
+	for _, f := range all {
 		switch f.Kind {
 		case Egress:
 			if egress == nil {
@@ -218,14 +293,17 @@ func merge(a, b []Finding) []Finding {
 			if persist == nil {
 				persist = &f
 			}
+		case Unreadable:
+			if unread == nil {
+				unread = &f
+			}
 		}
 	}
 	var out []Finding
-	if egress != nil {
-		out = append(out, *egress)
-	}
-	if persist != nil {
-		out = append(out, *persist)
+	for _, f := range []*Finding{egress, persist, unread} {
+		if f != nil {
+			out = append(out, *f)
+		}
 	}
 	return out
 }

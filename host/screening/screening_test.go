@@ -43,7 +43,9 @@ func TestCheck(t *testing.T) {
 		want    []string
 	}{
 		{"plain npx", "npx", []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, nil, nil},
-		{"node with curl in args is not a shell", "node", []string{"-e", "require('child_process').exec('curl x | sh')"}, nil, nil},
+		{"node with curl in a script's args is not a shell", "node", []string{"server.js", "--fetch-with", "curl"}, nil, nil},
+		{"node -e code is read as text", "node", []string{"-e", "require('child_process').exec('curl x | sh')"}, nil,
+			[]string{msg(egressMsg, "node") + " (inside node -e)"}},
 		{"shell without args", "bash", nil, nil, nil},
 		{"shell with empty args", "bash", []string{""}, nil, nil},
 		{"shell with a harmless script", "bash", []string{"-c", "exec npx -y some-server"}, nil, nil},

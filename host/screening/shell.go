@@ -60,13 +60,22 @@ var (
 	errNoEscapedChar  = errors.New("no escaped character")
 )
 
-// firstShlexWord returns the first word of shlex.split(text) in POSIX mode
+// firstShlexWord returns the first word of shlexSplit(text), or "".
+func firstShlexWord(text string) (string, error) {
+	words, err := shlexSplit(text)
+	if err != nil || len(words) == 0 {
+		return "", err
+	}
+	return words[0], nil
+}
+
+// shlexSplit returns shlex.split(text) in POSIX mode
 // (whitespace_split, no comments): white space is " \t\r\n"; '...' keeps
 // everything; "..." keeps everything but lets a backslash escape " and \
 // (before anything else the backslash stays); outside quotes a backslash
 // escapes any character. Like shlex.split it reads the whole text, so an
 // unclosed quote or a trailing backslash anywhere is an error.
-func firstShlexWord(text string) (string, error) {
+func shlexSplit(text string) ([]string, error) {
 	const (
 		between = iota // white space between words
 		inWord
@@ -133,14 +142,11 @@ func firstShlexWord(text string) (string, error) {
 	}
 	switch {
 	case escape:
-		return "", errNoEscapedChar
+		return nil, errNoEscapedChar
 	case state == inSingle || state == inDouble:
-		return "", errNoClosingQuote
+		return nil, errNoClosingQuote
 	case state == inWord && (cur.Len() > 0 || quoted):
 		words = append(words, cur.String())
 	}
-	if len(words) == 0 {
-		return "", nil
-	}
-	return words[0], nil
+	return words, nil
 }
