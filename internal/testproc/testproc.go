@@ -100,7 +100,10 @@ func Descendants(pid int) []int {
 }
 
 // PidFile waits, up to limit, for a process id in the file at path (a
-// daemon writes it), and returns it; it fails the test with what.
+// daemon writes it), and returns it; it fails the test with what. A daemon
+// in a pid namespace of its own (a stdio server's) writes the pid that
+// namespace gives it: when a process with path among its arguments has
+// that pid there, its pid here is returned instead.
 func PidFile(t testing.TB, path, what string, limit time.Duration) int {
 	t.Helper()
 	var pid int
@@ -110,7 +113,43 @@ func PidFile(t testing.TB, path, what string, limit time.Duration) int {
 		}
 		return pid > 0
 	})
-	return pid
+	return HostPid(pid, path)
+}
+
+// HostPid returns the pid, in the test's pid namespace, of the process
+// that has nsPid in the innermost pid namespace it is in and arg among its
+// arguments; nsPid itself when there is none.
+func HostPid(nsPid int, arg string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !hasArg(cmdline, arg) {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == strconv.Itoa(nsPid) {
+				return pid
+			}
+		}
+	}
+	return nsPid
+}
+
+func hasArg(cmdline []byte, arg string) bool {
+	for _, a := range strings.Split(string(cmdline), "\x00") {
+		if a == arg {
+			return true
+		}
+	}
+	return false
 }
 
 // WaitGone waits, up to limit, until none of pids is alive, and fails the

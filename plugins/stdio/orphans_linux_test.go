@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,14 +12,29 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
-// A server that double-forks a setsid daemon leaves nothing behind: the
-// plugin, a child subreaper, adopts the daemon and kills it when the server
-// stops, whether it is stopped or exits on its own.
+// A server that double-forks a setsid daemon leaves nothing behind,
+// whether it is stopped or exits on its own: in a pid namespace of its own
+// the daemon is handed to the namespace's init (the launcher) and killed by
+// the kernel when the server ends; without one (the fallback) the plugin, a
+// child subreaper, adopts the daemon and kills it.
 func TestNoDescendantSurvives(t *testing.T) {
+	for _, pidns := range []bool{true, false} {
+		name := "pidns"
+		if !pidns {
+			name = "subreaper"
+		}
+		t.Run(name, func(t *testing.T) { testNoDescendantSurvives(t, pidns) })
+	}
+}
+
+func testNoDescendantSurvives(t *testing.T, pidns bool) {
+	sandboxOptions = sandbox.Options{NoPidNS: !pidns}
+	t.Cleanup(func() { sandboxOptions = sandbox.Options{} })
 	if err := becomeSubreaper(); err != nil {
 		t.Skipf("no child subreaper here: %v", err)
 	}
@@ -39,11 +55,15 @@ func TestNoDescendantSurvives(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			daemon := waitPid(t, pidFile)
+			daemon := hostPid(waitPid(t, pidFile), daemonPidEnv+"="+pidFile)
 			t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
 			if role == "server" {
-				if ppid := parentOf(daemon); ppid != os.Getpid() {
-					t.Fatalf("daemon %d has parent %d (%s), want the plugin %d (its subreaper); server %d", daemon, ppid, procState(ppid), os.Getpid(), c.cmd.Process.Pid)
+				want, who := os.Getpid(), "the plugin (its subreaper)"
+				if pidns {
+					want, who = c.cmd.Process.Pid, "the launcher (the init of its pid namespace)"
+				}
+				if ppid := parentOf(daemon); ppid != want {
+					t.Fatalf("daemon %d has parent %d (%s), want %s %d; server %d", daemon, ppid, procState(ppid), who, want, c.cmd.Process.Pid)
 				}
 				_ = c.Close()
 			} else {
@@ -92,6 +112,26 @@ func waitPid(t *testing.T, file string) int {
 		t.Fatal("the daemon did not start within 20s")
 		return 0
 	}
+}
+
+// hostPid is the pid here of the process whose environment holds env and
+// whose pid is nsPid in the innermost pid namespace it is in.
+func hostPid(nsPid int, env string) int {
+	for ppid, kids := range processTree() {
+		for _, p := range append(kids, ppid) {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/environ")
+			if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), env) {
+				continue
+			}
+			st, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
+			for _, line := range strings.Split(string(st), "\n") {
+				if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == strconv.Itoa(nsPid) {
+					return p
+				}
+			}
+		}
+	}
+	return nsPid
 }
 
 func parentOf(pid int) int {

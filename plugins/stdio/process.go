@@ -62,7 +62,10 @@ type conn struct {
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
 	werr    error // what Wait returned, for exitError
-	closing atomic.Bool
+	// initSaid is how the server ended as the init of its pid namespace
+	// reported it (the process the plugin waits for is that init).
+	initSaid string
+	closing  atomic.Bool
 
 	// sandbox is what the server runs under, nil for none; released
 	// once the server has ended. report says what is in force.
@@ -86,6 +89,10 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		if sb, err = sandbox.New(cfg, path, log, sandboxOptions); err != nil {
 			return nil, err
 		}
+	} else {
+		// No sandbox: still in a pid namespace of its own where the
+		// kernel gives one, so nothing it starts outlives it.
+		sb = sandbox.NewInit(cfg, path, log, sandboxOptions)
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command
@@ -177,6 +184,7 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 			logFile.Close()
 		}
 		if c.sandbox != nil {
+			c.initSaid, _ = c.sandbox.ServerExit()
 			c.sandbox.Close()
 		}
 		c.werr = werr
@@ -228,7 +236,9 @@ func (c *conn) exitError(werr error) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.cmd.Process.Pid)
-	if ps := c.cmd.ProcessState; ps != nil {
+	if c.initSaid != "" {
+		b.WriteString(c.initSaid)
+	} else if ps := c.cmd.ProcessState; ps != nil {
 		b.WriteString(sdk.ExitReason(ps))
 	} else {
 		fmt.Fprintf(&b, "ended: %v", werr)
