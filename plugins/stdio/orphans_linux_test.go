@@ -55,7 +55,11 @@ func testNoDescendantSurvives(t *testing.T, pidns bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			daemon := hostPid(waitPid(t, pidFile), daemonPidEnv+"="+pidFile)
+			nsPid := waitPid(t, pidFile)
+			daemon := hostPid(nsPid, daemonPidEnv+"="+pidFile)
+			if daemon == 0 {
+				t.Fatalf("no daemon with pid %d in its pid namespace is running", nsPid)
+			}
 			t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
 			if role == "server" {
 				want, who := os.Getpid(), "the plugin (its subreaper)"
@@ -67,6 +71,9 @@ func testNoDescendantSurvives(t *testing.T, pidns bool) {
 				}
 				_ = c.Close()
 			} else {
+				if err := c.Write(context.Background(), []byte("crash")); err != nil {
+					t.Fatal(err)
+				}
 				_, err := c.Read(context.Background())
 				if !strings.Contains(err.Error(), "exited with status 9") {
 					t.Fatalf("end = %v", err)
@@ -86,7 +93,7 @@ func TestKilledBySignal(t *testing.T) {
 	c, _ := sh(t, `kill -KILL $$`, 0)
 	_, err := c.Read(context.Background())
 	msg := err.Error()
-	if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(msg, "pid "+strconv.Itoa(c.cmd.Process.Pid)) ||
+	if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(msg, "pid "+strconv.Itoa(c.pid)+")") ||
 		!strings.Contains(msg, "was killed by signal SIGKILL") || strings.Contains(msg, "killed by killed") {
 		t.Fatalf("exit reason = %q", msg)
 	}
@@ -115,7 +122,7 @@ func waitPid(t *testing.T, file string) int {
 }
 
 // hostPid is the pid here of the process whose environment holds env and
-// whose pid is nsPid in the innermost pid namespace it is in.
+// whose pid is nsPid in the innermost pid namespace it is in; 0 if none.
 func hostPid(nsPid int, env string) int {
 	for ppid, kids := range processTree() {
 		for _, p := range append(kids, ppid) {
@@ -131,7 +138,7 @@ func hostPid(nsPid int, env string) int {
 			}
 		}
 	}
-	return nsPid
+	return 0
 }
 
 func parentOf(pid int) int {

@@ -62,6 +62,9 @@ type conn struct {
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
 	werr    error // what Wait returned, for exitError
+	// pid is the server's: cmd's own, or its child when cmd is the init
+	// of the server's pid namespace.
+	pid int
 	// initSaid is how the server ended as the init of its pid namespace
 	// reported it (the process the plugin waits for is that init).
 	initSaid string
@@ -168,7 +171,11 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 	}
 	c.stdout = stdout
 	c.cmd = cmd
-	log.Debug("server started", "command", cfg.Command, "pid", cmd.Process.Pid)
+	c.pid = cmd.Process.Pid
+	if c.sandbox != nil {
+		c.pid = c.sandbox.ServerPid(c.pid)
+	}
+	log.Debug("server started", "command", cfg.Command, "pid", c.pid)
 	go func() {
 		// Once the server has exited, whatever it left running (a
 		// daemon it double-forked into a session of its own) has been
@@ -235,7 +242,7 @@ func (c *conn) exitError(werr error) error {
 		return sdk.NewError(sdk.CodeClosed, "server %q was stopped", c.cfg.Server)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.cmd.Process.Pid)
+	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.pid)
 	if c.initSaid != "" {
 		b.WriteString(c.initSaid)
 	} else if ps := c.cmd.ProcessState; ps != nil {

@@ -368,6 +368,29 @@ func closeRights(oob []byte) {
 	}
 }
 
+// ServerPid returns the pid of the server (as the plugin sees it) that the
+// launcher pid runs: the launcher's child when it is the init of the
+// server's pid namespace, else the launcher itself, which became the
+// server. Call it after Started.
+func (l *Launch) ServerPid(pid int) int {
+	if l.initConn == nil {
+		return pid
+	}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if child, err := strconv.Atoi(f[0]); err == nil {
+				return child
+			}
+		}
+	}
+	return pid
+}
+
 // initExitWait bounds how long ServerExit waits for the init's last word
 // once the init has exited (it is queued by then).
 const initExitWait = time.Second

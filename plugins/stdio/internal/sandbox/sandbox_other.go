@@ -22,6 +22,9 @@ type Options struct {
 // NewInit returns nil: there is no pid namespace elsewhere than on Linux.
 func NewInit(transport.Config, string, hclog.Logger, Options) *Launch { return nil }
 
+// ServerPid is pid: the server is the process started.
+func (l *Launch) ServerPid(pid int) int { return pid }
+
 // ServerExit has nothing to say: the server is the process started.
 func (l *Launch) ServerExit() (string, bool) { return "", false }
 
