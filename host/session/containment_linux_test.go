@@ -27,15 +27,17 @@ func containmentHome(t *testing.T, entries string) string {
 }
 
 // A descriptor open in hermes's caller (`hermes mcp call ... 7<secret`)
-// reaches no server, sandboxed or not: neither the plugin nor the launcher
-// passes on what it inherited. The server looks at every descriptor it
+// reaches no server, sandboxed or not, nor a third-party plugin's: hermes
+// passes on nothing it inherited to its plugins, and neither the stdio
+// plugin nor its launcher passes on what it inherited. The server looks at every descriptor it
 // holds above 2 and reads descriptor 7 itself; its environment holds no
 // variable of hermes, the plugin or the launcher.
 func TestServerInheritsNoDescriptor(t *testing.T) {
 	dir := testbin.Dir(t)
 	probe := filepath.Join(dir, "hermes-sandboxprobe")
 	home := containmentHome(t, fmt.Sprintf(
-		"  open:\n    command: %[1]s\n  boxed:\n    command: %[1]s\n    sandbox: {network: none}\n", probe))
+		"  open:\n    command: %[1]s\n  boxed:\n    command: %[1]s\n    sandbox: {network: none}\n"+
+			"  third:\n    command: %[1]s\n    transport: mcpgostdio\n", probe))
 	const secret = "the-caller's-secret-7f3a"
 	secretPath := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secretPath, []byte(secret), 0o600); err != nil {
@@ -63,7 +65,10 @@ func TestServerInheritsNoDescriptor(t *testing.T) {
 		}
 		return string(out)
 	}
-	for _, server := range []string{"open", "boxed"} {
+	// third: a third-party transport plugin (the sdk's example) that
+	// starts its server with os/exec, as most would: what hermes hands
+	// its plugins must hold nothing of its caller's either.
+	for _, server := range []string{"open", "boxed", "third"} {
 		t.Run(server, func(t *testing.T) {
 			out := call(t, server, "read_fd", "--arg", "fd=7")
 			if strings.Contains(out, secret) || !strings.Contains(out, "failed:") {
@@ -73,6 +78,9 @@ func TestServerInheritsNoDescriptor(t *testing.T) {
 			t.Logf("descriptors of the server: %s", out)
 			if strings.Contains(out, secret) || strings.Contains(out, secretPath) {
 				t.Errorf("the server holds the caller's secret file: %s", out)
+			}
+			if server == "third" {
+				return // what environment it gives its server is the plugin's own affair
 			}
 			out = call(t, server, "environ")
 			for _, leak := range []string{"HERMES_CALLER_ONLY", "HERMES_PLUGIN_STREAM_FD", "HERMES_STDIO_SANDBOX_LAUNCHER", "PLUGIN_", "GOMAXPROCS"} {
