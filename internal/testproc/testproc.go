@@ -181,6 +181,18 @@ func Below(pid, nsPid int) int {
 	return 0
 }
 
+// HostPidByEnv is HostPid for a process found by an entry of its
+// environment (NAME=value) instead of an argument.
+func HostPidByEnv(nsPid int, kv string) int {
+	for _, st := range All() {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(st.PID) + "/environ")
+		if err == nil && st.State != 'Z' && hasArg(env, kv) && NSPid(st.PID) == nsPid {
+			return st.PID
+		}
+	}
+	return 0
+}
+
 func hasArg(cmdline []byte, arg string) bool {
 	for _, a := range strings.Split(string(cmdline), "\x00") {
 		if a == arg {
