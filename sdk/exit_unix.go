@@ -34,6 +34,16 @@ func ExitReason(ps *os.ProcessState) string {
 	return "was killed by signal " + signalName(ws.Signal())
 }
 
+// WaitReason is ExitReason for a raw wait status, as a process that
+// waited for another one reports it (the init of a stdio server's pid
+// namespace).
+func WaitReason(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "was killed by signal " + signalName(ws.Signal())
+	}
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
+}
+
 // signalName names a signal the way a user looks it up ("SIGKILL"), with
 // what it usually means.
 func signalName(s syscall.Signal) string {

@@ -28,6 +28,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testproc"
 	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -151,7 +152,7 @@ var hostileAttacks = []hostileAttack{
 		run: burst(httpBurst), check: wantError("max_server_requests"),
 	},
 	{
-		name: "stdio: server double-forks a setsid daemon", limit: "the stdio plugin is a child subreaper; kills it when the server stops",
+		name: "stdio: server double-forks a setsid daemon", limit: "the server's pid namespace: its init (the stdio plugin's launcher) ends with the server, and the kernel kills the rest; the plugin's subreaper where there is none",
 		flags: []string{"--daemon", "DAEMON_PID"},
 		run:   daemonAttack, check: wantNote("no process left"),
 	},
@@ -521,16 +522,24 @@ func daemonAttack(h *hostileHost, o *outcome) {
 		o.Fault = "the daemon did not start"
 		return
 	}
+	if hp := testproc.HostPid(pid, pidFile); hp > 0 {
+		pid = hp // it wrote its pid in the server's pid namespace
+	}
 	plugin := h.evil.Plugin.Pid()
 	parent := parentPid(pid)
+	grandparent := parentPid(parent)
 	o.PluginKB = vmHWM(plugin)
 	t0 := time.Now()
 	h.evil.Close()
 	testwait.Until(30*time.Second, func() bool { return !alive(pid) })
 	o.Clear = time.Since(t0)
 	adopted := "adopted by the plugin"
-	if parent != plugin {
-		adopted = fmt.Sprintf("parent %d, not the plugin %d", parent, plugin)
+	switch {
+	case parent == plugin:
+	case grandparent == plugin:
+		adopted = "adopted by the init of the server's pid namespace"
+	default:
+		adopted = fmt.Sprintf("parent %d, not the plugin %d nor the init of the server's pid namespace", parent, plugin)
 	}
 	if alive(pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,16 +22,25 @@ const goneLimit = 30 * time.Second
 func oneShotServer(t *testing.T) (server, plugin int) {
 	t.Helper()
 	home := newHome(t)
-	writeConfig(t, home, "mcp_servers:\n  s:\n    command: "+testServerPath(t)+"\n    args: [--linger, --ignore-sigterm]\n")
+	// The mark finds the server here: it says its pid in its own pid
+	// namespace.
+	writeConfig(t, home, "mcp_servers:\n  s:\n    command: "+testServerPath(t)+"\n    args: [--linger, --ignore-sigterm]\n    env: {HERMES_TEST_MARK: \""+home+"\"}\n")
 	r := runHermes(t, home, "mcp", "call", "s", "pid").must(t, 0)
-	pid, err := strconv.Atoi(strings.TrimSpace(r.stdout))
+	nsPid, err := strconv.Atoi(strings.TrimSpace(r.stdout))
 	if err != nil {
 		t.Fatalf("pid tool printed %q", r.stdout)
 	}
-	if !testproc.Alive(pid) {
+	pid := testproc.HostPidByEnv(nsPid, "HERMES_TEST_MARK="+home)
+	if pid == 0 || !testproc.Alive(pid) {
 		t.Fatal("the server was already gone when hermes returned: hermes waited for its shutdown")
 	}
-	return pid, testproc.Parent(pid)
+	// The plugin: the server's parent, or its grandparent when the
+	// server's parent is the init of its pid namespace.
+	plugin = testproc.Parent(pid)
+	if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(plugin) + "/comm"); !strings.HasPrefix(string(comm), "hermes-transpor") {
+		plugin = testproc.Parent(plugin)
+	}
+	return pid, plugin
 }
 
 // A one-shot command returns as soon as its output is complete; the

@@ -107,12 +107,15 @@ func TestHostSIGTERMKillsPlugins(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatalf("hermes did not exit on %s", sig)
 			}
-			for _, p := range procs {
-				if testproc.Alive(p) {
-					syscall.Kill(p, syscall.SIGKILL)
-					t.Errorf("process %d outlived hermes", p)
+			t.Cleanup(func() {
+				for _, p := range procs {
+					_ = syscall.Kill(p, syscall.SIGKILL)
 				}
-			}
+			})
+			// SIGKILLed at hermes's exit, they are gone once the kernel
+			// has ended them (a server's pid namespace is torn down
+			// with its init).
+			testproc.WaitGone(t, "processes of hermes after "+sig.String(), 10*time.Second, procs...)
 		})
 	}
 }

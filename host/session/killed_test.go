@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/internal/testproc"
 	"github.com/hermes-agent/hermes/internal/testserver"
 )
 
@@ -24,8 +25,13 @@ func TestKilledMidCallSaysWhoAndBySignal(t *testing.T) {
 			}
 			pid, want := s.Plugin.Pid(), "transport plugin hermes-transport-stdio (pid "+strconv.Itoa(s.Plugin.Pid())+") was killed by signal SIGKILL"
 			if victim == "server" {
-				pid, _ = strconv.Atoi(serverPid)
-				want = `MCP server "ts" (` + dir + `/hermes-testserver, pid ` + serverPid + `) was killed by signal SIGKILL`
+				// The server says its pid in its own pid namespace;
+				// the message names it as ps shows it here.
+				nsPid, _ := strconv.Atoi(serverPid)
+				if pid = testproc.Below(s.Plugin.Pid(), nsPid); pid == 0 {
+					t.Fatalf("no process below the plugin has pid %s in its pid namespace", serverPid)
+				}
+				want = `MCP server "ts" (` + dir + `/hermes-testserver, pid ` + strconv.Itoa(pid) + `) was killed by signal SIGKILL`
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

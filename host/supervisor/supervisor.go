@@ -537,6 +537,7 @@ func newGroupRunner(path string, exe *os.File, env []string) (*groupRunner, erro
 	cmd.Env = append(env, sdk.StreamFDEnv+"=3", "GOMAXPROCS=1")
 	cmd.Stdin = nil
 	cmd.SysProcAttr = pluginSysProcAttr()
+	keepInherited()
 	return &groupRunner{cmd: cmd, hostEnd: hostEnd, child: child, exited: make(chan struct{})}, nil
 }
 

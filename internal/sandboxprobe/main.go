@@ -63,6 +63,7 @@ func main() {
 	}
 	s := server.NewMCPServer("hermes-sandboxprobe", "1.0.0", server.WithToolCapabilities(false))
 	addTools(s)
+	addDescriptorTools(s)
 	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, "hermes-sandboxprobe:", err)
 		os.Exit(1)

@@ -99,8 +99,18 @@ func Descendants(pid int) []int {
 	return out
 }
 
+// Ended is what PidFile returns for a process that has already ended: no
+// process can have it (the kernel's pids stop at 2^22), so it is never
+// alive, and a signal to it reaches nobody.
+const Ended = 1<<22 + 1
+
 // PidFile waits, up to limit, for a process id in the file at path (a
-// daemon writes it), and returns it; it fails the test with what.
+// daemon given path among its arguments writes it), and returns it; it
+// fails the test with what. A daemon
+// in a pid namespace of its own (a stdio server's) writes the pid that
+// namespace gives it: when a process with path among its arguments has
+// that pid there, its pid here is returned instead; when a process that
+// had path among its arguments is not found, Ended.
 func PidFile(t testing.TB, path, what string, limit time.Duration) int {
 	t.Helper()
 	var pid int
@@ -110,7 +120,86 @@ func PidFile(t testing.TB, path, what string, limit time.Duration) int {
 		}
 		return pid > 0
 	})
+	if p := HostPid(pid, path); p > 0 {
+		return p
+	}
+	return Ended
+}
+
+// HostPid returns the pid, in the test's pid namespace, of the process
+// that has nsPid in the innermost pid namespace it is in and arg among its
+// arguments; 0 when there is none.
+func HostPid(nsPid int, arg string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !hasArg(cmdline, arg) {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == strconv.Itoa(nsPid) {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// NSPid returns the pid that pid has in the innermost pid namespace it is
+// in (the pid a server in a pid namespace of its own reports for itself);
+// pid itself when it is in the test's, 0 when there is no such process.
+func NSPid(pid int) int {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" {
+			n, _ := strconv.Atoi(f[len(f)-1])
+			return n
+		}
+	}
 	return pid
+}
+
+// Below returns the process among the descendants of pid whose pid in its
+// own pid namespace is nsPid (see NSPid), or 0.
+func Below(pid, nsPid int) int {
+	for _, p := range Descendants(pid) {
+		if NSPid(p) == nsPid {
+			return p
+		}
+	}
+	return 0
+}
+
+// HostPidByEnv is HostPid for a process found by an entry of its
+// environment (NAME=value) instead of an argument.
+func HostPidByEnv(nsPid int, kv string) int {
+	for _, st := range All() {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(st.PID) + "/environ")
+		if err == nil && st.State != 'Z' && hasArg(env, kv) && NSPid(st.PID) == nsPid {
+			return st.PID
+		}
+	}
+	return 0
+}
+
+func hasArg(cmdline []byte, arg string) bool {
+	for _, a := range strings.Split(string(cmdline), "\x00") {
+		if a == arg {
+			return true
+		}
+	}
+	return false
 }
 
 // WaitGone waits, up to limit, until none of pids is alive, and fails the

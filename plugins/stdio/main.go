@@ -6,9 +6,13 @@
 // and last stderr line (which process died, of what status or signal), and
 // stops the server gracefully (stdin closed, then SIGTERM, then SIGKILL).
 // The server lives in the plugin's process group and is killed by the kernel
-// if the plugin dies. On Linux the plugin is a child subreaper: whatever a
-// server leaves running, even a daemon in a session of its own, is handed
-// to the plugin and killed when the server stops. A server whose entry has a
+// if the plugin dies. On Linux, where the kernel allows it, each server runs
+// in a pid namespace of its own whose init is the plugin's launcher mode
+// (internal/sandbox/launcher): when the server ends, or the plugin dies in
+// any way, the kernel kills everything in it, even a daemon in a session of
+// its own. Elsewhere, and as a fallback, the plugin is a child subreaper:
+// whatever a server leaves running is handed to the plugin and killed when
+// the server stops. No server gets a descriptor the plugin inherited. A server whose entry has a
 // sandbox: block is started through the plugin's own binary in a hidden
 // launcher mode that puts it under that sandbox first (internal/sandbox;
 // docs/SANDBOX.md). The launcher runs from the init of
@@ -30,6 +34,7 @@ import (
 )
 
 func main() {
+	closeInherited()
 	log := sdk.NewPluginLogger("stdio")
 	if err := becomeSubreaper(); err != nil {
 		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)

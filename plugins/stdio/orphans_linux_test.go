@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,14 +12,29 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
-// A server that double-forks a setsid daemon leaves nothing behind: the
-// plugin, a child subreaper, adopts the daemon and kills it when the server
-// stops, whether it is stopped or exits on its own.
+// A server that double-forks a setsid daemon leaves nothing behind,
+// whether it is stopped or exits on its own: in a pid namespace of its own
+// the daemon is handed to the namespace's init (the launcher) and killed by
+// the kernel when the server ends; without one (the fallback) the plugin, a
+// child subreaper, adopts the daemon and kills it.
 func TestNoDescendantSurvives(t *testing.T) {
+	for _, pidns := range []bool{true, false} {
+		name := "pidns"
+		if !pidns {
+			name = "subreaper"
+		}
+		t.Run(name, func(t *testing.T) { testNoDescendantSurvives(t, pidns) })
+	}
+}
+
+func testNoDescendantSurvives(t *testing.T, pidns bool) {
+	sandboxOptions = sandbox.Options{NoPidNS: !pidns}
+	t.Cleanup(func() { sandboxOptions = sandbox.Options{} })
 	if err := becomeSubreaper(); err != nil {
 		t.Skipf("no child subreaper here: %v", err)
 	}
@@ -39,14 +55,25 @@ func TestNoDescendantSurvives(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			daemon := waitPid(t, pidFile)
+			nsPid := waitPid(t, pidFile)
+			daemon := hostPid(nsPid, daemonPidEnv+"="+pidFile)
+			if daemon == 0 {
+				t.Fatalf("no daemon with pid %d in its pid namespace is running", nsPid)
+			}
 			t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
 			if role == "server" {
-				if ppid := parentOf(daemon); ppid != os.Getpid() {
-					t.Fatalf("daemon %d has parent %d (%s), want the plugin %d (its subreaper); server %d", daemon, ppid, procState(ppid), os.Getpid(), c.cmd.Process.Pid)
+				want, who := os.Getpid(), "the plugin (its subreaper)"
+				if pidns {
+					want, who = c.cmd.Process.Pid, "the launcher (the init of its pid namespace)"
+				}
+				if ppid := parentOf(daemon); ppid != want {
+					t.Fatalf("daemon %d has parent %d (%s), want %s %d; server %d", daemon, ppid, procState(ppid), who, want, c.cmd.Process.Pid)
 				}
 				_ = c.Close()
 			} else {
+				if err := c.Write(context.Background(), []byte("crash")); err != nil {
+					t.Fatal(err)
+				}
 				_, err := c.Read(context.Background())
 				if !strings.Contains(err.Error(), "exited with status 9") {
 					t.Fatalf("end = %v", err)
@@ -66,7 +93,7 @@ func TestKilledBySignal(t *testing.T) {
 	c, _ := sh(t, `kill -KILL $$`, 0)
 	_, err := c.Read(context.Background())
 	msg := err.Error()
-	if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(msg, "pid "+strconv.Itoa(c.cmd.Process.Pid)) ||
+	if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(msg, "pid "+strconv.Itoa(c.pid)+")") ||
 		!strings.Contains(msg, "was killed by signal SIGKILL") || strings.Contains(msg, "killed by killed") {
 		t.Fatalf("exit reason = %q", msg)
 	}
@@ -92,6 +119,26 @@ func waitPid(t *testing.T, file string) int {
 		t.Fatal("the daemon did not start within 20s")
 		return 0
 	}
+}
+
+// hostPid is the pid here of the process whose environment holds env and
+// whose pid is nsPid in the innermost pid namespace it is in; 0 if none.
+func hostPid(nsPid int, env string) int {
+	for ppid, kids := range processTree() {
+		for _, p := range append(kids, ppid) {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/environ")
+			if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), env) {
+				continue
+			}
+			st, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
+			for _, line := range strings.Split(string(st), "\n") {
+				if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == strconv.Itoa(nsPid) {
+					return p
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func parentOf(pid int) int {

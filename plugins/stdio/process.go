@@ -62,7 +62,13 @@ type conn struct {
 	exited  chan struct{} // closed when the process has exited
 	exitErr error
 	werr    error // what Wait returned, for exitError
-	closing atomic.Bool
+	// pid is the server's: cmd's own, or its child when cmd is the init
+	// of the server's pid namespace.
+	pid int
+	// initSaid is how the server ended as the init of its pid namespace
+	// reported it (the process the plugin waits for is that init).
+	initSaid string
+	closing  atomic.Bool
 
 	// sandbox is what the server runs under, nil for none; released
 	// once the server has ended. report says what is in force.
@@ -86,6 +92,10 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		if sb, err = sandbox.New(cfg, path, log, sandboxOptions); err != nil {
 			return nil, err
 		}
+	} else {
+		// No sandbox: still in a pid namespace of its own where the
+		// kernel gives one, so nothing it starts outlives it.
+		sb = sandbox.NewInit(cfg, path, log, sandboxOptions)
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command
@@ -161,7 +171,11 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 	}
 	c.stdout = stdout
 	c.cmd = cmd
-	log.Debug("server started", "command", cfg.Command, "pid", cmd.Process.Pid)
+	c.pid = cmd.Process.Pid
+	if c.sandbox != nil {
+		c.pid = c.sandbox.ServerPid(c.pid)
+	}
+	log.Debug("server started", "command", cfg.Command, "pid", c.pid)
 	go func() {
 		// Once the server has exited, whatever it left running (a
 		// daemon it double-forked into a session of its own) has been
@@ -177,6 +191,7 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 			logFile.Close()
 		}
 		if c.sandbox != nil {
+			c.initSaid, _ = c.sandbox.ServerExit()
 			c.sandbox.Close()
 		}
 		c.werr = werr
@@ -227,8 +242,10 @@ func (c *conn) exitError(werr error) error {
 		return sdk.NewError(sdk.CodeClosed, "server %q was stopped", c.cfg.Server)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.cmd.Process.Pid)
-	if ps := c.cmd.ProcessState; ps != nil {
+	fmt.Fprintf(&b, "MCP server %q (%s, pid %d) ", c.cfg.Server, c.cfg.Command, c.pid)
+	if c.initSaid != "" {
+		b.WriteString(c.initSaid)
+	} else if ps := c.cmd.ProcessState; ps != nil {
 		b.WriteString(sdk.ExitReason(ps))
 	} else {
 		fmt.Fprintf(&b, "ended: %v", werr)

@@ -24,7 +24,8 @@ const (
 //   - server: starts "fork" and waits for it, so the daemon is orphaned
 //     by then; writes the daemon's pid (which fork printed) to the FIFO;
 //     then reads stdin until it closes (or, with "server-crash", exits
-//     with status 9 at once);
+//     with status 9 once it has read a line, so the test can find the
+//     daemon first);
 //   - fork: starts "daemon" in a session of its own, waits until it is
 //     ready (it closes the pipe given as its fd 3), prints its pid and
 //     exits, so the daemon leaves the server's process group and its
@@ -60,6 +61,8 @@ func playRole() {
 		_, _ = f.WriteString(strings.TrimSpace(string(out)))
 		_ = f.Close()
 		if role == "server-crash" {
+			var b [1]byte
+			_, _ = os.Stdin.Read(b[:])
 			os.Exit(9)
 		}
 		_, _ = io.Copy(io.Discard, os.Stdin)

@@ -34,6 +34,10 @@ type Options struct {
 	NoNetNS bool
 	// MaxRules bounds the Landlock rules; DefaultMaxRules when 0.
 	MaxRules int
+	// NoPidNS keeps the server out of a pid namespace of its own, as on a
+	// kernel that gives none: the plugin's subreaper is then all that
+	// stops what the server leaves behind.
+	NoPidNS bool
 }
 
 // startWait bounds the launcher's work, from its start to the server's
@@ -60,6 +64,9 @@ type Launch struct {
 	planW  *os.File
 	status *os.File
 	child  []*os.File
+	// initConn is the status socket of a launcher that is the init of the
+	// server's pid namespace: it reports the server's end on it.
+	initConn *net.UnixConn
 
 	closeOnce sync.Once
 }
@@ -175,8 +182,37 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if d.landlock {
 		l.plan.ABI = k.landlockABI
 	}
+	l.plan.Init = !o.NoPidNS && pidnsAvailable() == nil
 	ok = true
 	return l, nil
+}
+
+// NewInit prepares the start of a server without a sandbox as the child
+// of a launcher that is the init of a pid namespace of its own, so that
+// nothing the server starts outlives it or the plugin (docs/HOSTILE.md,
+// Processes). It returns nil when this kernel gives the plugin no pid
+// namespace (or o.NoPidNS): the server is then started directly. The
+// server gets exactly cfg.Env, its folder and stdio as a direct start
+// would; the launcher applies nothing else.
+func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) *Launch {
+	if o.NoPidNS || pidnsAvailable() != nil {
+		return nil
+	}
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	env := (&exec.Cmd{Env: cfg.Env}).Environ() // as exec.Cmd would pass it: the last of a repeated name
+	if env == nil {
+		env = []string{}
+	}
+	return &Launch{server: cfg.Server, log: log, plan: launcher.Plan{
+		Path: path,
+		Argv: append([]string{cfg.Command}, cfg.Args...),
+		Env:  env,
+		Net:  launcher.NetworkAll,
+		Bare: true,
+		Init: true,
+	}}
 }
 
 // Wrap turns cmd (the server's command, with its stdin, stdout, stderr,
@@ -204,9 +240,7 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	if l.plan.NetNS {
-		setNetNS(cmd.SysProcAttr)
-	}
+	setNamespaces(cmd.SysProcAttr, l.plan.NetNS, l.plan.Init)
 	return nil
 }
 
@@ -237,11 +271,17 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	if err != nil {
 		return fmt.Errorf("sandbox status socket: %w", err)
 	}
-	defer c.Close()
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
+		c.Close()
 		return errors.New("sandbox status socket is not a Unix socket")
 	}
+	kept := false
+	defer func() {
+		if !kept {
+			c.Close()
+		}
+	}()
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(startWait)
@@ -268,6 +308,12 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 				return sdk.NewError(sdk.CodeOther, "start %q in its sandbox: %s", l.plan.Argv[0], clip(msg.Error, 500))
 			}
 			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %s failed: %s", l.server, msg.Step, clip(msg.Error, 500))
+		}
+		if msg.Started {
+			// The init runs the server; it reports its end here.
+			_ = uc.SetReadDeadline(time.Time{})
+			l.initConn, kept = uc, true
+			return nil
 		}
 		if msg.Listener > 0 && l.proxy != nil {
 			ln, err := listenerFrom(oob[:oobn])
@@ -316,8 +362,61 @@ func closeRights(oob []byte) {
 	}
 }
 
-// Report says what is in force (call it after Started).
+// ServerPid returns the pid of the server (as the plugin sees it) that the
+// launcher pid runs: the launcher's child when it is the init of the
+// server's pid namespace, else the launcher itself, which became the
+// server. Call it after Started.
+func (l *Launch) ServerPid(pid int) int {
+	if l.initConn == nil {
+		return pid
+	}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if child, err := strconv.Atoi(f[0]); err == nil {
+				return child
+			}
+		}
+	}
+	return pid
+}
+
+// initExitWait bounds how long ServerExit waits for the init's last word
+// once the init has exited (it is queued by then).
+const initExitWait = time.Second
+
+// ServerExit says how the server ended, as its init reported it ("exited
+// with status 3", "was killed by signal SIGKILL ..."); ok is false when the
+// launcher was not an init or did not say (it was killed itself). Call it
+// once the launcher has been waited for.
+func (l *Launch) ServerExit() (reason string, ok bool) {
+	if l.initConn == nil {
+		return "", false
+	}
+	_ = l.initConn.SetReadDeadline(time.Now().Add(initExitWait))
+	buf := make([]byte, 4096)
+	for {
+		n, err := l.initConn.Read(buf)
+		if n == 0 || err != nil {
+			return "", false
+		}
+		var msg launcher.Status
+		if json.Unmarshal(buf[:n], &msg) == nil && msg.Exit != nil {
+			return sdk.WaitReason(syscall.WaitStatus(*msg.Exit)), true
+		}
+	}
+}
+
+// Report says what is in force (call it after Started); nil for a
+// launcher that applies no sandbox (NewInit).
 func (l *Launch) Report() *transport.SandboxReport {
+	if l.sb == nil {
+		return nil
+	}
 	return report(l.sb, l.dec, l.abi, l.plan.Rules, l.writable, l.denied, l.plan.NetNS, l.plan.ProxyPort)
 }
 
@@ -333,6 +432,9 @@ func (l *Launch) Close() {
 			if f != nil {
 				_ = f.Close()
 			}
+		}
+		if l.initConn != nil {
+			_ = l.initConn.Close()
 		}
 		if l.proxy != nil {
 			_ = l.proxy.Close()
@@ -400,21 +502,34 @@ func runsAsRoot() bool {
 	return true
 }
 
-// setNetNS starts the launcher in a network namespace of its own: as root
-// a plain new network namespace; otherwise within a new user namespace
-// that maps the user to itself, with CAP_NET_ADMIN carried across the
-// launcher's execve as an ambient capability (it drops it before the
-// server's).
-func setNetNS(a *syscall.SysProcAttr) {
-	a.Cloneflags |= syscall.CLONE_NEWNET
-	if runsAsRoot() {
+// setNamespaces starts the launcher in namespaces of its own: a network
+// namespace (netns) and a pid namespace with a mount namespace for its
+// /proc (pidns). As root plain new namespaces; otherwise within a new
+// user namespace that maps the user to itself, with the capabilities the
+// launcher needs there (CAP_NET_ADMIN for the loopback, CAP_SYS_ADMIN for
+// /proc) carried across its execve as ambient capabilities (it drops them
+// before the server's).
+func setNamespaces(a *syscall.SysProcAttr, netns, pidns bool) {
+	root := runsAsRoot()
+	if netns {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+		if !root {
+			a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
+	}
+	if pidns {
+		a.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+		if !root {
+			a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN)
+		}
+	}
+	if root || !(netns || pidns) {
 		return
 	}
 	a.Cloneflags |= syscall.CLONE_NEWUSER
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
-	a.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
 }
 
 var (
@@ -430,12 +545,33 @@ func netnsAvailable() error {
 		cmd.Args = []string{"hermes-sandbox-probe"}
 		cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModeNetnsProbe}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		setNetNS(cmd.SysProcAttr)
+		setNamespaces(cmd.SysProcAttr, true, false)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			netnsErr = fmt.Errorf("%v %s", err, clip(strings.TrimSpace(string(out)), 200))
 		}
 	})
 	return netnsErr
+}
+
+var (
+	pidnsOnce sync.Once
+	pidnsErr  error
+)
+
+// pidnsAvailable checks, once per plugin process, that a launcher can be
+// the init of a pid namespace of its own, with its own /proc.
+func pidnsAvailable() error {
+	pidnsOnce.Do(func() {
+		cmd := exec.Command("/proc/self/exe")
+		cmd.Args = []string{"hermes-sandbox-probe"}
+		cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModePidnsProbe}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		setNamespaces(cmd.SysProcAttr, false, true)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pidnsErr = fmt.Errorf("%v %s", err, clip(strings.TrimSpace(string(out)), 200))
+		}
+	})
+	return pidnsErr
 }
 
 func exists(p string) bool {

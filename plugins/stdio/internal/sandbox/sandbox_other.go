@@ -13,10 +13,20 @@ import (
 
 // Options tune New; the zero value is what the plugin uses.
 type Options struct {
-	// NoNetNS and MaxRules only mean something on Linux.
+	// NoNetNS, MaxRules and NoPidNS only mean something on Linux.
 	NoNetNS  bool
 	MaxRules int
+	NoPidNS  bool
 }
+
+// NewInit returns nil: there is no pid namespace elsewhere than on Linux.
+func NewInit(transport.Config, string, hclog.Logger, Options) *Launch { return nil }
+
+// ServerPid is pid: the server is the process started.
+func (l *Launch) ServerPid(pid int) int { return pid }
+
+// ServerExit has nothing to say: the server is the process started.
+func (l *Launch) ServerExit() (string, bool) { return "", false }
 
 // Launch is a sandboxed start of a server. Elsewhere than on Linux nothing
 // can be enforced: New refuses a sandbox with Enforce set, and otherwise

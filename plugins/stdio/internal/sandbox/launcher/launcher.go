@@ -32,6 +32,9 @@ const (
 	// namespace can be set up (loopback up) and exits 0.
 	ModeRun        = "run"
 	ModeNetnsProbe = "netns-probe"
+	// ModePidnsProbe only checks that the launcher can be the init of a
+	// pid namespace of its own (its own /proc mounted) and exits 0.
+	ModePidnsProbe = "pidns-probe"
 	PlanFD         = 3
 	StatusFD       = 4
 	// MaxPlanBytes bounds the plan the launcher reads.
@@ -46,6 +49,13 @@ type Status struct {
 	// Step and Error: what failed; the launcher exits after it.
 	Step  string `json:"step,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Started: the launcher, the init of the server's pid namespace, has
+	// executed the server (a launcher that executes the server itself
+	// says so by its status socket closing instead).
+	Started bool `json:"started,omitempty"`
+	// Exit is the server's wait status (as wait4 gives it), sent by the
+	// init just before it exits with the server.
+	Exit *uint32 `json:"exit,omitempty"`
 }
 
 // Network modes of a Plan: the values of transport.NetworkAll,
@@ -85,6 +95,18 @@ type Plan struct {
 	// pids cgroup bounds them otherwise).
 	Limits Limits `json:"limits"`
 	NProc  bool   `json:"nproc,omitempty"`
+	// Bare: no sandbox at all (no limits, capabilities kept, no
+	// no_new_privs, Landlock or seccomp); the launcher is there only to
+	// be the init of the server's pid namespace (Init).
+	Bare bool `json:"bare,omitempty"`
+	// Init: the launcher was started as the first process of a pid (and
+	// mount) namespace of its own. It mounts that namespace's /proc,
+	// starts the server as its child instead of becoming it, reaps
+	// whatever is handed to it, passes the signals it gets on to the
+	// server, and exits with the server, when the kernel kills every
+	// process left in the namespace. It dies with the plugin (parent-death
+	// signal), and so does everything in the namespace.
+	Init bool `json:"init,omitempty"`
 }
 
 // Limits are the resource limits of a Plan: transport.Limits field for

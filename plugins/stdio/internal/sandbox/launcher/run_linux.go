@@ -41,12 +41,25 @@ func run(mode string) int {
 		}
 		return 0
 	}
+	if mode == ModePidnsProbe {
+		if err := mountProc(); err != nil {
+			return fail("pidns", err)
+		}
+		return 0
+	}
 	if mode != ModeRun {
 		return fail("launcher", fmt.Errorf("unknown launcher mode %q", mode))
 	}
 	plan, err := readPlan()
 	if err != nil {
 		return fail("plan", err)
+	}
+	// 0. The pid namespace: its own /proc, so the server's pids and what
+	// /proc shows agree.
+	if plan.Init {
+		if err := mountProc(); err != nil {
+			return fail("pidns", err)
+		}
 	}
 	// 1. The network namespace: loopback up, the proxy's listener handed
 	// to the plugin.
@@ -61,18 +74,42 @@ func run(mode string) int {
 	if plan.Net == NetworkHosts {
 		env = ServerEnv(env, "", plan.ProxyPort)
 	}
+	if plan.Bare {
+		// No sandbox: only the capability the namespace's /proc needed
+		// (ambient, as another user than root) goes.
+		if err := clearAmbient(); err != nil {
+			return fail("capabilities", err)
+		}
+	} else if step, err := confine(plan); err != nil {
+		return fail(step, err)
+	}
+	// 7. Nothing open but stdin, stdout and stderr reaches the server.
+	if err := closeInherited(); err != nil {
+		return fail("descriptors", err)
+	}
+	// 8. The server.
+	if plan.Init {
+		return serveAsInit(plan.Path, plan.Argv, env)
+	}
+	err = syscall.Exec(plan.Path, plan.Argv, env)
+	return fail("exec", execError(err))
+}
+
+// confine applies the sandbox of plan to the calling thread (and the
+// resource limits to the process); on failure it returns the step.
+func confine(plan *Plan) (string, error) {
 	// 2. Resource limits (RLIMIT_NPROC before the capabilities go: it
 	// is the last moment CAP_SYS_RESOURCE could matter).
 	l := plan.Limits
 	if err := setLimits(l.MemoryBytes, l.CPUSeconds, l.OpenFiles, l.Processes, plan.NProc); err != nil {
-		return fail("limits", err)
+		return "limits", err
 	}
 	// 3. No capabilities, 4. no_new_privs.
 	if err := dropCapabilities(); err != nil {
-		return fail("capabilities", err)
+		return "capabilities", err
 	}
 	if err := setNoNewPrivs(); err != nil {
-		return fail("no_new_privs", err)
+		return "no_new_privs", err
 	}
 	// 5. Landlock.
 	if plan.ABI > 0 {
@@ -82,21 +119,16 @@ func run(mode string) int {
 		}
 		restricted := plan.Net != NetworkAll
 		if err := landlockRestrict(plan.ABI, plan.Rules, restricted, ports, restricted); err != nil {
-			return fail("landlock", err)
+			return "landlock", err
 		}
 	}
 	// 6. seccomp.
 	if plan.Seccomp {
 		if err := installSeccomp(plan.Net); err != nil {
-			return fail("seccomp", err)
+			return "seccomp", err
 		}
 	}
-	// 7. The server.
-	err = syscall.Exec(plan.Path, plan.Argv, env)
-	if errors.Is(err, syscall.EACCES) {
-		err = fmt.Errorf("%w (inside the sandbox: is it below a deny_read path?)", err)
-	}
-	return fail("exec", err)
+	return "", nil
 }
 
 // readPlan reads the plan the plugin wrote to PlanFD.
