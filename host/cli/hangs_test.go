@@ -6,12 +6,14 @@ import (
 )
 
 // hungConfig is a server that answers initialize but never a listing,
-// with a short connect_timeout (which bounds its listings too).
+// with a connect_timeout (which bounds its listings too) long enough that
+// the plugin's start and initialize fit in it on a loaded machine, so the
+// bound hit is the listing's.
 func hungConfig(t *testing.T) string {
-	return "mcp_servers:\n  hung:\n    command: " + testServerPath(t) + "\n    args: [--hang-list]\n    connect_timeout: 1\n"
+	return "mcp_servers:\n  hung:\n    command: " + testServerPath(t) + "\n    args: [--hang-list]\n    connect_timeout: 8\n"
 }
 
-const hungError = "tools/list: no answer in 1 s; if 'hung' is just slow, raise connect_timeout in its entry in config.yaml"
+const hungError = "tools/list: no answer in 8 s; if 'hung' is just slow, raise connect_timeout in its entry in config.yaml"
 
 // hermes mcp test does not wait forever for tools/list: it fails with
 // what was not answered, and how long it waited.
