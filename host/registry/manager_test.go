@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/internal/testproc"
 	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -213,12 +214,23 @@ func TestDiscoveryIsolatesFailures(t *testing.T) {
 	}
 }
 
+// pidOf calls server ts's pid tool and returns that server's pid as this
+// test sees it: the server runs in a pid namespace of its own where the
+// kernel allows one, and reports the pid it has there.
 func pidOf(t *testing.T, m *registry.Manager, tool string) int {
 	t.Helper()
 	r := mustCall(t, m, tool, nil)
-	pid, err := strconv.Atoi(r["result"].(string))
+	nsPid, err := strconv.Atoi(r["result"].(string))
 	if err != nil {
 		t.Fatalf("pid = %v", r)
+	}
+	s := m.SessionOf("ts")
+	if s == nil {
+		t.Fatal("no session of ts after a call to it")
+	}
+	pid := testproc.Below(s.Plugin.Pid(), nsPid)
+	if pid == 0 {
+		t.Fatalf("no process below plugin %d has pid %d in its namespace", s.Plugin.Pid(), nsPid)
 	}
 	return pid
 }
