@@ -96,16 +96,3 @@ func handler(name string, c Caller, timeout time.Duration, log hclog.Logger) ser
 		return out, nil
 	}
 }
-
-// ServeStdio serves s on in and out until in ends or ctx ends.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in interface{ Read([]byte) (int, error) }, out interface{ Write([]byte) (int, error) }, log hclog.Logger) error {
-	st := server.NewStdioServer(s)
-	if log != nil {
-		st.SetErrorLogger(log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn}))
-	}
-	err := st.Listen(ctx, in, out)
-	if err == nil || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
