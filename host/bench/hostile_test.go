@@ -152,6 +152,10 @@ var hostileAttacks = []hostileAttack{
 		run: burst(httpBurst), check: wantError("max_server_requests"),
 	},
 	{
+		name: "serve (stdio): 256 MB client line", limit: "mcp_serve.max_request_mb (4), in hermes mcp serve",
+		run: serveLongLine, check: wantNote("Request Entity Too Large", "mcp_serve.max_request_mb", "the next request answered"),
+	},
+	{
 		name: "stdio: server double-forks a setsid daemon", limit: "the server's pid namespace: its init (the stdio plugin's launcher) ends with the server, and the kernel kills the rest; the plugin's subreaper where there is none",
 		flags: []string{"--daemon", "DAEMON_PID"},
 		run:   daemonAttack, check: wantNote("no process left"),
@@ -232,7 +236,7 @@ func TestHostile(t *testing.T) {
 func hostileBins(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	names := []string{"hermes-transport-stdio", "hermes-transport-http", "hermes-testserver"}
+	names := []string{"hermes-transport-stdio", "hermes-transport-http", "hermes-testserver", "hermes", "hermes-bridge-fake"}
 	stage := filepath.Join(dir, "stage")
 	args := []string{"build", "-o", stage + string(filepath.Separator)}
 	for _, n := range names {
@@ -340,7 +344,9 @@ func hostileHostMain() int {
 	close(stop)
 	wg.Wait()
 	o.Served, o.Failed = int(served.Load()), int(failed.Load())
-	o.HostKB = vmHWM(os.Getpid())
+	if o.HostKB == 0 { // an attack on another host process reports its own
+		o.HostKB = vmHWM(os.Getpid())
+	}
 	if o.PluginKB == 0 && h.evil != nil {
 		o.PluginKB = vmHWM(h.evil.Plugin.Pid())
 	}
@@ -694,3 +700,110 @@ func writeHostileDoc(file, table string) error {
 }
 
 var _ io.Writer = (*warnTap)(nil)
+
+// serveLine is the client line of the serve attack: a tools/call whose
+// argument is 256 MB long.
+const serveLine = 256 << 20
+
+// serveLongLine runs `hermes mcp serve` (the fake bridge) over stdio and
+// sends it one 256 MB line, then a request: the line must be refused with
+// the JSON-RPC error naming mcp_serve.max_request_mb, without being held,
+// and the request answered. The host peak is the serve process's, the
+// plugin peak its bridge plugin's.
+func serveLongLine(h *hostileHost, o *outcome) {
+	cmd := exec.Command(filepath.Join(h.dir, "hermes"), "mcp", "serve", "--bridge", "fake")
+	cmd.Env = append(os.Environ(), "HERMES_HOME="+h.home, "HERMES_PLUGIN_PATH="+h.dir)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		o.Fault = err.Error()
+		return
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		o.Fault = err.Error()
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		o.Fault = err.Error()
+		return
+	}
+	defer func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	type reply struct {
+		ID    any
+		Error *struct {
+			Code    int
+			Message string
+		}
+		Result json.RawMessage
+		at     time.Time
+	}
+	replies := make(chan reply, 8)
+	go func() {
+		defer close(replies)
+		r := bufio.NewReaderSize(out, 64<<10)
+		for {
+			line, err := r.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			var m reply
+			if json.Unmarshal(line, &m) == nil {
+				m.at = time.Now()
+				replies <- m
+			}
+		}
+	}()
+	next := func() (reply, bool) {
+		select {
+		case m, ok := <-replies:
+			return m, ok
+		case <-time.After(attackWithin):
+			return reply{}, false
+		}
+	}
+	write := func(s string) bool {
+		_, err := io.WriteString(in, s)
+		return err == nil
+	}
+	if !write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n") {
+		o.Fault = "serve did not read its stdin"
+		return
+	}
+	if m, ok := next(); !ok || m.Result == nil {
+		o.Fault = "serve did not answer initialize"
+		return
+	}
+	t0 := time.Now()
+	write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"x":"`)
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	for i := 0; i < serveLine>>20; i++ {
+		if _, err := in.Write(chunk); err != nil {
+			o.Fault = "serve stopped reading the long line: " + err.Error()
+			return
+		}
+	}
+	write(`"}}}` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"pid","arguments":{}}}` + "\n")
+	cut, ok := next()
+	if !ok {
+		o.Error = "serve did not answer the long line"
+		return
+	}
+	o.Clear = cut.at.Sub(t0)
+	if cut.Error == nil || cut.ID != nil {
+		o.Error = fmt.Sprintf("the long line got id %v, error %v", cut.ID, cut.Error)
+		return
+	}
+	o.Error = cut.Error.Message
+	after, ok := next()
+	var res struct {
+		StructuredContent struct{ Pid int }
+	}
+	if !ok || json.Unmarshal(after.Result, &res) != nil || res.StructuredContent.Pid == 0 {
+		o.Error += "; the next request was not answered"
+		return
+	}
+	o.HostKB = vmHWM(cmd.Process.Pid)
+	o.PluginKB = vmHWM(res.StructuredContent.Pid)
+	o.Note = fmt.Sprintf("JSON-RPC error %d (id null): %s; the next request answered", cut.Error.Code, cut.Error.Message)
+}

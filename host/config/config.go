@@ -160,6 +160,12 @@ type Server struct {
 	// MaxServerRequests bounds the server's own requests handled at once
 	// (max_server_requests); more are refused.
 	MaxServerRequests int
+	// LogLinesPerSecond and LogBurst bound the server's log lines, on its
+	// stderr and as notifications/message, each on its own
+	// (log_lines_per_second, log_burst); the lines over are dropped and
+	// counted.
+	LogLinesPerSecond int
+	LogBurst          int
 	// Protocol is the MCP revision to speak: ProtocolAuto (negotiate) or
 	// one of ProtocolRevisions (pinned).
 	Protocol string

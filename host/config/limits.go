@@ -23,6 +23,31 @@ const (
 	MaxAliasNodes = 10000
 )
 
+// Log rate limits of a server entry: how many log lines one server may
+// write, on its stderr (into logs/mcp-stderr.log) and as
+// notifications/message (into the host log), each counted on its own.
+const (
+	// DefaultLogLinesPerSecond is log_lines_per_second's default: the
+	// lines a second a server may log after its burst.
+	DefaultLogLinesPerSecond = 100
+	// DefaultLogBurst is log_burst's default: the lines a server may log
+	// at once before log_lines_per_second applies.
+	DefaultLogBurst = 1000
+	// maxLogLimit caps both keys: past it a limit is no limit.
+	maxLogLimit = 1 << 20
+)
+
+// logLimits reads a server entry's log_lines_per_second and log_burst into
+// s; a bad value fails the entry with an error naming the key.
+func (d *decoder) logLimits(s *Server, v, raw map[string]any) {
+	if n, ok := d.positive("log_lines_per_second", v["log_lines_per_second"], raw["log_lines_per_second"], "lines a second", maxLogLimit); ok {
+		s.LogLinesPerSecond = max(int(n), 1)
+	}
+	if n, ok := d.positive("log_burst", v["log_burst"], raw["log_burst"], "lines", maxLogLimit); ok {
+		s.LogBurst = max(int(n), 1)
+	}
+}
+
 // TooLargeError is a file over MaxConfigBytes.
 type TooLargeError struct {
 	Path string

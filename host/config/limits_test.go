@@ -155,3 +155,30 @@ func TestLoadRefusesHugeConfig(t *testing.T) {
 		t.Fatalf("Load of an endless file = %v", err)
 	}
 }
+
+// log_lines_per_second and log_burst default to the rate limits hermes
+// always had, take the configured values, and a bad value fails the entry
+// with an error naming the key.
+func TestLogLimitKeys(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  d:\n    command: x\n  s:\n    command: x\n    log_lines_per_second: 5\n    log_burst: 20\n")
+	if d := cfg.Server("d"); d.Err != nil || d.LogLinesPerSecond != DefaultLogLinesPerSecond || d.LogBurst != DefaultLogBurst {
+		t.Errorf("defaults: %d lines a second, bursts of %d (%v), want %d and %d", d.LogLinesPerSecond, d.LogBurst, d.Err, DefaultLogLinesPerSecond, DefaultLogBurst)
+	}
+	if DefaultLogLinesPerSecond != 100 || DefaultLogBurst != 1000 {
+		t.Errorf("the defaults changed: %d, %d", DefaultLogLinesPerSecond, DefaultLogBurst)
+	}
+	if s := cfg.Server("s"); s.Err != nil || s.LogLinesPerSecond != 5 || s.LogBurst != 20 {
+		t.Errorf("configured: %d lines a second, bursts of %d (%v), want 5 and 20", s.LogLinesPerSecond, s.LogBurst, s.Err)
+	}
+	for body, want := range map[string]string{
+		"log_lines_per_second: lots": `server "a": key "log_lines_per_second": want a number of lines a second, got "lots"`,
+		"log_lines_per_second: 0":    `server "a": key "log_lines_per_second": want a positive number of lines a second, got 0`,
+		"log_burst: -1":              `server "a": key "log_burst": want a positive number of lines, got -1`,
+		"log_burst: 99999999":        `server "a": key "log_burst": want a positive number of lines, got 99999999`,
+	} {
+		cfg, _ := loadString(t, "mcp_servers:\n  a:\n    command: x\n    "+body+"\n")
+		if a := cfg.Server("a"); a.Err == nil || a.Err.Error() != want {
+			t.Errorf("%s: got %v, want %s", body, a.Err, want)
+		}
+	}
+}

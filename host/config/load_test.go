@@ -47,7 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := &Server{
 		Name: "a", Command: "x", Transport: "stdio",
 		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second, MaxMessageBytes: 64 << 20,
-		MaxResultBytes: 512 << 10, MaxServerRequests: 64, Protocol: ProtocolAuto,
+		MaxResultBytes: 512 << 10, MaxServerRequests: 64, LogLinesPerSecond: 100, LogBurst: 1000, Protocol: ProtocolAuto,
 		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
 		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
 		Raw:   map[string]any{"command": "x"},

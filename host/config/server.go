@@ -22,6 +22,7 @@ var knownKeys = map[string]bool{
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
 	"sampling": true, "elicitation": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
+	"log_lines_per_second": true, "log_burst": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
 	"type": true,
 }
@@ -327,6 +328,8 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		MaxMessageBytes:   DefaultMaxMessageMB << 20,
 		MaxResultBytes:    DefaultMaxResultKB << 10,
 		MaxServerRequests: DefaultMaxServerRequests,
+		LogLinesPerSecond: DefaultLogLinesPerSecond,
+		LogBurst:          DefaultLogBurst,
 		Tools:             ToolsFilter{Resources: true, Prompts: true},
 		SSLVerify:         true,
 		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
@@ -393,6 +396,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	if n, ok := d.positive("max_server_requests", v["max_server_requests"], raw["max_server_requests"], "requests", 1<<16); ok {
 		s.MaxServerRequests = max(int(n), 1)
 	}
+	d.logLimits(s, v, raw)
 	s.Protocol = strings.ToLower(strings.TrimSpace(d.str("protocol", v["protocol"], raw["protocol"])))
 	switch {
 	case s.Protocol == "":

@@ -307,7 +307,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderReadResource(res, media), nil
+		return toolview.RenderReadResourceMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes), nil
 	case toolview.UtilityListPrompts:
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListPromptsResult, error) {
 			return c.sess.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
@@ -328,7 +328,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderGetPrompt(s.cfg.Name, res, media), nil
+		return toolview.RenderGetPromptMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes), nil
 	}
 	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindUnavailable, Msg: "unknown utility tool " + kind})
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -89,7 +88,7 @@ func joinOrNone(names []string) string {
 // serverLog writes a notifications/message entry to the host log as
 // "MCP server log [<server>/<logger>]: <data>" at the mapped level, the
 // data capped at MaxServerLogLen characters. A server logs at most
-// logfile.DefaultRate lines a second (bursts of logfile.DefaultBurst);
+// log_lines_per_second lines a second (bursts of log_burst);
 // the lines over that are dropped, and counted in a warning written with
 // its next line that passes, or when it stops.
 func (s *server) serverLog(p map[string]any) {
@@ -132,8 +131,8 @@ func (s *server) logDropped(n int) {
 	if n == 1 {
 		lines = "line"
 	}
-	s.log.Warn(fmt.Sprintf("%d log %s from the server dropped: it sent more than %d a second (bursts of %d)",
-		n, lines, logfile.DefaultRate, logfile.DefaultBurst))
+	s.log.Warn(fmt.Sprintf("%d log %s from the server dropped: it sent more than %d a second (bursts of %d); raise log_lines_per_second or log_burst in its entry in config.yaml",
+		n, lines, s.logLimit.Rate(), s.logLimit.Burst()))
 }
 
 // serverLogLevel maps an MCP logging level to the host's.

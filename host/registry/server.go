@@ -95,7 +95,7 @@ type server struct {
 	listMu sync.Mutex
 
 	// logLimit bounds the server's log notifications written to the host
-	// log (logfile.DefaultRate a second, bursts of logfile.DefaultBurst).
+	// log (log_lines_per_second, bursts of log_burst).
 	logLimit *logfile.Limiter
 
 	mu        sync.Mutex
@@ -130,7 +130,7 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		changed:     make(chan struct{}),
 		state:       StateConnecting,
 		descSeen:    map[string]string{},
-		logLimit:    logfile.NewLimiter(logfile.DefaultRate, logfile.DefaultBurst),
+		logLimit:    logfile.NewLimiter(cfg.LogLinesPerSecond, cfg.LogBurst),
 	}
 	s.logLimit.Now = m.timings.Now
 	switch {

@@ -36,3 +36,27 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// log_burst and log_lines_per_second reach the stdio plugin: with a burst
+// of 100 and one line a second, a flood of 5000 stderr lines leaves about
+// 100 in mcp-stderr.log, and the note about the rest names both keys.
+func TestServerStderrLogLimitKeys(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	srv := tsServer(dir, "noisy")
+	srv.LogLinesPerSecond, srv.LogBurst = 1, 100
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+	mustCall(t, m, "mcp_noisy_stderr", map[string]any{"lines": 5000})
+	m.Close()
+	b, err := os.ReadFile(filepath.Join(deps.Home, "logs", "mcp-stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The burst, plus one a second for as long as the flood lasted on a
+	// busy machine.
+	if n := strings.Count(string(b), "noise line"); n < 100 || n > 1000 {
+		t.Errorf("%d noise lines of 5000 in the log, want about log_burst's 100", n)
+	}
+	if !strings.Contains(string(b), "lines from MCP server 'noisy' dropped: more than 1 lines a second; raise log_lines_per_second or log_burst in its entry in config.yaml") {
+		t.Errorf("dropped lines not counted with the keys:\n%s", tail(string(b)))
+	}
+}

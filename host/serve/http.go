@@ -115,7 +115,7 @@ func newHandler(s *server.MCPServer, o HTTPOptions) (http.Handler, *server.Strea
 		}
 		if limit > 0 {
 			if r.ContentLength > limit {
-				http.Error(w, fmt.Sprintf("Request Entity Too Large: over %d bytes (mcp_serve.max_request_mb)", limit), http.StatusRequestEntityTooLarge)
+				http.Error(w, RequestTooLargeMessage(limit), http.StatusRequestEntityTooLarge)
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, limit)

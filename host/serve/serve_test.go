@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -358,5 +359,28 @@ func TestCallTimeout(t *testing.T) {
 	req.Params.Name = "pid"
 	if res, err := c.CallTool(cctx, req); err != nil || res.IsError {
 		t.Fatalf("the next call: %+v, %v", res, err)
+	}
+}
+
+// TestBridgeReplyBoundedWhileRead: a bridge plugin that answers with 256 MB
+// against a bound of 4 KB is refused while its reply is read, before the
+// host holds it (the host allocates far less than the reply), with an error
+// naming mcp_serve.max_result_mb; the next call runs in a new plugin.
+func TestBridgeReplyBoundedWhileRead(t *testing.T) {
+	home := t.TempDir()
+	b := startFake(t, home, map[string]any{"big_bytes": float64(256 << 20)}, nil)
+	first := pidOf(t, b)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := b.Call(context.Background(), "big", nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "mcp_serve.max_result_mb") {
+		t.Fatalf("a 256 MB reply: %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the host allocated %d MB reading a 256 MB reply it refuses; it must stop at the bound", alloc>>20)
+	}
+	if second := pidOf(t, b); second == first {
+		t.Errorf("the next call ran in the plugin whose reply was cut (%d)", first)
 	}
 }

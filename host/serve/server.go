@@ -79,7 +79,9 @@ func handler(name string, c Caller, timeout time.Duration, log hclog.Logger) ser
 		}
 		res, err := c.Call(ctx, name, args)
 		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			// The plugin ends the call at the same deadline, and its
+			// answer may arrive before this context's own timer fires.
+			if d, ok := ctx.Deadline(); ok && timeout > 0 && errors.Is(err, context.DeadlineExceeded) && (ctx.Err() != nil || !time.Now().Before(d)) {
 				err = fmt.Errorf("the call took longer than %s; raise mcp_serve.call_timeout in config.yaml if it should run longer", timeout)
 			}
 			msg := termsafe.Escape(err.Error())
@@ -95,17 +97,4 @@ func handler(name string, c Caller, timeout time.Duration, log hclog.Logger) ser
 		}
 		return out, nil
 	}
-}
-
-// ServeStdio serves s on in and out until in ends or ctx ends.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in interface{ Read([]byte) (int, error) }, out interface{ Write([]byte) (int, error) }, log hclog.Logger) error {
-	st := server.NewStdioServer(s)
-	if log != nil {
-		st.SetErrorLogger(log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn}))
-	}
-	err := st.Listen(ctx, in, out)
-	if err == nil || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
 }

@@ -123,6 +123,7 @@ func TransportConfig(srv *config.Server, home string) transport.Config {
 		cfg.Env = ChildEnv(srv.Env)
 		cfg.Cwd = srv.Cwd
 		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
+		cfg.LogLinesPerSecond, cfg.LogBurst = srv.LogLinesPerSecond, srv.LogBurst
 		cfg.Sandbox = SandboxPolicy(home, srv)
 	}
 	if plugin == "stdio" {

@@ -92,10 +92,23 @@ func RenderResourceList(res *mcp.ListResourcesResult) string {
 	}{entries})
 }
 
-// RenderReadResource renders a resources/read result as {"result": text}:
-// text contents as they are, blob contents saved by cache and described
-// (or "[binary data, N bytes]" without a cache), joined by newlines.
+// RenderReadResource renders a resources/read result as {"result": text}
+// with the default result limit (DefaultMaxResultBytes); see
+// RenderReadResourceMax.
 func RenderReadResource(res *mcp.ReadResourceResult, cache *MediaCache) string {
+	return RenderReadResourceMax("", res, cache, DefaultMaxResultBytes)
+}
+
+// RenderReadResourceMax renders a resources/read result of server as
+// {"result": text}: text contents as they are, blob contents saved by cache
+// and described (or "[binary data, N bytes]" without a cache), joined by
+// newlines. Text over maxResult (the server's max_result_kb in bytes; 0 or
+// less: DefaultMaxResultBytes) is saved by cache like an oversized tool
+// result, and the model gets the note and the text's beginning.
+func RenderReadResourceMax(server string, res *mcp.ReadResourceResult, cache *MediaCache, maxResult int) string {
+	if maxResult <= 0 {
+		maxResult = DefaultMaxResultBytes
+	}
 	var parts []string
 	if res != nil {
 		for _, rc := range res.Contents {
@@ -117,9 +130,13 @@ func RenderReadResource(res *mcp.ReadResourceResult, cache *MediaCache) string {
 			}
 		}
 	}
+	text := strings.Join(parts, "\n")
+	if len(text) > maxResult {
+		text = oversized(server, "resource", text, "text/plain", cache, maxResult)
+	}
 	return marshalJSON(struct {
 		Result string `json:"result"`
-	}{strings.Join(parts, "\n")})
+	}{text})
 }
 
 type promptArgEntry struct {
@@ -158,18 +175,47 @@ type promptMessageEntry struct {
 	Content string `json:"content"`
 }
 
-// RenderGetPrompt renders a prompts/get result of server:
+// RenderGetPrompt renders a prompts/get result of server with the default
+// result limit (DefaultMaxResultBytes); see RenderGetPromptMax.
+func RenderGetPrompt(server string, res *mcp.GetPromptResult, cache *MediaCache) string {
+	return RenderGetPromptMax(server, res, cache, DefaultMaxResultBytes)
+}
+
+// RenderGetPromptMax renders a prompts/get result of server:
 // {"messages":[{"role","content"}],"description"?}. A message's content is
 // its text; other content is rendered as in RenderCallResult (media saved by
 // cache, resource links described).
-func RenderGetPrompt(server string, res *mcp.GetPromptResult, cache *MediaCache) string {
+//
+// Messages (and description) whose text adds up to more than maxResult (the server's
+// max_result_kb in bytes; 0 or less: DefaultMaxResultBytes) are saved by
+// cache as that JSON, like an oversized tool result, and the model gets
+// {"result": note, "description"?}: the note names the file, the limit and
+// how to raise it, and shows the JSON's beginning.
+func RenderGetPromptMax(server string, res *mcp.GetPromptResult, cache *MediaCache, maxResult int) string {
+	if maxResult <= 0 {
+		maxResult = DefaultMaxResultBytes
+	}
 	msgs := []promptMessageEntry{}
 	var desc string
+	size := 0
 	if res != nil {
 		desc = res.Description
 		for _, m := range res.Messages {
-			msgs = append(msgs, promptMessageEntry{Role: string(m.Role), Content: renderBlock(server, m.Content, cache)})
+			e := promptMessageEntry{Role: string(m.Role), Content: renderBlock(server, m.Content, cache)}
+			size += len(e.Content) + len(e.Role)
+			msgs = append(msgs, e)
 		}
+	}
+	if size+len(desc) > maxResult {
+		whole := marshalJSON(struct {
+			Messages    []promptMessageEntry `json:"messages"`
+			Description string               `json:"description,omitempty"`
+		}{msgs, desc})
+		desc = preview(desc, min(previewBytes, maxResult/2))
+		return marshalJSON(struct {
+			Result      string `json:"result"`
+			Description string `json:"description,omitempty"`
+		}{oversized(server, "prompt", whole, "application/json", cache, maxResult), desc})
 	}
 	return marshalJSON(struct {
 		Messages    []promptMessageEntry `json:"messages"`

@@ -206,8 +206,8 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 }
 
 // openStderrLog opens the shared server log and writes this start's
-// header. The server's lines go through a rate limit (logfile.DefaultRate
-// lines a second, bursts of logfile.DefaultBurst; the dropped ones are
+// header. The server's lines go through a rate limit (log_lines_per_second,
+// bursts of log_burst, from the config; the dropped ones are
 // counted in the log) into a file rotated at logfile.DefaultMaxBytes, so a
 // server cannot fill the disk through its stderr.
 func (c *conn) openStderrLog() io.WriteCloser {
@@ -220,7 +220,9 @@ func (c *conn) openStderrLog() io.WriteCloser {
 		return nil
 	}
 	fmt.Fprintf(f, "\n===== [%s] starting MCP server '%s' =====\n", time.Now().Format("2006-01-02 15:04:05"), c.cfg.Server)
-	return &stderrLog{file: f, lines: logfile.NewLineWriter(f, "MCP server '"+c.cfg.Server+"'", logfile.NewLimiter(0, 0))}
+	lines := logfile.NewLineWriter(f, "MCP server '"+c.cfg.Server+"'", logfile.NewLimiter(c.cfg.LogLinesPerSecond, c.cfg.LogBurst))
+	lines.Hint = "raise log_lines_per_second or log_burst in its entry in config.yaml"
+	return &stderrLog{file: f, lines: lines}
 }
 
 // stderrLog is one server's part of the shared stderr log.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/rpc"
 	"sync"
 	"sync/atomic"
@@ -89,12 +90,12 @@ type Plugin struct {
 }
 
 // Server returns the plugin-side RPC receiver.
-func (p *Plugin) Server(*plugin.MuxBroker) (any, error) {
+func (p *Plugin) Server(broker *plugin.MuxBroker) (any, error) {
 	log := p.log
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	s := &rpcServer{desc: p.Desc, open: p.Open, log: log}
+	s := &rpcServer{desc: p.Desc, open: p.Open, log: log, broker: broker}
 	p.mu.Lock()
 	p.servers = append(p.servers, s)
 	p.mu.Unlock()
@@ -102,8 +103,8 @@ func (p *Plugin) Server(*plugin.MuxBroker) (any, error) {
 }
 
 // Client returns the host-side handle, a *Handle.
-func (p *Plugin) Client(_ *plugin.MuxBroker, c *rpc.Client) (any, error) {
-	return &Handle{client: c}, nil
+func (p *Plugin) Client(broker *plugin.MuxBroker, c *rpc.Client) (any, error) {
+	return &Handle{client: c, broker: broker}, nil
 }
 
 // Wire types. Every call carries an id and a deadline: net/rpc has no
@@ -126,6 +127,9 @@ type DescribeReply struct {
 type OpenArgs struct {
 	Call
 	Config []byte // JSON Config
+	// Results is the broker stream the plugin dials and serves its calls
+	// on (see results.go); 0 serves them on the control connection.
+	Results uint32
 }
 
 // CallArgs runs one tool.
@@ -153,9 +157,10 @@ type CancelArgs struct {
 
 // rpcServer is the plugin-side RPC receiver of one dispense.
 type rpcServer struct {
-	desc Description
-	open Opener
-	log  hclog.Logger
+	desc   Description
+	open   Opener
+	log    hclog.Logger
+	broker *plugin.MuxBroker
 
 	mu    sync.Mutex
 	srv   Server
@@ -201,6 +206,20 @@ func (s *rpcServer) Open(args OpenArgs, reply *ErrReply) error {
 	s.mu.Lock()
 	s.srv = srv
 	s.mu.Unlock()
+	if args.Results != 0 && s.broker != nil {
+		conn, err := s.broker.Dial(args.Results)
+		if err != nil {
+			reply.Err = sdk.NewError(sdk.CodeClosed, "dial the results connection: %v", err)
+			return nil
+		}
+		rs := rpc.NewServer()
+		if err := rs.RegisterName("Plugin", s); err != nil {
+			conn.Close()
+			reply.Err = sdk.NewError(sdk.CodeContract, "serve the results connection: %v", err)
+			return nil
+		}
+		go rs.ServeConn(conn)
+	}
 	return nil
 }
 
@@ -247,6 +266,7 @@ var ErrNotSent = errors.New("the call was not sent")
 // then Open it once.
 type Handle struct {
 	client *rpc.Client
+	broker *plugin.MuxBroker
 	ids    atomic.Uint64
 }
 
@@ -264,11 +284,17 @@ const (
 // call runs one RPC whose arguments args builds around the call header;
 // when ctx ends first the plugin's call is cancelled.
 func (h *Handle) call(ctx context.Context, what, method string, args func(Call) any, reply any) error {
+	return h.callOn(ctx, h.client, what, method, args, reply)
+}
+
+// callOn is call on client: the control connection, or a results
+// connection (whose replies are bounded while they are read).
+func (h *Handle) callOn(ctx context.Context, client *rpc.Client, what, method string, args func(Call) any, reply any) error {
 	hdr := Call{ID: h.ids.Add(1)}
 	if d, ok := ctx.Deadline(); ok {
 		hdr.Deadline = d
 	}
-	call := h.client.Go(method, args(hdr), reply, make(chan *rpc.Call, 1))
+	call := client.Go(method, args(hdr), reply, make(chan *rpc.Call, 1))
 	select {
 	case <-call.Done:
 		if errors.Is(call.Error, rpc.ErrShutdown) {
@@ -351,22 +377,54 @@ func (h *Handle) Open(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the bridge config: %w", err)
 	}
+	c := &Client{h: h, MaxResultBytes: DefaultMaxResultBytes, rc: h.client}
+	c.limit.Store(DefaultMaxResultBytes + resultSlack)
+	var results uint32
+	type accepted struct {
+		conn io.ReadWriteCloser
+		err  error
+	}
+	acc := make(chan accepted, 1)
+	if h.broker != nil {
+		results = h.broker.NextId()
+		go func() {
+			conn, err := h.broker.Accept(results)
+			acc <- accepted{conn, err}
+		}()
+	}
 	var reply ErrReply
-	if err := h.call(ctx, "open", "Plugin.Open", func(c Call) any { return OpenArgs{Call: c, Config: raw} }, &reply); err != nil {
+	if err := h.call(ctx, "open", "Plugin.Open", func(hdr Call) any { return OpenArgs{Call: hdr, Config: raw, Results: results} }, &reply); err != nil {
 		return nil, err
 	}
 	if reply.Err != nil {
 		return nil, reply.Err
 	}
-	return &Client{h: h, MaxResultBytes: DefaultMaxResultBytes}, nil
+	if results != 0 {
+		select {
+		case a := <-acc:
+			if a.err != nil {
+				return nil, sdk.NewError(sdk.CodeClosed, "bridge plugin: open its results connection: %v", a.err)
+			}
+			c.rc, c.frames = newResultsClient(a.conn, &c.limit)
+		case <-ctx.Done():
+			return nil, sdk.AsError(ctx.Err())
+		}
+	}
+	return c, nil
 }
 
 // Client is the host's side of one opened Server.
 type Client struct {
 	h *Handle
 	// MaxResultBytes bounds the text plus structured content of one
-	// result; a larger one is refused with a CodeTooLarge error.
+	// result; a larger one is refused with a CodeTooLarge error, while it
+	// is read (a reply over it plus a small envelope is never held whole;
+	// the plugin's connection ends with it) or once decoded.
 	MaxResultBytes int
+
+	rc     *rpc.Client  // the results connection (the control one without a broker)
+	frames *gobFrames   // rc's reader, nil without a broker
+	limit  atomic.Int64 // the bound of one reply on rc
 }
 
 // Call runs the tool name with args. ctx ends the call on both sides. An
@@ -375,7 +433,18 @@ type Client struct {
 // that is not a JSON object, or what the plugin returned.
 func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	var reply CallReply
-	if err := c.h.call(ctx, "call "+name, "Plugin.Call", func(hdr Call) any { return CallArgs{Call: hdr, Name: name, Args: args} }, &reply); err != nil {
+	if c.MaxResultBytes > 0 {
+		c.limit.Store(int64(c.MaxResultBytes) + resultSlack)
+	} else {
+		c.limit.Store(math.MaxInt64)
+	}
+	if err := c.h.callOn(ctx, c.rc, "call "+name, "Plugin.Call", func(hdr Call) any { return CallArgs{Call: hdr, Name: name, Args: args} }, &reply); err != nil {
+		if tl := c.refused(); tl != nil && !errors.Is(err, ErrNotSent) {
+			// The reply was cut while it was read: the results
+			// connection ends with it, and the next call is not sent
+			// (ErrNotSent: the host starts a new plugin).
+			return Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is over the limit of %d bytes (the plugin began a reply of %d bytes); raise mcp_serve.max_result_mb in config.yaml", name, c.MaxResultBytes, tl.Size)}
+		}
 		return Result{}, err
 	}
 	if reply.Err != nil {
@@ -389,4 +458,12 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (R
 		return Result{}, sdk.NewError(sdk.CodeContract, "the structured content of tool %.128q is not a JSON object", name)
 	}
 	return r, nil
+}
+
+// refused returns the reply the results connection refused, if it did.
+func (c *Client) refused() *ResultTooLargeError {
+	if c.frames == nil {
+		return nil
+	}
+	return c.frames.refused.Load()
 }

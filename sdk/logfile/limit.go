@@ -54,6 +54,9 @@ func NewLimiter(rate, burst int) *Limiter {
 // Rate returns the lines a second a source may log.
 func (l *Limiter) Rate() int { return int(l.rate) }
 
+// Burst returns the lines a source may log at once.
+func (l *Limiter) Burst() int { return int(l.burst) }
+
 func (l *Limiter) now() time.Time {
 	if l.Now != nil {
 		return l.Now()
@@ -114,6 +117,10 @@ func DroppedNote(source string, n int, rate int) string {
 // dropped at the end. Lines longer than MaxLineBytes are cut. It is safe
 // for concurrent use.
 type LineWriter struct {
+	// Hint, when set, ends every dropped-lines note: how to raise the
+	// limit (e.g. the config keys that set it).
+	Hint string
+
 	w      io.Writer
 	source string
 	lim    *Limiter
@@ -176,7 +183,7 @@ func (lw *LineWriter) emit() {
 		return
 	}
 	if dropped > 0 {
-		_, _ = io.WriteString(lw.w, DroppedNote(lw.source, dropped, lw.lim.Rate())+"\n")
+		_, _ = io.WriteString(lw.w, lw.note(dropped))
 	}
 	_, _ = lw.w.Write(line)
 	if cap(lw.partial) > 4*MaxLineBytes {
@@ -198,7 +205,16 @@ func (lw *LineWriter) Close() error {
 	}
 	lw.closed = true
 	if n := lw.lim.Flush(lw.source); n > 0 {
-		_, _ = io.WriteString(lw.w, DroppedNote(lw.source, n, lw.lim.Rate())+"\n")
+		_, _ = io.WriteString(lw.w, lw.note(n))
 	}
 	return nil
+}
+
+// note is the dropped-lines note for n lines, with the hint.
+func (lw *LineWriter) note(n int) string {
+	s := DroppedNote(lw.source, n, lw.lim.Rate())
+	if lw.Hint != "" {
+		s += "; " + lw.Hint
+	}
+	return s + "\n"
 }

@@ -54,6 +54,12 @@ type Config struct {
 	// more. A plugin that reads them from a stream may hold the stream
 	// back rather than hand over many more than that.
 	MaxServerRequests int `json:"max_server_requests,omitempty"`
+	// LogLinesPerSecond and LogBurst bound the lines of a local server's
+	// stderr written to StderrLog (a token bucket: LogBurst at once, then
+	// LogLinesPerSecond); zero means logfile.DefaultRate and DefaultBurst.
+	// The host sets them from log_lines_per_second and log_burst.
+	LogLinesPerSecond int `json:"log_lines_per_second,omitempty"`
+	LogBurst          int `json:"log_burst,omitempty"`
 
 	// Extra holds keys of the server entry the host does not know, for
 	// third-party transports.
