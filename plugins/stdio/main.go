@@ -29,12 +29,15 @@ import (
 	// Started as the sandbox launcher of a server, the process becomes
 	// that server in this package's init and never gets to main.
 	_ "github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func main() {
 	closeInherited()
+	sandbox.Prewarm()
 	log := sdk.NewPluginLogger("stdio")
 	if err := becomeSubreaper(); err != nil {
 		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)

@@ -559,6 +559,14 @@ var (
 	pidnsErr  error
 )
 
+// Prewarm starts the pid namespace check in the background, so that it
+// runs while go-plugin's handshake and the host's open are under way
+// instead of before the first server start. The plugin calls it once, at
+// the top of main; a start that comes before the check ends waits for it.
+func Prewarm() {
+	go func() { _ = pidnsAvailable() }()
+}
+
 // pidnsAvailable checks, once per plugin process, that a launcher can be
 // the init of a pid namespace of its own, with its own /proc.
 func pidnsAvailable() error {
