@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -109,6 +111,24 @@ func TestReadLimit(t *testing.T) {
 	_, err = c.Read(context.Background())
 	if sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "max_message_mb") {
 		t.Fatalf("an oversized message: %v", err)
+	}
+}
+
+// A long line is read into one buffer that becomes the message, not
+// collected in parts and joined: reading a 3.5 MB line allocates well under
+// twice its size (the parts and the join cost twice, and held both at once).
+func TestReadLongLineOnce(t *testing.T) {
+	const n = 3584 << 10
+	c, _ := sh(t, `printf '{"big":"'; head -c `+strconv.Itoa(n)+` /dev/zero | tr '\0' x; printf '"}\n'`, 64<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := c.Read(context.Background())
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != n+10 {
+		t.Fatalf("a long message: %d bytes, %v", len(got), err)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > n*8/5 {
+		t.Fatalf("reading a %d-byte line allocated %d bytes; want at most 1.6 times the line", len(got), a)
 	}
 }
 
