@@ -430,7 +430,7 @@ func (h *hostileHost) stop() {
 func (h *hostileHost) callEvil(tool string) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), attackWithin)
 	defer cancel()
-	return h.evil.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}})
+	return h.evil.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}})
 }
 
 // callAttack calls the attack tool: the call must fail with the limit.

@@ -143,7 +143,7 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any)
 		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
 	}
 	res, err := s.doCall(ctx, tool, func(ctx context.Context, c *conn) (*mcp.CallToolResult, error) {
-		return c.sess.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
+		return c.sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
 	})
 	var ce *CallError
 	switch {

@@ -372,6 +372,22 @@ func (e *ConnectError) Error() string { return e.Msg }
 // Done is closed when the connection has ended on its own.
 func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 
+// CallTool calls a tool, as s.Client.CallTool does, but has the adapter
+// decode the result once, straight from the message it arrived in, instead
+// of mcp-go's several copies: a result near max_message_mb then costs the
+// host about twice its size, not four times.
+func (s *Session) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var sink mcpgo.ResultSink
+	res, err := s.Client.CallTool(mcpgo.WithResultSink(ctx, &sink), req)
+	if err != nil {
+		return nil, err
+	}
+	if r := sink.Take(); r != nil {
+		return r, nil
+	}
+	return res, nil
+}
+
 // Err says why the connection ended, or nil.
 func (s *Session) Err() error { return s.conn.Err() }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -112,11 +111,15 @@ func (c *MediaCache) saveText(text, mimeType string) (string, int, error) {
 		_ = os.Remove(tmpName)
 		return "", 0, fmt.Errorf("write result file in %s: %w", c.dir, err)
 	}
+	// Through one small buffer: io.WriteString to a writer without
+	// WriteString (the hash) copies each piece anew, and a result of
+	// tens of MB would leave as much garbage behind it on top of itself.
 	h := sha256.New()
-	w := io.MultiWriter(tmp, h)
+	buf := make([]byte, 64<<10)
 	for rest := text; rest != ""; {
-		n := min(len(rest), 64<<10)
-		if _, err := io.WriteString(w, rest[:n]); err != nil {
+		n := copy(buf, rest)
+		h.Write(buf[:n])
+		if _, err := tmp.Write(buf[:n]); err != nil {
 			return fail(err)
 		}
 		rest = rest[n:]

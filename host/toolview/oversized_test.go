@@ -3,6 +3,7 @@ package toolview
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -114,4 +115,24 @@ func savedPath(t *testing.T, note string) string {
 	}
 	path, _, _ := strings.Cut(after, " (")
 	return path
+}
+
+// Saving an oversized result costs memory of its own only for a small
+// buffer: a result of tens of MB written to the cache must not leave as
+// much garbage again behind it (the host holds the result already).
+func TestOversizedSavedWithoutCopies(t *testing.T) {
+	cache := NewMediaCache(t.TempDir())
+	big := strings.Repeat("x", 8<<20)
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(big)}}
+	RenderCallResultMax("files", res, cache, 10<<10) // the folder exists, as it will
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := RenderCallResultMax("files", res, cache, 10<<10)
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(got, "saved to") {
+		t.Fatalf("not saved: %.300s", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("rendering an 8 MB result allocated %d bytes; want under 1 MB (no copy of the text)", n)
+	}
 }

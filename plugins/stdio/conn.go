@@ -50,25 +50,23 @@ func (c *conn) readLine() ([]byte, error) {
 	for {
 		line, err := c.out.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A part of a long line: keep a copy, within the limit.
-			if c.longN+len(line) > c.max {
+			// A part of a long line: add it, within the limit.
+			if len(c.long)+len(line) > c.max {
 				return nil, c.tooLarge()
 			}
-			c.long = append(c.long, bytes.Clone(line))
-			c.longN += len(line)
+			c.long = c.grow(c.long, len(line))
+			c.long = append(c.long, line...)
 			continue
 		}
 		if c.long != nil {
-			// The end of a long line (or its unterminated last part).
-			if c.longN+len(line) > c.max {
+			// The end of a long line (or its unterminated last part): the
+			// buffer is the message, handed over whole; the next long
+			// line gets a buffer of its own.
+			if len(c.long)+len(line) > c.max {
 				return nil, c.tooLarge()
 			}
-			whole := make([]byte, 0, c.longN+len(line))
-			for _, p := range c.long {
-				whole = append(whole, p...)
-			}
-			whole = append(whole, line...)
-			c.long, c.longN = nil, 0
+			whole := append(c.grow(c.long, len(line)), line...)
+			c.long = nil
 			line = whole
 		}
 		if err == nil {
@@ -82,10 +80,34 @@ func (c *conn) readLine() ([]byte, error) {
 	}
 }
 
+// longStart is the first capacity of a long line's buffer.
+const longStart = 1 << 20
+
+// grow returns b with room for n more bytes: growing fourfold, never past
+// the size limit, so a long line is copied a few times in all (each byte
+// about a third of a time on average) and its last growth holds the
+// buffer before it, a quarter of the new one, beside it. append's own
+// growth (a quarter at a time at this size) would copy each byte four
+// times and hold the old buffer, four fifths of the new one, beside it.
+func (c *conn) grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	size := max(cap(b), longStart/4)
+	for size-len(b) < n {
+		size *= 4
+	}
+	// The limit was checked by the caller: the line fits within it.
+	size = max(min(size, c.max), len(b)+n)
+	nb := make([]byte, len(b), size)
+	copy(nb, b)
+	return nb
+}
+
 // tooLarge drops the long line being collected and returns the error that
 // ends the connection.
 func (c *conn) tooLarge() error {
-	c.long, c.longN = nil, 0
+	c.long = nil
 	return sdk.NewError(sdk.CodeTooLarge, "MCP server %q wrote a message over the limit of %d MB (max_message_mb); raise max_message_mb in its entry in config.yaml if it really sends messages that large", c.cfg.Server, c.max>>20)
 }
 

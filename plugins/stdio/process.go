@@ -52,12 +52,13 @@ type conn struct {
 
 	tail    *lineTail
 	garbage atomic.Pointer[string]
-	// long holds the parts of a line longer than the reader's buffer, as
-	// they are read, and longN their size: copies of the buffer, joined
-	// once when the line ends, so a line costs its own size (twice at the
-	// join) and a line over the limit never more than the limit.
-	long  [][]byte
-	longN int
+	// long holds a line longer than the reader's buffer as it is read:
+	// one buffer, grown fourfold (up to the limit) when full, and handed
+	// over as the message itself, never joined. A line costs its own size
+	// and, at the last growth, the buffer before it (at most a quarter of
+	// the line, but for a line just past a growth); a line over the limit
+	// never more than the limit.
+	long []byte
 
 	exited  chan struct{} // closed when the process has exited
 	exitErr error

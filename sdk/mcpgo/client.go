@@ -158,6 +158,9 @@ func (c *Client) SendRequest(ctx context.Context, req mcptransport.JSONRPCReques
 	}
 	select {
 	case r := <-p.ch:
+		if sink, ok := ctx.Value(sinkKey{}).(*ResultSink); ok && req.Method == string(mcp.MethodToolsCall) {
+			sinkResult(sink, r.resp)
+		}
 		return r.resp, r.err
 	case <-ctx.Done():
 		if c.drop(key) {

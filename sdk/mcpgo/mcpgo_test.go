@@ -72,7 +72,7 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 		s.in <- b
 	}
 	switch m.Method {
-	case "echo":
+	case "echo", "tools/call":
 		reply(m.ID, m.Params)
 	case "ask":
 		s.mu.Lock()
