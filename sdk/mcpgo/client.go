@@ -235,13 +235,26 @@ func (c *Client) Close() error {
 	return err
 }
 
-// incoming is any JSON-RPC message, decoded once.
+// incoming is any JSON-RPC message, decoded once. Its params and result
+// are spans of the message, not copies.
 type incoming struct {
 	ID     json.RawMessage          `json:"id"`
 	Method string                   `json:"method"`
-	Params json.RawMessage          `json:"params"`
-	Result json.RawMessage          `json:"result"`
+	Params span                     `json:"params"`
+	Result span                     `json:"result"`
 	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+// span is a JSON value kept as the bytes of the message it was decoded
+// from, without the copy json.RawMessage makes: the message is the
+// adapter's own (transport.ClientOptions.OnMessage hands it over), so a
+// result is held once, not twice, while mcp-go decodes it.
+type span []byte
+
+// UnmarshalJSON keeps b, a slice of the message being decoded.
+func (s *span) UnmarshalJSON(b []byte) error {
+	*s = b
+	return nil
 }
 
 func hasID(raw json.RawMessage) bool {
@@ -289,7 +302,7 @@ func (c *Client) onMessage(msg []byte) {
 		if p == nil {
 			return // cancelled, or an id we never sent
 		}
-		p.ch <- result{resp: &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: p.id, Result: m.Result, Error: m.Error}}
+		p.ch <- result{resp: &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: p.id, Result: json.RawMessage(m.Result), Error: m.Error}}
 	default:
 		c.warn(sdk.NewError(sdk.CodeGarbage, "the server sent a JSON-RPC message with neither method nor id"))
 	}
@@ -340,7 +353,7 @@ func (c *Client) serveRequest(m incoming) {
 	}
 	req := mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: m.Method}
 	if len(m.Params) > 0 {
-		req.Params = m.Params
+		req.Params = json.RawMessage(m.Params)
 	}
 	c.hmu.RLock()
 	h := c.onReq

@@ -136,7 +136,7 @@ func (c *Conn) Write(ctx context.Context, msg []byte) error {
 		}
 		req := mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: m.Method, Header: transport.MessageHeader(ctx)}
 		if len(m.Params) > 0 {
-			req.Params = m.Params
+			req.Params = append(json.RawMessage(nil), m.Params...)
 		}
 		resp, err := c.inner.SendRequest(ctx, req)
 		if err != nil {
@@ -171,7 +171,7 @@ func (c *Conn) Write(ctx context.Context, msg []byte) error {
 		if ok {
 			var id mcp.RequestId
 			_ = json.Unmarshal(m.ID, &id)
-			ch <- &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: m.Result, Error: m.Error}
+			ch <- &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: append(json.RawMessage(nil), m.Result...), Error: m.Error}
 		}
 		return nil
 	}
