@@ -92,15 +92,3 @@ func sinkResult(sink *ResultSink, resp *mcptransport.JSONRPCResponse) {
 	sink.mu.Unlock()
 	resp.Result = emptyResult
 }
-
-// span is a JSON value kept as the bytes of the message it was decoded
-// from, without the copy json.RawMessage makes. It is valid only while
-// that message is: sinkResult decodes each span before it returns, and
-// copies what it keeps.
-type span []byte
-
-// UnmarshalJSON keeps b, a slice of the message being decoded.
-func (s *span) UnmarshalJSON(b []byte) error {
-	*s = b
-	return nil
-}
