@@ -315,30 +315,29 @@ func TestRefreshMargin(t *testing.T) {
 // expires_at counts from when the request left (the server issued the
 // token after that), and a hostile expires_in cannot wrap it into the past.
 func TestTokenRequestExpiry(t *testing.T) {
+	// The request leaves at a fixed time an hour ago; the server's answer
+	// moves the clock on to now, as a slow answer would: counted from the
+	// answer, expires_at would be an hour later than from the request.
+	start := time.Now().Add(-time.Hour).Unix()
+	var fake atomic.Int64
+	clock = func() time.Time { return time.Unix(fake.Load(), 0) }
+	t.Cleanup(func() { clock = time.Now })
 	for _, tc := range []struct {
 		expiresIn string
 		want      int64
 	}{{"60", 60}, {"1e300", maxExpiresIn}, {"9223372036854775807", maxExpiresIn}, {"30.5", 30}} {
-		var received atomic.Int64
+		fake.Store(start)
 		ts := tokenServer(t, func(w http.ResponseWriter, r *http.Request) {
-			received.Store(time.Now().Unix())
-			if tc.expiresIn == "60" {
-				// A slow answer: counted from it, expires_at would be at
-				// least 2 s later than from the request.
-				time.Sleep(2100 * time.Millisecond)
-			}
+			fake.Store(time.Now().Unix())
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"access_token":"at","token_type":"bearer","expires_in":`+tc.expiresIn+`}`)
 		})
-		before := time.Now().Unix()
 		tok, err := tokenRequest(context.Background(), ts.Client(), ts.URL, client{ID: "id"}, url.Values{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Counted from between before and the server's receipt of the
-		// request, not from the answer.
-		if tok.ExpiresIn != tc.want || tok.ExpiresAt < before+tc.want || tok.ExpiresAt > received.Load()+tc.want {
-			t.Errorf("expires_in %s: ExpiresIn %d ExpiresAt now%+d; want %d and now%+d", tc.expiresIn, tok.ExpiresIn, tok.ExpiresAt-before, tc.want, tc.want)
+		if tok.ExpiresIn != tc.want || tok.ExpiresAt != start+tc.want {
+			t.Errorf("expires_in %s: ExpiresIn %d ExpiresAt request%+d; want %d and request%+d", tc.expiresIn, tok.ExpiresIn, tok.ExpiresAt-start, tc.want, tc.want)
 		}
 	}
 }

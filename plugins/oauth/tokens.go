@@ -113,6 +113,9 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, f
 	return raw, resp.Header, nil
 }
 
+// clock is the time a token request is counted from; tests set it.
+var clock = time.Now
+
 // tokenRequest posts form to the token endpoint with the client's
 // authentication and returns the token it issued.
 func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values) (*tokenstore.Token, error) {
@@ -120,7 +123,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c clien
 	// after the request left and before the answer arrived: count from
 	// the request (in whole seconds, rounded down), so the token never
 	// looks valid for longer than it is, however slow the answer.
-	sent := time.Now().Unix()
+	sent := clock().Unix()
 	raw, hdr, err := postForm(ctx, hc, endpoint, c, form)
 	if err != nil {
 		return nil, err
