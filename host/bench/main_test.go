@@ -21,6 +21,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 func TestMain(m *testing.M) {
@@ -182,9 +183,9 @@ func bins(tb testing.TB) string {
 			// The bare plugin gets the host's handshake at link time, so
 			// that it does not link the sdk.
 			errs[1] = goBuild("build", "-o", filepath.Join(binDir, sdk.BinaryName(bareKind, bareName)), "-ldflags", strings.Join([]string{
-				"-X main.cookieKey=" + sdk.Handshake.MagicCookieKey,
-				"-X main.cookieValue=" + sdk.Handshake.MagicCookieValue,
-				"-X main.protocolVersion=" + strconv.Itoa(int(sdk.Handshake.ProtocolVersion)),
+				"-X main.cookieKey=" + pluginhost.Handshake(bareKind).MagicCookieKey,
+				"-X main.cookieValue=" + pluginhost.Handshake(bareKind).MagicCookieValue,
+				"-X main.protocolVersion=" + strconv.Itoa(int(pluginhost.Handshake(bareKind).ProtocolVersion)),
 				"-X main.kind=" + bareKind,
 			}, " "), "./host/bench/testdata/bareplugin")
 		}()

@@ -47,15 +47,15 @@ func TestUsageMistakes(t *testing.T) {
 func TestVersion(t *testing.T) {
 	home := newHome(t)
 	line := strings.TrimSpace(runHermes(t, home, "--version").must(t, 0).stdout)
-	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contract v2") || strings.Contains(line, "\n") {
+	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contracts transport v3, auth v3, bridge v2") || strings.Contains(line, "\n") {
 		t.Fatalf("--version = %q", line)
 	}
 	var v struct {
 		Version, Commit, Go string
-		Contract            int `json:"plugin_contract"`
+		Contracts           map[string]int `json:"plugin_contracts"`
 	}
 	out := runHermes(t, home, "version", "--json").must(t, 0).stdout
-	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" || v.Go != runtime.Version() || v.Contract != 2 {
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" || v.Go != runtime.Version() || v.Contracts["transport"] != 3 || v.Contracts["bridge"] != 2 {
 		t.Fatalf("version --json = %q (%v)", out, err)
 	}
 	if got := strings.TrimSpace(runHermes(t, home, "version").must(t, 0).stdout); got != line {

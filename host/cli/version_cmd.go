@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/urfave/cli/v3"
 )
 
@@ -20,8 +21,10 @@ type buildInfo struct {
 	Commit   string `json:"commit"`
 	Modified bool   `json:"modified"`
 	Go       string `json:"go"`
-	// Contract is the plugin contract version this hermes speaks.
-	Contract int `json:"plugin_contract"`
+	// Contracts are the plugin contract versions this hermes speaks, by
+	// kind (each kind is versioned on its own), and SDK the sdk's version.
+	Contracts map[string]int `json:"plugin_contracts"`
+	SDK       string         `json:"sdk"`
 }
 
 // buildCommit is the commit `make build` stamps into the binary
@@ -31,7 +34,10 @@ var buildCommit string
 
 // readBuildInfo reads what the Go toolchain recorded in the binary.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version(), Go: runtime.Version(), Contract: sdk.ContractVersion}
+	b := buildInfo{Version: version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
+	for _, k := range []string{sdk.KindTransport, sdk.KindAuth, sdk.KindBridge} {
+		b.Contracts[k] = pluginhost.ContractVersion(k)
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -59,7 +65,8 @@ func (b buildInfo) String() string {
 	if b.Modified {
 		commit += "+changes"
 	}
-	return fmt.Sprintf("hermes %s (commit %s, %s, plugin contract v%d)", b.Version, commit, b.Go, b.Contract)
+	return fmt.Sprintf("hermes %s (commit %s, %s, sdk %s, plugin contracts transport v%d, auth v%d, bridge v%d)", b.Version, commit, b.Go, b.SDK,
+		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge])
 }
 
 func (e *env) printVersion(asJSON bool) error {

@@ -25,6 +25,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -173,7 +174,7 @@ func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) 
 func LaunchSpec(srv *config.Server) supervisor.Spec {
 	return supervisor.PinnedSpec(supervisor.Spec{
 		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
-		Plugins: map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}},
+		Plugins: map[string]plugin.Plugin{sdk.KindAuth: pluginhost.AuthPlugin{}},
 	}, srv.Plugin, srv.Name)
 }
 
@@ -189,7 +190,7 @@ func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config)
 		p.Kill()
 		return nil, err
 	}
-	h, ok := raw.(*auth.Handle)
+	h, ok := raw.(*pluginhost.Auth)
 	if !ok {
 		p.Kill()
 		return nil, fmt.Errorf("plugin %s is not an auth plugin", p.Path)
@@ -221,7 +222,7 @@ func (m *Manager) Close() {
 type Server struct {
 	name   string
 	key    string
-	client *auth.Client
+	client *pluginhost.AuthClient
 	plugin *supervisor.Plugin
 	stepUp bool
 	log    hclog.Logger
@@ -234,9 +235,9 @@ type Server struct {
 
 // flight is a challenge in progress, shared by the requests that meet it.
 type flight struct {
-	done  chan struct{}
-	retry bool
-	err   error
+	done chan struct{}
+	ans  transport.ChallengeAnswer
+	err  error
 }
 
 // Headers answers the transport's per-request callback: the cached headers
@@ -261,19 +262,21 @@ func (s *Server) Headers(ctx context.Context, req transport.HeadersRequest) (map
 	return h.Headers, nil
 }
 
-// Challenge answers the transport's challenge callback. Concurrent
+// Challenge answers the transport's challenge callback with the plugin's
+// answer and, when it says retry, the headers to retry with: a refresh is
+// one call from the transport and one into the auth plugin. Concurrent
 // challenges share one answer from the plugin (one refresh, not one per
 // request).
-func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (bool, error) {
+func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error) {
 	s.mu.Lock()
 	s.cached = nil
 	if f := s.pending; f != nil {
 		s.mu.Unlock()
 		select {
 		case <-f.done:
-			return f.retry, f.err
+			return f.ans, f.err
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return transport.ChallengeAnswer{}, ctx.Err()
 		}
 	}
 	f := &flight{done: make(chan struct{})}
@@ -282,16 +285,26 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (b
 	ans, err := s.client.Challenge(ctx, auth.Challenge{
 		Method: c.Method, URL: c.URL, Status: c.Status, WWWAuthenticate: c.WWWAuthenticate, Attempt: c.Attempt,
 	}, s.stepUp)
-	f.retry, f.err = ans.Retry, err
+	if err == nil && ans.Retry && len(ans.Headers.Headers) == 0 {
+		// A plugin that answers retry without the new headers: ask once.
+		ans.Headers, err = s.client.Headers(ctx, auth.HeadersRequest{Method: c.Method, URL: c.URL})
+	}
+	f.err = err
+	if err == nil {
+		f.ans = transport.ChallengeAnswer{Retry: ans.Retry, Headers: ans.Headers.Headers}
+	}
 	s.mu.Lock()
 	s.pending = nil
 	s.cached = nil
+	if f.ans.Retry && !ans.Headers.ValidUntil.IsZero() {
+		s.cached, s.until = ans.Headers.Headers, ans.Headers.ValidUntil
+	}
 	s.mu.Unlock()
 	close(f.done)
 	if err != nil {
 		s.log.Debug("challenge not answered", "status", c.Status, "code", sdk.ErrorCode(err))
 	}
-	return f.retry, f.err
+	return f.ans, f.err
 }
 
 // Login logs in through the manager's UI.

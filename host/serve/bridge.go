@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 // DefaultBridge is the bridge plugin `hermes mcp serve` runs:
@@ -68,7 +69,7 @@ type Bridge struct {
 // instance is one running plugin process, opened.
 type instance struct {
 	p       *supervisor.Plugin
-	c       *bridge.Client
+	c       *pluginhost.BridgeClient
 	started time.Time
 }
 
@@ -105,7 +106,7 @@ func (b *Bridge) launch(ctx context.Context) (*instance, bridge.Description, err
 	defer cancel()
 	p, err := b.o.Supervisor.Launch(supervisor.Spec{
 		Kind: sdk.KindBridge, Name: b.o.Name, Label: "bridge." + b.o.Name,
-		Plugins: map[string]plugin.Plugin{sdk.KindBridge: &bridge.Plugin{}},
+		Plugins: map[string]plugin.Plugin{sdk.KindBridge: pluginhost.BridgePlugin{}},
 	})
 	if err != nil {
 		return nil, bridge.Description{}, err
@@ -118,7 +119,7 @@ func (b *Bridge) launch(ctx context.Context) (*instance, bridge.Description, err
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", b.binary(), err))
 	}
-	h, ok := raw.(*bridge.Handle)
+	h, ok := raw.(*pluginhost.Bridge)
 	if !ok {
 		return fail(fmt.Errorf("%s is not a bridge plugin", b.binary()))
 	}
@@ -265,10 +266,10 @@ func (e *CrashError) Error() string {
 func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := b.call(ctx, name, args)
-		if errors.Is(err, bridge.ErrNotSent) && attempt == 0 && ctx.Err() == nil {
+		if errors.Is(err, pluginhost.ErrNotSent) && attempt == 0 && ctx.Err() == nil {
 			continue
 		}
-		if errors.Is(err, bridge.ErrNotSent) {
+		if errors.Is(err, pluginhost.ErrNotSent) {
 			err = &CrashError{Binary: b.binary(), Reason: "its connection is closed"}
 		}
 		return res, err
@@ -289,7 +290,7 @@ func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (b
 		// Gone before the call: not sent; the next attempt starts a new
 		// process without waiting for the watcher.
 		b.drop(inst)
-		return bridge.Result{}, bridge.ErrNotSent
+		return bridge.Result{}, pluginhost.ErrNotSent
 	default:
 	}
 	callCtx, cancel := context.WithCancel(ctx)
@@ -306,7 +307,7 @@ func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (b
 		}
 	}()
 	res, err := inst.c.Call(callCtx, name, args)
-	if errors.Is(err, bridge.ErrNotSent) {
+	if errors.Is(err, pluginhost.ErrNotSent) {
 		b.drop(inst)
 		return bridge.Result{}, err
 	}

@@ -21,10 +21,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/pluginconn"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -68,7 +69,7 @@ type Credentials interface {
 // callbacks for one server.
 type ServerCredentials interface {
 	Headers(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
-	Challenge(ctx context.Context, c transport.ChallengeRequest) (retry bool, err error)
+	Challenge(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error)
 }
 
 // Session is one live connection.
@@ -83,7 +84,7 @@ type Session struct {
 	// Latency is how long start and initialize took.
 	Latency time.Duration
 
-	conn  *transport.ClientConn
+	conn  *pluginhost.TransportConn
 	watch *watch
 
 	listenOnce sync.Once
@@ -170,7 +171,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	headers, challenge := d.Headers, (func(context.Context, transport.ChallengeRequest) (bool, error))(nil)
+	headers, challenge := d.Headers, (func(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error))(nil)
 	if headers == nil && d.Auth != nil && srv.Auth != "" && PluginName(srv) != "stdio" {
 		creds, err := d.Auth.For(ctx, srv)
 		if err != nil {
@@ -218,7 +219,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if err != nil {
 		return fail(err)
 	}
-	h, ok := raw.(*transport.Handle)
+	h, ok := raw.(*pluginhost.Transport)
 	if !ok {
 		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
 	}
@@ -232,7 +233,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	// Only a stdio server's stdout is the protocol stream itself; over
 	// HTTP a stray message is one bad response among good ones.
 	stdio := PluginName(srv) == "stdio"
-	opts := mcpgo.DialOptions{ClientOptions: transport.ClientOptions{
+	opts := pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{
 		OnWarning: func(w *sdk.Error) {
 			d.Logger.Warn(w.Message, "server", srv.Name)
 			if w.Code == sdk.CodeGarbage && stdio && garbage.CompareAndSwap(nil, w) {
@@ -252,7 +253,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}
 	tcfg := TransportConfig(srv, d.Home)
 	tcfg.DynamicHeaders = headers != nil
-	tr, conn, err := mcpgo.Dial(ctx, h, tcfg, opts)
+	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeTimeout, Msg: fmt.Sprintf("no answer to connect within %s (connect_timeout)", timeout)})
@@ -318,7 +319,7 @@ func TransportSpec(srv *config.Server) supervisor.Spec {
 		Kind:          sdk.KindTransport,
 		Name:          PluginName(srv),
 		Label:         srv.Name,
-		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}},
+		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}},
 		MaxFrameBytes: srv.MaxMessageBytes,
 	}, srv.Plugin, srv.Name)
 }
@@ -377,8 +378,8 @@ func (s *Session) Done() <-chan struct{} { return s.conn.Done() }
 // of mcp-go's several copies: a result near max_message_mb then costs the
 // host about twice its size, not four times.
 func (s *Session) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var sink mcpgo.ResultSink
-	res, err := s.Client.CallTool(mcpgo.WithResultSink(ctx, &sink), req)
+	var sink pluginconn.ResultSink
+	res, err := s.Client.CallTool(pluginconn.WithResultSink(ctx, &sink), req)
 	if err != nil {
 		return nil, err
 	}

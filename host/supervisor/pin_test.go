@@ -16,7 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/transport"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 // pinRig is a catalog install of the third-party transport plugin
@@ -46,7 +46,7 @@ func newPinRig(t *testing.T) *pinRig {
 	t.Cleanup(r.sup.KillAll)
 	r.pin = &config.PluginPin{Kind: sdk.KindTransport, Name: "mcpgostdio", Path: r.bin, SHA256: r.sum}
 	r.spec = supervisor.PinnedSpec(supervisor.Spec{Kind: sdk.KindTransport, Name: "mcpgostdio", Label: "gh",
-		Plugins: map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}}, r.pin, "gh")
+		Plugins: map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}}}, r.pin, "gh")
 	return r
 }
 

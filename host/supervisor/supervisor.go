@@ -31,6 +31,7 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 // ErrNotFound is wrapped by Find's error when no plugin binary exists.
@@ -290,8 +291,8 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	p := &Plugin{Kind: spec.Kind, Name: spec.Name, Path: path, spec: spec, sup: s}
 	logger := s.log.Named(label)
 	p.client = plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.VersionedPlugins(spec.Plugins),
+		HandshakeConfig:  pluginhost.Handshake(spec.Kind),
+		VersionedPlugins: pluginhost.VersionedPlugins(spec.Plugins),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		SkipHostEnv:      true,
 		StartTimeout:     StartTimeout,
@@ -322,7 +323,7 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 		}
 		if m := incompatible.FindStringSubmatch(err.Error()); m != nil {
 			v, _ := strconv.Atoi(m[1])
-			return nil, &ContractError{Path: path, PluginVersion: v, HostVersion: sdk.ContractVersion}
+			return nil, &ContractError{Path: path, PluginVersion: v, HostVersion: pluginhost.ContractVersion(spec.Kind)}
 		}
 		return nil, fmt.Errorf("start plugin %s: %w", path, err)
 	}

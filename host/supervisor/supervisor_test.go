@@ -18,7 +18,7 @@ import (
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/transport"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 func TestFindSearchOrderAndMissing(t *testing.T) {
@@ -104,7 +104,7 @@ func TestExitDetectionAndKillAll(t *testing.T) {
 
 func stdioSpec(label string) supervisor.Spec {
 	return supervisor.Spec{Kind: sdk.KindTransport, Name: "stdio", Label: label,
-		Plugins: map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}}
+		Plugins: map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}}}
 }
 
 // A plugin built for another contract version is refused at once, with
@@ -117,10 +117,10 @@ func TestLaunchRefusesOtherContractVersion(t *testing.T) {
 	spec.Name = "oldcontract"
 	_, err := s.Launch(spec)
 	var ce *supervisor.ContractError
-	if !errors.As(err, &ce) || ce.PluginVersion != 1 || ce.HostVersion != sdk.ContractVersion {
-		t.Fatalf("want a ContractError v1 vs v%d, got %v", sdk.ContractVersion, err)
+	if !errors.As(err, &ce) || ce.PluginVersion != 1 || ce.HostVersion != pluginhost.ContractVersion(sdk.KindTransport) {
+		t.Fatalf("want a ContractError v1 vs v%d, got %v", pluginhost.ContractVersion(sdk.KindTransport), err)
 	}
-	for _, want := range []string{"contract v1", fmt.Sprintf("v%d", sdk.ContractVersion), "rebuild"} {
+	for _, want := range []string{"contract v1", fmt.Sprintf("v%d", pluginhost.ContractVersion(sdk.KindTransport)), "rebuild"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

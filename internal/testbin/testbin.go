@@ -40,7 +40,7 @@ var Targets = map[string]string{
 	"hermes-bridge-messaging": "./plugins/bridge",
 	// The sdk's example third-party plugin, to prove `transport: <name>`
 	// finds and uses a plugin the host knows nothing about.
-	"hermes-transport-mcpgostdio":  "./sdk/examples/mcpgostdio",
+	"hermes-transport-mcpgostdio":  "./sdk/mcpgo/examples/stdio",
 	"hermes-transport-oldcontract": "./internal/testplugins/oldcontract",
 	// An MCP server whose tools try to escape a sandbox (read secrets,
 	// write outside its folders, reach the network, fork and allocate

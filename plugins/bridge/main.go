@@ -10,7 +10,7 @@ import (
 
 func main() {
 	log := sdk.NewPluginLogger(sdk.KindBridge)
-	bridge.Serve(description(), opener(log), sdk.ServeOptions{Logger: log})
+	bridge.Serve(description(), opener(log), sdk.WithLogger(log))
 }
 
 // changing are the tools that change something: messages_send delivers a

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/send"
@@ -35,25 +35,13 @@ var ctx = context.Background()
 
 // handle serves the plugin in process over go-plugin's RPC, as the host
 // sees it; the servers it opens are shut down with the test.
-func handle(t *testing.T) *bridge.Handle {
+func handle(t *testing.T) *pluginhost.Bridge {
 	t.Helper()
-	kind := bridge.NewKind(description(), opener(nil), nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindBridge: kind.Plugin()}, nil)
-	t.Cleanup(func() {
-		client.Close()
-		sctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		kind.Shutdown(sctx)
-	})
-	raw, err := client.Dispense(sdk.KindBridge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw.(*bridge.Handle)
+	return sdktest.BridgeInProcess(t, description(), opener(nil))
 }
 
 // openBridge opens the plugin over cfg through the RPC handle.
-func openBridge(t *testing.T, cfg bridge.Config) *bridge.Client {
+func openBridge(t *testing.T, cfg bridge.Config) *pluginhost.BridgeClient {
 	t.Helper()
 	c, err := handle(t).Open(ctx, cfg)
 	if err != nil {
@@ -64,7 +52,7 @@ func openBridge(t *testing.T, cfg bridge.Config) *bridge.Client {
 
 // call runs a tool and decodes its text; wantErr says whether the result
 // must be a tool error.
-func call(t *testing.T, c *bridge.Client, name, args string, wantErr bool) map[string]any {
+func call(t *testing.T, c *pluginhost.BridgeClient, name, args string, wantErr bool) map[string]any {
 	t.Helper()
 	res, err := c.Call(ctx, name, json.RawMessage(args))
 	if err != nil {
@@ -288,7 +276,7 @@ func TestMissingHome(t *testing.T) {
 }
 
 // noData checks the answers of the tools over no data at all.
-func noData(t *testing.T, c *bridge.Client) {
+func noData(t *testing.T, c *pluginhost.BridgeClient) {
 	t.Helper()
 	if r := call(t, c, "conversations_list", `{}`, false); r["count"] != 0.0 {
 		t.Errorf("conversations_list: %v", r)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 // The built binary serves the auth kind through go-plugin's real process
@@ -41,8 +42,8 @@ cat "$D/token"`)
 
 	logs := &lockedBuffer{}
 	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.VersionedPlugins(map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}}),
+		HandshakeConfig:  pluginhost.Handshake(sdk.KindAuth),
+		VersionedPlugins: pluginhost.VersionedPlugins(map[string]plugin.Plugin{sdk.KindAuth: pluginhost.AuthPlugin{}}),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		Cmd:              cmd,
 		SkipHostEnv:      true,
@@ -60,7 +61,7 @@ cat "$D/token"`)
 	}
 	settings := map[string]any{"command": "sh", "args": []any{d.path("script")}, "lifetime": 600}
 	ctx := context.Background()
-	c, err := raw.(*auth.Handle).Open(ctx, auth.Config{Server: "corp", Method: "exec", Settings: settings}, nil)
+	c, err := raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec", Settings: settings}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ cat "$D/token"`)
 	if err != nil || !st.LoggedIn || st.Issuer != "sh "+d.path("script") {
 		t.Errorf("Status = %+v, %v", st, err)
 	}
-	_, err = raw.(*auth.Handle).Open(ctx, auth.Config{Server: "corp", Method: "exec"}, nil)
+	_, err = raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec"}, nil)
 	if sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Errorf("Open without settings = %v", err)
 	}

@@ -31,8 +31,7 @@ const (
 // plumbing is the environment Hermes and go-plugin give the plugin process
 // for themselves; the command does not get it.
 func plumbing(key string) bool {
-	return strings.HasPrefix(key, "PLUGIN_") || key == sdk.Handshake.MagicCookieKey ||
-		key == sdk.StreamFDEnv || key == "GOMAXPROCS"
+	return sdk.HostEnv(key)
 }
 
 // commandEnv is the command's environment: the plugin's own, which Hermes

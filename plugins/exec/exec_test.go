@@ -17,9 +17,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 )
 
 // Every token the tests use contains secret: no error or log may.
@@ -101,12 +102,12 @@ func (d cmdDir) settings(kv ...any) map[string]any {
 // the host does. It returns the host's client and the plugin's
 // authenticator; at the end of the test, the plugin's log must hold no
 // token.
-func open(t *testing.T, settings map[string]any, ui auth.UI) (*auth.Client, *execAuth, error) {
+func open(t *testing.T, settings map[string]any, ui auth.UI) (*pluginhost.AuthClient, *execAuth, error) {
 	t.Helper()
 	logs := &lockedBuffer{}
 	log := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})
 	var opened *execAuth
-	kind := auth.NewKind(func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
+	h := sdktest.AuthInProcess(t, func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
 		a, err := newExecAuth(cfg, log)
 		if err != nil {
 			return nil, err
@@ -114,23 +115,17 @@ func open(t *testing.T, settings map[string]any, ui auth.UI) (*auth.Client, *exe
 		opened = a
 		t.Cleanup(func() { a.Close() })
 		return a, nil
-	}, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindAuth: kind.Plugin()}, nil)
+	})
 	t.Cleanup(func() {
-		client.Close()
 		if strings.Contains(logs.String(), secret) {
 			t.Errorf("a token reached the log:\n%s", logs)
 		}
 	})
-	raw, err := client.Dispense(sdk.KindAuth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := raw.(*auth.Handle).Open(context.Background(), auth.Config{Server: "corp", Method: "exec", URL: "https://mcp.corp.example/mcp", Settings: settings}, ui)
+	c, err := h.Open(context.Background(), auth.Config{Server: "corp", Method: "exec", URL: "https://mcp.corp.example/mcp", Settings: settings}, ui)
 	return c, opened, err
 }
 
-func mustOpen(t *testing.T, settings map[string]any, ui auth.UI) (*auth.Client, *execAuth) {
+func mustOpen(t *testing.T, settings map[string]any, ui auth.UI) (*pluginhost.AuthClient, *execAuth) {
 	t.Helper()
 	c, a, err := open(t, settings, ui)
 	if err != nil {
@@ -156,7 +151,7 @@ func failure(t *testing.T, err error, code, want string) {
 	}
 }
 
-func headers(t *testing.T, c *auth.Client) auth.Headers {
+func headers(t *testing.T, c *pluginhost.AuthClient) auth.Headers {
 	t.Helper()
 	h, err := c.Headers(context.Background(), auth.HeadersRequest{Method: "POST", URL: "https://mcp.corp.example/mcp"})
 	if err != nil {
@@ -406,7 +401,7 @@ func TestMissingCommand(t *testing.T) {
 // Settings: another header carries the raw token; exec.env reaches the
 // command, the plugin's plumbing does not.
 func TestHeaderAndEnvironment(t *testing.T) {
-	t.Setenv(sdk.Handshake.MagicCookieKey, sdk.Handshake.MagicCookieValue)
+	t.Setenv(pluginhost.MagicCookieKey, "cookie")
 	t.Setenv("PLUGIN_MIN_PORT", "10000")
 	t.Setenv(sdk.StreamFDEnv, "3")
 	d := script(t, `env | grep -E '^(HERMES_PLUGIN|HERMES_PLUGIN_STREAM_FD|PLUGIN_MIN_PORT)=' >&2 && exit 9

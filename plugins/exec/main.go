@@ -25,18 +25,15 @@ import (
 
 func main() {
 	log := sdk.NewPluginLogger("exec")
-	// Hermes hands every plugin a socket for a message stream; the auth
-	// kind has none. Close it, so the command does not inherit it.
-	if c := sdk.InheritedStream(); c != nil {
-		c.Close()
-	}
+	// auth.Serve closes the message socket the host hands every plugin
+	// (the auth kind has none), so the command does not inherit it.
 	auth.Serve(func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
 		a, err := newExecAuth(cfg, log)
 		if err != nil {
 			return nil, err
 		}
 		return a, nil
-	}, sdk.ServeOptions{Logger: log})
+	}, sdk.WithLogger(log))
 }
 
 // logger is the part of the sdk's hclog logger the plugin uses.

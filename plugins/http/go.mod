@@ -5,7 +5,9 @@ go 1.26.0
 require (
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
-	github.com/hermes-agent/hermes/sdk v0.0.0
+	github.com/hermes-agent/hermes v0.0.0
+	github.com/hermes-agent/hermes/sdk v0.3.0
+	github.com/hermes-agent/hermes/sdk/mcpgo v0.0.0
 	github.com/mark3labs/mcp-go v1.2.1
 )
 
@@ -21,13 +23,18 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/net v0.38.0 // indirect
+	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.23.0 // indirect
+	golang.org/x/text v0.30.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
 	google.golang.org/grpc v1.61.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect
 )
 
 replace github.com/hermes-agent/hermes/sdk => ../../sdk
+
+replace github.com/hermes-agent/hermes/sdk/mcpgo => ../../sdk/mcpgo
+
+// The tests drive the plugin through the host's mcp-go session adapter
+// (host/pluginconn); the plugin binary itself links the sdk only.
+replace github.com/hermes-agent/hermes => ../..

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,9 +18,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -40,7 +41,7 @@ func newTestTransport(t *testing.T, cfg transport.Config) *httpTransport {
 // fakeHost is a transport.Host for unit tests.
 type fakeHost struct {
 	headers   func(context.Context, transport.HeadersRequest) (map[string]string, error)
-	challenge func(context.Context, transport.ChallengeRequest) (bool, error)
+	challenge func(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error)
 
 	mu       sync.Mutex
 	warnings []*sdk.Error
@@ -50,9 +51,9 @@ func (h *fakeHost) Headers(ctx context.Context, req transport.HeadersRequest) (m
 	return h.headers(ctx, req)
 }
 
-func (h *fakeHost) Challenge(ctx context.Context, c transport.ChallengeRequest) (bool, error) {
+func (h *fakeHost) Challenge(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error) {
 	if h.challenge == nil {
-		return false, sdk.NewError(sdk.CodeAuth, "no challenge handler")
+		return transport.ChallengeAnswer{}, sdk.NewError(sdk.CodeAuth, "no challenge handler")
 	}
 	return h.challenge(ctx, c)
 }
@@ -188,42 +189,30 @@ func newMCPServer(t *testing.T, o serverOpts) *mcpServer {
 // testPlugin serves the plugin's opener in this process, behind the real
 // contract (go-plugin's net/rpc and the message stream), and returns the
 // host's handle on it.
-func testPlugin(t *testing.T, log hclog.Logger) *transport.Handle {
+func testPlugin(t *testing.T, log hclog.Logger) *pluginhost.Transport {
 	t.Helper()
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	kind := transport.NewKind(opener(log), log)
-	rc, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		kind.Shutdown(ctx)
-		_ = rc.Close()
-	})
-	raw, err := rc.Dispense(sdk.KindTransport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw.(*transport.Handle)
+	return sdktest.TransportInProcess(t, opener(log))
 }
 
 // session is a host-side MCP client on a plugin connection.
 type session struct {
 	c    *client.Client
-	conn *transport.ClientConn
+	conn *pluginhost.TransportConn
 }
 
 // connect opens a connection through the plugin and runs the handshake as
 // the host does. A failure of either step is returned.
-func connect(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions) (*session, error) {
+func connect(t *testing.T, cfg transport.Config, opts pluginconn.DialOptions) (*session, error) {
 	t.Helper()
 	return connectAt(t, cfg, opts, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 }
 
 // connectAt is connect asking for protocol revision version; "" lets
 // mcp-go negotiate (server/discover first, then initialize).
-func connectAt(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions, version string) (*session, error) {
+func connectAt(t *testing.T, cfg transport.Config, opts pluginconn.DialOptions, version string) (*session, error) {
 	t.Helper()
 	if cfg.Server == "" {
 		cfg.Server = "srv"
@@ -236,7 +225,7 @@ func connectAt(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions, versi
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	tr, conn, err := mcpgo.Dial(ctx, testPlugin(t, nil), cfg, opts)
+	tr, conn, err := pluginconn.Dial(ctx, testPlugin(t, nil), cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +247,7 @@ func connectAt(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions, versi
 	return &session{c: c, conn: conn}, nil
 }
 
-func mustConnect(t *testing.T, cfg transport.Config, opts mcpgo.DialOptions) *session {
+func mustConnect(t *testing.T, cfg transport.Config, opts pluginconn.DialOptions) *session {
 	t.Helper()
 	s, err := connect(t, cfg, opts)
 	if err != nil {

@@ -134,7 +134,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if attempt > transport.MaxChallengeRetries {
 			break
 		}
-		retry, cerr := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
+		ans, cerr := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
 			Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
 			WWWAuthenticate: resp.Header.Values("WWW-Authenticate"), Attempt: attempt,
 		})
@@ -144,7 +144,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			break
 		}
-		if !retry || (req.Body != nil && req.GetBody == nil) {
+		if !ans.Retry || (req.Body != nil && req.GetBody == nil) {
 			break
 		}
 		again := req.Clone(req.Context())
@@ -155,9 +155,13 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			again.Body = body
 		}
+		// The answer carries the headers to retry with: no Headers call.
+		for k, v := range ans.Headers {
+			again.Header.Set(k, v)
+		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		_ = resp.Body.Close()
-		resp, err = rt.send(again, true)
+		resp, err = rt.send(again, len(ans.Headers) == 0)
 	}
 	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
 		rt.onStream()

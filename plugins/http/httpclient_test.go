@@ -155,20 +155,23 @@ func TestChallengesGoToTheHost(t *testing.T) {
 	var challenges []transport.ChallengeRequest
 	var mu sync.Mutex
 	retry := true
+	var headerCalls atomic.Int32 // cross-process Headers calls
 	host := &fakeHost{
 		headers: func(context.Context, transport.HeadersRequest) (map[string]string, error) {
+			headerCalls.Add(1)
 			return map[string]string{"Authorization": fmt.Sprintf("Bearer t%d", token.Load())}, nil
 		},
-		challenge: func(_ context.Context, c transport.ChallengeRequest) (bool, error) {
+		challenge: func(_ context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error) {
 			mu.Lock()
 			challenges = append(challenges, c)
 			r := retry
 			mu.Unlock()
 			if !r {
-				return false, sdk.NewError(sdk.CodeLoginNeeded, "MCP server 's' needs a login: no token is stored; run: hermes mcp login s")
+				return transport.ChallengeAnswer{}, sdk.NewError(sdk.CodeLoginNeeded, "MCP server 's' needs a login: no token is stored; run: hermes mcp login s")
 			}
-			token.Add(1)
-			return true, nil
+			// The answer carries the new headers: the retry needs no
+			// Headers call.
+			return transport.ChallengeAnswer{Retry: true, Headers: map[string]string{"Authorization": fmt.Sprintf("Bearer t%d", token.Add(1))}}, nil
 		},
 	}
 	want := "Bearer t1" // the server accepts this token only
@@ -211,6 +214,11 @@ func TestChallengesGoToTheHost(t *testing.T) {
 	}
 	if len(challenges) != 1 || challenges[0].Status != 401 || len(challenges[0].WWWAuthenticate) != 2 || challenges[0].Attempt != 1 {
 		t.Fatalf("challenges = %+v", challenges)
+	}
+	// One refresh is one round trip from the plugin: the first request's
+	// Headers, then one Challenge whose answer carries the new headers.
+	if n := headerCalls.Load(); n != 1 {
+		t.Fatalf("a refresh cost %d Headers calls besides the Challenge, want 1 in all (the first request's)", n)
 	}
 	if len(bodies) != 2 || bodies[1] != `{"id":1}` {
 		t.Fatalf("the retry did not carry the body: %q", bodies)

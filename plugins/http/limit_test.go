@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +17,6 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -152,7 +153,7 @@ func TestEndlessResponse(t *testing.T) {
 	for name, sse := range map[string]bool{"json body": false, "sse event": true} {
 		t.Run(name, func(t *testing.T) {
 			ms := newMCPServer(t, serverOpts{wrap: attacker(sse, false)})
-			s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{MaxMessageBytes: 1 << 20}})
+			s := mustConnect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{MaxMessageBytes: 1 << 20}})
 			_, err := s.call("attack", nil)
 			se := sdkError(t, err)
 			if se.Code != sdk.CodeTooLarge || !strings.Contains(se.Message, "max_message_mb") || !strings.Contains(se.Message, "1 MB") {
@@ -168,7 +169,7 @@ func TestEndlessResponse(t *testing.T) {
 // An endless event on the GET stream ends the connection with too_large.
 func TestEndlessStreamEvent(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{wrap: attacker(true, true)})
-	s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{MaxMessageBytes: 1 << 20}})
+	s := mustConnect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{MaxMessageBytes: 1 << 20}})
 	select {
 	case <-s.conn.Done():
 	case <-time.After(30 * time.Second):
@@ -226,7 +227,7 @@ func TestEndlessLegacySSEEvent(t *testing.T) {
 		}
 	})
 	srv := httptestServer(t, mux)
-	s := mustConnect(t, transport.Config{Transport: "sse", URL: srv + "/sse"}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{MaxMessageBytes: 1 << 20}})
+	s := mustConnect(t, transport.Config{Transport: "sse", URL: srv + "/sse"}, pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{MaxMessageBytes: 1 << 20}})
 	if _, err := s.call("attack", nil); err == nil {
 		t.Fatal("the attack call succeeded")
 	}

@@ -23,7 +23,7 @@ import (
 
 func main() {
 	log := sdk.NewPluginLogger("http")
-	transport.Serve(opener(log), sdk.ServeOptions{Logger: log})
+	transport.Serve(opener(log), sdk.WithLogger(log))
 }
 
 // opener connects one server: it checks the entry, runs the content-type

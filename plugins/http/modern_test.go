@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hermes-agent/hermes/host/pluginconn"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -53,7 +53,7 @@ func (rc *recorder) all() []recorded {
 func TestModernRevision(t *testing.T) {
 	rec := &recorder{}
 	ms := newMCPServer(t, serverOpts{stateless: true, wrap: rec.wrap})
-	s, err := connectAt(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{}, "")
+	s, err := connectAt(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRefusedInitializeSaysWhy(t *testing.T) {
 	}
 	unsupported, _ := json.Marshal(mcp.UnsupportedProtocolVersionError{Version: "2025-11-25", Supported: []string{"2026-07-28"}}.JSONRPCError())
 	ms := newMCPServer(t, serverOpts{stateless: true, wrap: refuse(string(unsupported), "application/json")})
-	_, err := connect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	_, err := connect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{})
 	var uv mcp.UnsupportedProtocolVersionError
 	if !errors.As(err, &uv) || len(uv.Supported) != 1 || uv.Supported[0] != "2026-07-28" {
 		t.Fatalf("initialize refused with 400: got %v (%T), want the server's UnsupportedProtocolVersionError", err, err)
@@ -125,7 +125,7 @@ func TestRefusedInitializeSaysWhy(t *testing.T) {
 	// Without a JSON-RPC body the refusal is an HTTP error that says so,
 	// with the body's start, and no wrong-transport advice.
 	ms = newMCPServer(t, serverOpts{stateless: true, wrap: refuse(`{"detail":"bad header"}`, "application/json")})
-	_, err = connect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	_, err = connect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{})
 	if err == nil || !strings.Contains(err.Error(), "refused initialize with HTTP 400 Bad Request") || !strings.Contains(err.Error(), "bad header") ||
 		strings.Contains(err.Error(), "transport: sse") {
 		t.Fatalf("plain 400: %v", err)
@@ -136,7 +136,7 @@ func TestRefusedInitializeSaysWhy(t *testing.T) {
 // revisions before 2026-07-28 work over it; Streamable HTTP speaks all.
 func TestSSEIsLegacyOnly(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{sse: true})
-	s := mustConnect(t, transport.Config{Transport: "sse", URL: ms.URL}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{Transport: "sse", URL: ms.URL}, pluginconn.DialOptions{})
 	if p := s.conn.Properties(); !p.LegacyOnly {
 		t.Fatalf("SSE properties %+v, want LegacyOnly", p)
 	}
@@ -148,7 +148,7 @@ func TestSSEIsLegacyOnly(t *testing.T) {
 func TestListenOutlivesTheCallTimeout(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{stateless: true})
 	notes := make(chan string, 16)
-	s, err := connectAt(t, transport.Config{URL: ms.URL, Timeout: 300 * time.Millisecond}, mcpgo.DialOptions{}, "")
+	s, err := connectAt(t, transport.Config{URL: ms.URL, Timeout: 300 * time.Millisecond}, pluginconn.DialOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/reference"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +20,6 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -43,7 +45,7 @@ func TestCallThroughPlugin(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}})
-	s := mustConnect(t, transport.Config{URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer cfg-token"}}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer cfg-token"}}, pluginconn.DialOptions{})
 	if got, err := s.call("echo", map[string]any{"message": "hi"}); err != nil || got != "hi" {
 		t.Fatalf("echo = %q, %v", got, err)
 	}
@@ -71,7 +73,7 @@ func TestCallThroughPlugin(t *testing.T) {
 // the host: it replays nothing, and the connection itself stays open.
 func TestSessionExpired(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{})
-	s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{})
 	if _, err := s.call("echo", map[string]any{"message": "1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestSessionExpired(t *testing.T) {
 // server hears the request end, and the connection stays usable.
 func TestRequestTimeout(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{})
-	s := mustConnect(t, transport.Config{URL: ms.URL, Timeout: 300 * time.Millisecond}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{URL: ms.URL, Timeout: 300 * time.Millisecond}, pluginconn.DialOptions{})
 	start := time.Now()
 	_, err := s.call("sleep", map[string]any{"ms": 10000})
 	if err == nil {
@@ -126,7 +128,7 @@ func TestAuthRequired(t *testing.T) {
 					http.Error(w, "no", status)
 				})
 			}})
-			_, err := connect(t, transport.Config{Server: "my.server", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer wrong-token-value"}}, mcpgo.DialOptions{})
+			_, err := connect(t, transport.Config{Server: "my.server", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer wrong-token-value"}}, pluginconn.DialOptions{})
 			se := sdkError(t, err)
 			if se.Code != sdk.CodeAuth || se.Status != status || se.WWWAuthenticate != challenge {
 				t.Fatalf("got %s/%d %q: %s", se.Code, se.Status, se.WWWAuthenticate, se.Message)
@@ -152,7 +154,7 @@ func TestHTTPStatus(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}})
-	s := mustConnect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{})
 	_, err := s.call("echo", map[string]any{"message": "x"})
 	se := sdkError(t, err)
 	if se.Code != sdk.CodeHTTP || se.Status != http.StatusBadGateway || !strings.Contains(se.Message, "HTTP 502 Bad Gateway: upstream down") {
@@ -166,7 +168,7 @@ func TestConnectionRefused(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	url := ts.URL + "/mcp"
 	ts.Close()
-	_, err := connect(t, transport.Config{URL: url}, mcpgo.DialOptions{})
+	_, err := connect(t, transport.Config{URL: url}, pluginconn.DialOptions{})
 	if se := sdkError(t, err); se.Code != sdk.CodeClosed || !strings.Contains(se.Message, "cannot reach") {
 		t.Fatalf("got %s %q", se.Code, se.Message)
 	}
@@ -181,7 +183,7 @@ func TestNotMCP(t *testing.T) {
 	}
 	ms := newMCPServer(t, serverOpts{wrap: page})
 	for _, extra := range []map[string]any{nil, {"skip_preflight": true}} {
-		_, err := connect(t, transport.Config{URL: ms.URL + "?key=hidden", Extra: extra}, mcpgo.DialOptions{})
+		_, err := connect(t, transport.Config{URL: ms.URL + "?key=hidden", Extra: extra}, pluginconn.DialOptions{})
 		se := sdkError(t, err)
 		if se.Code != sdk.CodeNotMCP || !strings.Contains(se.Message, "returned Content-Type 'text/html'") || strings.Contains(se.Message, "hidden") {
 			t.Fatalf("extra %v: got %s %q", extra, se.Code, se.Message)
@@ -204,7 +206,7 @@ func TestHostHeaders(t *testing.T) {
 		asked[req.Method]++
 		return map[string]string{"Authorization": "Bearer from-host"}, nil
 	}
-	s := mustConnect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{Headers: headers}})
+	s := mustConnect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{Headers: headers}})
 	if got, err := s.call("auth", nil); err != nil || got != "Bearer from-host" {
 		t.Fatalf("the server saw Authorization %q (%v)", got, err)
 	}
@@ -218,7 +220,7 @@ func TestHostHeaders(t *testing.T) {
 		refuse := func(context.Context, transport.HeadersRequest) (map[string]string, error) {
 			return nil, sdk.NewError(sdk.CodeAuth, "log in first: hermes mcp login srv")
 		}
-		_, err := connect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, mcpgo.DialOptions{ClientOptions: transport.ClientOptions{Headers: refuse}})
+		_, err := connect(t, transport.Config{URL: ms.URL, DynamicHeaders: true}, pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{Headers: refuse}})
 		if se := sdkError(t, err); se.Code != sdk.CodeAuth || !strings.Contains(se.Message, "log in first") {
 			t.Fatalf("got %s %q", se.Code, se.Message)
 		}
@@ -233,7 +235,7 @@ func TestRedirectToOtherOrigin(t *testing.T) {
 		http.Redirect(w, r, other.URL, http.StatusTemporaryRedirect)
 	}))
 	defer home.Close()
-	s := mustConnect(t, transport.Config{URL: home.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer must-not-leak"}}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{URL: home.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer must-not-leak"}}, pluginconn.DialOptions{})
 	if got, err := s.call("auth", nil); err != nil || got != "" {
 		t.Fatalf("the other origin saw Authorization %q (%v)", got, err)
 	}
@@ -246,25 +248,25 @@ func TestTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("verified by default", func(t *testing.T) {
-		_, err := connect(t, transport.Config{URL: ms.URL}, mcpgo.DialOptions{})
+		_, err := connect(t, transport.Config{URL: ms.URL}, pluginconn.DialOptions{})
 		if err == nil || !strings.Contains(err.Error(), "not trusted") || !strings.Contains(err.Error(), "ssl_verify") {
 			t.Fatalf("want an untrusted certificate with a hint at ssl_verify, got %v", err)
 		}
 	})
 	t.Run("ca bundle", func(t *testing.T) {
-		s := mustConnect(t, transport.Config{URL: ms.URL, CABundle: ca}, mcpgo.DialOptions{})
+		s := mustConnect(t, transport.Config{URL: ms.URL, CABundle: ca}, pluginconn.DialOptions{})
 		if _, err := s.call("echo", map[string]any{"message": "tls"}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("verification off", func(t *testing.T) {
-		s := mustConnect(t, transport.Config{URL: ms.URL, InsecureSkipVerify: true}, mcpgo.DialOptions{})
+		s := mustConnect(t, transport.Config{URL: ms.URL, InsecureSkipVerify: true}, pluginconn.DialOptions{})
 		if _, err := s.call("echo", map[string]any{"message": "tls"}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("missing ca bundle", func(t *testing.T) {
-		_, err := connect(t, transport.Config{URL: ms.URL, CABundle: filepath.Join(t.TempDir(), "nope.pem")}, mcpgo.DialOptions{})
+		_, err := connect(t, transport.Config{URL: ms.URL, CABundle: filepath.Join(t.TempDir(), "nope.pem")}, pluginconn.DialOptions{})
 		if se := sdkError(t, err); se.Code != sdk.CodeConfig || !strings.Contains(se.Message, "nope.pem") {
 			t.Fatalf("got %s %q", se.Code, se.Message)
 		}
@@ -275,7 +277,7 @@ func TestTLS(t *testing.T) {
 // connection at once with a reason.
 func TestSSE(t *testing.T) {
 	ms := newMCPServer(t, serverOpts{sse: true})
-	s := mustConnect(t, transport.Config{Transport: "sse", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer sse-tok"}}, mcpgo.DialOptions{})
+	s := mustConnect(t, transport.Config{Transport: "sse", URL: ms.URL, Headers: map[string]string{"Authorization": "Bearer sse-tok"}}, pluginconn.DialOptions{})
 	if got, err := s.call("echo", map[string]any{"message": "over sse"}); err != nil || got != "over sse" {
 		t.Fatalf("echo = %q, %v", got, err)
 	}
@@ -303,7 +305,7 @@ func TestContract(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	ts := httptest.NewServer(server.NewStreamableHTTPServer(sdktest.NewReferenceServer()))
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(reference.NewReferenceServer()))
 	defer ts.Close()
 	sdktest.CheckTransport(t, bin, transport.Config{Server: "reference", Transport: "http", URL: ts.URL + "/mcp",
 		ConnectTimeout: 10 * time.Second, Timeout: 20 * time.Second})

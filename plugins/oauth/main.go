@@ -20,5 +20,5 @@ func main() {
 	log := sdk.NewPluginLogger("oauth")
 	auth.Serve(func(ctx context.Context, cfg auth.Config) (auth.Authenticator, error) {
 		return open(ctx, cfg, log)
-	}, sdk.ServeOptions{Logger: log})
+	}, sdk.WithLogger(log))
 }

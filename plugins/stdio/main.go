@@ -44,5 +44,5 @@ func main() {
 	}
 	transport.Serve(func(ctx context.Context, cfg transport.Config, host transport.Host) (transport.Conn, error) {
 		return start(ctx, cfg, host, log.Named(cfg.Server))
-	}, sdk.ServeOptions{Logger: log})
+	}, sdk.WithLogger(log))
 }

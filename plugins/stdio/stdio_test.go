@@ -44,8 +44,8 @@ func (h *fakeHost) Headers(context.Context, transport.HeadersRequest) (map[strin
 	return nil, nil
 }
 
-func (h *fakeHost) Challenge(context.Context, transport.ChallengeRequest) (bool, error) {
-	return false, sdk.NewError(sdk.CodeAuth, "a stdio server has no challenges")
+func (h *fakeHost) Challenge(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error) {
+	return transport.ChallengeAnswer{}, sdk.NewError(sdk.CodeAuth, "a stdio server has no challenges")
 }
 
 func (h *fakeHost) Warn(w *sdk.Error) {

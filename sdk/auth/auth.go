@@ -64,11 +64,19 @@ type Challenge struct {
 	Attempt int
 }
 
+// Bearer returns the parameters of the challenge's first Bearer challenge
+// (ParseBearer of WWWAuthenticate).
+func (c Challenge) Bearer() (BearerChallenge, bool) { return ParseBearer(c.WWWAuthenticate...) }
+
 // Answer is what a plugin makes of a challenge.
 type Answer struct {
 	// Retry: new credentials are ready (refreshed, or a step-up
-	// completed); the request is sent again with fresh Headers.
+	// completed); the request is sent again with Headers.
 	Retry bool
+	// Headers are the new headers, returned with Retry so that a refresh
+	// costs the transport one round trip. When a plugin leaves them empty
+	// with Retry, the host asks Headers once more.
+	Headers Headers
 }
 
 // LoginOptions tune an interactive login.

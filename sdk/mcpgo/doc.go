@@ -1,14 +1,10 @@
-// Package mcpgo adapts mcp-go's transports to the Hermes transport contract,
-// in both directions:
+// Package mcpgo turns mcp-go's transports into Hermes transport plugins,
+// for authors who want them: [Opener] takes a factory of any mcp-go
+// transport.Interface (its Streamable HTTP, SSE or stdio transports, or one
+// of your own), and a plugin's main is a few lines.
 //
-//   - [Opener] turns any mcp-go transport.Interface (its Streamable HTTP, SSE
-//     or stdio transports, or one of your own) into a transport plugin, for
-//     authors who want mcp-go's transports: a plugin's main is a few lines.
-//   - [Dial] is the host side: it opens a connection through a transport
-//     plugin and returns it as an mcp-go transport.Interface, so that
-//     client.NewClient works unchanged on top of a plugin. Request/response
-//     matching happens here, in the host, once per message.
-//
-// This is the only package of the sdk that links mcp-go; a plugin that does
-// not import it (the stdio transport) stays lean.
+// It is a module of its own (github.com/hermes-agent/hermes/sdk/mcpgo), so
+// that the sdk module, which every plugin imports, requires neither mcp-go
+// nor anything that pulls it in. Its reference subpackage is the mcp-go
+// reference server for tests of HTTP transports.
 package mcpgo

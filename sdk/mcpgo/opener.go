@@ -276,3 +276,16 @@ func (c *Conn) onRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		return nil, mcptransport.ErrTransportClosed
 	}
 }
+
+// incoming is any JSON-RPC message, decoded just enough to route it.
+type incoming struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Params json.RawMessage          `json:"params"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+func hasID(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}

@@ -8,27 +8,17 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
-	"github.com/mark3labs/mcp-go/client"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// CheckTimeout bounds each step of CheckTransport.
+// CheckTimeout bounds each step of a check.
 const CheckTimeout = 20 * time.Second
 
-type roots struct{}
-
-func (roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///sdktest", Name: "sdktest"}}}, nil
-}
-
 // CheckTransport runs the transport plugin binary at path through the
-// contract against the reference server (NewReferenceServer) that cfg
-// reaches: for a plugin that starts local servers, cfg's Command and Env
-// from ReferenceCommand (and ServeReferenceIfAsked in TestMain); for a
-// remote transport, cfg's URL. Each step is a subtest:
+// contract against the reference server (ServeReference) that cfg reaches:
+// for a plugin that starts local servers, cfg's Command and Env from
+// ReferenceCommand (and ServeReferenceIfAsked in TestMain); for a remote
+// transport, cfg's URL. Each step is a subtest:
 //
 //   - open: the plugin connects and the MCP handshake completes;
 //   - request: a tools/call travels there and back;
@@ -44,75 +34,39 @@ func CheckTransport(t *testing.T, path string, cfg transport.Config) {
 	local := cfg.URL == ""
 	p := Start(t, path)
 
-	var (
-		c       *client.Client
-		conn    *transport.ClientConn
-		waiting = make(chan struct{}, 1)
-	)
+	var s *Session
 	ok := t.Run("open", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 		defer cancel()
-		tr, cc, err := p.Dial(ctx, cfg, mcpgo.DialOptions{})
+		var err error
+		s, err = p.Dial(ctx, cfg)
 		if err != nil {
-			t.Fatalf("the plugin could not open a connection: %v (code %q). Opener must connect to the server cfg describes and return a Conn", err, sdk.ErrorCode(err))
+			t.Fatalf("transport plugin: the plugin could not open a connection: %v (code %q). Opener must connect to the server cfg describes and return a Conn", err, sdk.ErrorCode(err))
 		}
-		conn = cc
-		c = client.NewClient(tr, client.WithRootsHandler(roots{}), client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-		c.OnNotification(func(n mcp.JSONRPCNotification) {
-			if n.Method == WaitingNotification {
-				select {
-				case waiting <- struct{}{}:
-				default:
-				}
-			}
-		})
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-			ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION,
-			ClientInfo:      mcp.Implementation{Name: "sdktest", Version: "1"},
-			Capabilities: mcp.ClientCapabilities{Roots: &struct {
-				ListChanged bool `json:"listChanged,omitempty"`
-			}{}},
-		}}); err != nil {
-			t.Fatalf("initialize through the plugin failed: %v. Write must deliver the host's message to the server and Read must return the server's answer", err)
+		if err := s.Initialize(ctx); err != nil {
+			t.Fatalf("transport plugin: initialize through the plugin failed: %v. Write must deliver the host's message to the server and Read must return the server's answer", err)
 		}
 	})
 	if !ok {
 		return
-	}
-	call := func(ctx context.Context, name string, args map[string]any) (string, error) {
-		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
-		if err != nil {
-			return "", err
-		}
-		if len(res.Content) == 0 {
-			return "", errors.New("empty result")
-		}
-		text, _ := res.Content[0].(mcp.TextContent)
-		if res.IsError {
-			return "", errors.New(text.Text)
-		}
-		return text.Text, nil
 	}
 
 	t.Run("request", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 		defer cancel()
 		msg := strings.Repeat("ü", 1000) + " end"
-		got, err := call(ctx, "echo", map[string]any{"message": msg})
+		got, err := s.CallTool(ctx, "echo", map[string]any{"message": msg})
 		if err != nil || got != msg {
-			t.Fatalf("echo through the plugin = %q, %v; want the message back unchanged. Messages must travel as bytes, one per Read/Write", trim(got), err)
+			t.Fatalf("transport plugin: echo through the plugin = %q, %v; want the message back unchanged. Messages must travel as bytes, one per Read/Write", trim(got), err)
 		}
 	})
 
 	t.Run("server-request", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 		defer cancel()
-		got, err := call(ctx, "roots", nil)
+		got, err := s.CallTool(ctx, "roots", nil)
 		if err != nil || !strings.Contains(got, "file:///sdktest") {
-			t.Fatalf("a roots/list request from the server got %q, %v; want the host's roots. Read must return requests of the server's own, and Write must deliver the host's response to them", trim(got), err)
+			t.Fatalf("transport plugin: a roots/list request from the server got %q, %v; want the host's roots. Read must return requests of the server's own, and Write must deliver the host's response to them", trim(got), err)
 		}
 	})
 
@@ -122,32 +76,35 @@ func CheckTransport(t *testing.T, path string, cfg transport.Config) {
 		wctx, wcancel := context.WithCancel(ctx)
 		defer wcancel()
 		errc := make(chan error, 1)
-		go func() { _, err := call(wctx, "wait", nil); errc <- err }()
-		select {
-		case <-waiting:
-		case <-ctx.Done():
-			t.Fatal("a notification from the server never reached the host: Read must return the server's notifications")
+		go func() { _, err := s.CallTool(wctx, "wait", nil); errc <- err }()
+		for waiting := false; !waiting; {
+			select {
+			case n := <-s.Notifications:
+				waiting = n == WaitingNotification
+			case <-ctx.Done():
+				t.Fatal("transport plugin: a notification from the server never reached the host: Read must return the server's notifications")
+			}
 		}
 		wcancel()
 		select {
 		case err := <-errc:
 			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("a cancelled call returned %v, want context.Canceled", err)
+				t.Fatalf("transport plugin: a cancelled call returned %v, want context.Canceled", err)
 			}
 		case <-ctx.Done():
-			t.Fatal("a cancelled call did not return")
+			t.Fatal("transport plugin: a cancelled call did not return")
 		}
 		for {
-			n, err := call(ctx, "cancellations", nil)
+			n, err := s.CallTool(ctx, "cancellations", nil)
 			if err != nil {
-				t.Fatalf("after a cancel the connection is unusable: %v", err)
+				t.Fatalf("transport plugin: after a cancel the connection is unusable: %v", err)
 			}
 			if n != "0" {
 				return
 			}
 			select {
 			case <-ctx.Done():
-				t.Fatal("the server never heard of the cancelled request: the host sends notifications/cancelled as a message and Write must deliver it (an HTTP transport ends the request's exchange when ctx ends)")
+				t.Fatal("transport plugin: the server never heard of the cancelled request: the host sends notifications/cancelled as a message and Write must deliver it (an HTTP transport ends the request's exchange when ctx ends)")
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
@@ -157,20 +114,17 @@ func CheckTransport(t *testing.T, path string, cfg transport.Config) {
 		t.Run("server-exit", func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 			defer cancel()
-			_, err := call(ctx, "exit", map[string]any{"code": 3})
+			_, err := s.CallTool(ctx, "exit", map[string]any{"code": 3})
 			if err == nil {
-				t.Fatal("the exit tool answered; want the connection to end")
+				t.Fatal("transport plugin: the exit tool answered; want the connection to end")
 			}
 			select {
-			case <-conn.Done():
+			case <-s.Conn().Done():
 			case <-ctx.Done():
-				t.Fatal("the server exited but the connection did not end: Read must return an error once the server is gone")
+				t.Fatal("transport plugin: the server exited but the connection did not end: Read must return an error once the server is gone")
 			}
-			if sdk.ErrorCode(conn.Err()) != sdk.CodeClosed {
-				t.Fatalf("the connection ended with %v (code %q), want code %q", conn.Err(), sdk.ErrorCode(conn.Err()), sdk.CodeClosed)
-			}
-			if !errors.Is(err, mcptransport.ErrTransportClosed) && sdk.ErrorCode(err) == "" {
-				t.Fatalf("the call in flight failed with %v, want a closed-connection error", err)
+			if sdk.ErrorCode(s.Conn().Err()) != sdk.CodeClosed {
+				t.Fatalf("transport plugin: the connection ended with %v (code %q), want code %q: Read's error must say the connection is closed", s.Conn().Err(), sdk.ErrorCode(s.Conn().Err()), sdk.CodeClosed)
 			}
 		})
 	}
@@ -178,24 +132,22 @@ func CheckTransport(t *testing.T, path string, cfg transport.Config) {
 	t.Run("close", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 		defer cancel()
-		tr, cc, err := p.Dial(ctx, cfg, mcpgo.DialOptions{})
+		s2, err := p.Dial(ctx, cfg)
 		if err != nil {
-			t.Fatalf("a second connection through the same plugin failed: %v", err)
+			t.Fatalf("transport plugin: a second connection through the same plugin failed: %v", err)
 		}
-		c2 := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-		if _, err := c2.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-			ProtocolVersion: mcp.LATEST_LEGACY_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "sdktest", Version: "1"}}}); err != nil {
-			t.Fatalf("initialize on a second connection: %v", err)
+		if err := s2.Initialize(ctx); err != nil {
+			t.Fatalf("transport plugin: initialize on a second connection: %v", err)
 		}
 		done := make(chan struct{})
-		go func() { _ = cc.Close(ctx); close(done) }()
+		go func() { _ = s2.Conn().Close(ctx); close(done) }()
 		select {
 		case <-done:
 		case <-ctx.Done():
-			t.Fatal("Close did not return: Conn.Close must end the connection within its graces")
+			t.Fatal("transport plugin: Close did not return: Conn.Close must end the connection within its graces")
 		}
-		if _, err := c2.ListTools(ctx, mcp.ListToolsRequest{}); err == nil {
-			t.Fatal("a request after Close succeeded")
+		if _, err := s2.Request(ctx, "tools/list", nil); err == nil {
+			t.Fatal("transport plugin: a request after Close succeeded")
 		}
 	})
 }

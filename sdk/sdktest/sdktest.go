@@ -1,9 +1,17 @@
-// Package sdktest helps plugin authors test a transport plugin binary the
-// way the host runs it: a separate go-plugin process with the message socket
-// the host passes, spoken to through the contract, with mcp-go's client on
-// top (as the host does). CheckTransport runs a plugin through the whole
-// contract against a reference MCP server and says what is wrong in terms a
-// plugin author understands.
+// Package sdktest helps plugin authors test a plugin the way the host runs
+// it, with errors in a plugin author's terms:
+//
+//   - CheckTransport runs a built transport plugin binary (a separate
+//     go-plugin process with the message socket the host passes) through the
+//     whole contract against a reference MCP server (ServeReference, a small
+//     raw JSON-RPC server over stdio).
+//   - CheckAuth and CheckBridge run an auth or bridge plugin's Opener through
+//     its contract in-process.
+//   - TransportInProcess, AuthInProcess and BridgeInProcess serve an Opener in
+//     the test's process and return the host's handle on it (sdk/pluginhost),
+//     for unit tests without building a binary.
+//
+// It links neither mcp-go nor anything that pulls it in.
 package sdktest
 
 import (
@@ -17,17 +25,16 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
 
-// Plugin is a started plugin process.
+// Plugin is a started transport plugin process.
 type Plugin struct {
 	// Handle opens connections through the plugin.
-	Handle *transport.Handle
+	Handle *pluginhost.Transport
 	// Stream is the host's end of the message socket, for the first
-	// connection (nil after Dial used it).
+	// connection (nil after Open used it).
 	Stream net.Conn
 	client *plugin.Client
 }
@@ -51,8 +58,8 @@ func Start(t testing.TB, path string) *Plugin {
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.Env = []string{sdk.StreamFDEnv + "=3", "PATH=" + os.Getenv("PATH")}
 	c := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.VersionedPlugins(map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}}),
+		HandshakeConfig:  pluginhost.Handshake(sdk.KindTransport),
+		VersionedPlugins: pluginhost.VersionedPlugins(map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}}),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolNetRPC},
 		SkipHostEnv:      true,
@@ -63,39 +70,39 @@ func Start(t testing.TB, path string) *Plugin {
 	child.Close()
 	if err != nil {
 		hostEnd.Close()
-		t.Fatalf("start plugin %s: %v (is it a Hermes plugin built with this sdk, contract v%d?)", path, err, sdk.ContractVersion)
+		t.Fatalf("start plugin %s: %v (is it a Hermes transport plugin built with this sdk, transport contract v%d?)", path, err, transport.ContractVersion)
 	}
 	raw, err := proto.Dispense(sdk.KindTransport)
 	if err != nil {
 		t.Fatalf("plugin %s serves no transport: %v (call transport.Serve in its main)", path, err)
 	}
-	h, ok := raw.(*transport.Handle)
+	h, ok := raw.(*pluginhost.Transport)
 	if !ok {
 		t.Fatalf("plugin %s dispensed %T, want a transport", path, raw)
 	}
 	return &Plugin{Handle: h, Stream: hostEnd, client: c}
 }
 
-// Dial opens a connection through the plugin and returns it as an mcp-go
-// transport (already connected) with the plugin connection, or the open
-// error. The first Dial uses the inherited message socket.
-func (p *Plugin) Dial(ctx context.Context, cfg transport.Config, opts mcpgo.DialOptions) (mcptransport.Interface, *transport.ClientConn, error) {
+// Open opens a connection through the plugin; the first Open uses the
+// inherited message socket.
+func (p *Plugin) Open(ctx context.Context, cfg transport.Config, opts pluginhost.TransportOptions) (*pluginhost.TransportConn, error) {
 	if opts.Stream == nil {
 		opts.Stream, p.Stream = p.Stream, nil
 	}
-	return mcpgo.Dial(ctx, p.Handle, cfg, opts)
+	return p.Handle.Open(ctx, cfg, opts)
+}
+
+// Dial opens a connection through the plugin and returns it as a small
+// JSON-RPC client (a Session), or the open error.
+func (p *Plugin) Dial(ctx context.Context, cfg transport.Config) (*Session, error) {
+	s := newSession()
+	conn, err := p.Open(ctx, cfg, s.options())
+	if err != nil {
+		return nil, err
+	}
+	s.conn = conn
+	return s, nil
 }
 
 // Exited reports whether the plugin process has exited.
 func (p *Plugin) Exited() bool { return p.client.Exited() }
-
-// DialTransport starts the plugin binary at path and opens a connection for
-// cfg, failing the test on any error. Use the result with client.NewClient.
-func DialTransport(t testing.TB, path string, cfg transport.Config, opts mcpgo.DialOptions) mcptransport.Interface {
-	t.Helper()
-	tr, _, err := Start(t, path).Dial(context.Background(), cfg, opts)
-	if err != nil {
-		t.Fatalf("open a connection through %s: %v", path, err)
-	}
-	return tr
-}

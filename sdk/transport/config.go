@@ -2,6 +2,10 @@ package transport
 
 import "time"
 
+// DefaultMaxMessageBytes is the host's default of Config.MaxMessageBytes
+// (max_message_mb: 64), for a transport whose host sent none.
+const DefaultMaxMessageBytes = 64 << 20
+
 // Config is everything a transport plugin learns about the server it
 // connects to. The host has already interpolated ${VAR}s and computed the
 // environment; a plugin uses these values as they are. The zero value is

@@ -77,12 +77,13 @@ type Host interface {
 	Headers(ctx context.Context, req HeadersRequest) (map[string]string, error)
 	// Challenge hands the host a 401 or 403 answer the server gave to a
 	// request made with the host's headers (Config.DynamicHeaders only).
-	// The host's auth plugin refreshes, steps up, or says a login is
-	// needed. When retry is true, new headers are ready: the transport
-	// sends the request again, with fresh Headers, at most
-	// MaxChallengeRetries times per request. An error (CodeLoginNeeded,
-	// CodeAuth) is the one to report for the request.
-	Challenge(ctx context.Context, c ChallengeRequest) (retry bool, err error)
+	// The host's auth plugin reads the challenge and refreshes, steps up,
+	// or says a login is needed. When the answer's Retry is true, its
+	// Headers are the ones to send the request again with (one round trip:
+	// no Headers call is needed), at most MaxChallengeRetries times per
+	// request. An error (CodeLoginNeeded, CodeAuth) is the one to report
+	// for the request. A transport never parses WWW-Authenticate itself.
+	Challenge(ctx context.Context, c ChallengeRequest) (ChallengeAnswer, error)
 	// Warn tells the host about something the user should know without
 	// failing (e.g. a server writing non-JSON to stdout). The host logs it
 	// and keeps the last one for its error messages.
@@ -105,6 +106,16 @@ type ChallengeRequest struct {
 	WWWAuthenticate []string
 	// Attempt counts the challenges of this one request, from 1.
 	Attempt int
+}
+
+// ChallengeAnswer is the host's answer to a challenge.
+type ChallengeAnswer struct {
+	// Retry: new credentials are ready; send the request again with
+	// Headers.
+	Retry bool
+	// Headers are the headers for the retry (they replace the ones the
+	// host gave for the request, e.g. a new Authorization).
+	Headers map[string]string
 }
 
 // MaxChallengeRetries is how many times a transport resends one request

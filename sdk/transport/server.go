@@ -13,7 +13,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/internal/rpcx"
+	"github.com/hermes-agent/hermes/sdk/internal/serve"
 	"github.com/hermes-agent/hermes/sdk/internal/wire"
+	tw "github.com/hermes-agent/hermes/sdk/internal/wire/transportwire"
 )
 
 // maxHostFrame bounds what the plugin accepts from the host in one frame.
@@ -25,12 +28,13 @@ type rpcServer struct {
 	broker *plugin.MuxBroker
 	log    hclog.Logger
 
+	calls rpcx.Calls
 	mu    sync.Mutex
 	conns []*serverConn
 }
 
 // Open connects to the server and starts moving messages.
-func (s *rpcServer) Open(args OpenArgs, reply *OpenReply) error {
+func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) error {
 	var cfg Config
 	if err := json.Unmarshal(args.Config, &cfg); err != nil {
 		reply.Err = sdk.NewError(sdk.CodeContract, "transport config: %v", err)
@@ -40,14 +44,14 @@ func (s *rpcServer) Open(args OpenArgs, reply *OpenReply) error {
 		reply.Err = sdk.NewError(sdk.CodeContract, "this plugin serves no transport")
 		return nil
 	}
-	hc, err := sdk.DialHost(s.broker, args.CallbackID)
+	hc, err := rpcx.DialCallbacks(s.broker, args.CallbackID)
 	if err != nil {
 		reply.Err = sdk.AsError(err)
 		return nil
 	}
 	var stream io.ReadWriteCloser
 	if args.InheritedStream {
-		if c := sdk.InheritedStream(); c != nil {
+		if c := serve.InheritedStream(); c != nil {
 			stream = c
 		} else {
 			reply.Err = sdk.NewError(sdk.CodeContract, "the host passed no message stream socket (%s)", sdk.StreamFDEnv)
@@ -69,7 +73,8 @@ func (s *rpcServer) Open(args OpenArgs, reply *OpenReply) error {
 		closed:   make(chan struct{}),
 	}
 	host := &pluginHost{hc: hc, sc: sc}
-	ctx := context.Background()
+	ctx, end := s.calls.Begin(args.ID, args.Deadline)
+	defer end()
 	if cfg.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
@@ -101,12 +106,20 @@ func (s *rpcServer) Open(args OpenArgs, reply *OpenReply) error {
 
 // Close closes the connections; with Detach it answers first and then
 // closes them and exits the plugin process.
-func (s *rpcServer) Close(args CloseArgs, _ *Empty) error {
-	if args.Detach {
-		go sdk.Exit("the host detached")
+func (s *rpcServer) Close(args tw.CloseArgs, reply *rpcx.ErrReply) error {
+	return rpcx.Do(&s.calls, &args, &reply.Err, func(context.Context) error {
+		if args.Detach {
+			go serve.Exit("the host detached")
+		} else {
+			s.closeAll()
+		}
 		return nil
-	}
-	s.closeAll()
+	})
+}
+
+// Cancel ends the context of a running call.
+func (s *rpcServer) Cancel(args rpcx.CancelArgs, _ *rpcx.ErrReply) error {
+	s.calls.Cancel(args.ID)
 	return nil
 }
 
@@ -124,35 +137,25 @@ func (s *rpcServer) closeAll() {
 
 // pluginHost implements Host for a Conn.
 type pluginHost struct {
-	hc *sdk.HostConn
+	hc *rpcx.Client
 	sc *serverConn
 }
 
 func (h *pluginHost) Headers(ctx context.Context, req HeadersRequest) (map[string]string, error) {
-	var reply HeadersReply
-	if err := h.hc.Call(ctx, "Plugin.Headers", req, &reply); err != nil {
-		return nil, err
-	}
-	if reply.Err != nil {
-		return nil, reply.Err
-	}
-	return reply.Headers, nil
+	var reply tw.HeadersReply
+	err := h.hc.Call(ctx, tw.MethodHeaders, &tw.HeadersArgs[HeadersRequest]{Req: req}, &reply)
+	return reply.Headers, err
 }
 
-func (h *pluginHost) Challenge(ctx context.Context, c ChallengeRequest) (bool, error) {
-	var reply ChallengeReply
-	if err := h.hc.Call(ctx, "Plugin.Challenge", c, &reply); err != nil {
-		return false, err
-	}
-	if reply.Err != nil {
-		return false, reply.Err
-	}
-	return reply.Retry, nil
+func (h *pluginHost) Challenge(ctx context.Context, c ChallengeRequest) (ChallengeAnswer, error) {
+	var reply tw.ChallengeReply[ChallengeAnswer]
+	err := h.hc.Call(ctx, tw.MethodChallenge, &tw.ChallengeArgs[ChallengeRequest]{Challenge: c}, &reply)
+	return reply.Answer, err
 }
 
 func (h *pluginHost) Warn(w *sdk.Error) {
 	if w != nil {
-		h.sc.sendError(frameWarning, 0, w)
+		h.sc.sendError(tw.FrameWarning, 0, w)
 	}
 }
 
@@ -200,20 +203,20 @@ func (sc *serverConn) readHost() {
 			return
 		}
 		switch f.Kind {
-		case frameMessage, frameHeaderMessage, frameSyncMessage:
+		case tw.FrameMessage, tw.FrameHeaderMessage, tw.FrameSyncMessage:
 			msg, hdr, err := splitHeader(f)
 			if err != nil {
-				sc.sendError(frameWriteError, f.Seq, sdk.NewError(sdk.CodeContract, "bad message frame: %v", err))
+				sc.sendError(tw.FrameWriteError, f.Seq, sdk.NewError(sdk.CodeContract, "bad message frame: %v", err))
 				continue
 			}
-			sc.write(f.Seq, msg, hdr, f.Kind == frameSyncMessage)
-		case frameCancel:
+			sc.write(f.Seq, msg, hdr, f.Kind == tw.FrameSyncMessage)
+		case tw.FrameCancel:
 			sc.mu.Lock()
 			if cancel, ok := sc.inflight[f.Seq]; ok {
 				cancel()
 			}
 			sc.mu.Unlock()
-		case frameVersion:
+		case tw.FrameVersion:
 			if vs, ok := sc.conn.(VersionSetter); ok {
 				vs.SetProtocolVersion(string(f.Payload))
 			}
@@ -223,7 +226,7 @@ func (sc *serverConn) readHost() {
 
 // splitHeader returns a frame's message and its HTTP headers, if any.
 func splitHeader(f wire.Frame) ([]byte, http.Header, error) {
-	if f.Kind != frameHeaderMessage {
+	if f.Kind != tw.FrameHeaderMessage {
 		return f.Payload, nil, nil
 	}
 	if len(f.Payload) < 4 {
@@ -270,14 +273,14 @@ func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header, ack bool) {
 
 func (sc *serverConn) finishWrite(seq uint64, err error, ack bool) {
 	if err == nil && ack {
-		_ = sc.out.Write(frameWritten, seq)
+		_ = sc.out.Write(tw.FrameWritten, seq)
 	}
 	if err != nil {
 		e := sdk.AsError(err)
 		if sc.ctx.Err() != nil && e.Code == sdk.CodeOther {
 			e = &sdk.Error{Code: sdk.CodeClosed, Message: e.Message}
 		}
-		sc.sendError(frameWriteError, seq, e)
+		sc.sendError(tw.FrameWriteError, seq, e)
 	}
 	sc.syncSession()
 }
@@ -291,11 +294,11 @@ func (sc *serverConn) pump() {
 			if e.Code == sdk.CodeOther || e.Code == sdk.CodeCanceled {
 				e = &sdk.Error{Code: sdk.CodeClosed, Message: e.Message}
 			}
-			sc.sendError(frameClosed, 0, e)
+			sc.sendError(tw.FrameClosed, 0, e)
 			return
 		}
 		sc.syncSession()
-		if err := sc.out.Write(frameMessage, 0, msg); err != nil {
+		if err := sc.out.Write(tw.FrameMessage, 0, msg); err != nil {
 			go sc.close()
 			return
 		}
@@ -309,7 +312,7 @@ func (sc *serverConn) syncSession() {
 		return
 	}
 	sc.sid.Store(&id)
-	_ = sc.out.Write(frameSession, 0, []byte(id))
+	_ = sc.out.Write(tw.FrameSession, 0, []byte(id))
 }
 
 func (sc *serverConn) sendError(kind byte, seq uint64, e *sdk.Error) {

@@ -37,9 +37,8 @@ import (
 )
 
 func main() {
-	if c := sdk.InheritedStream(); c != nil {
-		c.Close()
-	}
+	// auth.Serve closes the message socket the host passes: an auth plugin
+	// has none.
 	auth.Serve(func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
 		return open(cfg)
 	})

@@ -1,4 +1,4 @@
-package transport
+package pluginhost
 
 import (
 	"context"
@@ -14,25 +14,51 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/internal/rpcx"
 	"github.com/hermes-agent/hermes/sdk/internal/wire"
+	tw "github.com/hermes-agent/hermes/sdk/internal/wire/transportwire"
+	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
-// DefaultMaxMessageBytes is the largest message a host accepts from a
-// transport plugin when ClientOptions.MaxMessageBytes is 0.
-const DefaultMaxMessageBytes = 64 << 20
+// TransportPlugin is the host's go-plugin glue of the transport kind: put
+// it in the plugin set under sdk.KindTransport, and Dispense returns a
+// *Transport.
+type TransportPlugin struct{}
 
-// ClientOptions configures the host side of a connection. The callbacks run
+// Server is the plugin's side: not served by a host.
+func (TransportPlugin) Server(*plugin.MuxBroker) (any, error) {
+	return nil, sdk.NewError(sdk.CodeContract, "a host does not serve the transport kind")
+}
+
+// Client returns the host-side handle, a *Transport.
+func (TransportPlugin) Client(b *plugin.MuxBroker, c *rpc.Client) (any, error) {
+	return &Transport{rpc: rpcx.NewClient(c, "transport plugin"), broker: b}, nil
+}
+
+// Transport is the host's handle on a dispensed transport plugin; Open a
+// connection with it.
+type Transport struct {
+	rpc    *rpcx.Client
+	broker *plugin.MuxBroker
+}
+
+// DefaultMaxMessageBytes is the largest message a host accepts from a
+// transport plugin when TransportOptions.MaxMessageBytes is 0.
+const DefaultMaxMessageBytes = transport.DefaultMaxMessageBytes
+
+// TransportOptions configures the host side of a connection. The callbacks run
 // on the connection's reader: they must return quickly (hand long work to a
 // goroutine) and must not call Close.
-type ClientOptions struct {
+type TransportOptions struct {
 	// Headers answers the plugin's per-request header callback; nil serves
 	// no callbacks.
-	Headers func(ctx context.Context, req HeadersRequest) (map[string]string, error)
+	Headers func(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
 	// Challenge answers the plugin's challenge callback (a 401 or 403 to
 	// a request made with Headers); nil answers every challenge with a
 	// CodeAuth error. Served only along with Headers.
-	Challenge func(ctx context.Context, c ChallengeRequest) (retry bool, err error)
+	Challenge func(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error)
 	// ChallengeTimeout bounds one Challenge; default 10 minutes (it may
 	// include an interactive step-up).
 	ChallengeTimeout time.Duration
@@ -69,14 +95,14 @@ type ClientOptions struct {
 	PluginExit func() string
 }
 
-// ClientConn is the host side of one connection through a transport plugin.
-type ClientConn struct {
-	h      *Handle
+// TransportConn is the host side of one connection through a transport plugin.
+type TransportConn struct {
+	h      *Transport
 	server string
-	opts   ClientOptions
+	opts   TransportOptions
 	stream net.Conn
 	out    *wire.Writer
-	props  Properties
+	props  transport.Properties
 
 	seq         atomic.Uint64
 	acks        sync.Map // seq → chan *sdk.Error, for Send
@@ -92,7 +118,7 @@ type ClientConn struct {
 // Open asks the plugin to connect to the server cfg describes and returns
 // the connection. ctx bounds the connecting; when it ends first, Open
 // returns its error and the caller should kill the plugin.
-func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*ClientConn, error) {
+func (h *Transport) Open(ctx context.Context, cfg transport.Config, opts TransportOptions) (*TransportConn, error) {
 	if opts.MaxMessageBytes == 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
@@ -107,11 +133,11 @@ func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*Clie
 	if err != nil {
 		return nil, fmt.Errorf("encode transport config of %q: %w", cfg.Server, err)
 	}
-	c := &ClientConn{h: h, server: cfg.Server, opts: opts, done: make(chan struct{})}
+	c := &TransportConn{h: h, server: cfg.Server, opts: opts, done: make(chan struct{})}
 	empty := ""
 	c.sessionID.Store(&empty)
 
-	args := OpenArgs{Config: raw}
+	args := tw.OpenArgs{Config: raw}
 	type accepted struct {
 		c   net.Conn
 		err error
@@ -132,7 +158,7 @@ func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*Clie
 		if ct <= 0 {
 			ct = 10 * time.Minute
 		}
-		args.CallbackID = sdk.ServeHostCallbacks(h.broker, &hostCallbacks{headers: opts.Headers, challenge: opts.Challenge, timeout: 60 * time.Second, challengeTimeout: ct})
+		args.CallbackID = rpcx.ServeCallbacks(h.broker, &transportCallbacks{headers: opts.Headers, challenge: opts.Challenge, timeout: 60 * time.Second, challengeTimeout: ct})
 	}
 	// The reader starts as soon as the stream is there: a server may speak
 	// (warnings, notifications) before Open returns.
@@ -152,23 +178,22 @@ func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*Clie
 			started <- ctx.Err()
 		}
 	}()
-	var reply OpenReply
-	call := h.client.Go("Plugin.Open", args, &reply, make(chan *rpc.Call, 1))
-	select {
-	case <-call.Done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if call.Error != nil {
-		return nil, sdk.NewError(sdk.CodeClosed, "transport plugin for server %q: open: %v", cfg.Server, call.Error)
+	var reply tw.OpenReply[transport.Properties]
+	if err := h.rpc.Call(ctx, tw.MethodOpen, &args, &reply); err != nil {
+		if reply.Err == nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, sdk.NewError(sdk.CodeClosed, "transport plugin for server %q: open: %v", cfg.Server, err)
+		}
+		if serr := <-started; serr == nil {
+			c.byHost.Store(true)
+			c.finish(reply.Err)
+		}
+		return nil, reply.Err
 	}
 	if err := <-started; err != nil {
 		return nil, sdk.NewError(sdk.CodeClosed, "transport plugin for server %q: message stream: %v", cfg.Server, err)
-	}
-	if reply.Err != nil {
-		c.byHost.Store(true)
-		c.finish(reply.Err)
-		return nil, reply.Err
 	}
 	c.props = reply.Properties
 	c.sessionID.Store(&reply.SessionID)
@@ -176,15 +201,15 @@ func Open(ctx context.Context, h *Handle, cfg Config, opts ClientOptions) (*Clie
 }
 
 // Properties returns what the plugin said about the connection.
-func (c *ClientConn) Properties() Properties { return c.props }
+func (c *TransportConn) Properties() transport.Properties { return c.props }
 
 // SessionID returns the transport's current session id, or "".
-func (c *ClientConn) SessionID() string { return *c.sessionID.Load() }
+func (c *TransportConn) SessionID() string { return *c.sessionID.Load() }
 
 // Write sends one message to the server and returns the sequence number
 // that names it for Cancel and OnWriteError. header, when not nil, travels
 // with the message (HTTP headers of the current protocol).
-func (c *ClientConn) Write(msg []byte, header http.Header) (uint64, error) {
+func (c *TransportConn) Write(msg []byte, header http.Header) (uint64, error) {
 	seq := c.ReserveSeq()
 	return seq, c.WriteSeq(seq, msg, header)
 }
@@ -192,10 +217,10 @@ func (c *ClientConn) Write(msg []byte, header http.Header) (uint64, error) {
 // ReserveSeq returns a fresh sequence number for WriteSeq, so that a caller
 // can record it before the message leaves (a write error may come back
 // before WriteSeq returns).
-func (c *ClientConn) ReserveSeq() uint64 { return c.seq.Add(1) }
+func (c *TransportConn) ReserveSeq() uint64 { return c.seq.Add(1) }
 
 // WriteSeq sends one message named seq (from ReserveSeq); see Write.
-func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error {
+func (c *TransportConn) WriteSeq(seq uint64, msg []byte, header http.Header) error {
 	select {
 	case <-c.done:
 		return c.closeErr
@@ -203,7 +228,7 @@ func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error 
 	}
 	var err error
 	if len(header) == 0 {
-		err = c.out.Write(frameMessage, seq, msg)
+		err = c.out.Write(tw.FrameMessage, seq, msg)
 	} else {
 		hb, merr := json.Marshal(header)
 		if merr != nil {
@@ -211,7 +236,7 @@ func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error 
 		}
 		var n [4]byte
 		binary.BigEndian.PutUint32(n[:], uint32(len(hb)))
-		err = c.out.Write(frameHeaderMessage, seq, n[:], hb, msg)
+		err = c.out.Write(tw.FrameHeaderMessage, seq, n[:], hb, msg)
 	}
 	if err != nil {
 		return c.pluginGone(err)
@@ -226,7 +251,7 @@ func (c *ClientConn) WriteSeq(seq uint64, msg []byte, header http.Header) error 
 // what the host writes after Send returns cannot overtake this message.
 // The host's MCP client sends notifications this way, as mcp-go's own
 // transports do.
-func (c *ClientConn) Send(ctx context.Context, msg []byte) error {
+func (c *TransportConn) Send(ctx context.Context, msg []byte) error {
 	select {
 	case <-c.done:
 		return c.closeErr
@@ -236,7 +261,7 @@ func (c *ClientConn) Send(ctx context.Context, msg []byte) error {
 	ch := make(chan *sdk.Error, 1)
 	c.acks.Store(seq, ch)
 	defer c.acks.Delete(seq)
-	if err := c.out.Write(frameSyncMessage, seq, msg); err != nil {
+	if err := c.out.Write(tw.FrameSyncMessage, seq, msg); err != nil {
 		return c.pluginGone(err)
 	}
 	select {
@@ -255,38 +280,34 @@ func (c *ClientConn) Send(ctx context.Context, msg []byte) error {
 
 // Cancel abandons the exchange message seq started (an HTTP transport ends
 // its request). It does not tell the server; the host's protocol layer does.
-func (c *ClientConn) Cancel(seq uint64) {
+func (c *TransportConn) Cancel(seq uint64) {
 	select {
 	case <-c.done:
 	default:
-		_ = c.out.Write(frameCancel, seq)
+		_ = c.out.Write(tw.FrameCancel, seq)
 	}
 }
 
 // SetProtocolVersion tells the plugin the negotiated protocol version.
-func (c *ClientConn) SetProtocolVersion(version string) {
+func (c *TransportConn) SetProtocolVersion(version string) {
 	select {
 	case <-c.done:
 	default:
-		_ = c.out.Write(frameVersion, 0, []byte(version))
+		_ = c.out.Write(tw.FrameVersion, 0, []byte(version))
 	}
 }
 
 // Close closes the connection in the plugin gracefully and waits for it,
 // within ctx (or CloseTimeout). The host still stops the plugin process
 // afterwards.
-func (c *ClientConn) Close(ctx context.Context) error {
+func (c *TransportConn) Close(ctx context.Context) error {
 	c.byHost.Store(true)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.CloseTimeout)
 		defer cancel()
 	}
-	call := c.h.client.Go("Plugin.Close", CloseArgs{}, &Empty{}, make(chan *rpc.Call, 1))
-	select {
-	case <-call.Done:
-	case <-ctx.Done():
-	}
+	_ = c.h.rpc.Call(ctx, tw.MethodClose, &tw.CloseArgs{}, &rpcx.ErrReply{})
 	c.finish(sdk.NewError(sdk.CodeClosed, "connection to %q closed", c.server))
 	return nil
 }
@@ -295,25 +316,18 @@ func (c *ClientConn) Close(ctx context.Context) error {
 // then exit, and returns as soon as the plugin has the request (a one-shot
 // command's output is complete; the server's shutdown must not hold the
 // user's prompt). The host must not kill the plugin afterwards.
-func (c *ClientConn) Detach(ctx context.Context) error {
+func (c *TransportConn) Detach(ctx context.Context) error {
 	c.byHost.Store(true)
-	call := c.h.client.Go("Plugin.Close", CloseArgs{Detach: true}, &Empty{}, make(chan *rpc.Call, 1))
-	var err error
-	select {
-	case <-call.Done:
-		err = call.Error
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	err := c.h.rpc.Call(ctx, tw.MethodClose, &tw.CloseArgs{Detach: true}, &rpcx.ErrReply{})
 	c.finish(sdk.NewError(sdk.CodeClosed, "connection to %q closed", c.server))
 	return err
 }
 
 // Done is closed when the connection has ended; Err then says why.
-func (c *ClientConn) Done() <-chan struct{} { return c.done }
+func (c *TransportConn) Done() <-chan struct{} { return c.done }
 
 // Err returns why the connection ended, or nil while it is open.
-func (c *ClientConn) Err() error {
+func (c *TransportConn) Err() error {
 	select {
 	case <-c.done:
 		return c.closeErr
@@ -323,16 +337,16 @@ func (c *ClientConn) Err() error {
 }
 
 // LastWarning returns the last warning the plugin reported, or nil.
-func (c *ClientConn) LastWarning() *sdk.Error { return c.lastWarning.Load() }
+func (c *TransportConn) LastWarning() *sdk.Error { return c.lastWarning.Load() }
 
-func (c *ClientConn) pluginGone(err error) error {
+func (c *TransportConn) pluginGone(err error) error {
 	c.finish(c.stopped(err))
 	return c.closeErr
 }
 
 // stopped is the error of a message stream that broke (err, when not nil,
 // is how): the plugin process's exit when it is known.
-func (c *ClientConn) stopped(err error) *sdk.Error {
+func (c *TransportConn) stopped(err error) *sdk.Error {
 	if c.opts.PluginExit != nil && !c.byHost.Load() {
 		if how := c.opts.PluginExit(); how != "" {
 			return sdk.NewError(sdk.CodeClosed, "transport plugin %s, serving MCP server %q", how, c.server)
@@ -345,7 +359,7 @@ func (c *ClientConn) stopped(err error) *sdk.Error {
 }
 
 // finish ends the connection once.
-func (c *ClientConn) finish(err *sdk.Error) {
+func (c *TransportConn) finish(err *sdk.Error) {
 	c.closeOnce.Do(func() {
 		c.closeErr = err
 		close(c.done)
@@ -358,7 +372,7 @@ func (c *ClientConn) finish(err *sdk.Error) {
 	})
 }
 
-func (c *ClientConn) readLoop() {
+func (c *TransportConn) readLoop() {
 	in := wire.NewReader(c.stream, c.opts.MaxMessageBytes)
 	for {
 		f, err := in.Read()
@@ -382,31 +396,31 @@ func (c *ClientConn) readLoop() {
 			return
 		}
 		switch f.Kind {
-		case frameMessage:
+		case tw.FrameMessage:
 			if c.opts.OnMessage != nil {
 				c.opts.OnMessage(f.Payload)
 			}
-		case frameWritten:
+		case tw.FrameWritten:
 			if ch, ok := c.acks.LoadAndDelete(f.Seq); ok {
 				ch.(chan *sdk.Error) <- nil
 			}
-		case frameWriteError:
+		case tw.FrameWriteError:
 			e := decodeError(f.Payload, c.server)
 			if ch, ok := c.acks.LoadAndDelete(f.Seq); ok {
 				ch.(chan *sdk.Error) <- e
 			} else if c.opts.OnWriteError != nil {
 				c.opts.OnWriteError(f.Seq, e)
 			}
-		case frameSession:
+		case tw.FrameSession:
 			id := string(f.Payload)
 			c.sessionID.Store(&id)
-		case frameWarning:
+		case tw.FrameWarning:
 			w := decodeError(f.Payload, c.server)
 			c.lastWarning.Store(w)
 			if c.opts.OnWarning != nil {
 				c.opts.OnWarning(w)
 			}
-		case frameClosed:
+		case tw.FrameClosed:
 			c.finish(decodeError(f.Payload, c.server))
 		}
 	}
@@ -420,4 +434,47 @@ func decodeError(b []byte, server string) *sdk.Error {
 		return sdk.NewError(sdk.CodeContract, "transport plugin for server %q sent a malformed error frame", server)
 	}
 	return e
+}
+
+// transportCallbacks is the host's callback receiver for a transport
+// plugin.
+type transportCallbacks struct {
+	headers   func(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)
+	challenge func(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error)
+	timeout   time.Duration
+	// challengeTimeout bounds one challenge, which may include a refresh
+	// or an interactive step-up.
+	challengeTimeout time.Duration
+	calls            rpcx.Calls
+}
+
+// Headers answers a plugin's request for headers.
+func (h *transportCallbacks) Headers(args tw.HeadersArgs[transport.HeadersRequest], reply *tw.HeadersReply) error {
+	return rpcx.Run(&h.calls, &args, &reply.Headers, &reply.Err, func(ctx context.Context) (map[string]string, error) {
+		ctx, cancel := context.WithTimeout(ctx, h.timeout)
+		defer cancel()
+		return h.headers(ctx, args.Req)
+	})
+}
+
+// Challenge answers a plugin's challenge.
+func (h *transportCallbacks) Challenge(args tw.ChallengeArgs[transport.ChallengeRequest], reply *tw.ChallengeReply[transport.ChallengeAnswer]) error {
+	return rpcx.Run(&h.calls, &args, &reply.Answer, &reply.Err, func(ctx context.Context) (transport.ChallengeAnswer, error) {
+		if h.challenge == nil {
+			return transport.ChallengeAnswer{}, sdk.NewError(sdk.CodeAuth, "no auth plugin answers challenges for this server")
+		}
+		ctx, cancel := context.WithTimeout(ctx, h.challengeTimeout)
+		defer cancel()
+		a, err := h.challenge(ctx, args.Challenge)
+		if err != nil {
+			return transport.ChallengeAnswer{}, err
+		}
+		return a, nil
+	})
+}
+
+// Cancel ends the context of a running callback.
+func (h *transportCallbacks) Cancel(args rpcx.CancelArgs, _ *rpcx.ErrReply) error {
+	h.calls.Cancel(args.ID)
+	return nil
 }

@@ -1,4 +1,4 @@
-package sdk
+package rpcx
 
 import (
 	"context"
@@ -31,5 +31,22 @@ func TestCalls(t *testing.T) {
 	c.Cancel(1) // an ended call: nothing happens
 	if len(c.m) != 1 {
 		t.Fatalf("%d calls tracked, want the one not ended", len(c.m))
+	}
+}
+
+// TestCancelOvertakesCall: net/rpc serves calls concurrently, so a cancel
+// may arrive before its call; the call then begins cancelled.
+func TestCancelOvertakesCall(t *testing.T) {
+	var c Calls
+	c.Cancel(7)
+	ctx, end := c.Begin(7, time.Time{})
+	defer end()
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("a call whose cancel came first runs: %v", ctx.Err())
+	}
+	other, endOther := c.Begin(8, time.Time{})
+	defer endOther()
+	if other.Err() != nil {
+		t.Fatal("an early cancel ended another call")
 	}
 }

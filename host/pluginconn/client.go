@@ -1,4 +1,4 @@
-package mcpgo
+package pluginconn
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/jsondepth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -25,7 +26,7 @@ const RefusedCode = -32000
 // DialOptions configures Dial. Its transport options' message callbacks
 // (OnMessage, OnWriteError) are the adapter's own and are overwritten.
 type DialOptions struct {
-	transport.ClientOptions
+	pluginhost.TransportOptions
 	// OnUndeliverable receives a write error the host cannot hand to any
 	// caller (the answer to a request of the server's own that failed to
 	// send), for its log.
@@ -47,7 +48,7 @@ type DialOptions struct {
 // returns an *HTTPClient (adding transport.HTTPConnection) when the plugin
 // speaks MCP over HTTP.
 type Client struct {
-	conn   *transport.ClientConn
+	conn   *pluginhost.TransportConn
 	opts   DialOptions
 	server string
 
@@ -84,7 +85,7 @@ func (h *HTTPClient) SetProtocolVersion(version string) { h.conn.SetProtocolVers
 // Dial opens a connection through the transport plugin h to the server cfg
 // describes and returns it as an mcp-go transport (already connected: Start
 // does nothing) with the underlying connection.
-func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts DialOptions) (mcptransport.Interface, *transport.ClientConn, error) {
+func Dial(ctx context.Context, h *pluginhost.Transport, cfg transport.Config, opts DialOptions) (mcptransport.Interface, *pluginhost.TransportConn, error) {
 	if opts.MaxServerRequests <= 0 {
 		opts.MaxServerRequests = DefaultMaxServerRequests
 	}
@@ -94,7 +95,7 @@ func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts D
 	c := &Client{opts: opts, server: cfg.Server, pending: map[string]*pending{}, bySeq: map[uint64]string{},
 		slots: make(chan struct{}, opts.MaxServerRequests)}
 	cfg.MaxServerRequests = opts.MaxServerRequests
-	co := opts.ClientOptions
+	co := opts.TransportOptions
 	co.OnMessage = c.onMessage
 	co.OnWriteError = c.onWriteError
 	userClosed := co.OnClosed
@@ -104,7 +105,7 @@ func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts D
 			userClosed(err)
 		}
 	}
-	conn, err := transport.Open(ctx, h, cfg, co)
+	conn, err := h.Open(ctx, cfg, co)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +126,7 @@ func Dial(ctx context.Context, h *transport.Handle, cfg transport.Config, opts D
 func (c *Client) RequiresLegacyProtocol() bool { return c.conn.Properties().LegacyOnly }
 
 // Conn returns the underlying plugin connection.
-func (c *Client) Conn() *transport.ClientConn { return c.conn }
+func (c *Client) Conn() *pluginhost.TransportConn { return c.conn }
 
 // Start does nothing: Dial has connected.
 func (c *Client) Start(context.Context) error { return nil }
@@ -247,7 +248,7 @@ type incoming struct {
 
 // span is a JSON value kept as the bytes of the message it was decoded
 // from, without the copy json.RawMessage makes: the message is the
-// adapter's own (transport.ClientOptions.OnMessage hands it over), so a
+// adapter's own (pluginhost.TransportOptions.OnMessage hands it over), so a
 // result is held once, not twice, while mcp-go decodes it.
 type span []byte
 

@@ -1,4 +1,4 @@
-package bridge_test
+package pluginhost_test
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 )
 
 // echo is a Server: "echo" returns its arguments as text and structured
@@ -45,16 +46,9 @@ func (e *echo) Close() error { e.closed = true; return nil }
 
 var schema = json.RawMessage(`{"type":"object"}`)
 
-func handle(t *testing.T, desc bridge.Description, open bridge.Opener) *bridge.Handle {
+func handle(t *testing.T, desc bridge.Description, open bridge.Opener) *pluginhost.Bridge {
 	t.Helper()
-	kind := bridge.NewKind(desc, open, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindBridge: kind.Plugin()}, nil)
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.KindBridge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw.(*bridge.Handle)
+	return sdktest.BridgeInProcess(t, desc, open)
 }
 
 func TestDescribeOpenCall(t *testing.T) {
@@ -122,7 +116,7 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestOpenError(t *testing.T) {
+func TestBridgeOpenError(t *testing.T) {
 	h := handle(t, bridge.Description{}, func(context.Context, bridge.Config) (bridge.Server, error) {
 		return nil, sdk.NewError(sdk.CodeConfig, "no home")
 	})
@@ -133,7 +127,7 @@ func TestOpenError(t *testing.T) {
 
 // TestDescriptionChecked: a hostile description is refused by the host.
 func TestDescriptionChecked(t *testing.T) {
-	many := make([]bridge.Tool, bridge.MaxTools+1)
+	many := make([]bridge.Tool, pluginhost.MaxBridgeTools+1)
 	for i := range many {
 		many[i] = bridge.Tool{Name: strings.Repeat("t", i%100+1) + string(rune('a'+i%26)), InputSchema: schema}
 	}

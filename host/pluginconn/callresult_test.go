@@ -1,4 +1,4 @@
-package mcpgo_test
+package pluginconn_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/host/pluginconn"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -30,8 +30,8 @@ func TestResultSink(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var sink mcpgo.ResultSink
-	resp, err := tr.SendRequest(mcpgo.WithResultSink(context.Background(), &sink), req(1, "tools/call", full))
+	var sink pluginconn.ResultSink
+	resp, err := tr.SendRequest(pluginconn.WithResultSink(context.Background(), &sink), req(1, "tools/call", full))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestResultSink(t *testing.T) {
 	}
 	// A result asking for more input is mcp-go's to handle.
 	input := map[string]any{"resultType": "input_required", "requestState": "s", "inputRequests": map[string]any{}}
-	resp, err = tr.SendRequest(mcpgo.WithResultSink(context.Background(), &sink), req(3, "tools/call", input))
+	resp, err = tr.SendRequest(pluginconn.WithResultSink(context.Background(), &sink), req(3, "tools/call", input))
 	if err != nil || !strings.Contains(string(resp.Result), "input_required") || sink.Take() != nil {
 		t.Fatalf("an input_required result: %s, %v", resp.Result, err)
 	}

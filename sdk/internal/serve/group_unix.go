@@ -1,6 +1,6 @@
 //go:build unix
 
-package sdk
+package serve
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package mcpgo_test
+package pluginconn_test
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
+	"github.com/hermes-agent/hermes/host/pluginconn"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -122,21 +123,15 @@ func (s *jsonServer) SessionID() string { return "" }
 
 func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
 	t.Helper()
-	return dialWith(t, mcpgo.DialOptions{})
+	return dialWith(t, pluginconn.DialOptions{})
 }
 
-func dialWith(t *testing.T, opts mcpgo.DialOptions) (mcptransport.Interface, *jsonServer) {
+func dialWith(t *testing.T, opts pluginconn.DialOptions) (mcptransport.Interface, *jsonServer) {
 	t.Helper()
 	srv := &jsonServer{arrived: make(chan string, 1), in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{},
 		burstErrs: map[int]int{}, burstDone: make(chan struct{}, 1000)}
-	kind := transport.NewKind(func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil }, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.KindTransport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _, err := mcpgo.Dial(context.Background(), raw.(*transport.Handle), transport.Config{Server: "s"}, opts)
+	h := sdktest.TransportInProcess(t, func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil })
+	tr, _, err := pluginconn.Dial(context.Background(), h, transport.Config{Server: "s"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +236,7 @@ func TestServerRequestsBounded(t *testing.T) {
 	const limit, n = 4, 200
 	var warnings []string
 	var wmu sync.Mutex
-	tr, srv := dialWith(t, mcpgo.DialOptions{MaxServerRequests: limit, ClientOptions: transport.ClientOptions{
+	tr, srv := dialWith(t, pluginconn.DialOptions{MaxServerRequests: limit, TransportOptions: pluginhost.TransportOptions{
 		OnWarning: func(w *sdk.Error) { wmu.Lock(); warnings = append(warnings, w.Message); wmu.Unlock() },
 	}})
 	release := make(chan struct{})
@@ -279,7 +274,7 @@ func TestServerRequestsBounded(t *testing.T) {
 		}
 	}
 	srv.mu.Lock()
-	ok, refused, other := srv.burstOK, srv.burstErrs[mcpgo.RefusedCode], len(srv.burstErrs)
+	ok, refused, other := srv.burstOK, srv.burstErrs[pluginconn.RefusedCode], len(srv.burstErrs)
 	srv.mu.Unlock()
 	if ok != limit || refused != n-limit || other != 1 || most > limit {
 		t.Fatalf("answered %d, refused %d, error codes %d, at most %d at once; want %d, %d, 1, <= %d", ok, refused, other, most, limit, n-limit, limit)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -37,7 +36,7 @@ func TestExamplePluginContract(t *testing.T) {
 // A config error from the factory reaches the host with its code.
 func TestExamplePluginConfigError(t *testing.T) {
 	p := sdktest.Start(t, build(t))
-	_, _, err := p.Dial(context.Background(), transport.Config{Server: "example", Transport: "mcpgostdio"}, mcpgo.DialOptions{})
+	_, err := p.Dial(context.Background(), transport.Config{Server: "example", Transport: "mcpgostdio"})
 	if sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Fatalf("want a config error, got %v", err)
 	}

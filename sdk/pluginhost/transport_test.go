@@ -1,4 +1,4 @@
-package transport_test
+package pluginhost_test
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -102,8 +103,8 @@ type events struct {
 	warnings  chan *sdk.Error
 }
 
-func (e *events) options() transport.ClientOptions {
-	return transport.ClientOptions{
+func (e *events) options() pluginhost.TransportOptions {
+	return pluginhost.TransportOptions{
 		OnMessage: func(m []byte) { e.msgs <- m },
 		OnWriteError: func(seq uint64, err *sdk.Error) {
 			e.writeErrs <- &sdk.Error{Code: err.Code, Message: err.Message, Status: int(seq)}
@@ -119,22 +120,16 @@ func newEvents() *events {
 
 // connect serves open in-process over go-plugin's test connection (the
 // plugin side of the contract) and opens a connection from the host side.
-func connect(t *testing.T, open transport.Opener, ev *events, mod func(*transport.ClientOptions)) *transport.ClientConn {
+func connect(t *testing.T, open transport.Opener, ev *events, mod func(*pluginhost.TransportOptions)) *pluginhost.TransportConn {
 	t.Helper()
-	kind := transport.NewKind(open, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.KindTransport)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := sdktest.TransportInProcess(t, open)
 	opts := ev.options()
 	if mod != nil {
 		mod(&opts)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := transport.Open(ctx, raw.(*transport.Handle), transport.Config{Server: "fake"}, opts)
+	c, err := h.Open(ctx, transport.Config{Server: "fake"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +253,7 @@ func TestWarningAndEnd(t *testing.T) {
 func TestFrameLimit(t *testing.T) {
 	f := newFake()
 	ev := newEvents()
-	connect(t, fakeOpener(f), ev, func(o *transport.ClientOptions) { o.MaxMessageBytes = 1000; o.LimitName = "max_message_mb" })
+	connect(t, fakeOpener(f), ev, func(o *pluginhost.TransportOptions) { o.MaxMessageBytes = 1000; o.LimitName = "max_message_mb" })
 	f.in <- []byte(strings.Repeat("a", 1001))
 	e := recv(t, ev.closed, "end of connection")
 	for _, want := range []string{`"fake"`, "1001 bytes", "1000 bytes", "max_message_mb"} {
@@ -273,13 +268,10 @@ func TestFrameLimit(t *testing.T) {
 
 // An open error keeps its code; Close closes the plugin's connection.
 func TestOpenErrorAndClose(t *testing.T) {
-	kind := transport.NewKind(func(context.Context, transport.Config, transport.Host) (transport.Conn, error) {
+	h := sdktest.TransportInProcess(t, func(context.Context, transport.Config, transport.Host) (transport.Conn, error) {
 		return nil, sdk.NewError(sdk.CodeNotFound, "missing executable 'npx'")
-	}, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindTransport: kind.Plugin()}, nil)
-	defer client.Close()
-	raw, _ := client.Dispense(sdk.KindTransport)
-	_, err := transport.Open(context.Background(), raw.(*transport.Handle), transport.Config{Server: "x"}, transport.ClientOptions{})
+	})
+	_, err := h.Open(context.Background(), transport.Config{Server: "x"}, pluginhost.TransportOptions{})
 	var se *sdk.Error
 	if !errors.As(err, &se) || se.Code != sdk.CodeNotFound {
 		t.Fatalf("open error = %v", err)

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package sdk
+package serve
 
 func killOwnGroup() {}

@@ -1,4 +1,4 @@
-package auth_test
+package pluginhost_test
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 )
 
 // fake is an Authenticator whose Login asks the UI for a line, and whose
@@ -90,22 +91,16 @@ func (u *ui) Ask(ctx context.Context, prompt string) (string, error) {
 	return <-u.answers, nil
 }
 
-func open(t *testing.T, f *fake, u auth.UI) *auth.Client {
+func open(t *testing.T, f *fake, u auth.UI) *pluginhost.AuthClient {
 	t.Helper()
-	kind := auth.NewKind(func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
+	h := sdktest.AuthInProcess(t, func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
 		if cfg.Server == "" {
 			return nil, sdk.NewError(sdk.CodeConfig, "no server")
 		}
 		f.cfg = cfg
 		return f, nil
-	}, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindAuth: kind.Plugin()}, nil)
-	t.Cleanup(func() { client.Close() })
-	raw, err := client.Dispense(sdk.KindAuth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := raw.(*auth.Handle).Open(context.Background(), auth.Config{Server: "linear", URL: "https://mcp.example/mcp", Method: "fake"}, u)
+	})
+	c, err := h.Open(context.Background(), auth.Config{Server: "linear", URL: "https://mcp.example/mcp", Method: "fake"}, u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +177,11 @@ func TestCancelReachesThePlugin(t *testing.T) {
 }
 
 // An open error keeps its code.
-func TestOpenError(t *testing.T) {
-	kind := auth.NewKind(func(context.Context, auth.Config) (auth.Authenticator, error) {
+func TestAuthOpenError(t *testing.T) {
+	h := sdktest.AuthInProcess(t, func(context.Context, auth.Config) (auth.Authenticator, error) {
 		return nil, sdk.NewError(sdk.CodeConfig, "oauth.redirect_port: not a port")
-	}, nil)
-	client, _ := plugin.TestPluginRPCConn(t, map[string]plugin.Plugin{sdk.KindAuth: kind.Plugin()}, nil)
-	defer client.Close()
-	raw, _ := client.Dispense(sdk.KindAuth)
-	_, err := raw.(*auth.Handle).Open(context.Background(), auth.Config{Server: "x"}, nil)
+	})
+	_, err := h.Open(context.Background(), auth.Config{Server: "x"}, nil)
 	if sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Fatalf("open error = %v", err)
 	}

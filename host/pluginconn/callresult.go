@@ -1,4 +1,4 @@
-package mcpgo
+package pluginconn
 
 import (
 	"context"
