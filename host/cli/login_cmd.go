@@ -424,9 +424,15 @@ func usesOAuth(err error) bool {
 }
 
 // challengeNamesOAuth reports whether a failure with this sdk code and
-// WWW-Authenticate asks for OAuth.
+// WWW-Authenticate asks for OAuth: a Bearer challenge naming OAuth
+// metadata, read by the sdk's one WWW-Authenticate parser (auth's side),
+// never by substring.
 func challengeNamesOAuth(code, challenge string) bool {
-	return code == sdk.CodeAuth && strings.Contains(strings.ToLower(challenge), "resource_metadata")
+	if code != sdk.CodeAuth {
+		return false
+	}
+	bearer, ok := auth.ParseBearer(challenge)
+	return ok && bearer.NamesOAuth()
 }
 
 // oauthHint is the line that tells how to log in to a server without an

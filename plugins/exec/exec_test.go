@@ -246,6 +246,11 @@ func TestChallengeRunsTheCommandAgain(t *testing.T) {
 	if err != nil || !ans.Retry {
 		t.Fatalf("Challenge = %+v, %v; want a retry", ans, err)
 	}
+	// The answer carries the new token's headers: the transport retries
+	// without another call.
+	if got := ans.Headers.Headers["Authorization"]; got != "Bearer "+secret+"-new" {
+		t.Errorf("Authorization in the challenge's answer = %q", got)
+	}
 	if got := headers(t, c).Headers["Authorization"]; got != "Bearer "+secret+"-new" {
 		t.Errorf("Authorization after the challenge = %q", got)
 	}

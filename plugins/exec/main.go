@@ -147,11 +147,16 @@ func (a *execAuth) Headers(ctx context.Context, _ auth.HeadersRequest) (auth.Hea
 	if err != nil {
 		return auth.Headers{}, err
 	}
+	return a.headers(tok, exp), nil
+}
+
+// headers are the request headers carrying tok, valid until exp.
+func (a *execAuth) headers(tok string, exp time.Time) auth.Headers {
 	value := tok
 	if strings.EqualFold(a.s.header, "Authorization") {
 		value = "Bearer " + tok
 	}
-	return auth.Headers{Headers: map[string]string{a.s.header: value}, ValidUntil: exp}, nil
+	return auth.Headers{Headers: map[string]string{a.s.header: value}, ValidUntil: exp}
 }
 
 // Challenge drops the refused token and runs the command again. The plugin
@@ -162,14 +167,15 @@ func (a *execAuth) Challenge(ctx context.Context, c auth.Challenge, _ auth.UI) (
 	refused := a.token
 	a.expires = time.Time{}
 	a.mu.Unlock()
-	tok, _, err := a.get(ctx, true)
+	tok, exp, err := a.get(ctx, true)
 	if err != nil {
 		return auth.Answer{}, err
 	}
 	if tok == refused {
 		return auth.Answer{}, sdk.NewError(sdk.CodeAuth, "the token from `%s` was refused (HTTP %d); check that the command prints a valid token for this server", a.s.shown, c.Status)
 	}
-	return auth.Answer{Retry: true}, nil
+	// The new headers come with the answer: the retry costs no other call.
+	return auth.Answer{Retry: true, Headers: a.headers(tok, exp)}, nil
 }
 
 // Login runs the command once. There is nothing to ask the user; the UI is

@@ -221,21 +221,21 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 		if _, err := a.Login(ctx, auth.LoginOptions{Challenge: c.WWWAuthenticate, Scope: scope}, ui); err != nil {
 			return auth.Answer{}, err
 		}
-		return auth.Answer{Retry: true}, nil
+		return a.retry(ctx, c)
 	}
 	a.mu.Lock()
 	served := a.served
 	a.mu.Unlock()
 	if t != nil && t.AccessToken != served && !t.Expired(time.Now(), 0) {
 		// Another process (a login in another terminal) wrote a new token.
-		return auth.Answer{Retry: true}, nil
+		return a.retry(ctx, c)
 	}
 	why := "no token is stored"
 	if a.set.GrantType == grantClientCreds {
 		if _, err := a.clientCredentials(ctx); err != nil {
 			return auth.Answer{}, err
 		}
-		return auth.Answer{Retry: true}, nil
+		return a.retry(ctx, c)
 	}
 	if t != nil {
 		why = "the token was refused and cannot be refreshed"
@@ -245,7 +245,7 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 			// spend the rotated refresh token again.
 			_, err := a.refresh(ctx, &tokenstore.Token{AccessToken: served}, true)
 			if err == nil {
-				return auth.Answer{Retry: true}, nil
+				return a.retry(ctx, c)
 			}
 			if sdk.ErrorCode(err) != sdk.CodeLoginNeeded {
 				return auth.Answer{}, err
@@ -259,7 +259,17 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 	if _, err := a.Login(ctx, auth.LoginOptions{Challenge: c.WWWAuthenticate}, ui); err != nil {
 		return auth.Answer{}, err
 	}
-	return auth.Answer{Retry: true}, nil
+	return a.retry(ctx, c)
+}
+
+// retry is the answer that sends the request again, with the new token's
+// headers in it: a refresh costs the transport one round trip.
+func (a *authenticator) retry(ctx context.Context, c auth.Challenge) (auth.Answer, error) {
+	h, err := a.Headers(ctx, auth.HeadersRequest{Method: c.Method, URL: c.URL})
+	if err != nil {
+		return auth.Answer{}, err
+	}
+	return auth.Answer{Retry: true, Headers: h}, nil
 }
 
 // requestedScope is the scope the current token was asked for.
