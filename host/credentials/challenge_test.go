@@ -41,8 +41,10 @@ func (c *counting) Challenge(context.Context, auth.Challenge, auth.UI) (auth.Ans
 func (c *counting) Login(context.Context, auth.LoginOptions, auth.UI) (auth.Status, error) {
 	return auth.Status{}, nil
 }
-func (c *counting) Logout(context.Context) (auth.LogoutResult, error) { return auth.LogoutResult{}, nil }
-func (c *counting) Status(context.Context) (auth.Status, error)       { return auth.Status{}, nil }
+func (c *counting) Logout(context.Context) (auth.LogoutResult, error) {
+	return auth.LogoutResult{}, nil
+}
+func (c *counting) Status(context.Context) (auth.Status, error) { return auth.Status{}, nil }
 
 // One refresh is one call into the auth plugin: the transport's Challenge
 // gets the new headers in its answer, and the retry needs no Headers call
