@@ -425,3 +425,8 @@ func TestCancelAndClose(t *testing.T) {
 		t.Error("a call after Close succeeded")
 	}
 }
+
+// The plugin keeps the bridge contract as the sdk checks it.
+func TestBridgeContract(t *testing.T) {
+	sdktest.CheckBridge(t, description(), opener(nil), config(t.TempDir(), nil))
+}

@@ -504,3 +504,18 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		t.Errorf("open = %v; lifetime %v, timeout %v", err, a.s.lifetime, a.s.timeout)
 	}
 }
+
+// The plugin keeps the auth contract as the sdk checks it: valid headers,
+// a Status without the token, a challenge answered with the new headers.
+func TestAuthContract(t *testing.T) {
+	d := tokenCommand(t, secret)
+	log := hclog.NewNullLogger()
+	sdktest.CheckAuth(t, func(_ context.Context, cfg auth.Config) (auth.Authenticator, error) {
+		a, err := newExecAuth(cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { a.Close() })
+		return a, nil
+	}, auth.Config{Server: "corp", Method: "exec", URL: "https://mcp.corp.example/mcp", Settings: d.settings()})
+}

@@ -13,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/plugins/oauth/discovery"
 	"github.com/hermes-agent/hermes/plugins/oauth/tokenstore"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/sdktest"
 )
 
 // Every bad setting is a config error naming its key.
@@ -340,4 +343,13 @@ func TestTokenRequestExpiry(t *testing.T) {
 			t.Errorf("expires_in %s: ExpiresIn %d ExpiresAt request%+d; want %d and request%+d", tc.expiresIn, tok.ExpiresIn, tok.ExpiresAt-start, tc.want, tc.want)
 		}
 	}
+}
+
+// The plugin keeps the auth contract as the sdk checks it, with nothing
+// stored: empty headers, a Status naming the method, and a challenge
+// without a user answered with login_needed at once.
+func TestAuthContract(t *testing.T) {
+	sdktest.CheckAuth(t, func(ctx context.Context, cfg auth.Config) (auth.Authenticator, error) {
+		return open(ctx, cfg, hclog.NewNullLogger())
+	}, auth.Config{Server: "notes", Method: "oauth", URL: "https://mcp.example/mcp", TokenDir: t.TempDir()})
 }
