@@ -1,18 +1,24 @@
 // Package sdk is the kind-neutral root of the contract between the Hermes
-// host and its plugins: the go-plugin handshake and the contract version
-// (refused at once when the two sides differ), the plugin kinds and binary
-// names, errors that keep their kind across the process boundary, the host
-// callback plumbing, the plugin logger, and Serve with parent-death
-// handling (a plugin exits when its host dies, after closing what it opened
-// within a grace, and never leaves a server behind).
+// host and its plugins, for plugin authors: errors that keep their kind
+// across the process boundary (Error and its codes), the plugin kinds and
+// binary names, the options every kind's Serve takes (WithLogger, ...), the
+// plugin logger, and how a process ended (ExitReason).
 //
-// Each kind's contract lives in its own small package: [transport] for
-// transports (moving JSON-RPC messages as bytes), and auth and bridge as
-// they come. Plugin authors call their kind package's Serve. The package
-// mcpgo adapts mcp-go's transports to the contract for authors who want
-// them; sdktest runs a plugin binary through the contract in a test.
+// Each kind's contract lives in its own small package, with its own
+// contract version: [transport] (moving JSON-RPC messages as bytes),
+// [auth] (request headers for a server that wants credentials) and
+// [bridge] (tools over the agent's data for `hermes mcp serve`). A plugin
+// author imports the root and one kind package, and calls that kind's
+// Serve. sdktest checks a plugin of any kind in a test; the mcp-go adapter
+// for transports is the module github.com/hermes-agent/hermes/sdk/mcpgo.
+// The host's side of the contract is sdk/pluginhost, which plugin authors
+// never import.
 //
-// This package and the kind packages depend on go-plugin and hclog only.
+// This module depends on go-plugin and hclog only (no mcp-go). Its version
+// is Version, tagged sdk/v<Version>; docs/PLUGINS.md says what bumps it and
+// each kind's contract version.
 //
 // [transport]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/transport
+// [auth]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/auth
+// [bridge]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/bridge
 package sdk

@@ -144,7 +144,7 @@ type Spec struct {
 	// saying to run 'hermes mcp install <Reinstall>' again.
 	Reinstall string
 	// Plugins is the host side of the kind's go-plugin glue, keyed by kind
-	// (e.g. {sdk.KindTransport: &transport.Plugin{}}).
+	// (e.g. {sdk.KindTransport: pluginhost.TransportPlugin{}}).
 	Plugins map[string]plugin.Plugin
 	// MaxFrameBytes is the largest frame the host accepts from this plugin;
 	// the kind's client enforces it (see Plugin.Spec).
@@ -377,7 +377,7 @@ func openChecked(path, want string) (*os.File, error) {
 func (p *Plugin) Spec() Spec { return p.spec }
 
 // Dispense returns the plugin's implementation of its kind (for a transport
-// plugin, a *transport.Handle).
+// plugin, a *pluginhost.Transport).
 func (p *Plugin) Dispense() (any, error) {
 	raw, err := p.proto.Dispense(p.Kind)
 	if err != nil {

@@ -3,8 +3,9 @@
 // offers to other MCP clients. The host runs the MCP server (stdio or
 // HTTP, its authentication, the protocol); the plugin only describes its
 // tools and runs a call when asked. A plugin implements Server in one small
-// main and calls Serve; the host dispenses a *Handle, asks it to Describe
-// the tools and Opens a *Client over the agent's home folder.
+// main and calls Serve (the host's side is sdk/pluginhost: it asks for the
+// Description, checks it, and opens the Server over the agent's home
+// folder).
 //
 // A call may be long (a wait for the next event): the host cancels it with
 // its context, and the plugin's context ends too. A plugin that crashes

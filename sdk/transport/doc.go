@@ -20,7 +20,9 @@
 // Build the binary as hermes-transport-<name> and put it on the plugin search
 // path (beside hermes, in $HERMES_HOME/plugins, or $HERMES_PLUGIN_PATH); a
 // server entry with `transport: <name>` then uses it. Authors who want one of
-// mcp-go's own transports use the adapter in the sdk's mcpgo package instead.
+// mcp-go's own transports use the adapter module
+// github.com/hermes-agent/hermes/sdk/mcpgo instead. sdktest.CheckTransport
+// runs the built binary through the whole contract.
 //
 // Errors reach the host with their kind when they are (or wrap) an
 // [*sdk.Error]: classify what happened on the wire (sdk.CodeAuth with the
@@ -34,8 +36,9 @@
 // from the host (a go-plugin broker stream when there is none), one message
 // per frame, never re-encoded. A host-side cancel is a frame on the same
 // ordered stream, so it can never overtake the request it cancels.
-// Plugin-to-host calls (per-request headers) go through a net/rpc callback
-// server the host runs on the broker.
+// Plugin-to-host calls (Host: per-request headers, challenges) go through a
+// net/rpc callback server the host runs on the broker; a challenge's answer
+// carries the headers to retry with.
 //
 // This package and the sdk root depend on go-plugin and hclog only.
 package transport
