@@ -58,4 +58,4 @@ func VersionedPlugins(kinds map[string]plugin.Plugin) map[int]plugin.PluginSet {
 }
 
 // MagicCookieKey is the environment variable of the handshake cookie.
-const MagicCookieKey = serve.MagicCookieKey
+const MagicCookieKey = "HERMES_PLUGIN"
