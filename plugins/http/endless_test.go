@@ -164,4 +164,3 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
-
