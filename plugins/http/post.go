@@ -36,6 +36,9 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, p peeked) error {
 	session := ""
 	if p.method != "initialize" {
 		// initialize starts a session of its own.
+		if t.sessionEnded.Load() {
+			return t.sessionExpiredError(what(p))
+		}
 		session = t.SessionID()
 	}
 	if session != "" {
@@ -47,9 +50,11 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, p peeked) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 && p.method == "initialize" {
-		if id := resp.Header.Get(headerSessionID); id != "" {
-			t.setSession(id)
-		}
+		t.setSession(resp.Header.Get(headerSessionID))
+		t.sessionEnded.Store(false)
+	}
+	if resp.StatusCode == http.StatusNotFound && session != "" {
+		t.endSession(session)
 	}
 	if resp.StatusCode/100 != 2 {
 		return t.refused(resp, p, session != "", info)

@@ -56,6 +56,11 @@ type httpTransport struct {
 	in chan []byte // the server's messages, for Read
 
 	session atomic.Pointer[string]
+	// sessionEnded is set when the server answered 404 to the session:
+	// until an initialize starts a new one, messages fail with
+	// CodeSessionExpired without going out (without a session id the
+	// server would refuse them, or take them as another session's).
+	sessionEnded atomic.Bool
 	// version is the protocol version the host negotiated ("" before).
 	version atomic.Pointer[string]
 
@@ -206,6 +211,16 @@ func (t *httpTransport) protocolVersion() string { return *t.version.Load() }
 func (t *httpTransport) SessionID() string { return *t.session.Load() }
 
 func (t *httpTransport) setSession(id string) { t.session.Store(&id) }
+
+// endSession forgets the session sent, which the server no longer knows,
+// unless another one has replaced it meanwhile.
+func (t *httpTransport) endSession(sent string) {
+	cur := t.session.Load()
+	empty := ""
+	if *cur == sent && t.session.CompareAndSwap(cur, &empty) {
+		t.sessionEnded.Store(true)
+	}
+}
 
 // Close ends the session (a DELETE, for Streamable HTTP with a session) and
 // every stream.
