@@ -51,6 +51,7 @@ func (t *httpTransport) listen() {
 	defer t.streamAnswered()
 	wait := listenBackoff[0]
 	lastID := ""
+	var retry time.Duration
 	for {
 		session := t.SessionID()
 		resp, err := t.get(t.ctx, session, lastID)
@@ -69,7 +70,7 @@ func (t *httpTransport) listen() {
 			t.log.Debug("the server offers no GET stream", "status", resp.StatusCode)
 			return
 		case resp.StatusCode == http.StatusOK && mediaType(resp.Header.Get("Content-Type")) == "text/event-stream":
-			_, got, rerr := t.readEvents(resp.Body, peeked{}, &lastID)
+			_, got, rerr := t.readEvents(resp.Body, peeked{}, &lastID, &retry)
 			_ = resp.Body.Close()
 			if errors.Is(rerr, errTooLarge) {
 				t.log.Warn("event stream over the message limit; ending the connection", "url", t.shownURL)
@@ -78,6 +79,10 @@ func (t *httpTransport) listen() {
 			}
 			if got {
 				wait = listenBackoff[0]
+			}
+			if retry > 0 {
+				// The reconnection time the server asked for.
+				wait = retry
 			}
 		default:
 			_ = resp.Body.Close()

@@ -117,8 +117,9 @@ func (t *httpTransport) refused(resp *http.Response, p peeked, sentSession bool,
 // server asked for.
 func (t *httpTransport) readAnswer(ctx context.Context, body io.ReadCloser, p peeked, session string) error {
 	lastID := ""
+	var retry time.Duration
 	for resumes := 0; ; {
-		answered, got, err := t.readEvents(body, p, &lastID)
+		answered, got, err := t.readEvents(body, p, &lastID, &retry)
 		if answered {
 			return nil
 		}
@@ -138,6 +139,14 @@ func (t *httpTransport) readAnswer(ctx context.Context, body io.ReadCloser, p pe
 			return &cutOff{err}
 		}
 		resumes++
+		if retry > 0 {
+			// The reconnection time the server asked for.
+			select {
+			case <-time.After(retry):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		t.log.Debug("resuming the answer's stream", "method", p.method, "last_event_id", lastID)
 		resp, rerr := t.get(ctx, session, lastID)
 		if rerr != nil {
@@ -153,9 +162,15 @@ func (t *httpTransport) readAnswer(ctx context.Context, body io.ReadCloser, p pe
 }
 
 // readEvents passes the messages of one event stream on until it ends or
-// brings the answer to p; got says whether any message came.
-func (t *httpTransport) readEvents(body io.Reader, p peeked, lastID *string) (answered, got bool, err error) {
+// brings the answer to p; got says whether any message came. It records
+// the last event id and the reconnection time the stream named.
+func (t *httpTransport) readEvents(body io.Reader, p peeked, lastID *string, retry *time.Duration) (answered, got bool, err error) {
 	er := newEventReader(body, t.max)
+	defer func() {
+		if er.retry > 0 {
+			*retry = er.retry
+		}
+	}()
 	for {
 		ev, err := er.next()
 		if err != nil {

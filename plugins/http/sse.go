@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
+	"time"
 )
+
+// maxRetry bounds the reconnection time a server may ask for.
+const maxRetry = 30 * time.Second
 
 // errTooLarge is what eventReader.next and readBody return for a message
 // over the limit; the caller turns it into the error naming max_message_mb.
@@ -41,6 +46,10 @@ type eventReader struct {
 	hasData bool
 	name    string
 	id      string
+
+	// retry is the reconnection time the stream asked for (its last
+	// retry field), 0 when it named none.
+	retry time.Duration
 }
 
 func newEventReader(r io.Reader, max int64) *eventReader {
@@ -140,6 +149,10 @@ func (e *eventReader) field(line []byte) {
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			e.id = string(value)
+		}
+	case "retry":
+		if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
+			e.retry = min(time.Duration(ms)*time.Millisecond, maxRetry)
 		}
 	}
 }
