@@ -15,6 +15,14 @@ import (
 // maxErrorBody bounds what is read of a refusal's body.
 const maxErrorBody = 64 << 10
 
+// defaultRetry is the wait before an answer's stream is resumed when the
+// server named no reconnection time; minRetry the shortest wait taken from
+// one, so that a server asking for none is not polled in a tight loop.
+const (
+	defaultRetry = time.Second
+	minRetry     = 10 * time.Millisecond
+)
+
 // maxResumes bounds how often one answer's stream is resumed in a row
 // without bringing anything new.
 const maxResumes = 3
@@ -139,13 +147,15 @@ func (t *httpTransport) readAnswer(ctx context.Context, body io.ReadCloser, p pe
 			return &cutOff{err}
 		}
 		resumes++
+		// The reconnection time the server asked for, else a second.
+		wait := defaultRetry
 		if retry > 0 {
-			// The reconnection time the server asked for.
-			select {
-			case <-time.After(retry):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			wait = max(retry, minRetry)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		t.log.Debug("resuming the answer's stream", "method", p.method, "last_event_id", lastID)
 		resp, rerr := t.get(ctx, session, lastID)
