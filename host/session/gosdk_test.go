@@ -1,8 +1,10 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,9 +33,30 @@ func goSDKServer(t *testing.T) string {
 		})
 		return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: "added " + args.Name}}}, nil
 	})
-	ts := httptest.NewServer(gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv }, nil))
+	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return srv }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	// /empty is the same server, except that it answers server/discover
+	// with an empty result, as some older servers answer any method.
+	mux.HandleFunc("/empty", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &m) == nil && m.Method == "server/discover" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp"
+	return ts.URL
 }
 
 // TestGoSDKListChanged: against a stateful go-sdk server, a tool added
@@ -43,13 +66,20 @@ func goSDKServer(t *testing.T) string {
 // initialize). The list_changed travels on the GET stream, which the host
 // has the plugin open once the revision is known.
 func TestGoSDKListChanged(t *testing.T) {
-	url := goSDKServer(t)
-	for _, pin := range []string{"2025-11-25", config.ProtocolAuto} {
-		t.Run(pin, func(t *testing.T) {
+	base := goSDKServer(t)
+	for _, c := range []struct{ name, pin, path string }{
+		{"2025-11-25", "2025-11-25", "/mcp"},
+		{"auto", config.ProtocolAuto, "/mcp"},
+		// A server answering server/discover with {}: hermes falls back
+		// to initialize, and the GET stream opens all the same.
+		{"auto, discover answered with {}", config.ProtocolAuto, "/empty"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pin := c.pin
 			d, _ := deps(t)
 			got := make(chan string, 16)
 			d.OnNotification = func(_ string, n mcp.JSONRPCNotification) { got <- n.Method }
-			s := mustConnect(t, at(remote("http", url), pin), d)
+			s := mustConnect(t, at(remote("http", base+c.path), pin), d)
 			if s.Protocol.Revision != "2025-11-25" {
 				t.Fatalf("protocol %+v", s.Protocol)
 			}
@@ -57,7 +87,7 @@ func TestGoSDKListChanged(t *testing.T) {
 				t.Fatalf("protocol %+v, want it negotiated after the discover probe", s.Protocol)
 			}
 			s.Listen(nil)
-			name := "fresh_" + strings.ReplaceAll(pin, "-", "_")
+			name := "fresh_" + strings.NewReplacer("-", "_", " ", "_", ",", "", "{}", "empty").Replace(c.name)
 			if text := callText(t, s, "add_tool", map[string]any{"name": name}); text != "added "+name {
 				t.Fatalf("add_tool = %q", text)
 			}
