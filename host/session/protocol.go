@@ -56,6 +56,9 @@ func negotiate(ctx context.Context, c *client.Client, w *watch, srv *config.Serv
 	case remembered != "":
 		want, p.Source = remembered, SourceRemembered
 	}
+	w.mu.Lock()
+	w.pingProbe = p.Source == SourceNegotiated
+	w.mu.Unlock()
 	init, err := initializeAt(ctx, c, want)
 	if err != nil && p.Source != SourcePinned && answered(err) {
 		// The server refused the revision: try the newest it named, or
@@ -216,6 +219,11 @@ type watch struct {
 	retry, retried bool
 	// http: the connection is MCP over HTTP.
 	http bool
+	// pingProbe lets the probe ask a ping whether a stdio server ignores
+	// it: only while the revision is negotiated afresh (a first connect),
+	// never for a pinned or remembered one, which the server is expected
+	// to speak.
+	pingProbe bool
 
 	schemas rawSchemas
 }
@@ -283,7 +291,7 @@ func (w *watch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest
 // discover still has once the ping was answered.
 const (
 	pingAfter = 250 * time.Millisecond
-	pingGrace = 250 * time.Millisecond
+	pingGrace = time.Second
 )
 
 // pingID is the id of the probe's ping.
@@ -299,12 +307,17 @@ var errDiscoverIgnored = errors.New("the server answered ping but not server/dis
 // before 2026-07-28 answers, even before initialize) asks whether the
 // server is there. When the ping is answered and discover, sent first,
 // still is not (within pingGrace, or twice the ping's round trip), the
-// server ignored it: the probe ends at once and the host falls back to
-// initialize. A server that answers neither (still starting) keeps the
-// full bound. Over HTTP every request has its own answer, and a refusal
+// server ignored it: the probe ends and the host falls back to initialize,
+// about 1.3 s after the probe went out instead of mcp-go's 5 s bound. A
+// server that answers neither (still starting) keeps the full bound. Only
+// a first connect (nothing pinned or remembered) asks: a server that once
+// spoke a revision, or was pinned to it, is given the whole bound. Over HTTP every request has its own answer, and a refusal
 // ends the probe by itself.
 func (w *watch) probe(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	if w.http {
+	w.mu.Lock()
+	ping := w.pingProbe
+	w.mu.Unlock()
+	if w.http || !ping {
 		return w.Interface.SendRequest(ctx, req)
 	}
 	type answer struct {
