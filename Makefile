@@ -59,7 +59,7 @@ test: npm-deps build vet
 # needs the npm test servers (make npm-deps).
 bench: npm-deps
 	$(GO) test -run '^$$' -bench 'CallTool$$|CallToolParallel' -benchtime 3000x -count 5 ./host/bench/ ./host/session/
-	$(GO) test -run '^$$' -bench 'CallTool1MiB' -benchtime 40x -count 3 ./host/bench/
+	$(GO) test -run '^$$' -bench 'CallTool1MiB' -benchtime 40x -count 3 ./host/bench/ ./host/session/
 	$(GO) test -run '^$$' -bench 'PluginStart' -benchtime 200x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginRSS|OneShot|ToolsCommand|Discovery' -benchtime 10x -count 1 ./host/bench/
 	$(GO) test -run '^$$' -bench 'ServeCallTool' -benchtime 2000x -count 3 ./host/serve/

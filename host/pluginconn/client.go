@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -63,6 +64,10 @@ type Client struct {
 	// slots holds a token per server request being handled.
 	slots   chan struct{}
 	refused atomic.Bool // a refusal was reported
+
+	// version is the negotiated protocol version of an HTTP connection,
+	// which every request carries as its MCP-Protocol-Version header.
+	version atomic.Pointer[string]
 }
 
 type pending struct {
@@ -79,8 +84,28 @@ type result struct {
 // HTTPClient is a Client whose plugin speaks MCP over HTTP.
 type HTTPClient struct{ *Client }
 
-// SetProtocolVersion tells the plugin the negotiated protocol version.
-func (h *HTTPClient) SetProtocolVersion(version string) { h.conn.SetProtocolVersion(version) }
+// SetProtocolVersion tells the plugin the negotiated protocol version, and
+// makes it the MCP-Protocol-Version header of every request written after
+// it (so that no request can go out without it, whatever the plugin does).
+func (h *HTTPClient) SetProtocolVersion(version string) {
+	h.version.Store(&version)
+	h.conn.SetProtocolVersion(version)
+}
+
+// withVersion returns header with the negotiated version's
+// MCP-Protocol-Version added, when there is one and header has none.
+func (c *Client) withVersion(header http.Header) http.Header {
+	v := c.version.Load()
+	if v == nil || *v == "" || header.Get("Mcp-Protocol-Version") != "" {
+		return header
+	}
+	header = header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Mcp-Protocol-Version", *v)
+	return header
+}
 
 // Dial opens a connection through the transport plugin h to the server cfg
 // describes and returns it as an mcp-go transport (already connected: Start
@@ -153,7 +178,7 @@ func (c *Client) SendRequest(ctx context.Context, req mcptransport.JSONRPCReques
 	c.pending[key] = p
 	c.bySeq[p.seq] = key
 	c.mu.Unlock()
-	if err := c.conn.WriteSeq(p.seq, msg, req.Header); err != nil {
+	if err := c.conn.WriteSeq(p.seq, msg, c.withVersion(req.Header)); err != nil {
 		c.drop(key)
 		return nil, wrapErr(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,18 +21,31 @@ import (
 // BenchmarkHTTPCallTool measures one tools/call of echo against the test
 // server over loopback: direct is mcp-go's Streamable HTTP client in this
 // process; plugin is the same call through session.Connect and the HTTP
-// transport plugin.
+// transport plugin. Both are connected at once and each iteration calls
+// both, in alternating order, so that both see the same machine; the
+// benchmark reports the median call of each and their ratio.
 func BenchmarkHTTPCallTool(b *testing.B) {
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}}}
+	benchHTTP(b, req, 20)
+}
+
+// BenchmarkHTTPCallTool1MiB is BenchmarkHTTPCallTool with a result of 1 MiB
+// (the test server's huge tool).
+func BenchmarkHTTPCallTool1MiB(b *testing.B) {
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "huge", Arguments: map[string]any{"bytes": 1 << 20}}}
+	benchHTTP(b, req, 5)
+}
+
+func benchHTTP(b *testing.B, req mcp.CallToolRequest, warm int) {
 	dir := testbin.Dir(b)
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	cmd := exec.Command(filepath.Join(dir, "hermes-testserver"), "--http", "127.0.0.1:0")
 	p := startListening(b, cmd, "listening on ")
 	url := p.URL + "/mcp"
-	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}}}
 	ctx := context.Background()
 
 	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
-		b.Run("direct/"+rev, func(b *testing.B) {
+		b.Run(rev, func(b *testing.B) {
 			opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
 			if !mcp.IsModernProtocol(rev) {
 				// What hermes does in a legacy revision: keep the GET stream.
@@ -41,27 +55,19 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := client.NewClient(tr, client.WithProtocolVersion(rev))
-			defer c.Close()
-			if err := c.Start(ctx); err != nil {
+			direct := client.NewClient(tr, client.WithProtocolVersion(rev))
+			defer direct.Close()
+			if err := direct.Start(ctx); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+			if _, err := direct.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 				ProtocolVersion: rev, ClientInfo: mcp.Implementation{Name: "bench", Version: "1"}}}); err != nil {
 				b.Fatal(err)
 			}
-			if got := c.ProtocolVersion(); got != rev {
+			if got := direct.ProtocolVersion(); got != rev {
 				b.Fatalf("negotiated %s, want %s", got, rev)
 			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := c.CallTool(ctx, req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 
-		b.Run("plugin/"+rev, func(b *testing.B) {
 			home := b.TempDir()
 			sup := supervisor.New(supervisor.Options{Home: home})
 			defer sup.KillAll()
@@ -73,12 +79,42 @@ func BenchmarkHTTPCallTool(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := s.Client.CallTool(ctx, req); err != nil {
+
+			clients := [2]*client.Client{direct, s.Client}
+			call := func(c *client.Client) {
+				if _, err := c.CallTool(ctx, req); err != nil {
 					b.Fatal(err)
 				}
 			}
+			for _, c := range clients {
+				for range warm {
+					call(c)
+				}
+			}
+			var took [2][]time.Duration
+			i := 0
+			for b.Loop() {
+				for k := range 2 {
+					j := (i + k) % 2 // alternate which path goes first
+					t0 := time.Now()
+					call(clients[j])
+					took[j] = append(took[j], time.Since(t0))
+				}
+				i++
+			}
+			if i == 0 {
+				return
+			}
+			d, pl := medianOf(took[0]), medianOf(took[1])
+			b.ReportMetric(float64(d.Microseconds()), "direct-us/call")
+			b.ReportMetric(float64(pl.Microseconds()), "plugin-us/call")
+			b.ReportMetric(float64(pl)/float64(d), "plugin/direct")
 		})
 	}
+}
+
+func medianOf(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -64,6 +64,12 @@ func testEverything(t *testing.T, mode, transport, path string) {
 	if s.Init.ServerInfo.Name != "mcp-servers/everything" {
 		t.Fatalf("server %q", s.Init.ServerInfo.Name)
 	}
+	// The stateful TypeScript server refuses server/discover at once (HTTP
+	// 400, a JSON-RPC error whose id is null): that refusal ends the probe,
+	// which does not wait out its bound.
+	if mode == "streamableHttp" && (!strings.Contains(s.Protocol.Why, "(server/discover: Bad Request: ") || strings.Contains(s.Protocol.Why, "deadline")) {
+		t.Fatalf("protocol %+v: want the server's refusal as the end of the discover probe", s.Protocol)
+	}
 	ctx := context.Background()
 
 	// Tools added after initialize (they depend on the client's

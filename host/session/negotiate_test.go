@@ -40,10 +40,21 @@ func TestNegotiateStdio(t *testing.T) {
 		{"every revision", "2026-07-28,2025-11-25,2025-06-18,2025-03-26", session.Latest, "server/discover lists 2026-07-28, 2025-11-25"},
 		{"legacy", "2025-11-25,2025-06-18", "2025-11-25", "the server does not speak 2026-07-28 (server/discover: Method not found (-32601)); it chose 2025-11-25 in initialize"},
 		{"old", "2025-03-26", "2025-03-26", "it chose 2025-03-26 in initialize"},
+		// A server that ignores methods it does not know: the probe ends
+		// when it answers a ping but not server/discover, not when the
+		// probe's bound runs out.
+		{"ignores discover", "2025-11-25,--discover=ignore", "2025-11-25",
+			"(server/discover: the server answered ping but not server/discover (it ignores methods it does not know)); it chose 2025-11-25 in initialize"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, dir := deps(t)
-			s := connect(t, d, testServer(dir, "--protocols", c.protocols))
+			// c.protocols may end with the test server's --discover.
+			protocols, discover, found := strings.Cut(c.protocols, ",--discover=")
+			args := []string{"--protocols", protocols}
+			if found {
+				args = append(args, "--discover", discover)
+			}
+			s := connect(t, d, testServer(dir, args...))
 			if s.Protocol.Revision != c.want || s.Init.ProtocolVersion != c.want || s.Protocol.Source != session.SourceNegotiated {
 				t.Fatalf("protocol %+v (init %s), want %s negotiated", s.Protocol, s.Init.ProtocolVersion, c.want)
 			}
@@ -189,6 +200,24 @@ func TestNegotiateHTTP(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "does not speak the pinned protocol 2025-11-25; it speaks 2026-07-28") ||
 		strings.Contains(err.Error(), "transport: sse") {
 		t.Fatalf("pinned legacy against a current server: %v", err)
+	}
+}
+
+// TestNegotiateHTTPRefusal: a server that refuses server/discover with HTTP
+// 400 and a JSON-RPC error whose id is null (as a stateful TypeScript SDK
+// server refuses every request before initialize) ends the probe at once:
+// the refusal is the probe's answer, and the host falls back to initialize
+// without waiting out the probe's bound.
+func TestNegotiateHTTPRefusal(t *testing.T) {
+	d, dir := deps(t)
+	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--protocols", "2025-11-25", "--discover", "null-id")
+	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
+	if s.Protocol.Revision != "2025-11-25" || s.Protocol.Source != session.SourceNegotiated ||
+		!strings.Contains(s.Protocol.Why, "(server/discover: Bad Request: Server not initialized (-32000)); it chose 2025-11-25 in initialize") {
+		t.Fatalf("protocol %+v, want the refusal as the probe's end", s.Protocol)
+	}
+	if got := callText(t, s, "echo", map[string]any{"message": "after the refusal"}); got != "after the refusal" {
+		t.Fatalf("echo = %q", got)
 	}
 }
 

@@ -56,6 +56,9 @@ func negotiate(ctx context.Context, c *client.Client, w *watch, srv *config.Serv
 	case remembered != "":
 		want, p.Source = remembered, SourceRemembered
 	}
+	w.mu.Lock()
+	w.pingProbe = p.Source == SourceNegotiated
+	w.mu.Unlock()
 	init, err := initializeAt(ctx, c, want)
 	if err != nil && p.Source != SourcePinned && answered(err) {
 		// The server refused the revision: try the newest it named, or
@@ -214,6 +217,13 @@ type watch struct {
 	// retry asks SendRequest to send the probe once more; retried says
 	// it was (once per connection).
 	retry, retried bool
+	// http: the connection is MCP over HTTP.
+	http bool
+	// pingProbe lets the probe ask a ping whether a stdio server ignores
+	// it: only while the revision is negotiated afresh (a first connect),
+	// never for a pinned or remembered one, which the server is expected
+	// to speak.
+	pingProbe bool
 
 	schemas rawSchemas
 }
@@ -231,6 +241,7 @@ func (h httpWatch) SetProtocolVersion(v string) {
 func watchProbe(tr mcptransport.Interface) (mcptransport.Interface, *watch) {
 	w := &watch{Interface: tr}
 	if _, ok := tr.(mcptransport.HTTPConnection); ok {
+		w.http = true
 		return httpWatch{w}, w
 	}
 	return w, w
@@ -251,7 +262,13 @@ func (w *watch) RequiresLegacyProtocol() bool {
 
 // SendRequest sends req; a server/discover exchange is checked.
 func (w *watch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	resp, err := w.Interface.SendRequest(ctx, req)
+	var resp *mcptransport.JSONRPCResponse
+	var err error
+	if req.Method == string(mcp.MethodServerDiscover) {
+		resp, err = w.probe(ctx, req)
+	} else {
+		resp, err = w.Interface.SendRequest(ctx, req)
+	}
 	switch req.Method {
 	case string(mcp.MethodToolsList):
 		if err == nil && resp.Error == nil {
@@ -261,12 +278,91 @@ func (w *watch) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest
 	case string(mcp.MethodServerDiscover):
 		resp, err = w.checkDiscover(ctx, req, resp, err)
 		if retry := w.retryVersion(); retry {
-			resp, err = w.Interface.SendRequest(ctx, req)
+			resp, err = w.probe(ctx, req)
 			resp, err = w.checkDiscover(ctx, req, resp, err)
 		}
 		return resp, err
 	}
 	return resp, err
+}
+
+// pingAfter is how long the server/discover probe waits over stdio before
+// it asks, with a ping, whether the server is there; pingGrace is how long
+// discover still has once the ping was answered.
+const (
+	pingAfter = 250 * time.Millisecond
+	pingGrace = time.Second
+)
+
+// pingID is the id of the probe's ping.
+const pingID = "hermes-probe-ping"
+
+// errDiscoverIgnored ends a probe the server ignored.
+var errDiscoverIgnored = errors.New("the server answered ping but not server/discover (it ignores methods it does not know)")
+
+// probe sends the server/discover probe. Over stdio a server from before
+// 2026-07-28 may ignore a method it does not know instead of refusing it,
+// which would cost the whole probe bound (5 s) on a first connect: so when
+// discover has no answer after pingAfter, a ping (which every revision
+// before 2026-07-28 answers, even before initialize) asks whether the
+// server is there. When the ping is answered and discover, sent first,
+// still is not (within pingGrace, or twice the ping's round trip), the
+// server ignored it: the probe ends and the host falls back to initialize,
+// about 1.3 s after the probe went out instead of mcp-go's 5 s bound. A
+// server that answers neither (still starting) keeps the full bound. Only
+// a first connect (nothing pinned or remembered) asks: a server that once
+// spoke a revision, or was pinned to it, is given the whole bound. Over HTTP every request has its own answer, and a refusal
+// ends the probe by itself.
+func (w *watch) probe(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	w.mu.Lock()
+	ping := w.pingProbe
+	w.mu.Unlock()
+	if w.http || !ping {
+		return w.Interface.SendRequest(ctx, req)
+	}
+	type answer struct {
+		resp *mcptransport.JSONRPCResponse
+		err  error
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	discover := make(chan answer, 1)
+	go func() {
+		r, err := w.Interface.SendRequest(pctx, req)
+		discover <- answer{r, err}
+	}()
+	timer := time.NewTimer(pingAfter)
+	defer timer.Stop()
+	select {
+	case a := <-discover:
+		return a.resp, a.err
+	case <-timer.C:
+	}
+	pinged := make(chan error, 1)
+	sent := time.Now()
+	go func() {
+		_, err := w.Interface.SendRequest(pctx, mcptransport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(pingID), Method: string(mcp.MethodPing)})
+		pinged <- err
+	}()
+	select {
+	case a := <-discover:
+		return a.resp, a.err
+	case err := <-pinged:
+		if err != nil {
+			a := <-discover
+			return a.resp, a.err
+		}
+	}
+	timer.Reset(max(pingGrace, 2*time.Since(sent)))
+	select {
+	case a := <-discover:
+		return a.resp, a.err
+	case <-timer.C:
+	}
+	cancel()
+	<-discover
+	return nil, errDiscoverIgnored
 }
 
 // checkDiscover checks the answer to a server/discover probe.

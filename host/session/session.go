@@ -265,6 +265,15 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}
 	tr, probe := watchProbe(tr)
 	var copts []client.ClientOption
+	if probe.http {
+		// Over HTTP every request has its own answer, and a server that
+		// does not know server/discover refuses it at once (the plugin
+		// hands the host the refusal): the probe needs no bound of its
+		// own beyond connect_timeout. mcp-go's 5 s bound is for stdio
+		// servers that never answer; on a loaded machine it cut slow
+		// answers short and sent a modern server initialize instead.
+		copts = append(copts, client.WithDiscoverTimeout(-1))
+	}
 	if d.Sampling != nil {
 		copts = append(copts, client.WithSamplingHandler(d.Sampling))
 	}

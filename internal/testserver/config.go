@@ -37,6 +37,11 @@ type Config struct {
 	// revision mcp-go knows. See ParseProtocols and the package
 	// documentation.
 	Protocols []string
+	// Discover is how a server without 2026-07-28 answers server/discover
+	// (--discover): "" Method not found, DiscoverIgnore not at all (stdio),
+	// DiscoverNullID an error whose id is null (HTTP status 400), as a
+	// stateful TypeScript SDK server refuses any request before initialize.
+	Discover string
 
 	// HangInitialize never answers initialize (--hang-initialize).
 	HangInitialize bool
@@ -152,6 +157,8 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 		"refused (UNSUPPORTED_PROTOCOL_VERSION); initialize answers the revision asked if listed, else the newest "+
 		"listed one. Stdio and --http; --sse ignores it")
 
+	fs.StringVar(&cfg.Discover, "discover", "", "with --protocols without 2026-07-28: answer server/discover `MODE`: "+
+		DiscoverIgnore+" (never; stdio), "+DiscoverNullID+" (an error whose id is null, HTTP 400), or Method not found (default)")
 	fs.BoolVar(&cfg.HangInitialize, "hang-initialize", false, "never answer initialize")
 	fs.BoolVar(&cfg.Garbage, "garbage", false, "write non-JSON output and never answer")
 	fs.BoolVar(&cfg.Banner, "banner", false, "stdio: write one non-JSON line to stdout, then serve")

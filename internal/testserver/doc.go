@@ -98,6 +98,12 @@
 //     names an unlisted legacy revision gets a plain 400 "Unsupported
 //     protocol version", as mcp-go answers an unknown one.
 //
+// With a LIST without 2026-07-28, --discover MODE changes how server/discover
+// is refused: "ignore" never answers it (stdio; an HTTP POST hangs), as a
+// server that ignores unknown methods; "null-id" answers a JSON-RPC error
+// whose id is null (-32000 "Bad Request: Server not initialized", HTTP 400),
+// as a stateful TypeScript SDK server refuses any request before initialize.
+//
 // Everything else (notifications, responses, legacy requests) goes to mcp-go
 // unchanged. --sse ignores --protocols (the SSE transport is legacy by
 // nature) and refuses a LIST holding only 2026-07-28; a hostile server

@@ -53,7 +53,15 @@ type versionFilter struct {
 	// onDiscover, when set, is called for each server/discover the filter
 	// refuses itself (mcp-go's hook traces the ones it serves).
 	onDiscover func()
+	// discover is Config.Discover.
+	discover string
 }
+
+// Values of --discover.
+const (
+	DiscoverIgnore = "ignore"
+	DiscoverNullID = "null-id"
+)
 
 func newVersionFilter(versions []string) *versionFilter {
 	f := &versionFilter{supported: versions}
@@ -103,6 +111,12 @@ func (f *versionFilter) filter(msg []byte) ([]byte, *refusal) {
 		// A server from before 2026-07-28 knows no such method.
 		if f.onDiscover != nil {
 			f.onDiscover()
+		}
+		switch f.discover {
+		case DiscoverIgnore:
+			return nil, &refusal{}
+		case DiscoverNullID:
+			return nil, &refusal{errorBody(json.RawMessage("null"), mcp.JSONRPCErrorDetails{Code: -32000, Message: "Bad Request: Server not initialized"}), http.StatusBadRequest}
 		}
 		return nil, &refusal{errorBody(m.ID, mcp.JSONRPCErrorDetails{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found"}), http.StatusOK}
 	case mcp.IsModernProtocol(declared) && !slices.Contains(f.supported, declared):
@@ -201,6 +215,10 @@ func (f *versionFilter) handler(next http.Handler) http.Handler {
 			return
 		}
 		pass, refused := f.filter(body)
+		if refused != nil && refused.body == nil {
+			<-r.Context().Done() // ignored: no answer
+			return
+		}
 		if refused != nil {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(refused.status)
@@ -240,9 +258,12 @@ func (f *versionFilter) listenFiltered(ctx context.Context, stdio *server.StdioS
 			if msg := bytes.TrimRight(line, "\r\n"); len(msg) > 0 {
 				pass, refused := f.filter(msg)
 				var werr error
-				if refused != nil {
+				switch {
+				case refused != nil && refused.body == nil:
+					// ignored: no answer
+				case refused != nil:
 					_, werr = out.Write(append(refused.body, '\n'))
-				} else {
+				default:
 					_, werr = pw.Write(append(pass, '\n'))
 				}
 				if werr != nil {

@@ -126,6 +126,7 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 			return server.WithSupportedProtocolVersions(ctx, versions)
 		})
 		vf := newVersionFilter(versions)
+		vf.discover = cfg.Discover
 		if cfg.Server.Trace {
 			vf.onDiscover = func() { fmt.Fprintln(stderr, TraceDiscover) }
 		}
@@ -250,6 +251,7 @@ func Handler(cfg *Config, srv *server.MCPServer, logw io.Writer) http.Handler {
 	if cfg.Protocols != nil {
 		opts = append(opts, server.WithStreamableHTTPProtocolVersions(cfg.Protocols...))
 		vf := newVersionFilter(cfg.Protocols)
+		vf.discover = cfg.Discover
 		if cfg.Server.Trace {
 			vf.onDiscover = func() { fmt.Fprintln(cfg.Server.Stderr, TraceDiscover) }
 		}

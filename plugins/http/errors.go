@@ -15,25 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
-
-// connectionMarkers are how a broken connection shows in the errors of Go's
-// HTTP client and mcp-go (not in anything the server wrote).
-var connectionMarkers = []string{
-	"closedresourceerror", "closed resource", "transport is closed",
-	"connection closed", "broken pipe", "end of file",
-}
-
-func hasMarker(msg string, markers []string) bool {
-	m := strings.ToLower(msg)
-	for _, k := range markers {
-		if strings.Contains(m, k) {
-			return true
-		}
-	}
-	return false
-}
 
 // isMCPContentType reports whether ct is a content type of an MCP endpoint.
 func isMCPContentType(ct string) bool {
@@ -71,7 +53,7 @@ func (t *httpTransport) authError(status int, challenge string) *sdk.Error {
 		hint = fmt.Sprintf("the configured Authorization header was refused; check the token (e.g. %s in .env) or replace it with: hermes mcp add %s --url %s --header 'Authorization: Bearer ...'", envKeyName(name), name, t.shownURL)
 	default:
 		hint = fmt.Sprintf("add a header with: hermes mcp add %s --url %s --header 'Authorization: Bearer ...', or put Authorization: \"Bearer ${%s}\" under headers in config.yaml", name, t.shownURL, envKeyName(name))
-		if strings.Contains(strings.ToLower(challenge), "resource_metadata") {
+		if challenge != "" {
 			hint += fmt.Sprintf("; if it uses OAuth, set auth: oauth and run: hermes mcp login %s", name)
 		}
 	}
@@ -110,73 +92,62 @@ func (t *httpTransport) sessionExpiredError(method string) *sdk.Error {
 	return e
 }
 
-// classify turns an error of an mcp-go transport into an *sdk.Error the
-// host can act on. info is what the HTTP responses of the exchange said.
-// It reads the wire only: what the server wrote in a JSON-RPC error is the
-// host's to interpret.
-func (t *httpTransport) classify(err error, info *respInfo, method string) error {
-	if err == nil {
-		return nil
-	}
-	if e := info.overLimitError(); e != nil {
-		return e
-	}
-	var se *sdk.Error
-	if errors.As(err, &se) {
-		return se
-	}
-	status, challenge, ct := info.get()
-	msg := t.scrub(err.Error())
+// statusError is the error of an HTTP answer to the exchange of method the
+// transport cannot pass on: a 404 to a request that carried a session id is
+// the lost session, a 401 or 403 wants credentials (the host's own error
+// when it handled the challenge), and other statuses say the status and the
+// start of the body. body is the start of the answer's body (maxErrorBody).
+func (t *httpTransport) statusError(method string, status int, challenge string, sentSession bool, body []byte, info *respInfo) *sdk.Error {
 	switch {
-	case errors.Is(err, context.Canceled):
-		return sdk.NewError(sdk.CodeCanceled, "%s to MCP server '%s' was cancelled", method, t.cfg.Server)
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout waiting for"):
-		return sdk.NewError(sdk.CodeTimeout, "%s to MCP server '%s' timed out: %s", method, t.cfg.Server, msg)
-	}
-	var are *mcptransport.AuthorizationRequiredError
-	if errors.As(err, &are) || errors.Is(err, mcptransport.ErrUnauthorized) || status == http.StatusUnauthorized || status == http.StatusForbidden {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		if e := info.hostAuthError(); e != nil {
 			return e
 		}
 		return t.authError(status, challenge)
+	case status == http.StatusNotFound && sentSession:
+		return t.sessionExpiredError(method)
 	}
-	if errors.Is(err, mcptransport.ErrSessionTerminated) {
-		// mcp-go says so for every 404, and for every request after the
-		// server answered 404 to the session. A 404 to a request without a
-		// session id is a wrong URL, not a lost session.
-		if status != http.StatusNotFound || info.sentSession() {
-			return t.sessionExpiredError(method)
+	var e *sdk.Error
+	detail := ""
+	if len(body) > 0 {
+		detail = oneLine(t.scrub(string(body)), 200)
+	}
+	switch {
+	case method == "initialize" && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed):
+		// What a legacy SSE server (or a wrong path) answers a POST.
+		e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered initialize with HTTP %d %s: it is not a Streamable HTTP endpoint; check the URL, or set transport: sse if it is a legacy SSE server", t.cfg.Server, t.shownURL, status, http.StatusText(status))
+	case status == http.StatusNotFound:
+		e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered %s with HTTP 404 Not Found; check the URL", t.cfg.Server, t.shownURL, method)
+	case method == "initialize" && status >= 400 && status < 500:
+		if detail != "" {
+			detail = " (" + detail + ")"
 		}
-		e := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered %s with HTTP 404 Not Found; check the URL", t.cfg.Server, t.shownURL, method)
-		e.Status = status
-		return e
-	}
-	if errors.Is(err, mcptransport.ErrLegacySSEServer) {
-		var e *sdk.Error
-		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
-			// What a legacy SSE server (or a wrong path) answers a POST.
-			e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered initialize with HTTP %d %s: it is not a Streamable HTTP endpoint; check the URL, or set transport: sse if it is a legacy SSE server", t.cfg.Server, t.shownURL, status, http.StatusText(status))
-		} else {
-			detail := ""
-			if body := info.errorBodyBytes(); len(body) > 0 {
-				detail = " (" + t.scrub(oneLine(string(body), 200)) + ")"
-			}
-			e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s refused initialize with HTTP %d %s%s; check the URL and the server's log", t.cfg.Server, t.shownURL, status, http.StatusText(status), detail)
+		e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s refused initialize with HTTP %d %s%s; check the URL and the server's log", t.cfg.Server, t.shownURL, status, http.StatusText(status), detail)
+	default:
+		if detail != "" {
+			detail = ": " + detail
 		}
-		e.Status = status
-		return e
+		e = sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered %s with HTTP %d %s%s", t.cfg.Server, t.shownURL, method, status, http.StatusText(status), detail)
 	}
-	if strings.Contains(msg, "unexpected content type") && ct != "" && !isMCPContentType(ct) {
-		return t.notMCPError(ct)
+	e.Status = status
+	return e
+}
+
+// requestError turns the failure of an HTTP request (no answer came) into
+// an *sdk.Error: the host's own error (its headers callback refused), a
+// cancellation, an untrusted certificate, a server that cannot be
+// reached. It reads Go's errors for this wire only.
+func (t *httpTransport) requestError(err error, method string) *sdk.Error {
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return se
 	}
-	if status >= 400 {
-		detail := ""
-		if _, body, ok := strings.Cut(msg, fmt.Sprintf("status %d: ", status)); ok {
-			detail = ": " + oneLine(body, 200)
-		}
-		e := sdk.NewError(sdk.CodeHTTP, "MCP server '%s' at %s answered %s with HTTP %d %s%s", t.cfg.Server, t.shownURL, method, status, http.StatusText(status), detail)
-		e.Status = status
-		return e
+	msg := t.scrub(err.Error())
+	switch {
+	case errors.Is(err, context.Canceled):
+		return sdk.NewError(sdk.CodeCanceled, "%s to MCP server '%s' was cancelled", method, t.cfg.Server)
+	case errors.Is(err, context.DeadlineExceeded):
+		return sdk.NewError(sdk.CodeTimeout, "%s to MCP server '%s' timed out: %s", method, t.cfg.Server, msg)
 	}
 	var ue x509.UnknownAuthorityError
 	var he x509.HostnameError
@@ -190,11 +161,27 @@ func (t *httpTransport) classify(err error, info *respInfo, method string) error
 	if isConnectionError(err) {
 		return sdk.NewError(sdk.CodeClosed, "cannot reach MCP server '%s' at %s: %s; check that it is running", t.cfg.Server, t.shownURL, msg)
 	}
-	if strings.Contains(msg, "unexpected nil response") || strings.Contains(msg, "failed to resume the SSE stream") ||
-		strings.Contains(msg, "connection has been closed") || hasMarker(msg, connectionMarkers) {
-		return sdk.NewError(sdk.CodeClosed, "MCP server '%s' ended the response to %s before answering (%s); try again", t.cfg.Server, method, msg)
-	}
 	return sdk.NewError(sdk.CodeOther, "%s to MCP server '%s' failed: %s", method, t.cfg.Server, msg)
+}
+
+// cutOffError is the error of a response stream that ended before the
+// answer came.
+func (t *httpTransport) cutOffError(method string, err error) *sdk.Error {
+	why := "the stream ended"
+	if err != nil && !errors.Is(err, io.EOF) {
+		why = t.scrub(err.Error())
+	}
+	return sdk.NewError(sdk.CodeClosed, "MCP server '%s' ended the response to %s before answering (%s); try again", t.cfg.Server, method, why)
+}
+
+// tooLargeError is the error of a response or an event over the limit.
+func (t *httpTransport) tooLargeError(sse bool) *sdk.Error {
+	what := "a response"
+	if sse {
+		what = "an SSE event"
+	}
+	return sdk.NewError(sdk.CodeTooLarge, "MCP server '%s' sent %s over the limit of %d MB (max_message_mb); raise max_message_mb in its entry in config.yaml if it really sends messages that large",
+		t.cfg.Server, what, t.max>>20)
 }
 
 // isConnectionError reports whether err means the server could not be
@@ -236,4 +223,10 @@ func oneLine(s string, max int) string {
 		s = s[:max] + "..."
 	}
 	return s
+}
+
+// isJSONType reports whether a Content-Type is JSON.
+func isJSONType(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return strings.HasPrefix(ct, "application/json") || (strings.HasPrefix(ct, "application/") && strings.Contains(ct, "+json"))
 }

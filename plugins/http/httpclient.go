@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 )
 
 // maxRedirects is how many redirects one request may follow.
@@ -25,11 +23,11 @@ const maxRedirects = 10
 // from the host when cfg.DynamicHeaders is set, and redirects that never
 // carry credentials to another origin. It sets no overall timeout: the
 // long-lived GET and SSE streams must survive; requests are bounded by their
-// context instead. It returns the client's round tripper too.
-func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (*http.Client, *roundTripper, error) {
+// context instead.
+func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (*http.Client, error) {
 	tc, err := tlsConfig(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tc
@@ -38,7 +36,7 @@ func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (
 	base.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	base.TLSHandshakeTimeout = cfg.ConnectTimeout
 	base.ForceAttemptHTTP2 = true
-	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders, limit: newBodyLimit(cfg)}
+	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders}
 	secret := secretHeaderNames(cfg.Headers)
 	return &http.Client{
 		Transport: rt,
@@ -55,7 +53,7 @@ func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (
 			}
 			return nil
 		},
-	}, rt, nil
+	}, nil
 }
 
 // secretHeaderNames are the headers dropped on a redirect to another origin:
@@ -98,53 +96,32 @@ func port(u *url.URL) string {
 }
 
 // roundTripper adds the host's per-request headers (only for the server's
-// own origin) and records what each response said, for the errors.
+// own origin) and takes 401 and 403 answers to the host.
 //
-// The host's headers are added here rather than through mcp-go's header
-// function because only the round tripper knows each request's method and
-// URL, which the host (and an auth plugin behind it) is asked about, and
-// because a redirect to another origin then never receives them.
+// The host's headers are added here because only the round tripper knows
+// each request's method and URL, which the host (and an auth plugin behind
+// it) is asked about, and because a redirect to another origin then never
+// receives them.
 type roundTripper struct {
 	base    http.RoundTripper
 	origin  *url.URL
 	host    transport.Host
 	dynamic bool
-	// onStream is called when a GET for an event stream got its answer
-	// (or failed).
-	onStream func()
-	// limit bounds every response body.
-	limit *bodyLimit
 }
 
-// RoundTrip implements http.RoundTripper. A 401 (or a 403 asking for more
-// scope) to a request made with the host's headers goes to the host's
-// auth plugin (Host.Challenge); when it has new credentials the request is
-// sent again, at most transport.MaxChallengeRetries times.
+// RoundTrip implements http.RoundTripper. A 401, or a 403 that carries a
+// challenge, to a request made with the host's headers goes to the host
+// (challenge); when it has new credentials the request is sent again, at
+// most transport.MaxChallengeRetries times.
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if rt.limit != nil && rt.limit.gate.busy() {
-		// The answer to a request of the server's own frees its room
-		// once it has gone out.
-		if id, ok := answered(req); ok {
-			defer rt.limit.gate.release(id)
-		}
-	}
 	authed := rt.dynamic && rt.host != nil && sameOrigin(req.URL, rt.origin)
 	resp, err := rt.send(req, authed)
 	for attempt := 1; err == nil && authed && challenged(resp); attempt++ {
 		if attempt > transport.MaxChallengeRetries {
 			break
 		}
-		ans, cerr := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
-			Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
-			WWWAuthenticate: resp.Header.Values("WWW-Authenticate"), Attempt: attempt,
-		})
-		if cerr != nil {
-			if info := infoFrom(req.Context()); info != nil {
-				info.authFailed(sdk.AsError(cerr))
-			}
-			break
-		}
-		if !ans.Retry || (req.Body != nil && req.GetBody == nil) {
+		ans, ok := rt.challenge(req, resp, attempt)
+		if !ok || !ans.Retry || (req.Body != nil && req.GetBody == nil) {
 			break
 		}
 		again := req.Clone(req.Context())
@@ -163,17 +140,27 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		_ = resp.Body.Close()
 		resp, err = rt.send(again, len(ans.Headers) == 0)
 	}
-	if rt.onStream != nil && req.Method == http.MethodGet && strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
-		rt.onStream()
-	}
-	if err == nil {
-		if info := infoFrom(req.Context()); info != nil {
-			info.record(req, resp)
-			info.keepErrorBody(resp)
-		}
-		rt.limit.wrap(req, resp)
-	}
 	return resp, err
+}
+
+// challenge hands one 401 or 403 to the host, with the response's
+// WWW-Authenticate lines as they came (the auth side reads them), and
+// returns the host's answer (whether to send the request again, and the
+// headers to send it with). The host's error, when it has one, is recorded
+// as the error of the exchange and ok is false. This is the one place the
+// plugin talks to the host about a challenge.
+func (rt *roundTripper) challenge(req *http.Request, resp *http.Response, attempt int) (ans transport.ChallengeAnswer, ok bool) {
+	ans, err := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
+		Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
+		WWWAuthenticate: resp.Header.Values("WWW-Authenticate"), Attempt: attempt,
+	})
+	if err != nil {
+		if info := infoFrom(req.Context()); info != nil {
+			info.authFailed(sdk.AsError(err))
+		}
+		return ans, false
+	}
+	return ans, true
 }
 
 // send sends one request, with the host's headers when authed.
@@ -197,72 +184,23 @@ func (rt *roundTripper) send(req *http.Request, authed bool) (*http.Response, er
 }
 
 // challenged reports whether a response asks for (other) credentials: a
-// 401, or a 403 whose challenge says insufficient_scope.
+// 401, or a 403 with a challenge (the auth side reads what it asks for).
 func challenged(resp *http.Response) bool {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		return true
 	case http.StatusForbidden:
-		for _, v := range resp.Header.Values("WWW-Authenticate") {
-			if strings.Contains(strings.ToLower(v), "insufficient_scope") {
-				return true
-			}
-		}
+		return len(resp.Header.Values("WWW-Authenticate")) > 0
 	}
 	return false
 }
 
-// respInfo is what the last HTTP response of one exchange said; mcp-go's
-// errors do not carry the status or the challenge.
+// respInfo is what the host said about one exchange: its answer to the
+// exchange's last challenge, when that was an error (a login is needed),
+// is the error to report.
 type respInfo struct {
-	mu          sync.Mutex
-	status      int
-	challenge   string
-	contentType string
-	withSession bool // the request carried a session id
-	tooLarge    *sdk.Error
-	// authErr is the host's answer to the exchange's last challenge, when
-	// it was an error (a login is needed): it is the error to report.
+	mu      sync.Mutex
 	authErr *sdk.Error
-	// errorBody is the start of a 4xx response's JSON body (at most
-	// maxErrorBody bytes): mcp-go drops the body of a refused initialize,
-	// which says why (e.g. which protocol revisions the server speaks).
-	errorBody []byte
-}
-
-// maxErrorBody bounds the part of a refusal's body kept for the host.
-const maxErrorBody = 64 << 10
-
-// keepErrorBody keeps the start of a 4xx JSON body, leaving resp's body
-// readable from its start for mcp-go.
-func (i *respInfo) keepErrorBody(resp *http.Response) {
-	if resp.StatusCode < 400 || resp.StatusCode >= 500 || resp.Body == nil || !isJSONType(resp.Header.Get("Content-Type")) {
-		return
-	}
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
-	i.mu.Lock()
-	i.errorBody = head
-	i.mu.Unlock()
-}
-
-// errorBodyBytes returns the kept start of a refusal's body, or nil.
-func (i *respInfo) errorBodyBytes() []byte {
-	if i == nil {
-		return nil
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.errorBody
-}
-
-// isJSONType reports whether a Content-Type is JSON.
-func isJSONType(ct string) bool {
-	ct = strings.ToLower(strings.TrimSpace(ct))
-	return strings.HasPrefix(ct, "application/json") || (strings.HasPrefix(ct, "application/") && strings.Contains(ct, "+json"))
 }
 
 // authFailed records the host's error for a challenge.
@@ -272,7 +210,8 @@ func (i *respInfo) authFailed(e *sdk.Error) {
 	i.authErr = e
 }
 
-// authError returns the host's error for the exchange's challenge, or nil.
+// hostAuthError returns the host's error for the exchange's challenge, or
+// nil.
 func (i *respInfo) hostAuthError() *sdk.Error {
 	if i == nil {
 		return nil
@@ -282,59 +221,10 @@ func (i *respInfo) hostAuthError() *sdk.Error {
 	return i.authErr
 }
 
-// overLimit records that a response of the exchange went over the message
-// limit; mcp-go's errors do not always carry why a body failed.
-func (i *respInfo) overLimit(e *sdk.Error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.tooLarge == nil {
-		i.tooLarge = e
-	}
-}
-
-// overLimitError returns the error of a response over the limit, or nil.
-func (i *respInfo) overLimitError() *sdk.Error {
-	if i == nil {
-		return nil
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.tooLarge
-}
-
-func (i *respInfo) record(req *http.Request, resp *http.Response) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.status = resp.StatusCode
-	i.challenge = resp.Header.Get("WWW-Authenticate")
-	i.contentType = resp.Header.Get("Content-Type")
-	i.withSession = req.Header.Get(mcptransport.HeaderKeySessionID) != ""
-}
-
-// sentSession reports whether the request of the last response carried a
-// session id.
-func (i *respInfo) sentSession() bool {
-	if i == nil {
-		return false
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.withSession
-}
-
-func (i *respInfo) get() (status int, challenge, contentType string) {
-	if i == nil {
-		return 0, "", ""
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.status, i.challenge, i.contentType
-}
-
 type infoKey struct{}
 
-// withInfo returns a context whose HTTP responses are recorded in the
-// returned respInfo.
+// withInfo returns a context whose exchange's challenges are recorded in
+// the returned respInfo.
 func withInfo(ctx context.Context) (context.Context, *respInfo) {
 	i := &respInfo{}
 	return context.WithValue(ctx, infoKey{}, i), i

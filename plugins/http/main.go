@@ -1,23 +1,27 @@
 // Command hermes-transport-http is the Hermes transport plugin for remote MCP
 // servers. It speaks Streamable HTTP (transport "http", the default for a
-// server with a url) and the legacy HTTP+SSE transport (transport "sse")
-// with mcp-go's client transports, and adds what the host needs around
-// them: TLS settings and client certificates, headers from the config and,
-// per request, from the host (auth plugins), credentials that never follow
-// a redirect to another origin, a content-type preflight that recognises a
-// web page, and errors classified into the sdk's codes (auth, not MCP, HTTP
-// status, connection lost, session expired, timeout, config). It moves
-// messages only: the handshake, and what to do when the server forgets the
-// session, are the host's.
+// server with a url) and the legacy HTTP+SSE transport of 2024-11-05
+// (transport "sse") as a byte mover: each message the host writes is
+// POSTed as it came, and each message the server sends (a JSON answer, the
+// events of an answer's stream, the GET stream, the legacy event stream)
+// reaches the host as it came, bounded by the message limit where the
+// bytes arrive. Around that it adds what the host needs: TLS settings and
+// client certificates, proxies from the environment, headers from the
+// config and, per request, from the host (auth plugins, with 401 and 403
+// challenges handed to the host), credentials that never follow a redirect
+// to another origin, a content-type preflight that recognises a web page,
+// session ids, Last-Event-ID resumption, and errors classified into the
+// sdk's codes (auth, not MCP, HTTP status, connection lost, session
+// expired, timeout, too large, config). The handshake, the headers of the
+// protocol revision, and what to do when the server forgets the session,
+// are the host's.
 package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -27,8 +31,8 @@ func main() {
 }
 
 // opener connects one server: it checks the entry, runs the content-type
-// preflight and starts the mcp-go transport, all within ctx (the host's
-// connect_timeout).
+// preflight and, for legacy SSE, opens the event stream, all within ctx
+// (the host's connect_timeout).
 func opener(log hclog.Logger) transport.Opener {
 	return func(ctx context.Context, cfg transport.Config, host transport.Host) (transport.Conn, error) {
 		t, err := newTransport(cfg, host, log.Named(cfg.Server))
@@ -40,13 +44,10 @@ func opener(log hclog.Logger) transport.Opener {
 				return nil, err
 			}
 		}
-		c, err := mcpgo.Adapt(ctx, t)
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-				return nil, sdk.NewError(sdk.CodeTimeout, "MCP server '%s' at %s did not accept a connection in time (connect_timeout)", cfg.Server, t.shownURL)
-			}
+		if err := t.open(ctx); err != nil {
+			t.finish(sdk.AsError(err))
 			return nil, err
 		}
-		return c, nil
+		return t, nil
 	}
 }

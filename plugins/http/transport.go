@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,18 +13,33 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/mcpgo"
 	"github.com/hermes-agent/hermes/sdk/transport"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// httpTransport is one server's connection: mcp-go's Streamable HTTP or SSE
-// client transport, with the HTTP client, headers, error classification and
-// logging the host needs around it. It is an mcp-go transport; mcpgo.Adapt
-// makes it a plugin connection. It never replays or answers a message of
-// the protocol on its own: when the server forgets the session, requests
-// fail with sdk.CodeSessionExpired and the host starts a new one.
+// HTTP header names of the MCP transports.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerLastEventID     = "Last-Event-ID"
+)
+
+// firstStatelessRevision is the first MCP revision without the GET stream
+// and sessions (2026-07-28). Revision names are dates, so they compare as
+// strings.
+const firstStatelessRevision = "2026-07-28"
+
+// inbox is how many of the server's messages wait for the host before the
+// streams that bring them are held back.
+const inbox = 64
+
+// httpTransport is one server's connection: Streamable HTTP (each message
+// a POST, answered with JSON or an event stream, plus the GET stream the
+// host asks for) or the legacy HTTP+SSE transport (an event stream and an
+// endpoint to POST to). It moves messages as bytes: it peeks at a message
+// only for what the HTTP wire needs (is it a request, its id, initialize
+// starts a session), and never replays or answers a message of the
+// protocol on its own. When the server forgets the session, writes fail
+// with sdk.CodeSessionExpired and the host starts a new one.
 type httpTransport struct {
 	cfg      transport.Config
 	host     transport.Host
@@ -32,37 +47,50 @@ type httpTransport struct {
 	client   *http.Client
 	sse      bool
 	shownURL string // cfg.URL without query or user info, for messages
+	max      int64  // the largest message accepted
 
-	inner mcptransport.Interface
+	// ctx lives as long as the connection; cancel ends every stream.
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	hmu    sync.RWMutex
-	onNote func(mcp.JSONRPCNotification)
-	onReq  mcptransport.RequestHandler
+	in chan []byte // the server's messages, for Read
 
-	// version is the negotiated protocol version ("" before), which the
-	// answers to an SSE server's requests carry.
+	session atomic.Pointer[string]
+	// sessionEnded is set when the server answered 404 to the session:
+	// until an initialize starts a new one, messages fail with
+	// CodeSessionExpired without going out (without a session id the
+	// server would refuse them, or take them as another session's).
+	sessionEnded atomic.Bool
+	// version is the protocol version the host negotiated ("" before).
 	version atomic.Pointer[string]
-	closed  atomic.Bool
 
-	// done is closed when the connection ended on its own (an SSE stream
-	// was lost); err says why.
-	done     chan struct{}
-	doneOnce sync.Once
-	err      error
+	// listen is the GET stream of Streamable HTTP (the host asked for it
+	// by setting a revision that has one).
+	listenOnce  sync.Once
+	listening   atomic.Bool
+	listenReady chan struct{} // closed once the GET stream was answered
+	readyOnce   sync.Once
 
-	// streamAnswered is closed when the Streamable HTTP GET stream got its
-	// first answer; nil for SSE.
-	streamAnswered *gate
+	// legacy is the state of the legacy SSE transport; nil otherwise.
+	legacy *legacySSE
+
+	// done is closed when the connection ended (Close, or a stream the
+	// connection cannot live without was lost); err says why.
+	done      chan struct{}
+	doneOnce  sync.Once
+	err       error
+	closeOnce sync.Once
 }
 
 var (
-	_ mcptransport.BidirectionalInterface = (*httpTransport)(nil)
-	_ mcptransport.HTTPConnection         = (*httpTransport)(nil)
-	_ mcpgo.Watched                       = (*httpTransport)(nil)
+	_ transport.Conn          = (*httpTransport)(nil)
+	_ transport.Concurrent    = (*httpTransport)(nil)
+	_ transport.Describer     = (*httpTransport)(nil)
+	_ transport.VersionSetter = (*httpTransport)(nil)
 )
 
 // newTransport checks the server entry and builds its transport; nothing
-// connects before Start.
+// connects before open.
 func newTransport(cfg transport.Config, host transport.Host, log hclog.Logger) (*httpTransport, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -75,100 +103,202 @@ func newTransport(cfg transport.Config, host transport.Host, log hclog.Logger) (
 	shown.User = nil
 	shown.RawQuery = ""
 	shown.Fragment = ""
-	t := &httpTransport{
-		cfg:      cfg,
-		host:     host,
-		log:      log,
-		sse:      strings.EqualFold(cfg.Transport, "sse"),
-		shownURL: shown.String(),
-		done:     make(chan struct{}),
+	max := int64(cfg.MaxMessageBytes)
+	if max <= 0 {
+		max = transport.DefaultMaxMessageBytes
 	}
-	client, rt, err := newHTTPClient(cfg, u, host)
+	t := &httpTransport{
+		cfg:         cfg,
+		host:        host,
+		log:         log,
+		sse:         strings.EqualFold(cfg.Transport, "sse"),
+		shownURL:    shown.String(),
+		max:         max,
+		in:          make(chan []byte, inbox),
+		listenReady: make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	empty := ""
+	t.session.Store(&empty)
+	t.version.Store(&empty)
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	client, err := newHTTPClient(cfg, u, host)
 	if err != nil {
 		return nil, err
-	}
-	rt.limit.onStream = func(e *sdk.Error) {
-		t.log.Warn("event stream over the message limit; ending the connection", "url", t.shownURL)
-		t.finish(e)
 	}
 	t.client = client
-	if t.sse {
-		err = t.newSSE()
-	} else {
-		t.streamAnswered = newGate()
-		rt.onStream = t.streamAnswered.open
-		err = t.newStreamable()
-	}
-	if err != nil {
-		return nil, err
-	}
 	return t, nil
 }
 
-// headers returns a copy of the configured headers.
-func (t *httpTransport) headers() map[string]string {
-	h := make(map[string]string, len(t.cfg.Headers))
+// open connects: the legacy SSE transport opens its event stream and waits
+// for the endpoint; Streamable HTTP connects with the host's first message.
+func (t *httpTransport) open(ctx context.Context) error {
+	if t.sse {
+		return t.openLegacy(ctx)
+	}
+	return nil
+}
+
+// Read returns the server's next message.
+func (t *httpTransport) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-t.in:
+		return m, nil
+	case <-t.done:
+		select {
+		case m := <-t.in:
+			return m, nil
+		default:
+		}
+		return nil, t.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// deliver hands one of the server's messages to the host; it waits while
+// the host has many unread, so that a flood holds the stream back instead
+// of growing the plugin.
+func (t *httpTransport) deliver(msg []byte) {
+	select {
+	case t.in <- msg:
+	case <-t.ctx.Done():
+	}
+}
+
+// Write sends one message: a POST (Streamable HTTP: its answer, JSON or an
+// event stream, is read here; legacy SSE: the answer comes on the event
+// stream). It returns when the exchange is over.
+func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
+	p := peek(msg)
+	if t.sse {
+		return t.postLegacy(ctx, msg, p)
+	}
+	t.waitListen(ctx)
+	return t.post(ctx, msg, p)
+}
+
+// ConcurrentWrites says each message is its own exchange.
+func (t *httpTransport) ConcurrentWrites() bool { return true }
+
+// Properties: MCP over HTTP; the legacy SSE transport exists only before
+// 2026-07-28.
+func (t *httpTransport) Properties() transport.Properties {
+	return transport.Properties{HTTP: true, LegacyOnly: t.sse}
+}
+
+// SetProtocolVersion records the revision the host negotiated (exchanges
+// that are not the host's messages, such as the GET stream, carry it), and
+// opens the GET stream of Streamable HTTP when the revision has one: every
+// revision before 2026-07-28, however it was reached (pinned, remembered,
+// or negotiated after a failed server/discover). The messages themselves
+// carry the header the host attached to them.
+func (t *httpTransport) SetProtocolVersion(version string) {
+	t.version.Store(&version)
+	if t.sse || version == "" || version >= firstStatelessRevision {
+		return
+	}
+	t.listenOnce.Do(func() {
+		t.listening.Store(true)
+		go t.listen()
+	})
+}
+
+// protocolVersion returns the negotiated version, or "".
+func (t *httpTransport) protocolVersion() string { return *t.version.Load() }
+
+// SessionID returns the Streamable HTTP session id, or "".
+func (t *httpTransport) SessionID() string { return *t.session.Load() }
+
+func (t *httpTransport) setSession(id string) { t.session.Store(&id) }
+
+// endSession forgets the session sent, which the server no longer knows,
+// unless another one has replaced it meanwhile.
+func (t *httpTransport) endSession(sent string) {
+	cur := t.session.Load()
+	empty := ""
+	if *cur == sent && t.session.CompareAndSwap(cur, &empty) {
+		t.sessionEnded.Store(true)
+	}
+}
+
+// Close ends the session (a DELETE, for Streamable HTTP with a session) and
+// every stream.
+func (t *httpTransport) Close() error {
+	t.closeOnce.Do(func() {
+		if id := t.SessionID(); id != "" && !t.sse {
+			t.deleteSession(id)
+		}
+		t.finish(sdk.NewError(sdk.CodeClosed, "connection to MCP server '%s' closed", t.cfg.Server))
+	})
+	return nil
+}
+
+// deleteSession tells the server the session is over, within a few
+// seconds.
+func (t *httpTransport) deleteSession(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := t.newRequest(ctx, http.MethodDelete, t.cfg.URL, nil, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set(headerSessionID, id)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		t.log.Debug("DELETE of the session failed", "error", t.scrub(err.Error()))
+		return
+	}
+	_ = resp.Body.Close()
+}
+
+// finish ends the connection once, with err.
+func (t *httpTransport) finish(err *sdk.Error) {
+	t.doneOnce.Do(func() {
+		t.err = err
+		close(t.done)
+		t.cancel()
+	})
+}
+
+// newRequest builds a request with the configured headers, the message's
+// headers from the host (which win), and the negotiated version when the
+// host attached none.
+func (t *httpTransport) newRequest(ctx context.Context, method, target string, body []byte, msgHeader http.Header) (*http.Request, error) {
+	var req *http.Request
+	var err error
+	if body != nil {
+		req, err = http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+	} else {
+		req, err = http.NewRequestWithContext(ctx, method, target, nil)
+	}
+	if err != nil {
+		return nil, sdk.NewError(sdk.CodeConfig, "url of server %q: %v", t.cfg.Server, err)
+	}
+	if body != nil {
+		// GetBody lets a challenge resend the body.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
 	for k, v := range t.cfg.Headers {
-		h[k] = v
+		req.Header.Set(k, v)
 	}
-	return h
+	for k, vs := range msgHeader {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if req.Header.Get(headerProtocolVersion) == "" {
+		if v := t.protocolVersion(); v != "" {
+			req.Header.Set(headerProtocolVersion, v)
+		}
+	}
+	return req, nil
 }
 
-// newStreamable builds the mcp-go Streamable HTTP transport.
-func (t *httpTransport) newStreamable() error {
-	s, err := mcptransport.NewStreamableHTTP(t.cfg.URL,
-		mcptransport.WithHTTPBasicClient(t.client),
-		mcptransport.WithHTTPHeaders(t.headers()),
-		mcptransport.WithHTTPLogger(newSlogger(t.log, t.scrub)),
-		// The GET stream carries the server's own requests (sampling,
-		// roots, elicitation) and notifications outside a call.
-		mcptransport.WithContinuousListening(),
-	)
-	if err != nil {
-		return sdk.NewError(sdk.CodeConfig, "url of server %q: %v", t.cfg.Server, err)
+// warn logs w and tells the host.
+func (t *httpTransport) warn(w *sdk.Error) {
+	t.log.Warn(w.Message)
+	if t.host != nil {
+		t.host.Warn(w)
 	}
-	s.SetNotificationHandler(t.dispatchNotification)
-	s.SetRequestHandler(t.dispatchRequest)
-	t.inner = s
-	return nil
-}
-
-// newSSE builds the mcp-go legacy SSE transport, with a tap on its event
-// stream for the server's requests.
-func (t *httpTransport) newSSE() error {
-	tap := &sseTap{base: t.client.Transport, t: t}
-	tapped := *t.client
-	tapped.Transport = tap
-	opts := []mcptransport.ClientOption{
-		mcptransport.WithHTTPClient(&tapped),
-		mcptransport.WithHeaders(t.headers()),
-		mcptransport.WithSSELogger(newSlogger(t.log, t.scrub)),
-		// Without a timeout of the host's, the transport's own bound must
-		// not cut a long call short.
-		mcptransport.WithResponseTimeout(orUnbounded(t.cfg.Timeout)),
-	}
-	if t.cfg.ConnectTimeout > 0 {
-		opts = append(opts, mcptransport.WithEndpointTimeout(t.cfg.ConnectTimeout))
-	}
-	s, err := mcptransport.NewSSE(t.cfg.URL, opts...)
-	if err != nil {
-		return sdk.NewError(sdk.CodeConfig, "url of server %q: %v", t.cfg.Server, err)
-	}
-	tap.sse.Store(s)
-	s.SetNotificationHandler(t.dispatchNotification)
-	s.SetConnectionLostHandler(t.streamLost)
-	t.inner = s
-	return nil
-}
-
-// unbounded stands for "no timeout" where mcp-go wants a duration.
-const unbounded = time.Duration(1<<63 - 1)
-
-func orUnbounded(d time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return unbounded
 }
 
 // bound returns ctx limited to d, or ctx itself when d is not positive.
@@ -179,168 +309,24 @@ func bound(ctx context.Context, d time.Duration) (context.Context, context.Cance
 	return context.WithCancel(ctx)
 }
 
-func (t *httpTransport) kind() string {
-	if t.sse {
-		return "sse"
+// limitOf returns the bound of a message's exchange and its config key:
+// connect_timeout for the messages that connect (initialize,
+// server/discover), none for the stream of notifications the host keeps
+// open (subscriptions/listen), timeout for the rest.
+func (t *httpTransport) limitOf(p peeked) (time.Duration, string) {
+	switch p.method {
+	case "initialize", "server/discover":
+		return t.cfg.ConnectTimeout, "connect_timeout"
+	case "subscriptions/listen":
+		return 0, ""
 	}
-	return "http"
+	return t.cfg.Timeout, "timeout"
 }
 
-// Start connects: the SSE transport opens its event stream and waits for
-// the endpoint; Streamable HTTP connects with its first request. ctx lives
-// as long as the connection.
-func (t *httpTransport) Start(ctx context.Context) error {
-	sctx, info := withInfo(ctx)
-	if err := t.inner.Start(sctx); err != nil {
-		_ = t.inner.Close()
-		return t.classify(err, info, "connect")
+// what names a message in errors: its method, or "the answer".
+func what(p peeked) string {
+	if p.method != "" {
+		return p.method
 	}
-	t.log.Debug("connected", "transport", t.kind(), "url", t.shownURL)
-	return nil
-}
-
-// SendRequest sends one request, bounded by timeout (connect_timeout for
-// initialize, which belongs to connecting).
-func (t *httpTransport) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	limit, key := t.cfg.Timeout, "timeout"
-	isInit := req.Method == string(mcp.MethodInitialize)
-	switch {
-	case isInit || req.Method == string(mcp.MethodServerDiscover):
-		limit, key = t.cfg.ConnectTimeout, "connect_timeout"
-	case req.Method == string(mcp.MethodSubscriptionsListen):
-		// The stream of the server's notifications (2026-07-28) lasts as
-		// long as the host wants it, like the GET stream before it.
-		limit = 0
-	}
-	bctx, cancel := bound(ctx, limit)
-	defer cancel()
-	bctx, info := withInfo(bctx)
-	resp, err := t.inner.SendRequest(bctx, req)
-	if err != nil {
-		if bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-			return nil, t.timeoutError(req.Method, limit, key)
-		}
-		if refusal := jsonRPCRefusal(err, info, req.ID); refusal != nil {
-			return refusal, nil
-		}
-		return nil, t.classify(err, info, req.Method)
-	}
-	if status, challenge, _ := info.get(); status == http.StatusUnauthorized || status == http.StatusForbidden {
-		// A refusal with a JSON-RPC body comes back as a response.
-		if e := info.hostAuthError(); e != nil {
-			return nil, e
-		}
-		return nil, t.authError(status, challenge)
-	}
-	if isInit && resp.Error == nil {
-		t.initialized(bctx)
-	}
-	return resp, nil
-}
-
-// jsonRPCRefusal returns the JSON-RPC error a server sent as the body of an
-// HTTP 4xx refusal of an initialize (as current servers do when they do not
-// speak the requested revision), as the response to request id; nil when
-// the refusal carried none. The host then sees why, and negotiates.
-func jsonRPCRefusal(err error, info *respInfo, id mcp.RequestId) *mcptransport.JSONRPCResponse {
-	if !errors.Is(err, mcptransport.ErrLegacySSEServer) {
-		return nil
-	}
-	body := info.errorBodyBytes()
-	if len(body) == 0 {
-		return nil
-	}
-	var r struct {
-		Error *mcp.JSONRPCErrorDetails `json:"error"`
-	}
-	if json.Unmarshal(body, &r) != nil || r.Error == nil {
-		return nil
-	}
-	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: r.Error}
-}
-
-// SendNotification sends one notification, bounded by timeout.
-func (t *httpTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	bctx, cancel := bound(ctx, t.cfg.Timeout)
-	defer cancel()
-	bctx, info := withInfo(bctx)
-	err := t.inner.SendNotification(bctx, n)
-	if err != nil && bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-		return t.timeoutError(n.Method, t.cfg.Timeout, "timeout")
-	}
-	return t.classify(err, info, n.Method)
-}
-
-// SetNotificationHandler sets the handler of the server's notifications.
-func (t *httpTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	t.hmu.Lock()
-	t.onNote = h
-	t.hmu.Unlock()
-}
-
-// SetRequestHandler sets the handler of the server's own requests.
-func (t *httpTransport) SetRequestHandler(h mcptransport.RequestHandler) {
-	t.hmu.Lock()
-	t.onReq = h
-	t.hmu.Unlock()
-}
-
-func (t *httpTransport) dispatchNotification(n mcp.JSONRPCNotification) {
-	t.hmu.RLock()
-	h := t.onNote
-	t.hmu.RUnlock()
-	if h != nil {
-		h(n)
-	}
-}
-
-func (t *httpTransport) dispatchRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	t.hmu.RLock()
-	h := t.onReq
-	t.hmu.RUnlock()
-	if h == nil {
-		return mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not handle "+req.Method, nil), nil
-	}
-	return h(ctx, req)
-}
-
-// SetProtocolVersion passes the negotiated version on; requests carry it as
-// a header (transport.HTTPConnection).
-func (t *httpTransport) SetProtocolVersion(version string) {
-	t.version.Store(&version)
-	if hc, ok := t.inner.(mcptransport.HTTPConnection); ok {
-		hc.SetProtocolVersion(version)
-	}
-}
-
-// protocolVersion returns the negotiated version, or "".
-func (t *httpTransport) protocolVersion() string {
-	if v := t.version.Load(); v != nil {
-		return *v
-	}
-	return ""
-}
-
-// RequiresLegacyProtocol is true for the legacy SSE transport, which exists
-// only before 2026-07-28. Streamable HTTP speaks every revision: the GET
-// stream that carries a legacy server's requests opens only once a legacy
-// revision was negotiated.
-func (t *httpTransport) RequiresLegacyProtocol() bool { return t.sse }
-
-// GetSessionId returns the session id ("" for SSE, and after the server
-// forgot the session).
-func (t *httpTransport) GetSessionId() string { return t.inner.GetSessionId() }
-
-// Close ends the session (DELETE for Streamable HTTP) and every stream.
-func (t *httpTransport) Close() error {
-	t.closed.Store(true)
-	return t.inner.Close()
-}
-
-// warn logs w and tells the host.
-func (t *httpTransport) warn(w *sdk.Error) {
-	t.log.Warn(w.Message)
-	if t.host != nil {
-		t.host.Warn(w)
-	}
+	return "an answer"
 }
