@@ -414,7 +414,7 @@ func authChallenged(err error) bool {
 	var pe *probeError
 	switch {
 	case errors.As(err, &ce):
-		return ce.Code == sdk.CodeAuth
+		return ce.Code() == sdk.CodeAuth
 	case errors.As(err, &pe):
 		return pe.code == sdk.CodeAuth
 	}
