@@ -9,6 +9,8 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/testserver"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // A server's own JSON-RPC error whose text reads like a lost session
@@ -113,5 +115,29 @@ func TestLookup(t *testing.T) {
 	}
 	if !strings.Contains(l.Reason, "no database here") {
 		t.Errorf("the failed server's reason %q lacks what it said", l.Reason)
+	}
+}
+
+// A server that answers ping with an error of its own (not -32601, and
+// words no list of markers knows) is alive: the keepalive takes the answer
+// for "no ping here" and probes with tools/list from then on, on the same
+// session. (Deciding on the text, every probe failed and the registry
+// reconnected at each interval.)
+func TestKeepaliveAfterPingRefused(t *testing.T) {
+	deps, dir, _ := liveEnv(t)
+	srv := tsServer(dir, "ts", "--trace", "--protocols", mcp.LATEST_LEGACY_PROTOCOL_VERSION, "--ping-error", "ping is not offered by this server")
+	srv.Protocol = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	srv.KeepaliveInterval = 50 * time.Millisecond
+	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
+	s := m.SessionOf("ts")
+	atConnect := serverTraces(deps, testserver.TraceList)
+	eventually(t, 30*time.Second, "three tools/list probes at the server", func() bool {
+		return serverTraces(deps, testserver.TraceList) >= atConnect+3
+	})
+	if m.SessionOf("ts") != s || status(m, "ts").State != registry.StateConnected {
+		t.Fatal("the keepalive reconnected a server that answers")
+	}
+	if n := serverTraces(deps, testserver.TracePing); n != 1 {
+		t.Errorf("%d pings; want one, then tools/list", n)
 	}
 }

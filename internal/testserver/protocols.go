@@ -53,6 +53,10 @@ type versionFilter struct {
 	// onDiscover, when set, is called for each server/discover the filter
 	// refuses itself (mcp-go's hook traces the ones it serves).
 	onDiscover func()
+	// pingError, when set, is the message of the JSON-RPC error -32000
+	// every ping is answered with; onPing is called for each.
+	pingError string
+	onPing    func()
 }
 
 func newVersionFilter(versions []string) *versionFilter {
@@ -99,6 +103,11 @@ func (f *versionFilter) filter(msg []byte) ([]byte, *refusal) {
 	declared := p.Meta.ProtocolVersion
 
 	switch {
+	case m.Method == string(mcp.MethodPing) && f.pingError != "":
+		if f.onPing != nil {
+			f.onPing()
+		}
+		return nil, &refusal{errorBody(m.ID, mcp.JSONRPCErrorDetails{Code: -32000, Message: f.pingError}), http.StatusOK}
 	case m.Method == string(mcp.MethodServerDiscover) && !f.modern:
 		// A server from before 2026-07-28 knows no such method.
 		if f.onDiscover != nil {
