@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/session"
-	"github.com/hermes-agent/hermes/sdk"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
@@ -409,14 +408,4 @@ func setToolsChoice(entry *config.ServerEntry, chosen []string) {
 
 // authChallenged reports whether a failed connect was the server asking
 // for credentials (HTTP 401, or 403 with a challenge).
-func authChallenged(err error) bool {
-	var ce *session.ConnectError
-	var pe *probeError
-	switch {
-	case errors.As(err, &ce):
-		return ce.Code == sdk.CodeAuth
-	case errors.As(err, &pe):
-		return pe.code == sdk.CodeAuth
-	}
-	return false
-}
+func authChallenged(err error) bool { return failure.Of(err) == failure.CodeAuth }

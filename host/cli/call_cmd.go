@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,29 +56,30 @@ func callCommand(e *env) *cli.Command {
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))
 			}
-			st := m.Status()[0]
-			if st.State != registry.StateConnected {
-				msg := orDefault(st.Error, "no answer within connect_timeout")
-				if srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
+			// What the registry knows about the tool says whether it can be
+			// called and, if not, why, without calling anything.
+			toolName := toolview.ToolName(name, tool)
+			l := m.Lookup(toolName)
+			switch l.Availability {
+			case registry.Available:
+			case registry.ServerDown:
+				msg := orDefault(l.Reason, "no answer within connect_timeout")
+				if srv.Auth == "" && challengeNamesOAuth(l.Code, l.Challenge) {
 					msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
 				}
 				err := failf("cannot connect to '%s': %s", name, msg)
-				if st.Code != "" {
-					return withCode(st.Code, err)
+				if l.Code != "" {
+					return withCode(l.Code, err)
 				}
 				return err
-			}
-			toolName := toolview.ToolName(name, tool)
-			def, ok := m.Tool(toolName)
-			if !ok {
-				// The registry's refusal says why (filtered, or no such tool).
-				_, err := m.Call(ctx, toolName, nil)
-				var ce *registry.CallError
-				if errors.As(err, &ce) && strings.Contains(ce.Msg, "filtered") {
-					return failf("%s; change it with 'hermes mcp configure %s'", ce.Msg, name)
-				}
+			case registry.ServerDisabled:
+				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+			case registry.Filtered:
+				return failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
+			default:
 				return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
 			}
+			def := l.Def
 			schema, _ := json.Marshal(def.Parameters)
 			args, err := BuildArguments(&mcp.Tool{Name: tool, RawInputSchema: schema}, kvs, argsJSON)
 			if err != nil {

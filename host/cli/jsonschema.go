@@ -158,8 +158,8 @@ func errorCode(err error) string {
 		return codeRejected
 	}
 	var se *session.ConnectError
-	if errors.As(err, &se) && se.Code != "" {
-		return se.Code
+	if errors.As(err, &se) && se.Code() != "" {
+		return se.Code()
 	}
 	var pe *probeError
 	if errors.As(err, &pe) && pe.code != "" {

@@ -414,7 +414,7 @@ func usesOAuth(err error) bool {
 	var pe *probeError
 	switch {
 	case errors.As(err, &ce):
-		code, challenge = ce.Code, ce.Challenge
+		code, challenge = ce.Code(), ce.Challenge()
 	case errors.As(err, &pe):
 		code, challenge = pe.code, pe.challenge
 	default:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -59,6 +60,15 @@ type probeError struct {
 }
 
 func (e *probeError) Error() string { return e.msg }
+
+// FailureCode is the failure code of the sdk code (failure.CodeOther when
+// the failure had none).
+func (e *probeError) FailureCode() failure.Code {
+	if e.code == "" {
+		return failure.CodeOther
+	}
+	return failure.Code(e.code)
+}
 
 // withProbeTimeout applies the command line's probe timeout to a server
 // whose entry does not set connect_timeout.

@@ -89,6 +89,12 @@ func TestCallThroughRegistry(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "filtered by tools.include/exclude of server ts") {
 		t.Fatalf("filtered call: exit %d err %q", code, errOut)
 	}
+	// A tool the server does not offer is named as such, whatever its
+	// name reads like (the registry's availability decides, not its text).
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "unfiltered")
+	if code != 1 || !strings.Contains(errOut, "server 'ts' has no tool 'unfiltered'; it offers: ") || strings.Contains(errOut, "configure") {
+		t.Fatalf("unknown tool: exit %d err %q", code, errOut)
+	}
 	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "read_resource", "--arg", "uri=test://static/hello.txt")
 	if code != 0 || !strings.Contains(out, "hello") {
 		t.Fatalf("utility call: exit %d out %q", code, out)

@@ -187,7 +187,7 @@ func mustCall(t *testing.T, ctx context.Context, s *session.Session, tool, msg s
 func codeOf(err error) string {
 	var ce *session.ConnectError
 	if errors.As(err, &ce) {
-		return ce.Code
+		return ce.Code()
 	}
 	return sdk.ErrorCode(err)
 }

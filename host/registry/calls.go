@@ -3,39 +3,24 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Kinds of CallError.
-const (
-	// ErrKindUnavailable: no such tool, or a filter removed it.
-	ErrKindUnavailable = "unavailable"
-	// ErrKindBreaker: the server's circuit breaker is open.
-	ErrKindBreaker = "breaker"
-	// ErrKindDown: no session came up in time; a reconnect was requested.
-	ErrKindDown = "down"
-	// ErrKindTimeout: the call ran past the server's timeout.
-	ErrKindTimeout = "timeout"
-	// ErrKindInterrupted: the caller's context ended.
-	ErrKindInterrupted = "interrupted"
-	// ErrKindInvalid: the arguments are unusable (a missing parameter).
-	ErrKindInvalid = "invalid"
-	// ErrKindFailed: the request failed (connection lost, protocol error).
-	ErrKindFailed = "failed"
-)
-
 // CallError is a tool call that did not produce a tool result. Its message
-// is what the model is told (redacted).
+// is what the model is told (redacted); its Code says why (package
+// failure): failure.CodeFiltered, CodeNoSuchTool, CodeUnknownServer,
+// CodeBreaker, CodeDown, CodeTimeout, CodeCanceled (the caller gave up),
+// CodeInvalid, or for a failed request the code of the error behind it
+// (CodeClosed, CodeSessionExpired, CodeRefused...).
 type CallError struct {
 	Server, Tool string
-	Kind         string
+	Code         failure.Code
 	Msg          string
 	// Err is the underlying error, if any.
 	Err error
@@ -43,6 +28,9 @@ type CallError struct {
 
 func (e *CallError) Error() string { return e.Msg }
 func (e *CallError) Unwrap() error { return e.Err }
+
+// FailureCode returns e.Code.
+func (e *CallError) FailureCode() failure.Code { return e.Code }
 
 // Call runs the tool the model knows as name with args and returns the
 // JSON string handed back to the model: the rendered result
@@ -53,27 +41,24 @@ func (e *CallError) Unwrap() error { return e.Err }
 // transport down, timeout, failure) err is a *CallError and the string is
 // toolview.ErrorResult of its message, ready for the model as well.
 func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (string, error) {
-	snap := m.snap.Load()
+	l := m.Lookup(name)
 	var ref toolview.ToolRef
 	var utility string
-	if i, ok := snap.byName[name]; ok {
-		d := snap.defs[i]
-		ref, utility = toolview.ToolRef{Server: d.Server, Tool: d.OriginalName}, d.Utility
-	} else if srv, ok := snap.filtered[name]; ok {
-		return failed(&CallError{Server: srv, Tool: name, Kind: ErrKindUnavailable,
-			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, srv)})
-	} else if r, ok := snap.withdrawn[name]; ok {
+	switch {
+	case l.Availability == Available:
+		ref, utility = toolview.ToolRef{Server: l.Def.Server, Tool: l.Def.OriginalName}, l.Def.Utility
+	case l.Availability == ServerDown && l.ref != nil:
 		// A tool of a server that is down: the call revives it.
-		ref = r
-		if isUtility(r.Tool) && toolview.ToolName(r.Server, r.Tool) == name {
-			utility = r.Tool
+		ref = *l.ref
+		if isUtility(ref.Tool) && toolview.ToolName(ref.Server, ref.Tool) == name {
+			utility = ref.Tool
 		}
-	} else {
-		return failed(&CallError{Tool: name, Kind: ErrKindUnavailable, Msg: fmt.Sprintf("tool %s is not available: no such tool", name)})
+	default:
+		return failed(l.Err())
 	}
 	s := m.server(ref.Server)
 	if s == nil {
-		return failed(&CallError{Server: ref.Server, Tool: name, Kind: ErrKindUnavailable,
+		return failed(&CallError{Server: ref.Server, Tool: name, Code: failure.CodeUnknownServer,
 			Msg: fmt.Sprintf("tool %s is not available: MCP server '%s' is not configured", name, ref.Server)})
 	}
 	if utility != "" {
@@ -92,7 +77,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (s
 func (m *Manager) CallTool(ctx context.Context, server, tool string, args map[string]any) (*mcp.CallToolResult, error) {
 	s := m.server(server)
 	if s == nil {
-		return nil, &CallError{Server: server, Tool: tool, Kind: ErrKindUnavailable, Msg: fmt.Sprintf("MCP server '%s' is not configured", server)}
+		return nil, &CallError{Server: server, Tool: tool, Code: failure.CodeUnknownServer, Msg: fmt.Sprintf("MCP server '%s' is not configured", server)}
 	}
 	return s.callTool(ctx, tool, args)
 }
@@ -131,7 +116,7 @@ func (s *server) timeout() time.Duration {
 func (s *server) callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
 	name := toolview.ToolName(s.cfg.Name, tool)
 	if !s.filter.Allows(tool) {
-		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindUnavailable,
+		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeFiltered,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, s.cfg.Name)}
 	}
 	if args == nil {
@@ -140,16 +125,15 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any)
 	}
 	ok, probe, failures, left := s.brk.allow()
 	if !ok {
-		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Kind: ErrKindBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
+		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
 	}
 	res, err := s.doCall(ctx, tool, func(ctx context.Context, c *conn) (*mcp.CallToolResult, error) {
 		return c.sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
 	})
-	var ce *CallError
 	switch {
 	case err == nil:
 		s.brk.success()
-	case errors.As(err, &ce) && ce.Kind == ErrKindInterrupted:
+	case failure.Interrupted(err):
 		// The caller gave up; says nothing about the server.
 		if probe {
 			s.brk.release()
@@ -175,21 +159,23 @@ func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(c
 				return zero, interrupted(s, what, ctx.Err())
 			}
 			s.kick()
-			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindDown,
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Code: failure.CodeDown,
 				Msg: fmt.Sprintf("MCP server '%s' transport is down; reconnect requested. Do NOT retry this tool immediately — give it a few seconds to come back.", s.cfg.Name)}
 		}
 	}
 	for attempt := 0; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, timeout)
 		v, err := fn(callCtx, c)
+		// What mcp-go's client returned gets its failure code here, once.
+		err = failure.FromClient(err)
 		// The server's timeout ran out: here, or first in the transport
 		// plugin, which bounds its exchange with the same value.
-		timedOut := ctx.Err() == nil && (callCtx.Err() == context.DeadlineExceeded || sdk.ErrorCode(err) == sdk.CodeTimeout)
+		timedOut := ctx.Err() == nil && (callCtx.Err() == context.DeadlineExceeded || failure.Timeout(err))
 		cancel()
 		if err == nil {
 			return v, nil
 		}
-		if isClosed(err) {
+		if failure.Closed(err) {
 			// The end of the connection may trail the failed request by a
 			// moment; wait for it so a dead connection is not retried.
 			select {
@@ -201,25 +187,25 @@ func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(c
 		case ctx.Err() != nil:
 			return zero, interrupted(s, what, err)
 		case timedOut:
-			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindTimeout, Err: err,
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Code: failure.CodeTimeout, Err: err,
 				Msg: fmt.Sprintf("MCP call timed out after %ss", strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64))}
-		case attempt == 0 && sessionExpired(err) && !c.dead():
+		case attempt == 0 && failure.Reconnect(err) && !c.dead():
 			s.log.Info("session expired; reconnecting and retrying once", "tool", what)
 			c.requestReconnect()
 			next := s.waitConn(ctx, c, s.m.timings.ReconnectWait)
 			if next == nil {
-				return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+				return zero, &CallError{Server: s.cfg.Name, Tool: what, Code: failure.Of(err), Err: err,
 					Msg: toolview.Redact(fmt.Sprintf("MCP call failed: session expired and MCP server '%s' did not reconnect within %s: %s",
 						s.cfg.Name, s.m.timings.ReconnectWait, oneLine(err.Error())))}
 			}
 			c = next
 			continue
-		case c.dead() || isClosed(err):
-			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+		case c.dead() || failure.Closed(err):
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Code: failure.Of(err), Err: err,
 				Msg: toolview.Redact(fmt.Sprintf("MCP call failed: the connection to MCP server '%s' was lost during the call (%s); it is reconnecting. "+
 					"The call may not have completed; check before retrying.", s.cfg.Name, oneLine(err.Error())))}
 		default:
-			return zero, &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindFailed, Err: err,
+			return zero, &CallError{Server: s.cfg.Name, Tool: what, Code: failure.Of(err), Err: err,
 				Msg: toolview.Redact("MCP call failed: " + oneLine(err.Error()))}
 		}
 	}
@@ -234,53 +220,7 @@ func (s *server) doCall(ctx context.Context, what string, fn func(context.Contex
 }
 
 func interrupted(s *server, what string, err error) *CallError {
-	return &CallError{Server: s.cfg.Name, Tool: what, Kind: ErrKindInterrupted, Err: err, Msg: "MCP call interrupted: the caller cancelled it"}
-}
-
-// sessionMarkers are substrings (any case) of errors that mean the server
-// no longer knows the session (REFERENCE §4.5).
-var sessionMarkers = []string{
-	"invalid or expired session", "expired session", "session expired", "session not found",
-	"unknown session", "session terminated",
-}
-
-// closedMarkers are substrings of errors that mean the connection itself
-// broke.
-var closedMarkers = []string{
-	"closedresourceerror", "closed resource", "transport is closed", "transport closed",
-	"connection closed", "broken pipe", "end of file",
-}
-
-// sessionExpired reports an error that a new session fixes: the sdk's
-// session_expired code, a session marker, or a broken-connection marker
-// while the connection itself is still up (checked by the caller).
-func sessionExpired(err error) bool {
-	var se *sdk.Error
-	if errors.As(err, &se) && se.Code == sdk.CodeSessionExpired {
-		return true
-	}
-	msg := err.Error()
-	for _, m := range sessionMarkers {
-		if containsFold(msg, m) {
-			return true
-		}
-	}
-	return isClosed(err) && !errors.Is(err, context.Canceled)
-}
-
-// isClosed reports an error saying the connection is gone.
-func isClosed(err error) bool {
-	var se *sdk.Error
-	if errors.As(err, &se) && se.Code == sdk.CodeClosed {
-		return true
-	}
-	msg := err.Error()
-	for _, m := range closedMarkers {
-		if containsFold(msg, m) {
-			return true
-		}
-	}
-	return false
+	return &CallError{Server: s.cfg.Name, Tool: what, Code: failure.CodeCanceled, Err: err, Msg: "MCP call interrupted: the caller cancelled it"}
 }
 
 // callUtility runs a resource or prompt utility tool. Utilities share the
@@ -299,7 +239,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 	case toolview.UtilityReadResource:
 		uri, _ := args["uri"].(string)
 		if uri == "" {
-			return toolview.MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'uri'"}
+			return toolview.MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'uri'"}
 		}
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
 			return c.sess.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
@@ -319,7 +259,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 	case toolview.UtilityGetPrompt:
 		name, _ := args["name"].(string)
 		if name == "" {
-			return toolview.MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindInvalid, Msg: "Missing required parameter 'name'"}
+			return toolview.MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'name'"}
 		}
 		pargs := promptArgs(args["arguments"])
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
@@ -330,7 +270,7 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 		}
 		return toolview.RenderGetPromptMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes), nil
 	}
-	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Kind: ErrKindUnavailable, Msg: "unknown utility tool " + kind})
+	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeNoSuchTool, Msg: "unknown utility tool " + kind})
 }
 
 // promptArgs turns the arguments object into the string map prompts/get

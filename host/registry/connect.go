@@ -3,8 +3,8 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
@@ -12,49 +12,19 @@ import (
 )
 
 // retryable reports whether a failed connect is worth retrying with
-// backoff: not for auth (a login only the user can do, above all), a
-// missing executable or a bad config entry.
-func retryable(err error) bool {
-	var ce *session.ConnectError
-	if errors.As(err, &ce) {
-		switch ce.Code {
-		case sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotFound, sdk.CodeConfig:
-			return false
-		}
-		return true
-	}
-	var se *sdk.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotFound, sdk.CodeConfig:
-			return false
-		}
-	}
-	var le *listError
-	if errors.As(err, &le) {
-		return true
-	}
-	// A config error from the entry itself, or a plugin that cannot be
-	// found, will not fix itself.
-	return !errors.Is(err, errConfig)
-}
+// backoff (failure.Retry): not for auth (a login only the user can do,
+// above all), a missing executable or a bad config entry.
+func retryable(err error) bool { return failure.Retry(err) }
 
 // failureCode returns the sdk error code of a failed connect and the
 // challenge of the 401/403 behind it, when it had them.
 func failureCode(err error) (code, challenge string) {
-	var ce *session.ConnectError
-	if errors.As(err, &ce) {
-		return ce.Code, ce.Challenge
-	}
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		return se.Code, se.WWWAuthenticate
 	}
 	return "", ""
 }
-
-// errConfig marks an unusable server entry.
-var errConfig = errors.New("config error")
 
 // listError is a session that connected but could not list its tools; its
 // error says so (see ListTools).
@@ -68,11 +38,6 @@ func (e *listError) Unwrap() error { return e.err }
 func (s *server) connect() (*conn, error) {
 	sess, err := session.Connect(s.ctx, s.cfg, s.deps())
 	if err != nil {
-		var ce *session.ConnectError
-		var se *sdk.Error
-		if !errors.As(err, &ce) && !errors.As(err, &se) && s.cfg.Err == nil && isPluginMissing(err) {
-			return nil, fmt.Errorf("%w: %v", errConfig, err)
-		}
 		return nil, err
 	}
 	c := &conn{sess: sess, req: make(chan struct{})}
@@ -125,12 +90,6 @@ func redactErr(err error) string {
 		return "closed by the server"
 	}
 	return toolview.Redact(err.Error())
-}
-
-// isPluginMissing reports whether Connect failed because the transport
-// plugin binary does not exist (supervisor.Find).
-func isPluginMissing(err error) bool {
-	return err != nil && containsFold(err.Error(), "not found in")
 }
 
 // deps are the session dependencies of this server: the manager's, with

@@ -17,9 +17,6 @@ func (m *Manager) SessionOf(name string) *session.Session {
 // Probe exposes the keepalive probe to tests.
 var Probe = probe
 
-// SessionExpired exposes the session-expiry classifier to tests.
-var SessionExpired = sessionExpired
-
 // NewTestBreaker returns a breaker with the given timings, driven by
 // allow/success/failure (tests only).
 func NewTestBreaker(t Timings) *TestBreaker { return &TestBreaker{b: newBreaker(t.withDefaults())} }

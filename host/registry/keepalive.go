@@ -2,8 +2,8 @@ package registry
 
 import (
 	"context"
-	"errors"
 
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -27,13 +27,16 @@ type pinger interface {
 	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 }
 
-// probe runs one keepalive probe on cl. When ping is answered with "method
-// not found" it latches *pingUnsupported and, for a server with tools,
-// uses tools/list from then on; a server with neither is not probed.
+// probe runs one keepalive probe on cl. When the server answers ping with
+// a JSON-RPC error (-32601 "method not found", or any other error of its
+// own: it is alive and read the request, but does not do ping) it latches
+// *pingUnsupported and, for a server with tools, uses tools/list from then
+// on; a server with neither is not probed. A ping that got no answer (the
+// connection broke, the probe timed out) is a failed probe.
 func probe(ctx context.Context, cl pinger, hasTools bool, pingUnsupported *bool) error {
 	if !*pingUnsupported {
-		err := cl.Ping(ctx)
-		if err == nil || !isMethodNotFound(err) {
+		err := failure.FromClient(cl.Ping(ctx))
+		if err == nil || !failure.Answered(err) {
 			return err
 		}
 		*pingUnsupported = true
@@ -43,19 +46,4 @@ func probe(ctx context.Context, cl pinger, hasTools bool, pingUnsupported *bool)
 	}
 	_, err := cl.ListToolsByPage(ctx, mcp.ListToolsRequest{})
 	return err
-}
-
-// isMethodNotFound reports a JSON-RPC -32601 reply, or a message saying the
-// same.
-func isMethodNotFound(err error) bool {
-	if errors.Is(err, mcp.ErrMethodNotFound) {
-		return true
-	}
-	msg := err.Error()
-	for _, m := range []string{"method not found", "unknown method", "not found: ping", "-32601"} {
-		if containsFold(msg, m) {
-			return true
-		}
-	}
-	return false
 }

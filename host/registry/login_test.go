@@ -13,17 +13,17 @@ import (
 // and its failure keeps the code and the challenge for the commands that
 // explain it.
 func TestLoginNeededIsNotRetried(t *testing.T) {
-	ce := &session.ConnectError{Server: "s", Code: sdk.CodeLoginNeeded, Msg: "MCP server 's' needs a login: no token is stored; run: hermes mcp login s"}
+	ce := &session.ConnectError{Server: "s", Err: sdk.NewError(sdk.CodeLoginNeeded, "MCP server 's' needs a login: no token is stored; run: hermes mcp login s")}
 	if registry.Retryable(ce) {
 		t.Error("a connect that needs a login is retried")
 	}
 	if registry.Retryable(fmt.Errorf("wrapped: %w", sdk.NewError(sdk.CodeLoginNeeded, "x"))) {
 		t.Error("an sdk error that needs a login is retried")
 	}
-	if !registry.Retryable(&session.ConnectError{Code: sdk.CodeClosed}) {
+	if !registry.Retryable(&session.ConnectError{Err: sdk.NewError(sdk.CodeClosed, "gone")}) {
 		t.Error("a closed connection is not retried")
 	}
-	code, ch := registry.FailureCode(&session.ConnectError{Code: sdk.CodeAuth, Challenge: `Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`})
+	code, ch := registry.FailureCode(fmt.Errorf("wrapped: %w", &session.ConnectError{Err: &sdk.Error{Code: sdk.CodeAuth, WWWAuthenticate: `Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`}}))
 	if code != sdk.CodeAuth || ch == "" {
 		t.Errorf("FailureCode = %q, %q", code, ch)
 	}

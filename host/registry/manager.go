@@ -441,7 +441,3 @@ func (m *Manager) Close() error {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testproc"
@@ -88,13 +89,13 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	}
 	// A filtered tool does not exist, by model name or by MCP name.
 	ce := callErr(t, m, "mcp_alpha_sleep", map[string]any{"ms": 1})
-	if ce.Kind != registry.ErrKindUnavailable || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server alpha") {
+	if ce.Code != failure.CodeFiltered || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server alpha") {
 		t.Errorf("filtered call: %+v", ce)
 	}
 	if _, err := m.CallTool(context.Background(), "beta", "crash", nil); err == nil || !strings.Contains(err.Error(), "filtered") {
 		t.Errorf("CallTool of an excluded tool: %v", err)
 	}
-	if ce := callErr(t, m, "mcp_nope_tool", nil); ce.Kind != registry.ErrKindUnavailable {
+	if ce := callErr(t, m, "mcp_nope_tool", nil); !failure.NotFound(ce) {
 		t.Errorf("unknown tool: %+v", ce)
 	}
 
@@ -329,12 +330,12 @@ func TestParkBreakerAndRevive(t *testing.T) {
 	}
 	for i := range registry.DefaultBreakerThreshold {
 		ce := callErr(t, m, "mcp_ts_echo", map[string]any{"message": "x"})
-		if ce.Kind != registry.ErrKindDown || !strings.Contains(ce.Msg, "transport is down; reconnect requested") {
+		if ce.Code != failure.CodeDown || !strings.Contains(ce.Msg, "transport is down; reconnect requested") {
 			t.Fatalf("call %d while parked: %+v", i, ce)
 		}
 	}
 	ce := callErr(t, m, "mcp_ts_echo", map[string]any{"message": "x"})
-	if ce.Kind != registry.ErrKindBreaker || !strings.Contains(ce.Msg, "Do NOT retry this tool yet") ||
+	if ce.Code != failure.CodeBreaker || !strings.Contains(ce.Msg, "Do NOT retry this tool yet") ||
 		!strings.Contains(ce.Msg, "after 3 consecutive failures") {
 		t.Fatalf("breaker: %+v", ce)
 	}
@@ -451,7 +452,7 @@ func TestCallTimeout(t *testing.T) {
 	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: fast()})
 	start := time.Now()
 	ce := callErr(t, m, "mcp_ts_sleep", map[string]any{"ms": 20000})
-	if ce.Kind != registry.ErrKindTimeout || ce.Msg != "MCP call timed out after 0.5s" || time.Since(start) > 10*time.Second {
+	if ce.Code != failure.CodeTimeout || ce.Msg != "MCP call timed out after 0.5s" || time.Since(start) > 10*time.Second {
 		t.Fatalf("timeout: %+v after %s", ce, time.Since(start))
 	}
 	eventually(t, 5*time.Second, "server saw the cancellation", func() bool {

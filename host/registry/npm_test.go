@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testnpm"
 )
@@ -127,7 +128,7 @@ func TestFilesystemServer(t *testing.T) {
 		t.Errorf("read_text_file = %v", r)
 	}
 	ce := callErr(t, m, "mcp_fs_write_file", map[string]any{"path": filepath.Join(root, "x"), "content": "x"})
-	if ce.Kind != registry.ErrKindUnavailable || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server fs") {
+	if ce.Code != failure.CodeFiltered || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server fs") {
 		t.Errorf("write_file: %+v", ce)
 	}
 	if _, err := os.Stat(filepath.Join(root, "x")); err == nil {

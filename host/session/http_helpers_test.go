@@ -174,10 +174,6 @@ func sdkErr(t *testing.T, err error) *sdk.Error {
 	if errors.As(err, &se) {
 		return se
 	}
-	var ce *session.ConnectError
-	if errors.As(err, &ce) {
-		return &sdk.Error{Code: ce.Code, Message: ce.Msg, Status: ce.Status, WWWAuthenticate: ce.Challenge}
-	}
 	t.Fatalf("error %v (%T) carries no transport error", err, err)
 	return nil
 }

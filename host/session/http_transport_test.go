@@ -307,12 +307,12 @@ func TestHTTPNotMCP(t *testing.T) {
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--html-only")
 	_, err := connectOnce(remote("http", p.URL+"/"), d)
 	ce := connectErr(t, err)
-	if ce.Code != sdk.CodeNotMCP {
-		t.Fatalf("code %q: %v", ce.Code, err)
+	if ce.Code() != sdk.CodeNotMCP {
+		t.Fatalf("code %q: %v", ce.Code(), err)
 	}
 	for _, want := range []string{"returned Content-Type 'text/html', not an MCP response", "https://host/mcp, not https://host/"} {
-		if !strings.Contains(ce.Msg, want) {
-			t.Fatalf("message %q lacks %q", ce.Msg, want)
+		if !strings.Contains(ce.Error(), want) {
+			t.Fatalf("message %q lacks %q", ce.Error(), want)
 		}
 	}
 	t.Run("skip_preflight", func(t *testing.T) {
@@ -322,8 +322,8 @@ func TestHTTPNotMCP(t *testing.T) {
 		srv.Extra = map[string]any{"skip_preflight": true}
 		_, err := connectOnce(srv, d)
 		// Without the preflight the handshake itself finds the web page.
-		if ce := connectErr(t, err); ce.Code != sdk.CodeNotMCP {
-			t.Fatalf("code %q: %v", ce.Code, err)
+		if ce := connectErr(t, err); ce.Code() != sdk.CodeNotMCP {
+			t.Fatalf("code %q: %v", ce.Code(), err)
 		}
 	})
 }
@@ -334,12 +334,12 @@ func TestHTTPAuthRequired(t *testing.T) {
 	t.Run("no header", func(t *testing.T) {
 		_, err := connectOnce(remote("http", p.URL+"/mcp"), d)
 		ce := connectErr(t, err)
-		if ce.Code != sdk.CodeAuth || ce.Status != 401 || !strings.Contains(ce.Challenge, "resource_metadata=") {
-			t.Fatalf("code %q status %d challenge %q: %v", ce.Code, ce.Status, ce.Challenge, err)
+		if ce.Code() != sdk.CodeAuth || ce.Err.Status != 401 || !strings.Contains(ce.Challenge(), "resource_metadata=") {
+			t.Fatalf("code %q status %d challenge %q: %v", ce.Code(), ce.Err.Status, ce.Challenge(), err)
 		}
 		for _, want := range []string{"needs credentials", "hermes mcp add ts --url " + p.URL + "/mcp --header 'Authorization: Bearer ...'", "${MCP_TS_API_KEY}"} {
-			if !strings.Contains(ce.Msg, want) {
-				t.Fatalf("message %q lacks %q", ce.Msg, want)
+			if !strings.Contains(ce.Error(), want) {
+				t.Fatalf("message %q lacks %q", ce.Error(), want)
 			}
 		}
 	})
@@ -348,11 +348,11 @@ func TestHTTPAuthRequired(t *testing.T) {
 		srv.Headers = map[string]string{"Authorization": "Bearer wrong-token-value"}
 		_, err := connectOnce(srv, d)
 		ce := connectErr(t, err)
-		if ce.Code != sdk.CodeAuth || ce.Status != 401 {
-			t.Fatalf("code %q status %d: %v", ce.Code, ce.Status, err)
+		if ce.Code() != sdk.CodeAuth || ce.Err.Status != 401 {
+			t.Fatalf("code %q status %d: %v", ce.Code(), ce.Err.Status, err)
 		}
-		if strings.Contains(ce.Msg, "wrong-token-value") {
-			t.Fatalf("the token leaked into %q", ce.Msg)
+		if strings.Contains(ce.Error(), "wrong-token-value") {
+			t.Fatalf("the token leaked into %q", ce.Error())
 		}
 	})
 	t.Run("right token", func(t *testing.T) {

@@ -142,11 +142,11 @@ func TestNegotiationPinned(t *testing.T) {
 			srv.Protocol = c.pin
 			_, err := session.Connect(context.Background(), srv, d)
 			var ce *session.ConnectError
-			if !errors.As(err, &ce) || ce.Code != sdk.CodeConfig {
+			if !errors.As(err, &ce) || ce.Code() != sdk.CodeConfig {
 				t.Fatalf("connect = %v (%T), want a config error", err, err)
 			}
-			if !strings.Contains(ce.Msg, c.want) {
-				t.Fatalf("error %q, want it to say %q", ce.Msg, c.want)
+			if !strings.Contains(ce.Error(), c.want) {
+				t.Fatalf("error %q, want it to say %q", ce.Error(), c.want)
 			}
 		})
 	}
@@ -266,15 +266,15 @@ func TestNoCommonRevision(t *testing.T) {
 	t.Cleanup(ts.Close)
 	_, err := session.Connect(context.Background(), remote("http", ts.URL+"/mcp"), d)
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != sdk.CodeConfig {
+	if !errors.As(err, &ce) || ce.Code() != sdk.CodeConfig {
 		t.Fatalf("connect = %v (%T), want a config error", err, err)
 	}
 	for _, want := range []string{"no protocol revision in common", "the server speaks 2099-01-01, ", "hermes speaks 2026-07-28, 2025-11-25"} {
-		if !strings.Contains(ce.Msg, want) {
-			t.Fatalf("error %q, want it to say %q", ce.Msg, want)
+		if !strings.Contains(ce.Error(), want) {
+			t.Fatalf("error %q, want it to say %q", ce.Error(), want)
 		}
 	}
-	if strings.ContainsAny(ce.Msg, "\x1b\a") {
-		t.Fatalf("the server's text reached the message unescaped: %q", ce.Msg)
+	if strings.ContainsAny(ce.Error(), "\x1b\a") {
+		t.Fatalf("the server's text reached the message unescaped: %q", ce.Error())
 	}
 }

@@ -72,7 +72,7 @@ func (p *pinnedTransport) neverRan(t *testing.T) {
 func refusedAsChanged(t *testing.T, err error, bin string) {
 	t.Helper()
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != sdk.CodeConfig {
+	if !errors.As(err, &ce) || ce.Code() != sdk.CodeConfig {
 		t.Fatalf("want a config ConnectError, got %#v (%v)", err, err)
 	}
 	msg := err.Error()
@@ -172,7 +172,7 @@ func TestPinnedTransportPluginNoFallback(t *testing.T) {
 	}
 	_, err := connect0(p.d, p.started(p.sum))
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != sdk.CodeNotFound || !strings.Contains(err.Error(), "run `hermes mcp install ts` again") {
+	if !errors.As(err, &ce) || ce.Code() != sdk.CodeNotFound || !strings.Contains(err.Error(), "run `hermes mcp install ts` again") {
 		t.Fatalf("want not-found naming the install to redo, got %v", err)
 	}
 	p.neverRan(t)

@@ -81,9 +81,9 @@ func negotiate(ctx context.Context, c *client.Client, w *watch, srv *config.Serv
 		var uv mcp.UnsupportedProtocolVersionError
 		switch {
 		case errors.As(err, &uv) && p.Source == SourcePinned:
-			return nil, p, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+			return nil, p, connectErr(srv.Name, sdk.CodeConfig,
 				"MCP server '%s' does not speak the pinned protocol %s; it %s. Set protocol: auto for it in config.yaml",
-				srv.Name, want, theirRevisions(uv, want))}
+				srv.Name, want, theirRevisions(uv, want))
 		case errors.As(err, &uv):
 			return nil, p, noCommonRevision(srv, want, uv)
 		}
@@ -100,9 +100,9 @@ func negotiate(ctx context.Context, c *client.Client, w *watch, srv *config.Serv
 			if mcp.IsModernProtocol(want) {
 				why = fmt.Sprintf(" (server/discover: %s)", w.probeFailure())
 			}
-			return nil, p, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+			return nil, p, connectErr(srv.Name, sdk.CodeConfig,
 				"MCP server '%s' does not speak the pinned protocol %s%s; it answered with %s. Set protocol: auto (or %s) for it in config.yaml",
-				srv.Name, want, why, p.Revision, p.Revision)}
+				srv.Name, want, why, p.Revision, p.Revision)
 		}
 		p.Why = "pinned by the protocol key of the server's entry"
 	case SourceRemembered:
@@ -156,9 +156,9 @@ func newestCommon(theirs []string) string {
 // noCommonRevision is the error of a negotiation that found no revision
 // both sides speak, with both lists.
 func noCommonRevision(srv *config.Server, asked string, uv mcp.UnsupportedProtocolVersionError) error {
-	return &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: fmt.Sprintf(
+	return connectErr(srv.Name, sdk.CodeConfig,
 		"MCP server '%s' and hermes have no protocol revision in common: the server %s; hermes speaks %s. Update the server or hermes",
-		srv.Name, theirRevisions(uv, asked), strings.Join(config.ProtocolRevisions, ", "))}
+		srv.Name, theirRevisions(uv, asked), strings.Join(config.ProtocolRevisions, ", "))
 }
 
 // maxShownRevisions bounds the revisions of a server's list shown in a

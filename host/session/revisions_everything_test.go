@@ -219,14 +219,14 @@ func TestRevisionsEverythingNegotiation(t *testing.T) {
 		srv.Protocol = session.Latest
 		_, err := connectOnce(srv, d)
 		var ce *session.ConnectError
-		if !errors.As(err, &ce) || ce.Code != "config" {
+		if !errors.As(err, &ce) || ce.Code() != "config" {
 			t.Fatalf("want a config error, got %v", err)
 		}
 		for _, want := range []string{"does not speak the pinned protocol " + session.Latest, "it answered with 2025-11-25", "protocol: auto"} {
-			if !strings.Contains(ce.Msg, want) {
-				t.Fatalf("message %q lacks %q", ce.Msg, want)
+			if !strings.Contains(ce.Error(), want) {
+				t.Fatalf("message %q lacks %q", ce.Error(), want)
 			}
 		}
-		t.Logf("pinned %s: %s", session.Latest, ce.Msg)
+		t.Logf("pinned %s: %s", session.Latest, ce.Error())
 	})
 }

@@ -77,7 +77,7 @@ func checkSandboxPaths(home string, srv *config.Server) error {
 		dir = ""
 	}
 	if err := srv.Sandbox.CheckPaths(home, dir); err != nil {
-		return &ConnectError{Server: srv.Name, Code: sdk.CodeSandbox, Msg: fmt.Sprintf("sandbox of server %q refused: %v", srv.Name, err)}
+		return connectErr(srv.Name, sdk.CodeSandbox, "sandbox of server %q refused: %v", srv.Name, err)
 	}
 	return nil
 }
@@ -89,9 +89,9 @@ func checkSandboxed(srv *config.Server, props transport.Properties) error {
 	if srv.Sandbox == nil || props.Sandbox != nil {
 		return nil
 	}
-	return &ConnectError{Server: srv.Name, Code: sdk.CodeSandbox, Msg: fmt.Sprintf(
+	return connectErr(srv.Name, sdk.CodeSandbox,
 		"transport %s cannot sandbox a server, so %q was not started; use the built-in stdio transport or remove sandbox: from the entry",
-		PluginName(srv), srv.Name)}
+		PluginName(srv), srv.Name)
 }
 
 // sandboxMisplaced says why a sandbox: block cannot apply to srv (a remote

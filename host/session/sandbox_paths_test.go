@@ -73,8 +73,8 @@ func TestSandboxWritableSwappedForLinkRefused(t *testing.T) {
 			}
 			ce := connectErr(t, err)
 			t.Logf("refused: %v", err)
-			if ce.Code != sdk.CodeSandbox || !strings.Contains(err.Error(), data+" resolves to "+resolved) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("want a one-line sandbox refusal naming %s and %s, got %v (code %s)", data, resolved, err, ce.Code)
+			if ce.Code() != sdk.CodeSandbox || !strings.Contains(err.Error(), data+" resolves to "+resolved) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("want a one-line sandbox refusal naming %s and %s, got %v (code %s)", data, resolved, err, ce.Code())
 			}
 			wantFile(t, w.env, envText)
 			wantFile(t, cfgYAML, "mcp_servers: {}\n")

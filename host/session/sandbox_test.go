@@ -422,7 +422,7 @@ func TestSandboxRefusedWhenItCannotBeEnforced(t *testing.T) {
 	}
 	_, err := session.Connect(context.Background(), entry(true), d)
 	ce := connectErr(t, err)
-	if ce.Code != sdk.CodeSandbox || !strings.Contains(err.Error(), "sandbox: {enforce: false}") || !strings.Contains(err.Error(), secret) {
+	if ce.Code() != sdk.CodeSandbox || !strings.Contains(err.Error(), "sandbox: {enforce: false}") || !strings.Contains(err.Error(), secret) {
 		t.Fatalf("want a sandbox refusal naming %s and the override, got %v", secret, err)
 	}
 	if strings.Contains(err.Error(), "\n") {

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/pluginconn"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -152,10 +153,10 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	// An entry the security screening rejects is never started, even when
 	// it reached config.yaml some other way than hermes mcp add.
 	if err := screening.Admit(srv); err != nil {
-		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: err.Error()}
+		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
 	}
 	if why := sandboxMisplaced(srv); why != "" {
-		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeConfig, Msg: why}
+		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", why)
 	}
 	if err := checkSandboxPaths(d.Home, srv); err != nil {
 		return nil, err
@@ -180,7 +181,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 			if code == sdk.CodeOther {
 				code = sdk.CodeAuth
 			}
-			return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
+			return nil, connectErr(srv.Name, code, "%s", flatten(err))
 		}
 		headers, challenge = creds.Headers, creds.Challenge
 	}
@@ -200,7 +201,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		if errors.As(err, &sum) {
 			code = sdk.CodeConfig
 		}
-		return nil, &ConnectError{Server: srv.Name, Code: code, Msg: flatten(err)}
+		return nil, connectErr(srv.Name, code, "%s", flatten(err))
 	}
 	// fail stops the plugin and returns every failure as a *ConnectError.
 	fail := func(err error) (*Session, error) {
@@ -211,9 +212,9 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		}
 		var se *sdk.Error
 		if errors.As(err, &se) {
-			return nil, &ConnectError{Server: srv.Name, Code: se.Code, Msg: se.Message, Status: se.Status, Challenge: se.WWWAuthenticate}
+			return nil, &ConnectError{Server: srv.Name, Err: se}
 		}
-		return nil, &ConnectError{Server: srv.Name, Code: sdk.CodeOther, Msg: flatten(err)}
+		return nil, connectErr(srv.Name, sdk.CodeOther, "%s", flatten(err))
 	}
 	raw, err := p.Dispense()
 	if err != nil {
@@ -256,7 +257,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeTimeout, Msg: fmt.Sprintf("no answer to connect within %s (connect_timeout)", timeout)})
+			return fail(connectErr(srv.Name, sdk.CodeTimeout, "no answer to connect within %s (connect_timeout)", timeout))
 		}
 		return fail(err)
 	}
@@ -296,8 +297,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	init, proto, err := negotiate(negotiateCtx, c, probe, srv, mem)
 	if err != nil {
 		if g := garbage.Load(); g != nil && ctx.Err() == nil {
-			return fail(&ConnectError{Server: srv.Name, Code: sdk.CodeGarbage,
-				Msg: fmt.Sprintf("%s (no answer to initialize followed within %s)", g.Message, garbageGrace)})
+			return fail(connectErr(srv.Name, sdk.CodeGarbage, "%s (no answer to initialize followed within %s)", g.Message, garbageGrace))
 		}
 		return fail(s.explain(ctx, "initialize", err, timeout))
 	}
@@ -347,7 +347,7 @@ func (s *Session) explain(ctx context.Context, step string, err error, timeout t
 	}
 	var se *sdk.Error
 	if errors.As(err, &se) && se.Code != sdk.CodeCanceled {
-		return &ConnectError{Server: s.Server.Name, Code: se.Code, Msg: se.Message, Status: se.Status, Challenge: se.WWWAuthenticate}
+		return &ConnectError{Server: s.Server.Name, Err: se}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		msg := fmt.Sprintf("no answer to %s within %s (connect_timeout)", step, timeout)
@@ -356,9 +356,9 @@ func (s *Session) explain(ctx context.Context, step string, err error, timeout t
 				msg += "; " + w.Message
 			}
 		}
-		return &ConnectError{Server: s.Server.Name, Code: sdk.CodeTimeout, Msg: msg}
+		return connectErr(s.Server.Name, sdk.CodeTimeout, "%s", msg)
 	}
-	return &ConnectError{Server: s.Server.Name, Code: sdk.CodeOther, Msg: flatten(err)}
+	return connectErr(s.Server.Name, sdk.CodeOther, "%s", flatten(err))
 }
 
 // flatten makes an error one line.
@@ -366,18 +366,36 @@ func flatten(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// ConnectError is why a server could not be connected, in one line.
+// ConnectError is why a server could not be connected, in one line: the
+// plugin's *sdk.Error as it arrived (code, message, HTTP status,
+// challenge), or one the host made for a failure of its own (config,
+// sandbox, timeout...), with the server it was for.
 type ConnectError struct {
 	Server string
-	// Code is an sdk error code.
-	Code      string
-	Msg       string
-	Status    int
-	Challenge string
+	Err    *sdk.Error
+}
+
+// connectErr is a ConnectError of the host's own with code and a
+// formatted message.
+func connectErr(server, code, format string, args ...any) *ConnectError {
+	return &ConnectError{Server: server, Err: sdk.NewError(code, format, args...)}
 }
 
 // Error returns the one-line reason.
-func (e *ConnectError) Error() string { return e.Msg }
+func (e *ConnectError) Error() string { return e.Err.Message }
+
+// Unwrap returns the sdk error.
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Code is the sdk error code of the failure.
+func (e *ConnectError) Code() string { return e.Err.Code }
+
+// Challenge is the WWW-Authenticate of the server's 401/403 behind the
+// failure, or "".
+func (e *ConnectError) Challenge() string { return e.Err.WWWAuthenticate }
+
+// FailureCode is the failure code (package failure) of the sdk code.
+func (e *ConnectError) FailureCode() failure.Code { return failure.Of(e.Err) }
 
 // Done is closed when the connection has ended on its own.
 func (s *Session) Done() <-chan struct{} { return s.conn.Done() }

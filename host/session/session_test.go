@@ -184,7 +184,7 @@ func TestInitializeTimeout(t *testing.T) {
 	srv.ConnectTimeout = 700 * time.Millisecond
 	_, err := session.Connect(context.Background(), srv, d)
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != "timeout" || !strings.Contains(err.Error(), "connect_timeout") {
+	if !errors.As(err, &ce) || ce.Code() != "timeout" || !strings.Contains(err.Error(), "connect_timeout") {
 		t.Fatalf("want a connect_timeout error, got %v", err)
 	}
 }
@@ -197,7 +197,7 @@ func TestGarbageOnStdout(t *testing.T) {
 	srv.ConnectTimeout = 2 * time.Minute
 	_, err := session.Connect(context.Background(), srv, d)
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != sdk.CodeGarbage || !strings.Contains(err.Error(), "non-JSON") || !strings.Contains(err.Error(), "no answer to initialize followed") {
+	if !errors.As(err, &ce) || ce.Code() != sdk.CodeGarbage || !strings.Contains(err.Error(), "non-JSON") || !strings.Contains(err.Error(), "no answer to initialize followed") {
 		t.Fatalf("want a garbage error about non-JSON output, got %v", err)
 	}
 }
@@ -220,7 +220,7 @@ func TestMissingExecutable(t *testing.T) {
 	srv := &config.Server{Name: "nope", Transport: "stdio", Command: "npx-does-not-exist-here", Enabled: true, ConnectTimeout: 5 * time.Second}
 	_, err := session.Connect(context.Background(), srv, d)
 	var ce *session.ConnectError
-	if !errors.As(err, &ce) || ce.Code != sdk.CodeNotFound || !strings.Contains(err.Error(), "missing executable 'npx-does-not-exist-here'") {
+	if !errors.As(err, &ce) || ce.Code() != sdk.CodeNotFound || !strings.Contains(err.Error(), "missing executable 'npx-does-not-exist-here'") {
 		t.Fatalf("got %v", err)
 	}
 	srv.Command = "npx"

@@ -42,6 +42,10 @@ type Config struct {
 	// DiscoverNullID an error whose id is null (HTTP status 400), as a
 	// stateful TypeScript SDK server refuses any request before initialize.
 	Discover string
+	// PingError answers every ping with JSON-RPC error -32000 and this
+	// message (--ping-error; stdio, with --protocols): a server without
+	// ping that does not say -32601.
+	PingError string
 
 	// HangInitialize never answers initialize (--hang-initialize).
 	HangInitialize bool
@@ -139,7 +143,8 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Server.Resources, "resources", false, "add static resources and a resource template")
 	fs.BoolVar(&cfg.Server.Prompts, "prompts", false, "add two prompts with arguments")
 	fs.IntVar(&exitAfterInit, "exit-after-init", 0, "exit `MS` milliseconds after initialize")
-	fs.BoolVar(&cfg.Server.Trace, "trace", false, "write a stderr line for each ping and each sleep call started")
+	fs.BoolVar(&cfg.Server.Trace, "trace", false, "write a stderr line for each ping, tools/list and sleep call started")
+	fs.StringVar(&cfg.PingError, "ping-error", "", "stdio, with --protocols: answer ping with JSON-RPC error -32000 `MSG`")
 	fs.StringVar(&cfg.Server.Version, "server-version", "", "server version reported in initialize")
 	fs.StringVar(&cfg.Server.EchoDescription, "tool-desc", "", "description of echo (and of --extra-tool)")
 	fs.StringVar(&cfg.Server.ExtraToolName, "extra-tool", "", "add a tool `NAME` that answers with its own name")

@@ -133,8 +133,13 @@
 //	--exit-after-init MS exit (status 0) MS after initialize (or server/discover)
 //	--stderr-noise       write a line to stderr every 10 ms
 //	--trace              write "hermes-testserver trace: ping" to stderr for each
-//	                     ping and "hermes-testserver trace: sleep started" for
-//	                     each sleep call, for tests to wait on instead of sleeping
+//	                     ping, "hermes-testserver trace: tools/list" for each
+//	                     tools/list and "hermes-testserver trace: sleep started"
+//	                     for each sleep call, for tests to wait on instead of
+//	                     sleeping
+//	--ping-error MSG     stdio, with --protocols: answer every ping with the
+//	                     JSON-RPC error -32000 MSG (a server without ping that
+//	                     does not say -32601)
 //	--linger             stdio: keep running after stdin closes (until a signal)
 //	--ignore-sigterm     ignore SIGTERM: only SIGKILL stops the server
 //

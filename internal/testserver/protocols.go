@@ -55,6 +55,10 @@ type versionFilter struct {
 	onDiscover func()
 	// discover is Config.Discover.
 	discover string
+	// pingError, when set, is the message of the JSON-RPC error -32000
+	// every ping is answered with; onPing is called for each.
+	pingError string
+	onPing    func()
 }
 
 // Values of --discover.
@@ -107,6 +111,11 @@ func (f *versionFilter) filter(msg []byte) ([]byte, *refusal) {
 	declared := p.Meta.ProtocolVersion
 
 	switch {
+	case m.Method == string(mcp.MethodPing) && f.pingError != "":
+		if f.onPing != nil {
+			f.onPing()
+		}
+		return nil, &refusal{errorBody(m.ID, mcp.JSONRPCErrorDetails{Code: -32000, Message: f.pingError}), http.StatusOK}
 	case m.Method == string(mcp.MethodServerDiscover) && !f.modern:
 		// A server from before 2026-07-28 knows no such method.
 		if f.onDiscover != nil {

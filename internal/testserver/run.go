@@ -127,8 +127,10 @@ func runStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 		})
 		vf := newVersionFilter(versions)
 		vf.discover = cfg.Discover
+		vf.pingError = cfg.PingError
 		if cfg.Server.Trace {
 			vf.onDiscover = func() { fmt.Fprintln(stderr, TraceDiscover) }
+			vf.onPing = func() { fmt.Fprintln(stderr, TracePing) }
 		}
 		err = vf.listenFiltered(ctx, stdio, stdin, stdout)
 	} else {

@@ -73,7 +73,8 @@ type Options struct {
 	// when nil.
 	Stderr io.Writer
 	// Trace writes a line to Stderr when a ping arrives (TracePing), when
-	// a server/discover arrives (TraceDiscover) and when a sleep call
+	// a server/discover arrives (TraceDiscover), when a tools/list arrives
+	// (TraceList) and when a sleep call
 	// starts (TraceSleepStarted), so that tests can wait for these events
 	// instead of sleeping (flag --trace).
 	Trace bool
@@ -105,6 +106,8 @@ const (
 	TracePing = "hermes-testserver trace: ping"
 	// TraceDiscover: a server/discover request arrived (2026-07-28).
 	TraceDiscover = "hermes-testserver trace: discover"
+	// TraceList: a tools/list request arrived.
+	TraceList = "hermes-testserver trace: tools/list"
 	// TraceSleepStarted: a sleep call arrived and is sleeping.
 	TraceSleepStarted = "hermes-testserver trace: sleep started"
 )
@@ -171,6 +174,7 @@ func New(opts Options) *server.MCPServer {
 	}
 	hooks.AddBeforePing(func(context.Context, any, *mcp.PingRequest) { st.trace(TracePing) })
 	hooks.AddBeforeDiscover(func(context.Context, any, *mcp.DiscoverRequest) { st.trace(TraceDiscover) })
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { st.trace(TraceList) })
 	addListingFaults(opts, hooks)
 
 	serverOpts := []server.ServerOption{
