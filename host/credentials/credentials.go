@@ -174,7 +174,7 @@ func LaunchSpec(srv *config.Server) supervisor.Spec {
 	return supervisor.PinnedSpec(supervisor.Spec{
 		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
 		Plugins: map[string]plugin.Plugin{sdk.KindAuth: &auth.Plugin{}},
-	}, srv.Plugin, srv.Name)
+	}, (*supervisor.Pin)(srv.PinFor(sdk.KindAuth, srv.Auth)), srv.Name)
 }
 
 func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config) (*Server, error) {

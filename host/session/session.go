@@ -313,7 +313,7 @@ func TransportSpec(srv *config.Server) supervisor.Spec {
 		Label:         srv.Name,
 		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: &transport.Plugin{}},
 		MaxFrameBytes: l.MaxMessageBytes,
-	}, l.Pin, srv.Name)
+	}, (*supervisor.Pin)(l.Pin), srv.Name)
 }
 
 // explain turns a failed start or initialize into one line naming the cause.
