@@ -50,13 +50,7 @@ type Bridge struct {
 	o    BridgeOptions
 	log  hclog.Logger
 	desc bridge.Description
-	inst *supervisor.Instance[*opened]
-}
-
-// opened is one running plugin process's opened client.
-type opened struct {
-	c    *bridge.Client
-	desc bridge.Description
+	inst *supervisor.Instance[*bridge.Client]
 }
 
 // StartBridge launches the plugin, reads its description and opens it.
@@ -77,12 +71,10 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 			b.log.Error("bridge plugin did not start again; the next call tries once more", "error", err)
 		},
 	})
-	op, _, err := b.inst.Get(ctx)
-	if err != nil {
+	if _, _, err := b.inst.Get(ctx); err != nil {
 		b.inst.Close()
 		return nil, err
 	}
-	b.desc = op.desc
 	return b, nil
 }
 
@@ -93,7 +85,7 @@ func (b *Bridge) Description() bridge.Description { return b.desc }
 func (b *Bridge) binary() string { return sdk.BinaryName(sdk.KindBridge, b.o.Name) }
 
 // launch starts one plugin process, describes and opens it.
-func (b *Bridge) launch(ctx context.Context) (*opened, *supervisor.Plugin, error) {
+func (b *Bridge) launch(ctx context.Context) (*bridge.Client, *supervisor.Plugin, error) {
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	p, err := b.o.Supervisor.Launch(supervisor.Spec{
@@ -103,7 +95,7 @@ func (b *Bridge) launch(ctx context.Context) (*opened, *supervisor.Plugin, error
 	if err != nil {
 		return nil, nil, err
 	}
-	fail := func(err error) (*opened, *supervisor.Plugin, error) {
+	fail := func(err error) (*bridge.Client, *supervisor.Plugin, error) {
 		p.Kill()
 		return nil, nil, err
 	}
@@ -132,11 +124,15 @@ func (b *Bridge) launch(ctx context.Context) (*opened, *supervisor.Plugin, error
 	if b.o.MaxResultBytes > 0 {
 		c.MaxResultBytes = b.o.MaxResultBytes
 	}
-	if b.desc.Name != "" && !sameTools(desc, b.desc) {
+	// The first start's description is the one clients get (starts are
+	// one at a time, so this needs no lock).
+	if b.desc.Name == "" {
+		b.desc = desc
+	} else if !sameTools(desc, b.desc) {
 		b.log.Warn("the restarted bridge plugin describes other tools than at start; clients keep the first list until serve restarts")
 	}
 	b.log.Debug("bridge plugin started", "pid", p.Pid(), "tools", len(desc.Tools))
-	return &opened{c: c, desc: desc}, p, nil
+	return c, p, nil
 }
 
 // errClosed is the error of a call after Close.
@@ -195,7 +191,7 @@ func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (b
 
 // call is one attempt of Call.
 func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
-	op, p, err := b.inst.Get(ctx)
+	c, p, err := b.inst.Get(ctx)
 	if err != nil {
 		if errors.Is(err, supervisor.ErrInstanceClosed) {
 			return bridge.Result{}, errClosed
@@ -226,7 +222,7 @@ func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (b
 		case <-stop:
 		}
 	}()
-	res, err := op.c.Call(callCtx, name, args)
+	res, err := c.Call(callCtx, name, args)
 	if errors.Is(err, bridge.ErrNotSent) {
 		b.inst.Drop(p)
 		return bridge.Result{}, err
