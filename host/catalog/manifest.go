@@ -2,8 +2,9 @@
 // validates the manifests of optional-mcps/<name>/manifest.yaml (embedded
 // in the binary, or the folder $HERMES_OPTIONAL_MCPS names), reports the
 // entries it cannot use with their reason, and translates an entry into a
-// server entry of config.yaml. It installs nothing and writes no file: the
-// install flow (install.go) does, transactionally.
+// server entry of config.yaml. It is manifest work only: it installs
+// nothing, starts no process, writes no file and never talks to the
+// terminal; package install does the installing, transactionally.
 package catalog
 
 // ManifestVersion is the manifest schema this hermes understands.

@@ -1080,3 +1080,22 @@ func keysOf[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// SandboxIn validates the manifest's sandbox: block as it will apply to
+// an install in installDir (${INSTALL_DIR} replaced by it; other ${VAR}s
+// by stand-ins, see parseSandbox); nil when there is none. Pass the
+// message of an error from the result's checks through ShowRefs.
+func (m *Manifest) SandboxIn(installDir string) (*config.SandboxSettings, error) {
+	if m.Sandbox == nil {
+		return nil, nil
+	}
+	s, err := parseSandbox(m.Sandbox, installDir)
+	if err != nil {
+		return nil, errors.New(ShowRefs(err.Error()))
+	}
+	return s, nil
+}
+
+// ShowRefs turns a message about a sandbox SandboxIn returned back into
+// one line that shows its ${VAR} references as the manifest wrote them.
+func ShowRefs(msg string) string { return oneLine(showRefsQuoted(msg)) }

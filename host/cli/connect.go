@@ -83,14 +83,15 @@ func (e *env) closeCredentials() {
 // transportLine describes how a server is reached, for people, as it is
 // configured: a ${VAR} in the command line or url is shown unresolved.
 func transportLine(srv *config.Server) string {
-	if session.PluginName(srv) == "stdio" {
+	l := srv.Launch()
+	if l.Plugin == config.TransportStdio {
 		return fmt.Sprintf("stdio → %s", shownCommandLine(srv))
 	}
 	kind := "HTTP"
-	if srv.Transport == "sse" {
+	if l.Transport == config.TransportSSE {
 		kind = "SSE"
-	} else if srv.Transport != "http" {
-		kind = srv.Transport
+	} else if l.Transport != config.TransportHTTP {
+		kind = l.Transport
 	}
 	return fmt.Sprintf("%s → %s", kind, shownURL(srv))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/hermes-agent/hermes/host/install"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
@@ -80,8 +81,8 @@ func getCommand(e *env) *cli.Command {
 			if cat, err := catalog.Load(); err == nil {
 				if m, err := cat.Lookup(name); err == nil && m.Name == name {
 					rep.Origin.Catalog = name
-					if fi, err := os.Stat(catalog.InstallDir(e.home, name)); err == nil && fi.IsDir() {
-						rep.Origin.InstallDir = catalog.InstallDir(e.home, name)
+					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
+						rep.Origin.InstallDir = install.InstallDir(e.home, name)
 					}
 				}
 			}

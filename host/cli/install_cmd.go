@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/install"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/urfave/cli/v3"
 )
@@ -31,7 +32,7 @@ next hermes command of any kind, put back) exactly as they were.`
 
 // installCommand is 'hermes mcp install NAME': install a catalog entry.
 func installCommand(e *env) *cli.Command {
-	var o catalog.Options
+	var o install.Options
 	var tools string
 	var stepTimeout, cloneTimeout time.Duration
 	j := &jsonOutput{e: e}
@@ -44,8 +45,8 @@ func installCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
-			&cli.DurationFlag{Name: "step-timeout", Value: catalog.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
-			&cli.DurationFlag{Name: "clone-timeout", Value: catalog.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
+			&cli.DurationFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
+			&cli.DurationFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
 			j.flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
@@ -91,10 +92,10 @@ func lookupEntry(name string) (*catalog.Manifest, error) {
 
 // installer is the install engine wired to this command line: its
 // printer, the probe 'hermes mcp add' uses, and the security check.
-func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *catalog.Installer {
-	return &catalog.Installer{
+func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *install.Installer {
+	return &install.Installer{
 		Home:         e.home,
-		Printer:      e.p,
+		Prompter:     e.p,
 		Probe:        e.catalogProbe,
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
@@ -115,15 +116,15 @@ func admitInstall(srv *config.Server) error {
 }
 
 // install runs the install engine and turns its errors into exit codes.
-func (e *env) install(ctx context.Context, m *catalog.Manifest, o catalog.Options, stepTimeout, cloneTimeout time.Duration) error {
+func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
 	err := e.installer(stepTimeout, cloneTimeout).Install(ctx, m, o)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, catalog.ErrConfirmNeeded):
+	case errors.Is(err, install.ErrConfirmNeeded):
 		_, msg, _ := strings.Cut(err.Error(), ": ")
 		return usagef("hermes mcp install %s: %s", m.Name, msg)
-	case errors.Is(err, catalog.ErrDeclined):
+	case errors.Is(err, install.ErrDeclined):
 		return withCode(codeCancelled, failf("Cancelled; nothing was installed"))
 	case ctx.Err() != nil:
 		return withCode(codeCancelled, failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
@@ -133,7 +134,7 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o catalog.Option
 
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
-func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]catalog.Tool, error) {
+func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.Tool, error) {
 	if config.SafeMode() {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
@@ -145,9 +146,9 @@ func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]catalog.T
 	if err != nil {
 		return nil, errors.New(shownErr(err))
 	}
-	out := make([]catalog.Tool, len(tools))
+	out := make([]install.Tool, len(tools))
 	for i, t := range tools {
-		out[i] = catalog.Tool{Name: t.Name, Description: t.Description}
+		out[i] = install.Tool{Name: t.Name, Description: t.Description}
 	}
 	return out, nil
 }
@@ -191,7 +192,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 	for _, n := range names {
 		inConfig = inConfig || n == name
 	}
-	dir := catalog.InstallDir(e.home, name)
+	dir := install.InstallDir(e.home, name)
 	_, ferr := os.Lstat(dir)
 	hasFolder := ferr == nil
 	switch {
@@ -214,7 +215,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 			return withCode(codeCancelled, failf("Cancelled; '%s' was kept", name))
 		}
 	}
-	entry, folder, err := catalog.Uninstall(e.home, name)
+	entry, folder, err := install.Uninstall(e.home, name)
 	if err != nil {
 		return withCode(codeConfig, failf("uninstalling '%s': %s", name, oneLine(err.Error())))
 	}
@@ -245,14 +246,14 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 }
 
 // recoverInstalls puts back what interrupted installs left (see
-// catalog.Recover), before any 'hermes mcp' command reads or changes the
+// install.Recover), before any 'hermes mcp' command reads or changes the
 // config. It says so on stderr, which 'hermes mcp serve' keeps off its
 // protocol stream.
 func (e *env) recoverInstalls(ctx context.Context, c *cli.Command) (context.Context, error) {
 	if e.home == "" {
 		return ctx, nil
 	}
-	rec, err := catalog.Recover(e.home)
+	rec, err := install.Recover(e.home)
 	for _, r := range rec {
 		if !r.Committed {
 			e.p.Errorf("Warning: the install of '%s' was interrupted; config.yaml, .env and its install folder are back as they were", r.Name)

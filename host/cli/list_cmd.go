@@ -9,7 +9,6 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/screening"
-	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/urfave/cli/v3"
 )
@@ -116,15 +115,8 @@ func describeServer(s *config.Server) listEntry {
 		NeedsVars: s.NeedsVars,
 		Tools:     toolview.Filter{Include: s.Tools.Include, Exclude: s.Tools.Exclude}.Describe(),
 	}
-	if le.Transport == "" {
-		switch {
-		case s.URL != "":
-			le.Transport = "http"
-		case s.Command != "":
-			le.Transport = "stdio"
-		}
-	} else if session.PluginName(s) == "stdio" {
-		le.Transport = "stdio"
+	if le.Transport != "" || s.URL != "" || s.Command != "" {
+		le.Transport = s.Launch().Transport
 	}
 	switch {
 	case !s.Enabled:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hermes-agent/hermes/host/catalog"
+	"github.com/hermes-agent/hermes/host/install"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
@@ -98,7 +99,7 @@ func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 		run   func() error
 	}
 	install := func() error {
-		return e.install(ctx, r.Manifest, catalog.Options{}, catalog.DefaultStepTimeout, catalog.DefaultCloneTimeout)
+		return e.install(ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
 	}
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }

@@ -371,7 +371,8 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	s.Cwd = expandHome(d.str("cwd", v["cwd"], raw["cwd"]))
 	s.URL = strings.TrimSpace(d.str("url", v["url"], raw["url"]))
 	s.Headers = d.strMap("headers", v["headers"], raw["headers"])
-	s.Transport = strings.ToLower(strings.TrimSpace(d.str("transport", v["transport"], raw["transport"])))
+	// transport: and type: are read by the one rule, TransportName.
+	s.Transport, _ = TransportName(d.str("transport", v["transport"], raw["transport"]))
 	if t := strings.TrimSpace(d.str("type", v["type"], raw["type"])); t != "" {
 		mapped, ok := TypeTransport(t)
 		switch {
@@ -379,7 +380,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 			d.fail("type", "want stdio, http or sse (type is the other MCP clients' name for transport), got %s; name a transport plugin with transport: instead", got(raw["type"]))
 		case s.Transport == "":
 			s.Transport = mapped
-		case sameTransport(s.Transport) != mapped:
+		case s.Transport != mapped:
 			s.Warnings = append(s.Warnings, fmt.Sprintf("server %q: transport %s and type %s disagree; using transport; remove type", name, s.Transport, t))
 		}
 	}
@@ -517,7 +518,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		if s.Command == "" {
 			d.fail("command", "transport stdio needs a command; add command or set url instead")
 		}
-	case "http", "sse", "streamable-http", "streamable_http":
+	case TransportHTTP, TransportSSE:
 		if s.URL == "" {
 			d.fail("url", "transport %s needs a url; add url", s.Transport)
 		} else if u, err := url.Parse(s.URL); len(missing) == 0 && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
@@ -539,31 +540,4 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.Err = d.err
 	}
 	return s
-}
-
-// TypeTransport maps the value of the type key other MCP clients write
-// (Claude Code, VS Code, Cursor: "stdio", "http", "sse", also spelled
-// "streamable-http" or "streamableHttp") to the transport it stands for:
-// "stdio", "http" or "sse". ok is false for any other value. config.yaml
-// accepts type as a synonym of transport; transport wins when both are set.
-func TypeTransport(t string) (transport string, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(t)) {
-	case "stdio":
-		return "stdio", true
-	case "http", "streamable-http", "streamable_http", "streamablehttp":
-		return "http", true
-	case "sse":
-		return "sse", true
-	}
-	return "", false
-}
-
-// sameTransport folds the spellings of streamable HTTP into "http", so
-// that transport and type can be compared.
-func sameTransport(t string) string {
-	switch t {
-	case "streamable-http", "streamable_http":
-		return "http"
-	}
-	return t
 }

@@ -35,7 +35,7 @@ func TestLoadImportedTypeKeyIsTransport(t *testing.T) {
   fine:
     command: y
 `)
-	for name, want := range map[string]string{"legacy": "sse", "streamable": "http", "local": "stdio", "both": "http", "agree": "streamable-http"} {
+	for name, want := range map[string]string{"legacy": "sse", "streamable": "http", "local": "stdio", "both": "http", "agree": "http"} {
 		s := cfg.Server(name)
 		if s.Err != nil || s.Transport != want {
 			t.Errorf("%s: transport %q, err %v; want %q", name, s.Transport, s.Err, want)

@@ -59,7 +59,7 @@ func TestChallengeIsOneRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &Server{name: "s", client: client, log: hclog.NewNullLogger()}
+		s := &Server{name: "s", fixed: client, log: hclog.NewNullLogger()}
 		ctx := context.Background()
 		if _, err := s.Headers(ctx, transport.HeadersRequest{Method: "POST", URL: "https://mcp.example/mcp"}); err != nil {
 			t.Fatal(err)

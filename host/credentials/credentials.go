@@ -12,6 +12,7 @@ package credentials
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -175,32 +176,47 @@ func LaunchSpec(srv *config.Server) supervisor.Spec {
 	return supervisor.PinnedSpec(supervisor.Spec{
 		Kind: sdk.KindAuth, Name: srv.Auth, Label: srv.Name + ".auth",
 		Plugins: map[string]plugin.Plugin{sdk.KindAuth: pluginhost.AuthPlugin{}},
-	}, srv.Plugin, srv.Name)
+	}, (*supervisor.Pin)(srv.PinFor(sdk.KindAuth, srv.Auth)), srv.Name)
 }
 
+// open returns srv's auth plugin kept by a supervisor.Instance (started on
+// first use, one start at a time, started again after a crash with
+// backoff), started once here so that a plugin that cannot start fails
+// For.
 func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config) (*Server, error) {
-	ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
-	defer cancel()
-	p, err := m.sup.Launch(LaunchSpec(srv))
-	if err != nil {
-		return nil, fmt.Errorf("auth method '%s' of server '%s': %w", srv.Auth, srv.Name, err)
-	}
-	raw, err := p.Dispense()
-	if err != nil {
-		p.Kill()
+	spec := LaunchSpec(srv)
+	log := m.log.With("server", srv.Name)
+	inst := supervisor.NewInstance(func(ctx context.Context) (*pluginhost.AuthClient, *supervisor.Plugin, error) {
+		ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
+		defer cancel()
+		p, err := m.sup.Launch(spec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("auth method '%s' of server '%s': %w", srv.Auth, srv.Name, err)
+		}
+		raw, err := p.Dispense()
+		if err != nil {
+			p.Kill()
+			return nil, nil, err
+		}
+		h, ok := raw.(*pluginhost.Auth)
+		if !ok {
+			p.Kill()
+			return nil, nil, fmt.Errorf("plugin %s is not an auth plugin", p.Path)
+		}
+		c, err := h.Open(ctx, cfg, m.ui)
+		if err != nil {
+			p.Kill()
+			return nil, nil, err
+		}
+		return c, p, nil
+	}, supervisor.InstanceOptions{
+		OnExit: func(reason string) { log.Warn("auth plugin exited; the next use starts it again", "reason", reason) },
+	})
+	if _, _, err := inst.Get(ctx); err != nil {
+		inst.Close()
 		return nil, err
 	}
-	h, ok := raw.(*pluginhost.Auth)
-	if !ok {
-		p.Kill()
-		return nil, fmt.Errorf("plugin %s is not an auth plugin", p.Path)
-	}
-	c, err := h.Open(ctx, cfg, m.ui)
-	if err != nil {
-		p.Kill()
-		return nil, err
-	}
-	return &Server{name: srv.Name, client: c, plugin: p, stepUp: m.stepUp, log: m.log.With("server", srv.Name)}, nil
+	return &Server{name: srv.Name, inst: inst, stepUp: m.stepUp, log: log}, nil
 }
 
 // Close stops every auth plugin.
@@ -220,10 +236,13 @@ func (m *Manager) Close() {
 
 // Server is one server's auth plugin.
 type Server struct {
-	name   string
-	key    string
-	client *pluginhost.AuthClient
-	plugin *supervisor.Plugin
+	name string
+	key  string
+	// inst keeps the plugin process and its opened client.
+	inst *supervisor.Instance[*pluginhost.AuthClient]
+	// fixed, when set, is used instead of inst: an auth plugin a test
+	// runs in its own process (sdktest.AuthInProcess).
+	fixed  *pluginhost.AuthClient
 	stepUp bool
 	log    hclog.Logger
 
@@ -250,7 +269,11 @@ func (s *Server) Headers(ctx context.Context, req transport.HeadersRequest) (map
 		return h, nil
 	}
 	s.mu.Unlock()
-	h, err := s.client.Headers(ctx, auth.HeadersRequest{Method: req.Method, URL: req.URL})
+	client, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := client.Headers(ctx, auth.HeadersRequest{Method: req.Method, URL: req.URL})
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +305,21 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 	f := &flight{done: make(chan struct{})}
 	s.pending = f
 	s.mu.Unlock()
-	ans, err := s.client.Challenge(ctx, auth.Challenge{
+	client, err := s.client(ctx)
+	if err != nil {
+		s.mu.Lock()
+		s.pending = nil
+		s.mu.Unlock()
+		f.err = err
+		close(f.done)
+		return transport.ChallengeAnswer{}, err
+	}
+	ans, err := client.Challenge(ctx, auth.Challenge{
 		Method: c.Method, URL: c.URL, Status: c.Status, WWWAuthenticate: c.WWWAuthenticate, Attempt: c.Attempt,
 	}, s.stepUp)
 	if err == nil && ans.Retry && len(ans.Headers.Headers) == 0 {
 		// A plugin that answers retry without the new headers: ask once.
-		ans.Headers, err = s.client.Headers(ctx, auth.HeadersRequest{Method: c.Method, URL: c.URL})
+		ans.Headers, err = client.Headers(ctx, auth.HeadersRequest{Method: c.Method, URL: c.URL})
 	}
 	f.err = err
 	if err == nil {
@@ -309,14 +341,22 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 
 // Login logs in through the manager's UI.
 func (s *Server) Login(ctx context.Context, o auth.LoginOptions) (auth.Status, error) {
-	st, err := s.client.Login(ctx, o)
+	client, err := s.client(ctx)
+	if err != nil {
+		return auth.Status{}, err
+	}
+	st, err := client.Login(ctx, o)
 	s.forget()
 	return st, err
 }
 
 // Logout revokes and deletes the credentials.
 func (s *Server) Logout(ctx context.Context) (auth.LogoutResult, error) {
-	r, err := s.client.Logout(ctx)
+	client, err := s.client(ctx)
+	if err != nil {
+		return auth.LogoutResult{}, err
+	}
+	r, err := client.Logout(ctx)
 	s.forget()
 	return r, err
 }
@@ -324,7 +364,11 @@ func (s *Server) Logout(ctx context.Context) (auth.LogoutResult, error) {
 // Status describes the stored credentials. Its text comes from the
 // plugin: each field is cut to a bound (the printer escapes it later).
 func (s *Server) Status(ctx context.Context) (auth.Status, error) {
-	st, err := s.client.Status(ctx)
+	client, err := s.client(ctx)
+	if err != nil {
+		return auth.Status{}, err
+	}
+	st, err := client.Status(ctx)
 	st.Method, st.Account, st.Issuer, st.Detail = bound(st.Method, 64), bound(st.Account, 200), bound(st.Issuer, 500), bound(st.Detail, 500)
 	if len(st.Scopes) > maxScopes {
 		st.Scopes = append(st.Scopes[:maxScopes:maxScopes], "...")
@@ -356,7 +400,36 @@ func (s *Server) forget() {
 	s.mu.Unlock()
 }
 
-func (s *Server) close() { s.plugin.Kill() }
+// client returns the opened client of the running plugin, starting the
+// plugin again when it exited.
+func (s *Server) client(ctx context.Context) (*pluginhost.AuthClient, error) {
+	if s.fixed != nil {
+		return s.fixed, nil
+	}
+	c, _, err := s.inst.Get(ctx)
+	if errors.Is(err, supervisor.ErrInstanceClosed) {
+		return nil, sdk.NewError(sdk.CodeClosed, "hermes is shutting down")
+	}
+	return c, err
+}
+
+// Pid returns the process id of the running auth plugin, 0 when none
+// runs.
+func (s *Server) Pid() int {
+	if s.inst == nil {
+		return 0
+	}
+	if _, p, ok := s.inst.Current(); ok {
+		return p.Pid()
+	}
+	return 0
+}
+
+func (s *Server) close() {
+	if s.inst != nil {
+		s.inst.Close()
+	}
+}
 
 // Sessions returns m as the session package's source of credentials.
 func (m *Manager) Sessions() session.Credentials { return sessionCredentials{m} }

@@ -284,15 +284,7 @@ func (m *Manager) ServerTools(name string) (tools []mcp.Tool, listed bool) {
 	return slices.Clone(s.tools), s.listed
 }
 
-func transportName(c *config.Server) string {
-	if c.Transport != "" {
-		return c.Transport
-	}
-	if c.URL != "" {
-		return "http"
-	}
-	return "stdio"
-}
+func transportName(c *config.Server) string { return c.Launch().Transport }
 
 // Reconnect asks a server to reconnect at once: a parked or failed server
 // tries now, a connected one drops its session and connects afresh. It

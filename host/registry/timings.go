@@ -1,6 +1,10 @@
 package registry
 
-import "time"
+import (
+	"time"
+
+	"github.com/hermes-agent/hermes/host/supervisor"
+)
 
 // Defaults of the live registry's timing (SPEC §3, REFERENCE §1.2). Tests
 // shorten them through Timings; nothing else should.
@@ -102,9 +106,5 @@ func (t Timings) withDefaults() Timings {
 // backoff returns the wait after the n-th consecutive failure (n >= 1):
 // InitialBackoff doubled n-1 times, at most MaxBackoff.
 func (t Timings) backoff(n int) time.Duration {
-	d := t.InitialBackoff
-	for i := 1; i < n && d < t.MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, t.MaxBackoff)
+	return supervisor.Backoff{First: t.InitialBackoff, Max: t.MaxBackoff}.Wait(max(n, 1))
 }

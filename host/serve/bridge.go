@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,16 +20,8 @@ import (
 // hermes-bridge-messaging.
 const DefaultBridge = "messaging"
 
-// Restart backoff after a crash: the first restart is at once, later ones
-// of a plugin that keeps crashing wait longer, up to maxRestartWait; a
-// plugin that ran for stableAfter counts as healthy again.
-const (
-	firstRestartWait = 250 * time.Millisecond
-	maxRestartWait   = 30 * time.Second
-	stableAfter      = time.Minute
-	// openTimeout bounds starting, describing and opening the plugin.
-	openTimeout = 30 * time.Second
-)
+// openTimeout bounds starting, describing and opening the plugin.
+const openTimeout = 30 * time.Second
 
 // BridgeOptions configure a Bridge.
 type BridgeOptions struct {
@@ -53,24 +44,14 @@ type BridgeOptions struct {
 
 // Bridge keeps one bridge plugin running for the server: it launches it,
 // checks its description, opens it over the home folder, and starts it
-// again when it exits. Its methods are safe for concurrent use.
+// again when it exits (supervisor.Instance: one start at a time, restart
+// with backoff, the exit reason logged). Its methods are safe for
+// concurrent use.
 type Bridge struct {
 	o    BridgeOptions
 	log  hclog.Logger
 	desc bridge.Description
-
-	mu       sync.Mutex
-	cur      *instance
-	starting chan struct{} // closed when the start under way ends
-	closed   bool
-	wait     time.Duration // the next restart's backoff
-}
-
-// instance is one running plugin process, opened.
-type instance struct {
-	p       *supervisor.Plugin
-	c       *pluginhost.BridgeClient
-	started time.Time
+	inst *supervisor.Instance[*pluginhost.BridgeClient]
 }
 
 // StartBridge launches the plugin, reads its description and opens it.
@@ -82,15 +63,19 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 		o.Logger = hclog.NewNullLogger()
 	}
 	b := &Bridge{o: o, log: o.Logger.Named("bridge." + o.Name)}
-	inst, desc, err := b.launch(ctx)
-	if err != nil {
+	b.inst = supervisor.NewInstance(b.launch, supervisor.InstanceOptions{
+		Restart: true,
+		OnExit: func(reason string) {
+			b.log.Warn("bridge plugin exited; starting it again", "reason", reason)
+		},
+		OnRestartFailed: func(err error) {
+			b.log.Error("bridge plugin did not start again; the next call tries once more", "error", err)
+		},
+	})
+	if _, _, err := b.inst.Get(ctx); err != nil {
+		b.inst.Close()
 		return nil, err
 	}
-	b.desc = desc
-	b.mu.Lock()
-	b.cur = inst
-	b.mu.Unlock()
-	go b.watch(inst)
 	return b, nil
 }
 
@@ -101,7 +86,7 @@ func (b *Bridge) Description() bridge.Description { return b.desc }
 func (b *Bridge) binary() string { return sdk.BinaryName(sdk.KindBridge, b.o.Name) }
 
 // launch starts one plugin process, describes and opens it.
-func (b *Bridge) launch(ctx context.Context) (*instance, bridge.Description, error) {
+func (b *Bridge) launch(ctx context.Context) (*pluginhost.BridgeClient, *supervisor.Plugin, error) {
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	p, err := b.o.Supervisor.Launch(supervisor.Spec{
@@ -109,11 +94,11 @@ func (b *Bridge) launch(ctx context.Context) (*instance, bridge.Description, err
 		Plugins: map[string]plugin.Plugin{sdk.KindBridge: pluginhost.BridgePlugin{}},
 	})
 	if err != nil {
-		return nil, bridge.Description{}, err
+		return nil, nil, err
 	}
-	fail := func(err error) (*instance, bridge.Description, error) {
+	fail := func(err error) (*pluginhost.BridgeClient, *supervisor.Plugin, error) {
 		p.Kill()
-		return nil, bridge.Description{}, err
+		return nil, nil, err
 	}
 	raw, err := p.Dispense()
 	if err != nil {
@@ -140,90 +125,19 @@ func (b *Bridge) launch(ctx context.Context) (*instance, bridge.Description, err
 	if b.o.MaxResultBytes > 0 {
 		c.MaxResultBytes = b.o.MaxResultBytes
 	}
+	// The first start's description is the one clients get (starts are
+	// one at a time, so this needs no lock).
+	if b.desc.Name == "" {
+		b.desc = desc
+	} else if !sameTools(desc, b.desc) {
+		b.log.Warn("the restarted bridge plugin describes other tools than at start; clients keep the first list until serve restarts")
+	}
 	b.log.Debug("bridge plugin started", "pid", p.Pid(), "tools", len(desc.Tools))
-	return &instance{p: p, c: c, started: time.Now()}, desc, nil
-}
-
-// watch starts the plugin again when inst exits.
-func (b *Bridge) watch(inst *instance) {
-	<-inst.p.Exited()
-	reason := inst.p.ExitReason(time.Second)
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return
-	}
-	if b.cur == inst {
-		b.cur = nil
-	}
-	if time.Since(inst.started) > stableAfter || b.wait == 0 {
-		b.wait = firstRestartWait
-	} else if b.wait *= 2; b.wait > maxRestartWait {
-		b.wait = maxRestartWait
-	}
-	wait := b.wait
-	b.mu.Unlock()
-	b.log.Warn("bridge plugin exited; starting it again", "reason", reason, "in", wait)
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	<-t.C
-	if _, err := b.instance(context.Background()); err != nil {
-		b.log.Error("bridge plugin did not start again; the next call tries once more", "error", err)
-	}
+	return c, p, nil
 }
 
 // errClosed is the error of a call after Close.
 var errClosed = errors.New("hermes mcp serve is stopping")
-
-// instance returns the running plugin, starting it when none runs. One
-// start runs at a time; other callers wait for it.
-func (b *Bridge) instance(ctx context.Context) (*instance, error) {
-	for {
-		b.mu.Lock()
-		if b.closed {
-			b.mu.Unlock()
-			return nil, errClosed
-		}
-		if b.cur != nil {
-			inst := b.cur
-			b.mu.Unlock()
-			return inst, nil
-		}
-		if ch := b.starting; ch != nil {
-			b.mu.Unlock()
-			select {
-			case <-ch:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		ch := make(chan struct{})
-		b.starting = ch
-		b.mu.Unlock()
-
-		inst, desc, err := b.launch(ctx)
-		b.mu.Lock()
-		b.starting = nil
-		close(ch)
-		if err != nil {
-			b.mu.Unlock()
-			return nil, err
-		}
-		if b.closed {
-			b.mu.Unlock()
-			inst.p.Kill()
-			return nil, errClosed
-		}
-		b.cur = inst
-		b.mu.Unlock()
-		if !sameTools(desc, b.desc) {
-			b.log.Warn("the restarted bridge plugin describes other tools than at start; clients keep the first list until serve restarts")
-		}
-		go b.watch(inst)
-		return inst, nil
-	}
-}
 
 // sameTools reports whether two descriptions have the same tool names.
 func sameTools(a, b bridge.Description) bool {
@@ -278,18 +192,21 @@ func (b *Bridge) Call(ctx context.Context, name string, args json.RawMessage) (b
 
 // call is one attempt of Call.
 func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
-	inst, err := b.instance(ctx)
+	c, p, err := b.inst.Get(ctx)
 	if err != nil {
-		if errors.Is(err, errClosed) || ctx.Err() != nil {
+		if errors.Is(err, supervisor.ErrInstanceClosed) {
+			return bridge.Result{}, errClosed
+		}
+		if ctx.Err() != nil {
 			return bridge.Result{}, err
 		}
 		return bridge.Result{}, &CrashError{Binary: b.binary(), Start: err}
 	}
 	select {
-	case <-inst.p.Exited():
+	case <-p.Exited():
 		// Gone before the call: not sent; the next attempt starts a new
 		// process without waiting for the watcher.
-		b.drop(inst)
+		b.inst.Drop(p)
 		return bridge.Result{}, pluginhost.ErrNotSent
 	default:
 	}
@@ -300,63 +217,41 @@ func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (b
 	defer close(stop)
 	go func() {
 		select {
-		case <-inst.p.Exited():
+		case <-p.Exited():
 			close(exited)
 			cancel()
 		case <-stop:
 		}
 	}()
-	res, err := inst.c.Call(callCtx, name, args)
+	res, err := c.Call(callCtx, name, args)
 	if errors.Is(err, pluginhost.ErrNotSent) {
-		b.drop(inst)
+		b.inst.Drop(p)
 		return bridge.Result{}, err
 	}
 	select {
 	case <-exited:
-		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: inst.p.ExitReason(time.Second)}
+		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: p.ExitReason(time.Second)}
 	default:
 	}
 	if sdk.ErrorCode(err) == sdk.CodeClosed && ctx.Err() == nil {
 		// The connection broke without the exit being seen yet: the
 		// process is going; make sure it is gone, and say so.
-		b.drop(inst)
+		b.inst.Drop(p)
 		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: "its connection broke"}
 	}
 	return res, err
 }
 
-// drop forgets inst, a plugin process that is gone or broken, and kills
-// what is left of it; the next call starts a new one.
-func (b *Bridge) drop(inst *instance) {
-	b.mu.Lock()
-	if b.cur == inst {
-		b.cur = nil
-	}
-	b.mu.Unlock()
-	go inst.p.Kill()
-}
-
 // Pid returns the process id of the running plugin, 0 when none runs.
 func (b *Bridge) Pid() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cur == nil {
-		return 0
+	if _, p, ok := b.inst.Current(); ok {
+		return p.Pid()
 	}
-	return b.cur.p.Pid()
+	return 0
 }
 
 // Close stops the plugin and every later call fails.
-func (b *Bridge) Close() {
-	b.mu.Lock()
-	b.closed = true
-	inst := b.cur
-	b.cur = nil
-	b.mu.Unlock()
-	if inst != nil {
-		inst.p.Kill()
-	}
-}
+func (b *Bridge) Close() { b.inst.Close() }
 
 // DotEnvLookup returns an Env function for BridgeOptions over the process
 // environment and the given .env values (the environment wins).

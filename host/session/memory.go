@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/atomicfile"
 	"github.com/hermes-agent/hermes/host/config"
 )
 
@@ -65,7 +66,7 @@ func remembered(home string, srv *config.Server) string {
 	if path == "" {
 		return ""
 	}
-	b, err := config.ReadSmallFile(path, maxMemoryBytes)
+	b, err := atomicfile.ReadSmall(path, maxMemoryBytes)
 	if err != nil {
 		return ""
 	}
@@ -89,7 +90,7 @@ func remember(home string, srv *config.Server, revision string) error {
 		return nil
 	}
 	want := memoryEntry{Revision: revision, Entry: entryDigest(srv)}
-	return config.UpdateFile(path, maxMemoryBytes, func(old []byte) ([]byte, error) {
+	return atomicfile.Update(path, maxMemoryBytes, func(old []byte) ([]byte, error) {
 		var doc memoryDoc
 		if json.Unmarshal(old, &doc) != nil || doc.Servers == nil {
 			doc = memoryDoc{Servers: map[string]memoryEntry{}}

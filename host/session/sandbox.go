@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +20,7 @@ func InstallDir(home, name string) string {
 // apart from the server's own install folder, which is writable when it
 // exists. nil when the server asked for no sandbox.
 func SandboxPolicy(home string, srv *config.Server) *transport.Sandbox {
-	s := srv.Sandbox
+	s := srv.Launch().Sandbox
 	if s == nil {
 		return nil
 	}
@@ -94,14 +93,9 @@ func checkSandboxed(srv *config.Server, props transport.Properties) error {
 		PluginName(srv), srv.Name)
 }
 
-// sandboxMisplaced says why a sandbox: block cannot apply to srv (a remote
-// server has no process here to confine); "" when it can.
-func sandboxMisplaced(srv *config.Server) string {
-	if srv.Sandbox == nil || srv.Command != "" && PluginName(srv) != "http" {
-		return ""
-	}
-	return fmt.Sprintf("server %q: sandbox: confines a local (command) server; a remote server runs elsewhere; remove sandbox: from the entry", srv.Name)
-}
+// sandboxMisplaced says why a sandbox: block cannot apply to srv (a
+// remote server has no process here to confine); "" when it can.
+func sandboxMisplaced(srv *config.Server) string { return srv.SandboxMisplaced() }
 
 // Sandbox is what the transport reported putting the server under; nil
 // when the server runs without a sandbox.

@@ -92,43 +92,34 @@ type Session struct {
 	stopListen context.CancelFunc
 }
 
-// PluginName returns the transport plugin a server uses: stdio for stdio,
-// http for http and sse, else the transport's own name.
-func PluginName(srv *config.Server) string {
-	switch srv.Transport {
-	case "", "stdio":
-		return "stdio"
-	case "http", "sse", "streamable-http", "streamable_http":
-		return "http"
-	}
-	return srv.Transport
-}
+// PluginName returns the transport plugin a server uses (the entry's
+// resolution, config.Server.Launch): stdio for stdio, http for http and
+// sse, else the transport's own name.
+func PluginName(srv *config.Server) string { return srv.Launch().Plugin }
 
-// TransportConfig builds what the plugin learns about srv.
+// TransportConfig builds what the plugin learns about srv, from the
+// entry's resolution (config.Server.Launch).
 func TransportConfig(srv *config.Server, home string) transport.Config {
+	l := srv.Launch()
 	cfg := transport.Config{
 		Server:         srv.Name,
-		Transport:      srv.Transport,
+		Transport:      l.Transport,
 		ConnectTimeout: srv.ConnectTimeout,
 		Timeout:        srv.Timeout,
 	}
 	// Keys the host does not know (e.g. skip_preflight, or a third-party
 	// transport's own settings) are for the plugin, ${VAR}s resolved.
 	cfg.Extra = srv.Extra
-	plugin := PluginName(srv)
-	if plugin == "stdio" {
-		cfg.Transport = "stdio"
-	}
-	if plugin != "http" && (srv.Command != "" || plugin == "stdio") {
+	if l.Local {
 		cfg.Command = srv.Command
 		cfg.Args = srv.Args
-		cfg.Env = ChildEnv(srv.Env)
+		cfg.Env = config.ChildEnv(srv.Env)
 		cfg.Cwd = srv.Cwd
 		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
-		cfg.LogLinesPerSecond, cfg.LogBurst = srv.LogLinesPerSecond, srv.LogBurst
+		cfg.LogLinesPerSecond, cfg.LogBurst = l.LogLinesPerSecond, l.LogBurst
 		cfg.Sandbox = SandboxPolicy(home, srv)
 	}
-	if plugin == "stdio" {
+	if !l.Remote {
 		return cfg
 	}
 	cfg.URL = srv.URL
@@ -320,17 +311,19 @@ const garbageGrace = 5 * time.Second
 
 // TransportSpec is the launch spec of srv's transport plugin,
 // hermes-transport-<PluginName>: the binary srv's plugin: block pins when
-// the pin is for that plugin (supervisor.PinnedSpec: that exact file only,
-// its sha256 checked on the file executed at every start, a changed one
-// refused naming the install to redo), else the one on the search path.
+// the pin is for that plugin (config.Launch.Pin; supervisor.PinnedSpec:
+// that exact file only, its sha256 checked on the file executed at every
+// start, a changed one refused naming the install to redo), else the one
+// on the search path.
 func TransportSpec(srv *config.Server) supervisor.Spec {
+	l := srv.Launch()
 	return supervisor.PinnedSpec(supervisor.Spec{
 		Kind:          sdk.KindTransport,
-		Name:          PluginName(srv),
+		Name:          l.Plugin,
 		Label:         srv.Name,
 		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}},
-		MaxFrameBytes: srv.MaxMessageBytes,
-	}, srv.Plugin, srv.Name)
+		MaxFrameBytes: l.MaxMessageBytes,
+	}, (*supervisor.Pin)(l.Pin), srv.Name)
 }
 
 // explain turns a failed start or initialize into one line naming the cause.

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-plugin"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
@@ -27,7 +26,7 @@ type pinRig struct {
 	sup  *supervisor.Supervisor
 	bin  string // the installed binary
 	sum  string // its sha256
-	pin  *config.PluginPin
+	pin  *supervisor.Pin
 	spec supervisor.Spec
 }
 
@@ -44,7 +43,7 @@ func newPinRig(t *testing.T) *pinRig {
 	r.sum = testbin.Install(t, testbin.Path(t, thirdParty), r.bin)
 	r.sup = supervisor.New(supervisor.Options{Home: t.TempDir()})
 	t.Cleanup(r.sup.KillAll)
-	r.pin = &config.PluginPin{Kind: sdk.KindTransport, Name: "mcpgostdio", Path: r.bin, SHA256: r.sum}
+	r.pin = &supervisor.Pin{Kind: sdk.KindTransport, Name: "mcpgostdio", Path: r.bin, SHA256: r.sum}
 	r.spec = supervisor.PinnedSpec(supervisor.Spec{Kind: sdk.KindTransport, Name: "mcpgostdio", Label: "gh",
 		Plugins: map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}}}, r.pin, "gh")
 	return r
@@ -181,8 +180,8 @@ func TestPinnedSpecMustBeExact(t *testing.T) {
 // PinnedSpec changes only the launch of the plugin the pin is for.
 func TestPinnedSpecAppliesToItsPluginOnly(t *testing.T) {
 	base := supervisor.Spec{Kind: sdk.KindAuth, Name: "oauth", Label: "gh.auth", Dir: "/somewhere"}
-	pin := &config.PluginPin{Kind: sdk.KindAuth, Name: "custom", Path: "/i/hermes-auth-custom", SHA256: strings.Repeat("0", 64)}
-	for _, p := range []*config.PluginPin{nil, pin, {Kind: sdk.KindTransport, Name: "oauth", Path: "/i/hermes-transport-oauth", SHA256: pin.SHA256}} {
+	pin := &supervisor.Pin{Kind: sdk.KindAuth, Name: "custom", Path: "/i/hermes-auth-custom", SHA256: strings.Repeat("0", 64)}
+	for _, p := range []*supervisor.Pin{nil, pin, {Kind: sdk.KindTransport, Name: "oauth", Path: "/i/hermes-transport-oauth", SHA256: pin.SHA256}} {
 		if got := supervisor.PinnedSpec(base, p, "gh"); !reflect.DeepEqual(got, base) {
 			t.Errorf("PinnedSpec(%+v) changed the spec: %+v", p, got)
 		}

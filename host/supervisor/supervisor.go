@@ -29,7 +29,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
@@ -198,16 +197,30 @@ func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("plugin %s has sha256 %s, not the pinned %s: it was changed after install; reinstall it (hermes mcp install --force NAME) and do not run it", e.Path, e.Got, e.Want)
 }
 
-// PinnedSpec applies the plugin: block of server entry to spec when the
-// pin is for spec's plugin (same kind and name): the spec then runs the
-// pinned binary at pin.Path only, checked against pin.SHA256, and a
-// changed binary is refused naming entry (see Spec.Reinstall). Any other
-// spec is returned unchanged, so it can be applied to every launch of the
-// entry's plugins (its transport, its auth method).
+// Pin names the one binary a server entry's catalog install trusts to run
+// for a plugin: the plugin hermes-<Kind>-<Name> at Path, which must have
+// the sha256 SHA256 (hex) every time it is started. It has the fields of
+// the config's plugin: block (config.PluginPin), so the resolved entry
+// converts to it: (*supervisor.Pin)(launch.Pin).
+type Pin struct {
+	// Kind is "transport" or "auth"; Name is the plugin's name.
+	Kind, Name string
+	// Path is the binary's absolute path.
+	Path string
+	// SHA256 is the hex sha256 recorded at install.
+	SHA256 string
+}
+
+// PinnedSpec applies the pin of server entry to spec when the pin is for
+// spec's plugin (same kind and name): the spec then runs the pinned binary
+// at pin.Path only, checked against pin.SHA256, and a changed binary is
+// refused naming entry (see Spec.Reinstall). Any other spec is returned
+// unchanged, so it can be applied to every launch of the entry's plugins
+// (its transport, its auth method).
 //
 // The install folder is deliberately not searched for the entry's other
 // plugins: only the pinned file of a catalog install is trusted to run.
-func PinnedSpec(spec Spec, pin *config.PluginPin, entry string) Spec {
+func PinnedSpec(spec Spec, pin *Pin, entry string) Spec {
 	if pin == nil || pin.Kind != spec.Kind || pin.Name != spec.Name {
 		return spec
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package catalog
+package install
 
 import "syscall"
 

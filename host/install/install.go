@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"context"
@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/session"
-	"github.com/hermes-agent/hermes/host/ui"
 )
 
 // Installer installs catalog entries into a Hermes home folder
@@ -24,8 +23,9 @@ import (
 type Installer struct {
 	// Home is the Hermes home folder.
 	Home string
-	// Printer shows the plan and the progress, and asks the questions.
-	Printer *ui.Printer
+	// Prompter shows the plan and the progress, and asks the questions
+	// (the CLI's terminal printer).
+	Prompter Prompter
 	// Probe connects to srv as a session of the agent would and lists its
 	// tools. Nil: the server is not probed (as when the probe fails).
 	Probe func(ctx context.Context, srv *config.Server) ([]Tool, error)
@@ -68,8 +68,8 @@ var ErrDeclined = errors.New("declined")
 // Install installs m. Nothing of the user's is changed unless it returns
 // nil: on an error the install folder, .env and config.yaml are as they
 // were (and if hermes is killed, the next command puts them back).
-func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error {
-	p := in.Printer
+func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options) error {
+	p := in.Prompter
 	if !config.ValidName(m.Name) {
 		return fmt.Errorf("catalog entry name %q is not valid; use letters, digits, '_' and '-'", m.Name)
 	}
@@ -92,7 +92,7 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 		return err
 	}
 	dir := InstallDir(home, m.Name)
-	topts := TranslateOptions{NoSandbox: o.NoSandbox}
+	topts := catalog.TranslateOptions{NoSandbox: o.NoSandbox}
 	if m.Install != nil {
 		topts.InstallDir = dir
 	}
@@ -107,7 +107,7 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 	if m.Plugin != nil && m.Plugin.SHA256 == "" {
 		check.PluginSHA256 = strings.Repeat("0", 64)
 	}
-	entry, err := Translate(m, check)
+	entry, err := catalog.Translate(m, check)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (in *Installer) Install(ctx context.Context, m *Manifest, o Options) error 
 		}
 		withSum := topts
 		withSum.PluginSHA256 = sum
-		if entry, err = Translate(m, withSum); err != nil {
+		if entry, err = catalog.Translate(m, withSum); err != nil {
 			return err
 		}
 		p.OK("Plugin %s checked: sha256 %s", filepath.Base(path), sum)
@@ -269,8 +269,8 @@ func priorEntry(home, name string) (priorEntryInfo, error) {
 // showPlan prints what the install will fetch, run and launch, and the
 // sandbox it runs under (Plan.Lines), before anything runs. The printer
 // escapes what the manifest says.
-func (in *Installer) showPlan(m *Manifest, plan *Plan, pr priorEntryInfo) {
-	p := in.Printer
+func (in *Installer) showPlan(m *catalog.Manifest, plan *catalog.Plan, pr priorEntryInfo) {
+	p := in.Prompter
 	p.Header(fmt.Sprintf("Installing MCP '%s'", m.Name))
 	p.Line("%s", m.Description)
 	for _, l := range plan.Lines() {
@@ -290,12 +290,12 @@ func (in *Installer) showPlan(m *Manifest, plan *Plan, pr priorEntryInfo) {
 // bootstrap runs the bootstrap steps in the clone.
 func (in *Installer) bootstrap(ctx context.Context, t *txn, steps []string, dir string) error {
 	limit := installOrDuration(in.StepTimeout, DefaultStepTimeout)
-	env := session.ChildEnv(map[string]string{"INSTALL_DIR": dir})
+	env := config.ChildEnv(map[string]string{"INSTALL_DIR": dir})
 	for _, s := range steps {
-		in.Printer.Line("$ %s", s)
+		in.Prompter.Line("$ %s", s)
 		code, err := t.run(ctx, installCmd{
 			argv: []string{"/bin/sh", "-c", s}, dir: dir, env: env, timeout: limit,
-			line: func(l string) { in.Printer.Info("  %s", l) },
+			line: func(l string) { in.Prompter.Info("  %s", l) },
 		})
 		switch {
 		case errors.Is(err, errTimedOut):

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hermes-agent/hermes/host/catalog"
 )
 
 // maxPluginBytes bounds the plugin binary an install hashes.
@@ -18,7 +20,7 @@ const maxPluginBytes = 1 << 30
 // executable file inside dir (no path or symlink leads out of it), named
 // hermes-<kind>-<name>, with the manifest's sha256 when it pins one. It
 // returns the binary's absolute path and its sha256.
-func pluginBinary(dir string, p *Plugin) (path, sum string, err error) {
+func pluginBinary(dir string, p *catalog.Plugin) (path, sum string, err error) {
 	rel := filepath.FromSlash(p.Path)
 	want := "hermes-" + p.Kind + "-" + p.Name
 	switch {

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -20,8 +21,8 @@ import (
 // tools the server has), else every tool. When the server cannot be
 // probed: the prior selection, else default_enabled, else every tool,
 // saying so.
-func (in *Installer) chooseTools(ctx context.Context, m *Manifest, srv *config.Server, e *config.ServerEntry, pr priorEntryInfo, o Options) error {
-	p := in.Printer
+func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *config.Server, e *config.ServerEntry, pr priorEntryInfo, o Options) error {
+	p := in.Prompter
 	name := m.Name
 	keepPrior := func() bool {
 		switch {

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/gofrs/flock"
+	"github.com/hermes-agent/hermes/host/atomicfile"
 	"github.com/hermes-agent/hermes/host/config"
 )
 
@@ -171,7 +172,7 @@ func beginInstall(home, name string) (*txn, error) {
 			os.RemoveAll(t.dir)
 			return fail(fmt.Errorf("move the current install of '%s' aside: %w", name, err))
 		}
-		installSyncDir(filepath.Join(home, InstallsDir))
+		atomicfile.SyncDir(filepath.Join(home, InstallsDir))
 	}
 	installStage("begun")
 	return t, nil
@@ -183,7 +184,7 @@ func (t *txn) save() error {
 	if err != nil {
 		return err
 	}
-	if err := installWriteFile(filepath.Join(t.dir, journalFile), data, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(t.dir, journalFile), data, 0o600, nil); err != nil {
 		return fmt.Errorf("write the install journal: %w", err)
 	}
 	return nil
@@ -273,10 +274,10 @@ func (t *txn) commit(values []envValue, edit func(d *config.Document) error) (sa
 			return err
 		}
 		// Recorded before config.Edit replaces the file.
-		if err := installWriteFile(filepath.Join(t.dir, configBefore), before, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(t.dir, configBefore), before, 0o600, nil); err != nil {
 			return err
 		}
-		if err := installWriteFile(filepath.Join(t.dir, configAfter), d.Bytes(), 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(t.dir, configAfter), d.Bytes(), 0o600, nil); err != nil {
 			return err
 		}
 		t.j.Config = jc
@@ -431,7 +432,7 @@ func rollbackJournal(home, name string, j *journal) error {
 			if err := os.Rename(prev, target); err != nil {
 				return fmt.Errorf("put the prior install of '%s' back from %s: %w", name, prev, err)
 			}
-			installSyncDir(filepath.Dir(target))
+			atomicfile.SyncDir(filepath.Dir(target))
 		}
 		// Otherwise it was never moved (or is back already).
 	} else if err := installRemoveTree(target); err != nil {
@@ -457,7 +458,7 @@ func restoreConfig(home, name, dir string, jc *journalConfig) error {
 	done := false
 	// The lock config.Edit takes (documented there), so no other hermes
 	// writes in between.
-	err = installWithFileLock(path, func() error {
+	err = atomicfile.WithLock(path, func() error {
 		cur, err := os.ReadFile(path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -472,7 +473,7 @@ func restoreConfig(home, name, dir string, jc *journalConfig) error {
 			if !jc.Existed {
 				return os.Remove(path)
 			}
-			return installWriteFile(installResolveLink(path), before, fs.FileMode(jc.Mode).Perm())
+			return atomicfile.Write(path, before, fs.FileMode(jc.Mode).Perm(), nil)
 		}
 		return nil
 	})
@@ -526,7 +527,7 @@ func serverValue(src []byte, name string) (any, bool) {
 // back; when someone else changed .env meanwhile, their change stays.
 func restoreDotEnv(home string, jd *journalDotEnv) error {
 	path := filepath.Join(home, config.DotEnvFile)
-	return installWithFileLock(path, func() error {
+	return atomicfile.WithLock(path, func() error {
 		cur, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -554,7 +555,7 @@ func restoreDotEnv(home string, jd *journalDotEnv) error {
 			kept = kept[:len(kept)-1]
 		default:
 			// Changed by someone else meanwhile: keep their change.
-			return installWriteFile(installResolveLink(path), kept, mode)
+			return atomicfile.Write(path, kept, mode, nil)
 		}
 		if !jd.Existed && len(kept) == 0 {
 			return os.Remove(path)
@@ -562,7 +563,7 @@ func restoreDotEnv(home string, jd *journalDotEnv) error {
 		if jd.Mode != 0 {
 			mode = fs.FileMode(jd.Mode).Perm()
 		}
-		return installWriteFile(installResolveLink(path), kept, mode)
+		return atomicfile.Write(path, kept, mode, nil)
 	})
 }
 
@@ -583,70 +584,6 @@ func installDotEnvKey(line string) (string, bool) {
 func installSHA256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-// installWithFileLock holds the lock config.Edit and config.SetDotEnv take on
-// path (the sibling file path+".lock") while fn runs.
-func installWithFileLock(path string, fn func() error) error {
-	lk := flock.New(path + ".lock")
-	if err := lk.Lock(); err != nil {
-		return fmt.Errorf("lock %s: %w", path+".lock", err)
-	}
-	defer lk.Unlock()
-	return fn()
-}
-
-// installResolveLink follows a symlinked file (a config kept in a dotfiles
-// repository), so that replacing it replaces the file it points at, as
-// config.Edit does.
-func installResolveLink(path string) string {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			return real
-		}
-	}
-	return path
-}
-
-// installWriteFile replaces path with data: a temporary file in the same
-// folder, synced, renamed over path, then the folder synced.
-func installWriteFile(path string, data []byte, perm fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	installSyncDir(filepath.Dir(path))
-	return nil
-}
-
-// installSyncDir makes a rename in dir durable (best effort: some file systems
-// refuse to sync a folder).
-func installSyncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }
 
 // installRemoveTree deletes path and everything under it, also folders a

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/sdk/sandboxpath"
 )
 
@@ -70,16 +71,16 @@ func checkRepoLinks(name, dir string) error {
 // every start of the server will, and refuses one the start would refuse
 // (a writable path into $HERMES_HOME home or a deny path, or carried out
 // of the install folder dir by a link), before the bootstrap runs.
-func checkSandboxPaths(m *Manifest, o Options, home, dir string) error {
+func checkSandboxPaths(m *catalog.Manifest, o Options, home, dir string) error {
 	if m.Sandbox == nil || o.NoSandbox {
 		return nil
 	}
-	s, err := parseSandbox(m.Sandbox, dir)
+	s, err := m.SandboxIn(dir)
 	if err != nil {
-		return fmt.Errorf("the sandbox of '%s' is not valid: %s", m.Name, oneLine(showRefsQuoted(err.Error())))
+		return fmt.Errorf("the sandbox of '%s' is not valid: %s", m.Name, err)
 	}
 	if err := s.CheckPaths(home, dir); err != nil {
-		return fmt.Errorf("the sandbox of '%s' is refused: %s; it was not installed", m.Name, oneLine(showRefsQuoted(err.Error())))
+		return fmt.Errorf("the sandbox of '%s' is refused: %s; it was not installed", m.Name, catalog.ShowRefs(err.Error()))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
 )
@@ -18,8 +19,8 @@ var installVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // yet: asked on a terminal (hidden when secret), else taken from the
 // environment or the prompt's default. Nothing is written here: the values
 // are saved to .env when the install commits. A value is never printed.
-func (in *Installer) credentials(m *Manifest, home string) ([]envValue, error) {
-	p := in.Printer
+func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, error) {
+	p := in.Prompter
 	switch {
 	case m.Auth.Type == "oauth" && m.Auth.Provider != "":
 		p.Info("'%s' logs in through %s: run `hermes auth %s` after installing.", m.Name, m.Auth.Provider, m.Auth.Provider)
@@ -80,7 +81,7 @@ func (in *Installer) credentials(m *Manifest, home string) ([]envValue, error) {
 
 // askValue reads one value on the terminal: hidden when secret (ENTER keeps
 // the default, which is not shown), else visible with the default offered.
-func askValue(p *ui.Printer, prompt string, spec EnvPrompt) (string, error) {
+func askValue(p Prompter, prompt string, spec catalog.EnvPrompt) (string, error) {
 	if !spec.Secret {
 		return p.Ask(prompt, spec.Default)
 	}

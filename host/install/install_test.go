@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/internal/testgit"
@@ -31,24 +32,24 @@ func gitRepo(t testing.TB, files map[string]string) (string, string) {
 
 // demoManifest is an entry installed from repo at sha: a stdio server
 // under ${INSTALL_DIR}, one secret asked for, a bootstrap that builds.
-func demoManifest(repo, sha string, bootstrap ...string) *Manifest {
+func demoManifest(repo, sha string, bootstrap ...string) *catalog.Manifest {
 	if bootstrap == nil {
 		bootstrap = []string{"mkdir -p bin && printf built > bin/built"}
 	}
-	return &Manifest{
+	return &catalog.Manifest{
 		Version:     1,
 		Name:        "demo",
 		Description: "A demo server.",
 		Source:      "https://example.com/demo",
-		Transport: Transport{
+		Transport: catalog.Transport{
 			Type:    "stdio",
 			Command: "${INSTALL_DIR}/bin/server",
 			Args:    []string{"--root", "${INSTALL_DIR}/data"},
 			Env:     map[string]string{"DEMO_MODE": "fast"},
 		},
-		Auth:        Auth{Type: "api_key", Env: []EnvPrompt{{Name: "DEMO_TOKEN", Prompt: "Demo token", Required: true, Secret: true}}},
-		Tools:       Tools{DefaultEnabled: []string{"echo", "add", "missing"}},
-		Install:     &Install{Type: "git", URL: repo, Ref: sha, Bootstrap: bootstrap},
+		Auth:        catalog.Auth{Type: "api_key", Env: []catalog.EnvPrompt{{Name: "DEMO_TOKEN", Prompt: "Demo token", Required: true, Secret: true}}},
+		Tools:       catalog.Tools{DefaultEnabled: []string{"echo", "add", "missing"}},
+		Install:     &catalog.Install{Type: "git", URL: repo, Ref: sha, Bootstrap: bootstrap},
 		PostInstall: "Run it.\n\x1b[31mred\x1b[0m and more\n",
 	}
 }
@@ -59,8 +60,8 @@ var demoTools = []Tool{{Name: "echo"}, {Name: "add"}, {Name: "sub"}}
 // prints.
 func testInstaller(home string, out *bytes.Buffer, env map[string]string) *Installer {
 	return &Installer{
-		Home:    home,
-		Printer: ui.New(out, out, nil),
+		Home:     home,
+		Prompter: ui.New(out, out, nil),
 		Probe: func(ctx context.Context, srv *config.Server) ([]Tool, error) {
 			return demoTools, nil
 		},
@@ -218,16 +219,16 @@ func TestInstallRefusals(t *testing.T) {
 	repo, sha := gitRepo(t, map[string]string{"f": "x"})
 	for _, tc := range []struct {
 		name string
-		edit func(m *Manifest)
+		edit func(m *catalog.Manifest)
 		opts Options
 		want string
 		is   error
 	}{
-		{"short sha", func(m *Manifest) { m.Install.Ref = sha[:12] }, Options{Yes: true}, "not a full 40-hex commit SHA", nil},
-		{"branch", func(m *Manifest) { m.Install.Ref = "main" }, Options{Yes: true}, "not a full 40-hex commit SHA", nil},
-		{"no terminal", func(m *Manifest) {}, Options{}, "run again with --yes to install without a terminal", ErrConfirmNeeded},
-		{"no install block", func(m *Manifest) { m.Install = nil }, Options{Yes: true}, "references ${INSTALL_DIR} but has no install block", nil},
-		{"bad sandbox", func(m *Manifest) { m.Sandbox = map[string]any{"network": "some"} }, Options{Yes: true}, "the sandbox of 'demo' is not valid", nil},
+		{"short sha", func(m *catalog.Manifest) { m.Install.Ref = sha[:12] }, Options{Yes: true}, "not a full 40-hex commit SHA", nil},
+		{"branch", func(m *catalog.Manifest) { m.Install.Ref = "main" }, Options{Yes: true}, "not a full 40-hex commit SHA", nil},
+		{"no terminal", func(m *catalog.Manifest) {}, Options{}, "run again with --yes to install without a terminal", ErrConfirmNeeded},
+		{"no install block", func(m *catalog.Manifest) { m.Install = nil }, Options{Yes: true}, "references ${INSTALL_DIR} but has no install block", nil},
+		{"bad sandbox", func(m *catalog.Manifest) { m.Sandbox = map[string]any{"network": "some"} }, Options{Yes: true}, "the sandbox of 'demo' is not valid", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -254,24 +255,24 @@ func TestInstallFailureRollsBack(t *testing.T) {
 	other, _ := gitRepo(t, map[string]string{"g": "y"})
 	for _, tc := range []struct {
 		name string
-		edit func(m *Manifest, in *Installer)
+		edit func(m *catalog.Manifest, in *Installer)
 		want string
 	}{
-		{"bootstrap fails", func(m *Manifest, in *Installer) {
+		{"bootstrap fails", func(m *catalog.Manifest, in *Installer) {
 			m.Install.Bootstrap = []string{"echo one > one", "exit 3", "echo never > never"}
 		}, "bootstrap step failed (exit 3): exit 3"},
-		{"step timeout", func(m *Manifest, in *Installer) {
+		{"step timeout", func(m *catalog.Manifest, in *Installer) {
 			m.Install.Bootstrap = []string{"sleep 30"}
 			in.StepTimeout = 300 * time.Millisecond
 		}, "bootstrap step 'sleep 30' timed out after 300ms; raise the limit with --step-timeout"},
-		{"bad clone url", func(m *Manifest, in *Installer) { m.Install.URL = filepath.Join(t.TempDir(), "nothing") }, "git clone of "},
-		{"commit not in repo", func(m *Manifest, in *Installer) { m.Install.URL = other }, "commit " + sha + " is not in " + other},
-		{"required value missing", func(m *Manifest, in *Installer) {}, "DEMO_TOKEN is required and there is no terminal to ask for it"},
-		{"rejected", func(m *Manifest, in *Installer) {
+		{"bad clone url", func(m *catalog.Manifest, in *Installer) { m.Install.URL = filepath.Join(t.TempDir(), "nothing") }, "git clone of "},
+		{"commit not in repo", func(m *catalog.Manifest, in *Installer) { m.Install.URL = other }, "commit " + sha + " is not in " + other},
+		{"required value missing", func(m *catalog.Manifest, in *Installer) {}, "DEMO_TOKEN is required and there is no terminal to ask for it"},
+		{"rejected", func(m *catalog.Manifest, in *Installer) {
 			in.LookupEnv = func(string) (string, bool) { return "v", true }
 			in.Admit = func(*config.Server) error { return errors.New("suspicious") }
 		}, "catalog entry 'demo' rejected: suspicious"},
-		{"no tool matches", func(m *Manifest, in *Installer) {
+		{"no tool matches", func(m *catalog.Manifest, in *Installer) {
 			in.LookupEnv = func(string) (string, bool) { return "v", true }
 		}, "has no tool matching 'nope'"},
 	} {
@@ -353,7 +354,7 @@ func TestInstallPlugin(t *testing.T) {
 			priorInstall(t, home)
 			before := snapshot(t, home)
 			m := demoManifest(repo, sha, tc.step)
-			m.Plugin = &Plugin{Kind: "transport", Name: "demo", Path: tc.path, SHA256: tc.pin}
+			m.Plugin = &catalog.Plugin{Kind: "transport", Name: "demo", Path: tc.path, SHA256: tc.pin}
 			var out bytes.Buffer
 			err := testInstaller(home, &out, map[string]string{"DEMO_TOKEN": "x"}).Install(context.Background(), m, Options{Yes: true})
 			if tc.want != "" {
