@@ -20,14 +20,20 @@ FUZZTIME ?= 20s
 # The commit stamped into hermes (the toolchain records none in workspace mode).
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
+# Shipped binaries are stripped of the symbol table and DWARF (-s -w): about
+# 30 % smaller, the same code. Panics still print file:line (that table is
+# not DWARF). `make build LDFLAGS=` keeps the symbols for a debugger; the
+# tests build their own binaries and never use these.
+LDFLAGS ?= -s -w
+
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags "-X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
-	$(GO) build -o $(BIN)/hermes-transport-stdio ./plugins/stdio
-	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-transport-http ./plugins/http; fi
-	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
-	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
-	$(GO) build -o $(BIN)/hermes-bridge-messaging ./plugins/bridge
+	$(GO) build -ldflags "$(LDFLAGS) -X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
+	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
+	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
+	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-bridge-messaging ./plugins/bridge
 	$(GO) build -o $(BIN)/hermes-testserver ./internal/testserver/cmd/hermes-testserver
 
 # Node packages the tests use (pinned), into the git-ignored .npm-deps/.

@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,7 +15,9 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Limits on a manifest. A manifest is hostile input until it is parsed:
@@ -77,15 +78,15 @@ func (e *FutureError) Error() string {
 }
 
 var (
-	nameRE      = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	headerRE    = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
-	fullSHARE   = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	scpRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9.-]*:[A-Za-z0-9~._/-]+$`)
-	sha256RE    = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-	apiKeyVarRE = regexp.MustCompile(`[^A-Za-z0-9_]`)
+	nameRE      = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
+	envNameRE   = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	headerRE    = lazyregexp.New("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+	fullSHARE   = lazyregexp.New(`^[0-9a-f]{40}$`)
+	scpRE       = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9.-]*:[A-Za-z0-9~._/-]+$`)
+	sha256RE    = lazyregexp.New(`^[0-9a-fA-F]{64}$`)
+	apiKeyVarRE = lazyregexp.New(`[^A-Za-z0-9_]`)
 	// configKeyRE is the start of a config package message naming a key.
-	configKeyRE = regexp.MustCompile(`^key "([a-z_.]+)": `)
+	configKeyRE = lazyregexp.New(`^key "([a-z_.]+)": `)
 )
 
 // APIKeyVar is the .env variable that holds the API key of an http entry
@@ -958,7 +959,7 @@ func textList(field string, v any, maxItems, maxLen int) ([]string, error) {
 }
 
 // textMap reads a mapping of names (matching keyRE) to values.
-func textMap(field string, v any, keyRE *regexp.Regexp, keyHint string) (map[string]string, error) {
+func textMap(field string, v any, keyRE *lazyregexp.Regexp, keyHint string) (map[string]string, error) {
 	switch t := v.(type) {
 	case nil:
 		return nil, nil

@@ -3,8 +3,9 @@ package catalog
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Registries of a Pin.
@@ -33,7 +34,7 @@ func (p Pin) String() string {
 // exactVersion is a version with no range or wildcard: dot-separated
 // numbers, then optionally a PEP 440 pre-, post- or dev-release part and a
 // semver pre-release or build suffix.
-var exactVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*((a|b|rc|\.post|\.dev)[0-9]+)?([-+][0-9A-Za-z][0-9A-Za-z.+-]*)?$`)
+var exactVersion = lazyregexp.New(`^[0-9]+(\.[0-9]+)*((a|b|rc|\.post|\.dev)[0-9]+)?([-+][0-9A-Za-z][0-9A-Za-z.+-]*)?$`)
 
 // npmLaunchers and pypiLaunchers run a package named on their command line.
 var (

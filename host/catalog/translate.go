@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // TranslateOptions are the facts of one install that a manifest cannot
@@ -351,7 +351,7 @@ func (p *Plan) Lines() []string {
 	return l
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,${}~-]+$`)
+var plainWord = lazyregexp.New(`^[A-Za-z0-9_./:=@%+,${}~-]+$`)
 
 // quoteWord quotes s as a POSIX shell word when it needs it; ${VAR}
 // references stay readable.

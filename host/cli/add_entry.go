@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	neturl "net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // preset fills the transport of a well-known server.
@@ -24,10 +24,10 @@ var presets = map[string]preset{
 	"codex": {command: "codex", args: []string{"mcp-server"}},
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // authNameRE is the name of an auth plugin --auth accepts.
-var authNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var authNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*$`)
 
 // logsIn reports whether 'hermes mcp add' logs in before probing: OAuth
 // and third-party auth plugins (exec needs its block written first; header

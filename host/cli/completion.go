@@ -5,15 +5,16 @@ import (
 	"embed"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/urfave/cli/v3"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // serverArgCommands are the `hermes mcp` commands whose first argument is
@@ -40,7 +41,7 @@ const completionTimeoutEnv = "HERMES_COMPLETION_TIMEOUT"
 // characters a model provider accepts in a function name. A tool named
 // otherwise is still callable, but it is not offered: a candidate is one
 // word of plain characters that no shell and no terminal acts on.
-var completionToolRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var completionToolRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,128}$`)
 
 // completionScripts are the scripts `hermes completion SHELL` prints. Each
 // treats what hermes prints as data: a candidate is never split into

@@ -7,16 +7,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/sdk/auth"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // probeConnectTimeout bounds a probe from the command line when the entry
@@ -130,7 +131,7 @@ func (e *env) requireServer(name string) error {
 	return notFound(name, names)
 }
 
-var nonKeyChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
+var nonKeyChars = lazyregexp.New(`[^A-Za-z0-9_]`)
 
 // APIKeyVar is the .env variable that holds the bearer token of an HTTP
 // server added with 'hermes mcp add': MCP_<NAME>_API_KEY, the name upper-cased

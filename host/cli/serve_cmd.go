@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime/debug"
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/serve"
 	"github.com/hermes-agent/hermes/host/termsafe"
-	"github.com/urfave/cli/v3"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // bridgeNameRE is what --bridge accepts: the NAME of a plugin binary
 // hermes-bridge-NAME, never a path.
-var bridgeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var bridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 func serveCommand(e *env) *cli.Command {
 	var (

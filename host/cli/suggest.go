@@ -2,10 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // nearest returns the candidate closest to word, when one is close enough
@@ -100,8 +101,8 @@ func flagNames(c *cli.Command) []string {
 // defined: -x" error; invalidValue its "invalid value "v" for flag -x:
 // why" error.
 var (
-	undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
-	invalidValue  = regexp.MustCompile(`invalid value "(.*)" for flag -+([^:\s]+): `)
+	undefinedFlag = lazyregexp.New(`flag provided but not defined: -+(\S+)`)
+	invalidValue  = lazyregexp.New(`invalid value "(.*)" for flag -+([^:\s]+): `)
 )
 
 // wants says what a flag's value must be, by the flag's type.

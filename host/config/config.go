@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // File is the name of the config file inside the Hermes home folder.
@@ -50,7 +51,7 @@ const (
 // handshake, and a server answering initialize picks among them.
 var ProtocolRevisions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var serverNameRE = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 
 // ValidName reports whether name may be used as a server name.
 func ValidName(name string) bool { return serverNameRE.MatchString(name) }

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // DotEnvFile is the name of the secrets file inside the Hermes home folder.
 const DotEnvFile = ".env"
 
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // LoadDotEnv reads <home>/.env. A missing file gives an empty map. Lines are
 // KEY=value with an optional "export " prefix; blank lines and lines starting
@@ -108,7 +109,7 @@ func unquoteDotEnv(v string) string {
 	return strings.TrimSpace(v)
 }
 
-var plainDotEnvRE = regexp.MustCompile(`^[A-Za-z0-9_./:@+,%=~^-]*$`)
+var plainDotEnvRE = lazyregexp.New(`^[A-Za-z0-9_./:@+,%=~^-]*$`)
 
 // quoteDotEnv writes v so that parseDotEnvLine reads it back unchanged.
 func quoteDotEnv(v string) string {

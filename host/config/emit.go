@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // KV is one key and value of an ordered mapping written to config.yaml.
@@ -56,8 +57,8 @@ func (m *Map) Delete(key string) {
 }
 
 var (
-	plainSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./$()~+=;^-][A-Za-z0-9_./${}()@~+=%,;^<> :'"!?*&#|-]*$`)
-	numberishRE = regexp.MustCompile(`^[-+]?(\.?[0-9]|0[xob]|\.inf|\.nan)`)
+	plainSafeRE = lazyregexp.New(`^[A-Za-z0-9_./$()~+=;^-][A-Za-z0-9_./${}()@~+=%,;^<> :'"!?*&#|-]*$`)
+	numberishRE = lazyregexp.New(`^[-+]?(\.?[0-9]|0[xob]|\.inf|\.nan)`)
 )
 
 // quoteScalar writes s as a YAML scalar that reads back as the same string:

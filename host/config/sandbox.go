@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/sdk/sandboxpath"
 )
 
@@ -144,7 +144,7 @@ func sizeText(n uint64) string {
 	return strconv.FormatUint(n, 10)
 }
 
-var sizeRE = regexp.MustCompile(`^\s*([0-9]+)\s*([kKmMgGtT]?)[iI]?[bB]?\s*$`)
+var sizeRE = lazyregexp.New(`^\s*([0-9]+)\s*([kKmMgGtT]?)[iI]?[bB]?\s*$`)
 
 // ParseSize reads a size: a number of bytes, or a number with a K, M, G or
 // T suffix (binary units; "512M", "2GiB", "1g").
@@ -166,7 +166,7 @@ func ParseSize(s string) (uint64, error) {
 
 // hostRE is one entry of a network allow-list: a host name, optionally
 // "*." for every subdomain, optionally ":port".
-var hostRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+var hostRE = lazyregexp.New(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
 
 // ValidSandboxHost reports whether h is a usable network allow-list entry.
 func ValidSandboxHost(h string) bool { return len(h) <= 260 && hostRE.MatchString(h) }
@@ -302,7 +302,7 @@ type PluginPin struct {
 	SHA256 string
 }
 
-var sha256RE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+var sha256RE = lazyregexp.New(`^[0-9a-fA-F]{64}$`)
 
 // plugin reads the plugin: block; nil when absent.
 func (d *decoder) plugin(v, raw any, unknown *[]string) *PluginPin {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Parse reads the servers of data, the content of src.Path in
@@ -379,11 +379,11 @@ func (m *mapper) strMap(obj *object, k string) config.Map {
 }
 
 var (
-	inputRE     = regexp.MustCompile(`\$\{input:([^}]*)\}`)
-	bareVarRE   = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
-	predefRE    = regexp.MustCompile(`\$\{(workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|/|CLAUDE_PROJECT_DIR)\}`)
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	inputNoteRE = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+	inputRE     = lazyregexp.New(`\$\{input:([^}]*)\}`)
+	bareVarRE   = lazyregexp.New(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+	predefRE    = lazyregexp.New(`\$\{(workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|/|CLAUDE_PROJECT_DIR)\}`)
+	envNameRE   = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	inputNoteRE = lazyregexp.New(`[^A-Za-z0-9_.-]`)
 )
 
 // value rewrites the client's placeholders into what Hermes reads: the

@@ -2,10 +2,10 @@ package importer
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Secret is a value that goes to $HERMES_HOME/.env instead of config.yaml,
@@ -71,7 +71,7 @@ func looksSecret(v string) bool {
 	return false
 }
 
-var refRE = regexp.MustCompile(`\$\{[^}]*\}`)
+var refRE = lazyregexp.New(`\$\{[^}]*\}`)
 
 // literalPart is v without its ${...} references and a leading auth scheme
 // ("Bearer ", "Basic ", "token "), trimmed: what of v is written out.
@@ -93,7 +93,7 @@ func isScheme(s string) bool {
 	return false
 }
 
-var nonVarChars = regexp.MustCompile(`[^A-Z0-9_]+`)
+var nonVarChars = lazyregexp.New(`[^A-Z0-9_]+`)
 
 // VarName is the .env variable for key of server name: MCP_<NAME>_<KEY>,
 // both upper-cased with every run of characters other than letters,

@@ -2,11 +2,11 @@ package importer
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // MaxServers bounds the servers read from one file: more is not a person's
@@ -88,7 +88,7 @@ func (s *Server) notef(format string, args ...any) {
 	s.Notes = append(s.Notes, fmt.Sprintf(format, args...))
 }
 
-var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var badNameChars = lazyregexp.New(`[^A-Za-z0-9_-]+`)
 
 // HermesName turns another client's server name into a valid Hermes name:
 // every run of characters other than letters, digits, "_" and "-" becomes

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // installVarRE is a variable name auth.env may ask for.
-var installVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var installVarRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // credentials collects the auth.env values of m that .env does not hold
 // yet: asked on a terminal (hidden when secret), else taken from the

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // pinnedCommitRE is a full commit SHA: the only ref an install accepts, so that
 // what runs is exactly what was reviewed.
-var pinnedCommitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var pinnedCommitRE = lazyregexp.New(`^[0-9a-f]{40}$`)
 
 // gitConfig are the settings every git command of an install runs with:
 // no helper transports that run commands (ext::, fd::), no credential

@@ -1,8 +1,9 @@
 package screening
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Indicators are the known hermes-0day indicators of compromise, in the
@@ -50,11 +51,11 @@ const (
 type part struct {
 	// orig is the alternative as the original writes it.
 	orig string
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp // compiled on first use
 }
 
 func alt(orig, expr string) part {
-	return part{orig: orig, re: regexp.MustCompile(expr)}
+	return part{orig: orig, re: lazyregexp.New(expr)}
 }
 
 // ci makes the literal lit case-insensitive. Only literals are: Go's (?i)

@@ -1,10 +1,11 @@
 package screening
 
 import (
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // optSpec is how a wrapper reads its options, getopt style: short options
@@ -94,7 +95,7 @@ func takesLong(longs []string, name string) bool {
 	return false
 }
 
-var assignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 func isAssign(s string) bool { return assignRE.MatchString(s) }
 
@@ -241,7 +242,7 @@ var (
 	perlCode   = &codeFlag{short: "eE"}
 	rubyCode   = &codeFlag{short: "e"}
 	phpCode    = &codeFlag{short: "r"}
-	pythonName = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+	pythonName = lazyregexp.New(`^(python|pypy)[0-9.]*$`)
 )
 
 // codeFlags returns how the interpreter name takes code, or nil.

@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
@@ -268,7 +268,7 @@ func orDefault(s, def string) string {
 	return s
 }
 
-var incompatible = regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (\d+)`)
+var incompatible = lazyregexp.New(`incompatible API version with plugin\. Plugin version: (\d+)`)
 
 // Launch starts the plugin spec names and completes the go-plugin
 // handshake, refusing at once a plugin of another contract version or with

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -164,13 +165,13 @@ func (s *settings) failure(code, what, why string) error {
 }
 
 // ansi matches terminal escape sequences (colours).
-var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]")
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]") })
 
 // firstLine is the first non-empty line of the command's stderr, safe to
 // show: escapes and control characters removed, anything stdout held
 // masked (a helper may echo its token), cut to maxWhy characters.
 func firstLine(stderr []byte, stdout string) string {
-	text := ansi.ReplaceAllString(strings.ToValidUTF8(string(stderr), ""), "")
+	text := ansi().ReplaceAllString(strings.ToValidUTF8(string(stderr), ""), "")
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(strings.Map(func(r rune) rune {
 			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {

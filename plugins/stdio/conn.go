@@ -121,10 +121,10 @@ func (c *conn) Write(_ context.Context, msg []byte) error {
 	var err error
 	if len(msg) < 64<<10 {
 		c.wbuf = append(append(c.wbuf[:0], msg...), '\n')
-		_, err = c.stdin.Write(c.wbuf)
+		_, err = c.stdinW.Write(c.wbuf)
 	} else {
-		if _, err = c.stdin.Write(msg); err == nil {
-			_, err = c.stdin.Write([]byte{'\n'})
+		if _, err = c.stdinW.Write(msg); err == nil {
+			_, err = c.stdinW.Write([]byte{'\n'})
 		}
 	}
 	if err != nil {

@@ -43,7 +43,8 @@ type conn struct {
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stdout *os.File // closed by Read at the end
+	stdinW io.Writer // stdin, written with raw system calls (rawio_linux.go)
+	stdout *os.File  // closed by Read at the end
 	out    *bufio.Reader
 	max    int
 
@@ -125,7 +126,8 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		log:    log,
 		host:   host,
 		stdin:  stdin,
-		out:    bufio.NewReaderSize(stdout, 256<<10),
+		stdinW: rawWriterOf(stdin),
+		out:    bufio.NewReaderSize(rawReaderOf(stdout), 256<<10),
 		max:    defaultMaxLine,
 		tail:   &lineTail{max: 20},
 		exited: make(chan struct{}),

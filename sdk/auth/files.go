@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // validName is the server-name rule of the host's config: letters, digits,
 // "_" and "-".
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // TokenDirName is the folder under the Hermes home that holds every auth
 // plugin's files: Config.TokenDir is $HERMES_HOME/mcp-tokens.
@@ -27,7 +28,7 @@ const TokenDirName = "mcp-tokens"
 // stem never contains a path separator and is never "." or "..". Every
 // program that keeps credentials for hermes names them this way.
 func FileStem(server string) string {
-	if validName.MatchString(server) {
+	if validName().MatchString(server) {
 		return server
 	}
 	var b strings.Builder

@@ -46,7 +46,7 @@ type Writer struct {
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 64<<10)}
+	return &Writer{w: bufio.NewWriterSize(rawWriterOf(w), 64<<10)}
 }
 
 // Write writes one frame whose payload is the concatenation of parts (so a
@@ -88,7 +88,7 @@ func NewReader(r io.Reader, limit uint64) *Reader {
 	if limit == 0 || limit > MaxPayload {
 		limit = MaxPayload
 	}
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	return &Reader{r: bufio.NewReaderSize(rawReaderOf(r), 64<<10), limit: limit}
 }
 
 // Read returns the next frame. Its payload is a new slice the caller owns.

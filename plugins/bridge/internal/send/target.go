@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -72,17 +73,20 @@ func (t Target) String() string {
 	return t.Platform + ":" + t.ChatID
 }
 
+// Compiled on first use, not when the plugin starts.
 var (
 	// Telegram chat ids are integers (negative for groups and channels);
 	// ":topic" addresses a forum topic.
-	telegramRef = regexp.MustCompile(`^(-?[0-9]{1,20})(?::([0-9]{1,20}))?$`)
+	telegramRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-?[0-9]{1,20})(?::([0-9]{1,20}))?$`) })
 	// Discord ids are snowflakes; ":thread" addresses a thread of the channel.
-	discordRef = regexp.MustCompile(`^([0-9]{1,20})(?::([0-9]{1,20}))?$`)
+	discordRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,20})(?::([0-9]{1,20}))?$`) })
 	// Slack conversation ids: C (public channel), G (private channel or group
 	// DM), D (direct message); ":ts" addresses the thread of that message.
 	// A user id (U, or W in Enterprise Grid) is a direct message to that
 	// user, opened when sending (see SlackUserID).
-	slackRef = regexp.MustCompile(`^([CGD][A-Z0-9]{1,30}|[UW][A-Z0-9]{1,30})(?::([0-9]{1,20}(?:\.[0-9]{1,20})?))?$`)
+	slackRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([CGD][A-Z0-9]{1,30}|[UW][A-Z0-9]{1,30})(?::([0-9]{1,20}(?:\.[0-9]{1,20})?))?$`)
+	})
 )
 
 // ParseTarget reads a delivery target:
@@ -147,11 +151,11 @@ func parseRef(platform, ref string) (Target, bool) {
 	var re *regexp.Regexp
 	switch platform {
 	case Telegram:
-		re = telegramRef
+		re = telegramRef()
 	case Discord:
-		re = discordRef
+		re = discordRef()
 	case Slack:
-		re = slackRef
+		re = slackRef()
 	default:
 		return Target{}, false
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Message is one row of the messages table with its content decoded.
@@ -48,7 +49,7 @@ type Attachment struct {
 
 // mediaTag finds the MEDIA: tags the agent writes into text for files it
 // produced.
-var mediaTag = regexp.MustCompile(`MEDIA:\s*(\S+)`)
+var mediaTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`MEDIA:\s*(\S+)`) })
 
 // Attachments returns the message's non-text items: images of image_url
 // and image parts (with a non-empty url), other non-text parts as data,
@@ -83,7 +84,7 @@ func (m Message) Attachments() []Attachment {
 			out = append(out, Attachment{Type: ptype, Data: append(json.RawMessage(nil), bytes.TrimSpace(raw)...)})
 		}
 	}
-	for _, match := range mediaTag.FindAllStringSubmatch(m.Text, -1) {
+	for _, match := range mediaTag().FindAllStringSubmatch(m.Text, -1) {
 		out = append(out, Attachment{Type: "media", Path: match[1]})
 	}
 	return out

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// The server's pipes are read and written with raw system calls (no
+// runtime thread woken per message besides the one moving it), and a
+// message larger than the pipe's buffer still crosses whole both ways.
+func TestPipesAreRaw(t *testing.T) {
+	c, _ := sh(t, `while read -r line; do printf '%s\n' "$line"; done`, 0)
+	if _, ok := c.stdinW.(rawWriter); !ok {
+		t.Errorf("the server's stdin is written through %T, not raw", c.stdinW)
+	}
+	if rawConn(c.stdout) == nil {
+		t.Error("the server's stdout is not a polled non-blocking pipe, so it is not read raw")
+	}
+	msg := `{"big":"` + strings.Repeat("z", 1<<20) + `"}` // over the 64 KiB pipe buffer
+	errc := make(chan error, 1)
+	go func() { errc <- c.Write(context.Background(), []byte(msg)) }()
+	got, err := c.Read(context.Background())
+	if err != nil || string(got) != msg {
+		t.Fatalf("echoed %d bytes, %v; want %d", len(got), err, len(msg))
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
