@@ -131,12 +131,22 @@ func (s *Session) Notify(ctx context.Context, method string, params any) error {
 }
 
 // Initialize runs the MCP handshake (initialize, notifications/initialized)
-// at protocol revision 2025-06-18.
+// at protocol revision 2025-06-18, and tells the plugin the revision the
+// server answered, as a host does (an HTTP plugin opens its GET stream
+// then).
 func (s *Session) Initialize(ctx context.Context) error {
-	if _, err := s.Request(ctx, "initialize", map[string]any{"protocolVersion": "2025-06-18",
-		"clientInfo": map[string]string{"name": "sdktest", "version": "1"}, "capabilities": map[string]any{"roots": map[string]any{}}}); err != nil {
+	res, err := s.Request(ctx, "initialize", map[string]any{"protocolVersion": "2025-06-18",
+		"clientInfo": map[string]string{"name": "sdktest", "version": "1"}, "capabilities": map[string]any{"roots": map[string]any{}}})
+	if err != nil {
 		return err
 	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || r.ProtocolVersion == "" {
+		return fmt.Errorf("initialize: a result without protocolVersion: %.200s", res)
+	}
+	s.conn.SetProtocolVersion(r.ProtocolVersion)
 	return s.Notify(ctx, "notifications/initialized", nil)
 }
 
