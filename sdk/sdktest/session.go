@@ -22,13 +22,19 @@ type Session struct {
 
 	mu      sync.Mutex
 	pending map[string]chan rpcMessage
+	// seqs maps the write sequence of a pending request to its id, so a
+	// failed write fails that request only; early holds the failures that
+	// came before their write's sequence was recorded.
+	seqs  map[uint64]string
+	early map[uint64]*sdk.Error
 	// Notifications receives the method of each notification of the
 	// server's (dropped when full).
 	Notifications chan string
 }
 
 func newSession() *Session {
-	return &Session{pending: map[string]chan rpcMessage{}, Notifications: make(chan string, 16)}
+	return &Session{pending: map[string]chan rpcMessage{}, seqs: map[uint64]string{}, early: map[uint64]*sdk.Error{},
+		Notifications: make(chan string, 16)}
 }
 
 // Conn returns the plugin connection.
@@ -36,22 +42,39 @@ func (s *Session) Conn() *pluginhost.TransportConn { return s.conn }
 
 func (s *Session) options() pluginhost.TransportOptions {
 	return pluginhost.TransportOptions{
-		OnMessage: s.onMessage,
-		OnWriteError: func(seq uint64, err *sdk.Error) {
-			_ = seq
-			s.fail("", err)
-		},
+		OnMessage:    s.onMessage,
+		OnWriteError: s.writeFailed,
 	}
 }
 
-func (s *Session) fail(key string, err *sdk.Error) {
+// writeFailed fails the request whose write (seq) failed, and only that
+// one: a cancelled request's exchange ends with such a failure too.
+func (s *Session) writeFailed(seq uint64, err *sdk.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k, ch := range s.pending {
-		if k == key || key == "" {
-			ch <- rpcMessage{Error: &rpcError{Code: -1, Message: err.Message}}
-			delete(s.pending, k)
-		}
+	key, ok := s.seqs[seq]
+	if !ok {
+		s.early[seq] = err
+		return
+	}
+	delete(s.seqs, seq)
+	s.failLocked(key, err)
+}
+
+// track records the write sequence of the pending request key; s.mu held.
+func (s *Session) trackLocked(seq uint64, key string) {
+	if err, ok := s.early[seq]; ok {
+		delete(s.early, seq)
+		s.failLocked(key, err)
+		return
+	}
+	s.seqs[seq] = key
+}
+
+func (s *Session) failLocked(key string, err *sdk.Error) {
+	if ch, ok := s.pending[key]; ok {
+		ch <- rpcMessage{Error: &rpcError{Code: -1, Message: err.Message}}
+		delete(s.pending, key)
 	}
 }
 
@@ -99,8 +122,19 @@ func (s *Session) Request(ctx context.Context, method string, params any) (json.
 	s.mu.Unlock()
 	seq, err := s.conn.Write(msg, nil)
 	if err != nil {
+		s.mu.Lock()
+		delete(s.pending, string(id))
+		s.mu.Unlock()
 		return nil, err
 	}
+	s.mu.Lock()
+	s.trackLocked(seq, string(id))
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.seqs, seq)
+		s.mu.Unlock()
+	}()
 	select {
 	case m := <-ch:
 		if m.Error != nil {
