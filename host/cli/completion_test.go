@@ -12,6 +12,7 @@ import (
 // one, catalog names for install, and the server's tools after
 // `hermes mcp call NAME`.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  alpha:\n    command: "+testServerPath(t)+"\n    args: [--tools, \"2\"]\n  beta:\n    url: http://127.0.0.1:1/mcp\n")
 	if help := runHermes(t, home, "--help").must(t, 0).stdout; !strings.Contains(help, "completion") {
@@ -47,6 +48,7 @@ func TestCompletion(t *testing.T) {
 // of its input) leaves the TAB with nothing offered once the bound is over,
 // instead of hanging the shell.
 func TestCompletionServerBound(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	writeConfig(t, home, "mcp_servers:\n"+
