@@ -291,7 +291,12 @@ func (e *env) importSources(from, home, cwd string) ([]importer.Source, []import
 	if c, ok := importer.ParseClient(from); ok {
 		return importer.SourcesFrom(c, home, cwd, e.getenv), []importer.Client{c}, nil
 	}
-	path, err := filepath.Abs(from)
+	// A relative file is in the run's working folder.
+	path := from
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, usagef("--from %s: %s; name claude, codex, gemini, cursor, vscode or a config file", from, oneLine(err.Error()))
 	}

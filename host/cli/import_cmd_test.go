@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,15 +53,12 @@ func fixture(t *testing.T, name, project string) string {
 	return strings.ReplaceAll(string(b), "PROJECT_DIR", project)
 }
 
-// run runs the built hermes in the project folder with HOME set to the
-// user's folder; stdin is in (nil: /dev/null).
+// run runs hermes in process in the project folder with HOME set to the
+// user's folder; stdin is in (nil: nothing).
 func (w importWorld) run(t *testing.T, in io.Reader, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
-	cmd.Env = hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
-	cmd.Dir = w.project
-	cmd.Stdin = in
-	return runCmd(t, cmd)
+	env := hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
+	return runInProcess(t, w.project, env, nil, in, args...)
 }
 
 func (w importWorld) dotEnv(t *testing.T) string {
