@@ -32,7 +32,9 @@ func TestCompletion(t *testing.T) {
 	if out := runHermes(t, home, "mcp", "install", "--generate-shell-completion").must(t, 0).stdout; !strings.Contains(out, "\nfilesystem\n") {
 		t.Errorf("hermes mcp install <TAB> = %q, want the catalog", out)
 	}
-	out := runHermes(t, home, "mcp", "call", "alpha", "--generate-shell-completion").must(t, 0).stdout
+	// A bound no machine reaches: a loaded one still lists the tools (the
+	// bound itself is TestCompletionServerBound's).
+	out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=10m"}, "mcp", "call", "alpha", "--generate-shell-completion").must(t, 0).stdout
 	if !strings.Contains(out, "\necho\n") || !strings.Contains(out, "\ntool_2\n") {
 		t.Errorf("hermes mcp call alpha <TAB> = %q, want its tools", out)
 	}
@@ -61,10 +63,12 @@ func TestCompletionServerBound(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("HERMES_COMPLETION_TIMEOUT=0: a TAB started the server")
 	}
-	// The default bound starts it (so the check above can fail).
-	runHermes(t, home, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0)
+	// A bound starts it (so the check above can fail); one no machine
+	// reaches, so that a loaded one starts the plugin and the server in
+	// it (the server exits at once: the TAB does not wait the bound out).
+	runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=10m"}, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0)
 	if _, err := os.Stat(marker); err != nil {
-		t.Errorf("the default bound did not start the server: %v", err)
+		t.Errorf("a bound of 10m did not start the server: %v", err)
 	}
 	if out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=500ms"}, "mcp", "call", "hangs", "--generate-shell-completion").must(t, 0).stdout; out != "" {
 		t.Errorf("hermes mcp call hangs <TAB> = %q, want nothing", out)
