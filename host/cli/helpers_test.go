@@ -138,7 +138,7 @@ func (b *syncBuffer) String() string {
 }
 
 // runHermesBinary runs the built binary, for what only a process shows
-// (exit on a signal, a real stdin); stdin is in (nil: /dev/null).
+// (its exit status, a real stdin); stdin is in (nil: /dev/null).
 func runHermesBinary(t *testing.T, home string, extra []string, in io.Reader, args ...string) runResult {
 	t.Helper()
 	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
