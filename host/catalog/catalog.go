@@ -73,8 +73,11 @@ const BuiltIn = "built-in"
 
 // Load reads the catalog from the folder $HERMES_OPTIONAL_MCPS names, or
 // else the one built into hermes.
-func Load() (*Catalog, error) {
-	dir := os.Getenv(EnvDir)
+func Load() (*Catalog, error) { return LoadFrom(os.Getenv(EnvDir)) }
+
+// LoadFrom reads the catalog from dir (the value of $HERMES_OPTIONAL_MCPS),
+// or else, when dir is "", the one built into hermes.
+func LoadFrom(dir string) (*Catalog, error) {
 	if dir == "" {
 		return Read(optionalmcps.FS(), BuiltIn)
 	}

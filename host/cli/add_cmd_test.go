@@ -12,6 +12,7 @@ import (
 )
 
 func TestSplitAddArgs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name         string
 		in           []string
@@ -41,6 +42,7 @@ func TestSplitAddArgs(t *testing.T) {
 }
 
 func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"ink": "MCP_INK_API_KEY", "my-server": "MCP_MY_SERVER_API_KEY", "_x_": "MCP_X_API_KEY"} {
 		if got := cli.APIKeyVar(in); got != want {
 			t.Errorf("APIKeyVar(%q) = %q, want %q", in, got, want)
@@ -60,6 +62,7 @@ func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 }
 
 func TestAddStdioYes(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	r := runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--yes", "--args", "--tools", "2").must(t, 0)
@@ -80,6 +83,7 @@ func TestAddStdioYes(t *testing.T) {
 }
 
 func TestAddKeepsHandWrittenConfig(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	orig := "# my settings\nmodel:\n  default: gpt-x   # keep me\n\nmcp_servers:\n  # the first one\n  first:\n    command: foo\n    args: [\"a\", \"b\"]\n\n# trailing comment\nother: 1\n"
@@ -93,6 +97,7 @@ func TestAddKeepsHandWrittenConfig(t *testing.T) {
 }
 
 func TestAddToolsSubset(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo, tool_*", "--", "--tools", "3").must(t, 0)
 	if !strings.Contains(r.stdout, "(4/24 tools enabled)") {
@@ -115,6 +120,7 @@ func loadConfig(t *testing.T, home string) *config.Config {
 }
 
 func TestAddToolsMustExist(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo,nope").must(t, 1)
 	r.oneLineErr(t, "'ts' has no tool matching 'nope'", "available tools: add, add_tool,", "echo")
@@ -124,6 +130,7 @@ func TestAddToolsMustExist(t *testing.T) {
 }
 
 func TestAddToolsAllMeansNoFilter(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "*").must(t, 0)
 	if got := loadConfig(t, home).Server("ts").Tools.Include; got != nil {
@@ -132,6 +139,7 @@ func TestAddToolsAllMeansNoFilter(t *testing.T) {
 }
 
 func TestAddNoProbe(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "later", "--command", "/nonexistent/server", "--no-probe").must(t, 0)
 	if !strings.Contains(r.stdout, "✓ Saved 'later'") || strings.Contains(r.stdout, "Connecting") {
@@ -143,6 +151,7 @@ func TestAddNoProbe(t *testing.T) {
 }
 
 func TestAddProbeFailureNonInteractive(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	orig := "mcp_servers:\n  a:\n    command: x # note\n"
 	writeConfig(t, home, orig)
@@ -154,6 +163,7 @@ func TestAddProbeFailureNonInteractive(t *testing.T) {
 }
 
 func TestAddOverwrite(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	runHermes(t, home, "mcp", "add", "ts", "--command", "/old", "--no-probe").must(t, 0)
@@ -170,6 +180,7 @@ func TestAddOverwrite(t *testing.T) {
 }
 
 func TestAddArgsAndEnvVerbatim(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "add", "v", "--command", "npx", "--env", "A=1", "--env", "B=two,three", "--env", "EMPTY=",
 		"--cwd", "/srv", "--no-probe", "--args", "-y", "--env", "C=3", "--no-probe", "two words", "--", "-x").must(t, 0)
@@ -181,6 +192,7 @@ func TestAddArgsAndEnvVerbatim(t *testing.T) {
 }
 
 func TestAddEnvReachesServer(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--env", "A=1", "--env", "B=two,three", "--yes", "--", "--tools", "3").must(t, 0)
 	if !strings.Contains(r.stdout, "Found 24 tool(s)") {
@@ -195,6 +207,7 @@ func TestAddEnvReachesServer(t *testing.T) {
 }
 
 func TestAddPreset(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	runHermes(t, home, "mcp", "add", "cx", "--preset", "codex", "--no-probe").must(t, 0)
@@ -210,6 +223,7 @@ func TestAddPreset(t *testing.T) {
 }
 
 func TestAddUsageErrors(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	cases := []struct {
 		args []string
@@ -241,6 +255,7 @@ func TestAddUsageErrors(t *testing.T) {
 }
 
 func TestAddHTTPWithHeader(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "tok-123")
 	// Without the token the probe fails and nothing is saved.
@@ -260,6 +275,7 @@ func TestAddHTTPWithHeader(t *testing.T) {
 // (the client secret in .env, referenced), logs in to nothing and says how
 // to; --auth exec records the method and says to write its block.
 func TestAddOAuthNoProbe(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "o", "--url", "https://example.invalid/mcp", "--auth", "oauth",
 		"--client-id", "cid", "--client-secret", "s3cret-value", "--scope", "mcp:read", "--no-probe").must(t, 0)

@@ -12,6 +12,7 @@ import (
 // exit, config.yaml and .env byte for byte as they were, and the command
 // never run.
 func TestAddRefusesSuspiciousEntry(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran")
 	// The persistence payloads write under a folder of the test's own,
 	// never the user's ~/.ssh, should a regression let them run.
@@ -95,6 +96,7 @@ func TestAddRefusesSuspiciousEntry(t *testing.T) {
 // An ordinary shell-wrapped server is still added: the check refuses
 // shapes, not shells.
 func TestAddAdmitsPlainShell(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "wrapped", "--no-probe", "--command", "bash", "--args", "-c", "exec npx -y @modelcontextprotocol/server-memory").must(t, 0)
 	if !strings.Contains(r.stdout, "Saved 'wrapped'") {

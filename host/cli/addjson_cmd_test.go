@@ -11,6 +11,7 @@ import (
 // secret env value to .env, probes it through the add flow and saves it;
 // the secret is printed nowhere.
 func TestAddJSONStdioMovesSecret(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	r := runHermes(t, home, "mcp", "add-json", "ts", `{"type":"stdio","command":"`+srv+`","args":["--tools","1"],"env":{"SERVICE_TOKEN":"tok-AddJson-S3cret","LOG_LEVEL":"debug"}}`, "--yes").must(t, 0)
@@ -34,6 +35,7 @@ func TestAddJSONStdioMovesSecret(t *testing.T) {
 // HTTP entry keeps the Authorization scheme in config.yaml and the token
 // in .env.
 func TestAddJSONFromStdin(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	in := strings.NewReader(`{"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer tok-Stdin-S3cret"}}`)
 	r := runHermesInput(t, home, nil, in, "mcp", "add-json", "remote", "-", "--no-probe").must(t, 0)
@@ -47,6 +49,7 @@ func TestAddJSONFromStdin(t *testing.T) {
 // Bad input is a usage error in one line that says what to do, and
 // nothing is written.
 func TestAddJSONErrors(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	for _, c := range []struct {
 		args []string

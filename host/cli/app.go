@@ -75,6 +75,44 @@ type env struct {
 	loginCreds *credentials.Manager
 	// interrupted is set when SIGINT/SIGTERM arrived.
 	interrupted atomic.Bool
+	// environ is the run's environment (Options.Env), dir its working
+	// folder ("" is the process's), ownsProcess Options.OwnsProcess.
+	environ     []string
+	dir         string
+	ownsProcess bool
+}
+
+// lookupEnv returns the value of key in the run's environment.
+func (e *env) lookupEnv(key string) (string, bool) {
+	for i := len(e.environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.environ[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// getenv returns the value of key in the run's environment, "" when unset.
+func (e *env) getenv(key string) string {
+	v, _ := e.lookupEnv(key)
+	return v
+}
+
+// userHome returns the user's home folder: $HOME of the run's
+// environment, else the process's.
+func (e *env) userHome() (string, error) {
+	if h := e.getenv("HOME"); h != "" {
+		return h, nil
+	}
+	return os.UserHomeDir()
+}
+
+// workDir returns the run's working folder.
+func (e *env) workDir() (string, error) {
+	if e.dir != "" {
+		return e.dir, nil
+	}
+	return os.Getwd()
 }
 
 // stderrRoute takes os.Stderr away from the terminal, once per process
@@ -86,7 +124,7 @@ func (e *env) setup() {
 	if e.log != nil {
 		return
 	}
-	e.home = config.Home()
+	e.home = config.HomeFrom(e.getenv)
 	var sinks []io.Writer
 	// The host log rotates by size (logfile.DefaultMaxBytes, keeping
 	// logfile.DefaultBackups old files), however much is logged.
@@ -106,22 +144,24 @@ func (e *env) setup() {
 		w = termsafe.LogWriter(io.MultiWriter(sinks...))
 	}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "hermes", Level: level, Output: w})
-	// net/rpc logs through the standard logger; keep it in ours.
-	log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
-	log.SetFlags(0)
-	// go-plugin's multiplexer (yamux) writes its errors to os.Stderr
-	// itself: they go to the log too, and reach the terminal only with -v.
-	// The host's own output keeps using e.err, the real stderr. The route
-	// stays to the end of the process: plugins stopped at the end of a
-	// command still make yamux complain.
-	if rt, err := stderrRoute(); err == nil {
-		rt.To(e.log.Named("go-plugin"))
+	if e.ownsProcess {
+		// net/rpc logs through the standard logger; keep it in ours.
+		log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
+		log.SetFlags(0)
+		// go-plugin's multiplexer (yamux) writes its errors to os.Stderr
+		// itself: they go to the log too, and reach the terminal only
+		// with -v. The host's own output keeps using e.err, the real
+		// stderr. The route stays to the end of the process: plugins
+		// stopped at the end of a command still make yamux complain.
+		if rt, err := stderrRoute(); err == nil {
+			rt.To(e.log.Named("go-plugin"))
+		}
 	}
 	if w := config.DotEnvWarning(e.home); w != "" {
 		e.log.Warn(w)
 		fmt.Fprintf(e.err, "Warning: %s\n", termsafe.Escape(w))
 	}
-	sup := supervisor.New(supervisor.Options{Home: e.home, Logger: e.log})
+	sup := supervisor.New(supervisor.Options{Home: e.home, Logger: e.log, Env: e.lookupEnv})
 	e.supMu.Lock()
 	e.sup = sup
 	e.supMu.Unlock()
@@ -150,17 +190,66 @@ func (e *env) close() {
 	}
 }
 
-// Main runs the hermes command line and returns the exit code.
+// Main runs the hermes command line as the process hermes: the process's
+// environment, working folder and signals, and os.Stderr and the standard
+// logger routed into hermes's log. It returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return Run(Options{
+		Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Env: os.Environ(), Signals: sigs, OwnsProcess: true,
+	})
+}
+
+// Options is everything one run of the command line takes from outside:
+// a process passes its own (Main), a test passes its own to run commands
+// in process, side by side.
+type Options struct {
+	// Args are the command line, the program name first.
+	Args []string
+	// Stdin, Stdout and Stderr are the streams; a nil Stdin reads nothing.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Env is the environment hermes reads ("KEY=value"; the last of a
+	// key wins): HERMES_HOME, HERMES_PLUGIN_PATH, HERMES_SAFE_MODE,
+	// HERMES_OPTIONAL_MCPS, NO_COLOR, TERM, COLUMNS, BROWSER, the display
+	// and SSH variables, PATH, and the values an install asks for.
+	Env []string
+	// Dir is the working folder relative paths and imports start from;
+	// "" is the process's.
+	Dir string
+	// Signals, when not nil, delivers SIGINT and SIGTERM: the first
+	// cancels the command and stops every plugin, a second ends the run.
+	Signals <-chan os.Signal
+	// OwnsProcess routes what go-plugin writes to os.Stderr, and the
+	// standard logger, into this run's log. Only the process's one run
+	// may: both are process-wide.
+	OwnsProcess bool
+}
+
+// Run runs the hermes command line with opts and returns the exit code.
+func Run(opts Options) int {
+	stdin := opts.Stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	stdout, stderr := opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
 	input, in := newInput(stdin)
-	e := &env{in: in, input: input, out: stdout, err: stderr, p: ui.New(stdout, stderr, in)}
+	e := &env{in: in, input: input, out: stdout, err: stderr, environ: opts.Env, dir: opts.Dir, ownsProcess: opts.OwnsProcess}
+	e.p = ui.NewEnv(stdout, stderr, in, e.getenv)
 	defer e.close()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	sigs := opts.Signals
 	// interrupted is closed on the first SIGINT/SIGTERM, again on the
 	// second; got is the first signal.
 	interrupted, again := make(chan struct{}), make(chan struct{})
@@ -169,6 +258,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// On SIGINT/SIGTERM cancel the command and kill every plugin
 		// (plugins ignore SIGINT), also those a finished command left to
 		// stop their servers. A normal return kills nothing detached.
+		// A nil sigs never delivers.
 		select {
 		case got = <-sigs:
 			e.interrupted.Store(true) // before cancel: close sees it
@@ -193,6 +283,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// finish on its own; a second signal ends hermes at once.
 	app := newApp(e)
 	done := make(chan error, 1)
+	args := opts.Args
+	if len(args) == 0 {
+		args = []string{"hermes"}
+	}
 	go func() { done <- app.Run(ctx, args) }()
 	var err error
 	select {

@@ -83,6 +83,7 @@ func fakeBrowser(t *testing.T, noFetch bool) (env, log string) {
 // $BROWSER, whose visit completes the login; the connection then works,
 // and logout deletes the plugin's files.
 func TestLoginThroughBrowserThenLogout(t *testing.T) {
+	t.Parallel()
 	f := newAuthFixture(t, "", "")
 	testbin.Path(t, "hermes-auth-fake")
 
@@ -151,6 +152,7 @@ func TestLoginThroughBrowserThenLogout(t *testing.T) {
 // shown and the code pasted on stdin completes the login; a wrong code
 // fails in one line and keeps nothing.
 func TestLoginPasteBack(t *testing.T) {
+	t.Parallel()
 	f := newAuthFixture(t, "", "")
 	r := f.run(nil, "fake-code-123\n", "mcp", "login", "fk", "--no-browser", "--scope", "mcp:read mcp:write").must(t, 0)
 	if !regexp.MustCompile(`(?m)^  Open this URL in a browser,\n  then paste the code it shows here\.\n\n    http://127\.0\.0\.1:\d+/callback\?code=fake-code-123\n\n  Paste the code \(or 'skip'\): \n`).MatchString(r.stdout) {
@@ -187,6 +189,7 @@ func TestLoginPasteBack(t *testing.T) {
 
 // login and its siblings refuse what they cannot do, in one line.
 func TestLoginRefusals(t *testing.T) {
+	t.Parallel()
 	f := newAuthFixture(t, "", "  loc:\n    command: "+testServerPath(t)+"\n")
 	f.run(nil, "", "mcp", "login", "loc").must(t, 1).oneLineErr(t, "'loc' is a local (stdio) server: there is nothing to log in to")
 	f.run(nil, "", "mcp", "login", "nope").must(t, 1).oneLineErr(t, "no server named 'nope'", "configured: fk, loc")
@@ -204,6 +207,7 @@ func TestLoginRefusals(t *testing.T) {
 // A server without auth: gets auth: oauth written into config.yaml before
 // the login (comments and the rest of the file kept), and is told so.
 func TestLoginSetsAuthOAuth(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", authTestToken)
 	writeConfig(t, home, "# mine\nmcp_servers:\n  web:   # the web one\n    url: "+url+"\n    timeout: 30\nmodel: m\n")
@@ -227,6 +231,7 @@ func TestLoginSetsAuthOAuth(t *testing.T) {
 // auth-status lists each server with an auth method or files left, in a
 // stable JSON shape, never a token; its states follow the plugin's status.
 func TestAuthStatus(t *testing.T) {
+	t.Parallel()
 	tokFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokFile, []byte(authTestToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -315,6 +320,7 @@ func anyStrings(v any) []string {
 // command as configured; reauth --all logs in to every server with a
 // method, one at a time, with a summary.
 func TestExecLoginAndReauthAll(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	tokFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokFile, []byte(authTestToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -355,6 +361,7 @@ func TestExecLoginAndReauthAll(t *testing.T) {
 // A server without auth: that answers 401 with OAuth metadata gets the
 // hint to log in, from mcp test, hermes tools and mcp add.
 func TestOAuthChallengeHint(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", authTestToken)
 	writeConfig(t, home, "mcp_servers:\n  web:\n    url: "+url+"\n")
@@ -374,6 +381,7 @@ func TestOAuthChallengeHint(t *testing.T) {
 // add --auth <plugin> logs in before the probe, with the entry not yet
 // saved; a failed login saves nothing and leaves no token behind.
 func TestAddLogsIn(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "fake-token")
 	testbin.Path(t, "hermes-auth-fake")
@@ -411,6 +419,7 @@ func TestAddLogsIn(t *testing.T) {
 
 // remove logs out through the plugin, which revokes where it can.
 func TestRemoveRevokes(t *testing.T) {
+	t.Parallel()
 	f := newAuthFixture(t, "      revoke: true\n", "")
 	browser, _ := fakeBrowser(t, false)
 	f.run([]string{browser}, "", "mcp", "login", "fk").must(t, 0)

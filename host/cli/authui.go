@@ -45,6 +45,8 @@ type termUI struct {
 	p   *ui.Printer
 	out io.Writer
 	in  *inputSource
+	// getenv reads BROWSER and the display and SSH variables.
+	getenv func(string) string
 }
 
 // Interactive reports true: the user asked for the login.
@@ -60,7 +62,7 @@ func (u *termUI) OpenURL(ctx context.Context, rawURL string) error {
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return errors.New("not opening the login page: it is not an http(s) URL")
 	}
-	if words := strings.Fields(os.Getenv("BROWSER")); len(words) > 0 {
+	if words := strings.Fields(u.getenv("BROWSER")); len(words) > 0 {
 		cmd := exec.Command(words[0], append(words[1:], rawURL)...)
 		// Stdin, Stdout and Stderr stay nil: /dev/null.
 		if err := cmd.Start(); err != nil {
@@ -69,7 +71,7 @@ func (u *termUI) OpenURL(ctx context.Context, rawURL string) error {
 		go func() { _ = cmd.Wait() }()
 		return nil
 	}
-	if !canOpenBrowser() {
+	if !canOpenBrowser(u.getenv) {
 		return auth.ErrNoBrowser
 	}
 	return openSystemBrowser(ctx, rawURL)
@@ -102,9 +104,9 @@ func openSystemBrowser(ctx context.Context, rawURL string) error {
 }
 
 // canOpenBrowser reports whether a browser can open where hermes runs.
-func canOpenBrowser() bool {
+func canOpenBrowser(getenv func(string) string) bool {
 	for _, k := range []string{"SSH_CLIENT", "SSH_TTY", "SSH_CONNECTION"} {
-		if os.Getenv(k) != "" {
+		if getenv(k) != "" {
 			return false
 		}
 	}
@@ -112,7 +114,7 @@ func canOpenBrowser() bool {
 	case "darwin", "windows":
 		return true
 	}
-	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
 }
 
 // Show prints the notice: its text, the URL on a line of its own, the user

@@ -23,6 +23,7 @@ import (
 // first) takes nothing from the input: the next reader, an Ask or the
 // Printer's own prompt, gets every byte typed.
 func TestInputAbandonedPromptLosesNothing(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	reading := make(chan struct{}, 1)
 	src, in := newInput(&notifyingReader{r: pr, reading: reading})
@@ -91,6 +92,7 @@ func (l *lockedBuffer) String() string {
 // A pasted line is bounded: a longer one is read to its end and refused,
 // and the next line is read as it is.
 func TestInputLongLineRefused(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", maxAnswerBytes+10)
 	src, _ := newInput(strings.NewReader(long + "\nok\r\n"))
 	if _, err := src.readLine(context.Background(), maxAnswerBytes); !errors.Is(err, errLineTooLong) {
@@ -104,6 +106,7 @@ func TestInputLongLineRefused(t *testing.T) {
 // Show escapes what the plugin (and the network) sent: no escape sequence
 // reaches the terminal, the URL stays on a line of its own.
 func TestShowEscapes(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	u := &termUI{p: ui.New(&out, &out, nil), out: &out}
 	_ = u.Show(context.Background(), auth.Notice{
@@ -122,9 +125,11 @@ func TestShowEscapes(t *testing.T) {
 // wait for it; without it, no browser opens over SSH or without a display;
 // anything but an http(s) URL is refused.
 func TestOpenURL(t *testing.T) {
-	u := &termUI{}
+	t.Parallel()
+	environ := map[string]string{}
+	u := &termUI{getenv: func(k string) string { return environ[k] }}
 	log := filepath.Join(t.TempDir(), "browser.log")
-	t.Setenv("BROWSER", testbin.Path(t, "fakebrowser")+" --no-fetch --log "+log)
+	environ["BROWSER"] = testbin.Path(t, "fakebrowser") + " --no-fetch --log " + log
 	if err := u.OpenURL(context.Background(), "https://as.example/authorize?a=1&b=$(touch x)"); err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +143,11 @@ func TestOpenURL(t *testing.T) {
 		}
 	}
 
-	t.Setenv("BROWSER", "")
-	t.Setenv("SSH_CONNECTION", "10.0.0.1 22 10.0.0.2 22")
+	environ = map[string]string{"SSH_CONNECTION": "10.0.0.1 22 10.0.0.2 22", "DISPLAY": ":0"}
 	if err := u.OpenURL(context.Background(), "https://as.example/"); !errors.Is(err, auth.ErrNoBrowser) {
 		t.Errorf("over SSH: %v", err)
 	}
-	t.Setenv("SSH_CONNECTION", "")
-	t.Setenv("DISPLAY", "")
-	t.Setenv("WAYLAND_DISPLAY", "")
+	environ = map[string]string{}
 	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
 		if err := u.OpenURL(context.Background(), "https://as.example/"); !errors.Is(err, auth.ErrNoBrowser) {
 			t.Errorf("without a display: %v", err)
@@ -154,6 +156,7 @@ func TestOpenURL(t *testing.T) {
 }
 
 func TestLoggedInLineAndDurations(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	for _, c := range []struct {
 		st   auth.Status
@@ -179,6 +182,7 @@ func TestLoggedInLineAndDurations(t *testing.T) {
 }
 
 func TestAuthState(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	for _, c := range []struct {
 		st   auth.Status

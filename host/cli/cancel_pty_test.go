@@ -13,6 +13,7 @@ import (
 // the default answer (Enter) to a removal both cancel, with exit code 1
 // and the config untouched.
 func TestCancelIsExitOne(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo,add").must(t, 0)
 	before := readConfig(t, home)
@@ -39,6 +40,7 @@ func TestCancelIsExitOne(t *testing.T) {
 // wider than the terminal except a single word that is, and no word is
 // cut: tables cut their flexible column, messages break between words.
 func TestNarrowTerminal(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  everything:\n    command: sh\n    args: [\"/opt/some/very/long/installation/folder/of/the/server/dist/index.js\", stdio]\n"+
 		"  web:\n    url: https://very-long-host-name.example.com/some/very/long/path/to/the/mcp/endpoint\n"+

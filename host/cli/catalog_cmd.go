@@ -29,8 +29,8 @@ type catalogView struct {
 // loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
 // and config.yaml of home, and merges them. Its errors are one line that
 // says what to do next.
-func loadCatalogView(home string) (*catalogView, error) {
-	cat, err := catalog.Load()
+func (e *env) loadCatalogView(home string) (*catalogView, error) {
+	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -48,7 +48,7 @@ func loadCatalogView(home string) (*catalogView, error) {
 // writeCatalogTable writes rows as the catalog table (Name, Status,
 // Description; with numbered, a leading # column counting from 1) to w.
 // Every cell is manifest or config text and is escaped for the terminal.
-func writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
+func (e *env) writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
 	headers := []string{"Name", "Status", "Description"}
 	if numbered {
 		headers = append([]string{"#"}, headers...)
@@ -62,7 +62,7 @@ func writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
 	}
 	// The description is cut to the terminal's width, never the name or
 	// the status.
-	ui.New(w, io.Discard, nil).TableFit(headers, cells, len(headers)-1)
+	ui.NewEnv(w, io.Discard, nil, e.getenv).TableFit(headers, cells, len(headers)-1)
 }
 
 // writeCatalogWarnings writes each warning to w as one escaped line,
@@ -126,7 +126,7 @@ func catalogCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp catalog [--json]")
 			}
-			v, err := loadCatalogView(e.home)
+			v, err := e.loadCatalogView(e.home)
 			if err != nil {
 				return err
 			}
@@ -148,7 +148,7 @@ func catalogCommand(e *env) *cli.Command {
 			if len(v.Rows) == 0 {
 				e.p.Line("The catalog is empty and no server is configured.")
 			} else {
-				writeCatalogTable(e.out, v.Rows, false)
+				e.writeCatalogTable(e.out, v.Rows, false)
 				e.p.Line("")
 				e.p.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
 			}

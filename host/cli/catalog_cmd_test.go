@@ -77,6 +77,7 @@ func writeCatalogFixture(t *testing.T) string {
 // and warned about, an invalid one is warned about with its reason, the
 // warnings go to stderr, and manifest text never reaches the terminal raw.
 func TestCatalogCommand(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	writeConfig(t, home, catalogConfig)
 	extra := []string{"HERMES_OPTIONAL_MCPS=" + writeCatalogFixture(t), "MY_TOKEN=s3cr3t-token"}
@@ -194,6 +195,7 @@ func TestCatalogCommand(t *testing.T) {
 // warning; a folder that does not exist fails in one line that says what
 // to do; an argument is bad usage.
 func TestCatalogCommandBuiltInAndErrors(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermesEnv(t, home, []string{"HERMES_OPTIONAL_MCPS="}, "mcp", "catalog", "--json").must(t, 0)
 	var got struct {

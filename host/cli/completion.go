@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -145,7 +144,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 // are plain (completionToolRE), connecting to it within
 // completionTimeout.
 func (e *env) completeTools(ctx context.Context, srv *config.Server) {
-	bound := completionTimeout()
+	bound := completionTimeout(e.getenv)
 	if bound <= 0 {
 		return
 	}
@@ -172,8 +171,8 @@ func (e *env) completeTools(ctx context.Context, srv *config.Server) {
 // completionTimeout is CompletionToolsTimeout, or what
 // HERMES_COMPLETION_TIMEOUT says (seconds, or a Go duration; a value that
 // reads as neither is ignored).
-func completionTimeout() time.Duration {
-	v := strings.TrimSpace(os.Getenv(completionTimeoutEnv))
+func completionTimeout(getenv func(string) string) time.Duration {
+	v := strings.TrimSpace(getenv(completionTimeoutEnv))
 	if v == "" {
 		return CompletionToolsTimeout
 	}
@@ -195,7 +194,7 @@ func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
 	if c.Args().Len() > 0 {
 		return
 	}
-	cat, err := catalog.Load()
+	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
 	if err != nil {
 		return
 	}

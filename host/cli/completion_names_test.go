@@ -8,6 +8,7 @@ import (
 // A tool name is offered on TAB only when it is 1 to 128 letters, digits,
 // "_" and "-".
 func TestCompletionToolNameRule(t *testing.T) {
+	t.Parallel()
 	for name, ok := range map[string]bool{
 		"echo": true, "safe-tool_2": true, "A": true, "x": true,
 		"": false, "a b": false, "a$(x)": false, "a`x`": false, "a;b": false, "a\nb": false, "a\rb": false,
@@ -30,12 +31,18 @@ func TestCompletionToolNameRule(t *testing.T) {
 // HERMES_COMPLETION_TIMEOUT takes seconds or a Go duration; 0 starts no
 // server; anything else keeps the default.
 func TestCompletionTimeoutEnv(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[string]time.Duration{
 		"": CompletionToolsTimeout, "0": 0, "1.5": 1500 * time.Millisecond, "500ms": 500 * time.Millisecond,
 		"60s": time.Minute, "-1": CompletionToolsTimeout, "soon": CompletionToolsTimeout, " 2 ": 2 * time.Second,
 	} {
-		t.Setenv(completionTimeoutEnv, v)
-		if got := completionTimeout(); got != want {
+		getenv := func(k string) string {
+			if k == completionTimeoutEnv {
+				return v
+			}
+			return ""
+		}
+		if got := completionTimeout(getenv); got != want {
 			t.Errorf("%s=%q: %v, want %v", completionTimeoutEnv, v, got, want)
 		}
 	}

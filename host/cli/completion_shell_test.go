@@ -221,6 +221,7 @@ zpty -d z
 // where they are used: tool names of [A-Za-z0-9_-] for `mcp call NAME`,
 // server names by the config's name rule for `mcp test`.
 func TestCompletionTreatsNamesAsData(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n"+
 		"  evil:\n    command: "+testServerPath(t)+"\n    args: [--shell-names]\n"+
@@ -270,6 +271,7 @@ func TestCompletionTreatsNamesAsData(t *testing.T) {
 // hermes prints ShellToolNames (one a line) as its candidates; completing in
 // bash, zsh and fish creates no file, and each line is offered as it is.
 func TestCompletionScriptsTreatOutputAsData(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	rig := newCompletionRig(t, home)
 	shim := strings.Split(rig.path, string(os.PathListSeparator))[0]

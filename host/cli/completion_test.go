@@ -12,6 +12,7 @@ import (
 // one, catalog names for install, and the server's tools after
 // `hermes mcp call NAME`.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  alpha:\n    command: "+testServerPath(t)+"\n    args: [--tools, \"2\"]\n  beta:\n    url: http://127.0.0.1:1/mcp\n")
 	if help := runHermes(t, home, "--help").must(t, 0).stdout; !strings.Contains(help, "completion") {
@@ -31,7 +32,9 @@ func TestCompletion(t *testing.T) {
 	if out := runHermes(t, home, "mcp", "install", "--generate-shell-completion").must(t, 0).stdout; !strings.Contains(out, "\nfilesystem\n") {
 		t.Errorf("hermes mcp install <TAB> = %q, want the catalog", out)
 	}
-	out := runHermes(t, home, "mcp", "call", "alpha", "--generate-shell-completion").must(t, 0).stdout
+	// A bound no machine reaches: a loaded one still lists the tools (the
+	// bound itself is TestCompletionServerBound's).
+	out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=10m"}, "mcp", "call", "alpha", "--generate-shell-completion").must(t, 0).stdout
 	if !strings.Contains(out, "\necho\n") || !strings.Contains(out, "\ntool_2\n") {
 		t.Errorf("hermes mcp call alpha <TAB> = %q, want its tools", out)
 	}
@@ -47,6 +50,7 @@ func TestCompletion(t *testing.T) {
 // of its input) leaves the TAB with nothing offered once the bound is over,
 // instead of hanging the shell.
 func TestCompletionServerBound(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	writeConfig(t, home, "mcp_servers:\n"+
@@ -59,10 +63,12 @@ func TestCompletionServerBound(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("HERMES_COMPLETION_TIMEOUT=0: a TAB started the server")
 	}
-	// The default bound starts it (so the check above can fail).
-	runHermes(t, home, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0)
+	// A bound starts it (so the check above can fail); one no machine
+	// reaches, so that a loaded one starts the plugin and the server in
+	// it (the server exits at once: the TAB does not wait the bound out).
+	runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=10m"}, "mcp", "call", "marks", "--generate-shell-completion").must(t, 0)
 	if _, err := os.Stat(marker); err != nil {
-		t.Errorf("the default bound did not start the server: %v", err)
+		t.Errorf("a bound of 10m did not start the server: %v", err)
 	}
 	if out := runHermesEnv(t, home, []string{"HERMES_COMPLETION_TIMEOUT=500ms"}, "mcp", "call", "hangs", "--generate-shell-completion").must(t, 0).stdout; out != "" {
 		t.Errorf("hermes mcp call hangs <TAB> = %q, want nothing", out)

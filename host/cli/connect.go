@@ -62,7 +62,7 @@ func (e *env) loginManager() *credentials.Manager {
 	e.credsMu.Lock()
 	defer e.credsMu.Unlock()
 	if e.loginCreds == nil {
-		u := &termUI{p: e.p, out: e.out, in: e.input}
+		u := &termUI{p: e.p, out: e.out, in: e.input, getenv: e.getenv}
 		e.loginCreds = credentials.New(credentials.Options{Home: e.home, Supervisor: e.sup, Logger: e.log, UI: u, StepUp: true})
 	}
 	return e.loginCreds

@@ -34,7 +34,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 					was = s.Enabled
 				}
 			}
-			if was == on && !config.SafeMode() {
+			if was == on && !config.SafeModeFrom(e.getenv) {
 				if j.on {
 					return e.printServerChanged(j, srvName, false)
 				}

@@ -13,6 +13,7 @@ import (
 // that takes arguments ends with an Examples block, and no block names a
 // command that does not exist.
 func TestEveryCommandWithArgumentsHasExamples(t *testing.T) {
+	t.Parallel()
 	e := &env{out: io.Discard, err: io.Discard, p: ui.New(io.Discard, io.Discard, nil)}
 	root := newApp(e)
 	seen := map[string]bool{}

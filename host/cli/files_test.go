@@ -12,6 +12,7 @@ import (
 // A .env others can read is named in one warning line on stderr with the
 // chmod that fixes it; the command still works and stdout is untouched.
 func TestLooseDotEnvWarns(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  s:\n    url: https://example.com/mcp\n    headers:\n      Authorization: Bearer ${S_TOKEN}\n")
 	env := filepath.Join(home, ".env")
@@ -34,6 +35,7 @@ func TestLooseDotEnvWarns(t *testing.T) {
 
 // hermes.log is rotated by size: a full log becomes hermes.log.1.
 func TestHostLogRotates(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	logs := filepath.Join(home, "logs")
 	if err := os.MkdirAll(logs, 0o700); err != nil {

@@ -78,7 +78,7 @@ func getCommand(e *env) *cli.Command {
 			rep.Origin.File = cfg.Path
 			ordered, line := entryAsWritten(cfg.Path, name)
 			rep.Origin.Line = line
-			if cat, err := catalog.Load(); err == nil {
+			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
 				if m, err := cat.Lookup(name); err == nil && m.Name == name {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {

@@ -12,6 +12,7 @@ import (
 // masked (${VAR} references shown), where it is configured (file and
 // line) and its status, as text and JSON.
 func TestGetMasksSecretsAndShowsOrigin(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, `# servers
 mcp_servers:
@@ -79,6 +80,7 @@ mcp_servers:
 // A name that is not configured is a one-line error naming the servers
 // there are, like every command that takes a name.
 func TestGetNotFound(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  a:\n    command: x\n")
 	// The wording is notFound's, shared with the other commands.
@@ -89,6 +91,7 @@ func TestGetNotFound(t *testing.T) {
 // A server named like a catalog entry says so, with its install folder
 // when there is one.
 func TestGetCatalogOrigin(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  fetch:\n    command: uvx\n    args: [mcp-server-fetch]\n")
 	if err := os.MkdirAll(filepath.Join(home, "mcp-installs", "fetch"), 0o700); err != nil {

@@ -10,14 +10,15 @@ import (
 // the plugin's start and initialize fit in it on a loaded machine, so the
 // bound hit is the listing's.
 func hungConfig(t *testing.T) string {
-	return "mcp_servers:\n  hung:\n    command: " + testServerPath(t) + "\n    args: [--hang-list]\n    connect_timeout: 8\n"
+	return "mcp_servers:\n  hung:\n    command: " + testServerPath(t) + "\n    args: [--hang-list]\n    connect_timeout: 20\n"
 }
 
-const hungError = "tools/list: no answer in 8 s; if 'hung' is just slow, raise connect_timeout in its entry in config.yaml"
+const hungError = "tools/list: no answer in 20 s; if 'hung' is just slow, raise connect_timeout in its entry in config.yaml"
 
 // hermes mcp test does not wait forever for tools/list: it fails with
 // what was not answered, and how long it waited.
 func TestMcpTestToolsListNeverAnswered(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, hungConfig(t))
 	r := runHermes(t, home, "mcp", "test", "hung").must(t, 1)
@@ -33,6 +34,7 @@ func TestMcpTestToolsListNeverAnswered(t *testing.T) {
 // hermes tools says why such a server is not connected, not just that it
 // has not answered yet.
 func TestToolsCommandNamesTheHungListing(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, hungConfig(t))
 	r := runHermes(t, home, "tools").must(t, 0)
@@ -44,6 +46,7 @@ func TestToolsCommandNamesTheHungListing(t *testing.T) {
 // A tool whose schema nests thousands of levels is skipped with a warning
 // that names it; the server's other tools are listed.
 func TestMcpTestDeepSchema(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  d:\n    command: "+testServerPath(t)+"\n    args: [--deep-schema, \"4000\"]\n")
 	r := runHermes(t, home, "mcp", "test", "d").must(t, 0)

@@ -11,6 +11,7 @@ import (
 // of printing help, and the other commands that take a server name treat
 // it as one too.
 func TestServerNamedHelp(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"h", "help"} {
 		t.Run(name, func(t *testing.T) {
 			home := newHome(t)

@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli"
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
@@ -43,7 +45,8 @@ func hermesTestEnv(t *testing.T, home string, extra ...string) []string {
 	return append(env, extra...)
 }
 
-// runHermes runs the built binary without a terminal (stdin is /dev/null).
+// runHermes runs hermes in process (cli.Run) without a terminal: stdin
+// reads nothing.
 func runHermes(t *testing.T, home string, args ...string) runResult {
 	t.Helper()
 	return runHermesEnv(t, home, nil, args...)
@@ -54,9 +57,89 @@ func runHermesEnv(t *testing.T, home string, extra []string, args ...string) run
 	return runHermesInput(t, home, extra, nil, args...)
 }
 
-// runHermesInput runs the built binary with stdin read from in (a pipe),
-// or /dev/null when in is nil.
+// runEnvNames are the variables hermes reads only through cli.Options.Env:
+// a test may set them for one run and still run in parallel. Any other
+// variable of extra is read somewhere below the command line from the
+// process (a ${VAR} of config.yaml, a stdio server's environment), so
+// runHermesInput sets it in the process too, with t.Setenv, which only a
+// test that does not run in parallel may do.
+var runEnvNames = map[string]bool{
+	"HERMES_HOME": true, "HERMES_PLUGIN_PATH": true, "HERMES_SAFE_MODE": true,
+	"HERMES_OPTIONAL_MCPS": true, "HERMES_COMPLETION_TIMEOUT": true,
+	"NO_COLOR": true, "TERM": true, "COLUMNS": true, "BROWSER": true,
+	"DISPLAY": true, "WAYLAND_DISPLAY": true, "SSH_CLIENT": true, "SSH_TTY": true, "SSH_CONNECTION": true,
+}
+
+// runHermesInput runs hermes in process with stdin read from in (nothing
+// when in is nil), the environment hermesTestEnv makes and extra added.
 func runHermesInput(t *testing.T, home string, extra []string, in io.Reader, args ...string) runResult {
+	t.Helper()
+	return runInProcess(t, "", hermesTestEnv(t, home, extra...), extra, in, args...)
+}
+
+// runInProcess runs one hermes command line through cli.Run in dir (""
+// is the test's working folder) with environ as its environment, to its
+// end (at most 90 s). The variables of extra that hermes reads from the
+// process are set there too (see runEnvNames).
+func runInProcess(t *testing.T, dir string, environ, extra []string, in io.Reader, args ...string) runResult {
+	t.Helper()
+	for _, kv := range extra {
+		if k, v, _ := strings.Cut(kv, "="); !runEnvNames[k] {
+			setProcessEnv(t, k, v)
+		}
+	}
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(cli.Options{
+			Args:  append([]string{"hermes"}, args...),
+			Stdin: in, Stdout: &out, Stderr: &errb,
+			Env: environ, Dir: dir,
+		})
+	}()
+	select {
+	case code := <-done:
+		return runResult{stdout: out.String(), stderr: errb.String(), code: code}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("hermes %s did not finish within 90s; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())
+	}
+	return runResult{}
+}
+
+// setProcessEnv sets k=v in the process for the rest of the test, failing
+// it clearly (rather than ending every test) when it runs in parallel.
+func setProcessEnv(t *testing.T, k, v string) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("%s is read from the process environment, which a parallel test cannot set: %v", k, r)
+		}
+	}()
+	t.Setenv(k, v)
+}
+
+// syncBuffer is a bytes.Buffer safe for a run's goroutines to write while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// runHermesBinary runs the built binary, for what only a process shows
+// (its exit status, a real stdin); stdin is in (nil: /dev/null).
+func runHermesBinary(t *testing.T, home string, extra []string, in io.Reader, args ...string) runResult {
 	t.Helper()
 	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
 	cmd.Env = hermesTestEnv(t, home, extra...)

@@ -72,6 +72,7 @@ func hostileStdio(t *testing.T, args ...string) string {
 // escape sequences and bidi overrides in it visibly escaped, and --json
 // keeps the exact value, escaped as JSON.
 func TestMCPTestEscapesServerText(t *testing.T) {
+	t.Parallel()
 	home := hostileStdio(t, "--name", hostileName, "--server-version", "1.0\x1b[8m", "--tool-desc", "Reads\x1b[2J\u202e files",
 		"--extra-tool", "x\x1b]52;c;AAAA\x07")
 	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
@@ -121,6 +122,7 @@ func TestMCPTestEscapesServerText(t *testing.T) {
 // A tool result keeps its lines but not its control sequences; --json and
 // --rendered keep the exact text as JSON escapes.
 func TestMCPCallEscapesResult(t *testing.T) {
+	t.Parallel()
 	home := hostileStdio(t)
 	msg := "line one\n\x1b[2J\x1b[Hcleared\r✓ fake\tstatus \u202eevil\u2066"
 	r := runHermes(t, home, "mcp", "call", "ts", "echo", "--arg", "message="+msg).must(t, 0)
@@ -174,6 +176,7 @@ func noForgedLine(t *testing.T, what, out string) {
 // hermes.log or in the -v mirror on stderr: each entry stays one line, its
 // newlines and escape sequences escaped.
 func TestServerCannotForgeLogLines(t *testing.T) {
+	t.Parallel()
 	home := hostileStdio(t)
 	logFile := filepath.Join(home, "logs", "hermes.log")
 	// The log notification travels beside the call's answer, so it may
@@ -211,6 +214,7 @@ func TestServerCannotForgeLogLines(t *testing.T) {
 // mcp test lists a repeated tool once and says which tools the model will
 // not see, as the registry does.
 func TestMCPTestReportsSkippedTools(t *testing.T) {
+	t.Parallel()
 	home := hostileStdio(t, "--dup-tools", "--empty-tool-name", "--extra-tool", "evil\x1b[2J")
 	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
 	noControl(t, "mcp test", r.stdout)

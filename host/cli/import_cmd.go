@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -128,17 +127,17 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 	}
 	if o.json {
 		// Progress and questions on stderr; stdout is the JSON.
-		e.p = ui.New(e.err, e.err, e.in)
+		e.p = ui.NewEnv(e.err, e.err, e.in, e.getenv)
 	}
-	home, err := os.UserHomeDir()
+	home, err := e.userHome()
 	if err != nil {
 		return failf("cannot find your home folder (%s); set HOME, or name a file with --from FILE", oneLine(err.Error()))
 	}
-	cwd, err := os.Getwd()
+	cwd, err := e.workDir()
 	if err != nil {
 		return failf("cannot read the current folder (%s); cd into a folder you can read", oneLine(err.Error()))
 	}
-	sources, clients, err := importSources(o.from, home, cwd)
+	sources, clients, err := e.importSources(o.from, home, cwd)
 	if err != nil {
 		return err
 	}
@@ -281,18 +280,23 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 
 // importSources resolves --from into the files to read and the clients
 // in the order their servers win a name clash.
-func importSources(from, home, cwd string) ([]importer.Source, []importer.Client, error) {
+func (e *env) importSources(from, home, cwd string) ([]importer.Source, []importer.Client, error) {
 	if from == "" {
 		var out []importer.Source
 		for _, c := range importer.Clients {
-			out = append(out, importer.Sources(c, home, cwd)...)
+			out = append(out, importer.SourcesFrom(c, home, cwd, e.getenv)...)
 		}
 		return out, importer.Clients, nil
 	}
 	if c, ok := importer.ParseClient(from); ok {
-		return importer.Sources(c, home, cwd), []importer.Client{c}, nil
+		return importer.SourcesFrom(c, home, cwd, e.getenv), []importer.Client{c}, nil
 	}
-	path, err := filepath.Abs(from)
+	// A relative file is in the run's working folder.
+	path := from
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, usagef("--from %s: %s; name claude, codex, gemini, cursor, vscode or a config file", from, oneLine(err.Error()))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,15 +53,12 @@ func fixture(t *testing.T, name, project string) string {
 	return strings.ReplaceAll(string(b), "PROJECT_DIR", project)
 }
 
-// run runs the built hermes in the project folder with HOME set to the
-// user's folder; stdin is in (nil: /dev/null).
+// run runs hermes in process in the project folder with HOME set to the
+// user's folder; stdin is in (nil: nothing).
 func (w importWorld) run(t *testing.T, in io.Reader, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(testbin.Path(t, "hermes"), args...)
-	cmd.Env = hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
-	cmd.Dir = w.project
-	cmd.Stdin = in
-	return runCmd(t, cmd)
+	env := hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
+	return runInProcess(t, w.project, env, nil, in, args...)
 }
 
 func (w importWorld) dotEnv(t *testing.T) string {
@@ -101,6 +97,7 @@ var fixtureSecrets = []string{
 // would go to, prints no secret, writes nothing, and --json says the same
 // per server.
 func TestImportDryRunEveryClient(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	put(t, w.user, ".claude.json", fixture(t, "claude/claude.json", w.project))
 	put(t, w.project, ".mcp.json", fixture(t, "claude/mcp.json", w.project))
@@ -163,6 +160,7 @@ func TestImportDryRunEveryClient(t *testing.T) {
 // refers to it, the probe through the real transport authenticates with
 // it, and nothing printed shows it; get shows the reference.
 func TestImportMovesSecretsToDotEnvAndProbes(t *testing.T) {
+	t.Parallel()
 	const token = "tok-ImportS3cret-4242"
 	url := startHTTPServer(t, "--require-bearer", token)
 	w := newImportWorld(t)
@@ -201,6 +199,7 @@ func TestImportMovesSecretsToDotEnvAndProbes(t *testing.T) {
 // Without a terminal, import needs the servers named (or --all) and --yes
 // or --no-probe, and says so in one line (exit 2) listing what it found.
 func TestImportNonInteractiveUsage(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	put(t, w.user, ".cursor/mcp.json", fixture(t, "cursor/mcp.json", w.project))
 	w.run(t, nil, "mcp", "import").must(t, 2).oneLineErr(t, "name the servers to import, or pass --all", "playwright, apilayer, lapras, old-server")
@@ -221,6 +220,7 @@ func TestImportNonInteractiveUsage(t *testing.T) {
 // FILE by its format; its servers are saved without connecting under
 // --no-probe, a disabled one stays disabled, and --json reports each.
 func TestImportSkipsExistingUnlessForce(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	file := filepath.Join(w.project, "codex-config.toml")
 	put(t, w.project, "codex-config.toml", fixture(t, "codex/config.toml", w.project))
@@ -269,6 +269,7 @@ func TestImportSkipsExistingUnlessForce(t *testing.T) {
 // the others are imported all the same. A Gemini CLI filter (includeTools)
 // is kept when nobody picks tools.
 func TestImportProbeFailureDoesNotStopOthers(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	srv := testServerPath(t)
 	put(t, w.user, ".gemini/settings.json", `{
@@ -295,6 +296,7 @@ func TestImportProbeFailureDoesNotStopOthers(t *testing.T) {
 // Names and values from another client's file are hostile: escape
 // sequences in them reach the terminal escaped, in text and JSON.
 func TestImportEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	put(t, w.user, ".cursor/mcp.json", `{"mcpServers": {"evil\u001b]0;pwned\u0007\u001b[2J": {"command": "x\u001b[31m", "args": ["\u009b31m"], "frobnicate\u001b[1m": 1}}}`)
 	for _, args := range [][]string{
@@ -329,6 +331,7 @@ func equalMaps(a, b map[string]string) bool {
 // Importing the same files again changes nothing and succeeds: every
 // server is already there and skipped with a note.
 func TestImportTwiceChangesNothing(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	put(t, w.user, ".cursor/mcp.json", fixture(t, "cursor/mcp.json", w.project))
 	w.run(t, nil, "mcp", "import", "--all", "--no-probe").must(t, 0)
@@ -349,6 +352,7 @@ func TestImportTwiceChangesNothing(t *testing.T) {
 // keeps histories) is skipped with a warning that says what to do; the
 // other clients' servers are still imported.
 func TestImportSkipsOversizedFile(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	big := `{"mcpServers": {}, "history": "` + strings.Repeat("x", 4<<20) + `"}`
 	put(t, w.user, ".claude.json", big)
@@ -365,6 +369,7 @@ func TestImportSkipsOversizedFile(t *testing.T) {
 // A .env variable that already holds another value is never overwritten:
 // the imported secret gets a variable of its own.
 func TestImportKeepsOtherDotEnvValues(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	put(t, w.user, ".cursor/mcp.json", fixture(t, "cursor/mcp.json", w.project))
 	put(t, w.home, ".env", "MCP_LAPRAS_LAPRAS_API_KEY=somebody-elses\n")

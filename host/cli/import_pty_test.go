@@ -17,6 +17,7 @@ import (
 // tool checklist comes pre-checked from the client's own filter
 // (includeTools) and what the person picks is saved.
 func TestImportInteractive(t *testing.T) {
+	t.Parallel()
 	w := newImportWorld(t)
 	srv := testServerPath(t)
 	put(t, w.user, ".gemini/settings.json", `{"mcpServers": {

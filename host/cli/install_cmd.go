@@ -61,7 +61,7 @@ func installCommand(e *env) *cli.Command {
 			if stepTimeout <= 0 || cloneTimeout <= 0 {
 				return usagef("--step-timeout and --clone-timeout must be above 0, e.g. --step-timeout 30m")
 			}
-			m, err := lookupEntry(c.Args().First())
+			m, err := e.lookupEntry(c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -78,8 +78,8 @@ func installCommand(e *env) *cli.Command {
 
 // lookupEntry finds a catalog entry in the catalog hermes reads (the
 // built-in one, or $HERMES_OPTIONAL_MCPS).
-func lookupEntry(name string) (*catalog.Manifest, error) {
-	cat, err := catalog.Load()
+func (e *env) lookupEntry(name string) (*catalog.Manifest, error) {
+	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -100,6 +100,7 @@ func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *install.Instal
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
 		Admit:        admitInstall,
+		LookupEnv:    e.lookupEnv,
 	}
 }
 
@@ -135,7 +136,7 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Option
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
 func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.Tool, error) {
-	if config.SafeMode() {
+	if config.SafeModeFrom(e.getenv) {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
 	if srv.Err != nil {
@@ -181,7 +182,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
 	var m *catalog.Manifest
-	if cat, err := catalog.Load(); err == nil {
+	if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
 		m, _ = cat.Lookup(name)
 	}
 	_, names, err := e.serverNames()

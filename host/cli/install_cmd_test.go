@@ -158,6 +158,7 @@ func startHermesTerm(t *testing.T, home string, extra []string, args ...string) 
 // for hidden and the plain value with its default, the checklist is
 // pre-checked with the manifest's default, and the server gets its values.
 func TestInstallFromGitOnTerminal(t *testing.T) {
+	t.Parallel()
 	url, sha := demoServerRepo(t)
 	cat := catalogDir(t, map[string]string{"demo": demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh")})
 	home := newHome(t)
@@ -272,6 +273,7 @@ func TestInstallFromGitOnTerminal(t *testing.T) {
 // values come from the environment and the manifest's default tools are
 // enabled.
 func TestInstallWithoutTerminal(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	url, sha := demoServerRepo(t)
 	cat := catalogDir(t, map[string]string{"demo": demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh")})
 	home := newHome(t)
@@ -314,6 +316,7 @@ func TestInstallWithoutTerminal(t *testing.T) {
 // The steps in between (the clone, each write of the commit) are killed
 // in-process by host/catalog's TestInstallKilled.
 func TestInstallKilledAtEveryStep(t *testing.T) {
+	t.Parallel()
 	url, sha := demoServerRepo(t)
 	for _, step := range []string{"confirm", "bootstrap", "credentials", "probe", "checklist"} {
 		t.Run(step, func(t *testing.T) {
@@ -396,6 +399,7 @@ func TestInstallKilledAtEveryStep(t *testing.T) {
 // exactly installs and connects. npx finds the pinned package among the
 // test dependencies (the folder hermes runs in), so no network is needed.
 func TestInstallNpmPinnedEntry(t *testing.T) {
+	t.Parallel()
 	testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	root := testbin.Root()
 	m, err := os.ReadFile(filepath.Join(root, "optional-mcps", "everything", "manifest.yaml"))
@@ -433,6 +437,7 @@ func TestInstallNpmPinnedEntry(t *testing.T) {
 // at start once the binary is swapped after the install, naming the
 // install to redo, which makes it run again.
 func TestInstallEntryWithPlugin(t *testing.T) {
+	t.Parallel()
 	plugin, err := os.ReadFile(testbin.Path(t, "hermes-transport-mcpgostdio"))
 	if err != nil {
 		t.Fatal(err)
@@ -530,6 +535,7 @@ plugin:
 // written into the entry; --no-sandbox shows that it is left out, warns,
 // and saves the entry without it. --tools enables only the tools named.
 func TestInstallSandboxAndFlags(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	url, sha := demoServerRepo(t)
 	entry := demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh") +
 		"sandbox:\n  network: none\n  writable: [\"${INSTALL_DIR}/data\"]\n  limits:\n    open_files: 512\n"
@@ -578,6 +584,7 @@ func TestInstallSandboxAndFlags(t *testing.T) {
 // An entry the security check rejects is refused before anything runs:
 // no clone, no bootstrap, no question, and everything as it was.
 func TestInstallRefusesSuspiciousEntry(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran")
 	url, sha := fixtureRepo(t, map[string]string{"README": "x\n"})
 	cat := catalogDir(t, map[string]string{"evil": `manifest_version: 1

@@ -54,6 +54,7 @@ type jsonCase struct {
 // -update rewrites the files; TestJSONSchema checks them against the
 // documented types.
 func TestJSONGolden(t *testing.T) {
+	t.Parallel()
 	ts := testServerPath(t)
 	home := newHome(t)
 	writeConfig(t, home, strings.ReplaceAll(jsonGoldenConfig, "TS", ts))

@@ -40,6 +40,7 @@ var goldenTypes = map[string]func() any{
 // over, every state and error code in it is one docs/JSON.md lists, and a
 // failure has both a code and a message.
 func TestJSONSchema(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "json", "*.golden"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files (%v); run: go test -run TestJSONGolden ./host/cli -update", err)
@@ -114,6 +115,7 @@ func checkVocabulary(t *testing.T, file string, v reflect.Value) {
 // docs/JSON.md names every field of the documented types, every state and
 // every code.
 func TestJSONDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "JSON.md"))
 	if err != nil {
 		t.Fatal(err)

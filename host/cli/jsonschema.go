@@ -223,7 +223,7 @@ func (j *jsonOutput) action(f cli.ActionFunc) cli.ActionFunc {
 // that stdout holds its JSON only (a terminal on stderr and stdin still
 // gets its prompts).
 func (e *env) progressToStderr() {
-	e.p = ui.New(e.err, e.err, e.in)
+	e.p = ui.NewEnv(e.err, e.err, e.in, e.getenv)
 }
 
 // printServer prints the configured server name as serverJSON has it.

@@ -30,6 +30,7 @@ model: m
 `
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, threeServers)
 	dir := filepath.Join(home, "mcp-tokens")
@@ -72,6 +73,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "list").must(t, 0)
 	if !strings.HasPrefix(r.stdout, "  No MCP servers configured.\n") || !strings.Contains(r.stdout, "hermes mcp add <name> --url <endpoint>") {
@@ -151,6 +153,7 @@ func toStrings(v any) []string {
 }
 
 func TestConfigureWithFlags(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, threeServers)
 	runHermes(t, home, "mcp", "configure", "alpha", "--include", "read_file, list_dir").must(t, 0)
@@ -179,6 +182,7 @@ func TestConfigureWithFlags(t *testing.T) {
 }
 
 func TestEnableDisable(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, threeServers)
 	runHermes(t, home, "mcp", "disable", "alpha").must(t, 0)

@@ -290,8 +290,10 @@ func TestOAuthShortLivedTokens(t *testing.T) {
 		t.Errorf("no refresh in %s of %s tokens", elapsed.Round(time.Millisecond), shortTTL)
 	}
 
+	// The access token lives 6 s: whether the last one has run out by now
+	// depends on the machine's speed, and both states are a live grant.
 	res := runHermes(t, r.home, "mcp", "auth-status").must(t, 0)
-	if !strings.Contains(res.stdout, "✓ notes (oauth): ok") {
+	if !strings.Contains(res.stdout, "✓ notes (oauth): ok") && !strings.Contains(res.stdout, "✓ notes (oauth): expired, refreshable") {
 		t.Errorf("auth-status of a live grant:\n%s", res.stdout)
 	}
 	if err := r.as.RevokeAll(ctx); err != nil {

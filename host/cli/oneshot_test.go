@@ -47,6 +47,7 @@ func oneShotServer(t *testing.T) (server, plugin int) {
 // server's graceful shutdown (stdin closed, SIGTERM, SIGKILL) continues in
 // the plugin without holding the prompt, and nothing is left after it.
 func TestOneShotReturnsBeforeServerShutdown(t *testing.T) {
+	t.Parallel()
 	server, plugin := oneShotServer(t)
 	if !testproc.Alive(plugin) {
 		t.Fatal("the plugin exited before its server")
@@ -56,6 +57,7 @@ func TestOneShotReturnsBeforeServerShutdown(t *testing.T) {
 
 // Killing the plugin during the detached shutdown takes the server with it.
 func TestOneShotPluginKilledDuringShutdown(t *testing.T) {
+	t.Parallel()
 	server, plugin := oneShotServer(t)
 	if err := syscall.Kill(plugin, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -31,13 +31,13 @@ func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 // reinstall a catalog entry; configure, toggle and remove a custom one.
 func (e *env) picker(ctx context.Context, c *cli.Command) error {
 	for {
-		v, err := loadCatalogView(e.home)
+		v, err := e.loadCatalogView(e.home)
 		if err != nil {
 			return err
 		}
 		rows := v.Rows
 		e.p.Header("MCP servers: the catalog and your config")
-		writeCatalogTable(e.out, rows, true)
+		e.writeCatalogTable(e.out, rows, true)
 		for _, w := range v.Warnings {
 			e.p.Warn("%s", w)
 		}

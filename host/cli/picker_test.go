@@ -34,6 +34,7 @@ install:
 // manifest's default), disables it, installs another whose checklist
 // starts with every tool, and quits on Enter. config.yaml says so.
 func TestPickerOnTerminal(t *testing.T) {
+	t.Parallel()
 	url, sha := demoServerRepo(t)
 	cat := catalogDir(t, map[string]string{
 		"demo":  demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh"),
@@ -122,6 +123,7 @@ func TestPickerOnTerminal(t *testing.T) {
 // Without a terminal, bare hermes mcp asks nothing and prints the catalog
 // exactly as hermes mcp catalog does.
 func TestPickerWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	url, sha := demoServerRepo(t)
 	cat := catalogDir(t, map[string]string{
 		"demo":  demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh"),

@@ -87,7 +87,7 @@ func withProbeTimeout(srv *config.Server) {
 // ${VAR}s through the config layer only, and never enter the process
 // environment or a file.
 func (e *env) candidateServer(name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
-	if config.SafeMode() {
+	if config.SafeModeFrom(e.getenv) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
 	return config.LoadEntry(e.home, name, entry, pending)

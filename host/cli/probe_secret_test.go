@@ -25,6 +25,7 @@ import (
 // the hermes process environment does not hold it, and no file holds it
 // until the entry is saved, when only .env does.
 func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	const key, token = "MCP_SPY_API_KEY", "tok-typed-only-7f3a9c"
 	if _, set := os.LookupEnv(key); set {
 		t.Fatalf("%s is set in the test's environment", key)
@@ -58,7 +59,8 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	testbin.Path(t, "hermes-transport-http")
 	var out bytes.Buffer
-	e := &env{in: strings.NewReader(""), out: &out, err: &out, p: ui.New(&out, &out, strings.NewReader(""))}
+	e := &env{in: strings.NewReader(""), out: &out, err: &out, p: ui.New(&out, &out, strings.NewReader("")),
+		environ: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}
 	e.setup()
 	defer func() {
 		e.close()

@@ -22,6 +22,7 @@ var enabledCount = regexp.MustCompile(`\((\d+)/(\d+) tools enabled\)`)
 // registry.MaxListPages) is cut at the same tool, in the same order, and a
 // tools filter enables the same number of tools.
 func TestAddProbeSeesTheRuntimeTools(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
 	paging := []string{"--tools", "60", "--page-size", "1"} // 81 tools, 81 pages

@@ -10,6 +10,7 @@ import (
 // first time, remembered the next (without a new probe), pinned by the
 // protocol key.
 func TestMCPTestShowsProtocol(t *testing.T) {
+	t.Parallel()
 	home := hostileStdio(t, "--protocols", "2025-11-25,2025-06-18")
 	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
 	want := "Protocol: 2025-11-25 (the server does not speak 2026-07-28 (server/discover: Method not found (-32601)); it chose 2025-11-25 in initialize)"

@@ -28,6 +28,7 @@ func startTerm(t *testing.T, home string, extra []string, args ...string) *testp
 var toolRow = regexp.MustCompile(`(?m)^    (\S+) +\S`)
 
 func TestAddInteractiveChecklist(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	tm := startTerm(t, home, nil, "mcp", "add", "ts", "--command", testServerPath(t))
 	tm.WaitFor("Tools to enable for 'ts'")
@@ -59,6 +60,7 @@ func TestAddInteractiveChecklist(t *testing.T) {
 }
 
 func TestAddInteractiveProbeFailureSavesDisabled(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	tm := startTerm(t, home, nil, "mcp", "add", "bad", "--command", testServerPath(t), "--args", "--fail-start", "kaboom")
 	tm.WaitFor("Save config anyway (you can test later)? [y/N] ")
@@ -89,6 +91,7 @@ func TestAddInteractiveProbeFailureSavesDisabled(t *testing.T) {
 }
 
 func TestAddInteractiveHTTPToken(t *testing.T) {
+	t.Parallel()
 	const token = "sk-live-9f8e7d6c5b4a"
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", token, "--plain-challenge")
@@ -145,6 +148,7 @@ func TestAddInteractiveHTTPToken(t *testing.T) {
 }
 
 func TestConfigureInteractive(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "add", "ts", "--command", testServerPath(t), "--tools", "echo,add").must(t, 0)
 	before := readConfig(t, home)
@@ -194,6 +198,7 @@ func TestConfigureInteractive(t *testing.T) {
 // declined, the usual save-anyway question follows; accepted, the OAuth
 // login runs with the entry not yet saved.
 func TestAddInteractiveOAuthOffer(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "tok-not-typed")
 	tm := startTerm(t, home, nil, "mcp", "add", "w", "--url", url)
@@ -229,6 +234,7 @@ func TestAddInteractiveOAuthOffer(t *testing.T) {
 // A code pasted at the login prompt of a real terminal completes the
 // login.
 func TestLoginPasteOnTerminal(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "fake-token")
 	writeConfig(t, home, "mcp_servers:\n  fk:\n    url: "+url+"\n    auth: fake\n")
@@ -247,6 +253,7 @@ func TestLoginPasteOnTerminal(t *testing.T) {
 // TestAddInteractiveNoAuthQuestion: an HTTP server that answers without
 // asking for credentials is added with no question about them.
 func TestAddInteractiveNoAuthQuestion(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	url := startHTTPServer(t)
 	tm := startTerm(t, home, nil, "mcp", "add", "open-web", "--url", url)
@@ -263,6 +270,7 @@ func TestAddInteractiveNoAuthQuestion(t *testing.T) {
 // TestAddInteractiveTokenInsteadOfOAuth: a server whose 401 names OAuth
 // takes a pasted token instead when the user declines the OAuth login.
 func TestAddInteractiveTokenInsteadOfOAuth(t *testing.T) {
+	t.Parallel()
 	const token = "tok-static-0123456789"
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", token)

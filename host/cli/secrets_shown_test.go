@@ -16,6 +16,7 @@ import (
 // query) are never printed by 'mcp list' or 'mcp test': both show the entry
 // as configured.
 func TestListAndTestShowConfiguredText(t *testing.T) {
+	t.Parallel()
 	const argSecret, urlSecret = "ghp_ArgSecretValue1234567890", "UrlSecretValue0987"
 	url := startHTTPServer(t)
 	home := newHome(t)
@@ -74,6 +75,7 @@ func TestListAndTestShowConfiguredText(t *testing.T) {
 // query's secret in 'mcp test', 'mcp call' or 'tools': every command
 // redacts through the same path. The name of the parameter stays.
 func TestErrorEchoingURLIsRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "QuerySecretValue4242"
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error handling "+r.Method+" "+r.URL.RequestURI(), http.StatusInternalServerError)
@@ -105,6 +107,7 @@ func TestErrorEchoingURLIsRedacted(t *testing.T) {
 // The advice for a 401 stays readable after redaction: the header to set
 // and the .env variable are named, nothing is cut.
 func TestAuthAdviceReadable(t *testing.T) {
+	t.Parallel()
 	url := startHTTPServer(t, "--require-bearer", "tok-needed-1234")
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  web:\n    url: "+url+"\n")

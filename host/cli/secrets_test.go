@@ -10,6 +10,7 @@ import (
 // A bearer token kept in .env never appears in anything hermes prints or
 // logs, verbose or not, on success or on failure; `mcp test` shows it masked.
 func TestSecretsNeverPrintedOrLogged(t *testing.T) {
+	t.Parallel()
 	const token = "tok-Sup3rS3cretValue-9876"
 	url := startHTTPServer(t, "--require-bearer", token)
 	home := newHome(t)

@@ -691,6 +691,7 @@ func newInspector(t *testing.T, env []string) *testinspector.Inspector {
 // does: tools/list and every tool against the fixture (the variations of
 // arguments and the errors are left to the HTTP test).
 func TestServeInspectorStdio(t *testing.T) {
+	t.Parallel()
 	fx := newServeFixture(t)
 	in := newInspector(t, fx.env(t))
 	c := inspectorCaller{in: in, target: testinspector.Stdio(testbin.Path(t, "hermes"), "mcp", "serve")}
@@ -752,6 +753,7 @@ func processesOfHome(home string) []int {
 // serve --http` with the bearer token of .env: tools/list and every tool,
 // and an events_wait pending while a message is appended.
 func TestServeInspectorHTTP(t *testing.T) {
+	t.Parallel()
 	fx := newServeFixture(t)
 	url, logs := startServeHTTP(t, fx)
 	in := newInspector(t, fx.env(t))
@@ -900,6 +902,7 @@ func (r *serveRPC) initialize(t *testing.T, token string) {
 // token of .env, or with another, is refused with 401 and its tool call
 // never runs, while the same call with the token does.
 func TestServeHTTPRefusesWrongToken(t *testing.T) {
+	t.Parallel()
 	fx := newServeFixture(t)
 	url, _ := startServeHTTP(t, fx)
 	r := &serveRPC{url: url}
@@ -932,6 +935,7 @@ func TestServeHTTPRefusesWrongToken(t *testing.T) {
 // another origin, or naming another host, is refused with 403 even with
 // the token, while a loopback origin is served.
 func TestServeHTTPRefusesForeignOrigin(t *testing.T) {
+	t.Parallel()
 	fx := newServeFixture(t)
 	url, _ := startServeHTTP(t, fx)
 	hostPort := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
@@ -962,6 +966,7 @@ func TestServeHTTPRefusesForeignOrigin(t *testing.T) {
 // TestServeHTTPRefusesNonLoopbackWithoutAllowRemote proves serve does not
 // listen beyond loopback unless told to.
 func TestServeHTTPRefusesNonLoopbackWithoutAllowRemote(t *testing.T) {
+	t.Parallel()
 	r := runHermes(t, newHome(t), "mcp", "serve", "--http", "0.0.0.0:0")
 	if r.code == 0 {
 		t.Fatalf("hermes mcp serve --http 0.0.0.0:0 exited 0; stderr:\n%s", r.stderr)

@@ -24,6 +24,7 @@ import (
 // protocol only, though -v logs), and after the plugin is killed the next
 // call works in a new plugin process.
 func TestServeStdioProtocolOnly(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
@@ -83,6 +84,7 @@ func TestServeStdioProtocolOnly(t *testing.T) {
 // TestServeRefusals: the command's mistakes end in one line saying what to
 // do, before anything starts.
 func TestServeRefusals(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "serve", "--allow-remote").must(t, 2).oneLineErr(t, "--allow-remote only applies to --http")
 	runHermes(t, home, "mcp", "serve", "--http", "0.0.0.0:0").must(t, 1).oneLineErr(t, "not a loopback address", "--allow-remote")
@@ -96,6 +98,7 @@ func TestServeRefusals(t *testing.T) {
 // TestServeHTTPTokenShownOnce: the first --http run makes a token, saves
 // it to .env and shows it once; the next run uses it and shows nothing.
 func TestServeHTTPTokenShownOnce(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	run := func() (stderr string) {
 		t.Helper()

@@ -117,6 +117,7 @@ func bridgePid(t *testing.T, parent int) int {
 // the plugin killed during an events_wait fails that call clearly and
 // the next call is served by a new plugin.
 func TestServeMessagingMCPGo(t *testing.T) {
+	t.Parallel()
 	fx := newServeFixture(t)
 	sc := startServeStdio(t, fx.env(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -205,6 +206,7 @@ func TestServeMessagingMCPGo(t *testing.T) {
 // TestServeMessagingBadHomes: a missing HERMES_HOME answers without data;
 // a corrupt state.db answers tool errors and the server lives on.
 func TestServeMessagingBadHomes(t *testing.T) {
+	t.Parallel()
 	testbin.Path(t, "hermes-bridge-messaging")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -19,6 +19,7 @@ import (
 // pipe whose writer stops half way), where hermes would otherwise wait
 // forever. It exits with 128+15 and says it was interrupted.
 func TestSIGTERMWhileReadingConfig(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ func sandboxEntry(t *testing.T, block string) string {
 // mcp test shows the sandbox asked for before connecting and what the
 // stdio plugin put in force after, as text and as JSON.
 func TestMCPTestShowsSandboxInForce(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	fakeHome := t.TempDir()
 	writeConfig(t, home, sandboxEntry(t, "{network: none, limits: {memory: 512M, processes: 64}}"))
@@ -72,6 +73,7 @@ func TestMCPTestShowsSandboxInForce(t *testing.T) {
 // reason and the override; with enforce: false the server runs and the
 // gap is shown as a warning.
 func TestMCPTestSandboxRefusedAndOverridden(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	crowded := t.TempDir()
 	for i := range 2100 {
@@ -107,6 +109,7 @@ func TestMCPTestSandboxRefusedAndOverridden(t *testing.T) {
 // beside it where a link leads elsewhere), and a writable path swapped for
 // a link to $HERMES_HOME fails the test with one line naming both paths.
 func TestMCPTestShowsResolvedSandboxPaths(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	fakeHome := t.TempDir()
 	root, err := filepath.EvalSymlinks(t.TempDir())

@@ -11,6 +11,7 @@ import (
 // mcp test lists every tool of the server and says which ones the tools
 // filter hides from the model; unknown keys are reported.
 func TestMCPTestShowsFilterAndUnknownKeys(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testbin.Path(t, "hermes-testserver")+
 		"\n    frobnicate: 3\n    tools:\n      include: [echo, \"ad?\"]\n")

@@ -10,6 +10,7 @@ import (
 // Token files map one-to-one to server names: removing '_a' (or 'a_')
 // leaves the tokens of 'a' alone, and removing 'a' leaves theirs.
 func TestRemoveTokensAreThisServersOnly(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  a:\n    url: https://a.example/mcp\n  _a:\n    url: https://b.example/mcp\n  a_:\n    url: https://c.example/mcp\n")
 	dir := filepath.Join(home, "mcp-tokens")

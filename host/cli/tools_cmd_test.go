@@ -33,6 +33,7 @@ func toolsHome(t *testing.T) string {
 }
 
 func TestToolsCommand(t *testing.T) {
+	t.Parallel()
 	home := toolsHome(t)
 	out, errOut, code := toolsCLI(t, home, "tools")
 	if code != 0 {
@@ -71,6 +72,7 @@ func TestToolsCommand(t *testing.T) {
 }
 
 func TestCallThroughRegistry(t *testing.T) {
+	t.Parallel()
 	home := toolsHome(t)
 	out, errOut, code := toolsCLI(t, home, "mcp", "call", "ts", "add", "--arg", "a=2", "--arg", "b=3")
 	if code != 0 || strings.TrimSpace(out) != "5" {

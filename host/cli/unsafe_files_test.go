@@ -12,6 +12,7 @@ import (
 // the file and the command that fixes it (exit 1), and both files are kept
 // byte for byte. Then, fixed, the same command works.
 func TestRefusesFilesOthersCanChange(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  s:\n    command: "+testServerPath(t)+"\n    env: {TOKEN: \"${TOKEN}\"}\n")
 	cfg := filepath.Join(home, "config.yaml")

@@ -13,6 +13,7 @@ import (
 // line on stderr saying what was wrong (with the nearest name when one is
 // close) and where the usage is, with exit code 2; never the whole help.
 func TestUsageMistakes(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	for _, c := range []struct {
 		args []string
@@ -45,6 +46,7 @@ func TestUsageMistakes(t *testing.T) {
 // TestVersion: --version is one line naming the version, the Go version
 // and the plugin contract; `version --json` holds the same as fields.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	line := strings.TrimSpace(runHermes(t, home, "--version").must(t, 0).stdout)
 	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contracts transport v3, auth v3, bridge v2") || strings.Contains(line, "\n") {
@@ -66,6 +68,7 @@ func TestVersion(t *testing.T) {
 // TestUnknownServerOneWording: every command names an unknown server the
 // same way, with the nearest configured name.
 func TestUnknownServerOneWording(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n  linear:\n    url: http://127.0.0.1:1/mcp\n")
 	for _, args := range [][]string{
@@ -81,6 +84,7 @@ func TestUnknownServerOneWording(t *testing.T) {
 // variable, a literal token is masked, and a value set for the variable
 // appears nowhere.
 func TestRedactionKeepsNames(t *testing.T) {
+	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  a:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      Authorization: \"Bearer ${AUTHD_TOKEN}\"\n  c:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      X-Api-Key: literal-secret-value-123\n")
 	r := runHermes(t, home, "mcp", "test", "a")
@@ -106,6 +110,7 @@ func TestRedactionKeepsNames(t *testing.T) {
 // terminal's width, marks a stdio server whose executable is missing
 // without starting anything, and mcp test of a disabled server says so.
 func TestListFitsAndChecks(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	long := "/opt/some/very/long/installation/folder/of/the/server/dist/index.js"
 	writeConfig(t, home, "mcp_servers:\n  everything:\n    command: sh\n    args: [\""+long+"\", stdio]\n"+
@@ -141,6 +146,7 @@ func TestListFitsAndChecks(t *testing.T) {
 // TestAddGarbageFailsFast: adding a server that writes non-JSON to stdout
 // fails on what it wrote (not on connect_timeout), and saves nothing.
 func TestAddGarbageFailsFast(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add", "g", "--yes", "--connect-timeout", "120", "--command", testServerPath(t), "--args", "--garbage").must(t, 1)
 	if !strings.Contains(r.stderr, `wrote non-JSON to stdout: "garbage line 1`) || strings.Contains(r.stderr, "connect_timeout") {
@@ -154,6 +160,7 @@ func TestAddGarbageFailsFast(t *testing.T) {
 // TestAddChecksURLWithoutProbe: --url must be an http(s) URL even when
 // nothing connects (--no-probe); a ${VAR} in it is left to the config.
 func TestAddChecksURLWithoutProbe(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	for _, u := range []string{"ftp://example.com/mcp", "example.com/mcp", "http://", "not a url"} {
 		runHermes(t, home, "mcp", "add", "x", "--url", u, "--no-probe").must(t, 2).oneLineErr(t, "--url", "http://")
@@ -167,6 +174,7 @@ func TestAddChecksURLWithoutProbe(t *testing.T) {
 // TestCatalogFitsTheTerminal: at 60 columns every catalog row fits, the
 // descriptions cut with "…" and the names and statuses whole.
 func TestCatalogFitsTheTerminal(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	out := runHermesEnv(t, home, []string{"COLUMNS=60"}, "mcp", "catalog").must(t, 0).stdout
 	rows := 0
@@ -189,6 +197,7 @@ func TestCatalogFitsTheTerminal(t *testing.T) {
 // TestImportJSONErrors: import --json reports a skipped server's reason as
 // the shared error object, with its code.
 func TestImportJSONErrors(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  memory:\n    command: npx\n")
 	file := filepath.Join(t.TempDir(), ".mcp.json")
@@ -219,6 +228,7 @@ func TestImportJSONErrors(t *testing.T) {
 // TestCallJSONFailure: call --json prints the raw result on success and
 // the shared error object when the call cannot be made.
 func TestCallJSONFailure(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n  gone:\n    command: /no/such/server\n")
 	var ok map[string]any
@@ -240,6 +250,7 @@ func TestCallJSONFailure(t *testing.T) {
 // TestAddJSONJSON: add-json --json prints the saved server object only on
 // stdout (its notes and progress on stderr), and a failure the error object.
 func TestAddJSONJSON(t *testing.T) {
+	t.Parallel()
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "add-json", "mem", `{"type":"stdio","command":"sh","env":{"API_TOKEN":"s3cret-value-1"}}`, "--no-probe", "--json").must(t, 0)
 	var srv struct {

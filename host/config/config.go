@@ -57,9 +57,15 @@ var serverNameRE = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 func ValidName(name string) bool { return serverNameRE.MatchString(name) }
 
 // Home returns the Hermes home folder: $HERMES_HOME, else ~/.hermes.
-func Home() string {
-	if h := os.Getenv("HERMES_HOME"); h != "" {
+func Home() string { return HomeFrom(os.Getenv) }
+
+// HomeFrom is Home with the environment read through getenv.
+func HomeFrom(getenv func(string) string) string {
+	if h := getenv("HERMES_HOME"); h != "" {
 		return h
+	}
+	if u := getenv("HOME"); u != "" {
+		return filepath.Join(u, ".hermes")
 	}
 	if u, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(u, ".hermes")
@@ -68,8 +74,11 @@ func Home() string {
 }
 
 // SafeMode reports whether HERMES_SAFE_MODE asks to load no MCP servers.
-func SafeMode() bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv("HERMES_SAFE_MODE"))) {
+func SafeMode() bool { return SafeModeFrom(os.Getenv) }
+
+// SafeModeFrom is SafeMode with the environment read through getenv.
+func SafeModeFrom(getenv func(string) string) bool {
+	switch strings.ToLower(strings.TrimSpace(getenv("HERMES_SAFE_MODE"))) {
 	case "1", "true", "yes", "on":
 		return true
 	}

@@ -84,7 +84,11 @@ type Source struct {
 // Sources returns the files client c reads, for the user whose home folder
 // is home, working in folder cwd: project files first, then user files.
 // The files need not exist.
-func Sources(c Client, home, cwd string) []Source {
+func Sources(c Client, home, cwd string) []Source { return SourcesFrom(c, home, cwd, os.Getenv) }
+
+// SourcesFrom is Sources with the environment (CODEX_HOME, APPDATA) read
+// through getenv.
+func SourcesFrom(c Client, home, cwd string, getenv func(string) string) []Source {
 	mk := func(path, scope string) Source {
 		return Source{Client: c, Path: path, Scope: scope, Dir: cwd, Home: home}
 	}
@@ -92,7 +96,7 @@ func Sources(c Client, home, cwd string) []Source {
 	case Claude:
 		return []Source{mk(filepath.Join(cwd, ".mcp.json"), ScopeProject), mk(filepath.Join(home, ".claude.json"), ScopeUser)}
 	case Codex:
-		codexHome := os.Getenv("CODEX_HOME")
+		codexHome := getenv("CODEX_HOME")
 		if codexHome == "" {
 			codexHome = filepath.Join(home, ".codex")
 		}
@@ -102,18 +106,18 @@ func Sources(c Client, home, cwd string) []Source {
 	case Cursor:
 		return []Source{mk(filepath.Join(cwd, ".cursor", "mcp.json"), ScopeProject), mk(filepath.Join(home, ".cursor", "mcp.json"), ScopeUser)}
 	case VSCode:
-		return []Source{mk(filepath.Join(cwd, ".vscode", "mcp.json"), ScopeProject), mk(vscodeUserFile(home), ScopeUser)}
+		return []Source{mk(filepath.Join(cwd, ".vscode", "mcp.json"), ScopeProject), mk(vscodeUserFile(home, getenv), ScopeUser)}
 	}
 	return nil
 }
 
 // vscodeUserFile is VS Code's user-profile mcp.json.
-func vscodeUserFile(home string) string {
+func vscodeUserFile(home string, getenv func(string) string) string {
 	switch runtime.GOOS {
 	case "darwin":
 		return filepath.Join(home, "Library", "Application Support", "Code", "User", "mcp.json")
 	case "windows":
-		if d := os.Getenv("APPDATA"); d != "" {
+		if d := getenv("APPDATA"); d != "" {
 			return filepath.Join(d, "Code", "User", "mcp.json")
 		}
 	}

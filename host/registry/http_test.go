@@ -42,7 +42,7 @@ func startHTTPTestServer(t *testing.T, dir string, args ...string) string {
 	select {
 	case base := <-lines:
 		return base + "/mcp"
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("HTTP test server did not start")
 	}
 	return ""

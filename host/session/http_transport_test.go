@@ -167,13 +167,11 @@ func TestHTTPCallTimeout(t *testing.T) {
 	srv := remote("http", p.URL+"/mcp")
 	srv.Timeout = time.Second
 	s := mustConnect(t, srv, d)
-	start := time.Now()
+	// The sleep outlasts the timeout on any machine: the timeout's code
+	// below says the bound ended the call.
 	_, err := callTool(s, "sleep", map[string]any{"ms": 10000})
 	if err == nil {
 		t.Fatal("sleep past the timeout succeeded")
-	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Fatalf("call took %s with a 1s timeout", el)
 	}
 	if se := sdkErr(t, err); se.Code != sdk.CodeTimeout || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("code %q: %v", se.Code, err)
@@ -191,15 +189,17 @@ func TestHTTPStreamCut(t *testing.T) {
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--cut-stream")
 	srv := remote("http", p.URL+"/mcp")
-	srv.Timeout = 10 * time.Second
+	// A bound no machine reaches: the call ends on the cut, and says so
+	// (not a timeout), however slow the machine.
+	srv.Timeout = time.Hour
 	s := mustConnect(t, srv, d)
-	start := time.Now()
 	_, err := callTool(s, "slow_stream", map[string]any{"steps": 5, "interval_ms": 100})
 	if err == nil {
 		t.Fatal("a cut stream returned a result")
 	}
-	if el := time.Since(start); el > 8*time.Second {
-		t.Fatalf("cut stream noticed after %s", el)
+	var se *sdk.Error
+	if errors.As(err, &se) && se.Code == sdk.CodeTimeout {
+		t.Fatalf("cut stream not noticed, the call timed out: %v", err)
 	}
 	t.Logf("cut stream: %v", err)
 	if got := callText(t, s, "echo", map[string]any{"message": "next"}); got != "next" {
@@ -446,14 +446,14 @@ func TestSSE(t *testing.T) {
 		if sdk.ErrorCode(err) != sdk.CodeClosed || !strings.Contains(err.Error(), "SSE stream") {
 			t.Fatalf("closed with %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("the host never heard that the SSE stream was lost")
 	}
 }
 
 func waitNotification(t *testing.T, got <-chan string, method string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case m := <-got:

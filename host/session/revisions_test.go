@@ -176,8 +176,8 @@ func (c *revConn) cancelMidCall(t *testing.T, tool string, args map[string]any, 
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled %s returned %v, want context.Canceled", tool, err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("cancelled %s did not return within 5s", tool)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("cancelled %s did not return within 60s", tool)
 	}
 }
 

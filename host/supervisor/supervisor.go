@@ -54,6 +54,17 @@ type Options struct {
 	// ExtraDirs are searched after the standard places (e.g. the install
 	// folder of a catalog entry that ships its own plugin).
 	ExtraDirs []string
+	// Env looks up the host's environment: $HERMES_PLUGIN_PATH and the
+	// variables a plugin inherits. Nil is os.LookupEnv.
+	Env func(string) (string, bool)
+}
+
+// lookupEnv reads the host's environment through Options.Env.
+func (s *Supervisor) lookupEnv(key string) (string, bool) {
+	if s.opts.Env != nil {
+		return s.opts.Env(key)
+	}
+	return os.LookupEnv(key)
 }
 
 // Supervisor starts and tracks plugin processes.
@@ -84,7 +95,7 @@ func New(opts Options) *Supervisor {
 // $HERMES_HOME/plugins, then Options.ExtraDirs.
 func (s *Supervisor) SearchPath() []string {
 	var dirs []string
-	if p := os.Getenv("HERMES_PLUGIN_PATH"); p != "" {
+	if p, _ := s.lookupEnv("HERMES_PLUGIN_PATH"); p != "" {
 		dirs = append(dirs, filepath.SplitList(p)...)
 	}
 	if exe, err := os.Executable(); err == nil {
@@ -319,7 +330,7 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 			if spec.SHA256 != "" {
 				pinned = exe
 			}
-			r, err := newGroupRunner(path, pinned, cmd.Env)
+			r, err := newGroupRunner(path, pinned, cmd.Env, s.lookupEnv)
 			if err != nil {
 				return nil, err
 			}
@@ -519,10 +530,10 @@ type groupRunner struct {
 
 // newGroupRunner prepares the plugin's command. exe, when not nil, is the
 // opened binary whose checksum was verified: it is executed itself.
-func newGroupRunner(path string, exe *os.File, env []string) (*groupRunner, error) {
+func newGroupRunner(path string, exe *os.File, env []string, lookupEnv func(string) (string, bool)) (*groupRunner, error) {
 	cmd := &exec.Cmd{Path: path, Args: []string{path}}
 	for _, k := range pluginEnv {
-		if v, ok := os.LookupEnv(k); ok {
+		if v, ok := lookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}

@@ -88,13 +88,13 @@ func TestExitDetectionAndKillAll(t *testing.T) {
 	}
 	select {
 	case <-a.Exited():
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("Exited not closed after SIGKILL")
 	}
 	s.KillAll()
 	select {
 	case <-b.Exited():
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("KillAll left a plugin running")
 	}
 	if _, err := s.Launch(stdioSpec("late")); err == nil {

@@ -53,6 +53,8 @@ type Printer struct {
 	errColor bool // colour on errOut
 	inTTY    bool
 	outTTY   bool
+	// getenv reads NO_COLOR, TERM and COLUMNS.
+	getenv func(string) string
 
 	mu sync.Mutex
 }
@@ -62,6 +64,12 @@ type Printer struct {
 // NO_COLOR is unset or empty, and TERM is not "dumb". Nil streams are
 // replaced by io.Discard or an empty reader.
 func New(out, errOut io.Writer, in io.Reader) *Printer {
+	return NewEnv(out, errOut, in, os.Getenv)
+}
+
+// NewEnv is New with the environment (NO_COLOR, TERM, COLUMNS) read
+// through getenv instead of the process's.
+func NewEnv(out, errOut io.Writer, in io.Reader, getenv func(string) string) *Printer {
 	if out == nil {
 		out = io.Discard
 	}
@@ -71,11 +79,11 @@ func New(out, errOut io.Writer, in io.Reader) *Printer {
 	if in == nil {
 		in = strings.NewReader("")
 	}
-	p := &Printer{out: out, errOut: errOut, in: in}
+	p := &Printer{out: out, errOut: errOut, in: in, getenv: getenv}
 	p.inTTY = isTerminal(in)
 	p.outTTY = isTerminal(out)
-	p.color = p.outTTY && colorAllowed()
-	p.errColor = isTerminal(errOut) && colorAllowed()
+	p.color = p.outTTY && colorAllowed(getenv)
+	p.errColor = isTerminal(errOut) && colorAllowed(getenv)
 	return p
 }
 
@@ -101,11 +109,11 @@ func isTerminal(v any) bool {
 	return ok && term.IsTerminal(fd)
 }
 
-func colorAllowed() bool {
-	if os.Getenv("NO_COLOR") != "" {
+func colorAllowed(getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
 		return false
 	}
-	return os.Getenv("TERM") != "dumb"
+	return getenv("TERM") != "dumb"
 }
 
 // Interactive reports whether both the input and the output are terminals,

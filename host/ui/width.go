@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"os"
 	"strconv"
 
 	"golang.org/x/term"
@@ -18,7 +17,7 @@ func (p *Printer) Width() int {
 			}
 		}
 	}
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(p.getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
 	return 0

@@ -25,9 +25,18 @@ func Until(limit time.Duration, cond func() bool) bool {
 	return true
 }
 
-// For waits until cond holds, failing the test with what after limit.
+// MinLimit is the least For waits before it fails a test: a limit is how
+// long a test may wait for something that does happen, and on a loaded
+// machine (two cores, several test processes, -race) the short limits
+// tests name are not enough. Waiting longer costs time only when the test
+// fails anyway.
+const MinLimit = time.Minute
+
+// For waits until cond holds, failing the test with what after limit (at
+// least MinLimit).
 func For(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
+	limit = max(limit, MinLimit)
 	if !Until(limit, cond) {
 		t.Fatalf("timed out after %s waiting for %s", limit, what)
 	}
