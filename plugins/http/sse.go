@@ -38,9 +38,10 @@ type eventReader struct {
 	rest []byte // of buf, not scanned yet
 	err  error  // the body's error after rest
 
-	line   []byte // the current line, without its end
-	prevCR bool   // the last byte was a CR: an LF right after it ends nothing
-	size   int64  // bytes of the current event so far
+	line   []byte   // the current line, without its end (its first lineInline bytes)
+	long   chunkBuf // the rest of a line longer than lineInline
+	prevCR bool     // the last byte was a CR: an LF right after it ends nothing
+	size   int64    // bytes of the current event so far
 
 	data    []byte
 	hasData bool
@@ -66,8 +67,8 @@ func (e *eventReader) next() (event, error) {
 		if len(e.rest) == 0 {
 			if e.err != nil {
 				// A last event without its blank line still counts.
-				if len(e.line) > 0 {
-					e.field(e.line)
+				if line := e.takeLine(); len(line) > 0 {
+					e.field(line)
 					e.line = nil
 				}
 				if e.hasData || e.id != "" {
@@ -87,7 +88,7 @@ func (e *eventReader) next() (event, error) {
 			if e.size += int64(len(e.rest)); e.size > e.max {
 				return event{}, errTooLarge
 			}
-			e.line = append(e.line, e.rest...)
+			e.appendLine(e.rest)
 			e.rest = nil
 			e.prevCR = false
 			continue
@@ -102,11 +103,11 @@ func (e *eventReader) next() (event, error) {
 			e.rest = e.rest[1:]
 			continue
 		}
-		e.line = append(e.line, e.rest[:i]...)
+		e.appendLine(e.rest[:i])
 		e.rest = e.rest[i+1:]
 		e.prevCR = c == '\r'
-		if len(e.line) > 0 {
-			e.field(e.line)
+		if line := e.takeLine(); len(line) > 0 {
+			e.field(line)
 			if e.line != nil {
 				e.line = e.line[:0]
 			}
@@ -118,6 +119,31 @@ func (e *eventReader) next() (event, error) {
 		}
 		e.reset()
 	}
+}
+
+// lineInline is how much of a line is kept in one growing slice; the rest
+// of a longer line goes to parts that never move (chunkBuf), so an endless
+// line costs the plugin the bytes read, not their copies.
+const lineInline = 64 << 10
+
+// appendLine adds p to the current line.
+func (e *eventReader) appendLine(p []byte) {
+	if e.long.n == 0 && len(e.line)+len(p) <= lineInline {
+		e.line = append(e.line, p...)
+		return
+	}
+	e.long.write(p)
+}
+
+// takeLine returns the current line whole. A long line comes back as a
+// slice of its own (e.line is then reusable).
+func (e *eventReader) takeLine() []byte {
+	if e.long.n == 0 {
+		return e.line
+	}
+	line := e.long.bytes(e.line)
+	e.line = e.line[:0]
+	return line
 }
 
 // field processes one line of an event.
@@ -190,10 +216,10 @@ func readBody(r io.Reader, announced, max int64) ([]byte, error) {
 		// announced is the message.
 		return b, nil
 	}
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
-	if n > max {
+	var buf chunkBuf
+	err := buf.readFrom(io.LimitReader(r, max+1))
+	if buf.n > max {
 		return nil, errTooLarge
 	}
-	return buf.Bytes(), err
+	return buf.bytes(nil), err
 }
