@@ -9,7 +9,8 @@ require (
 	github.com/gofrs/flock v0.13.2
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
-	github.com/hermes-agent/hermes/sdk v0.0.0
+	github.com/hermes-agent/hermes/sdk v0.3.0
+	github.com/hermes-agent/hermes/sdk/mcpgo v0.0.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mattn/go-runewidth v0.0.16
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -46,3 +47,5 @@ require (
 )
 
 replace github.com/hermes-agent/hermes/sdk => ./sdk
+
+replace github.com/hermes-agent/hermes/sdk/mcpgo => ./sdk/mcpgo

@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/hashicorp/go-hclog v1.6.3
-	github.com/hermes-agent/hermes v0.0.0
 	github.com/hermes-agent/hermes/sdk v0.3.0
 	github.com/hermes-agent/hermes/sdk/mcpgo v0.0.0
 	github.com/mark3labs/mcp-go v1.2.1
@@ -37,4 +36,3 @@ replace github.com/hermes-agent/hermes/sdk/mcpgo => ../../sdk/mcpgo
 
 // The tests drive the plugin through the host's mcp-go session adapter
 // (host/pluginconn); the plugin binary itself links the sdk only.
-replace github.com/hermes-agent/hermes => ../..

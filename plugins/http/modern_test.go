@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
 	"net/http"
 	"strings"
 	"sync"

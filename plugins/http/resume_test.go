@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
 	"github.com/hermes-agent/hermes/sdk/mcpgo/reference"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"io"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-agent/hermes/host/pluginconn"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 

@@ -1,7 +1,0 @@
-// Package pluginconn is the host's protocol session over a transport
-// plugin: it opens a connection through the plugin (sdk/pluginhost) and
-// presents it as an mcp-go client transport, so that mcp-go's client works
-// unchanged on top of a plugin. Request/response matching happens here,
-// once per message; a tools/call result can be decoded here too, once,
-// straight from its frame (ResultSink).
-package pluginconn
