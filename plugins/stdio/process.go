@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
+	"github.com/hermes-agent/hermes/sdk/rawio"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -126,8 +127,8 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		log:    log,
 		host:   host,
 		stdin:  stdin,
-		stdinW: rawWriterOf(stdin),
-		out:    bufio.NewReaderSize(rawReaderOf(stdout), 256<<10),
+		stdinW: rawio.Writer(stdin),
+		out:    bufio.NewReaderSize(rawio.Reader(stdout), 256<<10),
 		max:    defaultMaxLine,
 		tail:   &lineTail{max: 20},
 		exited: make(chan struct{}),

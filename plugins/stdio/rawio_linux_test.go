@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/sdk/rawio"
 )
 
 // The server's pipes are read and written with raw system calls (no
@@ -11,10 +13,10 @@ import (
 // message larger than the pipe's buffer still crosses whole both ways.
 func TestPipesAreRaw(t *testing.T) {
 	c, _ := sh(t, `while read -r line; do printf '%s\n' "$line"; done`, 0)
-	if _, ok := c.stdinW.(rawWriter); !ok {
+	if !rawio.Raw(c.stdinW) {
 		t.Errorf("the server's stdin is written through %T, not raw", c.stdinW)
 	}
-	if rawConn(c.stdout) == nil {
+	if !rawio.Raw(rawio.Reader(c.stdout)) {
 		t.Error("the server's stdout is not a polled non-blocking pipe, so it is not read raw")
 	}
 	msg := `{"big":"` + strings.Repeat("z", 1<<20) + `"}` // over the 64 KiB pipe buffer

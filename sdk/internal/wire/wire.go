@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"github.com/hermes-agent/hermes/sdk/rawio"
 	"io"
 	"sync"
 )
@@ -46,7 +47,7 @@ type Writer struct {
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(rawWriterOf(w), 64<<10)}
+	return &Writer{w: bufio.NewWriterSize(rawio.Writer(w), 64<<10)}
 }
 
 // Write writes one frame whose payload is the concatenation of parts (so a
@@ -88,7 +89,7 @@ func NewReader(r io.Reader, limit uint64) *Reader {
 	if limit == 0 || limit > MaxPayload {
 		limit = MaxPayload
 	}
-	return &Reader{r: bufio.NewReaderSize(rawReaderOf(r), 64<<10), limit: limit}
+	return &Reader{r: bufio.NewReaderSize(rawio.Reader(r), 64<<10), limit: limit}
 }
 
 // Read returns the next frame. Its payload is a new slice the caller owns.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package wire
+package rawio
 
 import "io"
 
@@ -10,3 +10,7 @@ import "io"
 func rawReaderOf(r io.Reader) io.Reader { return r }
 
 func rawWriterOf(w io.Writer) io.Writer { return w }
+
+// Raw reports whether v, from Reader or Writer, uses raw system calls:
+// never here.
+func Raw(v any) bool { return false }

@@ -1,4 +1,4 @@
-package main
+package rawio
 
 import (
 	"io"
@@ -114,4 +114,13 @@ func rawWriterOf(w io.Writer) io.Writer {
 		return rawWriter{rc}
 	}
 	return w
+}
+
+// Raw reports whether v, from Reader or Writer, uses raw system calls.
+func Raw(v any) bool {
+	switch v.(type) {
+	case rawReader, rawWriter:
+		return true
+	}
+	return false
 }
