@@ -98,6 +98,18 @@ func (s *server) deps() session.Deps {
 	d := s.m.deps
 	userNote, userClosed := d.OnNotification, d.OnClosed
 	d.Logger = s.m.log
+	if s.m.requests != nil {
+		r := s.m.requests(s.cfg)
+		if r.Sampling != nil {
+			d.Sampling = r.Sampling
+		}
+		if r.Elicitation != nil {
+			d.Elicitation = r.Elicitation
+		}
+		if r.Roots != nil {
+			d.Roots = r.Roots
+		}
+	}
 	d.OnNotification = func(name string, n mcp.JSONRPCNotification) {
 		s.onNotification(n)
 		if userNote != nil {

@@ -38,6 +38,11 @@ type Options struct {
 	// tools): no notification streams are opened (subscriptions/listen on
 	// 2026-07-28), since nothing would follow them.
 	Snapshot bool
+	// Requests gives each server its handlers of what it asks of the host
+	// (sampling, elicitation, roots). Nil, or a nil handler in what it
+	// returns, falls back to Deps' handler of that kind; a nil handler
+	// there too declines (the capability is not offered).
+	Requests func(srv *config.Server) Requests
 }
 
 // Manager is the live registry: it connects the configured servers, keeps
@@ -51,6 +56,7 @@ type Manager struct {
 	media    *toolview.MediaCache
 	timings  Timings
 	snapshot bool
+	requests func(srv *config.Server) Requests
 
 	mu     sync.Mutex
 	order  []*server
@@ -83,6 +89,7 @@ func New(opts Options) *Manager {
 		media:    media,
 		timings:  opts.Timings.withDefaults(),
 		snapshot: opts.Snapshot,
+		requests: opts.Requests,
 		byName:   map[string]*server{},
 		warned:   map[string]bool{},
 	}
