@@ -53,6 +53,8 @@ lint: vet
 	  (cd $$m && $(GO) mod tidy -diff) || { echo "go.mod/go.sum in $$m are not tidy: run (cd $$m && go mod tidy)"; status=1; }; \
 	done; exit $$status
 	./scripts/check-large-files.sh
+	@echo "go build for darwin (hermes and its plugins build on every unix)"; \
+	for m in $(MODULES); do (cd $$m && GOOS=darwin $(GO) build ./...) || exit 1; done
 
 # The whole suite: every module, with the race detector.
 test: npm-deps build vet

@@ -540,7 +540,7 @@ func newGroupRunner(path string, exe *os.File, env []string, lookupEnv func(stri
 	// A connected socket pair carries the JSON-RPC messages: the plugin
 	// inherits one end as fd 3, so messages cross one kernel socket instead
 	// of go-plugin's multiplexer.
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := streamSocketpair()
 	if err != nil {
 		return nil, fmt.Errorf("message socket for %s: %w", path, err)
 	}

@@ -30,3 +30,8 @@ var inheritedOnce sync.Once
 func keepInherited() {
 	inheritedOnce.Do(func() { _ = unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) })
 }
+
+// streamSocketpair makes the message socket pair, both ends close-on-exec.
+func streamSocketpair() ([2]int, error) {
+	return syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+}

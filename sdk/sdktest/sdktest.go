@@ -43,7 +43,15 @@ type Plugin struct {
 // completes the handshake. The plugin is killed when the test ends.
 func Start(t testing.TB, path string) *Plugin {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	// Both ends close-on-exec, set under ForkLock (SOCK_CLOEXEC is not
+	// on every unix).
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		t.Fatalf("message socket: %v", err)
 	}
