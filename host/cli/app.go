@@ -355,6 +355,10 @@ func newApp(e *env) *cli.Command {
 			return cli.ShowAppHelp(c)
 		},
 		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
+			if c.Bool("version") && c.Args().Len() == 0 {
+				// hermes --version touches no file: no log, no home.
+				return ctx, nil
+			}
 			e.setup()
 			// Every command sees config.yaml, .env and the install
 			// folders whole: what a killed install left is put back

@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,6 +51,10 @@ func TestVersion(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
 	line := strings.TrimSpace(runHermes(t, home, "--version").must(t, 0).stdout)
+	// --version reads nothing and writes nothing: no home folder, no log.
+	if _, err := os.Stat(home); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--version made its home folder (%v)", err)
+	}
 	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contracts transport v3, auth v3, bridge v2") || strings.Contains(line, "\n") {
 		t.Fatalf("--version = %q", line)
 	}

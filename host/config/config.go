@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,6 +70,11 @@ func HomeFrom(getenv func(string) string) string {
 	}
 	if u, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(u, ".hermes")
+	}
+	// No $HOME: the account's home folder, as ssh and git find it; never
+	// a folder relative to wherever hermes was started.
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+		return filepath.Join(u.HomeDir, ".hermes")
 	}
 	return ".hermes"
 }
