@@ -304,3 +304,17 @@ func TestAddOAuthNoProbe(t *testing.T) {
 	runHermes(t, home, "mcp", "add", "y", "--url", "https://example.invalid/mcp", "--auth", "exec", "--device").must(t, 2).oneLineErr(t, "--device are for logging in")
 	runHermes(t, home, "mcp", "add", "y", "--url", "https://example.invalid/mcp", "--auth", "Bad Name").must(t, 2).oneLineErr(t, "unknown --auth 'Bad Name'")
 }
+
+// TestAddTransportSpellings: --transport is read by the one transport-name
+// rule, so "STDIO" or " stdio" is stdio (it was refused as "only for --url
+// servers"), and a remote transport on a command is still refused.
+func TestAddTransportSpellings(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	runHermes(t, home, "mcp", "add", "a", "--command", "/nonexistent/server", "--transport", "STDIO", "--no-probe").must(t, 0)
+	r := runHermes(t, home, "mcp", "add", "b", "--command", "/nonexistent/server", "--transport", "streamable-http", "--no-probe")
+	if r.code != 2 {
+		t.Fatalf("--transport streamable-http with --command: exit %d, want 2 (stderr %q)", r.code, r.stderr)
+	}
+	r.oneLineErr(t, "--transport is only for --url servers")
+}

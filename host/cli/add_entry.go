@@ -216,7 +216,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		if o.cwd != "" {
 			entry.Cwd(o.cwd)
 		}
-		if o.transport != "" && o.transport != "stdio" {
+		if name, _ := config.TransportName(o.transport); o.transport != "" && name != config.TransportStdio {
 			return nil, usagef("--transport is only for --url servers")
 		}
 	}
