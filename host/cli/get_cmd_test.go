@@ -42,15 +42,15 @@ mcp_servers:
 	web := runHermes(t, home, "mcp", "get", "web").must(t, 0)
 	for _, want := range []string{
 		"Status:    ✓ enabled", "Origin:    " + filepath.Join(home, "config.yaml") + ":5 (custom)", "Auth:      oauth",
-		"url: https://example.com/mcp?api_key=[REDACTED]", "Authorization: Bearer Head***3456", "X-Ref: Bearer ${WEB_TOKEN}",
-		"client_id: cid", "client_secret: OAut***cdef", "timeout: 30",
+		"url: https://example.com/mcp?api_key=[REDACTED]", "Authorization: Bearer He***56", "X-Ref: Bearer ${WEB_TOKEN}",
+		"client_id: cid", "client_secret: OA***ef", "timeout: 30",
 	} {
 		if !strings.Contains(web.stdout, want) {
 			t.Errorf("get web lacks %q:\n%s", want, web.stdout)
 		}
 	}
 	local := runHermes(t, home, "mcp", "get", "local").must(t, 0)
-	for _, want := range []string{"Status:    ✗ disabled", "API_KEY: EnvS***efgh", "FROM_DOTENV: ${NOT_SET_ANYWHERE}", "- -y"} {
+	for _, want := range []string{"Status:    ✗ disabled", "API_KEY: En***gh", "FROM_DOTENV: ${NOT_SET_ANYWHERE}", "- -y"} {
 		if !strings.Contains(local.stdout, want) {
 			t.Errorf("get local lacks %q:\n%s", want, local.stdout)
 		}
@@ -71,7 +71,7 @@ mcp_servers:
 	if rep.Name != "web" || rep.State != "configured" || !rep.Enabled || rep.Transport != "http" || rep.Origin.File != filepath.Join(home, "config.yaml") || rep.Origin.Line != 5 {
 		t.Errorf("report %+v", rep)
 	}
-	if h, _ := rep.Entry["headers"].(map[string]any); h["X-Ref"] != "Bearer ${WEB_TOKEN}" || h["Authorization"] != "Bearer Head***3456" {
+	if h, _ := rep.Entry["headers"].(map[string]any); h["X-Ref"] != "Bearer ${WEB_TOKEN}" || h["Authorization"] != "Bearer He***56" {
 		t.Errorf("entry %v", rep.Entry)
 	}
 	noLeak(t, []string{"UrlS3cret", "HeaderS3cret", "OAuthS3cret", "EnvS3cret", "DotEnvS3cret"}, web, local, j)

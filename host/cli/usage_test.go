@@ -102,11 +102,11 @@ func TestRedactionKeepsNames(t *testing.T) {
 		t.Errorf("tools:\n%s%s", r.stdout, r.stderr)
 	}
 	r = runHermes(t, home, "mcp", "test", "c")
-	if !strings.Contains(r.stdout, "X-Api-Key: lite***-123") || strings.Contains(r.stdout+r.stderr, "literal-secret-value-123") {
+	if !strings.Contains(r.stdout, "X-Api-Key: lit***123") || strings.Contains(r.stdout+r.stderr, "literal-secret-value-123") {
 		t.Errorf("mcp test c:\n%s%s", r.stdout, r.stderr)
 	}
 	r = runHermesEnv(t, home, []string{"AUTHD_TOKEN=supersecrettoken123"}, "mcp", "test", "a")
-	if strings.Contains(r.stdout+r.stderr, "supersecrettoken123") || !strings.Contains(r.stdout, "Bearer ${AUTHD_TOKEN} (supe***n123)") {
+	if strings.Contains(r.stdout+r.stderr, "supersecrettoken123") || !strings.Contains(r.stdout, "Bearer ${AUTHD_TOKEN} (su***23)") {
 		t.Errorf("mcp test a with the token set:\n%s%s", r.stdout, r.stderr)
 	}
 }

@@ -1,12 +1,18 @@
 package ui
 
-// Mask hides a secret for display: the first four and last four characters
-// around "***" ("abcd***wxyz"), or just "***" when the secret has eight
-// characters or fewer.
+// maskShortest is the length below which a secret is shown as "***" with
+// none of its characters.
+const maskShortest = 16
+
+// Mask hides a secret for display. A secret shorter than 16 characters is
+// "***"; a longer one keeps an eighth of its length at each end, at most
+// four characters each ("sk-p***9xQz"), so no more than a quarter of it, and
+// never more than eight characters, is shown.
 func Mask(secret string) string {
 	r := []rune(secret)
-	if len(r) <= 8 {
+	if len(r) < maskShortest {
 		return "***"
 	}
-	return string(r[:4]) + "***" + string(r[len(r)-4:])
+	k := min(len(r)/8, 4)
+	return string(r[:k]) + "***" + string(r[len(r)-k:])
 }
