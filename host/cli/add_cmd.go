@@ -11,22 +11,28 @@ import (
 
 // addOptions is what 'hermes mcp add' was asked to do.
 type addOptions struct {
-	name           string
-	command        string
-	url            string
-	cwd            string
-	transport      string
-	preset         string
-	auth           string
-	clientID       string
-	clientSecret   string
-	scope          string
-	noBrowser      bool
-	device         bool
-	envs           []string
-	headers        []string
-	childArgs      []string
-	hasChildArgs   bool
+	name         string
+	command      string
+	url          string
+	cwd          string
+	transport    string
+	preset       string
+	auth         string
+	clientID     string
+	clientSecret string
+	scope        string
+	noBrowser    bool
+	device       bool
+	envs         []string
+	headers      []string
+	childArgs    []string
+	hasChildArgs bool
+	// dashDash: the argv came after a bare "--"; without --command its
+	// first word is the command.
+	dashDash bool
+	// argvFlags are words after --args spelled like hermes's own flags:
+	// they are warned about.
+	argvFlags      []string
 	connectTimeout int
 	timeout        int
 	tools          string
@@ -37,13 +43,15 @@ type addOptions struct {
 }
 
 const addUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
+hermes mcp add <name> [--env K=V]... [flags] -- CMD [A B ...]
 hermes mcp add <name> --url URL [--header 'K: V']... [--auth oauth|header|exec|PLUGIN]
 hermes mcp add <name> --url URL --auth oauth [--client-id ID] [--client-secret S] [--scope S] [--no-browser | --device]
 hermes mcp add <name> --preset codex
 common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S] [--json]`
 
 const addDescription = `Everything after --args (or after --) is the server's argv, word for word,
-so it must come last. Unless --no-probe is given the server is started first
+so it must come last; words there spelled like hermes's flags are warned
+about. Without --command, the first word after -- is the command. Unless --no-probe is given the server is started first
 and its tools listed; on a terminal you pick them from a checklist (all
 checked), elsewhere every tool is enabled unless --tools names some.
 
@@ -95,33 +103,71 @@ var addValueFlags = map[string]bool{
 	"client-id": true, "client-secret": true, "scope": true,
 }
 
+// Separators of a stdio server's argv on 'hermes mcp add', as SplitAddArgs
+// reports them.
+const (
+	// SepNone: no separator; the server has no argv from this line.
+	SepNone = ""
+	// SepDashDash: a bare "--", as other MCP clients write it
+	// ('hermes mcp add NAME -- CMD ARGS...'): without --command, the first
+	// word after it is the command.
+	SepDashDash = "--"
+	// SepArgs: "--args" or "--args=X": the words after it are the
+	// arguments of --command.
+	SepArgs = "--args"
+)
+
 // SplitAddArgs splits the words after 'hermes mcp add' into the part for the
 // flag parser and the stdio server's own argv: everything after the first
 // "--args" (a "--" right after it is dropped), "--args=X" (X is the first
 // word), or a bare "--". Values of flags that take one are skipped, so
-// "--env --args" is not a separator. found reports whether a separator was
-// seen.
-func SplitAddArgs(words []string) (front, child []string, found bool) {
+// "--env --args" is not a separator. sep is the separator seen (SepArgs,
+// SepDashDash or SepNone).
+func SplitAddArgs(words []string) (front, child []string, sep string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		switch {
 		case w == "--":
-			return slices.Clone(words[:i]), slices.Clone(words[i+1:]), true
+			return slices.Clone(words[:i]), slices.Clone(words[i+1:]), SepDashDash
 		case w == "--args" || w == "-args":
 			rest := words[i+1:]
 			if len(rest) > 0 && rest[0] == "--" {
 				rest = rest[1:]
 			}
-			return slices.Clone(words[:i]), slices.Clone(rest), true
+			return slices.Clone(words[:i]), slices.Clone(rest), SepArgs
 		case strings.HasPrefix(w, "--args=") || strings.HasPrefix(w, "-args="):
 			_, first, _ := strings.Cut(w, "=")
-			return slices.Clone(words[:i]), append([]string{first}, words[i+1:]...), true
+			return slices.Clone(words[:i]), append([]string{first}, words[i+1:]...), SepArgs
 		}
 		if strings.HasPrefix(w, "-") && !strings.Contains(w, "=") && addValueFlags[strings.TrimLeft(w, "-")] {
 			i++ // its value
 		}
 	}
-	return slices.Clone(words), nil, false
+	return slices.Clone(words), nil, SepNone
+}
+
+// hermesFlagsIn returns the words of a server's argv that are spelled like
+// one of 'hermes mcp add”s own flags ("--tools", "-y", "--no-probe=true"),
+// in order, each once: after --args they are the server's, which is rarely
+// what was meant.
+func hermesFlagsIn(argv []string) []string {
+	known := map[string]bool{"h": true, "help": true}
+	for _, f := range addFlags(nil) {
+		for _, n := range f.Names() {
+			known[n] = n != "args"
+		}
+	}
+	var out []string
+	for _, w := range argv {
+		if !strings.HasPrefix(w, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if known[name] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // addCommand is 'hermes mcp add'. The child argv after --args must never
@@ -137,13 +183,16 @@ func addCommand(e *env) *cli.Command {
 		SkipFlagParsing: true,
 		Flags:           addFlags(nil), // for help and completion
 		Action: func(ctx context.Context, c *cli.Command) error {
-			front, child, found := SplitAddArgs(c.Args().Slice())
+			front, child, sep := SplitAddArgs(c.Args().Slice())
 			for _, w := range front {
 				if w == "-h" || w == "--help" || w == "-help" {
 					return cli.ShowSubcommandHelp(c)
 				}
 			}
-			o := &addOptions{childArgs: child, hasChildArgs: found}
+			o := &addOptions{childArgs: child, hasChildArgs: sep != SepNone, dashDash: sep == SepDashDash}
+			if sep == SepArgs {
+				o.argvFlags = hermesFlagsIn(child)
+			}
 			j := &jsonOutput{e: e}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
@@ -165,6 +214,9 @@ func addCommand(e *env) *cli.Command {
 					o.name = c.Args().First()
 					if j.on = o.asJSON; j.on {
 						e.progressToStderr()
+					}
+					if len(o.argvFlags) > 0 {
+						e.p.Warn("%s after --args go to the server, not to hermes; put hermes's flags before --args, or write: hermes mcp add %s [flags] -- CMD ARGS...", strings.Join(o.argvFlags, " "), o.name)
 					}
 					if err := e.runAdd(ctx, o); err != nil || !j.on {
 						return err

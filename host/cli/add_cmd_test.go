@@ -17,25 +17,25 @@ func TestSplitAddArgs(t *testing.T) {
 		name         string
 		in           []string
 		front, child []string
-		found        bool
+		sep          string
 	}{
-		{"no separator", []string{"x", "--command", "npx"}, []string{"x", "--command", "npx"}, nil, false},
+		{"no separator", []string{"x", "--command", "npx"}, []string{"x", "--command", "npx"}, nil, cli.SepNone},
 		{"args", []string{"x", "--command", "npx", "--args", "-y", "--env", "A=1", "pkg"},
-			[]string{"x", "--command", "npx"}, []string{"-y", "--env", "A=1", "pkg"}, true},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--env", "A=1", "pkg"}, cli.SepArgs},
 		{"double dash", []string{"x", "--command", "npx", "--", "-y", "--help"},
-			[]string{"x", "--command", "npx"}, []string{"-y", "--help"}, true},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--help"}, cli.SepDashDash},
 		{"args then dash dash dropped once", []string{"x", "--args", "--", "--", "a"},
-			[]string{"x"}, []string{"--", "a"}, true},
-		{"args=", []string{"x", "--args=-y", "pkg"}, []string{"x"}, []string{"-y", "pkg"}, true},
+			[]string{"x"}, []string{"--", "a"}, cli.SepArgs},
+		{"args=", []string{"x", "--args=-y", "pkg"}, []string{"x"}, []string{"-y", "pkg"}, cli.SepArgs},
 		{"value that looks like the separator", []string{"x", "--cwd", "--args", "--env", "A=1"},
-			[]string{"x", "--cwd", "--args", "--env", "A=1"}, nil, false},
-		{"empty args", []string{"x", "--command", "c", "--args"}, []string{"x", "--command", "c"}, []string{}, true},
+			[]string{"x", "--cwd", "--args", "--env", "A=1"}, nil, cli.SepNone},
+		{"empty args", []string{"x", "--command", "c", "--args"}, []string{"x", "--command", "c"}, []string{}, cli.SepArgs},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			front, child, found := cli.SplitAddArgs(c.in)
-			if !slices.Equal(front, c.front) || !slices.Equal(child, c.child) || found != c.found {
-				t.Errorf("SplitAddArgs(%q) = %q, %q, %v; want %q, %q, %v", c.in, front, child, found, c.front, c.child, c.found)
+			front, child, sep := cli.SplitAddArgs(c.in)
+			if !slices.Equal(front, c.front) || !slices.Equal(child, c.child) || sep != c.sep {
+				t.Errorf("SplitAddArgs(%q) = %q, %q, %q; want %q, %q, %q", c.in, front, child, sep, c.front, c.child, c.sep)
 			}
 		})
 	}
@@ -317,4 +317,35 @@ func TestAddTransportSpellings(t *testing.T) {
 		t.Fatalf("--transport streamable-http with --command: exit %d, want 2 (stderr %q)", r.code, r.stderr)
 	}
 	r.oneLineErr(t, "--transport is only for --url servers")
+}
+
+// TestAddDashDashCommand: 'hermes mcp add NAME -- CMD ARGS...', the form
+// other MCP clients use, saves CMD as the command and the rest as its argv
+// (it was refused with "Must specify --url, --command or --preset").
+func TestAddDashDashCommand(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	runHermes(t, home, "mcp", "add", "ev", "--no-probe", "--", "node", "server.js", "--tools", "x").must(t, 0)
+	if got, want := readConfig(t, home), "mcp_servers:\n  ev:\n    command: node\n    args:\n      - server.js\n      - --tools\n      - x\n"; got != want {
+		t.Errorf("config.yaml:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// TestAddArgsWarnsAboutHermesFlags: words after --args stay the server's
+// argv, word for word, but ones spelled like hermes's own flags are named in
+// a warning (they were swallowed without a word: --tools enabled every tool).
+func TestAddArgsWarnsAboutHermesFlags(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--no-probe", "--args", "server.js", "stdio", "--tools", "echo", "-y").must(t, 0)
+	if !strings.Contains(r.stdout, "--tools -y after --args go to the server, not to hermes") || !strings.Contains(r.stdout, "hermes mcp add ev [flags] -- CMD ARGS...") {
+		t.Errorf("no warning naming --tools and -y:\n%s", r.stdout)
+	}
+	if got, want := readConfig(t, home), "mcp_servers:\n  ev:\n    command: node\n    args:\n      - server.js\n      - stdio\n      - --tools\n      - echo\n      - -y\n"; got != want {
+		t.Errorf("config.yaml:\n%q\nwant:\n%q", got, want)
+	}
+	r = runHermes(t, home, "mcp", "add", "ok", "--command", "node", "--no-probe", "--args", "server.js", "--port", "3").must(t, 0)
+	if strings.Contains(r.stdout, "after --args") {
+		t.Errorf("warned about words that are no hermes flag:\n%s", r.stdout)
+	}
 }

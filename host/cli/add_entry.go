@@ -109,6 +109,10 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	command, url := o.command, o.url
 	args := o.childArgs
 	hasArgs := o.hasChildArgs
+	if o.dashDash && command == "" && url == "" && o.preset == "" && len(args) > 0 {
+		// hermes mcp add NAME -- CMD ARGS...: the form other clients use.
+		command, args = args[0], args[1:]
+	}
 	if o.preset != "" {
 		p, ok := presets[o.preset]
 		if !ok {
