@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -141,7 +142,9 @@ func orDefault(s, def string) string {
 }
 
 // plainResult turns the model's JSON string into text for a person: the
-// result text (or error), then any structured content as indented JSON.
+// result text (or error), then any structured content as indented JSON,
+// which is printed alone when the text is that same JSON (as the
+// specification asks servers to send it).
 func plainResult(rendered string) string {
 	var v struct {
 		Result            json.RawMessage `json:"result"`
@@ -156,15 +159,27 @@ func plainResult(rendered string) string {
 	}
 	var parts []string
 	var text string
-	if json.Unmarshal(v.Result, &text) == nil {
-		parts = append(parts, text)
-	} else if len(v.Result) > 0 {
+	switch {
+	case json.Unmarshal(v.Result, &text) == nil:
+		if len(v.StructuredContent) == 0 || !sameJSON([]byte(text), v.StructuredContent) {
+			parts = append(parts, text)
+		}
+	case len(v.Result) > 0:
 		parts = append(parts, indentJSON(v.Result))
 	}
 	if len(v.StructuredContent) > 0 {
 		parts = append(parts, indentJSON(v.StructuredContent))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// sameJSON reports whether a and b are JSON documents of equal value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func indentJSON(raw json.RawMessage) string {

@@ -97,6 +97,12 @@ func TestCallThroughRegistry(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "server 'ts' has no tool 'unfiltered'; it offers: ") || strings.Contains(errOut, "configure") {
 		t.Fatalf("unknown tool: exit %d err %q", code, errOut)
 	}
+	// A structured result whose text is the same JSON is printed once
+	// (it was the text, then the same object indented).
+	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "structured")
+	if code != 0 || strings.Count(out, "hermes") != 1 || !strings.Contains(out, `"count": 3`) {
+		t.Fatalf("structured call: exit %d out %q", code, out)
+	}
 	out, _, code = toolsCLI(t, home, "mcp", "call", "ts", "read_resource", "--arg", "uri=test://static/hello.txt")
 	if code != 0 || !strings.Contains(out, "hello") {
 		t.Fatalf("utility call: exit %d out %q", code, out)
