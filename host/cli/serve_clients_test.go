@@ -631,8 +631,8 @@ func checkPermissionTools(t *testing.T, c inspectorCaller, fx *serveFixture) {
 	}
 	got = c.ok(t, "permissions_respond", "id="+id, "decision=allow-once")
 	wantFields(t, "permissions_respond", got, map[string]any{"resolved": true, "approval_id": id, "decision": "allow-once"})
-	if msg := c.fails(t, "permissions_respond", "id="+id, "decision=deny"); msg != "Approval not found: "+id {
-		t.Errorf("second permissions_respond: %q, want Approval not found", msg)
+	if msg := c.fails(t, "permissions_respond", "id="+id, "decision=deny"); msg != "Approval "+id+" was already decided (allow-once); only open approvals can be answered: list them with permissions_list_open" {
+		t.Errorf("second permissions_respond: %q, want already decided", msg)
 	}
 	got = c.ok(t, "permissions_list_open")
 	wantFields(t, "permissions_list_open after the decision", got, map[string]any{"count": float64(0)})

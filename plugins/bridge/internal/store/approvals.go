@@ -53,9 +53,10 @@ var (
 )
 
 // NotFoundError is the error of a Respond to an approval that is not open.
-// Its text is the bridge's tool error, "Approval not found: <id>", for an
-// unknown id and for one decided before alike (a decided approval is no
-// longer among the open ones, as in the original bridge); Decided and
+// Its text is the bridge's tool error: "Approval not found: <id>" for an
+// unknown id (as in the original bridge), and for one decided before
+// "Approval <id> was already decided (<decision>); ...", since a client
+// that answers twice must learn that its first answer stood. Decided and
 // errors.Is(err, ErrAlreadyDecided) tell the second case apart.
 type NotFoundError struct {
 	ID string
@@ -65,8 +66,14 @@ type NotFoundError struct {
 	Decision string
 }
 
-// Error returns "Approval not found: <id>".
-func (e *NotFoundError) Error() string { return "Approval not found: " + e.ID }
+// Error returns "Approval not found: <id>", or for a decided approval the
+// decision that stands and where the open ones are listed.
+func (e *NotFoundError) Error() string {
+	if e.Decided {
+		return "Approval " + e.ID + " was already decided (" + e.Decision + "); only open approvals can be answered: list them with permissions_list_open"
+	}
+	return "Approval not found: " + e.ID
+}
 
 // Is matches ErrApprovalNotFound, and ErrAlreadyDecided when Decided.
 func (e *NotFoundError) Is(target error) bool {

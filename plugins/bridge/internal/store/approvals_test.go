@@ -43,8 +43,8 @@ func TestApprovalsLifecycle(t *testing.T) {
 	}
 	_, err = s.Respond(ctx, "a1", DecisionDeny)
 	var nf *NotFoundError
-	if !errors.As(err, &nf) || err.Error() != "Approval not found: a1" || !errors.Is(err, ErrAlreadyDecided) || !errors.Is(err, ErrApprovalNotFound) || nf.Decision != DecisionAllowOnce {
-		t.Fatalf("second decision = %v (%+v), want \"Approval not found: a1\" matching ErrAlreadyDecided", err, nf)
+	if !errors.As(err, &nf) || err.Error() != "Approval a1 was already decided (allow-once); only open approvals can be answered: list them with permissions_list_open" || !errors.Is(err, ErrAlreadyDecided) || !errors.Is(err, ErrApprovalNotFound) || nf.Decision != DecisionAllowOnce {
+		t.Fatalf("second decision = %v (%+v), want \"already decided\" matching ErrAlreadyDecided", err, nf)
 	}
 	_, err = s.Respond(ctx, "zzz", DecisionDeny)
 	if err == nil || err.Error() != "Approval not found: zzz" || errors.Is(err, ErrAlreadyDecided) {

@@ -440,10 +440,11 @@ func TestPermissions(t *testing.T) {
 		`{"error": "Invalid decision: maybe. Must be allow-once, allow-always, or deny"}`)
 	golden(t, call(t, tl, PermissionsRespond, `{"id": "ap1", "decision": "allow-once"}`), false,
 		"{\n  \"resolved\": true,\n  \"approval_id\": \"ap1\",\n  \"decision\": \"allow-once\"\n}")
-	// A second decision of the same approval fails, as does an unknown id;
-	// the original dumps this error with indent=2.
+	// A second decision of the same approval fails saying which decision
+	// stands (the original said "Approval not found"), an unknown id is not
+	// found; the original dumps this error with indent=2.
 	golden(t, call(t, tl, PermissionsRespond, `{"id": "ap1", "decision": "deny"}`), true,
-		"{\n  \"error\": \"Approval not found: ap1\"\n}")
+		"{\n  \"error\": \"Approval ap1 was already decided (allow-once); only open approvals can be answered: list them with permissions_list_open\"\n}")
 	golden(t, call(t, tl, PermissionsRespond, `{"id": "nope", "decision": "deny"}`), true,
 		"{\n  \"error\": \"Approval not found: nope\"\n}")
 	res := call(t, tl, PermissionsListOpen, "")
