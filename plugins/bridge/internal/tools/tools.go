@@ -140,14 +140,22 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	return a, nil
 }
 
-// str returns a string argument; absent, null and non-string values are
-// "" (the original's None and falsy values).
+// str returns a string argument, a number as its text; absent, null and
+// other values are "" (the original's None and falsy values).
 func (a args) str(name string) string {
 	var s string
-	if json.Unmarshal(a[name], &s) != nil {
-		return ""
+	if json.Unmarshal(a[name], &s) == nil {
+		return s
 	}
-	return s
+	// A number where a string is expected ("message_id": 4) is its
+	// decimal text, as the original's str() makes it; other types are "".
+	d := json.NewDecoder(bytes.NewReader(a[name]))
+	d.UseNumber()
+	var n json.Number
+	if d.Decode(&n) == nil {
+		return n.String()
+	}
+	return ""
 }
 
 // coerceInt is the original's _coerce_int: the argument as Python's int()

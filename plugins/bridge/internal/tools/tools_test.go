@@ -330,6 +330,10 @@ func TestAttachmentsFetch(t *testing.T) {
 }`)
 	golden(t, call(t, tl, AttachmentsFetch, `{"session_key": "`+tgKey+`", "message_id": "2"}`), false,
 		"{\n  \"message_id\": \"2\",\n  \"count\": 0,\n  \"attachments\": []\n}")
+	// A number where the schema says string is read as its text (the
+	// value was dropped: "Message not found: ").
+	golden(t, call(t, tl, AttachmentsFetch, `{"session_key": "`+tgKey+`", "message_id": 2}`), false,
+		"{\n  \"message_id\": \"2\",\n  \"count\": 0,\n  \"attachments\": []\n}")
 	// A tool message is still a message of the session.
 	golden(t, call(t, tl, AttachmentsFetch, `{"session_key": "`+tgKey+`", "message_id": "4"}`), false,
 		"{\n  \"message_id\": \"4\",\n  \"count\": 0,\n  \"attachments\": []\n}")
