@@ -100,7 +100,7 @@ func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, brid
 	}
 	defer b.Close()
 	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
-	if err := serve.ServeStdio(ctx, s, e.rawIn(), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.log.Named("serve")}); err != nil {
+	if err := serve.ServeStdio(ctx, s, e.rawIn(), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.log.Named("serve")}); err != nil {
 		return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 	}
 	return nil

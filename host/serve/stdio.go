@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,6 +25,12 @@ type StdioOptions struct {
 	MaxRequestBytes int64
 	// Logger receives mcp-go's errors and each cut line.
 	Logger hclog.Logger
+	// Drain bounds how long, once the client's input has ended, requests
+	// already read may still run before they are cancelled: their answers
+	// are written first (a client that closes stdin after its last
+	// request still gets the answer). Zero cancels them at once. Serve
+	// gives it mcp_serve.call_timeout, which bounds every call anyway.
+	Drain time.Duration
 }
 
 // ServeStdio serves s on in and out until in ends or ctx ends. A client
@@ -37,10 +45,15 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	}
 	st := server.NewStdioServer(s)
 	st.SetErrorLogger(log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn}))
-	w := &lockedWriter{w: out}
-	if o.MaxRequestBytes > 0 {
-		in = newLineLimiter(in, o.MaxRequestBytes, w, log)
+	open := newOpenRequests()
+	w := &lockedWriter{w: out, open: open}
+	limit := o.MaxRequestBytes
+	if limit <= 0 {
+		limit = math.MaxInt64
 	}
+	lines := newLineLimiter(in, limit, w, log)
+	lines.onLine = open.read
+	in = &drainReader{r: lines, open: open, bound: o.Drain, ctx: ctx}
 	err := st.Listen(ctx, in, w)
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil
@@ -58,14 +71,126 @@ func RequestTooLargeMessage(limit int64) string {
 // writes each message with one Write, and so does the line limiter's
 // error, so messages never interleave.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	open *openRequests // told of each answer written; may be nil
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.open != nil {
+		l.open.wrote(p)
+	}
+	return n, err
+}
+
+// openRequests are the client's requests read and not yet answered, by
+// their id as compact JSON.
+type openRequests struct {
+	mu      sync.Mutex
+	ids     map[string]bool
+	changed chan struct{} // closed and replaced at every change
+}
+
+func newOpenRequests() *openRequests {
+	return &openRequests{ids: map[string]bool{}, changed: make(chan struct{})}
+}
+
+// envelope is what openRequests reads of a message.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// read notes a line the client sent: a request opens its id, a
+// notifications/cancelled closes the one it names (it gets no answer).
+func (o *openRequests) read(line []byte) {
+	var m envelope
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
+		return
+	}
+	switch {
+	case m.Method == "notifications/cancelled":
+		o.set(m.Params.RequestID, false)
+	case len(m.ID) > 0 && string(m.ID) != "null":
+		o.set(m.ID, true)
+	}
+}
+
+// wrote notes a message written to the client: an answer closes its id.
+func (o *openRequests) wrote(msg []byte) {
+	var m envelope
+	if json.Unmarshal(msg, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+		o.set(m.ID, false)
+	}
+}
+
+func (o *openRequests) set(id json.RawMessage, open bool) {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return
+	}
+	key, _ := json.Marshal(v)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if open == o.ids[string(key)] {
+		return
+	}
+	if open {
+		o.ids[string(key)] = true
+	} else {
+		delete(o.ids, string(key))
+	}
+	close(o.changed)
+	o.changed = make(chan struct{})
+}
+
+// wait returns when no request is open, or at the end of bound or ctx.
+func (o *openRequests) wait(ctx context.Context, bound time.Duration) {
+	if bound <= 0 {
+		return
+	}
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	for {
+		o.mu.Lock()
+		n, changed := len(o.ids), o.changed
+		o.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// drainReader is the client's input as mcp-go reads it: when the input
+// ends, the end is held back until the requests already read are answered
+// (within bound), since mcp-go cancels every running request the moment
+// its input ends.
+type drainReader struct {
+	r     io.Reader
+	open  *openRequests
+	bound time.Duration
+	ctx   context.Context
+}
+
+func (d *drainReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && n == 0 {
+		d.open.wait(d.ctx, d.bound)
+	}
+	return n, err
 }
 
 // lineLimiter is the reader mcp-go's stdio server reads: it hands over one
@@ -82,6 +207,8 @@ type lineLimiter struct {
 	line    []byte // the line being collected
 	pending []byte // a whole line not yet handed over
 	err     error  // the read error to return once pending is empty
+
+	onLine func([]byte) // called with each whole line handed over; may be nil
 }
 
 // lineChunk is the read buffer's size: what is held of an oversized line
@@ -130,6 +257,9 @@ func (l *lineLimiter) fill() {
 		switch {
 		case err == nil:
 			l.pending = l.line
+			if l.onLine != nil {
+				l.onLine(l.line)
+			}
 			return
 		case err == bufio.ErrBufferFull:
 			continue
@@ -137,6 +267,9 @@ func (l *lineLimiter) fill() {
 			// The input ended (or broke) inside a line: hand over what
 			// there is; mcp-go sees the error after it.
 			l.pending, l.err = l.line, err
+			if l.onLine != nil && len(l.line) > 0 {
+				l.onLine(l.line)
+			}
 			return
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,4 +187,77 @@ func TestLineLimiterLines(t *testing.T) {
 	if strings.Count(got, "-32600") != 1 || strings.Count(got, "-32700") != 1 {
 		t.Errorf("want one cut line (the 300-byte one) and one parse error (the 99 y's):\n%s", got)
 	}
+}
+
+// gatedCaller answers a call when released, or with its context's error
+// when that ends first.
+type gatedCaller struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (g gatedCaller) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
+	close(g.started)
+	select {
+	case <-g.release:
+		if ctx.Err() != nil {
+			return bridge.Result{}, ctx.Err()
+		}
+		return bridge.Result{Text: "finished"}, nil
+	case <-ctx.Done():
+		return bridge.Result{}, ctx.Err()
+	}
+}
+
+// TestStdioFinishesCallsAfterInputEnds: a client that sends a call and
+// closes stdin still gets the call's answer (it got isError "context
+// canceled": mcp-go cancels running requests when its input ends), and the
+// server returns once it is written.
+func TestStdioFinishesCallsAfterInputEnds(t *testing.T) {
+	t.Parallel()
+	g := gatedCaller{started: make(chan struct{}), release: make(chan struct{})}
+	s := serve.NewServer(echoServerDesc(), g, serve.ServerOptions{})
+	inR, inW := io.Pipe()
+	var out safeBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.ServeStdio(context.Background(), s, inR, &out, serve.StdioOptions{Drain: 10 * time.Minute})
+	}()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"call-2","method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+	} {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-g.started
+	inW.Close()
+	close(g.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `"id":"call-2","result"`) || !strings.Contains(got, "finished") || strings.Contains(got, "context canceled") {
+		t.Errorf("the call was not answered with its result:\n%s", got)
+	}
+}
+
+// safeBuffer is a bytes.Buffer for one writer and a reader afterwards.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
