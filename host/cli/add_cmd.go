@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/urfave/cli/v3"
 )
 
@@ -32,7 +33,11 @@ type addOptions struct {
 	dashDash bool
 	// argvFlags are words after --args spelled like hermes's own flags:
 	// they are warned about.
-	argvFlags      []string
+	argvFlags []string
+	// secrets are --header and --env values moved to .env by
+	// buildAddEntry, with notes about values it kept as written.
+	secrets        []importer.Secret
+	secretNotes    []string
 	connectTimeout int
 	timeout        int
 	tools          string
@@ -58,7 +63,9 @@ checked), elsewhere every tool is enabled unless --tools names some.
 --auth oauth logs in first (a browser opens, or the URL is shown to paste
 the redirect back; see 'hermes mcp login --help'), then probes with the new
 tokens; if the login fails nothing is saved. --client-secret goes to
-$HERMES_HOME/.env, referenced from the oauth: block. --auth exec records
+$HERMES_HOME/.env, referenced from the oauth: block; so do --header and
+--env values that are secrets by their name or shape (the entry keeps
+${MCP_<NAME>_<KEY>}). --auth exec records
 auth: exec: add its exec: block (command, args) to config.yaml, then run
 'hermes mcp login <name>'. --auth header asks for a bearer token. Any
 other name is a third-party auth plugin (hermes-auth-<name>), logged in to

@@ -349,3 +349,31 @@ func TestAddArgsWarnsAboutHermesFlags(t *testing.T) {
 		t.Errorf("warned about words that are no hermes flag:\n%s", r.stdout)
 	}
 }
+
+// TestAddHeaderSecretGoesToDotEnv: a bearer token written out in --header
+// goes to .env, as add-json and import move secrets, and the entry refers
+// to it (it was written into config.yaml without a word); the probe still
+// connects with it, and the output says where it went without showing it.
+// A secret --env value goes the same way; a plain one stays.
+func TestAddHeaderSecretGoesToDotEnv(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	url := startHTTPServer(t, "--require-bearer", "tok-Literal-0123456789")
+	r := runHermes(t, home, "mcp", "add", "web", "--url", url, "--header", "Authorization: Bearer tok-Literal-0123456789", "--yes").must(t, 0)
+	if !strings.Contains(r.stdout, "✓ Connected!") || !strings.Contains(r.stdout, "Secret of header Authorization saved to "+home+"/.env as MCP_WEB_AUTHORIZATION") || strings.Contains(r.stdout+r.stderr, "tok-Literal-0123456789") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	want := "mcp_servers:\n  web:\n    url: " + url + "\n    headers:\n      Authorization: Bearer ${MCP_WEB_AUTHORIZATION}\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+	runHermes(t, home, "mcp", "add", "loc", "--command", "/nonexistent/server", "--env", "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "--env", "LOG_LEVEL=debug", "--no-probe").must(t, 0)
+	cfg := readConfig(t, home)
+	if !strings.Contains(cfg, "GITHUB_TOKEN: ${MCP_LOC_GITHUB_TOKEN}") || !strings.Contains(cfg, "LOG_LEVEL: debug") || strings.Contains(cfg, "ghp_") {
+		t.Errorf("config.yaml:\n%s", cfg)
+	}
+	dotenv, err := os.ReadFile(filepath.Join(home, ".env"))
+	if err != nil || !strings.Contains(string(dotenv), "MCP_WEB_AUTHORIZATION=tok-Literal-0123456789") || !strings.Contains(string(dotenv), "MCP_LOC_GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789") {
+		t.Errorf(".env (%v):\n%s", err, dotenv)
+	}
+}

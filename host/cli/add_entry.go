@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/internal/lazyregexp"
@@ -89,6 +90,7 @@ func (p *addPlan) pending() map[string]string {
 // buildAddEntry validates the options and builds the entry to save (without
 // tools and enabled). Errors are usage errors.
 func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
+	o.secrets, o.secretNotes = nil, nil
 	if !config.ValidName(o.name) {
 		return nil, usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
 	}
@@ -195,7 +197,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
 				return nil, usagef("Invalid --header value '%s' (expected 'Name: value')", h)
 			}
-			entry.Header(k, v)
+			entry.Header(k, o.keepSecret(k, v, true))
 		}
 		if o.auth != "" && o.auth != "header" {
 			entry.Auth(o.auth)
@@ -215,7 +217,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			entry.Args(args...)
 		}
 		for _, e := range envs {
-			entry.Env(e.k, e.v)
+			entry.Env(e.k, o.keepSecret(e.k, e.v, false))
 		}
 		if o.cwd != "" {
 			entry.Cwd(o.cwd)
@@ -288,6 +290,18 @@ func (e *env) saveAdd(name string, plan *addPlan) error {
 		e.p.OK("%s saved to %s/.env as %s", what, e.home, s.key)
 	}
 	return nil
+}
+
+// keepSecret is what the entry keeps of a --header or --env value: a
+// secret (by its name or its shape) goes to .env, as add-json and import
+// do, and the entry refers to it as ${VAR}.
+func (o *addOptions) keepSecret(key, val string, header bool) string {
+	written, sec, notes := importer.MoveSecret(o.name, key, val, header)
+	if sec != nil {
+		o.secrets = append(o.secrets, *sec)
+	}
+	o.secretNotes = append(o.secretNotes, notes...)
+	return written
 }
 
 // ClientSecretVar is the .env variable that holds the OAuth client secret

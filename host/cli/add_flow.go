@@ -22,7 +22,14 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	if err != nil {
 		return err
 	}
-	plan := &addPlan{entry: entry, interactive: e.p.Interactive() && !o.yes}
+	plan := &addPlan{entry: entry, interactive: e.p.Interactive() && !o.yes, secretFrom: map[string]string{}}
+	for _, n := range o.secretNotes {
+		e.p.Info("note: %s", n)
+	}
+	for _, sec := range o.secrets {
+		plan.secrets = append(plan.secrets, dotEnvValue{sec.Var, sec.Value})
+		plan.secretFrom[sec.Var] = sec.From
+	}
 	if o.clientSecret != "" {
 		plan.secrets = append(plan.secrets, dotEnvValue{ClientSecretVar(o.name), o.clientSecret})
 	}

@@ -112,3 +112,26 @@ func VarName(name, key string) string {
 // ("Bearer ${TOKEN}"). Such a value can be shown as it is; any other value
 // of an env variable or header must be masked.
 func OnlyReferences(v string) bool { return literalPart(v) == "" }
+
+// MoveSecret is what an entry keeps of the value val of the environment
+// variable or header key of server (header says which), by the rules import
+// uses: when key names a secret or val looks like one, val goes to a Secret
+// and written is its ${VAR} reference (a header's auth scheme, "Bearer ",
+// stays written out); otherwise written is val and sec is nil. A value
+// already made of ${...} references is kept as written, with a note when it
+// mixes them with written-out text.
+func MoveSecret(server, key, val string, header bool) (written string, sec *Secret, notes []string) {
+	m := &mapper{s: &Server{Name: server}}
+	from, scheme := "env "+key, ""
+	if header {
+		from = "header " + key
+		if s, rest, ok := strings.Cut(strings.TrimSpace(val), " "); ok && isScheme(s) && strings.TrimSpace(rest) != "" {
+			scheme, val = s+" ", strings.TrimSpace(rest)
+		}
+	}
+	written = m.secret(key, val, from, scheme)
+	if len(m.s.Secrets) > 0 {
+		sec = &m.s.Secrets[0]
+	}
+	return written, sec, m.s.Notes
+}
