@@ -309,3 +309,14 @@ func TestOAuthShortLivedTokens(t *testing.T) {
 		t.Errorf("auth-status --json of a revoked grant:\n%s", res.stdout)
 	}
 }
+
+// A login that can neither open a browser nor read a pasted URL (stdin at
+// its end, as in a script) fails at once naming the command to run on a
+// terminal; it waited five minutes at "Paste the redirect URL".
+func TestOAuthLoginWithoutInputFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	r := newOAuthRig(t, testoauth.Options{})
+	r.config()
+	res := runHermesInput(t, r.home, nil, strings.NewReader(""), "mcp", "login", "notes", "--no-browser").must(t, 1)
+	res.oneLineErr(t, "login to 'notes': no browser opened and nothing can be pasted here (the input ended); run 'hermes mcp login notes' on a terminal")
+}

@@ -269,6 +269,11 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 		go func() {
 			line, err := ui.Ask(askCtx, "Paste the redirect URL (or 'skip'):")
 			if err != nil {
+				if askCtx.Err() == nil {
+					// Nothing can be pasted (stdin ended) and no
+					// browser opened: no redirect will come.
+					results <- callback{err: errNoPaste}
+				}
 				return
 			}
 			results <- parsePasted(line)
@@ -281,6 +286,13 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 		return nil, ctx.Err()
 	}
 	stopAsk()
+	if errors.Is(r.err, errNoPaste) {
+		hint := ""
+		if d.meta.DeviceAuthorizationEndpoint != "" {
+			hint = fmt.Sprintf(", or log in with a code on another device: hermes mcp login %s --device", a.cfg.Server)
+		}
+		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': no browser opened and nothing can be pasted here (the input ended); run 'hermes mcp login %s' on a terminal%s", a.cfg.Server, a.cfg.Server, hint)
+	}
 	if errors.Is(r.err, errTooManyBadCallbacks) {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v; run the login again: hermes mcp login %s", a.cfg.Server, r.err, a.cfg.Server)
 	}
@@ -329,6 +341,10 @@ const (
 	maxBadCallbacks   = 100
 	maxCallbackHeader = 64 << 10
 )
+
+// errNoPaste ends a login that showed its URL to be pasted back when the
+// person's input has ended: nothing will be pasted.
+var errNoPaste = errors.New("the input ended before a redirect URL was pasted")
 
 // errTooManyBadCallbacks ends a login whose listener met maxBadCallbacks
 // requests that were not its redirect.
