@@ -21,7 +21,26 @@ const (
 	StatusCustomDisabled = "custom — disabled"
 	// StatusNeedsNewer: the entry's manifest is for a newer hermes.
 	StatusNeedsNewer = "needs a newer Hermes"
+	// StatusNameTaken: config.yaml has a server of the entry's name that
+	// was not installed from the catalog (the user's own); installing
+	// the entry would replace it.
+	StatusNameTaken = "name used by your own server"
 )
+
+// FromCatalog reports whether s was installed from catalog entry name:
+// its entry says so (catalog:), or, for an entry written before hermes
+// recorded that, an install folder of that name exists (hasInstallDir).
+// A server of the user's that only shares the name is not.
+func FromCatalog(s *config.Server, name string, hasInstallDir bool) bool {
+	if s == nil {
+		return false
+	}
+	if s.Catalog != "" {
+		return s.Catalog == name
+	}
+	_, declared := s.Raw["catalog"]
+	return hasInstallDir && !declared
+}
 
 // Row is one line of the catalog as the user sees it: a catalog entry, or
 // a server of config.yaml that is not in the catalog.
@@ -47,6 +66,15 @@ type Row struct {
 // in it (in config order). Entries that need a newer hermes are listed
 // too; invalid ones are not (see Catalog.Diagnostics). cfg may be nil.
 func Rows(c *Catalog, cfg *config.Config) []Row {
+	return RowsWith(c, cfg, nil)
+}
+
+// RowsWith is Rows, with installDir telling whether an install folder of
+// a name exists (nil: none does); see FromCatalog.
+func RowsWith(c *Catalog, cfg *config.Config, installDir func(name string) bool) []Row {
+	if installDir == nil {
+		installDir = func(string) bool { return false }
+	}
 	var servers []*config.Server
 	if cfg != nil {
 		servers = cfg.Servers
@@ -62,6 +90,13 @@ func Rows(c *Catalog, cfg *config.Config) []Row {
 	known := map[string]bool{}
 	var rows []Row
 	add := func(r Row) {
+		if s := server(r.Name); s != nil && r.Status == "" && !FromCatalog(s, r.Name, installDir(r.Name)) {
+			// The user's own server of that name: listed as custom
+			// below, the entry as not installed.
+			r.Status = StatusNameTaken
+			rows = append(rows, r)
+			return
+		}
 		if s := server(r.Name); s != nil {
 			r.Installed, r.Enabled = true, s.Enabled
 			if r.Status == "" {

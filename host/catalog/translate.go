@@ -103,6 +103,9 @@ func Translate(m *Manifest, opts TranslateOptions) (*config.ServerEntry, error) 
 		return nil, fmt.Errorf("manifest of '%s': auth.type %q is not none, api_key or oauth; fix the manifest", m.Name, clip(m.Auth.Type, 32))
 	}
 	e.Enabled(true)
+	// Provenance: only an entry hermes installed is the catalog's (a
+	// server of the user's that happens to share the name is not).
+	e.Catalog(m.Name)
 	if m.Sandbox != nil && !opts.NoSandbox {
 		if t.Type != "stdio" {
 			return nil, fmt.Errorf("manifest of '%s': a sandbox confines a stdio server, and this one is %s; fix the manifest", m.Name, t.Type)

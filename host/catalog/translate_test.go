@@ -97,6 +97,7 @@ sandbox:
       BRIDGE_KEY: ${BRIDGE_KEY}
       DATA_DIR: ${DATA_DIR}
     enabled: true
+    catalog: bridge
     sandbox:
       enforce: false
       writable:
@@ -158,6 +159,7 @@ auth:
     headers:
       Authorization: Bearer ${MCP_HUGGING_FACE_API_KEY}
     enabled: true
+    catalog: hugging-face
 `
 	if text != want {
 		t.Errorf("config.yaml:\n%s\nwant:\n%s", text, want)
@@ -203,7 +205,7 @@ func TestTranslateOAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	home, text := saved(t, "linear", e)
-	if want := "mcp_servers:\n  linear:\n    url: https://mcp.linear.app/mcp\n    auth: oauth\n    enabled: true\n"; text != want {
+	if want := "mcp_servers:\n  linear:\n    url: https://mcp.linear.app/mcp\n    auth: oauth\n    enabled: true\n    catalog: linear\n"; text != want {
 		t.Errorf("config.yaml:\n%s\nwant:\n%s", text, want)
 	}
 	if s := loaded(t, home, "linear", nil); s.Auth != "oauth" || s.Transport != "http" {

@@ -38,7 +38,7 @@ func (e *env) loadCatalogView(home string) (*catalogView, error) {
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	v := &catalogView{Source: cat.Source, Rows: catalog.Rows(cat, cfg), Diagnostics: cat.Diagnostics}
+	v := &catalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, e.hasInstallDir), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
 		v.Warnings = append(v.Warnings, d.Warning())
 	}
@@ -107,6 +107,8 @@ func catalogStatusToken(status string) string {
 		return "custom_disabled"
 	case catalog.StatusNeedsNewer:
 		return "needs_newer_hermes"
+	case catalog.StatusNameTaken:
+		return "name_taken"
 	}
 	return status // available, enabled
 }

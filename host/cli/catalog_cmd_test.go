@@ -45,8 +45,10 @@ const catalogConfig = `mcp_servers:
   beta:
     url: https://beta.example.com/mcp
     enabled: false
+    catalog: beta
   gamma:
     url: https://gamma.example.com/mcp
+    catalog: gamma
   mine:
     command: my-server
     args: ["--token", "${MY_TOKEN}"]
@@ -222,4 +224,43 @@ func TestCatalogCommandBuiltInAndErrors(t *testing.T) {
 	r.must(t, 1).oneLineErr(t, "HERMES_OPTIONAL_MCPS="+missing, "unset it to use the built-in catalog")
 
 	runHermes(t, home, "mcp", "catalog", "extra").must(t, 2)
+}
+
+// TestOwnServerNamedLikeCatalogEntry: a server the user added under the
+// name of a catalog entry stays the user's: the catalog lists the entry as
+// not installed beside the custom server, get does not call it a catalog
+// entry, and uninstall refuses it and says to use remove (it deleted the
+// user's server). An entry hermes installed (catalog:) is uninstalled.
+func TestOwnServerNamedLikeCatalogEntry(t *testing.T) {
+	t.Parallel()
+	cat := catalogDir(t, map[string]string{"alpha": catalogFixture["alpha"], "beta": catalogFixture["beta"]})
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  alpha:\n    url: https://mine.example.com/mcp\n  beta:\n    url: https://beta.example.com/mcp\n    catalog: beta\n")
+	extra := []string{"HERMES_OPTIONAL_MCPS=" + cat}
+
+	out := runHermesEnv(t, home, extra, "mcp", "catalog", "--json").must(t, 0).stdout
+	var v struct {
+		Entries []struct{ Name, Status string } `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("catalog --json: %v\n%s", err, out)
+	}
+	var got []string
+	for _, r := range v.Entries {
+		got = append(got, r.Name+"="+r.Status)
+	}
+	if want := "alpha=name_taken beta=enabled alpha=custom_enabled"; strings.Join(got, " ") != want {
+		t.Errorf("catalog rows = %q, want %q", strings.Join(got, " "), want)
+	}
+	if r := runHermesEnv(t, home, extra, "mcp", "get", "alpha").must(t, 0); strings.Contains(r.stdout, "catalog entry") {
+		t.Errorf("get calls the user's server a catalog entry:\n%s", r.stdout)
+	}
+	runHermesEnv(t, home, extra, "mcp", "uninstall", "alpha", "--yes").must(t, 1).oneLineErr(t, "'alpha' is your own server, not one installed from the catalog; remove it with: hermes mcp remove alpha")
+	if !strings.Contains(readConfig(t, home), "mine.example.com") {
+		t.Fatalf("uninstall deleted the user's server:\n%s", readConfig(t, home))
+	}
+	runHermesEnv(t, home, extra, "mcp", "uninstall", "beta", "--yes").must(t, 0)
+	if strings.Contains(readConfig(t, home), "beta") {
+		t.Errorf("beta was not uninstalled:\n%s", readConfig(t, home))
+	}
 }

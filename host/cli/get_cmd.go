@@ -40,9 +40,9 @@ type getOrigin struct {
 	// file's layout does not say).
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
-	// Catalog is the catalog entry of the same name (the server was most
-	// likely installed from it); InstallDir its install folder, when
-	// there is one.
+	// Catalog is the catalog entry the server was installed from (see
+	// catalog.FromCatalog); InstallDir its install folder, when there is
+	// one.
 	Catalog    string `json:"catalog,omitempty"`
 	InstallDir string `json:"install_dir,omitempty"`
 }
@@ -79,7 +79,7 @@ func getCommand(e *env) *cli.Command {
 			ordered, line := entryAsWritten(cfg.Path, name)
 			rep.Origin.Line = line
 			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
-				if m, err := cat.Lookup(name); err == nil && m.Name == name {
+				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, name, e.hasInstallDir(name)) {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
 						rep.Origin.InstallDir = install.InstallDir(e.home, name)

@@ -175,8 +175,25 @@ func uninstallCommand(e *env) *cli.Command {
 	}
 }
 
+// configServer is server name of config.yaml as loaded, nil when the file
+// does not load or has no such server.
+func (e *env) configServer(name string) *config.Server {
+	cfg, err := config.Load(e.home)
+	if err != nil {
+		return nil
+	}
+	return cfg.Server(name)
+}
+
+// hasInstallDir reports whether an install folder of name exists.
+func (e *env) hasInstallDir(name string) bool {
+	_, err := os.Lstat(install.InstallDir(e.home, name))
+	return err == nil
+}
+
 // uninstall removes an installed catalog entry: its config entry and its
-// install folder. Its .env values stay.
+// install folder. Its .env values stay. A server the user added is never
+// the catalog's, whatever its name (catalog.FromCatalog).
 func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 	if !config.ValidName(name) {
 		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
@@ -206,6 +223,8 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		return withCode(codeNotInstalled, failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
 		return withCode(codeNotInstalled, failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
+	case inConfig && !catalog.FromCatalog(e.configServer(name), name, hasFolder):
+		return withCode(codeNotInstalled, failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {
 		if !e.p.Interactive() {

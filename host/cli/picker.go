@@ -111,6 +111,8 @@ func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 	switch {
 	case r.Status == catalog.StatusNeedsNewer:
 		return failf("'%s' requires a newer Hermes; update hermes to install it", r.Name)
+	case r.Status == catalog.StatusNameTaken:
+		return failf("'%s' is also the name of your own server (listed below as custom); remove it first to install the catalog entry", r.Name)
 	case r.Custom && r.Enabled:
 		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(removeCommand(e), r.Name)}}
 	case r.Custom:

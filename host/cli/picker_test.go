@@ -130,7 +130,7 @@ func TestPickerWithoutTerminal(t *testing.T) {
 		"plain": plainEntry(url, sha),
 	})
 	home := newHome(t)
-	writeConfig(t, home, "mcp_servers:\n  plain:\n    command: x\n    enabled: false\n  mine:\n    url: https://example.com/mcp\n")
+	writeConfig(t, home, "mcp_servers:\n  plain:\n    command: x\n    enabled: false\n    catalog: plain\n  mine:\n    url: https://example.com/mcp\n")
 	before := installTree(t, home)
 	extra := []string{"HERMES_OPTIONAL_MCPS=" + cat}
 

@@ -163,6 +163,10 @@ type Server struct {
 	URL       string
 	Headers   map[string]string
 	Transport string // "stdio", "http", "sse" or a third-party plugin name
+	// Catalog is the catalog entry this server was installed from
+	// (catalog:, written by hermes mcp install); empty for a server the
+	// user added. Only such a server is the catalog's to uninstall.
+	Catalog string
 
 	Timeout           time.Duration
 	ConnectTimeout    time.Duration

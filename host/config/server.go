@@ -22,7 +22,7 @@ var knownKeys = map[string]bool{
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
 	"sampling": true, "elicitation": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
-	"log_lines_per_second": true, "log_burst": true,
+	"log_lines_per_second": true, "log_burst": true, "catalog": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
 	"type": true,
 }
@@ -406,6 +406,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		d.fail("protocol", "want auto or one of %s, got %s", strings.Join(ProtocolRevisions, ", "), got(raw["protocol"]))
 	}
 	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
+	s.Catalog = strings.TrimSpace(d.str("catalog", v["catalog"], raw["catalog"]))
 	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)
 
 	if tv := v["tools"]; tv != nil {

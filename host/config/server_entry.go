@@ -62,6 +62,10 @@ func (e *ServerEntry) ConnectTimeout(t time.Duration) *ServerEntry {
 // Enabled sets enabled.
 func (e *ServerEntry) Enabled(on bool) *ServerEntry { return e.Set("enabled", on) }
 
+// Catalog records that the entry was installed from catalog entry name
+// (catalog:): what uninstall and the catalog's status go by.
+func (e *ServerEntry) Catalog(name string) *ServerEntry { return e.Set("catalog", name) }
+
 // Auth sets auth.
 func (e *ServerEntry) Auth(a string) *ServerEntry { return e.Set("auth", a) }
 

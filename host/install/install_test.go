@@ -171,7 +171,7 @@ func TestInstallFromGit(t *testing.T) {
 		t.Errorf("clone at %q (%v), want %s", head, err, sha)
 	}
 	want := "mcp_servers:\n  demo:\n    command: " + dir + "/bin/server\n    args:\n      - --root\n      - " + dir + "/data\n" +
-		"    env:\n      DEMO_MODE: fast\n      DEMO_TOKEN: ${DEMO_TOKEN}\n    enabled: true\n    tools:\n      include:\n        - echo\n        - add\n"
+		"    env:\n      DEMO_MODE: fast\n      DEMO_TOKEN: ${DEMO_TOKEN}\n    enabled: true\n    catalog: demo\n    tools:\n      include:\n        - echo\n        - add\n"
 	if got, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(got) != want {
 		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
 	}
