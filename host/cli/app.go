@@ -383,6 +383,7 @@ func mcpCommand(e *env) *cli.Command {
 		Commands: []*cli.Command{
 			testCommand(e),
 			callCommand(e),
+			toolsSchemaCommand(e),
 			addCommand(e),
 			addJSONCommand(e),
 			importCommand(e),

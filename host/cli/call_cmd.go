@@ -61,24 +61,8 @@ func callCommand(e *env) *cli.Command {
 			// called and, if not, why, without calling anything.
 			toolName := toolview.ToolName(name, tool)
 			l := m.Lookup(toolName)
-			switch l.Availability {
-			case registry.Available:
-			case registry.ServerDown:
-				msg := orDefault(l.Reason, "no answer within connect_timeout")
-				if srv.Auth == "" && challengeNamesOAuth(l.Code, l.Challenge) {
-					msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
-				}
-				err := failf("cannot connect to '%s': %s", name, msg)
-				if l.Code != "" {
-					return withCode(l.Code, err)
-				}
+			if err := unavailable(m, srv, tool, l); err != nil {
 				return err
-			case registry.ServerDisabled:
-				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
-			case registry.Filtered:
-				return failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
-			default:
-				return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
 			}
 			def := l.Def
 			schema, _ := json.Marshal(def.Parameters)
@@ -115,6 +99,32 @@ func callCommand(e *env) *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// unavailable is the error for a tool of srv that Lookup l says cannot be
+// called (nil when it can): the server is down (and why), disabled, the
+// tool filtered, or not offered (with what is).
+func unavailable(m *registry.Manager, srv *config.Server, tool string, l registry.Lookup) error {
+	name := srv.Name
+	switch l.Availability {
+	case registry.Available:
+		return nil
+	case registry.ServerDown:
+		msg := orDefault(l.Reason, "no answer within connect_timeout")
+		if srv.Auth == "" && challengeNamesOAuth(l.Code, l.Challenge) {
+			msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
+		}
+		err := failf("cannot connect to '%s': %s", name, msg)
+		if l.Code != "" {
+			return withCode(l.Code, err)
+		}
+		return err
+	case registry.ServerDisabled:
+		return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+	case registry.Filtered:
+		return failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
+	}
+	return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
 }
 
 // writeRendered prints the JSON string the model receives, with what a

@@ -77,7 +77,7 @@ func TestMCPTestEscapesServerText(t *testing.T) {
 		"--extra-tool", "x\x1b]52;c;AAAA\x07")
 	r := runHermes(t, home, "mcp", "test", "ts").must(t, 0)
 	noControl(t, "mcp test", r.stdout+r.stderr)
-	for _, want := range []string{"Server: " + hostileNameShown + ` 1.0\x1b[8m` + "\n", `Reads\x1b[2J\u202e files`, `x\x1b]52;c;AAAA\x07`} {
+	for _, want := range []string{"Server: " + hostileNameShown + ` 1.0\x1b[8m` + "\n", `Reads\x1b[2J\u202e files`, `x\x1b]52;c;AAAA\x07`, "Instructions:\n    Controllable MCP server for Hermes tests and benchmarks.\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("mcp test does not show %q:\n%s", want, r.stdout)
 		}

@@ -33,6 +33,9 @@ type testReport struct {
 	// why the revision is in use.
 	ProtocolSource string `json:"protocol_source,omitempty"`
 	ProtocolWhy    string `json:"protocol_why,omitempty"`
+	// Instructions are the server's instructions for the model (from
+	// initialize), cut to instructionsMax runes.
+	Instructions string `json:"instructions,omitempty"`
 	// AuthHeaders are the auth-looking headers, masked.
 	AuthHeaders map[string]string `json:"auth_headers,omitempty"`
 	// DiscoveredTools are the tools the server lists.
@@ -157,6 +160,7 @@ func testCommand(e *env) *cli.Command {
 			rep.ServerVersion = s.Init.ServerInfo.Version
 			rep.ProtocolVersion = s.Protocol.Revision
 			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
+			rep.Instructions = clipRunes(strings.TrimSpace(s.Init.Instructions), instructionsMax)
 			if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
 				rep.Sandbox.Applied, rep.Sandbox.Gaps = boundedLines(r.Applied), boundedLines(r.Gaps)
 			}
@@ -214,12 +218,22 @@ func testCommand(e *env) *cli.Command {
 	}
 }
 
+// instructionsMax bounds the server instructions 'hermes mcp test' shows
+// (runes); the model is given them whole by the registry's rules.
+const instructionsMax = 2000
+
 // printTestReport prints rep; listed is false when the tools could not be
 // listed (rep.Error says why).
 func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	e.p.OK("Connected (%dms)", rep.LatencyMS)
 	e.p.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
 	e.p.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
+	if rep.Instructions != "" {
+		e.p.Line("Instructions:")
+		for _, l := range strings.Split(rep.Instructions, "\n") {
+			e.p.Line("  %s", l)
+		}
+	}
 	if sb := rep.Sandbox; sb != nil {
 		e.p.OK("Sandbox in force:")
 		for _, l := range sb.Applied {

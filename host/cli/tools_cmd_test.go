@@ -116,3 +116,40 @@ func TestCallThroughRegistry(t *testing.T) {
 		t.Fatalf("unreachable server: exit %d err %q", code, errOut)
 	}
 }
+
+// TestMcpToolsShowsArguments: 'hermes mcp tools NAME [TOOL]' shows a
+// server's tools with their arguments as the model sees them (filters
+// applied), and --json their input schemas.
+func TestMcpToolsShowsArguments(t *testing.T) {
+	t.Parallel()
+	home := toolsHome(t)
+	out, errOut, code := toolsCLI(t, home, "mcp", "tools", "ts", "echo")
+	if code != 0 || !strings.Contains(out, "echo  (model name mcp_ts_echo)") || !strings.Contains(out, "    message  string  required\n        text to echo\n") {
+		t.Fatalf("mcp tools ts echo: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = toolsCLI(t, home, "mcp", "tools", "ts", "--json")
+	var rep struct {
+		Server string `json:"server"`
+		Tools  []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"input_schema"`
+		} `json:"tools"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Server != "ts" {
+		t.Fatalf("mcp tools ts --json: exit %d\n%s%s", code, out, errOut)
+	}
+	names := map[string]bool{}
+	for _, tl := range rep.Tools {
+		names[tl.Name] = true
+		if tl.Name == "add" && tl.InputSchema["required"] == nil {
+			t.Errorf("add's schema lost required: %v", tl.InputSchema)
+		}
+	}
+	if !names["echo"] || !names["add"] || names["sleep"] || names["crash"] {
+		t.Errorf("tools listed: %v (want the filter applied: no sleep, no crash)", names)
+	}
+	_, errOut, code = toolsCLI(t, home, "mcp", "tools", "ts", "sleep")
+	if code != 1 || !strings.Contains(errOut, "filtered by tools.include/exclude of server ts") {
+		t.Fatalf("filtered tool: exit %d err %q", code, errOut)
+	}
+}

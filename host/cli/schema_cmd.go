@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/urfave/cli/v3"
+)
+
+// schemaDepth is how deep nested objects and arrays are shown; deeper
+// levels are summed up by their type.
+const schemaDepth = 4
+
+// schemaTextMax bounds one description or value shown (runes).
+const schemaTextMax = 300
+
+// schemaToolJSON is one tool of 'hermes mcp tools --json'.
+type schemaToolJSON struct {
+	Name        string         `json:"name"`
+	ModelName   string         `json:"model_name"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+// schemaJSON is 'hermes mcp tools NAME --json'.
+type schemaJSON struct {
+	Server string           `json:"server"`
+	Tools  []schemaToolJSON `json:"tools"`
+}
+
+// toolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
+// server's tools as the model sees them (its tools filter applied), for a
+// person to read, or their schemas with --json.
+func toolsSchemaCommand(e *env) *cli.Command {
+	j := &jsonOutput{e: e}
+	return &cli.Command{
+		Name:      "tools",
+		Usage:     "show the arguments of a server's tools (names, types, required, defaults, choices)",
+		ArgsUsage: "<name> [tool]",
+		Flags: []cli.Flag{
+			j.flag("print the tools' input schemas (docs/JSON.md)"),
+		},
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() < 1 || c.Args().Len() > 2 {
+				return usagef("usage: hermes mcp tools <name> [tool] [--json]")
+			}
+			name, tool := c.Args().Get(0), c.Args().Get(1)
+			_, srv, err := e.loadServer(name)
+			if err != nil {
+				return err
+			}
+			if !srv.Enabled {
+				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+			}
+			m := e.newManager([]*config.Server{srv})
+			defer m.Detach()
+			if err := m.Start(ctx); err != nil {
+				return failf("%s", shownErr(err))
+			}
+			var defs []toolview.ToolDef
+			if tool != "" {
+				l := m.Lookup(toolview.ToolName(name, tool))
+				if err := unavailable(m, srv, tool, l); err != nil {
+					return err
+				}
+				defs = append(defs, l.Def)
+			} else {
+				if _, listed := m.ServerTools(name); !listed {
+					// Why the server is down, as for a call.
+					if err := unavailable(m, srv, "", m.Lookup(toolview.ToolName(name, "x"))); err != nil {
+						return err
+					}
+				}
+				for _, d := range m.Tools() {
+					if d.Server == name && d.Utility == "" {
+						defs = append(defs, d)
+					}
+				}
+			}
+			if j.on {
+				out := schemaJSON{Server: name, Tools: []schemaToolJSON{}}
+				for _, d := range defs {
+					out.Tools = append(out.Tools, schemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
+				}
+				j.write(out)
+				return nil
+			}
+			if len(defs) == 0 {
+				e.p.Info("'%s' offers no tools the model sees (see its tools: filter with 'hermes mcp get %s').", name, name)
+				return nil
+			}
+			for i, d := range defs {
+				if i > 0 {
+					fmt.Fprintln(e.out)
+				}
+				writeToolSchema(e.out, d)
+			}
+			return nil
+		}),
+	}
+}
+
+// writeToolSchema writes one tool for a person: its name, the name the
+// model sees, its description, then one line per argument. Everything
+// from the server is escaped and bounded.
+func writeToolSchema(w io.Writer, d toolview.ToolDef) {
+	fmt.Fprintf(w, "%s  (model name %s)\n", shownName(d.OriginalName), shownName(d.Name))
+	if desc := strings.TrimSpace(d.Description); desc != "" {
+		for _, line := range strings.Split(clipRunes(desc, 4*schemaTextMax), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				fmt.Fprintf(w, "  %s\n", termsafe.Escape(line))
+			}
+		}
+	}
+	lines := argumentLines(d.Parameters, "    ", 1)
+	if len(lines) == 0 {
+		fmt.Fprintln(w, "  No arguments.")
+		return
+	}
+	fmt.Fprintln(w, "  Arguments:")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// argumentLines are the lines of an object schema's properties, required
+// ones first, each "name  type  required  default: x  one of: a, b" and its
+// description below it; nested objects are indented under their name.
+func argumentLines(schema map[string]any, indent string, depth int) []string {
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return nil
+	}
+	required := map[string]bool{}
+	if rs, ok := schema["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.SliceStable(names, func(i, k int) bool {
+		if required[names[i]] != required[names[k]] {
+			return required[names[i]]
+		}
+		return names[i] < names[k]
+	})
+	var out []string
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		parts := []string{shownName(n), typeOf(p)}
+		if required[n] {
+			parts = append(parts, "required")
+		}
+		if v, ok := p["default"]; ok {
+			parts = append(parts, "default: "+valueText(v))
+		}
+		if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
+			vals := make([]string, 0, len(enum))
+			for _, v := range enum {
+				vals = append(vals, valueText(v))
+			}
+			parts = append(parts, "one of: "+clipRunes(strings.Join(vals, ", "), schemaTextMax))
+		}
+		for _, k := range []string{"minimum", "maximum", "minLength", "maxLength", "pattern", "format"} {
+			if v, ok := p[k]; ok {
+				parts = append(parts, k+": "+valueText(v))
+			}
+		}
+		out = append(out, indent+strings.Join(parts, "  "))
+		if desc, ok := p["description"].(string); ok && strings.TrimSpace(desc) != "" {
+			out = append(out, indent+"    "+termsafe.Escape(clipRunes(strings.Join(strings.Fields(desc), " "), schemaTextMax)))
+		}
+		if depth < schemaDepth {
+			sub := p
+			if items, ok := p["items"].(map[string]any); ok {
+				sub = items
+			}
+			out = append(out, argumentLines(sub, indent+"    ", depth+1)...)
+		}
+	}
+	return out
+}
+
+// typeOf names a property's type: "string", "integer or null", "array of
+// string", "object"; "any" when the schema says nothing.
+func typeOf(p map[string]any) string {
+	var types []string
+	switch t := p["type"].(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				types = append(types, s)
+			}
+		}
+	}
+	if len(types) == 0 {
+		for _, k := range []string{"anyOf", "oneOf"} {
+			if alts, ok := p[k].([]any); ok {
+				for _, a := range alts {
+					if am, ok := a.(map[string]any); ok {
+						if t := typeOf(am); !slices.Contains(types, t) {
+							types = append(types, t)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(types) == 0 {
+		return "any"
+	}
+	for i, t := range types {
+		if t == "array" {
+			if items, ok := p["items"].(map[string]any); ok {
+				types[i] = "array of " + typeOf(items)
+			}
+		}
+		types[i] = shownName(types[i])
+	}
+	return strings.Join(types, " or ")
+}
+
+// valueText is a schema value (a default, an enum member) as JSON, bounded
+// and escaped.
+func valueText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return termsafe.Escape(clipRunes(string(b), schemaTextMax/3))
+}
+
+// shownName is a name from a server, escaped and bounded for one line.
+func shownName(s string) string { return termsafe.Escape(clipRunes(s, 128)) }
+
+// clipRunes cuts s to n runes, marking the cut with "…".
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
