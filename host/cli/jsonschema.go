@@ -98,6 +98,9 @@ type jsonServer struct {
 	// NeedsEnv names the ${VAR}s set nowhere (state needs_env).
 	NeedsEnv []string   `json:"needs_env,omitempty"`
 	Error    *jsonError `json:"error,omitempty"`
+	// ToolsEnabled is set by 'hermes mcp list --check': how many tools
+	// the model sees of a server that connected.
+	ToolsEnabled *int `json:"tools_enabled,omitempty"`
 }
 
 // jsonFailure is what a command given --json prints on stdout when it

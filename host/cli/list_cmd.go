@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/urfave/cli/v3"
@@ -39,23 +40,38 @@ type listEntry struct {
 
 func listCommand(e *env) *cli.Command {
 	j := &jsonOutput{e: e}
+	var check bool
 	return &cli.Command{
 		Name:    "list",
 		Aliases: []string{"ls"},
-		Usage:   "show the configured servers (no connections are made)",
-		Flags:   []cli.Flag{j.flag("print a JSON array of servers (see docs/JSON.md)")},
+		Usage:   "show the configured servers (no connections are made; --check connects them)",
+		Flags: []cli.Flag{
+			j.flag("print a JSON array of servers (see docs/JSON.md)"),
+			&cli.BoolFlag{Name: "check", Usage: "connect every enabled server at once and show its state and tool count", Destination: &check},
+		},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes mcp list [--json]")
+				return usagef("usage: hermes mcp list [--check] [--json]")
 			}
 			cfg, err := config.Load(e.home)
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
+			var live map[string]listCheck
+			if check && !cfg.SafeMode {
+				live = e.checkServers(ctx, cfg.Servers)
+			}
 			if j.on {
 				out := make([]jsonServer, 0, len(cfg.Servers))
 				for _, s := range cfg.Servers {
-					out = append(out, serverJSON(s))
+					js := serverJSON(s)
+					if l, ok := live[s.Name]; ok {
+						js.State, js.Error = l.state, l.err
+						if l.state == stateConnected {
+							js.ToolsEnabled = &l.tools
+						}
+					}
+					out = append(out, js)
 				}
 				j.write(out)
 				return nil
@@ -88,16 +104,75 @@ func listCommand(e *env) *cli.Command {
 				if withAuth {
 					row = append(row, orDefault(le.Auth, "none"))
 				}
-				rows = append(rows, append(row, listStatus(le)))
+				row = append(row, listStatus(le))
+				if live != nil {
+					row = append(row, live[le.Name].text)
+				}
+				rows = append(rows, row)
 			}
 			headers := []string{"Name", "Transport", "Tools", "Status"}
 			if withAuth {
 				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
 			}
+			if live != nil {
+				headers = append(headers, "Check")
+			}
 			e.p.TableFit(headers, rows, 1)
 			return nil
 		}),
 	}
+}
+
+// listCheck is one server's state found by 'hermes mcp list --check'.
+type listCheck struct {
+	state string     // connected, failed, needs_login, ... (registryState)
+	err   *jsonError // why not connected
+	tools int        // tools the model sees, when connected
+	text  string     // the Check column
+}
+
+// checkServers connects every enabled server at once, through the same
+// registry as 'hermes tools' (each within its connect_timeout), and returns
+// each one's state by name. Disabled and invalid servers are not started.
+func (e *env) checkServers(ctx context.Context, servers []*config.Server) map[string]listCheck {
+	var run []*config.Server
+	for _, s := range servers {
+		if s.Enabled && s.Err == nil && len(s.NeedsVars) == 0 {
+			run = append(run, s)
+		}
+	}
+	out := map[string]listCheck{}
+	if len(run) == 0 {
+		return out
+	}
+	m := e.newManager(run)
+	defer m.Detach()
+	_ = m.Start(ctx) // each server's outcome is in its status
+	for _, st := range m.Status() {
+		srv := findServer(run, st.Name)
+		state, jerr := registryState(st, srv)
+		l := listCheck{state: state, err: jerr, tools: st.Enabled}
+		switch {
+		case st.State == registry.StateConnected:
+			l.text = fmt.Sprintf("✓ %d tools", st.Enabled)
+		case jerr != nil && jerr.Message != "":
+			l.text = "✗ " + clipRunes(oneLine(jerr.Message), 60)
+		default:
+			l.text = "✗ " + state
+		}
+		out[st.Name] = l
+	}
+	return out
+}
+
+// findServer is the server of servers named name, or nil.
+func findServer(servers []*config.Server, name string) *config.Server {
+	for _, s := range servers {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }
 
 // describeServer summarises a configured server without connecting to it.

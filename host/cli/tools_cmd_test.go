@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -151,5 +152,39 @@ func TestMcpToolsShowsArguments(t *testing.T) {
 	_, errOut, code = toolsCLI(t, home, "mcp", "tools", "ts", "sleep")
 	if code != 1 || !strings.Contains(errOut, "filtered by tools.include/exclude of server ts") {
 		t.Fatalf("filtered tool: exit %d err %q", code, errOut)
+	}
+}
+
+// TestListCheck: 'hermes mcp list --check' connects the enabled servers
+// and adds their state (tools the model sees, or why not); --json carries
+// the same as state, error and tools_enabled. Disabled servers are not
+// started.
+func TestListCheck(t *testing.T) {
+	t.Parallel()
+	home := toolsHome(t)
+	out, errOut, code := toolsCLI(t, home, "mcp", "list", "--check")
+	if code != 0 || !strings.Contains(out, "Check") || !regexp.MustCompile(`ts .*✓ \d+ tools`).MatchString(out) || !regexp.MustCompile(`gone .*✗ `).MatchString(out) {
+		t.Fatalf("list --check: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, code = toolsCLI(t, home, "mcp", "list", "--check", "--json")
+	var rep []struct {
+		Name         string `json:"name"`
+		State        string `json:"state"`
+		ToolsEnabled *int   `json:"tools_enabled"`
+		Error        *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep) != 3 {
+		t.Fatalf("list --check --json: exit %d\n%s", code, out)
+	}
+	if r := rep[0]; r.State != "connected" || r.ToolsEnabled == nil || *r.ToolsEnabled == 0 {
+		t.Errorf("ts = %+v", r)
+	}
+	if r := rep[1]; r.State == "connected" || r.Error == nil || !strings.Contains(r.Error.Message, "missing executable") {
+		t.Errorf("gone = %+v", r)
+	}
+	if r := rep[2]; r.State != "disabled" || r.ToolsEnabled != nil {
+		t.Errorf("off = %+v", r)
 	}
 }
