@@ -3,7 +3,6 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/fields"
 	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
@@ -899,20 +899,11 @@ func replaceRefs(s string, f func(name string, atStart bool) string) string {
 // text reads a single string value (absent: ""). Numbers and booleans are
 // taken as their text, as the original str()-ed them.
 func text(field string, v any, max int) (string, error) {
-	var s string
-	switch t := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		s = t
-	case bool, uint64, int64, int:
-		s = fmt.Sprint(t)
-	case float64:
-		if math.IsNaN(t) || math.IsInf(t, 0) {
+	s, ferr := fields.Text(field, v)
+	if ferr != nil {
+		if _, num := v.(float64); num {
 			return "", fail(field, "%s: want text, got %s", field, show(v))
 		}
-		s = strconv.FormatFloat(t, 'f', -1, 64)
-	default:
 		return "", fail(field, "%s: want text, got %s", field, kindOf(v))
 	}
 	if err := checkText(field, s, max); err != nil {
@@ -935,35 +926,34 @@ func checkText(field, s string, max int) error {
 
 // textList reads a list of values.
 func textList(field string, v any, maxItems, maxLen int) ([]string, error) {
-	switch t := v.(type) {
-	case nil:
-		return nil, nil
-	case []any:
-		if len(t) > maxItems {
-			return nil, fail(field, "%s: %d entries, over the limit of %d", field, len(t), maxItems)
-		}
-		out := make([]string, 0, len(t))
-		for i, x := range t {
-			if x == nil {
-				return nil, fail(field, "%s[%d]: empty; remove it or write \"\"", field, i)
-			}
-			s, err := text(fmt.Sprintf("%s[%d]", field, i), x, maxLen)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
+	if t, ok := v.([]any); ok && len(t) > maxItems {
+		return nil, fail(field, "%s: %d entries, over the limit of %d", field, len(t), maxItems)
 	}
-	return nil, fail(field, "%s: want a list, got %s", field, kindOf(v))
+	l, ferr := fields.TextList(field, v)
+	switch {
+	case ferr == nil:
+	case ferr.Key == field:
+		return nil, fail(field, "%s: want %s, got %s", field, ferr.Want, kindOf(v))
+	case ferr.Got == "nothing":
+		return nil, fail(ferr.Key, "%s: empty; remove it or write \"\"", ferr.Key)
+	default:
+		return nil, fail(ferr.Key, "%s: want %s, got %s", ferr.Key, ferr.Want, ferr.Got)
+	}
+	for i, s := range l {
+		if err := checkText(fmt.Sprintf("%s[%d]", field, i), s, maxLen); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // textMap reads a mapping of names (matching keyRE) to values.
 func textMap(field string, v any, keyRE *lazyregexp.Regexp, keyHint string) (map[string]string, error) {
-	switch t := v.(type) {
-	case nil:
+	t, ferr := fields.Mapping(field, v)
+	switch {
+	case t == nil && ferr == nil:
 		return nil, nil
-	case map[string]any:
+	case ferr == nil:
 		if len(t) > MaxListLen {
 			return nil, fail(field, "%s: %d entries, over the limit of %d", field, len(t), MaxListLen)
 		}
@@ -984,13 +974,11 @@ func textMap(field string, v any, keyRE *lazyregexp.Regexp, keyHint string) (map
 }
 
 func boolean(field string, v any, def bool) (bool, error) {
-	switch t := v.(type) {
-	case nil:
-		return def, nil
-	case bool:
-		return t, nil
+	b, ferr := fields.Bool(field, v, def)
+	if ferr != nil {
+		return def, fail(field, "%s: want %s, got %s", field, ferr.Want, show(v))
 	}
-	return def, fail(field, "%s: want true or false, got %s", field, show(v))
+	return b, nil
 }
 
 // httpURL reports whether s is an http(s) URL with a host.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/hermes-agent/hermes/host/fields"
 )
 
 var knownKeys = map[string]bool{
@@ -64,28 +65,19 @@ func got(raw any) string {
 	return fmt.Sprint(raw)
 }
 
-func scalarString(v any) (string, bool) {
-	switch t := v.(type) {
-	case string:
-		return t, true
-	case bool, int, int64, uint64, uint, float64, float32:
-		return fmt.Sprint(t), true
-	}
-	return "", false
-}
+// The typed readers below check types with host/fields, the one field
+// decoder; their messages name the server, the key, the type wanted and
+// the value as written (raw, before interpolation: no value from .env or
+// the environment ends up in an error).
 
 func (d *decoder) str(key string, v, raw any) string {
-	if v == nil {
-		return ""
-	}
-	s, ok := scalarString(v)
-	if !ok {
+	s, err := fields.Text(key, v)
+	if err != nil {
 		d.fail(key, "want a string, got %s; write a single value", got(raw))
 	}
 	return s
 }
 
-// megabytes reads a positive number of MiB and returns it in bytes.
 func (d *decoder) megabytes(key string, v, raw any, def uint64) uint64 {
 	mb, ok := d.positive(key, v, raw, "megabytes", 4095)
 	if !ok {
@@ -193,61 +185,40 @@ func (d *decoder) int(key string, v, raw any) int {
 
 // strList reads a list of scalars; a single string is a list of one.
 func (d *decoder) strList(key string, v, raw any) []string {
-	switch t := v.(type) {
-	case nil:
-		return nil
-	case []any:
-		out := make([]string, 0, len(t))
-		for _, x := range t {
-			s, ok := scalarString(x)
-			if !ok {
-				d.fail(key, "want a list of strings, got an entry that is %s", typeName(x))
-				return nil
-			}
-			out = append(out, s)
+	if _, ok := v.([]any); !ok && v != nil {
+		if s, err := fields.Text(key, v); err == nil {
+			return []string{s}
 		}
-		return out
+		d.fail(key, "want a list of strings, got %s", got(raw))
+		return nil
 	}
-	if s, ok := scalarString(v); ok {
-		return []string{s}
+	l, err := fields.TextList(key, v)
+	if err != nil {
+		d.fail(key, "want a list of strings, got an entry that is %s", err.Got)
+		return nil
 	}
-	d.fail(key, "want a list of strings, got %s", got(raw))
-	return nil
+	return l
 }
 
 func (d *decoder) strMap(key string, v, raw any) map[string]string {
-	switch t := v.(type) {
-	case nil:
+	if _, err := fields.Mapping(key, v); err != nil {
+		d.fail(key, "want a mapping of names to strings, got %s", got(raw))
 		return nil
-	case map[string]any:
-		out := make(map[string]string, len(t))
-		for k, x := range t {
-			if x == nil {
-				out[k] = ""
-				continue
-			}
-			s, ok := scalarString(x)
-			if !ok {
-				d.fail(key, "want a mapping of names to strings, but %q is %s", k, typeName(x))
-				return nil
-			}
-			out[k] = s
-		}
-		return out
 	}
-	d.fail(key, "want a mapping of names to strings, got %s", got(raw))
-	return nil
+	m, err := fields.TextMap(key, v)
+	if err != nil {
+		d.fail(key, "want a mapping of names to strings, but %q is %s", strings.TrimPrefix(err.Key, key+"."), err.Got)
+		return nil
+	}
+	return m
 }
 
 func (d *decoder) rawMap(key string, v, raw any) map[string]any {
-	switch t := v.(type) {
-	case nil:
-		return nil
-	case map[string]any:
-		return t
+	m, err := fields.Mapping(key, v)
+	if err != nil {
+		d.fail(key, "want a mapping, got %s", got(raw))
 	}
-	d.fail(key, "want a mapping, got %s", got(raw))
-	return nil
+	return m
 }
 
 func sub(m any, key string) any {

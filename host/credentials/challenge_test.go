@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/sdk/auth"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -55,7 +56,7 @@ func TestChallengeIsOneRoundTrip(t *testing.T) {
 	for _, withHeaders := range []bool{true, false} {
 		a := &counting{withHeaders: withHeaders}
 		h := sdktest.AuthInProcess(t, func(context.Context, auth.Config) (auth.Authenticator, error) { return a, nil })
-		client, err := h.Open(context.Background(), auth.Config{Server: "s", Method: "fake"}, nil)
+		client, err := h.Open(context.Background(), auth.Config{Server: "s", Method: "fake"}, pluginhost.AuthOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -203,7 +203,7 @@ func (m *Manager) open(ctx context.Context, srv *config.Server, cfg auth.Config)
 			p.Kill()
 			return nil, nil, fmt.Errorf("plugin %s is not an auth plugin", p.Path)
 		}
-		c, err := h.Open(ctx, cfg, m.ui)
+		c, err := h.Open(ctx, cfg, pluginhost.AuthOptions{UI: m.ui})
 		if err != nil {
 			p.Kill()
 			return nil, nil, err

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	fielddec "github.com/hermes-agent/hermes/host/fields"
 	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
@@ -300,8 +302,9 @@ func (m *mapper) boolean(obj *object, k string) (bool, bool) {
 	if !ok {
 		return false, false
 	}
-	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil {
+	v, ok := decoded(raw)
+	b, err := fielddec.Bool(k, v, false)
+	if !ok || err != nil {
 		m.s.notef("key %s is %s, not true or false; not imported", k, kindOf(raw))
 		return false, false
 	}
@@ -318,20 +321,23 @@ func (m *mapper) number(obj *object, k string) (float64, bool) {
 	return f, true
 }
 
-// scalarText is a JSON scalar as text (strings unquoted); ok is false for
-// objects and lists.
+// decoded is raw as a plain value for host/fields, numbers as written
+// (json.Number); ok is false when raw is not JSON.
+func decoded(raw json.RawMessage) (v any, ok bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	return v, d.Decode(&v) == nil
+}
+
+// scalarText is a JSON scalar as text (strings unquoted, numbers as
+// written, null empty: fields.Text); ok is false for objects and lists.
 func scalarText(raw json.RawMessage) (string, bool) {
-	switch kindOf(raw) {
-	case "a string":
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s, true
-	case "a number", "a boolean":
-		return strings.TrimSpace(string(raw)), true
-	case "null":
-		return "", true
+	v, ok := decoded(raw)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	s, err := fielddec.Text("", v)
+	return s, err == nil
 }
 
 func (m *mapper) strList(obj *object, k string) []string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,10 +34,20 @@ type listError struct{ err error }
 func (e *listError) Error() string { return e.err.Error() }
 func (e *listError) Unwrap() error { return e.err }
 
+// open is the server's supervisor.OpenFunc: a prepared session and the
+// transport plugin process serving it.
+func (s *server) open(ctx context.Context) (*conn, *supervisor.Plugin, error) {
+	c, err := s.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.sess.Plugin, nil
+}
+
 // connect opens a session and prepares it: log level, tools. A failure
 // after the handshake closes the session.
-func (s *server) connect() (*conn, error) {
-	sess, err := session.Connect(s.ctx, s.cfg, s.deps())
+func (s *server) connect(ctx context.Context) (*conn, error) {
+	sess, err := session.Connect(ctx, s.cfg, s.deps())
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +58,7 @@ func (s *server) connect() (*conn, error) {
 		if s.log.IsDebug() {
 			level = mcp.LoggingLevelDebug
 		}
-		ctx, cancel := context.WithTimeout(s.ctx, s.m.timings.ProbeTimeout)
+		ctx, cancel := context.WithTimeout(ctx, s.m.timings.ProbeTimeout)
 		if err := sess.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: level}}); err != nil {
 			s.log.Debug("logging/setLevel refused", "error", toolview.Redact(err.Error()))
 		}

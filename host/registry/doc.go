@@ -1,6 +1,8 @@
 // Package registry is the live registry of MCP servers (Manager): parallel
 // discovery of the configured servers through sessions, each server's
-// connection state machine (reconnect, parking, keepalive, circuit breaker),
+// connection state machine (reconnect, parking, keepalive, circuit breaker;
+// starting a session, one at a time and with backoff, is a
+// supervisor.Instance, as for every long-lived plugin of the host),
 // tool-list refreshes after list_changed, server log notifications, and
 // routing of model tool calls to the right session.
 //

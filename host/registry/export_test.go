@@ -33,7 +33,9 @@ func (t *TestBreaker) Failure() { t.b.failure() }
 func (t *TestBreaker) Release() { t.b.release() }
 
 // Backoff exposes the backoff schedule.
-func Backoff(t Timings, n int) interface{ Seconds() float64 } { return t.withDefaults().backoff(n) }
+func Backoff(t Timings, n int) interface{ Seconds() float64 } {
+	return t.withDefaults().backoff().Wait(max(n, 1))
+}
 
 // Retryable and FailureCode expose the connect-failure classifiers to tests.
 var (

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
@@ -78,8 +79,9 @@ type server struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	// wake cuts short a backoff or parked wait (cap 1).
-	wake chan struct{}
+	// inst starts the server's sessions: one at a time, after the
+	// backoff of failed attempts or a park (Hold), at once when woken.
+	inst *supervisor.Instance[*conn]
 	// done is closed when the run loop has exited.
 	done chan struct{}
 	// first is closed when the first connect attempt has an outcome.
@@ -123,7 +125,6 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		brk:         newBreaker(m.timings),
 		ctx:         ctx,
 		cancel:      cancel,
-		wake:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
 		first:       make(chan struct{}),
 		refreshKick: make(chan struct{}, 1),
@@ -133,6 +134,10 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		logLimit:    logfile.NewLimiter(cfg.LogLinesPerSecond, cfg.LogBurst),
 	}
 	s.logLimit.Now = m.timings.Now
+	s.inst = supervisor.NewInstance(s.open, supervisor.InstanceOptions{
+		Backoff:        m.timings.backoff(),
+		HealthyOnStart: true,
+	})
 	switch {
 	case !cfg.Enabled:
 		s.state = StateDisabled
@@ -180,12 +185,7 @@ func (s *server) stop(d time.Duration) {
 func (s *server) finishFirst() { s.firstOnce.Do(func() { close(s.first) }) }
 
 // kick wakes the run loop from a backoff or parked wait.
-func (s *server) kick() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *server) kick() { s.inst.Wake() }
 
 // endReason says why serving a session stopped.
 type endReason int
@@ -197,35 +197,38 @@ const (
 )
 
 // run is the server's life: connect, serve until the session ends,
-// reconnect with backoff, park when reconnects are exhausted.
+// reconnect with backoff, park when reconnects are exhausted. Starting a
+// session (one at a time, the backoff between failed attempts, a wake
+// cutting a wait short) is the server's supervisor.Instance; run decides
+// what a failure means for the server (retry, park, give up until asked).
 func (s *server) run() {
 	defer close(s.done)
 	defer s.finishFirst()
+	defer s.inst.Close()
 	t := s.m.timings
-	failures := 0
 	for {
-		c, err := s.connect()
+		c, _, err := s.inst.Get(s.ctx)
 		if s.ctx.Err() != nil {
 			if c != nil {
+				s.inst.Forget(c.sess.Plugin)
 				_ = c.sess.Close()
 			}
 			return
 		}
 		if err == nil {
-			failures = 0
 			s.publish(c)
 			why := s.serve(c)
 			s.drop(c)
 			if why == endStopped || s.ctx.Err() != nil {
 				return
 			}
-			// A drop counts as a disconnect: reconnect at once, back off
-			// only if that fails.
+			// A drop counts as a disconnect: reconnect at once
+			// (HealthyOnStart), back off only if that fails.
 			continue
 		}
 		reason := toolview.Redact(oneLine(err.Error()))
 		retry := retryable(err)
-		failures++
+		failures, wait := s.inst.Failures()
 		code, challenge := failureCode(err)
 		s.mu.Lock()
 		everConnected := s.connected
@@ -240,17 +243,15 @@ func (s *server) run() {
 			if everConnected {
 				st = StateParked
 			}
+			// Parked: each wake (or ParkedRetry) is a single attempt,
+			// since the failures in a row stay at the limit or over.
+			if retry {
+				s.inst.Hold(t.ParkedRetry)
+			} else {
+				s.inst.Hold(0)
+			}
 			s.park(st, reason, retry)
 			s.finishFirst()
-			wait := t.ParkedRetry
-			if !retry {
-				wait = 0
-			}
-			if !s.sleep(wait) {
-				return
-			}
-			// Each wake is a single attempt: a server still down parks again.
-			failures = limit - 1
 			continue
 		}
 		s.mu.Lock()
@@ -258,30 +259,8 @@ func (s *server) run() {
 		s.err = reason
 		s.mu.Unlock()
 		s.finishFirst()
-		d := t.backoff(failures)
-		s.log.Warn("connect failed; retrying", "attempt", failures, "of", limit, "in", d, "error", reason)
-		if !s.sleep(d) {
-			return
-		}
+		s.log.Warn("connect failed; retrying", "attempt", failures, "of", limit, "in", wait, "error", reason)
 	}
-}
-
-// sleep waits d (0: until woken), a wake or the end. It reports false when
-// the server is stopping.
-func (s *server) sleep(d time.Duration) bool {
-	var timer <-chan time.Time
-	if d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timer = t.C
-	}
-	select {
-	case <-s.ctx.Done():
-		return false
-	case <-s.wake:
-	case <-timer:
-	}
-	return true
 }
 
 // publish makes c the server's session and registers its tools; only then
@@ -293,11 +272,6 @@ func (s *server) publish(c *conn) {
 	s.err, s.errCode, s.challenge = "", "", ""
 	s.connected = true
 	s.mu.Unlock()
-	// A wake asked for while connecting is answered.
-	select {
-	case <-s.wake:
-	default:
-	}
 	s.brk.reset()
 	s.m.rebuild()
 	s.mu.Lock()
@@ -322,6 +296,7 @@ func (s *server) drop(c *conn) {
 		s.changed = make(chan struct{})
 	}
 	s.mu.Unlock()
+	s.inst.Forget(c.sess.Plugin)
 	if s.m.detach.Load() {
 		c.sess.Detach()
 		return

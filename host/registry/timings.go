@@ -103,8 +103,8 @@ func (t Timings) withDefaults() Timings {
 	return t
 }
 
-// backoff returns the wait after the n-th consecutive failure (n >= 1):
+// backoff is the wait after the n-th consecutive failed connect (n >= 1):
 // InitialBackoff doubled n-1 times, at most MaxBackoff.
-func (t Timings) backoff(n int) time.Duration {
-	return supervisor.Backoff{First: t.InitialBackoff, Max: t.MaxBackoff}.Wait(max(n, 1))
+func (t Timings) backoff() supervisor.Backoff {
+	return supervisor.Backoff{First: t.InitialBackoff, Max: t.MaxBackoff}
 }

@@ -118,12 +118,9 @@ func (b *Bridge) launch(ctx context.Context) (*pluginhost.BridgeClient, *supervi
 			return fail(err)
 		}
 	}
-	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings})
+	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings}, pluginhost.BridgeOptions{MaxResultBytes: max(b.o.MaxResultBytes, 0)})
 	if err != nil {
 		return fail(fmt.Errorf("%s: open: %w", b.binary(), err))
-	}
-	if b.o.MaxResultBytes > 0 {
-		c.MaxResultBytes = b.o.MaxResultBytes
 	}
 	// The first start's description is the one clients get (starts are
 	// one at a time, so this needs no lock).

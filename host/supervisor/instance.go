@@ -57,6 +57,13 @@ type InstanceOptions struct {
 	OnExit func(reason string)
 	// OnRestartFailed, when set, is told why a Restart start failed.
 	OnRestartFailed func(err error)
+	// HealthyOnStart counts every successful start as healthy at once:
+	// the failures in a row start over, and the start after that process
+	// ended (crashed, dropped or forgotten) is at once; only failed starts
+	// back off. For a connection that was up and then dropped (the
+	// registry's sessions): reconnect at once, back off only if that
+	// fails. Without it a process is healthy only once it ran StableAfter.
+	HealthyOnStart bool
 	// Now and After are the clock (nil: the time package's); tests set
 	// them to see the backoff without waiting it out.
 	Now   func() time.Time
@@ -70,7 +77,7 @@ type OpenFunc[T any] func(ctx context.Context) (T, *Plugin, error)
 
 // Instance keeps one plugin running on demand, the one lifecycle of every
 // long-lived plugin the host holds (a server's auth method, the serve
-// bridge): Get starts it on first use, one start at a time (concurrent
+// bridge, a registry server's transport session): Get starts it on first use, one start at a time (concurrent
 // callers wait for that start and share it); a process that exits is
 // forgotten and its exit reason kept; the next Get (or, with Restart, the
 // Instance itself) starts it again after a backoff that grows while it
@@ -83,10 +90,15 @@ type Instance[T any] struct {
 	cur      *running[T]
 	starting chan struct{} // closed when the start under way ends
 	closed   bool
-	failures int       // crashes and failed starts in a row
-	notAfter time.Time // no start before this (the backoff)
-	lastExit string
-	starts   int
+	failures int           // crashes and failed starts in a row
+	notAfter time.Time     // no start before this (the backoff)
+	held     bool          // no start before a Wake (Hold(0))
+	woken    chan struct{} // closed and replaced by Wake
+	// wokeSince: a Wake came since the last start began; the failure of
+	// that start then neither backs off nor Holds.
+	wokeSince bool
+	lastExit  string
+	starts    int
 }
 
 // running is one started process and its opened value.
@@ -115,7 +127,7 @@ func NewInstance[T any](open OpenFunc[T], o InstanceOptions) *Instance[T] {
 	if o.After == nil {
 		o.After = time.After
 	}
-	return &Instance[T]{open: open, o: o}
+	return &Instance[T]{open: open, o: o, woken: make(chan struct{})}
 }
 
 // Get returns the running plugin's value and process, starting it when none
@@ -151,10 +163,15 @@ func (i *Instance[T]) Get(ctx context.Context) (T, *Plugin, error) {
 		}
 		ch := make(chan struct{})
 		i.starting = ch
-		wait := i.notAfter.Sub(i.o.Now())
+		i.wokeSince = false
+		wait := max(i.notAfter.Sub(i.o.Now()), 0)
+		if i.held {
+			wait = -1
+		}
+		woken := i.woken
 		i.mu.Unlock()
 
-		r, err := i.start(ctx, wait)
+		r, err := i.start(ctx, wait, woken)
 		i.mu.Lock()
 		i.starting = nil
 		close(ch)
@@ -172,19 +189,34 @@ func (i *Instance[T]) Get(ctx context.Context) (T, *Plugin, error) {
 		}
 		i.cur = r
 		i.starts++
+		if i.o.HealthyOnStart {
+			i.failures, i.notAfter = 0, time.Time{}
+		}
 		i.mu.Unlock()
 		go i.watch(r)
 		return r.v, r.p, nil
 	}
 }
 
-// start waits out the backoff, then opens one process.
-func (i *Instance[T]) start(ctx context.Context, wait time.Duration) (*running[T], error) {
-	if wait > 0 {
+// start waits out the backoff (wait < 0: until a Wake), then opens one
+// process. A Wake cuts the wait short.
+func (i *Instance[T]) start(ctx context.Context, wait time.Duration, woken <-chan struct{}) (*running[T], error) {
+	if wait != 0 {
+		var after <-chan time.Time
+		if wait > 0 {
+			after = i.o.After(wait)
+		}
 		select {
-		case <-i.o.After(wait):
+		case <-after:
+		case <-woken:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		i.mu.Lock()
+		closed := i.closed
+		i.mu.Unlock()
+		if closed {
+			return nil, ErrInstanceClosed
 		}
 	}
 	v, p, err := i.open(ctx)
@@ -194,9 +226,14 @@ func (i *Instance[T]) start(ctx context.Context, wait time.Duration) (*running[T
 	return &running[T]{v: v, p: p, started: i.o.Now()}, nil
 }
 
-// failed counts a crash or failed start and sets the backoff; i.mu held.
+// failed counts a crash or failed start and sets the backoff (none when
+// a Wake came since the start began); i.mu held.
 func (i *Instance[T]) failed() {
 	i.failures++
+	if i.wokeSince {
+		i.notAfter = time.Time{}
+		return
+	}
 	i.notAfter = i.o.Now().Add(i.o.Backoff.Wait(i.failures))
 }
 
@@ -223,10 +260,12 @@ func (i *Instance[T]) exited(r *running[T]) bool {
 	}
 	i.cur = nil
 	i.lastExit = reason
-	if i.o.Now().Sub(r.started) >= i.o.StableAfter {
-		i.failures = 0
+	if !i.o.HealthyOnStart {
+		if i.o.Now().Sub(r.started) >= i.o.StableAfter {
+			i.failures = 0
+		}
+		i.failed()
 	}
-	i.failed()
 	i.mu.Unlock()
 	if i.o.OnExit != nil {
 		go i.o.OnExit(reason)
@@ -248,6 +287,56 @@ func (i *Instance[T]) Drop(p *Plugin) {
 	i.cur = nil
 	i.mu.Unlock()
 	go p.Kill()
+}
+
+// Forget forgets p, a process the caller ends itself (a graceful close it
+// waits for), as Drop does but without killing it. A p that is not the
+// current one is left alone.
+func (i *Instance[T]) Forget(p *Plugin) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if r := i.cur; r != nil && r.p == p {
+		r.dropped = true
+		i.cur = nil
+	}
+}
+
+// Hold puts off the next start by d from now instead of the backoff (a
+// caller that gave up for a while); d <= 0 holds it until Wake. A Wake
+// that came since the last start began wins: the next start is at once.
+func (i *Instance[T]) Hold(d time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.wokeSince {
+		return
+	}
+	i.held = d <= 0
+	i.notAfter = i.o.Now().Add(d)
+}
+
+// Wake lets the next start happen now: it ends a backoff or Hold, also
+// one a Get is waiting out (the user asked, a call is waiting). The count
+// of failures in a row stays, so a start that fails again backs off
+// further.
+func (i *Instance[T]) Wake() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.held = false
+	i.notAfter = time.Time{}
+	i.wokeSince = true
+	close(i.woken)
+	i.woken = make(chan struct{})
+}
+
+// Failures returns the crashes and failed starts in a row, and the wait
+// still due before the next start (negative: held until Wake).
+func (i *Instance[T]) Failures() (n int, wait time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.held {
+		return i.failures, -1
+	}
+	return i.failures, max(i.notAfter.Sub(i.o.Now()), 0)
 }
 
 // Current returns the running plugin's value and process without starting
@@ -281,6 +370,8 @@ func (i *Instance[T]) Starts() int {
 func (i *Instance[T]) Close() {
 	i.mu.Lock()
 	i.closed = true
+	close(i.woken) // a Get waiting out a backoff ends
+	i.woken = make(chan struct{})
 	r := i.cur
 	i.cur = nil
 	if r != nil {

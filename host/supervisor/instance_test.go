@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -220,5 +221,134 @@ func TestInstanceDropAndClose(t *testing.T) {
 	case r := <-exits:
 		t.Fatalf("a dropped or closed process was reported as a crash: %s", r)
 	default:
+	}
+}
+
+// failingInstance is stdioInstance whose starts fail while fail is set;
+// hook, when set, runs at the start of each open.
+func failingInstance(t *testing.T, o supervisor.InstanceOptions, fail *atomic.Bool, hook func()) (*supervisor.Instance[any], *atomic.Int32) {
+	t.Helper()
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
+	t.Cleanup(s.KillAll)
+	opens := &atomic.Int32{}
+	inst := supervisor.NewInstance(func(context.Context) (any, *supervisor.Plugin, error) {
+		opens.Add(1)
+		if hook != nil {
+			hook()
+		}
+		if fail.Load() {
+			return nil, nil, errors.New("connect refused")
+		}
+		p, err := s.Launch(stdioSpec("instance"))
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, p, nil
+	}, o)
+	t.Cleanup(inst.Close)
+	return inst, opens
+}
+
+// With HealthyOnStart only failed starts back off: a good start clears
+// the failures in a row, and the start after its process ended, crashed
+// or forgotten, is at once. Forget leaves the process to the caller.
+func TestInstanceHealthyOnStart(t *testing.T) {
+	clk := &clock{now: time.Unix(1e9, 0)}
+	first := 100 * time.Millisecond
+	var fail atomic.Bool
+	fail.Store(true)
+	inst, _ := failingInstance(t, supervisor.InstanceOptions{
+		Backoff: supervisor.Backoff{First: first, Max: time.Second}, HealthyOnStart: true,
+		Now: clk.Now, After: clk.After,
+	}, &fail, nil)
+	for range 2 {
+		if _, _, err := inst.Get(context.Background()); err == nil {
+			t.Fatal("a failing start succeeded")
+		}
+	}
+	if n, wait := inst.Failures(); n != 2 || wait != 2*first {
+		t.Fatalf("Failures() = %d, %v; want 2, %v", n, wait, 2*first)
+	}
+	fail.Store(false)
+	p1 := get(t, inst)
+	if n, wait := inst.Failures(); n != 0 || wait != 0 {
+		t.Fatalf("after a good start Failures() = %d, %v; want 0, 0", n, wait)
+	}
+	crash(t, p1)
+	p2 := get(t, inst)
+	inst.Forget(p2)
+	p3 := get(t, inst)
+	if w := clk.asked(); len(w) != 2 || w[0] != first || w[1] != 2*first {
+		t.Fatalf("backoffs %v, want only [%v %v] (before the second and third starts)", w, first, 2*first)
+	}
+	if p3.Pid() == p2.Pid() {
+		t.Fatal("a forgotten process was handed out again")
+	}
+	select {
+	case <-p2.Exited():
+		t.Fatal("Forget killed the process; the caller ends it")
+	default:
+	}
+	p2.Kill()
+}
+
+// Hold puts the next start off (until Wake for 0); Wake ends a backoff or
+// Hold, also one a Get is waiting out, and a Wake during a start that
+// then fails wins over the backoff and a later Hold.
+func TestInstanceHoldAndWake(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	var wakeInOpen atomic.Bool
+	var inst *supervisor.Instance[any]
+	inst, opens := failingInstance(t, supervisor.InstanceOptions{Backoff: supervisor.Backoff{First: time.Hour, Max: time.Hour}}, &fail, func() {
+		if wakeInOpen.Load() {
+			inst.Wake()
+		}
+	})
+	if _, _, err := inst.Get(context.Background()); err == nil {
+		t.Fatal("a failing start succeeded")
+	}
+	inst.Hold(0)
+	if _, wait := inst.Failures(); wait >= 0 {
+		t.Fatalf("held until Wake, Failures() wait = %v, want < 0", wait)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := inst.Get(cancelled); !errors.Is(err, context.Canceled) || opens.Load() != 1 {
+		t.Fatalf("a held Get = %v after %d opens, want context.Canceled and no new open", err, opens.Load())
+	}
+	// A Get waiting out the Hold starts once woken.
+	fail.Store(false)
+	got := make(chan error, 1)
+	go func() { _, _, err := inst.Get(context.Background()); got <- err }()
+	inst.Wake()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("woken Get: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Wake did not end the Hold")
+	}
+	_, p, _ := inst.Current()
+	inst.Drop(p)
+	// A start that fails after a Wake came in the meantime backs off
+	// nothing, and a Hold after it is ignored: the wake is answered.
+	fail.Store(true)
+	wakeInOpen.Store(true)
+	if _, _, err := inst.Get(context.Background()); err == nil {
+		t.Fatal("a failing start succeeded")
+	}
+	inst.Hold(time.Hour)
+	if _, wait := inst.Failures(); wait != 0 {
+		t.Fatalf("after a wake during the start, wait = %v, want 0", wait)
+	}
+	wakeInOpen.Store(false)
+	fail.Store(false)
+	before := opens.Load()
+	get(t, inst)
+	if opens.Load() != before+1 {
+		t.Fatalf("%d opens, want one more", opens.Load()-before)
 	}
 }

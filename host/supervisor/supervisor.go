@@ -3,8 +3,11 @@
 // pinned, checked against its sha256), starts one go-plugin process per
 // use with a clean environment, detached stdin, its own process group and
 // a parent-death signal, notices at once when one exits, and kills them
-// all when the host stops. It knows nothing about MCP; callers dispense the
-// plugin and speak the sdk contract.
+// all when the host stops; Instance is the one lifecycle of a long-lived
+// plugin (start on demand, one start at a time, restart with backoff, exit
+// reason) that the registry, the auth plugins and the serve bridge share.
+// It knows nothing about MCP; callers dispense the plugin and speak the sdk
+// contract.
 package supervisor
 
 import (

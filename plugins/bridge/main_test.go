@@ -43,7 +43,7 @@ func handle(t *testing.T) *pluginhost.Bridge {
 // openBridge opens the plugin over cfg through the RPC handle.
 func openBridge(t *testing.T, cfg bridge.Config) *pluginhost.BridgeClient {
 	t.Helper()
-	c, err := handle(t).Open(ctx, cfg)
+	c, err := handle(t).Open(ctx, cfg, pluginhost.BridgeOptions{})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -363,7 +363,7 @@ func TestSettings(t *testing.T) {
 		for k := range settings {
 			key = k
 		}
-		_, err := handle(t).Open(ctx, bridge.Config{Home: home, Settings: settings})
+		_, err := handle(t).Open(ctx, bridge.Config{Home: home, Settings: settings}, pluginhost.BridgeOptions{})
 		if sdk.ErrorCode(err) != sdk.CodeConfig || !strings.Contains(err.Error(), key) {
 			t.Errorf("settings %v: %v, want a config error naming %s", settings, err, key)
 		}
@@ -372,7 +372,7 @@ func TestSettings(t *testing.T) {
 		}
 	}
 	good := map[string]any{TelegramBaseURLKey: "http://127.0.0.1:1", DiscordBaseURLKey: "https://discord.example/api/", SlackBaseURLKey: nil, "other": true}
-	if _, err := handle(t).Open(ctx, bridge.Config{Home: home, Settings: good}); err != nil {
+	if _, err := handle(t).Open(ctx, bridge.Config{Home: home, Settings: good}, pluginhost.BridgeOptions{}); err != nil {
 		t.Errorf("settings %v: %v", good, err)
 	}
 }

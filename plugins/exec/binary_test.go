@@ -61,7 +61,7 @@ cat "$D/token"`)
 	}
 	settings := map[string]any{"command": "sh", "args": []any{d.path("script")}, "lifetime": 600}
 	ctx := context.Background()
-	c, err := raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec", Settings: settings}, nil)
+	c, err := raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec", Settings: settings}, pluginhost.AuthOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ cat "$D/token"`)
 	if err != nil || !st.LoggedIn || st.Issuer != "sh "+d.path("script") {
 		t.Errorf("Status = %+v, %v", st, err)
 	}
-	_, err = raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec"}, nil)
+	_, err = raw.(*pluginhost.Auth).Open(ctx, auth.Config{Server: "corp", Method: "exec"}, pluginhost.AuthOptions{})
 	if sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Errorf("Open without settings = %v", err)
 	}

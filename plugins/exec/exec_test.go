@@ -121,7 +121,7 @@ func open(t *testing.T, settings map[string]any, ui auth.UI) (*pluginhost.AuthCl
 			t.Errorf("a token reached the log:\n%s", logs)
 		}
 	})
-	c, err := h.Open(context.Background(), auth.Config{Server: "corp", Method: "exec", URL: "https://mcp.corp.example/mcp", Settings: settings}, ui)
+	c, err := h.Open(context.Background(), auth.Config{Server: "corp", Method: "exec", URL: "https://mcp.corp.example/mcp", Settings: settings}, pluginhost.AuthOptions{UI: ui})
 	return c, opened, err
 }
 

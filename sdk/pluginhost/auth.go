@@ -36,20 +36,36 @@ type Auth struct {
 }
 
 // DefaultUITimeout bounds one UI callback (and so one prompt) when
-// auth.Config.LoginTimeout is zero.
+// neither AuthOptions.UITimeout nor auth.Config.LoginTimeout is set.
 const DefaultUITimeout = 5 * time.Minute
 
-// Open builds the plugin's Authenticator for cfg. ui answers the plugin's
-// interactive steps during calls made with interactive set.
-func (h *Auth) Open(ctx context.Context, cfg auth.Config, ui auth.UI) (*AuthClient, error) {
+// AuthOptions configures the host side of an opened auth plugin. The UI
+// is given once, when the client is opened, as TransportOptions carries a
+// transport's host callbacks; each call says whether it may use it.
+type AuthOptions struct {
+	// UI answers the plugin's interactive steps during calls made with
+	// interactive set (Login always); nil is auth.NoUI (no user).
+	UI auth.UI
+	// UITimeout bounds one UI callback (and so one prompt); default
+	// auth.Config.LoginTimeout, else DefaultUITimeout.
+	UITimeout time.Duration
+}
+
+// Open builds the plugin's Authenticator for cfg; opts carries the host's
+// UI. Every kind opens alike: Open(ctx, cfg, options).
+func (h *Auth) Open(ctx context.Context, cfg auth.Config, opts AuthOptions) (*AuthClient, error) {
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("encode auth config of %q: %w", cfg.Server, err)
 	}
+	ui := opts.UI
 	if ui == nil {
 		ui = auth.NoUI{}
 	}
-	timeout := cfg.LoginTimeout
+	timeout := opts.UITimeout
+	if timeout <= 0 {
+		timeout = cfg.LoginTimeout
+	}
 	if timeout <= 0 {
 		timeout = DefaultUITimeout
 	}

@@ -100,7 +100,7 @@ func open(t *testing.T, f *fake, u auth.UI) *pluginhost.AuthClient {
 		f.cfg = cfg
 		return f, nil
 	})
-	c, err := h.Open(context.Background(), auth.Config{Server: "linear", URL: "https://mcp.example/mcp", Method: "fake"}, u)
+	c, err := h.Open(context.Background(), auth.Config{Server: "linear", URL: "https://mcp.example/mcp", Method: "fake"}, pluginhost.AuthOptions{UI: u})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestAuthOpenError(t *testing.T) {
 	h := sdktest.AuthInProcess(t, func(context.Context, auth.Config) (auth.Authenticator, error) {
 		return nil, sdk.NewError(sdk.CodeConfig, "oauth.redirect_port: not a port")
 	})
-	_, err := h.Open(context.Background(), auth.Config{Server: "x"}, nil)
+	_, err := h.Open(context.Background(), auth.Config{Server: "x"}, pluginhost.AuthOptions{})
 	if sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Fatalf("open error = %v", err)
 	}

@@ -50,7 +50,7 @@ const (
 	MaxBridgeTools = 1000
 	// MaxBridgeDescriptionBytes bounds the Description's JSON.
 	MaxBridgeDescriptionBytes = 4 << 20
-	// DefaultMaxResultBytes is BridgeClient.MaxResultBytes's default.
+	// DefaultMaxResultBytes is BridgeOptions.MaxResultBytes's default.
 	DefaultMaxResultBytes = 16 << 20
 )
 
@@ -106,14 +106,31 @@ func isObject(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
-// Open opens the plugin's Server over cfg.
-func (h *Bridge) Open(ctx context.Context, cfg bridge.Config) (*BridgeClient, error) {
+// BridgeOptions configures the host side of an opened bridge plugin.
+type BridgeOptions struct {
+	// MaxResultBytes bounds the text plus structured content of one
+	// result; a larger one is refused with a CodeTooLarge error, while it
+	// is read (a reply over it plus a small envelope is never held whole;
+	// the plugin's connection ends with it) or once decoded. 0 is
+	// DefaultMaxResultBytes; below 0, no bound.
+	MaxResultBytes int
+}
+
+// Open opens the plugin's Server over cfg; opts carries the host's
+// limits. Every kind opens alike: Open(ctx, cfg, options).
+func (h *Bridge) Open(ctx context.Context, cfg bridge.Config, opts BridgeOptions) (*BridgeClient, error) {
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("encode the bridge config: %w", err)
 	}
-	c := &BridgeClient{h: h, MaxResultBytes: DefaultMaxResultBytes}
-	c.limit.Store(DefaultMaxResultBytes + resultSlack)
+	if opts.MaxResultBytes == 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
+	c := &BridgeClient{h: h, maxResult: max(opts.MaxResultBytes, 0)}
+	c.limit.Store(math.MaxInt64)
+	if c.maxResult > 0 {
+		c.limit.Store(int64(c.maxResult) + resultSlack)
+	}
 	var results uint32
 	type accepted struct {
 		conn io.ReadWriteCloser
@@ -146,12 +163,8 @@ func (h *Bridge) Open(ctx context.Context, cfg bridge.Config) (*BridgeClient, er
 
 // BridgeClient is the host's side of one opened bridge.Server.
 type BridgeClient struct {
-	h *Bridge
-	// MaxResultBytes bounds the text plus structured content of one
-	// result; a larger one is refused with a CodeTooLarge error, while it
-	// is read (a reply over it plus a small envelope is never held whole;
-	// the plugin's connection ends with it) or once decoded.
-	MaxResultBytes int
+	h         *Bridge
+	maxResult int // BridgeOptions.MaxResultBytes; 0: no bound
 
 	rc     *rpc.Client  // the results connection (nil: the control one, without a broker)
 	frames *gobFrames   // rc's reader, nil without a broker
@@ -160,12 +173,12 @@ type BridgeClient struct {
 
 // Call runs the tool name with args. ctx ends the call on both sides. An
 // error is a *sdk.Error: CodeClosed when the plugin is gone, CodeTooLarge
-// for a result over MaxResultBytes, CodeContract for structured content
+// for a result over BridgeOptions.MaxResultBytes, CodeContract for structured content
 // that is not a JSON object, or what the plugin returned.
 func (c *BridgeClient) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
 	var reply bw.CallReply[bridge.Result]
-	if c.MaxResultBytes > 0 {
-		c.limit.Store(int64(c.MaxResultBytes) + resultSlack)
+	if c.maxResult > 0 {
+		c.limit.Store(int64(c.maxResult) + resultSlack)
 	} else {
 		c.limit.Store(math.MaxInt64)
 	}
@@ -174,13 +187,13 @@ func (c *BridgeClient) Call(ctx context.Context, name string, args json.RawMessa
 			// The reply was cut while it was read: the results
 			// connection ends with it, and the next call is not sent
 			// (ErrNotSent: the host starts a new plugin).
-			return bridge.Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is over the limit of %d bytes (the plugin began a reply of %d bytes); raise mcp_serve.max_result_mb in config.yaml", name, c.MaxResultBytes, tl.Size)}
+			return bridge.Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is over the limit of %d bytes (the plugin began a reply of %d bytes); raise mcp_serve.max_result_mb in config.yaml", name, c.maxResult, tl.Size)}
 		}
 		return bridge.Result{}, err
 	}
 	r := reply.Result
-	if n := len(r.Text) + len(r.Structured); c.MaxResultBytes > 0 && n > c.MaxResultBytes {
-		return bridge.Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is %d bytes, over the limit of %d bytes; raise mcp_serve.max_result_mb in config.yaml", name, n, c.MaxResultBytes)}
+	if n := len(r.Text) + len(r.Structured); c.maxResult > 0 && n > c.maxResult {
+		return bridge.Result{}, &sdk.Error{Code: sdk.CodeTooLarge, Message: fmt.Sprintf("the result of tool %.128q is %d bytes, over the limit of %d bytes; raise mcp_serve.max_result_mb in config.yaml", name, n, c.maxResult)}
 	}
 	if len(r.Structured) > 0 && !isObject(r.Structured) {
 		return bridge.Result{}, sdk.NewError(sdk.CodeContract, "the structured content of tool %.128q is not a JSON object", name)

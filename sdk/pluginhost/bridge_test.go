@@ -67,11 +67,11 @@ func TestDescribeOpenCall(t *testing.T) {
 	if got.Name != "hermes" || got.Instructions != "use it" || len(got.Tools) != 1 || !got.Tools[0].ReadOnly || string(got.Tools[0].OutputSchema) != `{"type":"object"}` || got.Env[0] != "TOKEN" {
 		t.Fatalf("description = %+v", got)
 	}
-	c, err := h.Open(ctx, bridge.Config{Home: "/h", Env: map[string]string{"TOKEN": "s3cret"}})
+	c, err := h.Open(ctx, bridge.Config{Home: "/h", Env: map[string]string{"TOKEN": "s3cret"}}, pluginhost.BridgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Open(ctx, bridge.Config{Home: "/h"}); sdk.ErrorCode(err) != sdk.CodeContract {
+	if _, err := h.Open(ctx, bridge.Config{Home: "/h"}, pluginhost.BridgeOptions{}); sdk.ErrorCode(err) != sdk.CodeContract {
 		t.Fatalf("second open: %v", err)
 	}
 	r, err := c.Call(ctx, "echo", json.RawMessage(`{"a":1}`))
@@ -90,8 +90,16 @@ func TestDescribeOpenCall(t *testing.T) {
 	if _, err := c.Call(ctx, "array", nil); sdk.ErrorCode(err) != sdk.CodeContract {
 		t.Fatalf("array structured content: %v", err)
 	}
-	c.MaxResultBytes = 1024
-	if _, err := c.Call(ctx, "big", nil); sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "mcp_serve.max_result_mb") {
+	if r, err := c.Call(ctx, "big", nil); err != nil || len(r.Text) != 2048 {
+		t.Fatalf("big under the default limit: %d bytes, %v", len(r.Text), err)
+	}
+	// The limit is an option of Open, like every kind's host settings.
+	small, err := handle(t, desc, func(context.Context, bridge.Config) (bridge.Server, error) { return &echo{}, nil }).
+		Open(ctx, bridge.Config{}, pluginhost.BridgeOptions{MaxResultBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := small.Call(ctx, "big", nil); sdk.ErrorCode(err) != sdk.CodeTooLarge || !strings.Contains(err.Error(), "mcp_serve.max_result_mb") {
 		t.Fatalf("big: %v", err)
 	}
 }
@@ -101,7 +109,7 @@ func TestDescribeOpenCall(t *testing.T) {
 func TestCancel(t *testing.T) {
 	e := &echo{blocked: make(chan struct{})}
 	h := handle(t, bridge.Description{}, func(context.Context, bridge.Config) (bridge.Server, error) { return e, nil })
-	c, err := h.Open(context.Background(), bridge.Config{})
+	c, err := h.Open(context.Background(), bridge.Config{}, pluginhost.BridgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +128,7 @@ func TestBridgeOpenError(t *testing.T) {
 	h := handle(t, bridge.Description{}, func(context.Context, bridge.Config) (bridge.Server, error) {
 		return nil, sdk.NewError(sdk.CodeConfig, "no home")
 	})
-	if _, err := h.Open(context.Background(), bridge.Config{}); sdk.ErrorCode(err) != sdk.CodeConfig {
+	if _, err := h.Open(context.Background(), bridge.Config{}, pluginhost.BridgeOptions{}); sdk.ErrorCode(err) != sdk.CodeConfig {
 		t.Fatalf("open: %v", err)
 	}
 }

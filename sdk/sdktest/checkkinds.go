@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
 // CheckAuth runs an auth plugin's Opener through the auth contract
@@ -26,7 +27,7 @@ func CheckAuth(t *testing.T, open auth.Opener, cfg auth.Config) {
 	h := AuthInProcess(t, open)
 	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 	defer cancel()
-	c, err := h.Open(ctx, cfg, nil)
+	c, err := h.Open(ctx, cfg, pluginhost.AuthOptions{})
 	if err != nil {
 		t.Fatalf("auth plugin: Opener failed for server %q: %v (code %q). Open must build an Authenticator from the Config, without network calls a login would make", cfg.Server, err, sdk.ErrorCode(err))
 	}
@@ -130,7 +131,7 @@ func CheckBridge(t *testing.T, desc bridge.Description, open bridge.Opener, cfg 
 	if !ok {
 		return
 	}
-	c, err := h.Open(ctx, cfg)
+	c, err := h.Open(ctx, cfg, pluginhost.BridgeOptions{})
 	if err != nil {
 		t.Fatalf("bridge plugin: Opener failed: %v (code %q). Open must build a Server from the Config", err, sdk.ErrorCode(err))
 	}

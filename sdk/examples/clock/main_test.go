@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/sdktest"
 )
 
 // The example keeps the bridge contract, and its tool answers through it.
 func TestContract(t *testing.T) {
 	sdktest.CheckBridge(t, description(), open, bridge.Config{Home: t.TempDir()})
-	c, err := sdktest.BridgeInProcess(t, description(), open).Open(context.Background(), bridge.Config{Home: t.TempDir()})
+	c, err := sdktest.BridgeInProcess(t, description(), open).Open(context.Background(), bridge.Config{Home: t.TempDir()}, pluginhost.BridgeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
