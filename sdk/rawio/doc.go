@@ -3,7 +3,8 @@
 // there is nothing to read or no room to write. Reads and writes through os
 // or net wake the runtime's monitor thread after every idle spell, which
 // in a plugin that waits between messages is every message: the sdk's
-// frame stream and the stdio plugin's pipes to its server use this instead.
+// frame stream, the stdio plugin's pipes to its server and the HTTP plugin's
+// connections use this instead.
 // It is Linux only; elsewhere, and for blocking descriptors, Reader and
 // Writer return what they are given.
 package rawio
