@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/rawio"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -33,7 +34,19 @@ func newHTTPClient(cfg transport.Config, origin *url.URL, host transport.Host) (
 	base.TLSClientConfig = tc
 	// A zero connect_timeout leaves the dial and the TLS handshake bounded
 	// by the request's context only.
-	base.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	// Connections are read and written with raw system calls (sdk/rawio):
+	// through package net, the first read or write after an idle spell
+	// wakes the runtime's monitor thread, which then polls every 20 µs
+	// until the process idles again; between one host message and the
+	// next that is every exchange (a futex and a few nanosleeps each).
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	base.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rawio.Conn(c), nil
+	}
 	base.TLSHandshakeTimeout = cfg.ConnectTimeout
 	base.ForceAttemptHTTP2 = true
 	rt := &roundTripper{base: base, origin: origin, host: host, dynamic: cfg.DynamicHeaders}

@@ -230,13 +230,12 @@ func (c *TransportConn) WriteSeq(seq uint64, msg []byte, header http.Header) err
 	if len(header) == 0 {
 		err = c.out.Write(tw.FrameMessage, seq, msg)
 	} else {
-		hb, merr := json.Marshal(header)
+		hb, merr := tw.AppendHeader(make([]byte, 4, 256), header)
 		if merr != nil {
 			return fmt.Errorf("encode message headers: %w", merr)
 		}
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(hb)))
-		err = c.out.Write(tw.FrameHeaderMessage, seq, n[:], hb, msg)
+		binary.BigEndian.PutUint32(hb[:4], uint32(len(hb)-4))
+		err = c.out.Write(tw.FrameHeaderMessage, seq, hb, msg)
 	}
 	if err != nil {
 		return c.pluginGone(err)

@@ -2,9 +2,9 @@ package rawio
 
 import (
 	"io"
+	"net"
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // Raw I/O. A read or write through os or net enters the scheduler's
@@ -48,7 +48,7 @@ func (r rawReader) Read(p []byte) (int, error) {
 	var errno syscall.Errno
 	if err := r.rc.Read(func(fd uintptr) bool {
 		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			n, errno = sysRead(fd, p)
 			switch errno {
 			case syscall.EINTR:
 				continue
@@ -78,7 +78,7 @@ func (w rawWriter) Write(p []byte) (int, error) {
 	var errno syscall.Errno
 	if err := w.rc.Write(func(fd uintptr) bool {
 		for done < len(p) {
-			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+			n, e := sysWrite(fd, p[done:])
 			switch e {
 			case 0:
 				done += int(n)
@@ -119,8 +119,45 @@ func rawWriterOf(w io.Writer) io.Writer {
 // Raw reports whether v, from Reader or Writer, uses raw system calls.
 func Raw(v any) bool {
 	switch v.(type) {
-	case rawReader, rawWriter:
+	case rawReader, rawWriter, *rawNetConn:
 		return true
 	}
 	return false
+}
+
+// rawNetConn is a net.Conn read and written with raw system calls.
+type rawNetConn struct {
+	net.Conn
+	r rawReader
+	w rawWriter
+}
+
+func (c *rawNetConn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = c.opError("read", err)
+	}
+	return n, err
+}
+
+func (c *rawNetConn) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil {
+		err = c.opError("write", err)
+	}
+	return n, err
+}
+
+// opError wraps err as package net does, so that callers that look for a
+// *net.OpError (or a timeout through net.Error) find one.
+func (c *rawNetConn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
+
+// connOf returns c read and written raw when it can be.
+func connOf(c net.Conn) net.Conn {
+	if rc := rawConn(c); rc != nil {
+		return &rawNetConn{Conn: c, r: rawReader{rc}, w: rawWriter{rc}}
+	}
+	return c
 }

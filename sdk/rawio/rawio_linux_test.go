@@ -2,6 +2,8 @@ package rawio
 
 import (
 	"errors"
+	"io"
+	"net"
 	"os"
 	"syscall"
 	"testing"
@@ -66,5 +68,82 @@ func TestRawNotForBlockingFiles(t *testing.T) {
 	}
 	if _, ok := rawReaderOf(f).(*os.File); !ok {
 		t.Fatal("rawReaderOf did not return the blocking file itself")
+	}
+}
+
+// A TCP connection is read and written raw, and fails as package net's
+// does: EOF bare, a deadline as a net.Error that times out, a closed
+// connection as net.ErrClosed, all inside a *net.OpError.
+func TestRawConnTCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	dialed, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	c := Conn(dialed)
+	if !Raw(c) {
+		t.Fatal("a TCP connection is not read raw")
+	}
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := io.ReadFull(peer, buf[:4]); err != nil || string(buf[:n]) != "ping" {
+		t.Fatalf("peer read %q, %v", buf[:n], err)
+	}
+	if _, err := peer.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.ReadFull(c, buf[:4]); err != nil || string(buf[:n]) != "pong" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+
+	if err := c.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Read(buf)
+	var ne net.Error
+	var oe *net.OpError
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.As(err, &oe) || oe.Op != "read" {
+		t.Fatalf("read past the deadline: %#v, want a *net.OpError that times out", err)
+	}
+	if err := c.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+
+	peer.Close()
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Fatalf("read after the peer closed: %v, want io.EOF", err)
+	}
+	c.Close()
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) || !errors.As(err, &oe) {
+		t.Fatalf("read of a closed connection: %v, want net.ErrClosed in a *net.OpError", err)
+	}
+}
+
+// A connection package net does not poll is returned as it is.
+func TestRawConnNotForPipes(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if Conn(a) != a {
+		t.Fatal("net.Pipe's connection was wrapped")
 	}
 }

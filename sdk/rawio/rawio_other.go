@@ -2,7 +2,10 @@
 
 package rawio
 
-import "io"
+import (
+	"io"
+	"net"
+)
 
 // Raw I/O is Linux only (see raw_linux.go); elsewhere streams are read and
 // written as they are.
@@ -14,3 +17,5 @@ func rawWriterOf(w io.Writer) io.Writer { return w }
 // Raw reports whether v, from Reader or Writer, uses raw system calls:
 // never here.
 func Raw(v any) bool { return false }
+
+func connOf(c net.Conn) net.Conn { return c }

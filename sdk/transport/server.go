@@ -71,6 +71,7 @@ func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) erro
 		out:      wire.NewWriter(stream),
 		inflight: map[uint64]context.CancelFunc{},
 		closed:   make(chan struct{}),
+		workers:  workers{tasks: make(chan func())},
 	}
 	host := &pluginHost{hc: hc, sc: sc}
 	ctx, end := s.calls.Begin(args.ID, args.Deadline)
@@ -172,6 +173,7 @@ type serverConn struct {
 
 	mu       sync.Mutex
 	inflight map[uint64]context.CancelFunc
+	workers  workers // run concurrent writes
 
 	sid       atomic.Pointer[string] // the last session id the host was told
 	closeOnce sync.Once
@@ -236,8 +238,8 @@ func splitHeader(f wire.Frame) ([]byte, http.Header, error) {
 	if uint64(n) > uint64(len(f.Payload)-4) {
 		return nil, nil, errors.New("header longer than the frame")
 	}
-	var h http.Header
-	if err := json.Unmarshal(f.Payload[4:4+n], &h); err != nil {
+	h, err := tw.ParseHeader(f.Payload[4 : 4+n])
+	if err != nil {
 		return nil, nil, err
 	}
 	return f.Payload[4+n:], h, nil
@@ -261,14 +263,54 @@ func (sc *serverConn) write(seq uint64, msg []byte, hdr http.Header, ack bool) {
 	sc.mu.Lock()
 	sc.inflight[seq] = cancel
 	sc.mu.Unlock()
-	go func() {
+	sc.workers.run(sc.ctx.Done(), func() {
 		err := sc.conn.Write(ctx, msg)
 		sc.mu.Lock()
 		delete(sc.inflight, seq)
 		sc.mu.Unlock()
 		cancel()
 		sc.finishWrite(seq, err, ack)
-	}()
+	})
+}
+
+// maxIdleWorkers is how many goroutines of a connection wait for its next
+// concurrent write once theirs is done.
+const maxIdleWorkers = 4
+
+// workers runs a connection's concurrent writes on goroutines that outlive
+// one write. A write through net/http grows a new goroutine's stack several
+// times over (runtime.copystack was 6 % of the HTTP plugin's CPU per call,
+// a goroutine per write); a goroutine that wrote before has its stack.
+type workers struct {
+	tasks chan func() // unbuffered: a send succeeds only to a waiting worker
+	idle  atomic.Int32
+}
+
+// run runs f on an idle worker, or on a new one when none waits. Workers
+// end when done is closed.
+func (w *workers) run(done <-chan struct{}, f func()) {
+	select {
+	case w.tasks <- f:
+	default:
+		go w.work(done, f)
+	}
+}
+
+func (w *workers) work(done <-chan struct{}, f func()) {
+	for {
+		f()
+		if w.idle.Add(1) > maxIdleWorkers {
+			w.idle.Add(-1)
+			return
+		}
+		select {
+		case f = <-w.tasks:
+			w.idle.Add(-1)
+		case <-done:
+			w.idle.Add(-1)
+			return
+		}
+	}
 }
 
 func (sc *serverConn) finishWrite(seq uint64, err error, ack bool) {

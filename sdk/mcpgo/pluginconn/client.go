@@ -52,6 +52,7 @@ type Client struct {
 	conn   *pluginhost.TransportConn
 	opts   DialOptions
 	server string
+	http   bool // the plugin speaks MCP over HTTP: requests carry headers
 
 	mu      sync.Mutex
 	pending map[string]*pending // by JSON-RPC id
@@ -135,12 +136,13 @@ func Dial(ctx context.Context, h *pluginhost.Transport, cfg transport.Config, op
 		return nil, nil, err
 	}
 	c.conn = conn
+	c.http = conn.Properties().HTTP
 	go func() {
 		<-conn.Done()
 		c.failAll(wrapErr(conn.Err()))
 	}()
 	var t mcptransport.Interface = c
-	if conn.Properties().HTTP {
+	if c.http {
 		t = &HTTPClient{c}
 	}
 	return t, conn, nil
@@ -178,7 +180,15 @@ func (c *Client) SendRequest(ctx context.Context, req mcptransport.JSONRPCReques
 	c.pending[key] = p
 	c.bySeq[p.seq] = key
 	c.mu.Unlock()
-	if err := c.conn.WriteSeq(p.seq, msg, c.withVersion(req.Header)); err != nil {
+	// Headers travel only to a plugin that speaks HTTP: mcp-go computes
+	// the 2026-07-28 revision's headers for every transport, and over
+	// stdio they would cost an encode here and a decode in the plugin per
+	// request for nothing.
+	var header http.Header
+	if c.http {
+		header = c.withVersion(req.Header)
+	}
+	if err := c.conn.WriteSeq(p.seq, msg, header); err != nil {
 		c.drop(key)
 		return nil, wrapErr(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,8 @@ type jsonServer struct {
 	mu      sync.Mutex
 	asks    map[string]json.RawMessage // server request id → id of the host's "ask"
 	seen    []string
+	headers []http.Header // the headers each message arrived with
+	http    bool          // says it speaks MCP over HTTP
 	// answers to the requests of a "burst": results, and errors by code.
 	burstOK   int
 	burstErrs map[int]int
@@ -48,7 +51,7 @@ func (s *jsonServer) Read(ctx context.Context) ([]byte, error) {
 	}
 }
 
-func (s *jsonServer) Write(_ context.Context, msg []byte) error {
+func (s *jsonServer) Write(ctx context.Context, msg []byte) error {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -63,6 +66,7 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 	}
 	s.mu.Lock()
 	s.seen = append(s.seen, m.Method)
+	s.headers = append(s.headers, transport.MessageHeader(ctx))
 	s.mu.Unlock()
 	select {
 	case s.arrived <- m.Method:
@@ -118,6 +122,8 @@ func (s *jsonServer) Write(_ context.Context, msg []byte) error {
 	return nil
 }
 
+func (s *jsonServer) Properties() transport.Properties { return transport.Properties{HTTP: s.http} }
+
 func (s *jsonServer) Close() error      { return nil }
 func (s *jsonServer) SessionID() string { return "" }
 
@@ -128,8 +134,13 @@ func dial(t *testing.T) (mcptransport.Interface, *jsonServer) {
 
 func dialWith(t *testing.T, opts pluginconn.DialOptions) (mcptransport.Interface, *jsonServer) {
 	t.Helper()
+	return dialServer(t, opts, false)
+}
+
+func dialServer(t *testing.T, opts pluginconn.DialOptions, http bool) (mcptransport.Interface, *jsonServer) {
+	t.Helper()
 	srv := &jsonServer{arrived: make(chan string, 1), in: make(chan []byte, 16), end: make(chan error, 1), asks: map[string]json.RawMessage{},
-		burstErrs: map[int]int{}, burstDone: make(chan struct{}, 1000)}
+		burstErrs: map[int]int{}, burstDone: make(chan struct{}, 1000), http: http}
 	h := sdktest.TransportInProcess(t, func(context.Context, transport.Config, transport.Host) (transport.Conn, error) { return srv, nil })
 	tr, _, err := pluginconn.Dial(context.Background(), h, transport.Config{Server: "s"}, opts)
 	if err != nil {
@@ -283,5 +294,33 @@ func TestServerRequestsBounded(t *testing.T) {
 	defer wmu.Unlock()
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "max_server_requests") || !strings.Contains(warnings[0], "more than 4") {
 		t.Fatalf("warnings = %q", warnings)
+	}
+}
+
+// A request's HTTP headers (mcp-go computes the 2026-07-28 revision's for
+// every transport) reach a plugin that speaks HTTP, and only such a plugin:
+// to any other they would be encoded and decoded for nothing.
+func TestHeadersOnlyOverHTTP(t *testing.T) {
+	for _, overHTTP := range []bool{false, true} {
+		t.Run(fmt.Sprint("http=", overHTTP), func(t *testing.T) {
+			tr, srv := dialServer(t, pluginconn.DialOptions{}, overHTTP)
+			r := req(1, "echo", map[string]int{"n": 1})
+			r.Header = http.Header{"Mcp-Method": {"echo"}}
+			if _, err := tr.SendRequest(context.Background(), r); err != nil {
+				t.Fatal(err)
+			}
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			if len(srv.headers) != 1 {
+				t.Fatalf("%d messages arrived, want 1", len(srv.headers))
+			}
+			got := srv.headers[0].Get("Mcp-Method")
+			if overHTTP && got != "echo" {
+				t.Fatalf("over HTTP the request arrived with Mcp-Method %q, want echo", got)
+			}
+			if !overHTTP && srv.headers[0] != nil {
+				t.Fatalf("over a transport that is not HTTP the request arrived with headers %v", srv.headers[0])
+			}
+		})
 	}
 }
