@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -220,8 +221,11 @@ func TestChallengesGoToTheHost(t *testing.T) {
 	if n := headerCalls.Load(); n != 1 {
 		t.Fatalf("a refresh cost %d Headers calls besides the Challenge, want 1 in all (the first request's)", n)
 	}
-	if len(bodies) != 2 || bodies[1] != `{"id":1}` {
-		t.Fatalf("the retry did not carry the body: %q", bodies)
+	mu.Lock()
+	got := slices.Clone(bodies)
+	mu.Unlock()
+	if len(got) != 2 || got[1] != `{"id":1}` {
+		t.Fatalf("the retry did not carry the body: %q", got)
 	}
 
 	// A server that asks for scope forever gets MaxChallengeRetries tries.
