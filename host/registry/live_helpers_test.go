@@ -28,11 +28,18 @@ func liveEnv(t *testing.T) (session.Deps, string, *testlog.Buffer) {
 	dir := testbin.Dir(t)
 	testbin.Path(t, "hermes-transport-stdio")
 	testbin.Path(t, "hermes-testserver")
-	t.Setenv("HERMES_PLUGIN_PATH", dir)
 	home := t.TempDir()
 	logs := &testlog.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
-	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger})
+	// The plugin search path through Options.Env, not t.Setenv: the
+	// process environment is shared by the tests running in parallel.
+	env := func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger, Env: env})
 	t.Cleanup(sup.KillAll)
 	return session.Deps{Home: home, Supervisor: sup, Logger: logger}, dir, logs
 }
