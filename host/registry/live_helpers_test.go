@@ -54,11 +54,13 @@ func tsServer(dir, name string, args ...string) *config.Server {
 	}
 }
 
-// fast are short timings for tests.
+// fast are short timings for tests: quick retries, and generous waits
+// for a session, which a loaded machine (and tests running side by side)
+// can take seconds to bring up; no test waits them out on purpose.
 func fast() registry.Timings {
 	return registry.Timings{
 		InitialBackoff: 20 * time.Millisecond, MaxBackoff: 80 * time.Millisecond,
-		ParkedRetry: time.Second, SessionWait: 3 * time.Second, ReconnectWait: 5 * time.Second,
+		ParkedRetry: time.Second, SessionWait: 30 * time.Second, ReconnectWait: 30 * time.Second,
 		BreakerCooldown: time.Second, ShutdownWait: 5 * time.Second,
 	}
 }
