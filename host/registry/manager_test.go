@@ -591,7 +591,10 @@ func testKeepaliveFailureReconnects(t *testing.T, rev string) {
 	srv.Protocol = rev
 	srv.KeepaliveInterval = 100 * time.Millisecond
 	tm := fast()
-	tm.ProbeTimeout = 300 * time.Millisecond
+	// Long enough that a healthy server answers it on a loaded machine
+	// (300 ms was not, with tests running side by side: a spurious
+	// reconnect before the first call); the frozen one never answers.
+	tm.ProbeTimeout = 2 * time.Second
 	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: tm})
 	old := m.SessionOf("ts")
 	pid := pidOf(t, m, "mcp_ts_pid")
@@ -599,7 +602,7 @@ func testKeepaliveFailureReconnects(t *testing.T, rev string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	eventually(t, 10*time.Second, "a new session", func() bool {
+	eventually(t, 60*time.Second, "a new session", func() bool {
 		s := m.SessionOf("ts")
 		return s != nil && s != old
 	})

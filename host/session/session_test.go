@@ -56,9 +56,12 @@ func waitForTrace(home, line string, d time.Duration) bool {
 }
 
 func testServer(dir string, args ...string) *config.Server {
+	// ConnectTimeout is generous: on a loaded machine, with the tests
+	// running side by side, a plugin and its server took over 10 s to
+	// start; a test that waits for the timeout sets its own.
 	return &config.Server{
 		Name: "ts", Transport: "stdio", Command: filepath.Join(dir, "hermes-testserver"), Args: args,
-		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second,
+		Enabled: true, ConnectTimeout: 30 * time.Second, Timeout: 30 * time.Second,
 	}
 }
 
