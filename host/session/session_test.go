@@ -314,6 +314,24 @@ func TestSafeEnvironment(t *testing.T) {
 	}
 }
 
+// The same from Deps.Environ, the host environment a caller with one of
+// its own passes (the CLI passes cli.Options.Env): its safe part reaches
+// the server, the rest does not, and the process's does not matter.
+func TestSafeEnvironmentFromDeps(t *testing.T) {
+	t.Parallel()
+	d, dir := deps(t)
+	d.Environ = append(os.Environ(), "HERMES_TEST_DEPS_SECRET=s3cret", "LANG=x-deps.UTF-8")
+	srv := testServer(dir)
+	srv.Env = map[string]string{"MY_SERVER_VAR": "given"}
+	s := connect(t, d, srv)
+	for name, want := range map[string]string{"HERMES_TEST_DEPS_SECRET": "", "MY_SERVER_VAR": "given", "LANG": "x-deps.UTF-8"} {
+		got, err := call(context.Background(), s, "env", map[string]any{"name": name})
+		if err != nil || got != want {
+			t.Errorf("env %s = %q (%v), want %q", name, got, err, want)
+		}
+	}
+}
+
 func TestStderrLogged(t *testing.T) {
 	t.Parallel()
 	d, dir := deps(t)
