@@ -56,9 +56,14 @@ lint: vet
 	@echo "go build for darwin (hermes and its plugins build on every unix)"; \
 	for m in $(MODULES); do (cd $$m && GOOS=darwin $(GO) build ./...) || exit 1; done
 
-# The whole suite: every module, with the race detector.
+# The whole suite: every module, with the race detector. The binaries the
+# tests run are built once into a temporary folder that every test process
+# uses (internal/testbin), instead of once per test process.
 test: npm-deps build vet
-	$(GO) test -race -count=1 -timeout 20m $(ALL_PKGS)
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/hermes-maketest-bin-XXXXXX") && trap 'rm -rf "$$d"' EXIT && \
+	echo "go run ./internal/testbin/cmd/buildtestbin $$d" && $(GO) run ./internal/testbin/cmd/buildtestbin "$$d" && \
+	echo "HERMES_TESTBIN_DIR=$$d $(GO) test -race -count=1 -timeout 20m $(ALL_PKGS)" && \
+	HERMES_TESTBIN_DIR="$$d" $(GO) test -race -count=1 -timeout 20m $(ALL_PKGS)
 
 # Figures go to docs/BENCHMARKS.md; ratios matter more than absolute numbers.
 # Each ratio is measured against its floor in the same run, and each

@@ -49,3 +49,7 @@ require (
 replace github.com/hermes-agent/hermes/sdk => ./sdk
 
 replace github.com/hermes-agent/hermes/sdk/mcpgo => ./sdk/mcpgo
+
+// Compiles its meta-schemas on first use instead of at init: see
+// third_party/santhosh-tekuri-jsonschema/README.md.
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/santhosh-tekuri-jsonschema

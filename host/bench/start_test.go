@@ -90,12 +90,9 @@ var heavyInit = map[string]map[string]string{
 		"google.golang.org/protobuf/reflect/protodesc": "go-plugin → grpc",
 	},
 	"hermes": {
-		// mcp-go's client package imports its server package (for the
-		// in-process transport), which validates with this library, whose
-		// init compiles the JSON-Schema meta-schemas of five drafts:
-		// 1.7 MB and 21 000 allocations, most of hermes's init. Avoiding
-		// it needs a change in mcp-go.
-		"github.com/santhosh-tekuri/jsonschema/v6":   "mcp-go/client → mcp-go/server",
+		// (santhosh-tekuri/jsonschema, which mcp-go's server links, used
+		// to compile five drafts' meta-schemas at init, 1.7 MB: the copy
+		// in third_party compiles them on first use.)
 		"github.com/google/jsonschema-go/jsonschema": "mcp-go/mcp",
 	},
 	"hermes-transport-stdio": {

@@ -255,6 +255,7 @@ func TestAddUsageErrors(t *testing.T) {
 }
 
 func TestAddHTTPWithHeader(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "tok-123")

@@ -320,6 +320,7 @@ func anyStrings(v any) []string {
 // command as configured; reauth --all logs in to every server with a
 // method, one at a time, with a summary.
 func TestExecLoginAndReauthAll(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	tokFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokFile, []byte(authTestToken+"\n"), 0o600); err != nil {

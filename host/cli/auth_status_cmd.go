@@ -81,7 +81,7 @@ auth:).`,
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp auth-status [--json]")
 			}
-			cfg, err := config.Load(e.home)
+			cfg, err := e.loadConfig(e.home)
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

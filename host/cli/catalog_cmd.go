@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/hermes-agent/hermes/host/catalog"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
@@ -34,7 +33,7 @@ func (e *env) loadCatalogView(home string) (*catalogView, error) {
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	cfg, err := config.Load(home)
+	cfg, err := e.loadConfig(home)
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}

@@ -79,6 +79,7 @@ func writeCatalogFixture(t *testing.T) string {
 // and warned about, an invalid one is warned about with its reason, the
 // warnings go to stderr, and manifest text never reaches the terminal raw.
 func TestCatalogCommand(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	writeConfig(t, home, catalogConfig)

@@ -11,6 +11,7 @@ import (
 // appear somewhere in the header (another scheme's parameter, a quoted
 // realm), and never for a failure that is not an auth one.
 func TestChallengeNamesOAuth(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		code, challenge string
 		want            bool

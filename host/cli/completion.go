@@ -116,7 +116,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
 	}
-	cfg, err := config.Load(e.home)
+	cfg, err := e.loadConfig(e.home)
 	if err != nil {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 
 // loadServer loads config.yaml and returns the named server.
 func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
-	cfg, err := config.Load(e.home)
+	cfg, err := e.loadConfig(e.home)
 	if err != nil {
 		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -41,6 +41,7 @@ func (e *env) sessionDeps(m *credentials.Manager) session.Deps {
 		Supervisor: e.sup,
 		Logger:     e.log,
 		Auth:       m.Sessions(),
+		Environ:    e.environ,
 	}
 }
 

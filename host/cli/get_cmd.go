@@ -62,7 +62,7 @@ func getCommand(e *env) *cli.Command {
 				return usagef("usage: hermes mcp get <name> [--json]")
 			}
 			name := c.Args().First()
-			cfg, err := config.Load(e.home)
+			cfg, err := e.loadConfig(e.home)
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

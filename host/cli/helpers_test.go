@@ -57,37 +57,20 @@ func runHermesEnv(t *testing.T, home string, extra []string, args ...string) run
 	return runHermesInput(t, home, extra, nil, args...)
 }
 
-// runEnvNames are the variables hermes reads only through cli.Options.Env:
-// a test may set them for one run and still run in parallel. Any other
-// variable of extra is read somewhere below the command line from the
-// process (a ${VAR} of config.yaml, a stdio server's environment), so
-// runHermesInput sets it in the process too, with t.Setenv, which only a
-// test that does not run in parallel may do.
-var runEnvNames = map[string]bool{
-	"HERMES_HOME": true, "HERMES_PLUGIN_PATH": true, "HERMES_SAFE_MODE": true,
-	"HERMES_OPTIONAL_MCPS": true, "HERMES_COMPLETION_TIMEOUT": true,
-	"NO_COLOR": true, "TERM": true, "COLUMNS": true, "BROWSER": true,
-	"DISPLAY": true, "WAYLAND_DISPLAY": true, "SSH_CLIENT": true, "SSH_TTY": true, "SSH_CONNECTION": true,
-}
-
 // runHermesInput runs hermes in process with stdin read from in (nothing
 // when in is nil), the environment hermesTestEnv makes and extra added.
 func runHermesInput(t *testing.T, home string, extra []string, in io.Reader, args ...string) runResult {
 	t.Helper()
-	return runInProcess(t, "", hermesTestEnv(t, home, extra...), extra, in, args...)
+	return runInProcess(t, "", hermesTestEnv(t, home, extra...), in, args...)
 }
 
 // runInProcess runs one hermes command line through cli.Run in dir (""
 // is the test's working folder) with environ as its environment, to its
-// end (at most 90 s). The variables of extra that hermes reads from the
-// process are set there too (see runEnvNames).
-func runInProcess(t *testing.T, dir string, environ, extra []string, in io.Reader, args ...string) runResult {
+// end (at most 90 s). hermes reads its environment only through
+// cli.Options.Env (config's ${VAR}s, a stdio server's environment, the
+// plugins'), so tests with different variables run side by side.
+func runInProcess(t *testing.T, dir string, environ []string, in io.Reader, args ...string) runResult {
 	t.Helper()
-	for _, kv := range extra {
-		if k, v, _ := strings.Cut(kv, "="); !runEnvNames[k] {
-			setProcessEnv(t, k, v)
-		}
-	}
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() {
@@ -104,18 +87,6 @@ func runInProcess(t *testing.T, dir string, environ, extra []string, in io.Reade
 		t.Fatalf("hermes %s did not finish within 90s; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())
 	}
 	return runResult{}
-}
-
-// setProcessEnv sets k=v in the process for the rest of the test, failing
-// it clearly (rather than ending every test) when it runs in parallel.
-func setProcessEnv(t *testing.T, k, v string) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Fatalf("%s is read from the process environment, which a parallel test cannot set: %v", k, r)
-		}
-	}()
-	t.Setenv(k, v)
 }
 
 // syncBuffer is a bytes.Buffer safe for a run's goroutines to write while

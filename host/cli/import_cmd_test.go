@@ -58,7 +58,7 @@ func fixture(t *testing.T, name, project string) string {
 func (w importWorld) run(t *testing.T, in io.Reader, args ...string) runResult {
 	t.Helper()
 	env := hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME=")
-	return runInProcess(t, w.project, env, nil, in, args...)
+	return runInProcess(t, w.project, env, in, args...)
 }
 
 func (w importWorld) dotEnv(t *testing.T) string {

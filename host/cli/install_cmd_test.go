@@ -273,6 +273,7 @@ func TestInstallFromGitOnTerminal(t *testing.T) {
 // values come from the environment and the manifest's default tools are
 // enabled.
 func TestInstallWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	url, sha := demoServerRepo(t)
 	cat := catalogDir(t, map[string]string{"demo": demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh")})
@@ -535,6 +536,7 @@ plugin:
 // written into the entry; --no-sandbox shows that it is left out, warns,
 // and saves the entry without it. --tools enables only the tools named.
 func TestInstallSandboxAndFlags(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	url, sha := demoServerRepo(t)
 	entry := demoEntry(url, sha, "${INSTALL_DIR}/bin/run.sh") +

@@ -231,7 +231,7 @@ func (e *env) progressToStderr() {
 
 // printServer prints the configured server name as serverJSON has it.
 func (e *env) printServer(j *jsonOutput, name string) error {
-	cfg, err := config.Load(e.home)
+	cfg, err := e.loadConfig(e.home)
 	if err != nil {
 		return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}

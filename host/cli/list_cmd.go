@@ -53,7 +53,7 @@ func listCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp list [--check] [--json]")
 			}
-			cfg, err := config.Load(e.home)
+			cfg, err := e.loadConfig(e.home)
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

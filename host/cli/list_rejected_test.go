@@ -29,6 +29,7 @@ const rejectedServers = `mcp_servers:
 // with the reason, without starting it; a payload behind a ${VAR} is
 // found too and its value is never printed.
 func TestListShowsRejected(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	work := t.TempDir()

@@ -360,7 +360,7 @@ once new ones have arrived.`,
 				_, err = e.loginAndCheck(ctx, srv, lf.options())
 				return err
 			}
-			cfg, err := config.Load(e.home)
+			cfg, err := e.loadConfig(e.home)
 			if err != nil {
 				return failf("%s", oneLine(err.Error()))
 			}

@@ -73,6 +73,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	r := runHermes(t, home, "mcp", "list").must(t, 0)

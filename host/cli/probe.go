@@ -90,7 +90,7 @@ func (e *env) candidateServer(name string, entry *config.ServerEntry, pending ma
 	if config.SafeModeFrom(e.getenv) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
-	return config.LoadEntry(e.home, name, entry, pending)
+	return config.LoadEntryEnv(e.home, name, entry, pending, e.configEnv())
 }
 
 // serverNames reads the names of the configured servers, in file order,

@@ -39,7 +39,7 @@ func removeCommand(e *env) *cli.Command {
 			}
 			// The entry as it was: its auth plugin revokes its tokens.
 			var srv *config.Server
-			if cfg, err := config.Load(e.home); err == nil && !cfg.SafeMode {
+			if cfg, err := e.loadConfig(e.home); err == nil && !cfg.SafeMode {
 				srv = cfg.Server(name)
 			}
 			var names []string

@@ -73,7 +73,7 @@ func toolsCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes tools [--json]")
 			}
-			cfg, err := config.Load(e.home)
+			cfg, err := e.loadConfig(e.home)
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

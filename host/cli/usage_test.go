@@ -90,6 +90,7 @@ func TestUnknownServerOneWording(t *testing.T) {
 // variable, a literal token is masked, and a value set for the variable
 // appears nowhere.
 func TestRedactionKeepsNames(t *testing.T) {
+	t.Parallel()
 	// Not in parallel: sets variables hermes reads from the process.
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  a:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      Authorization: \"Bearer ${AUTHD_TOKEN}\"\n  c:\n    url: http://127.0.0.1:1/mcp\n    headers:\n      X-Api-Key: literal-secret-value-123\n")

@@ -82,6 +82,15 @@ func HomeFrom(getenv func(string) string) string {
 // SafeMode reports whether HERMES_SAFE_MODE asks to load no MCP servers.
 func SafeMode() bool { return SafeModeFrom(os.Getenv) }
 
+// getenvOf turns an environment lookup into a getenv; nil is the
+// process's environment.
+func getenvOf(env func(string) (string, bool)) func(string) string {
+	if env == nil {
+		return os.Getenv
+	}
+	return func(k string) string { v, _ := env(k); return v }
+}
+
 // SafeModeFrom is SafeMode with the environment read through getenv.
 func SafeModeFrom(getenv func(string) string) bool {
 	switch strings.ToLower(strings.TrimSpace(getenv("HERMES_SAFE_MODE"))) {
@@ -271,10 +280,16 @@ func toParseError(path string, err error) error {
 // empty config. Errors in one server entry are reported on that Server (Err)
 // and do not fail the load; a file that does not parse, or an mcp_servers
 // value that is not a mapping, does.
-func Load(home string) (*Config, error) {
+func Load(home string) (*Config, error) { return LoadEnv(home, nil) }
+
+// LoadEnv is Load with the host's environment (HERMES_SAFE_MODE, and the
+// first place a ${VAR} is looked up) read through env, for a caller that
+// runs with an environment of its own (cli.Options.Env); nil is the
+// process's (os.LookupEnv).
+func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
 	path := filepath.Join(home, File)
 	cfg := &Config{Path: path}
-	if SafeMode() {
+	if SafeModeFrom(getenvOf(env)) {
 		cfg.SafeMode = true
 		return cfg, nil
 	}
@@ -299,7 +314,7 @@ func Load(home string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	lookup := varLookup(dotenv)
+	lookup := varLookupEnv(env, dotenv)
 	envPath := filepath.Join(home, DotEnvFile)
 	for _, it := range servers {
 		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath))
@@ -320,6 +335,12 @@ func Load(home string) (*Config, error) {
 // follows once pending is saved to .env. pending is used for this entry only;
 // nothing is written to .env and nothing is set in the process environment.
 func LoadEntry(home, name string, entry *ServerEntry, pending map[string]string) (*Server, error) {
+	return LoadEntryEnv(home, name, entry, pending, nil)
+}
+
+// LoadEntryEnv is LoadEntry with the host's environment read through env
+// (nil is the process's), as LoadEnv.
+func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]string, env func(string) (string, bool)) (*Server, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"; choose another name", name)
 	}
@@ -341,14 +362,23 @@ func LoadEntry(home, name string, entry *ServerEntry, pending map[string]string)
 	if err != nil {
 		return nil, err
 	}
-	return buildServer(name, servers[0].Value, varLookup(pending, dotenv), filepath.Join(home, DotEnvFile)), nil
+	return buildServer(name, servers[0].Value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile)), nil
 }
 
 // varLookup resolves a ${VAR} name from the process environment, then from
 // each of layers in turn; the first that holds the name wins.
 func varLookup(layers ...map[string]string) func(string) (string, bool) {
+	return varLookupEnv(nil, layers...)
+}
+
+// varLookupEnv is varLookup with the host's environment read through env;
+// nil is the process's.
+func varLookupEnv(env func(string) (string, bool), layers ...map[string]string) func(string) (string, bool) {
+	if env == nil {
+		env = os.LookupEnv
+	}
 	return func(name string) (string, bool) {
-		if v, ok := os.LookupEnv(name); ok {
+		if v, ok := env(name); ok {
 			return v, true
 		}
 		for _, l := range layers {

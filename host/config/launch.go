@@ -147,9 +147,17 @@ var proxyEnvNames = map[string]bool{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO
 // server, an install step): the safe baseline of the host's environment
 // plus env (which wins), sorted so the result is stable. Nothing else of
 // the host leaks in.
-func ChildEnv(env map[string]string) []string {
+func ChildEnv(env map[string]string) []string { return ChildEnvFrom(nil, env) }
+
+// ChildEnvFrom is ChildEnv with the host's environment given as parent
+// ("KEY=value" lines, as os.Environ returns them; nil is the process's),
+// for a caller that runs with an environment of its own.
+func ChildEnvFrom(parent []string, env map[string]string) []string {
+	if parent == nil {
+		parent = os.Environ()
+	}
 	m := map[string]string{}
-	for _, kv := range os.Environ() {
+	for _, kv := range parent {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue

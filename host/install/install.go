@@ -114,7 +114,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 	if in.Admit != nil {
 		// The command and args as they will be saved, before any value is
 		// asked for: a rejected entry runs nothing, not even its bootstrap.
-		srv, err := config.LoadEntry(home, m.Name, entry, nil)
+		srv, err := config.LoadEntryEnv(home, m.Name, entry, nil, in.LookupEnv)
 		if err != nil {
 			return fmt.Errorf("the entry of '%s' does not load: %w", m.Name, err)
 		}
@@ -122,7 +122,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
 		}
 	}
-	pr, err := priorEntry(home, m.Name)
+	pr, err := priorEntry(home, m.Name, in.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 	for _, v := range values {
 		pending[v.key] = v.value
 	}
-	srv, err := config.LoadEntry(home, m.Name, entry, pending)
+	srv, err := config.LoadEntryEnv(home, m.Name, entry, pending, in.LookupEnv)
 	if err != nil {
 		return fmt.Errorf("the entry of '%s' does not load: %w", m.Name, err)
 	}
@@ -244,7 +244,7 @@ type priorEntryInfo struct {
 
 // priorEntry reads the entry an install replaces. A config that does not
 // parse fails the install before anything runs.
-func priorEntry(home, name string) (priorEntryInfo, error) {
+func priorEntry(home, name string, env func(string) (string, bool)) (priorEntryInfo, error) {
 	var pr priorEntryInfo
 	err := config.Edit(home, func(d *config.Document) error {
 		pr.exists = d.Has(name)
@@ -256,7 +256,7 @@ func priorEntry(home, name string) (priorEntryInfo, error) {
 	if !pr.exists {
 		return pr, nil
 	}
-	cfg, err := config.Load(home)
+	cfg, err := config.LoadEnv(home, env)
 	if err != nil {
 		return pr, err
 	}

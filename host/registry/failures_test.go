@@ -19,6 +19,7 @@ import (
 // second time, and the caller gets the server's message once. (Deciding on
 // the text, the registry reconnected and repeated the call.)
 func TestServerErrorTextIsNotASessionExpiry(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
 	sess := m.SessionOf("ts")
@@ -47,6 +48,7 @@ func TestServerErrorTextIsNotASessionExpiry(t *testing.T) {
 // A connection that breaks under a call is reported as lost (the code the
 // plugin gave it, CodeClosed), and the registry reconnects on its own.
 func TestCrashDuringCallIsClosed(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
 	sess := m.SessionOf("ts")
@@ -66,6 +68,7 @@ func TestCrashDuringCallIsClosed(t *testing.T) {
 // failed server (with its failure's code and reason), or no server at
 // all. Call refuses each the same way, with its code.
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	ts := tsServer(dir, "ts")
 	ts.Tools.Exclude = []string{"sleep"}
@@ -124,6 +127,7 @@ func TestLookup(t *testing.T) {
 // session. (Deciding on the text, every probe failed and the registry
 // reconnected at each interval.)
 func TestKeepaliveAfterPingRefused(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	srv := tsServer(dir, "ts", "--trace", "--protocols", mcp.LATEST_LEGACY_PROTOCOL_VERSION, "--ping-error", "ping is not offered by this server")
 	srv.Protocol = mcp.LATEST_LEGACY_PROTOCOL_VERSION

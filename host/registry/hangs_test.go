@@ -12,6 +12,7 @@ import (
 // A server that answers initialize but never tools/list is bounded by its
 // connect_timeout and reported as what it is; the other servers connect.
 func TestToolsListThatNeverComes(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	hung := tsServer(dir, "hung", "--hang-list")
 	// Long enough that the plugin's start and initialize fit in it on a
@@ -35,6 +36,7 @@ func TestToolsListThatNeverComes(t *testing.T) {
 // A tool whose input schema nests thousands of levels is skipped with a
 // warning naming it; the server's other tools register.
 func TestDeepSchemaSkipsThatToolOnly(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "d", "--deep-schema", "4000")}, Deps: deps, Timings: fast()})
 	st := status(m, "d")
@@ -60,6 +62,7 @@ func TestDeepSchemaSkipsThatToolOnly(t *testing.T) {
 // no longer costs the whole listing: the message is read with that value
 // cut short, the tool is skipped, the others register.
 func TestSchemaDeeperThanTheDecoderSkipsThatToolOnly(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "d", "--deep-schema", "9000")}, Deps: deps, Timings: fast()})
 	if st := status(m, "d"); st.State != registry.StateConnected {

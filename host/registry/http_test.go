@@ -52,6 +52,7 @@ func startHTTPTestServer(t *testing.T, dir string, args ...string) string {
 // session_expired (it makes no protocol decision of its own), and the
 // registry reconnects and retries the call once.
 func TestSessionExpiredRetriesOnce(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	testbin.Path(t, "hermes-transport-http")
 	url := startHTTPTestServer(t, dir, "--session-ttl", "600000")
@@ -79,6 +80,7 @@ func TestSessionExpiredRetriesOnce(t *testing.T) {
 // reaches the registry in both eras: on the GET stream before 2026-07-28,
 // on the subscriptions/listen stream the registry opens in it.
 func TestListChangedOutsideRequests(t *testing.T) {
+	t.Parallel()
 	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(rev, func(t *testing.T) {
 			deps, dir, _ := liveEnv(t)

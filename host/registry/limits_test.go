@@ -17,6 +17,7 @@ import (
 // error that names the server and the key to raise, instead of hanging
 // until the call's timeout; the server reconnects and keeps serving.
 func TestMessageLimitFailsTheCall(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	srv := tsServer(dir, "big")
 	srv.MaxMessageBytes = 1 << 20
@@ -39,6 +40,7 @@ func TestMessageLimitFailsTheCall(t *testing.T) {
 // cache, and the model gets a note naming the file, the key and how to
 // raise it, and the text's beginning. Under the limit they are inline.
 func TestUtilityResultsHeldToMaxResult(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	srv := tsServer(dir, "rsrc", "--resources", "--prompts")
 	srv.MaxResultBytes = 4 << 10

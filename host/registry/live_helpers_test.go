@@ -28,11 +28,18 @@ func liveEnv(t *testing.T) (session.Deps, string, *testlog.Buffer) {
 	dir := testbin.Dir(t)
 	testbin.Path(t, "hermes-transport-stdio")
 	testbin.Path(t, "hermes-testserver")
-	t.Setenv("HERMES_PLUGIN_PATH", dir)
 	home := t.TempDir()
 	logs := &testlog.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: logs})
-	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger})
+	// The plugin search path through Options.Env, not t.Setenv: the
+	// process environment is shared by the tests running in parallel.
+	env := func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: logger, Env: env})
 	t.Cleanup(sup.KillAll)
 	return session.Deps{Home: home, Supervisor: sup, Logger: logger}, dir, logs
 }
@@ -47,11 +54,13 @@ func tsServer(dir, name string, args ...string) *config.Server {
 	}
 }
 
-// fast are short timings for tests.
+// fast are short timings for tests: quick retries, and generous waits
+// for a session, which a loaded machine (and tests running side by side)
+// can take seconds to bring up; no test waits them out on purpose.
 func fast() registry.Timings {
 	return registry.Timings{
 		InitialBackoff: 20 * time.Millisecond, MaxBackoff: 80 * time.Millisecond,
-		ParkedRetry: time.Second, SessionWait: 3 * time.Second, ReconnectWait: 5 * time.Second,
+		ParkedRetry: time.Second, SessionWait: 30 * time.Second, ReconnectWait: 30 * time.Second,
 		BreakerCooldown: time.Second, ShutdownWait: 5 * time.Second,
 	}
 }

@@ -13,6 +13,7 @@ import (
 // and its failure keeps the code and the challenge for the commands that
 // explain it.
 func TestLoginNeededIsNotRetried(t *testing.T) {
+	t.Parallel()
 	ce := &session.ConnectError{Server: "s", Err: sdk.NewError(sdk.CodeLoginNeeded, "MCP server 's' needs a login: no token is stored; run: hermes mcp login s")}
 	if registry.Retryable(ce) {
 		t.Error("a connect that needs a login is retried")

@@ -18,6 +18,7 @@ func frozen() time.Time { return time.Unix(1_000_000, 0) }
 // into the host log; the rest are counted and reported in one line when
 // the server stops.
 func TestServerLogFloodIsRateLimited(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	const flood = 5 * logfile.DefaultBurst
 	timings := fast()
@@ -45,6 +46,7 @@ func itoa(n int) string {
 // notifications: with a burst of 50, exactly 50 lines pass, and the
 // warning about the rest names both keys.
 func TestServerLogLimitKeys(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	timings := fast()
 	timings.Now = frozen

@@ -25,6 +25,7 @@ import (
 // Names, filters (at list and at call time), collisions, pagination and
 // utility tools with capability gating, against the Go test server.
 func TestNamesFiltersAndUtilities(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	alpha := tsServer(dir, "alpha", "--tools", "3", "--page-size", "2", "--resources", "--prompts")
 	alpha.Tools.Include = []string{"echo", "add", "tool_*"}
@@ -132,6 +133,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 // ones: the good ones are connected with their tools while the hanging one
 // is still connecting; every failure carries a readable reason.
 func TestDiscoveryIsolatesFailures(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	hang := tsServer(dir, "hang", "--hang-initialize")
 	// Long enough that the good servers connect before it ends, however
@@ -241,6 +243,7 @@ func pidOf(t *testing.T, m *registry.Manager, tool string) int {
 // The server process killed between calls of one manager: the next call
 // succeeds on a new process. A call in flight when it dies fails at once.
 func TestReconnectAfterServerKilled(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts", "--trace")}, Deps: deps, Timings: fast()})
 	pid := pidOf(t, m, "mcp_ts_pid")
@@ -275,6 +278,7 @@ func TestReconnectAfterServerKilled(t *testing.T) {
 
 // The transport plugin killed: same as a dropped connection.
 func TestReconnectAfterPluginKilled(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
 	s := m.SessionOf("ts")
@@ -294,6 +298,7 @@ func TestReconnectAfterPluginKilled(t *testing.T) {
 // tools withdrawn, calls get the transport-down error and then the breaker
 // message; when the server can start again it is revived.
 func TestParkBreakerAndRevive(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	tmp := t.TempDir()
 	mark := filepath.Join(tmp, "up")
@@ -359,6 +364,7 @@ func TestParkBreakerAndRevive(t *testing.T) {
 // A tool call wakes a parked server at once instead of waiting for the
 // parked retry.
 func TestCallWakesParkedServer(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	tmp := t.TempDir()
 	mark := filepath.Join(tmp, "up")
@@ -392,6 +398,7 @@ func TestCallWakesParkedServer(t *testing.T) {
 // background, with a warning naming them; a burst of 100 notifications
 // costs a handful of refreshes.
 func TestListChanged(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
 
@@ -427,6 +434,7 @@ func TestListChanged(t *testing.T) {
 
 // Server log notifications reach the host log at the mapped level, capped.
 func TestServerLogNotifications(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "ts")}, Deps: deps, Timings: fast()})
 	mustCall(t, m, "mcp_ts_log", map[string]any{"level": "warning", "logger": "lg", "data": "disk almost full"})
@@ -448,6 +456,7 @@ func TestServerLogNotifications(t *testing.T) {
 // A call past the server's timeout returns the timeout message at once
 // and the server hears that the request was cancelled.
 func TestCallTimeout(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	srv := tsServer(dir, "ts")
 	srv.Timeout = 500 * time.Millisecond
@@ -469,6 +478,7 @@ func TestCallTimeout(t *testing.T) {
 // its mcp-go server runs five requests at a time), and calls to echo, on
 // it and on another server, answer while they sleep. Nothing is timed.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	a := tsServer(dir, "a", "--trace")
 	a.Timeout = time.Hour
@@ -506,6 +516,7 @@ func TestConcurrentCalls(t *testing.T) {
 // for the same time, gets none past its connect, so they are the
 // keepalive's.
 func TestKeepalive(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ rev, trace string }{
 		{session.Latest, testserver.TraceDiscover},
 		{mcp.LATEST_LEGACY_PROTOCOL_VERSION, testserver.TracePing},
@@ -539,6 +550,7 @@ func TestKeepalive(t *testing.T) {
 
 // Reload adds, removes and replaces servers and follows the new order.
 func TestReload(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	a, b := tsServer(dir, "a"), tsServer(dir, "b")
 	m := startManager(t, registry.Options{Servers: []*config.Server{a, b}, Deps: deps, Timings: fast()})
@@ -567,6 +579,7 @@ func toJSON(v any) string {
 
 // A server that stops answering fails the keepalive and is reconnected.
 func TestKeepaliveFailureReconnects(t *testing.T) {
+	t.Parallel()
 	for _, rev := range []string{session.Latest, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 		t.Run(rev, func(t *testing.T) { testKeepaliveFailureReconnects(t, rev) })
 	}
@@ -578,7 +591,10 @@ func testKeepaliveFailureReconnects(t *testing.T, rev string) {
 	srv.Protocol = rev
 	srv.KeepaliveInterval = 100 * time.Millisecond
 	tm := fast()
-	tm.ProbeTimeout = 300 * time.Millisecond
+	// Long enough that a healthy server answers it on a loaded machine
+	// (300 ms was not, with tests running side by side: a spurious
+	// reconnect before the first call); the frozen one never answers.
+	tm.ProbeTimeout = 2 * time.Second
 	m := startManager(t, registry.Options{Servers: []*config.Server{srv}, Deps: deps, Timings: tm})
 	old := m.SessionOf("ts")
 	pid := pidOf(t, m, "mcp_ts_pid")
@@ -586,7 +602,7 @@ func testKeepaliveFailureReconnects(t *testing.T, rev string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	eventually(t, 10*time.Second, "a new session", func() bool {
+	eventually(t, 60*time.Second, "a new session", func() bool {
 		s := m.SessionOf("ts")
 		return s != nil && s != old
 	})

@@ -12,6 +12,7 @@ import (
 // offered each name once (the first tool of that name) and no "mcp_ts_",
 // with one warning for each, naming the server and the tool.
 func TestRepeatedAndUnnamedToolsSkipped(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	m := startManager(t, registry.Options{
 		Servers: []*config.Server{tsServer(dir, "ts", "--dup-tools", "--empty-tool-name")},

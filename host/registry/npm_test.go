@@ -26,6 +26,7 @@ func npmEntry(name, node, script string, args ...string) *config.Server {
 // Every content type rendered through Manager.Call, plus names, filters and
 // utilities, against the official server-everything.
 func TestEverythingServer(t *testing.T) {
+	t.Parallel()
 	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	deps, _, _ := liveEnv(t)
 	srv := npmEntry("everything", node, script, "stdio")
@@ -107,6 +108,7 @@ func TestEverythingServer(t *testing.T) {
 // server-filesystem: tools listed and called, a filtered tool refused, no
 // prompt utilities (no prompts capability).
 func TestFilesystemServer(t *testing.T) {
+	t.Parallel()
 	node, script := testnpm.Server(t, "@modelcontextprotocol/server-filesystem")
 	deps, _, _ := liveEnv(t)
 	root := t.TempDir()

@@ -20,6 +20,7 @@ import (
 // with what to do, is not retried, and never starts its server; put back
 // (as installing again does), Reload connects it.
 func TestPinnedTransportChanged(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	server := filepath.Join(dir, "hermes-testserver")
 	marker := filepath.Join(t.TempDir(), "started")

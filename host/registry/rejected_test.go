@@ -25,11 +25,17 @@ func shellEntry(name, marker, server, comment string) string {
 
 func loadConfig(t *testing.T, home, yaml string) []*config.Server {
 	t.Helper()
-	t.Setenv("HERMES_SAFE_MODE", "")
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(home)
+	// The process environment without HERMES_SAFE_MODE (which would load
+	// no servers), passed in rather than set, so the tests run in parallel.
+	cfg, err := config.LoadEnv(home, func(k string) (string, bool) {
+		if k == "HERMES_SAFE_MODE" {
+			return "", false
+		}
+		return os.LookupEnv(k)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +51,7 @@ func loadConfig(t *testing.T, home, yaml string) []*config.Server {
 // with the reason, and is not retried, not even by Reload; the same entry
 // without the egress runs.
 func TestRejectedEntryNeverStarts(t *testing.T) {
+	t.Parallel()
 	deps, dir, logs := liveEnv(t)
 	server := filepath.Join(dir, "hermes-testserver")
 	marker := filepath.Join(t.TempDir(), "started")
@@ -105,6 +112,7 @@ func TestRejectedEntryNeverStarts(t *testing.T) {
 // A payload hidden behind a ${VAR} resolved from .env is rejected too, and
 // the reason shows the entry as written, not the value.
 func TestRejectedThroughVariable(t *testing.T) {
+	t.Parallel()
 	deps, _, _ := liveEnv(t)
 	if err := os.WriteFile(filepath.Join(deps.Home, ".env"), []byte("PAYLOAD=echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys\n"), 0o600); err != nil {
 		t.Fatal(err)

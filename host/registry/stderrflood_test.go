@@ -14,6 +14,7 @@ import (
 // A server flooding its stderr cannot flood mcp-stderr.log: the stdio
 // plugin rate-limits its lines and says how many it dropped.
 func TestServerStderrFloodIsRateLimited(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "noisy")}, Deps: deps, Timings: fast()})
 	mustCall(t, m, "mcp_noisy_stderr", map[string]any{"lines": 20 * logfile.DefaultBurst})
@@ -41,6 +42,7 @@ func tail(s string) string {
 // of 100 and one line a second, a flood of 5000 stderr lines leaves about
 // 100 in mcp-stderr.log, and the note about the rest names both keys.
 func TestServerStderrLogLimitKeys(t *testing.T) {
+	t.Parallel()
 	deps, dir, _ := liveEnv(t)
 	srv := tsServer(dir, "noisy")
 	srv.LogLinesPerSecond, srv.LogBurst = 1, 100

@@ -26,6 +26,7 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 func TestBreakerOpensProbesAndCloses(t *testing.T) {
+	t.Parallel()
 	clk := &fakeClock{t: time.Unix(1000, 0)}
 	b := registry.NewTestBreaker(registry.Timings{Now: clk.Now})
 	for range registry.DefaultBreakerThreshold - 1 {
@@ -69,6 +70,7 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 }
 
 func TestBackoffSchedule(t *testing.T) {
+	t.Parallel()
 	want := []float64{1, 2, 4, 8, 16, 32, 60, 60}
 	for i, w := range want {
 		if got := registry.Backoff(registry.Timings{}, i+1).Seconds(); got != w {
@@ -96,6 +98,7 @@ func (p *pingless) ListToolsByPage(context.Context, mcp.ListToolsRequest) (*mcp.
 }
 
 func TestKeepaliveFallsBackToToolsList(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := &pingless{pingErr: mcp.ErrMethodNotFound}
 	unsupported := false

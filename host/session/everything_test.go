@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 // The official server-everything over stdio, through the real plugin: list
 // tools, call echo and get-sum, read a resource, get a prompt.
 func TestServerEverythingStdio(t *testing.T) {
+	t.Parallel()
 	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
 	d, _ := deps(t)
 	srv := &config.Server{Name: "everything", Transport: "stdio", Command: node,
@@ -41,9 +43,12 @@ func TestServerEverythingStdio(t *testing.T) {
 	if got, err := call(ctx, s, "get-sum", map[string]any{"a": 2, "b": 3}); err != nil || !strings.Contains(got, "5") {
 		t.Fatalf("get-sum = %q, %v", got, err)
 	}
-	// A host secret does not reach a real server's environment.
-	t.Setenv("HERMES_HOST_SECRET_FOR_TEST", "do-not-leak")
-	s2 := connect(t, d, srv)
+	// A host secret does not reach a real server's environment (the host
+	// environment given through Deps.Environ, so the test runs in parallel;
+	// TestSafeEnvironment covers the process's).
+	d2 := d
+	d2.Environ = append(os.Environ(), "HERMES_HOST_SECRET_FOR_TEST=do-not-leak")
+	s2 := connect(t, d2, srv)
 	if got, err := call(ctx, s2, "get-env", map[string]any{}); err != nil || strings.Contains(got, "do-not-leak") || !strings.Contains(got, "PATH") {
 		t.Fatalf("get-env leaked or failed: %v\n%s", err, got)
 	}

@@ -66,6 +66,7 @@ func goSDKServer(t *testing.T) string {
 // initialize). The list_changed travels on the GET stream, which the host
 // has the plugin open once the revision is known.
 func TestGoSDKListChanged(t *testing.T) {
+	t.Parallel()
 	base := goSDKServer(t)
 	for _, c := range []struct{ name, pin, path string }{
 		{"2025-11-25", "2025-11-25", "/mcp"},

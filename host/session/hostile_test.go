@@ -11,6 +11,7 @@ import (
 // an error naming the key, while another server of the same host goes on
 // being served.
 func TestHostileServerLeavesOthersServed(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	evilSrv := testServer(dir, "--endless-message")
 	evilSrv.Name = "evil"

@@ -29,6 +29,7 @@ func at(srv *config.Server, rev string) *config.Server {
 }
 
 func TestHTTPToolsAndCall(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	for _, rev := range revisions {
@@ -69,6 +70,7 @@ func TestHTTPToolsAndCall(t *testing.T) {
 // carries on, on the new server. A server that does forget sessions answers
 // 404: see TestHTTPSessionTTL.
 func TestHTTPServerRestart(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	addr := "127.0.0.1:" + itoa(freePort(t))
 	p := startTestServer(t, dir, "--http", addr)
@@ -88,6 +90,7 @@ func TestHTTPServerRestart(t *testing.T) {
 // TestHTTPServerDown: a call while the server is gone fails as a closed
 // connection, so the host reconnects.
 func TestHTTPServerDown(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
@@ -107,6 +110,7 @@ func TestHTTPServerDown(t *testing.T) {
 // (and keeps reporting it: a new session is the host's to start); through
 // the registry every call succeeds on a new session.
 func TestHTTPSessionTTL(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--session-ttl", "600000")
 	// Sessions exist only before 2026-07-28.
@@ -139,6 +143,7 @@ func TestHTTPSessionTTL(t *testing.T) {
 }
 
 func TestHTTPStatus500(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	// The call is POST 2 in the current revision (after server/discover),
 	// POST 3 before it (after initialize and notifications/initialized).
@@ -162,6 +167,7 @@ func TestHTTPStatus500(t *testing.T) {
 }
 
 func TestHTTPCallTimeout(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	srv := remote("http", p.URL+"/mcp")
@@ -186,6 +192,7 @@ func TestHTTPCallTimeout(t *testing.T) {
 }
 
 func TestHTTPStreamCut(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--cut-stream")
 	srv := remote("http", p.URL+"/mcp")
@@ -210,6 +217,7 @@ func TestHTTPStreamCut(t *testing.T) {
 // TestHTTPRedirectOtherOrigin: a redirect to another port is another
 // origin, and the Authorization header must not follow it.
 func TestHTTPRedirectOtherOrigin(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	b := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	a := startTestServer(t, dir, "--http", "127.0.0.1:0", "--redirect-to", b.URL+"/mcp")
@@ -225,6 +233,7 @@ func TestHTTPRedirectOtherOrigin(t *testing.T) {
 }
 
 func TestHTTPTLS(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	ca, cert, key, _, _, err := testserver.GenerateTLS(t.TempDir())
 	if err != nil {
@@ -264,6 +273,7 @@ func TestHTTPTLS(t *testing.T) {
 }
 
 func TestHTTPMutualTLS(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	tmp := t.TempDir()
 	ca, cert, key, ccert, ckey, err := testserver.GenerateTLS(tmp)
@@ -303,6 +313,7 @@ func TestHTTPMutualTLS(t *testing.T) {
 }
 
 func TestHTTPNotMCP(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--html-only")
 	_, err := connectOnce(remote("http", p.URL+"/"), d)
@@ -329,6 +340,7 @@ func TestHTTPNotMCP(t *testing.T) {
 }
 
 func TestHTTPAuthRequired(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--require-bearer", "sekrit-token")
 	t.Run("no header", func(t *testing.T) {
@@ -385,6 +397,7 @@ func TestHTTPAuthRequired(t *testing.T) {
 // both eras: as the server's own requests before 2026-07-28, as
 // input_required results answered and re-sent (SEP-2322) in it.
 func TestHTTPServerRequests(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	h := &handlers{}
 	d.Sampling, d.Elicitation, d.Roots = h, h, h
@@ -409,6 +422,7 @@ func TestHTTPServerRequests(t *testing.T) {
 // tools/list_changed in both eras: on the call's own stream before
 // 2026-07-28, on the subscriptions/listen stream Session.Listen opens in it.
 func TestHTTPListChanged(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	for _, rev := range revisions {
@@ -427,6 +441,7 @@ func TestHTTPListChanged(t *testing.T) {
 }
 
 func TestSSE(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	closed := make(chan error, 1)
 	d.OnClosed = func(_ string, err error) { closed <- err }

@@ -15,6 +15,7 @@ import (
 // A plugin or a server killed mid-call is named, with its pid and the
 // signal: never "killed by killed".
 func TestKilledMidCallSaysWhoAndBySignal(t *testing.T) {
+	t.Parallel()
 	for _, victim := range []string{"plugin", "server"} {
 		t.Run(victim, func(t *testing.T) {
 			d, dir := deps(t)

@@ -31,6 +31,7 @@ func countTraces(home, line string) int {
 }
 
 func TestNegotiateStdio(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, protocols string
 		want            string
@@ -73,6 +74,7 @@ func TestNegotiateStdio(t *testing.T) {
 // initialize (no server/discover probe); a changed entry forgets it, and a
 // pinned revision neither reads nor writes it.
 func TestNegotiationRemembered(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := testServer(dir, "--protocols", "2025-11-25", "--trace")
 	s := connect(t, d, srv)
@@ -126,6 +128,7 @@ func TestNegotiationRemembered(t *testing.T) {
 // TestNegotiationPinned: the protocol key pins a revision; a server that
 // does not speak it is an error that says so and what to do.
 func TestNegotiationPinned(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	for _, c := range []struct {
 		name, protocols, pin, want string
@@ -167,6 +170,7 @@ func TestNegotiationPinned(t *testing.T) {
 // remembered legacy revision that the server no longer speaks is
 // negotiated again (and forgotten) instead of failing as a wrong URL.
 func TestNegotiateHTTP(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--protocols", "2026-07-28")
 	srv := remote("http", p.URL+"/mcp")
@@ -209,6 +213,7 @@ func TestNegotiateHTTP(t *testing.T) {
 // the refusal is the probe's answer, and the host falls back to initialize
 // without waiting out the probe's bound.
 func TestNegotiateHTTPRefusal(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0", "--protocols", "2025-11-25", "--discover", "null-id")
 	s := mustConnect(t, remote("http", p.URL+"/mcp"), d)
@@ -238,6 +243,7 @@ func entryDigestOf(t *testing.T, d session.Deps, srv *config.Server) string {
 // TestNoCommonRevision: a server that speaks only revisions hermes does not
 // know gets an error with both lists.
 func TestNoCommonRevision(t *testing.T) {
+	t.Parallel()
 	d, _ := deps(t)
 	refuse := func(w http.ResponseWriter, id json.RawMessage, e mcp.JSONRPCErrorDetails) {
 		w.Header().Set("Content-Type", "application/json")

@@ -89,6 +89,7 @@ func refusedAsChanged(t *testing.T, err error, bin string) {
 // A matching pin runs the installed binary itself, which connects to the
 // server.
 func TestPinnedTransportPluginConnects(t *testing.T) {
+	t.Parallel()
 	p := newPinnedTransport(t)
 	srv := p.server(p.sum)
 	if spec := session.TransportSpec(srv); spec.Path != p.bin || spec.SHA256 != p.sum || spec.Reinstall != "ts" || spec.Dir != "" {
@@ -113,6 +114,7 @@ func TestPinnedTransportPluginConnects(t *testing.T) {
 // The pinned plugin also sandboxes its server: its launcher re-executes
 // the very binary that was checked.
 func TestPinnedTransportPluginSandboxes(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the sandbox is enforced on Linux only")
 	}
@@ -137,6 +139,7 @@ func TestPinnedTransportPluginSandboxes(t *testing.T) {
 
 // A pin that is not the binary's sha256 is refused before the plugin runs.
 func TestPinnedTransportPluginWrongPin(t *testing.T) {
+	t.Parallel()
 	p := newPinnedTransport(t)
 	wrong := strings.Repeat("ab", 32)
 	_, err := connect0(p.d, p.started(wrong))
@@ -147,6 +150,7 @@ func TestPinnedTransportPluginWrongPin(t *testing.T) {
 // A binary swapped after install (here for another, working transport
 // plugin) is refused at the next start, before it runs.
 func TestPinnedTransportPluginSwapped(t *testing.T) {
+	t.Parallel()
 	p := newPinnedTransport(t)
 	// Before the swap the same entry runs, and its server leaves the
 	// marker: its absence below means the plugin never started it.
@@ -166,6 +170,7 @@ func TestPinnedTransportPluginSwapped(t *testing.T) {
 // With the installed binary gone, the same-named plugin on the search
 // path is not run in its place.
 func TestPinnedTransportPluginNoFallback(t *testing.T) {
+	t.Parallel()
 	p := newPinnedTransport(t)
 	if err := os.Remove(p.bin); err != nil {
 		t.Fatal(err)
@@ -181,6 +186,7 @@ func TestPinnedTransportPluginNoFallback(t *testing.T) {
 // A pin for the entry's auth plugin leaves its transport plugin to the
 // search path.
 func TestAuthPinLeavesTransportUnpinned(t *testing.T) {
+	t.Parallel()
 	srv := &config.Server{Name: "gh", Transport: "http", URL: "https://example.com/mcp", Auth: "fake",
 		Plugin: &config.PluginPin{Kind: sdk.KindAuth, Name: "fake", Path: "/x/hermes-auth-fake", SHA256: strings.Repeat("0", 64)}}
 	if spec := session.TransportSpec(srv); spec.Path != "" || spec.SHA256 != "" || spec.Reinstall != "" || spec.Name != "http" || spec.Kind != sdk.KindTransport {

@@ -13,6 +13,7 @@ import (
 // through the http plugin, as type: streamablehttp does; it used to look
 // for a plugin hermes-transport-streamablehttp.
 func TestTransportSpellingConnectsOverHTTP(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	p := startTestServer(t, dir, "--http", "127.0.0.1:0")
 	for _, key := range []string{"transport", "type"} {

@@ -177,6 +177,7 @@ var everythingCases = []revCase{
 // TestRevisionsEverything exercises server-everything over stdio, through
 // the real plugin, in each legacy revision it speaks.
 func TestRevisionsEverything(t *testing.T) {
+	t.Parallel()
 	everythingStdio(t)
 	for _, rev := range everythingRevisions {
 		t.Run(rev, func(t *testing.T) {
@@ -196,6 +197,7 @@ func TestRevisionsEverything(t *testing.T) {
 // server/discover, so negotiation falls back to initialize and says why;
 // pinned to 2026-07-28 it is refused with what it answered.
 func TestRevisionsEverythingNegotiation(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"", config.ProtocolAuto} {
 		t.Run("protocol="+proto, func(t *testing.T) {
 			d, _ := deps(t)

@@ -387,6 +387,7 @@ var testServerCases = []revCase{
 // arrive as the server's own requests in the one, as input_required results
 // mcp-go answers and re-sends (SEP-2322) in the other.
 func TestRevisionsTestServer(t *testing.T) {
+	t.Parallel()
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			for _, tc := range testServerCases {

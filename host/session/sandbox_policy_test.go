@@ -17,6 +17,7 @@ import (
 // The policy a transport gets: $HERMES_HOME never readable, the user's
 // deny list after it, the install folder writable when it exists.
 func TestSandboxPolicy(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	srv := &config.Server{Name: "fs", Command: "x", Sandbox: &config.SandboxSettings{
 		Enforce: true, Writable: []string{"/w"}, DenyRead: []string{"/k", home}, Network: "hosts",
@@ -41,6 +42,7 @@ func TestSandboxPolicy(t *testing.T) {
 // A transport that does not report a sandbox never runs a server that
 // asked for one: the sdk's example plugin knows nothing of sandboxes.
 func TestSandboxRefusedByTransportThatCannot(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := &config.Server{Name: "third", Transport: "mcpgostdio", Command: filepath.Join(dir, "hermes-testserver"),
 		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second,
@@ -55,6 +57,7 @@ func TestSandboxRefusedByTransportThatCannot(t *testing.T) {
 // A remote server has no process here to confine: its sandbox: block is a
 // configuration error, not silently ignored.
 func TestSandboxOnRemoteServerIsAnError(t *testing.T) {
+	t.Parallel()
 	d, _ := deps(t)
 	srv := &config.Server{Name: "r", Transport: "http", URL: "http://127.0.0.1:1/mcp", Enabled: true,
 		ConnectTimeout: 5 * time.Second, Sandbox: &config.SandboxSettings{Enforce: true}}
@@ -68,6 +71,7 @@ func TestSandboxOnRemoteServerIsAnError(t *testing.T) {
 // A rejected entry (the security screening) is never started: the shell
 // would have run, and written the marker, had it been.
 func TestRejectedEntryNeverStarts(t *testing.T) {
+	t.Parallel()
 	d, _ := deps(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	srv := &config.Server{Name: "bad", Transport: "stdio", Command: "sh", Enabled: true, ConnectTimeout: 5 * time.Second,

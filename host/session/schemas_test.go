@@ -35,6 +35,7 @@ const schema2020 = `{
 // A tool's schema reaches the model as the server wrote it, in both
 // revisions: hermes's normalisation leaves the 2020-12 keywords alone.
 func TestToolSchemasKeep2020Keywords(t *testing.T) {
+	t.Parallel()
 	d, _ := deps(t)
 	srv := server.NewMCPServer("schemas", "1", server.WithToolCapabilities(false))
 	srv.AddTool(mcp.NewToolWithRawSchema("rich", "2020-12 schema", json.RawMessage(schema2020)),

@@ -58,6 +58,10 @@ type Deps struct {
 	// host's auth plugins); nil leaves such servers without (their 401
 	// then says to log in).
 	Auth Credentials
+	// Environ is the host's environment ("KEY=value" lines) whose safe
+	// part a stdio server inherits (config.ChildEnvFrom); nil is the
+	// process's. The CLI passes its run's (cli.Options.Env).
+	Environ []string
 }
 
 // Credentials gives a remote server's credentials: the host's manager of
@@ -100,6 +104,12 @@ func PluginName(srv *config.Server) string { return srv.Launch().Plugin }
 // TransportConfig builds what the plugin learns about srv, from the
 // entry's resolution (config.Server.Launch).
 func TransportConfig(srv *config.Server, home string) transport.Config {
+	return transportConfig(srv, home, nil)
+}
+
+// transportConfig is TransportConfig with the host's environment given
+// (nil is the process's), see Deps.Environ.
+func transportConfig(srv *config.Server, home string, environ []string) transport.Config {
 	l := srv.Launch()
 	cfg := transport.Config{
 		Server:         srv.Name,
@@ -113,7 +123,7 @@ func TransportConfig(srv *config.Server, home string) transport.Config {
 	if l.Local {
 		cfg.Command = srv.Command
 		cfg.Args = srv.Args
-		cfg.Env = config.ChildEnv(srv.Env)
+		cfg.Env = config.ChildEnvFrom(environ, srv.Env)
 		cfg.Cwd = srv.Cwd
 		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
 		cfg.LogLinesPerSecond, cfg.LogBurst = l.LogLinesPerSecond, l.LogBurst
@@ -243,7 +253,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if d.OnClosed != nil {
 		opts.OnClosed = func(err *sdk.Error) { d.OnClosed(srv.Name, err) }
 	}
-	tcfg := TransportConfig(srv, d.Home)
+	tcfg := transportConfig(srv, d.Home, d.Environ)
 	tcfg.DynamicHeaders = headers != nil
 	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
 	if err != nil {

@@ -27,11 +27,22 @@ import (
 func deps(t *testing.T) (session.Deps, string) {
 	t.Helper()
 	dir := testbin.Dir(t)
-	t.Setenv("HERMES_PLUGIN_PATH", dir)
 	home := t.TempDir()
-	sup := supervisor.New(supervisor.Options{Home: home})
+	sup := supervisor.New(supervisor.Options{Home: home, Env: pluginPathEnv(dir)})
 	t.Cleanup(sup.KillAll)
 	return session.Deps{Home: home, Supervisor: sup}, dir
+}
+
+// pluginPathEnv is the host environment with $HERMES_PLUGIN_PATH set to
+// dir, for supervisor.Options.Env: the plugin search path without setting
+// the process environment, which a parallel test may not do.
+func pluginPathEnv(dir string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
 }
 
 // waitForTrace waits up to d for a test server started with --trace under
@@ -45,9 +56,12 @@ func waitForTrace(home, line string, d time.Duration) bool {
 }
 
 func testServer(dir string, args ...string) *config.Server {
+	// ConnectTimeout is generous: on a loaded machine, with the tests
+	// running side by side, a plugin and its server took over 10 s to
+	// start; a test that waits for the timeout sets its own.
 	return &config.Server{
 		Name: "ts", Transport: "stdio", Command: filepath.Join(dir, "hermes-testserver"), Args: args,
-		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second,
+		Enabled: true, ConnectTimeout: 30 * time.Second, Timeout: 30 * time.Second,
 	}
 }
 
@@ -76,6 +90,7 @@ func call(ctx context.Context, s *session.Session, tool string, args map[string]
 }
 
 func TestConnectAndCall(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	s := connect(t, d, testServer(dir))
 	if s.Init.ServerInfo.Name != "hermes-testserver" {
@@ -97,6 +112,7 @@ func TestConnectAndCall(t *testing.T) {
 }
 
 func TestConcurrentCallsOnOneSession(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	s := connect(t, d, testServer(dir))
 	var wg sync.WaitGroup
@@ -122,6 +138,7 @@ func TestConcurrentCallsOnOneSession(t *testing.T) {
 // A plugin killed mid-call fails that call at once with an error naming the
 // server; another server's session is unaffected.
 func TestPluginKilledMidCall(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	victim := connect(t, d, testServer(dir, "--trace"))
 	otherSrv := testServer(dir)
@@ -162,6 +179,7 @@ var errClosed = sdk.NewError(sdk.CodeClosed, "")
 
 // A server that exits mid-call fails the call with its exit status.
 func TestServerExitsMidCall(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	s := connect(t, d, testServer(dir))
 	_, err := call(context.Background(), s, "crash", nil)
@@ -179,6 +197,7 @@ func TestServerExitsMidCall(t *testing.T) {
 }
 
 func TestInitializeTimeout(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := testServer(dir, "--hang-initialize")
 	// The server never answers: any bound ends in the timeout; one this
@@ -193,6 +212,7 @@ func TestInitializeTimeout(t *testing.T) {
 }
 
 func TestGarbageOnStdout(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := testServer(dir, "--garbage")
 	// The connect fails on what the server wrote, well before its
@@ -208,6 +228,7 @@ func TestGarbageOnStdout(t *testing.T) {
 // TestBannerThenServe: a server that prints a banner line to stdout and
 // then answers connects (with a warning in the log).
 func TestBannerThenServe(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := testServer(dir, "--banner")
 	srv.ConnectTimeout = time.Minute
@@ -235,6 +256,7 @@ func TestMissingExecutable(t *testing.T) {
 }
 
 func TestServerFailsAtStart(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	_, err := session.Connect(context.Background(), testServer(dir, "--fail-start", "database is locked"), d)
 	if err == nil || !strings.Contains(err.Error(), "database is locked") || !strings.Contains(err.Error(), "status 1") {
@@ -244,15 +266,29 @@ func TestServerFailsAtStart(t *testing.T) {
 
 // A call abandoned by the host is cancelled in the server too.
 func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
-	s := connect(t, d, testServer(dir))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	_, err := call(ctx, s, "sleep", map[string]any{"ms": 20000})
+	s := connect(t, d, testServer(dir, "--trace"))
+	// Cancelled once the server is sleeping (its trace says so), not
+	// after a fixed time: on a busy machine the request may not have
+	// reached it yet, and a cancellation of a request the server has not
+	// seen is not counted.
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := call(ctx, s, "sleep", map[string]any{"ms": 20000})
+		errc <- err
+	}()
+	if !waitForTrace(d.Home, testserver.TraceSleepStarted, 30*time.Second) {
+		cancel()
+		t.Fatalf("the server never started the sleep: %v", <-errc)
+	}
 	cancel()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("want deadline exceeded, got %v", err)
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context canceled, got %v", err)
 	}
 	var got string
+	var err error
 	if !testwait.Until(10*time.Second, func() bool {
 		got, err = call(context.Background(), s, "cancelled_count", nil)
 		return err != nil || got == "1"
@@ -278,7 +314,26 @@ func TestSafeEnvironment(t *testing.T) {
 	}
 }
 
+// The same from Deps.Environ, the host environment a caller with one of
+// its own passes (the CLI passes cli.Options.Env): its safe part reaches
+// the server, the rest does not, and the process's does not matter.
+func TestSafeEnvironmentFromDeps(t *testing.T) {
+	t.Parallel()
+	d, dir := deps(t)
+	d.Environ = append(os.Environ(), "HERMES_TEST_DEPS_SECRET=s3cret", "LANG=x-deps.UTF-8")
+	srv := testServer(dir)
+	srv.Env = map[string]string{"MY_SERVER_VAR": "given"}
+	s := connect(t, d, srv)
+	for name, want := range map[string]string{"HERMES_TEST_DEPS_SECRET": "", "MY_SERVER_VAR": "given", "LANG": "x-deps.UTF-8"} {
+		got, err := call(context.Background(), s, "env", map[string]any{"name": name})
+		if err != nil || got != want {
+			t.Errorf("env %s = %q (%v), want %q", name, got, err, want)
+		}
+	}
+}
+
 func TestStderrLogged(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	s := connect(t, d, testServer(dir))
 	if _, err := call(context.Background(), s, "stderr", map[string]any{"lines": 3}); err != nil {

@@ -12,6 +12,7 @@ import (
 // `transport: mcpgostdio` loads hermes-transport-mcpgostdio, a plugin the
 // host knows only by name (the sdk's example), and works end to end.
 func TestThirdPartyTransportPlugin(t *testing.T) {
+	t.Parallel()
 	d, dir := deps(t)
 	srv := &config.Server{Name: "third", Transport: "mcpgostdio", Command: filepath.Join(dir, "hermes-testserver"),
 		Enabled: true, ConnectTimeout: 10 * time.Second, Timeout: 30 * time.Second}
@@ -25,6 +26,7 @@ func TestThirdPartyTransportPlugin(t *testing.T) {
 }
 
 func TestUnknownTransportPlugin(t *testing.T) {
+	t.Parallel()
 	d, _ := deps(t)
 	srv := &config.Server{Name: "ws", Transport: "ws", URL: "ws://127.0.0.1:1", Enabled: true, ConnectTimeout: 5 * time.Second}
 	_, err := connect0(d, srv)

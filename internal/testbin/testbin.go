@@ -93,14 +93,37 @@ func Root() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Dir builds every target into one temporary folder (once per test process;
-// the Go build cache makes later builds cheap) and returns that folder. The
-// host finds plugins beside the hermes executable, so the folder works as an
-// install. A target that fails to build fails the tests that ask for it by
+// EnvDir names the variable that points the tests at a folder where every
+// target is already built. `make test` builds the folder once (go run
+// ./internal/testbin/cmd/buildtestbin) and sets the variable, so its
+// dozen test processes do not each link all the targets again (each did,
+// 15 links of 20-30 MB executables, before its first test could start).
+// Without it each test process builds its own folder, as before. The
+// folder is used as it is: set the variable only to a folder built from
+// the same source (make test removes its folder when it ends).
+const EnvDir = "HERMES_TESTBIN_DIR"
+
+// Dir returns the folder holding every target built: the folder EnvDir
+// names, or else one this test process builds once (the Go build cache
+// makes later builds cheap). The host finds plugins beside the hermes
+// executable, so the folder works as an install. A target that fails to
+// build (or that EnvDir's folder lacks) fails the tests that ask for it by
 // Path, and is logged here.
 func Dir(t testing.TB) string {
 	t.Helper()
 	once.Do(func() {
+		if d := os.Getenv(EnvDir); d != "" {
+			dir = d
+			for name, pkg := range Targets {
+				if !exists(pkg) {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+					buildErrs[name] = fmt.Errorf("%s=%s does not hold it (%v): rebuild the folder (go run ./internal/testbin/cmd/buildtestbin DIR) or unset %s", EnvDir, d, err, EnvDir)
+				}
+			}
+			return
+		}
 		removeStale()
 		d, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 		if err != nil {
@@ -108,29 +131,7 @@ func Dir(t testing.TB) string {
 			return
 		}
 		dir = d
-		root := Root()
-		// Builds run side by side (mostly linking, the cache has the
-		// rest); each test process pays for them once.
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for name, pkg := range Targets {
-			if m, _ := filepath.Glob(filepath.Join(root, pkg, "*.go")); len(m) == 0 {
-				continue // a target whose package does not exist yet
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cmd := exec.Command("go", "build", "-o", filepath.Join(d, name), pkg)
-				cmd.Dir = root
-				if out, err := cmd.CombinedOutput(); err != nil {
-					// Tests that need this binary fail in Path; the others run.
-					mu.Lock()
-					buildErrs[name] = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
+		buildErrs = BuildAll(d)
 	})
 	if errOut != nil {
 		t.Fatalf("building test binaries: %v", errOut)
@@ -139,6 +140,42 @@ func Dir(t testing.TB) string {
 		t.Logf("test binary %s did not build: %v", name, err)
 	}
 	return dir
+}
+
+// exists reports whether the target package pkg (relative to the root)
+// has Go files: a target whose package does not exist yet is skipped.
+func exists(pkg string) bool {
+	m, _ := filepath.Glob(filepath.Join(Root(), pkg, "*.go"))
+	return len(m) > 0
+}
+
+// BuildAll builds every target into the folder d, side by side (mostly
+// linking, the cache has the rest), and returns the build error of each
+// target that failed, by name.
+func BuildAll(d string) map[string]error {
+	root := Root()
+	errs := map[string]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, pkg := range Targets {
+		if !exists(pkg) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("go", "build", "-o", filepath.Join(d, name), pkg)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				// Tests that need this binary fail in Path; the others run.
+				mu.Lock()
+				errs[name] = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // Path returns the path of one built binary, failing the test if it was not

@@ -1,0 +1,49 @@
+package cli_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// A ${VAR} of config.yaml and the safe environment a stdio server inherits
+// come from the run's environment (cli.Options.Env), not from the process
+// the command runs in: the variables below are set only in the run's
+// environment, never in this test process, and the server sees them.
+func TestConfigVarsAndServerEnvFromOptionsEnv(t *testing.T) {
+	t.Parallel()
+	const tokenVar, token = "HERMES_RUNENV_TEST_TOKEN", "tok-from-options-env"
+	if _, ok := os.LookupEnv(tokenVar); ok {
+		t.Fatalf("%s is set in the test process; the test needs it unset there", tokenVar)
+	}
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n    env:\n      TOKEN: ${"+tokenVar+"}\n")
+	// LANG is one of the variables a server inherits from the host (the
+	// safe baseline); the run's value must win over the process's.
+	lang := "x-runenv.UTF-8"
+	extra := []string{tokenVar + "=" + token, "LANG=" + lang}
+	for name, want := range map[string]string{"TOKEN": token, "LANG": lang} {
+		out := runHermesEnv(t, home, extra, "mcp", "call", "ts", "env", "--arg", "name="+name).must(t, 0)
+		if got := strings.TrimSpace(out.stdout); got != want {
+			t.Errorf("the server's %s = %q, want %q (from cli.Options.Env)", name, got, want)
+		}
+	}
+	// Without the variable in the run's environment the entry needs it.
+	r := runHermes(t, home, "mcp", "call", "ts", "env", "--arg", "name=TOKEN")
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, tokenVar) {
+		t.Errorf("without %s the call should fail naming it; exit %d:\n%s%s", tokenVar, r.code, r.stdout, r.stderr)
+	}
+}
+
+// The real binary reads the same from its process environment (cli.Main
+// passes os.Environ as Options.Env).
+func TestConfigVarsFromProcessEnvironment(t *testing.T) {
+	t.Parallel()
+	const tokenVar, token = "HERMES_RUNENV_TEST_TOKEN", "tok-from-process-env"
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n    env:\n      TOKEN: ${"+tokenVar+"}\n")
+	out := runHermesBinary(t, home, []string{tokenVar + "=" + token}, nil, "mcp", "call", "ts", "env", "--arg", "name=TOKEN").must(t, 0)
+	if got := strings.TrimSpace(out.stdout); got != token {
+		t.Errorf("the server's TOKEN = %q, want %q (from the hermes process's environment)", got, token)
+	}
+}
