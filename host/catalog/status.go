@@ -24,7 +24,7 @@ const (
 	// StatusNameTaken: config.yaml has a server of the entry's name that
 	// was not installed from the catalog (the user's own); installing
 	// the entry would replace it.
-	StatusNameTaken = "name used by your own server"
+	StatusNameTaken = "name in use"
 )
 
 // FromCatalog reports whether s was installed from catalog entry name:

@@ -21,8 +21,9 @@ func TestRows(t *testing.T) {
 	}
 	cfg := &config.Config{Servers: []*config.Server{
 		{Name: "mine", Enabled: true, Command: "npx", Args: []string{"-y", "pkg@1.0.0"}},
-		{Name: "beta", Enabled: false},
-		{Name: "delta", Enabled: true},
+		{Name: "beta", Enabled: false, Catalog: "beta"},
+		{Name: "delta", Enabled: true, Catalog: "delta"},
+		{Name: "alpha", Enabled: true, URL: "https://mine.example/mcp"},
 		{Name: "off", Enabled: false, URL: "https://off.example/mcp"},
 		{Name: "raw", Enabled: true, Raw: map[string]any{"command": "uvx", "args": []any{"x==1", 2}}},
 	}}
@@ -38,11 +39,12 @@ func TestRows(t *testing.T) {
 		}
 	}
 	want := []row{
-		{"alpha", StatusAvailable, "Alpha.", false, false, false},
+		{"alpha", StatusNameTaken, "Alpha.", false, false, false},
 		{"beta", StatusInstalledDisabled, "Beta.", false, true, false},
 		{"delta", StatusEnabled, "Delta.", false, true, true},
 		{"gamma", StatusNeedsNewer, "Gamma.", false, false, false},
 		{"mine", StatusCustomEnabled, "npx -y pkg@1.0.0", true, true, true},
+		{"alpha", StatusCustomEnabled, "https://mine.example/mcp", true, true, true},
 		{"off", StatusCustomDisabled, "https://off.example/mcp", true, true, false},
 		{"raw", StatusCustomEnabled, "uvx x==1 2", true, true, true},
 	}

@@ -154,9 +154,10 @@ func SplitAddArgs(words []string) (front, child []string, sep string) {
 }
 
 // hermesFlagsIn returns the words of a server's argv that are spelled like
-// one of 'hermes mcp add”s own flags ("--tools", "-y", "--no-probe=true"),
+// one of the long flags of 'hermes mcp add' ("--tools", "--no-probe=true"),
 // in order, each once: after --args they are the server's, which is rarely
-// what was meant.
+// what was meant. Short ones are not counted: "-y" after --args is npx's
+// (npx -y pkg) far more often than hermes's.
 func hermesFlagsIn(argv []string) []string {
 	known := map[string]bool{"h": true, "help": true}
 	for _, f := range addFlags(nil) {
@@ -166,10 +167,10 @@ func hermesFlagsIn(argv []string) []string {
 	}
 	var out []string
 	for _, w := range argv {
-		if !strings.HasPrefix(w, "-") {
+		if !strings.HasPrefix(w, "--") {
 			continue
 		}
-		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
 		if known[name] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}

@@ -338,14 +338,15 @@ func TestAddDashDashCommand(t *testing.T) {
 func TestAddArgsWarnsAboutHermesFlags(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
-	r := runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--no-probe", "--args", "server.js", "stdio", "--tools", "echo", "-y").must(t, 0)
-	if !strings.Contains(r.stdout, "--tools -y after --args go to the server, not to hermes") || !strings.Contains(r.stdout, "hermes mcp add ev [flags] -- CMD ARGS...") {
-		t.Errorf("no warning naming --tools and -y:\n%s", r.stdout)
+	r := runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--no-probe", "--args", "server.js", "stdio", "--tools", "echo", "--yes").must(t, 0)
+	if !strings.Contains(r.stdout, "--tools --yes after --args go to the server, not to hermes") || !strings.Contains(r.stdout, "hermes mcp add ev [flags] -- CMD ARGS...") {
+		t.Errorf("no warning naming --tools and --yes:\n%s", r.stdout)
 	}
-	if got, want := readConfig(t, home), "mcp_servers:\n  ev:\n    command: node\n    args:\n      - server.js\n      - stdio\n      - --tools\n      - echo\n      - -y\n"; got != want {
+	if got, want := readConfig(t, home), "mcp_servers:\n  ev:\n    command: node\n    args:\n      - server.js\n      - stdio\n      - --tools\n      - echo\n      - --yes\n"; got != want {
 		t.Errorf("config.yaml:\n%q\nwant:\n%q", got, want)
 	}
-	r = runHermes(t, home, "mcp", "add", "ok", "--command", "node", "--no-probe", "--args", "server.js", "--port", "3").must(t, 0)
+	// npx's -y is npx's: no warning.
+	r = runHermes(t, home, "mcp", "add", "ok", "--command", "npx", "--no-probe", "--args", "-y", "pkg", "--port", "3").must(t, 0)
 	if strings.Contains(r.stdout, "after --args") {
 		t.Errorf("warned about words that are no hermes flag:\n%s", r.stdout)
 	}
