@@ -51,6 +51,9 @@ type Reply struct {
 	Raw []string
 	// NoChoices sends a chunk without choices and nothing else.
 	NoChoices bool
+	// Hang holds the answer until the client gives up (a model that
+	// never answers).
+	Hang bool
 	// Usage is reported in the last chunk.
 	PromptTokens, CompletionTokens int
 }
@@ -180,6 +183,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.next()
+	if rep.Hang {
+		<-r.Context().Done()
+		return
+	}
 	if rep.Body != "" {
 		ct := rep.ContentType
 		if ct == "" {
