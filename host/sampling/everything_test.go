@@ -57,7 +57,10 @@ func liveRegistry(t *testing.T, h *sampling.Host, servers ...*config.Server) *re
 
 type testWriter struct{ t *testing.T }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 func resultText(t *testing.T, res *mcp.CallToolResult, err error) string {
 	t.Helper()
