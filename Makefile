@@ -29,6 +29,7 @@ LDFLAGS ?= -s -w
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS) -X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-model-openai ./cmd/hermes-model-openai
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi

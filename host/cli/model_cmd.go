@@ -57,8 +57,12 @@ func modelTestCommand(e *env) *cli.Command {
 				return &exitError{code: ExitUsage}
 			}
 			e.p.Line("Model: %s", shown)
+			bin, err := e.supervisor().Find("model", "openai")
+			if err != nil {
+				return failf("%s", oneLine(err.Error()))
+			}
 			start := time.Now()
-			res, err := model.New(s, nil).Chat(ctx, model.Request{
+			res, err := model.New(s, bin, e.environ).Chat(ctx, model.Request{
 				Model:     modelName,
 				Messages:  []model.Message{{Role: "user", Text: modelTestPrompt}},
 				MaxTokens: 16,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 	"github.com/hermes-agent/hermes/internal/testnpm"
 )
@@ -16,6 +17,7 @@ import (
 // in .env under a variable no environment sets.
 func modelHome(t *testing.T, url, key, servers string) string {
 	t.Helper()
+	testbin.Path(t, "hermes-model-openai") // found on HERMES_PLUGIN_PATH
 	home := newHome(t)
 	writeConfig(t, home, fmt.Sprintf("model:\n  base_url: %s\n  default: test-model\n  api_key_env: HERMES_TEST_MODEL_KEY\n  max_retries: 0\n%s", url, servers))
 	if err := os.WriteFile(filepath.Join(home, ".env"), []byte("HERMES_TEST_MODEL_KEY="+key+"\n"), 0o600); err != nil {

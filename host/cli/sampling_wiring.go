@@ -29,7 +29,11 @@ func (e *env) samplingHost() *sampling.Host {
 			if err != nil {
 				return nil, err
 			}
-			return model.New(s, nil), nil
+			bin, err := e.supervisor().Find("model", "openai")
+			if err != nil {
+				return nil, err
+			}
+			return model.New(s, bin, e.environ), nil
 		},
 	})
 	actual, _ := samplingHosts.LoadOrStore(e, h)

@@ -1,396 +1,127 @@
 package model
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"net/http"
-	"sync"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
+	"os/exec"
+	"strings"
 )
 
-// Message is one message of a conversation, in the model's terms.
-type Message struct {
-	// Role is "system", "user", "assistant" or "tool".
-	Role string
-	// Text is the message's text.
-	Text string
-	// Images go with a user message, as data: URLs.
-	Images []Image
-	// ToolCalls are an assistant message's calls.
-	ToolCalls []ToolCall
-	// ToolCallID names the call a tool message answers.
-	ToolCallID string
+// Binary is the name of the program that makes the calls: a process of
+// its own, so that the OpenAI client library is linked there and not
+// into hermes, whose every command would pay its initialisation.
+const Binary = "hermes-model-openai"
+
+// KeyVar is the variable the key reaches Binary in (never argv).
+const KeyVar = "HERMES_MODEL_API_KEY"
+
+// Call is what hermes sends Binary on its stdin; Binary answers with
+// JSON lines: {"text": delta} as the text streams in, then one
+// {"response": ...} or {"error": ...}.
+type Call struct {
+	Settings Settings `json:"settings"`
+	Request  Request  `json:"request"`
 }
 
-// Image is an image given to the model.
-type Image struct {
-	MIME string
-	// Data is the image, base64-encoded.
-	Data string
+// Line is one line of Binary's answer.
+type Line struct {
+	Text     string    `json:"text,omitempty"`
+	Response *Response `json:"response,omitempty"`
+	Error    *Error    `json:"error,omitempty"`
 }
 
-// ToolCall is a call of a function the model made.
-type ToolCall struct {
-	ID, Name string
-	// Arguments is the JSON text the model wrote (not checked).
-	Arguments string
-}
-
-// Tool is a function offered to the model.
-type Tool struct {
-	Name, Description string
-	// Parameters is the JSON schema of the arguments (an object schema).
-	Parameters map[string]any
-}
-
-// Request is one chat completion.
-type Request struct {
-	// Model is the model to ask; "" is model.default.
-	Model    string
-	Messages []Message
-	Tools    []Tool
-	// MaxTokens bounds the completion; 0 leaves it to the endpoint.
-	MaxTokens int
-	// Temperature is sent when not nil.
-	Temperature *float64
-	Stop        []string
-	// OnText, when set, receives the text as it streams in.
-	OnText func(delta string)
-}
-
-// Response is the model's answer.
-type Response struct {
-	// Model is the model that answered (as the endpoint names it).
-	Model string
-	Text  string
-	// ToolCalls are the calls the model made, in its order.
-	ToolCalls []ToolCall
-	// FinishReason is the endpoint's: "stop", "length", "tool_calls", ...
-	FinishReason string
-	Usage        Usage
-	// Choices is how many choices the endpoint sent (0: an empty answer).
-	Choices int
-}
-
-// Usage is the tokens a call used, as the endpoint reports them (zero
-// when it does not).
-type Usage struct {
-	Prompt, Completion, Total int64
-}
-
-// Client calls one OpenAI-compatible endpoint. It is safe for concurrent
-// use.
+// Client calls the endpoint of its settings through Binary. It is safe
+// for concurrent use.
 type Client struct {
-	s   *Settings
-	svc openai.ChatCompletionService
+	s *Settings
+	// path is Binary's path; env is the environment it runs with.
+	path string
+	env  []string
 }
 
-// New returns a client of the endpoint s describes; httpClient nil is a
-// default one. Nothing is read from the process environment: the endpoint
-// and key are s's.
-func New(s *Settings, httpClient *http.Client) *Client {
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(s.BaseURL + "/"),
-		option.WithHTTPClient(httpClient),
-		option.WithMaxRetries(s.MaxRetries),
-		option.WithMaxRetryDelay(s.MaxRetryDelay),
-		option.WithAPIKey(s.APIKey),
-	}
-	if s.APIKey == "" {
-		// An endpoint without keys (a local server) gets no header.
-		opts = append(opts, option.WithHeaderDel("Authorization"))
-	}
-	return &Client{s: s, svc: openai.NewChatCompletionService(opts...)}
+// New returns a client of the endpoint s describes, calling through the
+// program at path (Binary) with the environment env (the run's: proxies,
+// certificates); the key is added to it.
+func New(s *Settings, path string, env []string) *Client {
+	return &Client{s: s, path: path, env: env}
 }
 
 // Settings returns the client's settings.
 func (c *Client) Settings() *Settings { return c.s }
 
-// call watches one call's HTTP exchanges: how many were made, the last
-// status and content type, whether the body passed the bound.
-type call struct {
-	limit int64
-
-	mu          sync.Mutex
-	attempts    int
-	status      int
-	contentType string
-	tooLarge    bool
-}
-
-// middleware counts the attempts, notes the response's status and content
-// type, and bounds its body.
-func (w *call) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	w.mu.Lock()
-	w.attempts++
-	w.mu.Unlock()
-	res, err := next(req)
-	if res != nil {
-		w.mu.Lock()
-		w.status = res.StatusCode
-		w.contentType, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
-		w.mu.Unlock()
-		if res.Body != nil {
-			res.Body = &boundedBody{rc: res.Body, left: w.limit, w: w}
-		}
-	}
-	return res, err
-}
-
-func (w *call) snapshot() (attempts, status int, contentType string, tooLarge bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.attempts, w.status, w.contentType, w.tooLarge
-}
-
-// errTooLarge ends a body past model.max_response_kb.
-var errTooLarge = errors.New("response passed model.max_response_kb")
-
-type boundedBody struct {
-	rc   io.ReadCloser
-	left int64
-	w    *call
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		b.w.mu.Lock()
-		b.w.tooLarge = true
-		b.w.mu.Unlock()
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *boundedBody) Close() error { return b.rc.Close() }
+// maxLine bounds one line of Binary's answer beyond the response bound.
+const lineSlack = 1 << 20
 
 // Chat asks the model for one completion, streamed. Errors are *Error.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
-	modelName := req.Model
-	if modelName == "" {
-		modelName = c.s.Default
+	in, err := json.Marshal(Call{Settings: *c.s, Request: req})
+	if err != nil {
+		return nil, fmt.Errorf("encode the model request: %w", err)
 	}
-	if modelName == "" {
-		e := &Error{Kind: KindNoModel, BaseURL: c.s.BaseURL}
-		e.message(c.s)
-		return nil, e
-	}
+	// The call's own deadline ends the process too.
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	defer cancel()
-	params := buildParams(modelName, req)
-	w := &call{limit: c.s.MaxResponseBytes}
-	stream := c.svc.NewStreaming(ctx, params, option.WithMiddleware(w.middleware))
-	defer stream.Close()
-	acc := openai.ChatCompletionAccumulator{}
-	chunks := 0
-	for stream.Next() {
-		chunk := stream.Current()
-		chunks++
-		if !acc.AddChunk(chunk) {
-			return nil, c.fail(ctx, modelName, w, fmt.Errorf("chunk %d does not continue the stream", chunks), "a chunk does not continue the stream")
-		}
-		if req.OnText != nil {
-			for _, ch := range chunk.Choices {
-				if ch.Index == 0 && ch.Delta.Content != "" {
-					req.OnText(ch.Delta.Content)
-				}
-			}
-		}
+	cmd := exec.CommandContext(ctx, c.path)
+	cmd.Stdin = bytes.NewReader(in)
+	env := append([]string{}, c.env...)
+	cmd.Env = append(env, KeyVar+"="+c.s.APIKey)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limited{w: &stderr, left: 4096}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
 	}
-	if err := stream.Err(); err != nil {
-		return nil, c.fail(ctx, modelName, w, err, "")
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot run %s (%w); reinstall hermes (make install)", c.path, err)
 	}
-	_, _, ct, _ := w.snapshot()
-	if ct != "text/event-stream" {
-		// A 200 that is no event stream: an HTML page, a JSON document
-		// of another API.
-		return nil, c.fail(ctx, modelName, w, nil, notStream(ct))
-	}
-	out := &Response{Model: acc.Model, Choices: len(acc.Choices)}
-	if out.Model == "" {
-		out.Model = modelName
-	}
-	out.Usage = Usage{Prompt: acc.Usage.PromptTokens, Completion: acc.Usage.CompletionTokens, Total: acc.Usage.TotalTokens}
-	if len(acc.Choices) > 0 {
-		ch := acc.Choices[0]
-		out.Text = ch.Message.Content
-		out.FinishReason = ch.FinishReason
-		for _, tc := range ch.Message.ToolCalls {
-			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-	}
-	return out, nil
-}
-
-func notStream(ct string) string {
-	if ct == "" {
-		return "it answered without a content type"
-	}
-	return "it answered with " + ct + ", not an event stream"
-}
-
-// fail turns what went wrong into an *Error, deciding on the status and
-// on typed errors.
-func (c *Client) fail(ctx context.Context, modelName string, w *call, err error, detail string) error {
-	attempts, status, ct, tooLarge := w.snapshot()
-	e := &Error{Model: modelName, BaseURL: c.s.BaseURL, Attempts: attempts, Status: status, cause: err, Detail: clean(detail)}
-	var apiErr *openai.Error
-	var streamErr *ssestream.StreamError
-	switch {
-	case tooLarge || errors.Is(err, errTooLarge):
-		e.Kind = KindTooLarge
-	case errors.As(err, &apiErr):
-		e.Status = apiErr.StatusCode
-		isJSON := ct == "application/json"
-		if isJSON && apiErr.Message != "" {
-			e.Detail = clean(apiErr.Message)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, int(c.s.MaxResponseBytes)*2+lineSlack)
+	var res *Response
+	var merr *Error
+	for sc.Scan() {
+		var l Line
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
 		}
 		switch {
-		case apiErr.Code == "model_not_found":
-			e.Kind = KindUnknownModel
-		case !isJSON:
-			// An error page, not an API's error object.
-			e.Kind = KindNotCompatible
-			e.Detail = clean(fmt.Sprintf("HTTP %d with %s", apiErr.StatusCode, orNone(ct)))
-		case apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden:
-			e.Kind = KindAuth
-		case apiErr.StatusCode == http.StatusNotFound:
-			e.Kind = KindUnknownModel
-		case apiErr.StatusCode == http.StatusTooManyRequests:
-			e.Kind = KindRateLimited
-		case apiErr.StatusCode >= 500:
-			e.Kind = KindServer
-		default:
-			e.Kind = KindRejected
+		case l.Response != nil:
+			res = l.Response
+		case l.Error != nil:
+			merr = l.Error
+		case l.Text != "" && req.OnText != nil:
+			req.OnText(l.Text)
 		}
-	case errors.As(err, &streamErr):
-		// An error event in the middle of the stream.
-		e.Kind = KindRejected
-		e.Detail = clean(streamErr.Message)
-	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
-		e.Kind = KindTimeout
-		e.Detail = fmt.Sprintf("within model.timeout (%s)", c.s.Timeout)
-	case errors.Is(err, context.Canceled):
-		e.Kind = KindTimeout
-		e.Detail = "the call was cancelled"
-	case status == 0 && err != nil:
-		e.Kind = KindUnreachable
-		e.Detail = clean(rootCause(err).Error())
+	}
+	werr := cmd.Wait()
+	switch {
+	case merr != nil:
+		return nil, NewError(merr, c.s)
+	case res != nil:
+		return res, nil
+	case ctx.Err() != nil:
+		e := &Error{Kind: KindTimeout, BaseURL: c.s.BaseURL, Model: req.Model, Detail: "the call was cancelled"}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e.Detail = fmt.Sprintf("within model.timeout (%s)", c.s.Timeout)
+		}
+		return nil, NewError(e, c.s)
 	default:
-		e.Kind = KindNotCompatible
-		if e.Detail == "" {
-			var syn *json.SyntaxError
-			var typ *json.UnmarshalTypeError
-			switch {
-			case errors.As(err, &syn), errors.As(err, &typ):
-				e.Detail = "a streamed chunk is not JSON of a chat completion chunk"
-			case err != nil:
-				e.Detail = clean(err.Error())
-			}
-		}
-	}
-	e.message(c.s)
-	return e
-}
-
-func orNone(ct string) string {
-	if ct == "" {
-		return "no content type"
-	}
-	return ct
-}
-
-// rootCause is the innermost error of a chain of single wraps.
-func rootCause(err error) error {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			return err
-		}
-		err = u
+		return nil, fmt.Errorf("%s ended without an answer (%v): %s", Binary, werr, Clean(strings.TrimSpace(stderr.String())))
 	}
 }
 
-func buildParams(modelName string, req Request) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(modelName),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
-	}
-	if req.Temperature != nil {
-		p.Temperature = openai.Float(*req.Temperature)
-	}
-	if len(req.Stop) > 0 {
-		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
-	}
-	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, messageParam(m))
-	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if params == nil {
-			params = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(params)}
-		if t.Description != "" {
-			fd.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
-	}
-	return p
+// limited writes at most left bytes to w, then drops the rest.
+type limited struct {
+	w    *bytes.Buffer
+	left int
 }
 
-func messageParam(m Message) openai.ChatCompletionMessageParamUnion {
-	switch m.Role {
-	case "system":
-		return openai.SystemMessage(m.Text)
-	case "tool":
-		return openai.ToolMessage(m.Text, m.ToolCallID)
-	case "assistant":
-		a := openai.ChatCompletionAssistantMessageParam{}
-		if m.Text != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Text)
-		}
-		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-				},
-			})
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
-	default:
-		if len(m.Images) == 0 {
-			return openai.UserMessage(m.Text)
-		}
-		var parts []openai.ChatCompletionContentPartUnionParam
-		if m.Text != "" {
-			parts = append(parts, openai.TextContentPart(m.Text))
-		}
-		for _, img := range m.Images {
-			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-				URL: "data:" + img.MIME + ";base64," + img.Data,
-			}))
-		}
-		return openai.UserMessage(parts)
-	}
+func (l *limited) Write(p []byte) (int, error) {
+	n := min(len(p), l.left)
+	l.w.Write(p[:n])
+	l.left -= n
+	return len(p), nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -24,7 +26,7 @@ func settings(t *testing.T, url string) *model.Settings {
 
 func chat(t *testing.T, s *model.Settings, req model.Request) (*model.Response, error) {
 	t.Helper()
-	return model.New(s, nil).Chat(context.Background(), req)
+	return model.New(s, testbin.Path(t, model.Binary), os.Environ()).Chat(context.Background(), req)
 }
 
 func kindOf(t *testing.T, err error) *model.Error {
@@ -220,7 +222,7 @@ func TestChatTimeout(t *testing.T) {
 	s.MaxRetryDelay = time.Hour
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := model.New(s, nil).Chat(ctx, model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}})
+	_, err := model.New(s, testbin.Path(t, model.Binary), os.Environ()).Chat(ctx, model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}})
 	if me := kindOf(t, err); me.Kind != model.KindTimeout && me.Kind != model.KindServer {
 		t.Errorf("timeout: %v", err)
 	}

@@ -49,20 +49,27 @@ type Error struct {
 	Model, BaseURL string
 	// Detail is the endpoint's message, cleaned.
 	Detail string
-	msg    string
-	cause  error
+	// Cause is the underlying error, when the call ran in this process.
+	Cause error `json:"-"`
+	msg   string
+}
+
+// NewError returns e with its message written for the endpoint of s.
+func NewError(e *Error, s *Settings) *Error {
+	e.message(s)
+	return e
 }
 
 func (e *Error) Error() string { return e.msg }
 
 // Unwrap returns the underlying error (an *openai.Error, a network error).
-func (e *Error) Unwrap() error { return e.cause }
+func (e *Error) Unwrap() error { return e.Cause }
 
 // maxDetail bounds the endpoint's text kept in an error.
 const maxDetail = 300
 
-// clean makes s one bounded line without control characters.
-func clean(s string) string {
+// Clean makes s one bounded line without control characters.
+func Clean(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '

@@ -57,7 +57,7 @@ type Settings struct {
 	// APIKeyEnv is model.api_key_env; APIKey its value ("" when unset,
 	// for endpoints that need none). The key is never logged or printed.
 	APIKeyEnv string
-	APIKey    string
+	APIKey    string `json:"-"`
 	// KeyFrom says where the key was found: "environment", ".env" or "".
 	KeyFrom string
 	// MaxResponseBytes bounds one response body (model.max_response_kb).

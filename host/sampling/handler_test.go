@@ -3,6 +3,7 @@ package sampling_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
+	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -24,7 +26,8 @@ func newHost(t *testing.T, srv *testmodel.Server) (*sampling.Host, string) {
 		t.Fatal(err)
 	}
 	s.APIKey = "sk-test"
-	return sampling.New(sampling.Options{Home: home, Model: func() (sampling.Chatter, error) { return model.New(s, nil), nil }}), home
+	bin := testbin.Path(t, model.Binary)
+	return sampling.New(sampling.Options{Home: home, Model: func() (sampling.Chatter, error) { return model.New(s, bin, os.Environ()), nil }}), home
 }
 
 func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) interface {
