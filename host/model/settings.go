@@ -1,10 +1,13 @@
 // Package model is the host's client of a model endpoint: any
 // OpenAI-compatible chat-completions API (OpenAI, OpenRouter, Ollama,
-// vLLM, llama.cpp's server, LM Studio) through github.com/openai/openai-go/v3.
-// It owns the model: block of config.yaml (Settings), the API key's lookup
-// (never logged or printed), streaming chat completions with tool calls,
-// retries on 429 and 5xx, the bound on a response, and the typed errors
-// (Error, Kind) whose one-line messages say what to do.
+// vLLM, llama.cpp's server, LM Studio). It owns the model: block of
+// config.yaml (Settings), the API key's lookup (never logged or printed),
+// the conversation types, and the typed errors (Error, Kind) whose
+// one-line messages say what to do. The calls themselves (streaming, tool
+// calls, retries on 429 and 5xx, the response bound) are made by
+// github.com/openai/openai-go/v3 in the process hermes-model-openai
+// (host/model/openaichat), which Client runs once per call: linked into
+// hermes, openai-go's initialisation would cost every command.
 package model
 
 import (

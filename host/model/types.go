@@ -69,4 +69,3 @@ type Response struct {
 type Usage struct {
 	Prompt, Completion, Total int64
 }
-

@@ -52,7 +52,6 @@ func New(s *model.Settings, httpClient *http.Client) *Client {
 	return &Client{s: s, svc: openai.NewChatCompletionService(opts...)}
 }
 
-
 // call watches one call's HTTP exchanges: how many were made, the last
 // status and content type, whether the body passed the bound.
 type call struct {
