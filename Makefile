@@ -90,7 +90,7 @@ conformance: npm-deps build
 install: build
 	@mkdir -p $(PREFIX)
 	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(PREFIX)/
-	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging; do \
+	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-model-openai; do \
 	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
 	done
 	@echo "installed hermes and its plugins into $(PREFIX)"
