@@ -29,6 +29,7 @@ LDFLAGS ?= -s -w
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS) -X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-model-openai ./cmd/hermes-model-openai
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
@@ -96,7 +97,7 @@ conformance: npm-deps build
 install: build
 	@mkdir -p $(PREFIX)
 	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(PREFIX)/
-	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging; do \
+	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-model-openai; do \
 	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
 	done
 	@echo "installed hermes and its plugins into $(PREFIX)"

@@ -176,6 +176,7 @@ func (e *env) supervisor() *supervisor.Supervisor {
 }
 
 func (e *env) close() {
+	defer e.forgetSampling()
 	// Auth plugins first: a transport still closing asks them nothing more.
 	e.closeCredentials()
 	if sup := e.supervisor(); sup != nil {
@@ -369,6 +370,7 @@ func newApp(e *env) *cli.Command {
 		Commands: []*cli.Command{
 			mcpCommand(e),
 			toolsCommand(e),
+			modelCommand(e),
 			versionCommand(e),
 		},
 	}))

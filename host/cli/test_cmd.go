@@ -209,6 +209,7 @@ func testCommand(e *env) *cli.Command {
 				j.write(rep)
 			} else {
 				printTestReport(e, rep, skipped, listed)
+				printSampling(e, srv)
 			}
 			if rep.Error != nil {
 				return &exitError{code: ExitFail}

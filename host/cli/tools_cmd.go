@@ -54,12 +54,12 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 	for _, ts := range builtinToolsets {
 		builtins = append(builtins, ts.Tools...)
 	}
-	return registry.New(registry.Options{
+	return registry.New(e.withSampling(registry.Options{
 		Servers:  servers,
 		Builtins: builtins,
 		Deps:     e.sessionDeps(e.creds()),
 		Snapshot: true,
-	})
+	}))
 }
 
 func toolsCommand(e *env) *cli.Command {

@@ -27,6 +27,8 @@ var Targets = map[string]string{
 	"hermes-transport-http":  "./plugins/http",
 	"hermes-testserver":      "./internal/testserver/cmd/hermes-testserver",
 	"confclient":             "./internal/confclient",
+	// The model client's process (host/model calls through it).
+	"hermes-model-openai": "./cmd/hermes-model-openai",
 	// The OAuth auth plugin, which host/credentials' end-to-end tests
 	// launch through a real supervisor.
 	"hermes-auth-oauth": "./plugins/oauth",

@@ -1,0 +1,208 @@
+// Package model is the host's client of a model endpoint: any
+// OpenAI-compatible chat-completions API (OpenAI, OpenRouter, Ollama,
+// vLLM, llama.cpp's server, LM Studio). It owns the model: block of
+// config.yaml (Settings), the API key's lookup (never logged or printed),
+// the conversation types, and the typed errors (Error, Kind) whose
+// one-line messages say what to do. The calls themselves (streaming, tool
+// calls, retries on 429 and 5xx, the response bound) are made by
+// github.com/openai/openai-go/v3 in the process hermes-model-openai
+// (host/model/openaichat), which Client runs once per call: linked into
+// hermes, openai-go's initialisation would cost every command.
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+)
+
+// Defaults of the model: block.
+const (
+	// DefaultBaseURL is model.base_url's default.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultAPIKeyEnv is model.api_key_env's default: the variable,
+	// in the environment or $HERMES_HOME/.env, that holds the key.
+	DefaultAPIKeyEnv = "OPENAI_API_KEY"
+	// DefaultMaxResponseKB is model.max_response_kb's default: the most
+	// one response body may hold (4 MiB).
+	DefaultMaxResponseKB = 4096
+	// DefaultMaxRetries is model.max_retries's default: the retries of a
+	// call answered with 429 or 5xx, or not answered at all.
+	DefaultMaxRetries = 2
+	// DefaultMaxRetryDelay is model.max_retry_delay's default: the
+	// longest wait before a retry; a Retry-After longer than this ends the
+	// retries.
+	DefaultMaxRetryDelay = 60 * time.Second
+	// DefaultTimeout is model.timeout's default: one call, retries
+	// included.
+	DefaultTimeout = 300 * time.Second
+)
+
+// Bounds of the model: values; past them a value is a mistake.
+const (
+	maxRetriesLimit    = 10
+	maxResponseKBLimit = 1 << 20 // 1 GiB
+)
+
+// Settings are the model: block of config.yaml, defaults applied, and the
+// API key it names.
+type Settings struct {
+	// Path is the config file the settings came from, for errors.
+	Path string
+	// BaseURL is model.base_url.
+	BaseURL string
+	// Default is model.default: the model used when none is named.
+	Default string
+	// APIKeyEnv is model.api_key_env; APIKey its value ("" when unset,
+	// for endpoints that need none). The key is never logged or printed.
+	APIKeyEnv string
+	APIKey    string `json:"-"`
+	// KeyFrom says where the key was found: "environment", ".env" or "".
+	KeyFrom string
+	// MaxResponseBytes bounds one response body (model.max_response_kb).
+	MaxResponseBytes int64
+	// MaxRetries and MaxRetryDelay bound retries (model.max_retries,
+	// model.max_retry_delay).
+	MaxRetries    int
+	MaxRetryDelay time.Duration
+	// Timeout bounds one call, retries included (model.timeout).
+	Timeout time.Duration
+}
+
+// Load reads the model: block of <home>/config.yaml and the API key it
+// names: from lookupEnv first (the run's environment), then from
+// <home>/.env. A value of the wrong type is an error naming the key.
+func Load(home string, lookupEnv func(string) (string, bool)) (*Settings, error) {
+	block, path, err := config.LoadModel(home)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(block)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; fix the file", path, err)
+	}
+	s.Path = path
+	if v, ok := lookupEnv(s.APIKeyEnv); ok && v != "" {
+		s.APIKey, s.KeyFrom = v, "environment"
+		return s, nil
+	}
+	dotenv, err := config.LoadDotEnv(home)
+	if err != nil {
+		return nil, err
+	}
+	if v := dotenv[s.APIKeyEnv]; v != "" {
+		s.APIKey, s.KeyFrom = v, ".env"
+	}
+	return s, nil
+}
+
+// Parse reads a model: block (as config.LoadModel returns it); nil gives
+// the defaults. The API key is Load's to find.
+func Parse(block map[string]any) (*Settings, error) {
+	s := &Settings{
+		BaseURL:          DefaultBaseURL,
+		APIKeyEnv:        DefaultAPIKeyEnv,
+		MaxResponseBytes: DefaultMaxResponseKB << 10,
+		MaxRetries:       DefaultMaxRetries,
+		MaxRetryDelay:    DefaultMaxRetryDelay,
+		Timeout:          DefaultTimeout,
+	}
+	for k, v := range block {
+		key := config.ModelKey + "." + k
+		switch k {
+		case "base_url":
+			str, err := stringValue(key, v)
+			if err != nil {
+				return nil, err
+			}
+			if str != "" {
+				if !strings.HasPrefix(str, "http://") && !strings.HasPrefix(str, "https://") {
+					return nil, fmt.Errorf("%s must be an http:// or https:// URL (for example https://api.openai.com/v1), got %q", key, str)
+				}
+				s.BaseURL = strings.TrimRight(str, "/")
+			}
+		case "default":
+			str, err := stringValue(key, v)
+			if err != nil {
+				return nil, err
+			}
+			s.Default = str
+		case "api_key_env":
+			str, err := stringValue(key, v)
+			if err != nil {
+				return nil, err
+			}
+			if str != "" {
+				s.APIKeyEnv = str
+			}
+		case "max_response_kb":
+			n, err := Number(key, v, 1, maxResponseKBLimit)
+			if err != nil {
+				return nil, err
+			}
+			s.MaxResponseBytes = int64(n) << 10
+		case "max_retries":
+			n, err := Number(key, v, 0, maxRetriesLimit)
+			if err != nil {
+				return nil, err
+			}
+			s.MaxRetries = int(n)
+		case "max_retry_delay":
+			n, err := Number(key, v, 1, 3600)
+			if err != nil {
+				return nil, err
+			}
+			s.MaxRetryDelay = time.Duration(n * float64(time.Second))
+		case "timeout":
+			n, err := Number(key, v, 1, 86400)
+			if err != nil {
+				return nil, err
+			}
+			s.Timeout = time.Duration(n * float64(time.Second))
+		}
+	}
+	return s, nil
+}
+
+func stringValue(key string, v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return strings.TrimSpace(x), nil
+	default:
+		return "", fmt.Errorf("%s must be a string, got %T", key, v)
+	}
+}
+
+// Number reads a numeric config value (a number or a numeric string)
+// between lo and hi; the error names key.
+func Number(key string, v any, lo, hi float64) (float64, error) {
+	var f float64
+	switch x := v.(type) {
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	case float64:
+		f = x
+	case string:
+		p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s must be a number, got %q", key, x)
+		}
+		f = p
+	default:
+		return 0, fmt.Errorf("%s must be a number, got %T", key, v)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
+		return 0, fmt.Errorf("%s must be between %g and %g, got %v", key, lo, hi, v)
+	}
+	return f, nil
+}

@@ -1,0 +1,427 @@
+package sampling
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/toolview"
+)
+
+// Chatter is the model a Host asks: *model.Client.
+type Chatter interface {
+	Chat(ctx context.Context, req model.Request) (*model.Response, error)
+}
+
+// Options configure a Host.
+type Options struct {
+	// Model returns the model client, called at the first request (a
+	// command that never samples never builds one). An error fails that
+	// request as "Sampling LLM call failed: ...".
+	Model func() (Chatter, error)
+	// Home is $HERMES_HOME, where the metrics are kept; "" keeps them in
+	// memory only.
+	Home   string
+	Logger hclog.Logger
+	// Now is the clock of the rate limit; nil is time.Now.
+	Now func() time.Time
+}
+
+// Host answers the sampling requests of every server of one process; it
+// keeps each server's rate window, tool-round count and metrics across
+// reconnections.
+type Host struct {
+	opts Options
+	log  hclog.Logger
+
+	modelOnce sync.Once
+	chatter   Chatter
+	modelErr  error
+
+	mu      sync.Mutex
+	servers map[string]*serverState
+}
+
+type serverState struct {
+	mu         sync.Mutex
+	window     []time.Time
+	toolRounds int
+	metrics    Metrics
+}
+
+// New returns a Host.
+func New(opts Options) *Host {
+	log := opts.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Host{opts: opts, log: log.Named("sampling"), servers: map[string]*serverState{}}
+}
+
+func (h *Host) state(name string) *serverState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.servers[name]
+	if st == nil {
+		st = &serverState{}
+		h.servers[name] = st
+	}
+	return st
+}
+
+// Metrics returns what this process counted for server name.
+func (h *Host) Metrics(name string) Metrics {
+	st := h.state(name)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.metrics
+}
+
+// Handler returns srv's sampling handler, or nil when its sampling: block
+// turns sampling off (the capability is then not offered) or cannot be
+// read (logged; a server with a broken policy gets no sampling).
+func (h *Host) Handler(srv *config.Server) client.SamplingHandler {
+	p, err := ParsePolicy(srv.Sampling)
+	if err != nil {
+		h.log.Warn("sampling disabled for server: bad sampling: block", "server", srv.Name, "error", err.Error())
+		return nil
+	}
+	if !p.Enabled {
+		return nil
+	}
+	return &handler{h: h, server: srv.Name, policy: p, st: h.state(srv.Name)}
+}
+
+type handler struct {
+	h      *Host
+	server string
+	policy Policy
+	st     *serverState
+}
+
+// Error is a refused or failed sampling request; its message is the one
+// the server receives.
+type Error struct{ msg string }
+
+func (e *Error) Error() string { return e.msg }
+
+func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
+
+func (h *handler) audit(msg string, args ...any) {
+	switch h.policy.LogLevel {
+	case "debug":
+		h.h.log.Debug(msg, args...)
+	case "warning":
+		h.h.log.Warn(msg, args...)
+	default:
+		h.h.log.Info(msg, args...)
+	}
+}
+
+// CreateMessage answers one sampling/createMessage.
+func (h *handler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	res, tokens, err := h.createMessage(ctx, req)
+	h.st.mu.Lock()
+	h.st.metrics.Requests++
+	h.st.metrics.TokensUsed += tokens
+	if err != nil {
+		h.st.metrics.Errors++
+		h.st.metrics.LastError = err.Error()
+	} else if res.StopReason == "toolUse" {
+		h.st.metrics.ToolUseCount++
+	}
+	h.st.mu.Unlock()
+	if h.h.opts.Home != "" {
+		if perr := record(h.h.opts.Home, h.server, tokens, err, res); perr != nil {
+			h.h.log.Warn("cannot save sampling metrics", "error", perr.Error())
+		}
+	}
+	if err != nil {
+		h.audit("sampling request refused or failed", "server", h.server, "error", err.Error())
+		return nil, err
+	}
+	h.audit("sampling request answered", "server", h.server, "model", res.Model, "stop_reason", res.StopReason, "tokens", tokens)
+	return res, nil
+}
+
+func (h *handler) allow() bool {
+	now := h.h.opts.Now()
+	h.st.mu.Lock()
+	defer h.st.mu.Unlock()
+	cut := now.Add(-time.Minute)
+	kept := h.st.window[:0]
+	for _, t := range h.st.window {
+		if t.After(cut) {
+			kept = append(kept, t)
+		}
+	}
+	h.st.window = kept
+	if len(kept) >= h.policy.MaxRPM {
+		return false
+	}
+	h.st.window = append(h.st.window, now)
+	return true
+}
+
+func (h *handler) createMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, int64, error) {
+	p := h.policy
+	if !h.allow() {
+		return nil, 0, errorf("Sampling rate limit exceeded for server '%s' (%d requests/minute)", h.server, p.MaxRPM)
+	}
+	params := req.CreateMessageParams
+	modelName := p.Model
+	if modelName == "" && params.ModelPreferences != nil {
+		for _, hint := range params.ModelPreferences.Hints {
+			if hint.Name != "" {
+				modelName = hint.Name
+				break
+			}
+		}
+	}
+	if len(p.AllowedModels) > 0 {
+		shown := modelName
+		if shown == "" {
+			shown = "(model.default)"
+		}
+		ok := false
+		for _, m := range p.AllowedModels {
+			if m == modelName {
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, 0, errorf("Model '%s' not allowed for server '%s'. Allowed: %s", shown, h.server, strings.Join(p.AllowedModels, ", "))
+		}
+	}
+	mreq, err := h.convert(params)
+	if err != nil {
+		return nil, 0, err
+	}
+	mreq.Model = modelName
+	h.h.modelOnce.Do(func() {
+		if h.h.opts.Model == nil {
+			h.h.modelErr = errors.New("no model client in this process")
+			return
+		}
+		h.h.chatter, h.h.modelErr = h.h.opts.Model()
+	})
+	if h.h.modelErr != nil {
+		return nil, 0, errorf("Sampling LLM call failed: %s", sanitize(h.h.modelErr.Error()))
+	}
+	h.audit("sampling request", "server", h.server, "model", modelName, "messages", len(params.Messages), "max_tokens", mreq.MaxTokens, "tools", len(mreq.Tools))
+	cctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	defer cancel()
+	resp, err := h.h.chatter.Chat(cctx, mreq)
+	if err != nil {
+		var me *model.Error
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
+		}
+		if errors.As(err, &me) && me.Kind == model.KindTimeout && ctx.Err() == nil {
+			return nil, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
+		}
+		return nil, 0, errorf("Sampling LLM call failed: %s", sanitize(err.Error()))
+	}
+	tokens := resp.Usage.Total
+	if resp.Choices == 0 {
+		return nil, tokens, errorf("LLM returned empty response (no choices) for server '%s'", h.server)
+	}
+	if resp.FinishReason == "tool_calls" || len(resp.ToolCalls) > 0 {
+		h.st.mu.Lock()
+		if p.MaxToolRounds == 0 {
+			h.st.toolRounds = 0
+			h.st.mu.Unlock()
+			return nil, tokens, errorf("Tool loops disabled for server '%s' (max_tool_rounds=0)", h.server)
+		}
+		h.st.toolRounds++
+		over := h.st.toolRounds > p.MaxToolRounds
+		if over {
+			h.st.toolRounds = 0
+		}
+		h.st.mu.Unlock()
+		if over {
+			return nil, tokens, errorf("Tool loop limit exceeded for server '%s' (max %d rounds)", h.server, p.MaxToolRounds)
+		}
+		var content []mcp.Content
+		for _, tc := range resp.ToolCalls {
+			var input any
+			if err := json.Unmarshal([]byte(tc.Arguments), &input); err != nil || tc.Arguments == "" {
+				input = map[string]any{"_raw": tc.Arguments}
+			}
+			content = append(content, mcp.NewToolUseContent(tc.ID, tc.Name, input))
+		}
+		return &mcp.CreateMessageResult{
+			SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: content},
+			Model:           resp.Model,
+			StopReason:      "toolUse",
+		}, tokens, nil
+	}
+	h.st.mu.Lock()
+	h.st.toolRounds = 0
+	h.st.mu.Unlock()
+	stop := map[string]string{"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse"}[resp.FinishReason]
+	if stop == "" {
+		stop = "endTurn"
+	}
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent(sanitize(resp.Text))},
+		Model:           resp.Model,
+		StopReason:      stop,
+	}, tokens, nil
+}
+
+// sanitize keeps credentials out of what goes back to a server.
+func sanitize(s string) string { return toolview.Redact(s) }
+
+// convert turns the server's request into the model's, within the
+// policy's bounds.
+func (h *handler) convert(params mcp.CreateMessageParams) (model.Request, error) {
+	p := h.policy
+	if n := len(params.Messages); n > p.MaxMessages {
+		return model.Request{}, errorf("Sampling request from server '%s' has %d messages, more than sampling.max_messages (%d); raise it in the server's sampling: block", h.server, n, p.MaxMessages)
+	}
+	maxTokens := p.MaxTokensCap
+	if params.MaxTokens > 0 && params.MaxTokens < maxTokens {
+		maxTokens = params.MaxTokens
+	}
+	out := model.Request{MaxTokens: maxTokens, Stop: params.StopSequences}
+	if params.Temperature != 0 {
+		t := params.Temperature
+		out.Temperature = &t
+	}
+	text := len(params.SystemPrompt)
+	if params.SystemPrompt != "" {
+		out.Messages = append(out.Messages, model.Message{Role: "system", Text: params.SystemPrompt})
+	}
+	for _, m := range params.Messages {
+		msgs, n, err := h.convertMessage(m)
+		if err != nil {
+			return out, err
+		}
+		text += n
+		out.Messages = append(out.Messages, msgs...)
+	}
+	if text > p.MaxTextBytes {
+		return out, errorf("Sampling request from server '%s' has %d KiB of text, more than sampling.max_text_kb (%d); raise it in the server's sampling: block", h.server, text>>10, p.MaxTextBytes>>10)
+	}
+	if params.ToolChoice == nil || params.ToolChoice.Mode != mcp.ToolChoiceModeNone {
+		for _, t := range params.Tools {
+			def := toolview.ConvertTool(h.server, t)
+			out.Tools = append(out.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: def.Parameters})
+		}
+	}
+	return out, nil
+}
+
+// blocks returns a message's content as a list.
+func blocks(c any) []any {
+	switch x := c.(type) {
+	case []mcp.Content:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = x[i]
+		}
+		return out
+	case []any:
+		return x
+	case nil:
+		return nil
+	default:
+		return []any{x}
+	}
+}
+
+// convertMessage converts one sampling message; n is its text's size.
+func (h *handler) convertMessage(m mcp.SamplingMessage) ([]model.Message, int, error) {
+	role := string(m.Role)
+	if role != "assistant" {
+		role = "user"
+	}
+	cur := model.Message{Role: role}
+	var out []model.Message
+	n := 0
+	for _, b := range blocks(m.Content) {
+		if c, err := mcp.ParseSamplingContent(b); err == nil && c != nil {
+			b = c
+		}
+		switch c := b.(type) {
+		case mcp.TextContent:
+			cur.Text += c.Text
+			n += len(c.Text)
+		case *mcp.TextContent:
+			cur.Text += c.Text
+			n += len(c.Text)
+		case mcp.ImageContent:
+			if err := h.checkImage(len(c.Data)); err != nil {
+				return nil, 0, err
+			}
+			cur.Images = append(cur.Images, model.Image{MIME: c.MIMEType, Data: c.Data})
+		case *mcp.ImageContent:
+			if err := h.checkImage(len(c.Data)); err != nil {
+				return nil, 0, err
+			}
+			cur.Images = append(cur.Images, model.Image{MIME: c.MIMEType, Data: c.Data})
+		case mcp.ToolUseContent:
+			args, _ := json.Marshal(c.Input)
+			cur.Role = "assistant"
+			cur.ToolCalls = append(cur.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(args)})
+			n += len(args)
+		case *mcp.ToolUseContent:
+			args, _ := json.Marshal(c.Input)
+			cur.Role = "assistant"
+			cur.ToolCalls = append(cur.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(args)})
+			n += len(args)
+		case mcp.ToolResultContent:
+			t := resultText(c)
+			n += len(t)
+			out = append(out, model.Message{Role: "tool", ToolCallID: c.ToolUseID, Text: t})
+		case *mcp.ToolResultContent:
+			t := resultText(*c)
+			n += len(t)
+			out = append(out, model.Message{Role: "tool", ToolCallID: c.ToolUseID, Text: t})
+		default:
+			// Audio and what this version does not know: the model is
+			// told something was left out.
+			cur.Text += "[content omitted]"
+		}
+	}
+	if cur.Text != "" || len(cur.Images) > 0 || len(cur.ToolCalls) > 0 || len(out) == 0 {
+		out = append([]model.Message{cur}, out...)
+	}
+	return out, n, nil
+}
+
+func (h *handler) checkImage(size int) error {
+	if size > h.policy.MaxImageB64 {
+		return errorf("Sampling request from server '%s' has an image of %d KiB, more than sampling.max_image_kb (%d); raise it in the server's sampling: block", h.server, size>>10, h.policy.MaxImageB64>>10)
+	}
+	return nil
+}
+
+// resultText is a tool result's text content, joined.
+func resultText(c mcp.ToolResultContent) string {
+	var parts []string
+	for _, b := range c.Content {
+		if t, ok := mcp.AsTextContent(b); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 && c.StructuredContent != nil {
+		b, _ := json.Marshal(c.StructuredContent)
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, "\n")
+}

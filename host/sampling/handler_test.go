@@ -1,0 +1,221 @@
+package sampling_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/sampling"
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testmodel"
+)
+
+// newHost returns a Host asking the scripted model srv, keeping metrics in
+// a temporary home.
+func newHost(t *testing.T, srv *testmodel.Server) (*sampling.Host, string) {
+	t.Helper()
+	home := t.TempDir()
+	s, err := model.Parse(map[string]any{"base_url": srv.URL, "default": "default-model", "max_retries": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.APIKey = "sk-test"
+	bin := testbin.Path(t, model.Binary)
+	return sampling.New(sampling.Options{Home: home, Model: func() (sampling.Chatter, error) { return model.New(s, bin, os.Environ()), nil }}), home
+}
+
+func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) interface {
+	CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+} {
+	t.Helper()
+	hd := h.Handler(&config.Server{Name: name, Sampling: block})
+	if hd == nil {
+		t.Fatal("no handler")
+	}
+	return hd
+}
+
+func ask(text string, maxTokens int) mcp.CreateMessageRequest {
+	return mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(text)}},
+		MaxTokens: maxTokens,
+	}}
+}
+
+func wantErr(t *testing.T, err error, want string) {
+	t.Helper()
+	var se *sampling.Error
+	if !errors.As(err, &se) || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
+
+func TestSamplingAnswersWithPolicyApplied(t *testing.T) {
+	srv := testmodel.New(t)
+	srv.Script(testmodel.Reply{Text: "sampled text", PromptTokens: 3, CompletionTokens: 4})
+	h, home := newHost(t, srv)
+	hd := handler(t, h, "srv", map[string]any{"max_tokens_cap": 50})
+	req := ask("hello", 1000)
+	req.SystemPrompt = "You are a test."
+	req.Temperature = 0.7
+	req.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "hinted-model"}}}
+	res, err := hd.CreateMessage(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := res.Content.(mcp.TextContent); !ok || tc.Text != "sampled text" || res.StopReason != "endTurn" || res.Model != "hinted-model" {
+		t.Fatalf("result %+v", res)
+	}
+	got := srv.Last(t)
+	if got.MaxTokens() != 50 || got.Model() != "hinted-model" || got.Body["temperature"] != 0.7 {
+		t.Errorf("request %s", got.Raw)
+	}
+	if msgs := got.Messages(); len(msgs) != 2 || msgs[0]["role"] != "system" || msgs[0]["content"] != "You are a test." {
+		t.Errorf("messages %v", msgs)
+	}
+	// The config's model overrides the hint; allowed_models checks it.
+	hd = handler(t, h, "other", map[string]any{"model": "forced", "allowed_models": []any{"forced"}})
+	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if m := srv.Last(t).Model(); m != "forced" {
+		t.Errorf("model %q, want forced", m)
+	}
+	if m := h.Metrics("srv"); m.Requests != 1 || m.Errors != 0 || m.TokensUsed != 7 {
+		t.Errorf("metrics %+v", m)
+	}
+	if m := sampling.LoadMetrics(home)["srv"]; m.Requests != 1 || m.TokensUsed != 7 {
+		t.Errorf("saved metrics %+v", m)
+	}
+}
+
+func TestSamplingConvertsToolsBothWays(t *testing.T) {
+	srv := testmodel.New(t)
+	srv.Script(testmodel.Reply{ToolCalls: []testmodel.ToolCall{
+		{ID: "c1", Name: "weather", Arguments: `{"city":"Oslo"}`},
+		{ID: "c2", Name: "weather", Arguments: `not json`},
+	}})
+	h, _ := newHost(t, srv)
+	hd := handler(t, h, "srv", nil)
+	req := mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+		Messages: []mcp.SamplingMessage{
+			{Role: mcp.RoleUser, Content: []mcp.Content{mcp.NewTextContent("look"), mcp.NewImageContent("AAAA", "image/png")}},
+			{Role: mcp.RoleAssistant, Content: mcp.NewToolUseContent("c0", "weather", map[string]any{"city": "Bergen"})},
+			{Role: mcp.RoleUser, Content: mcp.ToolResultContent{Type: "tool_result", ToolUseID: "c0", Content: []mcp.Content{mcp.NewTextContent("rain")}}},
+		},
+		MaxTokens: 10,
+		Tools:     []mcp.Tool{mcp.NewTool("weather", mcp.WithDescription("the weather"), mcp.WithString("city"))},
+	}}
+	res, err := hd.CreateMessage(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, ok := res.Content.([]mcp.Content)
+	if !ok || len(calls) != 2 || res.StopReason != "toolUse" {
+		t.Fatalf("result %#v", res)
+	}
+	if u := calls[0].(mcp.ToolUseContent); u.ID != "c1" || u.Input.(map[string]any)["city"] != "Oslo" {
+		t.Errorf("first call %+v", u)
+	}
+	if u := calls[1].(mcp.ToolUseContent); u.Input.(map[string]any)["_raw"] != "not json" {
+		t.Errorf("unparseable arguments %+v", u)
+	}
+	got := srv.Last(t)
+	for _, want := range []string{`"url":"data:image/png;base64,AAAA"`, `"tool_call_id":"c0"`, `"content":"rain"`,
+		`"arguments":"{\"city\":\"Bergen\"}"`, `"name":"weather"`, `"description":"the weather"`} {
+		if !got.Contains(want) {
+			t.Errorf("request lacks %s: %s", want, got.Raw)
+		}
+	}
+	if m := h.Metrics("srv"); m.ToolUseCount != 1 {
+		t.Errorf("metrics %+v", m)
+	}
+}
+
+func TestSamplingErrors(t *testing.T) {
+	srv := testmodel.New(t)
+	h, home := newHost(t, srv)
+	ctx := context.Background()
+
+	t.Run("rate limit", func(t *testing.T) {
+		hd := handler(t, h, "rpm", map[string]any{"max_rpm": "2"})
+		for range 2 {
+			if _, err := hd.CreateMessage(ctx, ask("hi", 5)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := hd.CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute)")
+		// The window is the server's, not the connection's.
+		_, err = handler(t, h, "rpm", map[string]any{"max_rpm": 2}).CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute)")
+		if m := sampling.LoadMetrics(home)["rpm"]; m.Requests != 4 || m.Errors != 2 {
+			t.Errorf("saved metrics %+v", m)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		srv.Script(testmodel.Reply{Hang: true})
+		_, err := handler(t, h, "slow", map[string]any{"timeout": 1}).CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "Sampling LLM call timed out after 1s for server 'slow'")
+	})
+	t.Run("call failed", func(t *testing.T) {
+		srv.Script(testmodel.Reply{Status: 400})
+		_, err := handler(t, h, "bad", nil).CreateMessage(ctx, ask("hi", 5))
+		if err == nil || !strings.HasPrefix(err.Error(), "Sampling LLM call failed: ") || !strings.Contains(err.Error(), "HTTP 400") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("no choices", func(t *testing.T) {
+		srv.Script(testmodel.Reply{NoChoices: true})
+		_, err := handler(t, h, "empty", nil).CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "LLM returned empty response (no choices) for server 'empty'")
+	})
+	t.Run("not allowed", func(t *testing.T) {
+		req := ask("hi", 5)
+		req.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "gpt-big"}}}
+		_, err := handler(t, h, "picky", map[string]any{"allowed_models": []any{"a", "b"}}).CreateMessage(ctx, req)
+		wantErr(t, err, "Model 'gpt-big' not allowed for server 'picky'. Allowed: a, b")
+	})
+	tool := testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c", Name: "t", Arguments: "{}"}}}
+	t.Run("tool loops disabled", func(t *testing.T) {
+		srv.Script(tool)
+		_, err := handler(t, h, "noloop", map[string]any{"max_tool_rounds": 0}).CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "Tool loops disabled for server 'noloop' (max_tool_rounds=0)")
+	})
+	t.Run("tool loop limit", func(t *testing.T) {
+		hd := handler(t, h, "loop", map[string]any{"max_tool_rounds": 2})
+		// A text answer resets the count.
+		srv.Script(tool, testmodel.Reply{Text: "done"}, tool, tool, tool)
+		for i := range 4 {
+			if _, err := hd.CreateMessage(ctx, ask("hi", 5)); err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+		_, err := hd.CreateMessage(ctx, ask("hi", 5))
+		wantErr(t, err, "Tool loop limit exceeded for server 'loop' (max 2 rounds)")
+	})
+	t.Run("bounds", func(t *testing.T) {
+		hd := handler(t, h, "big", map[string]any{"max_messages": 2, "max_text_kb": 1, "max_image_kb": 1})
+		req := ask("hi", 5)
+		req.Messages = append(req.Messages, req.Messages[0], req.Messages[0])
+		_, err := hd.CreateMessage(ctx, req)
+		wantErr(t, err, "Sampling request from server 'big' has 3 messages, more than sampling.max_messages (2); raise it in the server's sampling: block")
+		_, err = hd.CreateMessage(ctx, ask(strings.Repeat("x", 2048), 5))
+		wantErr(t, err, "Sampling request from server 'big' has 2 KiB of text, more than sampling.max_text_kb (1); raise it in the server's sampling: block")
+		req = ask("hi", 5)
+		req.Messages[0].Content = mcp.NewImageContent(strings.Repeat("A", 4096), "image/png")
+		_, err = hd.CreateMessage(ctx, req)
+		wantErr(t, err, "Sampling request from server 'big' has an image of 4 KiB, more than sampling.max_image_kb (1); raise it in the server's sampling: block")
+	})
+	t.Run("disabled", func(t *testing.T) {
+		if hd := h.Handler(&config.Server{Name: "off", Sampling: map[string]any{"enabled": false}}); hd != nil {
+			t.Fatal("a disabled server got a handler")
+		}
+	})
+}
