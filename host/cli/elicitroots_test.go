@@ -1,0 +1,139 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testnpm"
+)
+
+// everythingConfig is a config.yaml with server-everything as ev.
+func everythingConfig(t *testing.T) string {
+	t.Helper()
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
+	return "mcp_servers:\n  ev:\n    command: " + node + "\n    args: [" + script + ", stdio]\n"
+}
+
+// TestElicitationOnTerminal: server-everything's elicitation form is
+// answered by a person typing at a terminal during 'hermes mcp call': each
+// field asked typed by its schema, a wrong answer asked again, empty
+// answers taking the defaults, and the server gets the typed values.
+func TestElicitationOnTerminal(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, everythingConfig(t))
+	tm := startTerm(t, home, nil, "mcp", "call", "ev", "trigger-elicitation-request")
+	tm.WaitFor("MCP server 'ev' asks for information:")
+	tm.WaitFor("[c]ancel: ")
+	tm.Press("y\r")
+	for _, step := range []struct{ prompt, typed string }{
+		{"String (text, required): ", "Ada Lovelace"},
+		{"String with date format (date): ", "1815-12-10"},
+		{"Boolean (y/n): ", "y"},
+		{"String with email format (email): ", "not an email"},
+		{"an email address (name@example.com), please", "ada@example.com"},
+		{"String with default (text) [It was a dark and stormy night.]: ", ""},
+		{"String with uri format (uri): ", ""},
+		{"Integer (integer) [42]: ", "101"},
+		{"at most 100, please", "7"},
+		{"Legacy Titled Single Select Enum (number) [pet-1]: ", "2"},
+		{"Number in range 1-1000 (number) [3.14]: ", ""},
+		{"Titled Multiple Select Enum (numbers, comma-separated) [fish-1]: ", "1,3"},
+		{"Titled Single Select Enum (number) [hero-1]: ", "Wonder Woman"},
+		{"Untitled Multiple Select Enum (numbers, comma-separated) [Guitar]: ", ""},
+		{"Untitled Single Select Enum (number) [Monica]: ", "4"},
+	} {
+		tm.WaitFor(step.prompt)
+		tm.Press(step.typed + "\r")
+	}
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tm.Output())
+	}
+	out := strings.ReplaceAll(tm.Output(), "\r\n", "\n")
+	for _, w := range []string{
+		"User provided the requested information!", "- Name: Ada Lovelace", "- Email: ada@example.com",
+		"- Agreed to terms: true", "- Birthdate: 1815-12-10", "- Favorite Integer: 7", "- Favorite Number: 3.14",
+		`"legacyTitledEnum": "pet-2"`, `"titledSingleSelectEnum": "hero-3"`, `"untitledSingleSelectEnum": "Chandler"`,
+		`"firstLine": "It was a dark and stormy night."`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the server did not get %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, `"homepage"`) {
+		t.Errorf("an optional field left empty was sent:\n%s", out)
+	}
+}
+
+// TestElicitationWithoutTerminalDeclines: 'hermes mcp call' with stdin not
+// a terminal declines, and the capabilities are offered all the same
+// (server-everything lists its elicitation and roots tools only to a
+// client that offers them).
+func TestElicitationWithoutTerminalDeclines(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, everythingConfig(t))
+	r := runHermesBinary(t, home, nil, nil, "mcp", "call", "ev", "trigger-elicitation-request").must(t, 0)
+	if !strings.Contains(r.stdout, "User declined to provide the requested information.") || strings.Contains(r.stderr, "asks for information") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	r = runHermesBinary(t, home, nil, nil, "mcp", "test", "ev", "--json").must(t, 0)
+	var rep struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"discovered_tools"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	var names []string
+	for _, tl := range rep.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, w := range []string{"trigger-elicitation-request", "trigger-url-elicitation", "get-roots-list"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+w+" ") {
+			t.Errorf("hermes mcp test did not offer what %s needs: tools %v", w, names)
+		}
+	}
+}
+
+// TestRootsReadByFilesystemServer: server-filesystem takes the client's
+// roots as its allowed folders: the working folder and roots: of
+// config.yaml (a ~ path and a named entry), not the folder on its command
+// line.
+func TestRootsReadByFilesystemServer(t *testing.T) {
+	t.Parallel()
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-filesystem")
+	home := newHome(t)
+	user := t.TempDir()
+	argDir, wd, named, extra := t.TempDir(), t.TempDir(), t.TempDir(), filepath.Join(user, "projects")
+	if err := os.MkdirAll(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, home, "roots:\n  - ~/projects\n  - {path: "+named+"/../"+filepath.Base(named)+"/, name: Named}\n"+
+		"mcp_servers:\n  fs:\n    command: "+node+"\n    args: ["+script+", "+argDir+"]\n")
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "fs", "list_allowed_directories")
+	cmd.Env = hermesTestEnv(t, home, "HOME="+user)
+	cmd.Dir = wd
+	r := runCmd(t, cmd).must(t, 0)
+	real := func(d string) string {
+		p, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, d := range []string{wd, extra, named} {
+		if !strings.Contains(r.stdout, real(d)) {
+			t.Errorf("allowed folders lack %s:\n%s", real(d), r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, real(argDir)) {
+		t.Errorf("the command line's folder is still allowed: the roots were not used:\n%s", r.stdout)
+	}
+}
