@@ -3,7 +3,6 @@ package elicit
 import (
 	"fmt"
 	"math"
-	"net/mail"
 	"net/url"
 	"slices"
 	"sort"
@@ -448,8 +447,7 @@ func (f *Field) checkString(s string) error {
 	}
 	switch f.Format {
 	case "email":
-		a, err := mail.ParseAddress(s)
-		if err != nil || a.Address != s {
+		if !emailLike(s) {
 			return fmt.Errorf("an email address (name@example.com), please")
 		}
 	case "uri":
@@ -556,4 +554,15 @@ func (f *Field) option(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// emailLike reports whether s looks like an address: one @ between a local
+// part and a domain with a dot, no spaces or control characters (a check
+// for typing mistakes; net/mail would cost every command its init).
+func emailLike(s string) bool {
+	local, domain, ok := strings.Cut(s, "@")
+	if !ok || local == "" || strings.Contains(domain, "@") || !strings.Contains(strings.Trim(domain, "."), ".") {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
