@@ -18,8 +18,11 @@ import (
 // bindElicitRoots gives every server of a registry the host's elicitation
 // handler (asking the person on this terminal, declining without one) and
 // the roots (the working folder and roots: of config.yaml), on top of
-// whatever handlers o already binds.
-func (e *env) bindElicitRoots(o *registry.Options) {
+// whatever handlers o already binds. It returns the roots: a long-lived
+// command hooks its registry to them (set.OnChange calling
+// Manager.NotifyRootsChanged) and calls set.Reload after a config reload
+// or a change of working folder.
+func (e *env) bindElicitRoots(o *registry.Options) *roots.Set {
 	set := e.rootSet()
 	prev := o.Requests
 	o.Requests = func(srv *config.Server) registry.Requests {
@@ -31,6 +34,7 @@ func (e *env) bindElicitRoots(o *registry.Options) {
 		r.Roots = set
 		return r
 	}
+	return set
 }
 
 // bindElicitRootsDeps is bindElicitRoots for a single session (hermes mcp

@@ -138,3 +138,14 @@ func (s *Set) Update(ctx context.Context, roots []mcp.Root) bool {
 	}
 	return true
 }
+
+// Reload reads roots: of <home>/config.yaml again with the working folder
+// wd (after a config reload, or a change of working folder) and replaces
+// the list (Update). On an error the list is kept.
+func (s *Set) Reload(ctx context.Context, home, wd, userHome string) (changed bool, err error) {
+	list, err := Load(home, wd, userHome)
+	if err != nil {
+		return false, err
+	}
+	return s.Update(ctx, list), nil
+}

@@ -152,3 +152,39 @@ func TestListChangedReachesServers(t *testing.T) {
 		}
 	}
 }
+
+// TestReload: a changed roots: or working folder replaces the list and
+// runs OnChange once; an unchanged one does nothing; a broken one keeps
+// the list.
+func TestReload(t *testing.T) {
+	home := t.TempDir()
+	write := func(cfg string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(home, config.File), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("roots: [/a]\n")
+	list, err := roots.Load(home, "/w", "/h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := roots.NewSet(list)
+	changes := 0
+	set.OnChange(func(context.Context) { changes++ })
+	ctx := context.Background()
+	if changed, err := set.Reload(ctx, home, "/w", "/h"); changed || err != nil || changes != 0 {
+		t.Fatalf("unchanged: %v %v, %d changes", changed, err, changes)
+	}
+	write("roots: [/a, /b]\n")
+	if changed, err := set.Reload(ctx, home, "/w", "/h"); !changed || err != nil || changes != 1 || len(set.Roots()) != 3 {
+		t.Fatalf("a root added: %v %v, %d changes, %v", changed, err, changes, set.Roots())
+	}
+	if changed, _ := set.Reload(ctx, home, "/elsewhere", "/h"); !changed || set.Roots()[0].URI != "file:///elsewhere" || changes != 2 {
+		t.Fatalf("a new working folder: %v, %v", changed, set.Roots())
+	}
+	write("roots: 3\n")
+	if changed, err := set.Reload(ctx, home, "/w", "/h"); changed || err == nil || len(set.Roots()) != 3 || changes != 2 {
+		t.Fatalf("a broken roots: %v %v, %v", changed, err, set.Roots())
+	}
+}
