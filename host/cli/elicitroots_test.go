@@ -10,6 +10,8 @@ import (
 
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testnpm"
+	"github.com/hermes-agent/hermes/internal/testpty"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // everythingConfig is a config.yaml with server-everything as ev.
@@ -135,5 +137,44 @@ func TestRootsReadByFilesystemServer(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, real(argDir)) {
 		t.Errorf("the command line's folder is still allowed: the roots were not used:\n%s", r.stdout)
+	}
+}
+
+// TestURLElicitationOnTerminal: server-everything's URL elicitation shows
+// the URL and the server's message escaped, opens the page only after
+// the person's yes ($BROWSER), and a no declines without opening it.
+func TestURLElicitationOnTerminal(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, everythingConfig(t))
+	browser, log := fakeBrowser(t, true)
+	const page = "https://example.com/connect?state=s1"
+	for _, answer := range []string{"n", "y"} {
+		tm := startTerm(t, home, []string{browser}, "mcp", "call", "ev", "trigger-url-elicitation",
+			"--arg", "url="+page, "--arg", "message=Link your account \x1b[2J\x1b]0;owned\x07")
+		tm.WaitFor("MCP server 'ev' asks you to open a web page:")
+		tm.WaitFor("Open it in your browser? [y]es, [n]o (decline), [c]ancel: ")
+		tm.Press(answer + "\r")
+		if code := tm.Wait(); code != 0 {
+			t.Fatalf("answer %s: exit %d:\n%s", answer, code, tm.Output())
+		}
+		out := tm.Output()
+		if !strings.Contains(out, "URL:  "+page) || !strings.Contains(out, `Link your account \x1b[2J\x1b]0;owned\x07`) || strings.Contains(out, "\x1b[2J") {
+			t.Errorf("answer %s: the request was not shown escaped:\n%q", answer, out)
+		}
+		want := map[string]string{"n": "User declined to open the URL", "y": "User completed the URL elicitation flow"}[answer]
+		if !strings.Contains(out, want) {
+			t.Errorf("answer %s: the server did not get it:\n%s", answer, out)
+		}
+		if answer == "n" {
+			if b, _ := os.ReadFile(log); len(b) != 0 {
+				t.Fatalf("a declined page was opened: %s", b)
+			}
+			continue
+		}
+		testwait.For(t, testpty.Timeout, "the browser to be given the page", func() bool {
+			b, _ := os.ReadFile(log)
+			return strings.Contains(string(b), page)
+		})
 	}
 }

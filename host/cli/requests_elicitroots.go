@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -72,13 +75,42 @@ func (e *env) elicitHandler(srv *config.Server) *elicit.Handler {
 		s.Enabled = false
 	}
 	var p elicit.Prompter
-	if e.input.terminal() {
+	if e.input != nil && e.input.terminal() {
 		p = e.prompter()
 	}
-	open := func(ctx context.Context, u string) error {
-		return (&termUI{p: e.p, out: e.err, in: e.input, getenv: e.getenv}).OpenURL(ctx, u)
+	var log hclog.Logger
+	if e.log != nil {
+		log = e.log.Named("elicitation")
 	}
-	return elicit.New(srv.Name, s, p, open, e.log.Named("elicitation"))
+	return elicit.New(srv.Name, s, p, e.openPage, log)
+}
+
+// openPage opens a URL-mode page: with $BROWSER when it is set, waiting
+// up to browserStartWait for it (a one-shot command must not end before
+// the browser took the page: its end would hang up the terminal's
+// process group), else with the system's browser (termUI.OpenURL). An
+// error means the page was not opened, and the URL is shown instead.
+func (e *env) openPage(ctx context.Context, rawURL string) error {
+	words := strings.Fields(e.getenv("BROWSER"))
+	if len(words) == 0 {
+		return (&termUI{p: e.p, out: e.err, in: e.input, getenv: e.getenv}).OpenURL(ctx, rawURL)
+	}
+	cmd := exec.Command(words[0], append(words[1:], rawURL)...)
+	// Stdin, Stdout and Stderr stay nil: /dev/null.
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting $BROWSER (%s): %w", words[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t := time.NewTimer(browserStartWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 var (
@@ -101,7 +133,9 @@ func (e *env) warnOnce(key, msg string) {
 	if seen {
 		return
 	}
-	e.log.Warn(msg)
+	if e.log != nil {
+		e.log.Warn(msg)
+	}
 	fmt.Fprintf(e.err, "Warning: %s\n", termsafe.Escape(msg))
 }
 

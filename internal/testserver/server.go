@@ -372,7 +372,7 @@ func (st *state) addTools() {
 	})
 
 	s.AddTool(mcp.NewTool("elicit",
-		mcp.WithDescription("Asks the client for input via elicitation; returns {action, content} as JSON. schema (a JSON object) replaces the one-field form; mode url asks to open url instead."),
+		mcp.WithDescription("Asks the client for input via elicitation; returns {action, content} as JSON."),
 		mcp.WithString("message"),
 		mcp.WithString("schema", mcp.Description("the requestedSchema as JSON; default: one optional string field, value")),
 		mcp.WithString("mode", mcp.Description("form (default) or url")),
@@ -406,8 +406,8 @@ func (st *state) addTools() {
 	})
 
 	s.AddTool(mcp.NewTool("roots",
-		mcp.WithDescription("Asks the client for its roots and returns them as JSON; with changes, returns instead how many notifications/roots/list_changed the client sent."),
-		mcp.WithBoolean("changes"),
+		mcp.WithDescription("Asks the client for its roots and returns them as JSON."),
+		mcp.WithBoolean("changes", mcp.Description("return instead how many notifications/roots/list_changed the client sent")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.GetBool("changes", false) {
 			return mcp.NewToolResultText(strconv.FormatInt(st.rootsChanged.Load(), 10)), nil
