@@ -119,10 +119,6 @@ func TestRootsReadByFilesystemServer(t *testing.T) {
 	}
 	writeConfig(t, home, "roots:\n  - ~/projects\n  - {path: "+named+"/../"+filepath.Base(named)+"/, name: Named}\n"+
 		"mcp_servers:\n  fs:\n    command: "+node+"\n    args: ["+script+", "+argDir+"]\n")
-	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "fs", "list_allowed_directories")
-	cmd.Env = hermesTestEnv(t, home, "HOME="+user)
-	cmd.Dir = wd
-	r := runCmd(t, cmd).must(t, 0)
 	real := func(d string) string {
 		p, err := filepath.EvalSymlinks(d)
 		if err != nil {
@@ -130,6 +126,18 @@ func TestRootsReadByFilesystemServer(t *testing.T) {
 		}
 		return p
 	}
+	// server-filesystem asks for the roots once initialized and answers
+	// calls meanwhile with its command line's folders: a call may come
+	// first, so the test calls again until the roots are in (each call a
+	// new process; without roots they never are).
+	var r runResult
+	testwait.For(t, 5*testpty.Timeout, "server-filesystem to take the roots", func() bool {
+		cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "fs", "list_allowed_directories")
+		cmd.Env = hermesTestEnv(t, home, "HOME="+user)
+		cmd.Dir = wd
+		r = runCmd(t, cmd).must(t, 0)
+		return strings.Contains(r.stdout, real(wd))
+	})
 	for _, d := range []string{wd, extra, named} {
 		if !strings.Contains(r.stdout, real(d)) {
 			t.Errorf("allowed folders lack %s:\n%s", real(d), r.stdout)
