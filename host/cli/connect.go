@@ -30,7 +30,9 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 // never opens a browser or asks anything, and a server that needs a login
 // fails with the plugin's message naming 'hermes mcp login'.
 func (e *env) connect(ctx context.Context, srv *config.Server) (*session.Session, error) {
-	return session.Connect(ctx, srv, e.withSamplingDeps(srv, e.sessionDeps(e.creds())))
+	d := e.withSamplingDeps(srv, e.sessionDeps(e.creds()))
+	e.bindElicitRootsDeps(&d, srv)
+	return session.Connect(ctx, srv, d)
 }
 
 // sessionDeps are the session dependencies of a command, with credentials

@@ -54,12 +54,14 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 	for _, ts := range builtinToolsets {
 		builtins = append(builtins, ts.Tools...)
 	}
-	return registry.New(e.withSampling(registry.Options{
+	opts := e.withSampling(registry.Options{
 		Servers:  servers,
 		Builtins: builtins,
 		Deps:     e.sessionDeps(e.creds()),
 		Snapshot: true,
-	}))
+	})
+	e.bindElicitRoots(&opts)
+	return registry.New(opts)
 }
 
 func toolsCommand(e *env) *cli.Command {

@@ -94,6 +94,8 @@ type Session struct {
 
 	listenOnce sync.Once
 	stopListen context.CancelFunc
+	// offersRoots: the session has a roots handler (NotifyRootsChanged).
+	offersRoots bool
 }
 
 // PluginName returns the transport plugin a server uses (the entry's
@@ -281,6 +283,13 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}
 	if d.Elicitation != nil {
 		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
+		if c, ok := d.Elicitation.(interface {
+			Capability() mcp.ElicitationCapability
+		}); ok {
+			// mcp-go offers form mode only; a handler may offer URL mode.
+			ec := c.Capability()
+			copts = append(copts, client.WithClientCapabilities(mcp.ClientCapabilities{Elicitation: &ec}))
+		}
 	}
 	if d.Roots != nil {
 		copts = append(copts, client.WithRootsHandler(d.Roots))
@@ -290,7 +299,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		name := srv.Name
 		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
 	}
-	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe}
+	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
 	if err := c.Start(ctx); err != nil {
 		return fail(s.explain(ctx, "start", err, timeout))
 	}

@@ -29,9 +29,13 @@
 //     removing the tool burst_toggle.
 //   - sample {prompt}: asks the client for sampling/createMessage and
 //     returns the model's text.
-//   - elicit {message}: asks the client via elicitation/create and returns
-//     {"action":..., "content":...} as JSON text.
-//   - roots: asks the client for roots/list and returns the roots as JSON.
+//   - elicit {message, schema, mode, url}: asks the client via
+//     elicitation/create and returns {"action":..., "content":...} as JSON
+//     text; schema (JSON) replaces the one-field form, mode url asks to
+//     open url instead.
+//   - roots {changes}: asks the client for roots/list and returns the roots
+//     as JSON; with changes, how many notifications/roots/list_changed the
+//     client sent (also traced, TraceRootsChanged).
 //   - image: a 1x1 PNG image content.
 //   - log {level, logger, data}: sends a notifications/message entry (legacy
 //     clients receive it once they called logging/setLevel).

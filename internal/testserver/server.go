@@ -110,6 +110,8 @@ const (
 	TraceList = "hermes-testserver trace: tools/list"
 	// TraceSleepStarted: a sleep call arrived and is sleeping.
 	TraceSleepStarted = "hermes-testserver trace: sleep started"
+	// TraceRootsChanged: a notifications/roots/list_changed arrived.
+	TraceRootsChanged = "hermes-testserver trace: roots changed"
 )
 
 type authKey struct{}
@@ -133,8 +135,10 @@ type state struct {
 	srv       *server.MCPServer
 	opts      Options
 	cancelled atomic.Int64
-	toggled   atomic.Bool
-	traceMu   sync.Mutex
+	// rootsChanged counts notifications/roots/list_changed.
+	rootsChanged atomic.Int64
+	toggled      atomic.Bool
+	traceMu      sync.Mutex
 }
 
 // trace writes line to stderr when tracing is on.
@@ -196,6 +200,10 @@ func New(opts Options) *server.MCPServer {
 		serverOpts = append(serverOpts, server.WithPromptCapabilities(true))
 	}
 	st.srv = server.NewMCPServer(opts.Name, serverVersion(opts), serverOpts...)
+	st.srv.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(context.Context, mcp.JSONRPCNotification) {
+		st.rootsChanged.Add(1)
+		st.trace(TraceRootsChanged)
+	})
 
 	if !opts.NoToolsCapability {
 		st.addTools()
@@ -366,12 +374,15 @@ func (st *state) addTools() {
 	s.AddTool(mcp.NewTool("elicit",
 		mcp.WithDescription("Asks the client for input via elicitation; returns {action, content} as JSON."),
 		mcp.WithString("message"),
+		mcp.WithString("schema", mcp.Description("the requestedSchema as JSON; default: one optional string field, value")),
+		mcp.WithString("mode", mcp.Description("form (default) or url")),
+		mcp.WithString("url", mcp.Description("the URL of mode url")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if res := server.ElicitationResponse(req.Params.InputResponses, "elicit"); res != nil {
 			out, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
 			return mcp.NewToolResultText(string(out)), nil
 		}
-		return server.NewInputRequestBuilder("elicit").Elicit("elicit", mcp.ElicitationParams{
+		params := mcp.ElicitationParams{
 			Message: req.GetString("message", "Please provide a value"),
 			RequestedSchema: map[string]any{
 				"type": "object",
@@ -379,12 +390,28 @@ func (st *state) addTools() {
 					"value": map[string]any{"type": "string", "description": "any value"},
 				},
 			},
-		}).ToolResult(), nil
+		}
+		if raw := req.GetString("schema", ""); raw != "" {
+			var schema any
+			if err := json.Unmarshal([]byte(raw), &schema); err != nil {
+				return mcp.NewToolResultError("schema: " + err.Error()), nil
+			}
+			params.RequestedSchema = schema
+		}
+		if req.GetString("mode", "") == mcp.ElicitationModeURL {
+			params = mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, Message: params.Message,
+				URL: req.GetString("url", ""), ElicitationID: "hermes-testserver-elicit"}
+		}
+		return server.NewInputRequestBuilder("elicit").Elicit("elicit", params).ToolResult(), nil
 	})
 
 	s.AddTool(mcp.NewTool("roots",
 		mcp.WithDescription("Asks the client for its roots and returns them as JSON."),
+		mcp.WithBoolean("changes", mcp.Description("return instead how many notifications/roots/list_changed the client sent")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.GetBool("changes", false) {
+			return mcp.NewToolResultText(strconv.FormatInt(st.rootsChanged.Load(), 10)), nil
+		}
 		if res := server.RootsResponse(req.Params.InputResponses, "roots"); res != nil {
 			roots := res.Roots
 			if roots == nil {
