@@ -146,6 +146,17 @@ func TestRootsReadByFilesystemServer(t *testing.T) {
 	if strings.Contains(r.stdout, real(argDir)) {
 		t.Errorf("the command line's folder is still allowed: the roots were not used:\n%s", r.stdout)
 	}
+
+	// roots: false in the entry: the server is offered no roots and keeps
+	// the folder of its command line.
+	writeConfig(t, home, "mcp_servers:\n  fs:\n    command: "+node+"\n    args: ["+script+", "+argDir+"]\n    roots: false\n")
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "fs", "list_allowed_directories")
+	cmd.Env = hermesTestEnv(t, home, "HOME="+user)
+	cmd.Dir = wd
+	r = runCmd(t, cmd).must(t, 0)
+	if !strings.Contains(r.stdout, real(argDir)) || strings.Contains(r.stdout, real(wd)) {
+		t.Errorf("with roots: false the server's own folder should be the one allowed:\n%s", r.stdout)
+	}
 }
 
 // TestURLElicitationOnTerminal: server-everything's URL elicitation shows

@@ -34,7 +34,9 @@ func (e *env) bindElicitRoots(o *registry.Options) *roots.Set {
 			r = prev(srv)
 		}
 		r.Elicitation = e.elicitHandler(srv)
-		r.Roots = set
+		if !srv.NoRoots {
+			r.Roots = set
+		}
 		return r
 	}
 	return set
@@ -44,7 +46,9 @@ func (e *env) bindElicitRoots(o *registry.Options) *roots.Set {
 // test).
 func (e *env) bindElicitRootsDeps(d *session.Deps, srv *config.Server) {
 	d.Elicitation = e.elicitHandler(srv)
-	d.Roots = e.rootSet()
+	if !srv.NoRoots {
+		d.Roots = e.rootSet()
+	}
 }
 
 // rootSet returns the roots offered to servers: the working folder, then

@@ -213,6 +213,11 @@ type Server struct {
 
 	// Sampling and Elicitation are kept raw (interpolated).
 	Sampling, Elicitation map[string]any
+	// NoRoots (roots: false) keeps the host's roots from this server: it
+	// is not offered the roots capability, so a server that would replace
+	// the folders of its own command line with the client's roots
+	// (server-filesystem) keeps them.
+	NoRoots bool
 	// Sandbox is the isolation of a stdio server (sandbox:); nil for none.
 	Sandbox *SandboxSettings
 	// Plugin pins the plugin binary a catalog entry shipped (plugin:); nil

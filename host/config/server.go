@@ -21,7 +21,7 @@ var knownKeys = map[string]bool{
 	"transport": true, "timeout": true, "connect_timeout": true, "keepalive_interval": true,
 	"enabled": true, "supports_parallel_tool_calls": true, "tools": true, "auth": true,
 	"oauth": true, "ssl_verify": true, "client_cert": true, "client_key": true,
-	"sampling": true, "elicitation": true, "sandbox": true, "plugin": true, "max_message_mb": true,
+	"sampling": true, "elicitation": true, "roots": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
 	"log_lines_per_second": true, "log_burst": true, "catalog": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
@@ -463,6 +463,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	}
 	s.Sampling = d.rawMap("sampling", v["sampling"], raw["sampling"])
 	s.Elicitation = d.rawMap("elicitation", v["elicitation"], raw["elicitation"])
+	s.NoRoots = !d.boolish("roots", v["roots"], raw["roots"], true)
 	s.Sandbox = d.sandbox(v["sandbox"], raw["sandbox"], &s.Unknown)
 	s.Plugin = d.plugin(v["plugin"], raw["plugin"], &s.Unknown)
 	sort.Strings(s.Unknown)
