@@ -98,30 +98,15 @@ func (d *decoder) seconds(key string, v, raw any, def time.Duration) time.Durati
 // positive reads a positive number of units up to max; ok is false when the
 // key is absent or invalid (then the error is recorded).
 func (d *decoder) positive(key string, v, raw any, unit string, max float64) (float64, bool) {
-	var f float64
-	switch t := v.(type) {
-	case nil:
+	if v == nil {
 		return 0, false
-	case int:
-		f = float64(t)
-	case int64:
-		f = float64(t)
-	case uint64:
-		f = float64(t)
-	case float64:
-		f = t
-	case string:
-		x, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		if err != nil {
-			d.fail(key, "want a number of %s, got %s", unit, got(raw))
-			return 0, false
-		}
-		f = x
-	default:
+	}
+	f, ok := fields.Number(v)
+	if !ok {
 		d.fail(key, "want a number of %s, got %s", unit, got(raw))
 		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > max {
+	if f <= 0 || f > max {
 		d.fail(key, "want a positive number of %s, got %s", unit, got(raw))
 		return 0, false
 	}

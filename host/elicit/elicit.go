@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/fields"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -93,24 +94,8 @@ func boolish(v any) (bool, bool) {
 const maxTimeout = 24 * time.Hour
 
 func seconds(v any) (time.Duration, bool) {
-	var f float64
-	switch t := v.(type) {
-	case int:
-		f = float64(t)
-	case int64:
-		f = float64(t)
-	case uint64:
-		f = float64(t)
-	case float64:
-		f = t
-	case string:
-		if _, err := fmt.Sscanf(strings.TrimSpace(t), "%g", &f); err != nil {
-			return 0, false
-		}
-	default:
-		return 0, false
-	}
-	if !(f > 0) || f > maxTimeout.Seconds() {
+	f, ok := fields.Number(v)
+	if !ok || !(f > 0) || f > maxTimeout.Seconds() {
 		return 0, false
 	}
 	return time.Duration(f * float64(time.Second)), true

@@ -15,6 +15,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Error is a value of the wrong type: File (when known) and Key (a dotted
@@ -169,6 +170,35 @@ func Bool(key string, v any, def bool) (bool, *Error) {
 		return t, nil
 	}
 	return def, &Error{Key: key, Want: "true or false", Got: Show(v)}
+}
+
+// Number reads a number written as one (an integer or a float, as YAML
+// and JSON decoders give them) or as a numeric string ("30", " 2.5 ").
+// NaN and infinities are not numbers here; ok is false for anything else,
+// nothing included. Callers apply their own bounds and wording.
+func Number(v any) (f float64, ok bool) {
+	switch t := v.(type) {
+	case int:
+		f = float64(t)
+	case int64:
+		f = float64(t)
+	case uint64:
+		f = float64(t)
+	case float64:
+		f = t
+	case string:
+		p, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return 0, false
+		}
+		f = p
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // Keys returns m's keys in order, so that a document's first bad key is

@@ -82,3 +82,20 @@ func TestScalarsAsText(t *testing.T) {
 }
 
 func second[T any](_ T, err *fields.Error) *fields.Error { return err }
+
+// TestNumber: numbers as YAML and JSON decoders give them and numeric
+// strings are numbers; NaN, infinities, other text and other types are not.
+func TestNumber(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want float64
+		ok   bool
+	}{
+		{30, 30, true}, {int64(-2), -2, true}, {uint64(7), 7, true}, {2.5, 2.5, true}, {" 1.5 ", 1.5, true}, {"1e3", 1000, true},
+		{"30s", 0, false}, {"NaN", 0, false}, {"inf", 0, false}, {true, 0, false}, {nil, 0, false}, {[]any{1}, 0, false},
+	} {
+		if got, ok := fields.Number(c.v); got != c.want || ok != c.ok {
+			t.Errorf("Number(%#v) = %v, %v; want %v, %v", c.v, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -12,12 +12,11 @@ package model
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/fields"
 )
 
 // Defaults of the model: block.
@@ -182,26 +181,14 @@ func stringValue(key string, v any) (string, error) {
 // Number reads a numeric config value (a number or a numeric string)
 // between lo and hi; the error names key.
 func Number(key string, v any, lo, hi float64) (float64, error) {
-	var f float64
-	switch x := v.(type) {
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	case float64:
-		f = x
-	case string:
-		p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s must be a number, got %q", key, x)
+	f, ok := fields.Number(v)
+	if !ok {
+		if s, isText := v.(string); isText {
+			return 0, fmt.Errorf("%s must be a number, got %q", key, s)
 		}
-		f = p
-	default:
 		return 0, fmt.Errorf("%s must be a number, got %T", key, v)
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
+	if f < lo || f > hi {
 		return 0, fmt.Errorf("%s must be between %g and %g, got %v", key, lo, hi, v)
 	}
 	return f, nil

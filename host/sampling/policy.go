@@ -13,9 +13,10 @@ package sampling
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/fields"
 )
 
 // Defaults of the sampling: block.
@@ -142,26 +143,8 @@ func ParsePolicy(raw map[string]any) (Policy, error) {
 // string, else def; NaN and infinities give def; at least lo; capped so
 // that a huge value cannot overflow.
 func safeNumeric(v any, def, lo float64) float64 {
-	var f float64
-	switch x := v.(type) {
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	case float64:
-		f = x
-	case string:
-		p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
-			return def
-		}
-		f = p
-	default:
-		return def
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := fields.Number(v)
+	if !ok {
 		return def
 	}
 	return math.Min(math.Max(f, lo), 1<<30)
