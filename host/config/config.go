@@ -404,6 +404,24 @@ func decodeServers(path string, src []byte) (yaml.MapSlice, error) {
 // config file src, nil when the key is absent or empty; what names what
 // the mapping should hold, for the error.
 func decodeTopMapping(path string, src []byte, key, what string) (yaml.MapSlice, error) {
+	value, err := decodeTopValue(path, src, key)
+	if err != nil {
+		return nil, err
+	}
+	switch v := value.(type) {
+	case nil:
+		return nil, nil
+	case yaml.MapSlice:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("%s: %s must be %s, got %s; fix the file", path, key, what, typeName(v))
+	}
+}
+
+// decodeTopValue returns the value under the top-level key of the config
+// file src (mappings ordered), nil when the key or the file's body is
+// absent.
+func decodeTopValue(path string, src []byte, key string) (any, error) {
 	f, err := parseFile(path, src)
 	if err != nil {
 		return nil, err
@@ -423,16 +441,8 @@ func decodeTopMapping(path string, src []byte, key, what string) (yaml.MapSlice,
 		return nil, fmt.Errorf("%s: the top level must be a mapping of keys, got %s; fix the file", path, typeName(root))
 	}
 	for _, it := range top {
-		if keyString(it.Key) != key {
-			continue
-		}
-		switch v := it.Value.(type) {
-		case nil:
-			return nil, nil
-		case yaml.MapSlice:
-			return v, nil
-		default:
-			return nil, fmt.Errorf("%s: %s must be %s, got %s; fix the file", path, key, what, typeName(v))
+		if keyString(it.Key) == key {
+			return it.Value, nil
 		}
 	}
 	return nil, nil

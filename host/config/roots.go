@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-
-	"github.com/goccy/go-yaml"
 )
 
 // RootsKey is the top-level key of config.yaml listing the folders offered
@@ -34,23 +32,9 @@ func LoadRoots(home string) ([]RootEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseFile(path, src)
+	value, err := decodeTopValue(path, src, RootsKey)
 	if err != nil {
 		return nil, err
-	}
-	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
-		return nil, nil
-	}
-	var root any
-	if err := yaml.NodeToValue(f.Docs[0].Body, &root, yaml.UseOrderedMap()); err != nil {
-		return nil, toParseError(path, err)
-	}
-	top, _ := root.(yaml.MapSlice)
-	var value any
-	for _, it := range top {
-		if keyString(it.Key) == RootsKey {
-			value = it.Value
-		}
 	}
 	if value == nil {
 		return nil, nil
