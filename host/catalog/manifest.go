@@ -62,6 +62,10 @@ type Transport struct {
 	Headers map[string]string
 	// Version is the informational version pin.
 	Version string
+	// NoRoots (roots: false) installs the entry with roots: false: the
+	// server is offered none of the host's roots and keeps the folders its
+	// args name (server-filesystem replaces them with the client's roots).
+	NoRoots bool
 }
 
 // Auth is the auth: block.

@@ -198,7 +198,7 @@ type manifestParser struct {
 
 var (
 	topKeys       = []string{"manifest_version", "name", "description", "source", "transport", "auth", "tools", "suggest", "install", "post_install", "sandbox", "plugin"}
-	transportKeys = []string{"type", "command", "args", "url", "version", "env", "headers"}
+	transportKeys = []string{"type", "command", "args", "url", "version", "env", "headers", "roots"}
 	authKeys      = []string{"type", "env", "provider", "scopes", "env_var"}
 	promptKeys    = []string{"name", "prompt", "required", "secret", "default"}
 	toolsKeys     = []string{"default_enabled", "default_excluded"}
@@ -365,6 +365,11 @@ func (p *manifestParser) transport(m *Manifest) error {
 	if tr.Version, err = text("transport.version", t["version"], 256); err != nil {
 		return err
 	}
+	roots, err := boolean("transport.roots", t["roots"], true)
+	if err != nil {
+		return err
+	}
+	tr.NoRoots = !roots
 
 	if tr.Env, err = textMap("transport.env", t["env"], envNameRE, "variable names such as API_URL"); err != nil {
 		return err

@@ -103,6 +103,9 @@ func Translate(m *Manifest, opts TranslateOptions) (*config.ServerEntry, error) 
 		return nil, fmt.Errorf("manifest of '%s': auth.type %q is not none, api_key or oauth; fix the manifest", m.Name, clip(m.Auth.Type, 32))
 	}
 	e.Enabled(true)
+	if t.NoRoots {
+		e.Set("roots", false)
+	}
 	// Provenance: only an entry hermes installed is the catalog's (a
 	// server of the user's that happens to share the name is not).
 	e.Catalog(m.Name)

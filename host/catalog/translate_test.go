@@ -348,3 +348,25 @@ sandbox:
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestTranslateNoRoots: transport.roots: false gives the entry roots:
+// false, and the shipped filesystem entry (whose server would serve the
+// host's working folder instead of the folder chosen at install) says so.
+func TestTranslateNoRoots(t *testing.T) {
+	m := mustParse(t, "manifest_version: 1\nname: fs\ndescription: Files.\ntransport:\n  type: stdio\n  command: npx\n  args: [x]\n  roots: false\nauth: {type: none}\nsandbox: {writable: []}\n")
+	e, err := Translate(m, TranslateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := e.Fields.Get("roots"); !ok || v != false {
+		t.Errorf("roots = %v (%v), want false", v, ok)
+	}
+	c, err := LoadFrom("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := c.Lookup("filesystem")
+	if err != nil || !fs.Transport.NoRoots {
+		t.Errorf("the shipped filesystem entry offers its server the host's roots (%v)", err)
+	}
+}
