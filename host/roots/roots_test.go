@@ -30,21 +30,21 @@ func TestLoadResolves(t *testing.T) {
 		"  - ../shared\n" +
 		"  - {path: /srv/my data, name: Data}\n" +
 		"  - {uri: \"file:///opt/x\", name: X}\n" +
-		"  - /work/project/\n" +
+		"  - /srv/project/\n" +
 		"  - ${ROOTS_TEST_DIR}\n" +
 		"mcp_servers: {}\n"
 	if err := os.WriteFile(filepath.Join(home, config.File), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("ROOTS_TEST_DIR", "/var/lib/thing")
-	got, err := roots.Load(home, "/work/project", "/home/me")
+	got, err := roots.Load(home, "/srv/project", "/home/me")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []mcp.Root{
-		{URI: "file:///work/project", Name: "project"},
+		{URI: "file:///srv/project", Name: "project"},
 		{URI: "file:///home/me/src", Name: "src"},
-		{URI: "file:///work/shared", Name: "shared"},
+		{URI: "file:///srv/shared", Name: "shared"},
 		{URI: "file:///srv/my%20data", Name: "Data"},
 		{URI: "file:///opt/x", Name: "X"},
 		{URI: "file:///var/lib/thing", Name: "thing"},

@@ -71,7 +71,7 @@ func (handlers) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (
 }
 
 func (handlers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work/project", Name: "project"}}}, nil
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///srv/project", Name: "project"}}}, nil
 }
 
 func (handlers) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
@@ -302,7 +302,7 @@ func checkServerRequests(t *testing.T, c *client.Client) {
 		el.Action != "accept" || el.Content["value"] != "yes" {
 		t.Errorf("elicit = %+v, %v", el, err)
 	}
-	if got := callText(t, c, "roots", nil); !strings.Contains(got, "file:///work/project") {
+	if got := callText(t, c, "roots", nil); !strings.Contains(got, "file:///srv/project") {
 		t.Errorf("roots = %q", got)
 	}
 }
