@@ -11,7 +11,8 @@ import (
 // ExitReason waits up to wait for the plugin process to exit and says which
 // process it was and how it ended, e.g. "hermes-transport-stdio (pid 4242)
 // was killed by signal SIGKILL (...)"; "" when it is still running. The host
-// uses it to explain a plugin that died without a word.
+// uses it to explain a plugin that died without a word. A plugin hermes
+// stopped on purpose "was stopped by hermes", whatever signal it took.
 func (p *Plugin) ExitReason(wait time.Duration) string {
 	if p.run == nil {
 		return ""
@@ -22,6 +23,9 @@ func (p *Plugin) ExitReason(wait time.Duration) string {
 	case <-p.run.exited:
 	case <-timer.C:
 		return ""
+	}
+	if p.run.stopping.Load() {
+		return fmt.Sprintf("%s (pid %d) was stopped by hermes", filepath.Base(p.Path), p.run.pid)
 	}
 	return fmt.Sprintf("%s (pid %d) %s", filepath.Base(p.Path), p.run.pid, sdk.ExitReason(p.run.cmd.ProcessState))
 }

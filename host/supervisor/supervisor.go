@@ -346,7 +346,7 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	if err != nil {
 		p.client.Kill()
 		if p.run != nil {
-			p.run.killGroup()
+			p.run.stop()
 		}
 		if m := incompatible.FindStringSubmatch(err.Error()); m != nil {
 			v, _ := strconv.Atoi(m[1])
@@ -436,12 +436,13 @@ func (p *Plugin) Kill() {
 		return
 	}
 	done := make(chan struct{})
+	p.run.stopping.Store(true)
 	go func() { p.client.Kill(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(3 * time.Second):
 	}
-	p.run.killGroup()
+	p.run.stop()
 }
 
 // Detach lets the plugin finish on its own: neither Kill nor KillAll stops
@@ -473,7 +474,7 @@ func (s *Supervisor) KillAll() {
 // SIGTERM), so nothing it started may outlive it.
 func (s *Supervisor) Interrupt() {
 	for _, p := range s.stop() {
-		p.run.killGroup()
+		p.run.stop()
 	}
 	s.removeSockets()
 }
@@ -529,6 +530,8 @@ type groupRunner struct {
 	pid     int
 	exited  chan struct{}
 	once    sync.Once
+	// stopping is set when hermes stops the plugin on purpose.
+	stopping atomic.Bool
 }
 
 // newGroupRunner prepares the plugin's command. exe, when not nil, is the
@@ -587,15 +590,29 @@ func (r *groupRunner) Start(context.Context) error {
 	return nil
 }
 
+// Wait waits for the plugin to exit. A plugin hermes stopped on purpose
+// ends without an error: go-plugin logs a Wait error as "[ERROR] plugin
+// process exited", which is for plugins that died on their own.
 func (r *groupRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
 	r.once.Do(func() { close(r.exited) })
+	if r.stopping.Load() {
+		return nil
+	}
 	return err
 }
 
+// Kill is go-plugin's forced stop, after its graceful one timed out.
 func (r *groupRunner) Kill(context.Context) error {
-	r.killGroup()
+	r.stop()
 	return nil
+}
+
+// stop kills the plugin's process group on purpose: its end is then not a
+// crash (Wait, Plugin.ExitReason).
+func (r *groupRunner) stop() {
+	r.stopping.Store(true)
+	r.killGroup()
 }
 
 // killGroup SIGKILLs the plugin's process group.

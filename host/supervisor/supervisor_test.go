@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,10 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
@@ -209,4 +212,50 @@ func TestSocketFoldersRemoved(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "hermes-plugins-*")); len(left) != 0 {
 		t.Fatalf("left after KillAll: %v", left)
 	}
+}
+
+// A plugin hermes stops on purpose is not a crash: go-plugin does not log
+// "[ERROR] plugin process exited" for it, and its exit reason says hermes
+// stopped it instead of naming SIGKILL and the out-of-memory killer.
+func TestStoppedPluginIsNoCrash(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	var logs syncBuffer
+	s := supervisor.New(supervisor.Options{Home: t.TempDir(), Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})})
+	p, err := s.Launch(stdioSpec("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Interrupt() // SIGKILL to the group, no graceful quit
+	select {
+	case <-p.Exited():
+	case <-time.After(60 * time.Second):
+		t.Fatal("Interrupt left the plugin running")
+	}
+	if r := p.ExitReason(time.Minute); !strings.Contains(r, "was stopped by hermes") || strings.Contains(r, "memory") {
+		t.Errorf("exit reason %q", r)
+	}
+	testwait.For(t, time.Minute, "go-plugin to log the plugin's exit", func() bool {
+		return strings.Contains(logs.String(), "plugin process exited")
+	})
+	if strings.Contains(logs.String(), "[ERROR]") {
+		t.Errorf("a plugin stopped on purpose was logged as an error:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
