@@ -27,19 +27,44 @@ const (
 	StatusNameTaken = "name in use"
 )
 
-// FromCatalog reports whether s was installed from catalog entry name:
-// its entry says so (catalog:), or, for an entry written before hermes
-// recorded that, an install folder of that name exists (hasInstallDir).
-// A server of the user's that only shares the name is not.
-func FromCatalog(s *config.Server, name string, hasInstallDir bool) bool {
+// FromCatalog reports whether s was installed from catalog entry m: its
+// entry says so (catalog:). An entry written before hermes recorded that
+// counts when an install folder of its name exists (hasInstallDir) or it
+// launches what m launches (the same command and args, or url, as
+// written). A server of the user's that only shares the name is not; m may
+// be nil (no such entry in the catalog).
+func FromCatalog(s *config.Server, m *Manifest, hasInstallDir bool) bool {
 	if s == nil {
 		return false
 	}
 	if s.Catalog != "" {
-		return s.Catalog == name
+		return m != nil && s.Catalog == m.Name
 	}
-	_, declared := s.Raw["catalog"]
-	return hasInstallDir && !declared
+	if _, declared := s.Raw["catalog"]; declared {
+		return false
+	}
+	return hasInstallDir || (m != nil && launchesAs(s, m))
+}
+
+// launchesAs reports whether s, as written in config.yaml, starts what m
+// does: its command and args, or its url.
+func launchesAs(s *config.Server, m *Manifest) bool {
+	t := m.Transport
+	if t.Type == "http" {
+		u, _ := s.Raw["url"].(string)
+		return u != "" && strings.TrimSpace(u) == t.URL
+	}
+	cmd, _ := s.Raw["command"].(string)
+	args, _ := s.Raw["args"].([]any)
+	if strings.TrimSpace(cmd) != t.Command || len(args) != len(t.Args) {
+		return false
+	}
+	for i, a := range args {
+		if fmt.Sprint(a) != t.Args[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Row is one line of the catalog as the user sees it: a catalog entry, or
@@ -90,7 +115,7 @@ func RowsWith(c *Catalog, cfg *config.Config, installDir func(name string) bool)
 	known := map[string]bool{}
 	var rows []Row
 	add := func(r Row) {
-		if s := server(r.Name); s != nil && r.Status == "" && !FromCatalog(s, r.Name, installDir(r.Name)) {
+		if s := server(r.Name); s != nil && r.Status == "" && !FromCatalog(s, r.Manifest, installDir(r.Name)) {
 			// The user's own server of that name: listed as custom
 			// below, the entry as not installed.
 			r.Status = StatusNameTaken

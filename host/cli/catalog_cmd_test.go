@@ -257,8 +257,16 @@ func TestOwnServerNamedLikeCatalogEntry(t *testing.T) {
 		t.Errorf("get calls the user's server a catalog entry:\n%s", r.stdout)
 	}
 	runHermesEnv(t, home, extra, "mcp", "uninstall", "alpha", "--yes").must(t, 1).oneLineErr(t, "'alpha' is your own server, not one installed from the catalog; remove it with: hermes mcp remove alpha")
+	// Nor does install replace it, even with --yes.
+	runHermesEnv(t, home, extra, "mcp", "install", "alpha", "--yes").must(t, 1).oneLineErr(t, "'alpha' in config.yaml is your own server, not one installed from the catalog, and installing would replace it; remove it first (hermes mcp remove alpha), then install")
 	if !strings.Contains(readConfig(t, home), "mine.example.com") {
 		t.Fatalf("uninstall deleted the user's server:\n%s", readConfig(t, home))
+	}
+	// An entry written before hermes recorded catalog: that launches what
+	// the entry launches is still the catalog's.
+	writeConfig(t, home, "mcp_servers:\n  alpha:\n    url: https://mine.example.com/mcp\n  beta:\n    url: https://beta.example.com/mcp\n  gamma:\n    url: https://other.example.com/mcp\n")
+	if r := runHermesEnv(t, home, extra, "mcp", "get", "beta").must(t, 0); !strings.Contains(r.stdout, "catalog entry 'beta'") {
+		t.Errorf("an older install of beta is not called the catalog's:\n%s", r.stdout)
 	}
 	runHermesEnv(t, home, extra, "mcp", "uninstall", "beta", "--yes").must(t, 0)
 	if strings.Contains(readConfig(t, home), "beta") {

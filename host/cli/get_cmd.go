@@ -79,7 +79,7 @@ func getCommand(e *env) *cli.Command {
 			ordered, line := entryAsWritten(cfg.Path, name)
 			rep.Origin.Line = line
 			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
-				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, name, e.hasInstallDir(name)) {
+				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, e.hasInstallDir(name)) {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
 						rep.Origin.InstallDir = install.InstallDir(e.home, name)

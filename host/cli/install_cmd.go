@@ -223,7 +223,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		return withCode(codeNotInstalled, failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
 		return withCode(codeNotInstalled, failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
-	case inConfig && !catalog.FromCatalog(e.configServer(name), name, hasFolder):
+	case inConfig && !catalog.FromCatalog(e.configServer(name), m, hasFolder):
 		return withCode(codeNotInstalled, failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {

@@ -65,6 +65,10 @@ var ErrConfirmNeeded = errors.New("the install needs a confirmation")
 // question: nothing was changed.
 var ErrDeclined = errors.New("declined")
 
+// ErrNameTaken is returned when config.yaml has a server of the entry's
+// name that the user added: an install never replaces it.
+var ErrNameTaken = errors.New("the name is taken")
+
 // Install installs m. Nothing of the user's is changed unless it returns
 // nil: on an error the install folder, .env and config.yaml are as they
 // were (and if hermes is killed, the next command puts them back).
@@ -122,9 +126,12 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
 		}
 	}
-	pr, err := priorEntry(home, m.Name, in.LookupEnv)
+	pr, err := priorEntry(home, m, in.LookupEnv)
 	if err != nil {
 		return err
+	}
+	if pr.own {
+		return fmt.Errorf("%w: '%s' in config.yaml is your own server, not one installed from the catalog, and installing would replace it; remove it first (hermes mcp remove %s), then install", ErrNameTaken, m.Name, m.Name)
 	}
 
 	in.showPlan(m, plan, pr)
@@ -240,11 +247,15 @@ func installOrDuration(d, def time.Duration) time.Duration {
 type priorEntryInfo struct {
 	exists           bool
 	include, exclude []string
+	// own: the entry is a server the user added under the entry's name,
+	// not one installed from the catalog (catalog.FromCatalog).
+	own bool
 }
 
 // priorEntry reads the entry an install replaces. A config that does not
 // parse fails the install before anything runs.
-func priorEntry(home, name string, env func(string) (string, bool)) (priorEntryInfo, error) {
+func priorEntry(home string, m *catalog.Manifest, env func(string) (string, bool)) (priorEntryInfo, error) {
+	name := m.Name
 	var pr priorEntryInfo
 	err := config.Edit(home, func(d *config.Document) error {
 		pr.exists = d.Has(name)
@@ -262,6 +273,8 @@ func priorEntry(home, name string, env func(string) (string, bool)) (priorEntryI
 	}
 	if s := cfg.Server(name); s != nil {
 		pr.include, pr.exclude = s.Tools.Include, s.Tools.Exclude
+		_, err := os.Lstat(InstallDir(home, name))
+		pr.own = !catalog.FromCatalog(s, m, err == nil)
 	}
 	return pr, nil
 }
