@@ -158,7 +158,7 @@ func decode(src []byte) (map[string]any, error) {
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		return nil, fail("", "the manifest must be a mapping of keys such as manifest_version and name, got %s", kindOf(v))
+		return nil, fail("", "the manifest must be a mapping of keys such as manifest_version and name, got %s", fields.Kind(v))
 	}
 	return top, nil
 }
@@ -323,7 +323,7 @@ func (p *manifestParser) transport(m *Manifest) error {
 	}
 	t, ok := tv.(map[string]any)
 	if !ok {
-		return fail("transport", "transport: want a mapping with type stdio or http, got %s", kindOf(tv))
+		return fail("transport", "transport: want a mapping with type stdio or http, got %s", fields.Kind(tv))
 	}
 	p.noteUnknown("transport.", t, transportKeys)
 	tr := &m.Transport
@@ -401,7 +401,7 @@ func (p *manifestParser) auth(m *Manifest) error {
 	}
 	am, ok := av.(map[string]any)
 	if !ok {
-		return fail("auth", "auth: want a mapping with type none, api_key or oauth, got %s", kindOf(av))
+		return fail("auth", "auth: want a mapping with type none, api_key or oauth, got %s", fields.Kind(av))
 	}
 	p.noteUnknown("auth.", am, authKeys)
 	typ, err := text("auth.type", am["type"], 16)
@@ -427,7 +427,7 @@ func (p *manifestParser) auth(m *Manifest) error {
 			field := fmt.Sprintf("auth.env[%d]", i)
 			pm, ok := x.(map[string]any)
 			if !ok {
-				return fail(field, "%s: want a mapping with name and prompt, got %s", field, kindOf(x))
+				return fail(field, "%s: want a mapping with name and prompt, got %s", field, fields.Kind(x))
 			}
 			p.noteUnknown(field+".", pm, promptKeys)
 			ep, err := envPrompt(field, pm)
@@ -440,7 +440,7 @@ func (p *manifestParser) auth(m *Manifest) error {
 			a.Env = append(a.Env, ep)
 		}
 	default:
-		return fail("auth.env", "auth.env: want a list of prompts (name, prompt, required, secret, default), got %s", kindOf(am["env"]))
+		return fail("auth.env", "auth.env: want a list of prompts (name, prompt, required, secret, default), got %s", fields.Kind(am["env"]))
 	}
 
 	if a.Provider, err = text("auth.provider", am["provider"], 256); err != nil {
@@ -514,7 +514,7 @@ func (p *manifestParser) tools(m *Manifest) error {
 	}
 	tm, ok := tv.(map[string]any)
 	if !ok {
-		return fail("tools", "tools: want a mapping with default_enabled or default_excluded, got %s", kindOf(tv))
+		return fail("tools", "tools: want a mapping with default_enabled or default_excluded, got %s", fields.Kind(tv))
 	}
 	p.noteUnknown("tools.", tm, toolsKeys)
 	var err error
@@ -544,7 +544,7 @@ func (p *manifestParser) suggest(m *Manifest) error {
 	}
 	sm, ok := sv.(map[string]any)
 	if !ok {
-		return fail("suggest", "suggest: want a mapping with keywords or hosts, got %s", kindOf(sv))
+		return fail("suggest", "suggest: want a mapping with keywords or hosts, got %s", fields.Kind(sv))
 	}
 	p.noteUnknown("suggest.", sm, suggestKeys)
 	kw, err := textList("suggest.keywords", sm["keywords"], MaxListLen, 128)
@@ -578,7 +578,7 @@ func (p *manifestParser) install(m *Manifest) error {
 	}
 	im, ok := iv.(map[string]any)
 	if !ok {
-		return fail("install", "install: want a mapping with type git, url and ref, got %s", kindOf(iv))
+		return fail("install", "install: want a mapping with type git, url and ref, got %s", fields.Kind(iv))
 	}
 	p.noteUnknown("install.", im, installKeys)
 	in := &Install{}
@@ -623,7 +623,7 @@ func (p *manifestParser) sandbox(m *Manifest) error {
 	}
 	sm, ok := sv.(map[string]any)
 	if !ok {
-		return fail("sandbox", "sandbox: want a mapping (writable, deny_read, network, limits, enforce), got %s", kindOf(sv))
+		return fail("sandbox", "sandbox: want a mapping (writable, deny_read, network, limits, enforce), got %s", fields.Kind(sv))
 	}
 	if m.Transport.Type != "stdio" {
 		return fail("sandbox", "sandbox: confines a local (stdio) server; an http server runs elsewhere; remove sandbox")
@@ -646,7 +646,7 @@ func (p *manifestParser) plugin(m *Manifest) error {
 	}
 	pm, ok := pv.(map[string]any)
 	if !ok {
-		return fail("plugin", "plugin: want a mapping with kind, name and path, got %s", kindOf(pv))
+		return fail("plugin", "plugin: want a mapping with kind, name and path, got %s", fields.Kind(pv))
 	}
 	p.noteUnknown("plugin.", pm, pluginKeys)
 	pl := &Plugin{}
@@ -909,7 +909,7 @@ func text(field string, v any, max int) (string, error) {
 		if _, num := v.(float64); num {
 			return "", fail(field, "%s: want text, got %s", field, show(v))
 		}
-		return "", fail(field, "%s: want text, got %s", field, kindOf(v))
+		return "", fail(field, "%s: want text, got %s", field, fields.Kind(v))
 	}
 	if err := checkText(field, s, max); err != nil {
 		return "", err
@@ -938,7 +938,7 @@ func textList(field string, v any, maxItems, maxLen int) ([]string, error) {
 	switch {
 	case ferr == nil:
 	case ferr.Key == field:
-		return nil, fail(field, "%s: want %s, got %s", field, ferr.Want, kindOf(v))
+		return nil, fail(field, "%s: want %s, got %s", field, ferr.Want, fields.Kind(v))
 	case ferr.Got == "nothing":
 		return nil, fail(ferr.Key, "%s: empty; remove it or write \"\"", ferr.Key)
 	default:
@@ -975,7 +975,7 @@ func textMap(field string, v any, keyRE *lazyregexp.Regexp, keyHint string) (map
 		}
 		return out, nil
 	}
-	return nil, fail(field, "%s: want a mapping of %s to values, got %s", field, keyHint, kindOf(v))
+	return nil, fail(field, "%s: want a mapping of %s to values, got %s", field, keyHint, fields.Kind(v))
 }
 
 func boolean(field string, v any, def bool) (bool, error) {
@@ -1032,25 +1032,7 @@ func show(v any) string {
 	case bool, uint64, int64, int:
 		return fmt.Sprint(t)
 	}
-	return kindOf(v)
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "nothing"
-	case string:
-		return "text"
-	case bool:
-		return "true/false"
-	case uint64, int64, int, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return "a value of another kind"
+	return fields.Kind(v)
 }
 
 // clip cuts s to at most n bytes (on a rune boundary), marking the cut.
