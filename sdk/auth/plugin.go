@@ -50,8 +50,7 @@ type kind struct {
 	open Opener
 	log  hclog.Logger
 
-	mu      sync.Mutex
-	servers []*rpcServer
+	servers serve.Receivers[*rpcServer]
 }
 
 func (k *kind) Name() string          { return sdk.KindAuth }
@@ -60,28 +59,13 @@ func (k *kind) Plugin() plugin.Plugin { return k }
 
 // Shutdown closes the authenticators that implement io.Closer.
 func (k *kind) Shutdown(ctx context.Context) {
-	k.mu.Lock()
-	servers := append([]*rpcServer(nil), k.servers...)
-	k.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		for _, s := range servers {
-			s.close()
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	k.servers.CloseAll(ctx, (*rpcServer).close)
 }
 
 // Server returns the plugin-side RPC receiver.
 func (k *kind) Server(b *plugin.MuxBroker) (any, error) {
 	s := &rpcServer{open: k.open, broker: b, log: k.log}
-	k.mu.Lock()
-	k.servers = append(k.servers, s)
-	k.mu.Unlock()
+	k.servers.Add(s)
 	return s, nil
 }
 

@@ -53,8 +53,7 @@ type kind struct {
 	open Opener
 	log  hclog.Logger
 
-	mu      sync.Mutex
-	servers []*rpcServer
+	servers serve.Receivers[*rpcServer]
 }
 
 func (k *kind) Name() string          { return sdk.KindBridge }
@@ -64,28 +63,13 @@ func (k *kind) Plugin() plugin.Plugin { return k }
 // Shutdown cancels the calls in flight and closes the servers that
 // implement io.Closer, within ctx.
 func (k *kind) Shutdown(ctx context.Context) {
-	k.mu.Lock()
-	servers := append([]*rpcServer(nil), k.servers...)
-	k.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		for _, s := range servers {
-			s.close()
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	k.servers.CloseAll(ctx, (*rpcServer).close)
 }
 
 // Server returns the plugin-side RPC receiver.
 func (k *kind) Server(broker *plugin.MuxBroker) (any, error) {
 	s := &rpcServer{desc: k.desc, open: k.open, log: k.log, broker: broker}
-	k.mu.Lock()
-	k.servers = append(k.servers, s)
-	k.mu.Unlock()
+	k.servers.Add(s)
 	return s, nil
 }
 
