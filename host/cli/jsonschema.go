@@ -63,7 +63,9 @@ var (
 	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
 		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeCancelled, codeOther,
 		sdk.CodeClosed, sdk.CodeNotFound, sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotMCP, sdk.CodeSessionExpired,
-		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract}
+		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract,
+		// a model endpoint's (hermes model test): modelCodes
+		"unknown_model", "not_compatible", "unreachable", "rate_limited", "model_server", "model_rejected", "no_model"}
 )
 
 // jsonError is a failure: a stable code to branch on and the one-line

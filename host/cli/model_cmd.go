@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/model"
@@ -23,17 +24,74 @@ func modelCommand(e *env) *cli.Command {
 // check costs a few tokens.
 const modelTestPrompt = "Reply with the single word: ok"
 
+// modelTestJSON is 'hermes model test --json' (docs/JSON.md).
+type modelTestJSON struct {
+	Endpoint string `json:"endpoint"`
+	// Model is the model asked for ("" when none is named).
+	Model string `json:"model"`
+	// KeyEnv names the variable the key is read from; KeyFrom says where
+	// it was found ("environment" or ".env"), "" when it is set nowhere.
+	// The key itself is never printed.
+	KeyEnv  string `json:"key_env"`
+	KeyFrom string `json:"key_from,omitempty"`
+	OK      bool   `json:"ok"`
+	// AnsweredBy is the model the endpoint says answered.
+	AnsweredBy string          `json:"answered_by,omitempty"`
+	LatencyMS  int64           `json:"latency_ms"`
+	Usage      *modelUsageJSON `json:"usage,omitempty"`
+	Error      *jsonError      `json:"error,omitempty"`
+}
+
+// modelUsageJSON is the tokens a model call used.
+type modelUsageJSON struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+	Total      int64 `json:"total"`
+}
+
+// Error codes of a failed model call: model.Kind, named so that a code
+// the servers' failures use keeps one meaning (a model endpoint's 5xx is
+// model_server, its other refusals model_rejected).
+var modelCodes = map[model.Kind]string{
+	model.KindAuth:          "auth",
+	model.KindUnknownModel:  "unknown_model",
+	model.KindNotCompatible: "not_compatible",
+	model.KindUnreachable:   "unreachable",
+	model.KindRateLimited:   "rate_limited",
+	model.KindServer:        "model_server",
+	model.KindTooLarge:      "too_large",
+	model.KindTimeout:       "timeout",
+	model.KindRejected:      "model_rejected",
+	model.KindNoModel:       "no_model",
+}
+
+// modelErrorCode is the jsonError code of a failed model call.
+func modelErrorCode(err error) string {
+	var me *model.Error
+	if errors.As(err, &me) {
+		if c, ok := modelCodes[me.Kind]; ok {
+			return c
+		}
+	}
+	return errorCode(err)
+}
+
 func modelTestCommand(e *env) *cli.Command {
 	var modelName string
+	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:  "test",
 		Usage: "check the endpoint, the API key and the model in one call",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model to check (default: model.default)", Destination: &modelName},
+			j.flag("print the outcome as JSON (docs/JSON.md)"),
 		},
-		Action: func(ctx context.Context, c *cli.Command) error {
+		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes model test [-m MODEL]")
+				return usagef("usage: hermes model test [-m MODEL] [--json]")
+			}
+			if j.on {
+				e.progressToStderr()
 			}
 			s, err := model.Load(e.home, e.lookupEnv)
 			if err != nil {
@@ -43,6 +101,7 @@ func modelTestCommand(e *env) *cli.Command {
 			if shown == "" {
 				shown = s.Default
 			}
+			out := modelTestJSON{Endpoint: s.BaseURL, Model: shown, KeyEnv: s.APIKeyEnv, KeyFrom: s.KeyFrom}
 			e.p.Line("Testing the model endpoint...")
 			e.p.Line("Endpoint: %s", s.BaseURL)
 			switch s.KeyFrom {
@@ -53,7 +112,12 @@ func modelTestCommand(e *env) *cli.Command {
 				e.p.Line("Key: $%s (from the %s)", s.APIKeyEnv, s.KeyFrom)
 			}
 			if shown == "" {
-				e.p.Fail("no model named: set model.default in config.yaml or name one with -m")
+				const msg = "no model named: set model.default in config.yaml or name one with -m"
+				e.p.Fail(msg)
+				if j.on {
+					out.Error = &jsonError{Code: modelCodes[model.KindNoModel], Message: msg}
+					j.write(out)
+				}
 				return &exitError{code: ExitUsage}
 			}
 			e.p.Line("Model: %s", shown)
@@ -68,8 +132,13 @@ func modelTestCommand(e *env) *cli.Command {
 				MaxTokens: 16,
 			})
 			ms := time.Since(start).Milliseconds()
+			out.LatencyMS = ms
 			if err != nil {
 				e.p.Fail("Failed (%dms): %s", ms, err)
+				if j.on {
+					out.Error = &jsonError{Code: modelErrorCode(err), Message: oneLine(err.Error())}
+					j.write(out)
+				}
 				return &exitError{code: ExitFail}
 			}
 			e.p.OK("Answered (%dms) by %s", ms, res.Model)
@@ -79,8 +148,13 @@ func modelTestCommand(e *env) *cli.Command {
 			if len(res.Text) > 0 {
 				e.p.Line("Reply: %s", truncateRunes(oneLine(res.Text), 80))
 			}
+			if j.on {
+				out.OK, out.AnsweredBy = true, res.Model
+				out.Usage = &modelUsageJSON{Prompt: res.Usage.Prompt, Completion: res.Usage.Completion, Total: res.Usage.Total}
+				j.write(out)
+			}
 			return nil
-		},
+		}),
 	}
 }
 

@@ -117,3 +117,39 @@ func TestMCPCallSamplesThroughTheModel(t *testing.T) {
 		t.Errorf("mcp test of a disabled server:\n%s", r.stdout)
 	}
 }
+
+// 'hermes model test --json' prints one object in the documented shape,
+// for an answer and for each kind of failure, and never the key.
+func TestModelTestJSON(t *testing.T) {
+	t.Parallel()
+	srv := testmodel.New(t)
+	srv.Key = "sk-right-key"
+	srv.Models = []string{"test-model"}
+	srv.SetDefault(testmodel.Reply{Text: "ok", PromptTokens: 5, CompletionTokens: 1})
+
+	cases := []struct {
+		golden, key string
+		args        []string
+		code        int
+	}{
+		{"model-test", "sk-right-key", nil, 0},
+		{"model-test-auth", "sk-wrong-key", nil, 1},
+		{"model-test-unknown-model", "sk-right-key", []string{"-m", "no-such-model"}, 1},
+	}
+	for _, c := range cases {
+		home := modelHome(t, srv.URL, c.key, "")
+		r := runHermes(t, home, append([]string{"model", "test", "--json"}, c.args...)...).must(t, c.code)
+		if strings.Contains(r.stdout+r.stderr, c.key) {
+			t.Errorf("%s: the key was printed:\n%s%s", c.golden, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "Testing the model endpoint") {
+			t.Errorf("%s: the person's lines did not go to stderr:\n%s", c.golden, r.stderr)
+		}
+		checkGolden(t, c.golden, strings.ReplaceAll(r.stdout, srv.URL, "$MODEL_URL"), home)
+	}
+
+	none := newHome(t)
+	writeConfig(t, none, "model:\n  base_url: "+srv.URL+"\n  api_key_env: HERMES_TEST_MODEL_UNSET\n")
+	r := runHermes(t, none, "model", "test", "--json").must(t, 2)
+	checkGolden(t, "model-test-no-model", strings.ReplaceAll(r.stdout, srv.URL, "$MODEL_URL"), none)
+}
