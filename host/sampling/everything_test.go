@@ -111,7 +111,9 @@ func TestEverythingSampling(t *testing.T) {
 	// max_rpm 2: the third request within the minute is refused.
 	call("everything")
 	got = call("everything")
-	if !strings.Contains(got, "Sampling rate limit exceeded for server 'everything' (2 requests/minute)") {
+	// The server receives the refusal with code -1, as from the original
+	// host (REFERENCE.md §6); the TypeScript SDK shows it in its message.
+	if !strings.Contains(got, "MCP error -1: Sampling rate limit exceeded for server 'everything' (2 requests/minute)") {
 		t.Errorf("third request: %s", got)
 	}
 	if n := len(srv.Requests()); n != 2 {

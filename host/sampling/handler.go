@@ -113,10 +113,14 @@ type handler struct {
 }
 
 // Error is a refused or failed sampling request; its message is the one
-// the server receives.
+// the server receives, with JSON-RPC code -1 as the original host sends
+// (REFERENCE.md §6).
 type Error struct{ msg string }
 
 func (e *Error) Error() string { return e.msg }
+
+// JSONRPCCode is the code the server receives: -1.
+func (e *Error) JSONRPCCode() int { return -1 }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 

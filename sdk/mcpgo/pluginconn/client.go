@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -409,7 +410,7 @@ func (c *Client) serveRequest(m incoming) {
 		r, err := h(ctx, req)
 		cancel()
 		if err != nil {
-			r = mcptransport.NewJSONRPCErrorResponse(id, mcp.INTERNAL_ERROR, err.Error(), nil)
+			r = mcptransport.NewJSONRPCErrorResponse(id, errorCode(err), err.Error(), nil)
 		}
 		resp = r
 	}
@@ -467,4 +468,23 @@ func wrapErr(err error) error {
 		return closedError{se}
 	}
 	return err
+}
+
+// CodedError is an error of a request handler that chooses the JSON-RPC
+// error code the server receives (the handler's answer is otherwise sent
+// as -32603, internal error). mcp-go's client passes a handler's error on
+// unwrapped, so errors.As finds it.
+type CodedError interface {
+	error
+	JSONRPCCode() int
+}
+
+// errorCode is the JSON-RPC code of a handler's error: the one a
+// CodedError chooses, else -32603.
+func errorCode(err error) int {
+	var c CodedError
+	if errors.As(err, &c) {
+		return c.JSONRPCCode()
+	}
+	return mcp.INTERNAL_ERROR
 }

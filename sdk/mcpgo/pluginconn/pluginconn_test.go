@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,5 +323,43 @@ func TestHeadersOnlyOverHTTP(t *testing.T) {
 				t.Fatalf("over a transport that is not HTTP the request arrived with headers %v", srv.headers[0])
 			}
 		})
+	}
+}
+
+// codedErr is a handler error that chooses its JSON-RPC code.
+type codedErr struct{ code int }
+
+func (e codedErr) Error() string    { return "refused" }
+func (e codedErr) JSONRPCCode() int { return e.code }
+
+// A handler's error reaches the server as -32603, unless it is a
+// CodedError (wrapped or not): then with the code it chooses.
+func TestHandlerErrorCodes(t *testing.T) {
+	tr, srv := dial(t)
+	var n atomic.Int32
+	tr.(mcptransport.BidirectionalInterface).SetRequestHandler(func(context.Context, mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		switch n.Add(1) {
+		case 1:
+			return nil, codedErr{code: -1}
+		case 2:
+			return nil, fmt.Errorf("sampling: %w", codedErr{code: -7})
+		default:
+			return nil, errors.New("plain")
+		}
+	})
+	if _, err := tr.SendRequest(context.Background(), req(1, "burst", 3)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		select {
+		case <-srv.burstDone:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server never got its answers")
+		}
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.burstErrs[-1] != 1 || srv.burstErrs[-7] != 1 || srv.burstErrs[mcp.INTERNAL_ERROR] != 1 {
+		t.Fatalf("error codes the server got: %v", srv.burstErrs)
 	}
 }
