@@ -41,6 +41,9 @@ type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []Tool
+	// ToolChoice is "required" when the model must call a tool, "" leaves
+	// the choice to the model (auto). Sent only with Tools.
+	ToolChoice string
 	// MaxTokens bounds the completion; 0 leaves it to the endpoint.
 	MaxTokens int
 	// Temperature is sent when not nil.

@@ -326,6 +326,9 @@ func (h *handler) convert(params mcp.CreateMessageParams) (model.Request, error)
 			def := toolview.ConvertTool(h.server, t)
 			out.Tools = append(out.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: def.Parameters})
 		}
+		if params.ToolChoice != nil && params.ToolChoice.Mode == mcp.ToolChoiceModeRequired && len(out.Tools) > 0 {
+			out.ToolChoice = "required"
+		}
 	}
 	return out, nil
 }

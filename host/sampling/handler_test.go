@@ -136,6 +136,27 @@ func TestSamplingConvertsToolsBothWays(t *testing.T) {
 	if m := h.Metrics("srv"); m.ToolUseCount != 1 {
 		t.Errorf("metrics %+v", m)
 	}
+	if got.Contains(`"tool_choice"`) {
+		t.Errorf("no toolChoice was asked, yet one was sent: %s", got.Raw)
+	}
+
+	// A server that requires a tool call gets tool_choice "required"; one
+	// that forbids tools gets none offered.
+	srv.Script(testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c3", Name: "weather", Arguments: `{}`}}}, testmodel.Reply{Text: "no tools"})
+	req.CreateMessageParams.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceModeRequired}
+	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Last(t); !got.Contains(`"tool_choice":"required"`) {
+		t.Errorf("toolChoice required was not forwarded: %s", got.Raw)
+	}
+	req.CreateMessageParams.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceModeNone}
+	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Last(t); got.Contains(`"tools"`) || got.Contains(`"tool_choice"`) {
+		t.Errorf("toolChoice none still offered tools: %s", got.Raw)
+	}
 }
 
 func TestSamplingErrors(t *testing.T) {

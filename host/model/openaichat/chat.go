@@ -287,6 +287,9 @@ func buildParams(modelName string, req model.Request) openai.ChatCompletionNewPa
 		}
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
 	}
+	if req.ToolChoice == "required" && len(p.Tools) > 0 {
+		p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String(string(openai.ChatCompletionToolChoiceOptionAutoRequired))}
+	}
 	return p
 }
 
