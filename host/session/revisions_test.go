@@ -291,6 +291,12 @@ var testServerCases = []revCase{
 		if got := c.h.sampledPrompts(); !slices.Equal(got, []string{prompt}) {
 			t.Fatalf("the host's sampling handler was asked %q", got)
 		}
+		// Sampling with tools is declared (the handler converts them), and
+		// declaring it keeps the elicitation capability the handler offers.
+		caps := c.s.Client.GetClientCapabilities()
+		if caps.Sampling == nil || caps.Sampling.Tools == nil {
+			t.Fatalf("sampling.tools is not declared: %+v", caps.Sampling)
+		}
 	}},
 	{"elicitation", func(t *testing.T, c *revConn) {
 		msg := "ok at " + c.rev + "?"

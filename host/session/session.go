@@ -278,8 +278,15 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		// answers short and sent a modern server initialize instead.
 		copts = append(copts, client.WithDiscoverTimeout(-1))
 	}
+	// The capabilities mcp-go would not declare by itself; it fills in the
+	// others from the handlers set.
+	var caps mcp.ClientCapabilities
 	if d.Sampling != nil {
 		copts = append(copts, client.WithSamplingHandler(d.Sampling))
+		// The host's sampling converts tools and toolChoice both ways
+		// (host/sampling); mcp-go declares sampling without them, and a
+		// server must not send tools unless the client declares it.
+		caps.Sampling = &mcp.SamplingCapability{Tools: &struct{}{}}
 	}
 	if d.Elicitation != nil {
 		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
@@ -288,8 +295,11 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		}); ok {
 			// mcp-go offers form mode only; a handler may offer URL mode.
 			ec := c.Capability()
-			copts = append(copts, client.WithClientCapabilities(mcp.ClientCapabilities{Elicitation: &ec}))
+			caps.Elicitation = &ec
 		}
+	}
+	if caps.Sampling != nil || caps.Elicitation != nil {
+		copts = append(copts, client.WithClientCapabilities(caps))
 	}
 	if d.Roots != nil {
 		copts = append(copts, client.WithRootsHandler(d.Roots))
