@@ -5,8 +5,26 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/hermes-agent/hermes/host/approval"
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/statedb"
 )
+
+// approvalGate returns the gate of this run's tool calls (the agent loop
+// calls its Decide before running a tool): config.yaml's approval:
+// settings, asking at this run's terminal through the prompter that
+// elicitation uses (so the two take turns), recording in w's state.db.
+func (e *env) approvalGate(w *statedb.Writer) (*approval.Gate, error) {
+	raw, path, err := config.LoadApproval(e.home)
+	if err != nil {
+		return nil, err
+	}
+	s, err := approval.ParseSettings(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	return approval.New(w, s, e.prompter(), e.log), nil
+}
 
 // alwaysAllowed returns the tools of server whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
