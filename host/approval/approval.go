@@ -195,8 +195,11 @@ type Gate struct {
 	poll     time.Duration
 }
 
-// New returns a gate that records approvals in w's state.db and asks
-// through p (nil: no terminal, only serve can answer).
+// New returns a gate that records approvals in w's state.db (w must not
+// be nil: the conversation's writer serves) and asks through p (nil: no
+// terminal, only serve can answer). The CLI binds it to config.yaml's
+// approval: block and the run's terminal prompter (host/cli's
+// approvalGate).
 func New(w *statedb.Writer, s Settings, p elicit.Prompter, log hclog.Logger) *Gate {
 	if log == nil {
 		log = hclog.NewNullLogger()
