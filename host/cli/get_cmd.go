@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/install"
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
@@ -32,6 +33,9 @@ type getReport struct {
 	Entry       map[string]any `json:"entry"`
 	UnknownKeys []string       `json:"unknown_keys,omitempty"`
 	Warnings    []string       `json:"warnings,omitempty"`
+	// AlwaysAllowed are the tools whose calls no longer ask for approval
+	// (allow-always, kept in state.db).
+	AlwaysAllowed []string `json:"always_allowed,omitempty"`
 }
 
 // getOrigin says where a server comes from.
@@ -56,7 +60,8 @@ func getCommand(e *env) *cli.Command {
 		Description: "Nothing is connected: the status is what 'hermes mcp list' shows (use 'hermes mcp test' to connect).\n" +
 			"Values of env and headers, and any other value under a secret's name, are masked; ${VAR} references\n" +
 			"are shown as written.",
-		Flags: []cli.Flag{j.flag("print one JSON object (see docs/JSON.md)")},
+		Flags: []cli.Flag{j.flag("print one JSON object (see docs/JSON.md)"),
+			&cli.StringSliceFlag{Name: "revoke", Usage: "forget allow-always of `TOOL` (repeatable; all: every tool of the server)"}},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp get <name> [--json]")
@@ -75,6 +80,16 @@ func getCommand(e *env) *cli.Command {
 			}
 			rep := getReport{jsonServer: serverJSON(srv), le: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
+			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
+				n, err := e.revokeAlways(ctx, name, revoke)
+				if err != nil {
+					return failf("revoking allow-always of '%s': %s", name, oneLine(err.Error()))
+				}
+				e.p.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
+			}
+			if rep.AlwaysAllowed, err = e.alwaysAllowed(ctx, name); err != nil {
+				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
+			}
 			rep.Origin.File = cfg.Path
 			ordered, line := entryAsWritten(cfg.Path, name)
 			rep.Origin.Line = line
@@ -122,6 +137,9 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 	e.p.Line("  Tools:     %s", rep.le.Tools)
 	if rep.le.Auth != "" {
 		e.p.Line("  Auth:      %s", rep.le.Auth)
+	}
+	if len(rep.AlwaysAllowed) > 0 {
+		e.p.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)
 	}
 	e.p.Line("  Entry:")
 	var lines []string

@@ -6,7 +6,7 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hermes-agent/hermes/sdk v0.0.0
-	modernc.org/sqlite v1.62.0
+	github.com/hermes-agent/hermes/statedb v0.0.0
 )
 
 require (
@@ -31,6 +31,9 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+	modernc.org/sqlite v1.62.0 // indirect
 )
 
 replace github.com/hermes-agent/hermes/sdk => ../../sdk
+
+replace github.com/hermes-agent/hermes/statedb => ../../statedb

@@ -132,8 +132,8 @@ func (s *Store) Channels(ctx context.Context, platform string) ([]Channel, error
 		if p == "" {
 			p = e.Origin.Platform
 		}
-		if p == "" || e.Origin.ChatID == "" {
-			continue
+		if p == "" || e.Origin.ChatID == "" || e.Terminal {
+			continue // a terminal conversation is no channel to send to
 		}
 		if platform != "" && !strings.EqualFold(p, platform) {
 			continue

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 func seed(f *testing.F, name string) {
@@ -57,12 +59,12 @@ func FuzzParseDirectory(f *testing.F) {
 // FuzzDecodeContent: any stored content decodes without a panic, and its
 // attachments too.
 func FuzzDecodeContent(f *testing.F) {
-	f.Add(contentJSONPrefix + `[{"type":"text","text":"MEDIA: /a"},{"type":"image","source":{"url":"u"}},{"type":"image_url","image_url":"x"}]`)
+	f.Add(statedb.ContentJSONPrefix + `[{"type":"text","text":"MEDIA: /a"},{"type":"image","source":{"url":"u"}},{"type":"image_url","image_url":"x"}]`)
 	f.Add(`[{"type":"image","url":null}]`)
 	f.Add("plain MEDIA:")
 	f.Fuzz(func(t *testing.T, content string) {
-		text, parts := decodeContent(content)
-		Message{Text: text, Parts: parts}.Attachments()
+		text, parts := statedb.DecodeContent(content)
+		Attachments(Message{Text: text, Parts: parts})
 		NewTimestamp(content).ISO()
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // MaxIndexFileSize bounds sessions/sessions.json: a larger file is refused
@@ -18,17 +20,9 @@ import (
 const MaxIndexFileSize = 16 << 20
 
 // Origin is where a conversation lives on its platform (the gateway's
-// SessionSource). Nil pointers are JSON nulls or absent values.
-type Origin struct {
-	Platform string
-	ChatID   string
-	ChatName string
-	ChatType string
-	UserID   string
-	UserName string
-	// ThreadID is nil when the conversation has no thread.
-	ThreadID *string
-}
+// SessionSource, statedb.Origin). Nil pointers are JSON nulls or absent
+// values.
+type Origin = statedb.Origin
 
 // Entry is one conversation of the session index, in the shape of a
 // sessions.json entry, whichever source it came from.
@@ -49,6 +43,10 @@ type Entry struct {
 	// LastActive is the time of the latest activity, for sorting; zero
 	// when unknown.
 	LastActive Timestamp
+	// Terminal is true for a conversation held in a terminal (`hermes
+	// chat`): it has no session_key of its own and is listed under
+	// statedb.TerminalSessionKey; nothing can be sent to it.
+	Terminal bool
 }
 
 // IndexSource says where Sessions found the conversations.
@@ -100,148 +98,38 @@ func (s *Store) Session(ctx context.Context, key string) (Entry, bool, error) {
 	return Entry{}, false, nil
 }
 
-// sessionsFromDB lists the gateway sessions of state.db, as the agent's
-// SessionDB.list_gateway_sessions(active_only=True) does.
+// sessionsFromDB lists the conversations of state.db (statedb.IndexSessions):
+// the gateway sessions, as the agent's
+// SessionDB.list_gateway_sessions(active_only=True) does, and the terminal
+// sessions that have not ended.
 func (s *Store) sessionsFromDB(ctx context.Context) ([]Entry, error) {
 	db, err := s.readDB()
 	if err != nil {
 		return nil, err
 	}
-	cols, err := columns(ctx, db, "sessions")
+	rows, err := statedb.IndexSessions(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", s.dbPath, err)
 	}
-	if !cols["session_key"] || !cols["id"] || !cols["started_at"] {
-		return nil, nil // a schema from before gateway rows: use sessions.json
+	out := make([]Entry, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Entry{
+			SessionKey:   r.SessionKey,
+			SessionID:    r.ID,
+			Platform:     r.Source,
+			ChatType:     r.ChatType,
+			DisplayName:  r.DisplayName,
+			Origin:       r.Origin,
+			CreatedAt:    r.StartedAt.ISO(),
+			UpdatedAt:    r.LastActive.ISO(),
+			InputTokens:  r.InputTokens,
+			OutputTokens: r.OutputTokens,
+			TotalTokens:  r.InputTokens + r.OutputTokens,
+			LastActive:   r.LastActive,
+			Terminal:     r.Terminal,
+		})
 	}
-	col := func(name string) string {
-		if cols[name] {
-			return "s." + name
-		}
-		return "NULL"
-	}
-	msgCols, err := columns(ctx, db, "messages")
-	if err != nil {
-		return nil, err
-	}
-	lastMsg := "NULL"
-	if msgCols["session_id"] && msgCols["timestamp"] {
-		lastMsg = "(SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
-	}
-	where := "s.session_key IS NOT NULL AND s.session_key != ''" +
-		" AND s.started_at = (SELECT MAX(s2.started_at) FROM sessions s2 WHERE s2.session_key = s.session_key)"
-	if cols["ended_at"] {
-		where += " AND s.ended_at IS NULL"
-	}
-	query := "SELECT s.id, s.session_key, " + col("source") + ", " + col("user_id") + ", " +
-		col("chat_id") + ", " + col("chat_type") + ", " + col("thread_id") + ", " +
-		col("display_name") + ", " + col("origin_json") + ", s.started_at, " +
-		col("last_activity_at") + ", " + lastMsg + ", " +
-		col("input_tokens") + ", " + col("output_tokens") +
-		" FROM sessions s WHERE " + where
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("gateway sessions of %s: %w", s.dbPath, err)
-	}
-	defer rows.Close()
-	seen := map[string]int{}
-	var out []Entry
-	for rows.Next() {
-		var id, key, source, userID, chatID, chatType, threadID, displayName, originJSON,
-			startedAt, lastActivity, lastMessage, inTok, outTok any
-		if err := rows.Scan(&id, &key, &source, &userID, &chatID, &chatType, &threadID,
-			&displayName, &originJSON, &startedAt, &lastActivity, &lastMessage, &inTok, &outTok); err != nil {
-			return nil, fmt.Errorf("gateway sessions of %s: %w", s.dbPath, err)
-		}
-		e := Entry{
-			SessionKey:   sqlString(key),
-			SessionID:    sqlString(id),
-			Platform:     sqlString(source),
-			InputTokens:  sqlInt(inTok),
-			OutputTokens: sqlInt(outTok),
-		}
-		if e.SessionKey == "" {
-			continue
-		}
-		e.TotalTokens = e.InputTokens + e.OutputTokens
-		origin, ok := parseOrigin([]byte(sqlString(originJSON)))
-		if !ok {
-			origin = Origin{
-				Platform: e.Platform,
-				ChatID:   sqlString(chatID),
-				ChatType: sqlString(chatType),
-				UserID:   sqlString(userID),
-			}
-			if threadID != nil {
-				t := sqlString(threadID)
-				origin.ThreadID = &t
-			}
-		}
-		e.Origin = origin
-		e.ChatType = sqlString(chatType)
-		if e.ChatType == "" {
-			e.ChatType = origin.ChatType
-		}
-		e.DisplayName = sqlString(displayName)
-		if e.DisplayName == "" {
-			e.DisplayName = origin.ChatName
-		}
-		started := NewTimestamp(startedAt)
-		e.CreatedAt = started.ISO()
-		e.LastActive = latest(started, NewTimestamp(lastActivity), NewTimestamp(lastMessage))
-		e.UpdatedAt = e.LastActive.ISO()
-		// Two rows of one key with the same started_at: keep the one
-		// active last.
-		if i, dup := seen[e.SessionKey]; dup {
-			if e.LastActive.Time.After(out[i].LastActive.Time) {
-				out[i] = e
-			}
-			continue
-		}
-		seen[e.SessionKey] = len(out)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("gateway sessions of %s: %w", s.dbPath, err)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].LastActive.Time.After(out[j].LastActive.Time)
-	})
 	return out, nil
-}
-
-// latest returns the latest of the known timestamps, the first when none is
-// known.
-func latest(first Timestamp, others ...Timestamp) Timestamp {
-	best := first
-	for _, t := range others {
-		if !t.Time.IsZero() && (best.Time.IsZero() || t.Time.After(best.Time)) {
-			best = t
-		}
-	}
-	return best
-}
-
-// parseOrigin decodes an origin object; ok is false unless data is a
-// non-empty JSON object.
-func parseOrigin(data []byte) (Origin, bool) {
-	m, ok := jsonObject(data)
-	if !ok || len(m) == 0 {
-		return Origin{}, false
-	}
-	return originFrom(m), true
-}
-
-func originFrom(m map[string]json.RawMessage) Origin {
-	return Origin{
-		Platform: jsonString(m["platform"]),
-		ChatID:   jsonString(m["chat_id"]),
-		ChatName: jsonString(m["chat_name"]),
-		ChatType: jsonString(m["chat_type"]),
-		UserID:   jsonString(m["user_id"]),
-		UserName: jsonString(m["user_name"]),
-		ThreadID: jsonOptString(m["thread_id"]),
-	}
 }
 
 // sessionsFromJSON reads sessions/sessions.json; a missing file is no
@@ -297,7 +185,7 @@ func ParseIndex(data []byte) ([]Entry, error) {
 			TotalTokens:  jsonInt(m["total_tokens"]),
 		}
 		if om, ok := jsonObject(m["origin"]); ok {
-			e.Origin = originFrom(om)
+			e.Origin = statedb.OriginFrom(om)
 		}
 		e.LastActive = NewTimestamp(e.UpdatedAt)
 		out = append(out, e)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/send"
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // ErrNoSession matches the error of RecordSent when no conversation of the
@@ -121,7 +122,7 @@ func (s *Store) insertSent(ctx context.Context, sessionID, text, platformID stri
 		return fmt.Errorf("write %s: %w", s.dbPath, err)
 	}
 	defer tx.Rollback()
-	msgCols, err := messageColumns(ctx, tx)
+	msgCols, err := statedb.MessageColumns(ctx, tx)
 	if err != nil {
 		return err
 	}

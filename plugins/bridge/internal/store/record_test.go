@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,13 +12,14 @@ import (
 
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/send"
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // rawDB opens dir's state.db read-only apart from the store, to check what
 // RecordSent wrote.
 func rawDB(t testing.TB, dir string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", dsn(filepath.Join(dir, DBFile), url.Values{"mode": {"ro"}}))
+	db, err := statedb.OpenRead(filepath.Join(dir, DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,19 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // File names inside HERMES_HOME that the store reads.
 const (
 	// DBFile is the agent's SQLite session database.
-	DBFile = "state.db"
+	DBFile = statedb.FileName
 	// IndexFile is the gateway's session index, relative to HERMES_HOME.
 	IndexFile = "sessions/sessions.json"
 	// DirectoryFile is the gateway's cached channel directory.
@@ -26,8 +24,8 @@ const (
 )
 
 // BusyTimeout is how long a query waits for a lock held by a writer before it
-// fails with "database is locked".
-const BusyTimeout = 5 * time.Second
+// fails with "database is locked" (statedb's).
+const BusyTimeout = statedb.BusyTimeout
 
 // Errors a caller can test with errors.Is.
 var (
@@ -35,7 +33,7 @@ var (
 	ErrNoHome = errors.New("hermes home not found")
 	// ErrNoDatabase means state.db does not exist (yet): the agent has not
 	// run in this HERMES_HOME. The store never creates it.
-	ErrNoDatabase = errors.New("session database not found")
+	ErrNoDatabase = statedb.ErrNoDatabase
 )
 
 // Home returns the agent's home folder: $HERMES_HOME when set, else
@@ -116,30 +114,6 @@ func (s *Store) Close() error {
 
 var errClosed = errors.New("session store closed")
 
-// dsn builds a file: URI for path with SQLite's own parameters and the
-// driver's pragmas.
-func dsn(path string, params url.Values) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), OmitHost: true}
-	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	u.RawQuery = params.Encode()
-	return u.String()
-}
-
-// checkDB reports ErrNoDatabase when state.db does not exist.
-func (s *Store) checkDB() error {
-	fi, err := os.Stat(s.dbPath)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: %s does not exist; run the agent once in this HERMES_HOME to create it", ErrNoDatabase, s.dbPath)
-		}
-		return fmt.Errorf("session database %s: %w", s.dbPath, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("session database %s is not a regular file; move it aside and run the agent to recreate it", s.dbPath)
-	}
-	return nil
-}
-
 // readDB returns the read-only pool, opening it on first use.
 func (s *Store) readDB() (*sql.DB, error) {
 	s.mu.Lock()
@@ -150,18 +124,13 @@ func (s *Store) readDB() (*sql.DB, error) {
 	if s.ro != nil {
 		return s.ro, nil
 	}
-	if err := s.checkDB(); err != nil {
+	// Read-only: never creates the file, never writes it. A WAL reader
+	// may still create the -shm index, which SQLite needs to read a WAL
+	// database.
+	db, err := statedb.OpenRead(s.dbPath)
+	if err != nil {
 		return nil, err
 	}
-	// mode=ro: never create the file, never write it. query_only guards the
-	// connection as well. A WAL reader may still create the -shm index,
-	// which SQLite needs to read a WAL database.
-	db, err := sql.Open("sqlite", dsn(s.dbPath, url.Values{"mode": {"ro"}, "_pragma": {"query_only(1)"}}))
-	if err != nil {
-		return nil, fmt.Errorf("open %s read-only: %w", s.dbPath, err)
-	}
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
 	s.ro = db
 	return db, nil
 }
@@ -176,45 +145,19 @@ func (s *Store) writeDB() (*sql.DB, error) {
 	if s.rw != nil {
 		return s.rw, nil
 	}
-	if err := s.checkDB(); err != nil {
+	// Writable, but never creates state.db; one connection whose
+	// transactions begin IMMEDIATE, so a decision is atomic across
+	// processes.
+	db, err := statedb.OpenWrite(s.dbPath)
+	if err != nil {
 		return nil, err
 	}
-	// mode=rw: writable, but never creates state.db. One connection: writes
-	// to SQLite serialise anyway, and BEGIN IMMEDIATE below keeps a decision
-	// atomic across processes.
-	db, err := sql.Open("sqlite", dsn(s.dbPath, url.Values{"mode": {"rw"}, "_txlock": {"immediate"}}))
-	if err != nil {
-		return nil, fmt.Errorf("open %s read-write: %w", s.dbPath, err)
-	}
-	db.SetMaxOpenConns(1)
 	s.rw = db
 	return db, nil
 }
 
 // columns returns the column names of table (empty when the table does
 // not exist).
-func columns(ctx context.Context, q queryer, table string) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("read the columns of %s: %w", table, err)
-		}
-		cols[name] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
-	}
-	return cols, nil
-}
-
-// queryer is what *sql.DB and *sql.Conn have in common for reads.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+func columns(ctx context.Context, q statedb.Queryer, table string) (map[string]bool, error) {
+	return statedb.Columns(ctx, q, table)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/statedb"
+
 	"github.com/hermes-agent/hermes/plugins/bridge/internal/fixture"
 )
 
@@ -83,7 +85,7 @@ func TestMessagesCurrentSchema(t *testing.T) {
 	if want := []string{"hello", "here is the chart\nMEDIA: files/report.pdf", "thanks"}; !reflect.DeepEqual(seen, want) {
 		t.Fatalf("conversational texts = %q, want %q", seen, want)
 	}
-	att, _ := json.Marshal(multipart.Attachments())
+	att, _ := json.Marshal(Attachments(multipart))
 	if want := `[{"type":"image","url":"https://example.com/chart.png"},{"type":"file","data":{"type":"file","file":{"name":"a.csv"}}},{"type":"media","path":"files/report.pdf"}]`; string(att) != want {
 		t.Fatalf("attachments = %s\nwant %s", att, want)
 	}
@@ -199,7 +201,7 @@ func TestMinimalTestDB(t *testing.T) {
 	if msgs[1].Text != "Hi Alice" {
 		t.Errorf("bare JSON multipart text = %q", msgs[1].Text)
 	}
-	att, _ := json.Marshal(msgs[1].Attachments())
+	att, _ := json.Marshal(Attachments(msgs[1]))
 	if string(att) != `[{"type":"image","url":"https://example.com/a.png"}]` {
 		t.Errorf("attachments = %s", att)
 	}
@@ -385,11 +387,11 @@ func TestDecodeContent(t *testing.T) {
 	}{
 		{"plain", "plain", 0},
 		{nil, "", 0},
-		{contentJSONPrefix + `[{"type":"text","text":"a"},{"type":"text","text":"b"}]`, "a\nb", 0},
-		{contentJSONPrefix + `"just text"`, "just text", 0},
-		{contentJSONPrefix + `{"type":"image","url":"u"}`, "", 1},
-		{contentJSONPrefix + `[1, "x", {"type":"audio"}]`, "", 1},
-		{contentJSONPrefix + `not json`, contentJSONPrefix + "not json", 0},
+		{statedb.ContentJSONPrefix + `[{"type":"text","text":"a"},{"type":"text","text":"b"}]`, "a\nb", 0},
+		{statedb.ContentJSONPrefix + `"just text"`, "just text", 0},
+		{statedb.ContentJSONPrefix + `{"type":"image","url":"u"}`, "", 1},
+		{statedb.ContentJSONPrefix + `[1, "x", {"type":"audio"}]`, "", 1},
+		{statedb.ContentJSONPrefix + `not json`, statedb.ContentJSONPrefix + "not json", 0},
 		{`[1, 2]`, "[1, 2]", 0},                  // bare JSON that is not typed parts stays text
 		{`[{"a":1}]`, `[{"a":1}]`, 0},            // no "type"
 		{`[]`, `[]`, 0},                          // empty list
@@ -397,7 +399,7 @@ func TestDecodeContent(t *testing.T) {
 		{[]byte("bytes"), "bytes", 0},
 		{int64(42), "42", 0},
 	} {
-		text, parts := decodeContent(tc.in)
+		text, parts := statedb.DecodeContent(tc.in)
 		if text != tc.text || len(parts) != tc.parts {
 			t.Errorf("decodeContent(%q) = %q, %d parts; want %q, %d", tc.in, text, len(parts), tc.text, tc.parts)
 		}

@@ -6,52 +6,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// Lenient conversions of values that come from files and columns the store
-// does not control: a wrong type yields the zero value, never an error.
-
-// sqlString converts a scanned column value to a string.
-func sqlString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case time.Time:
-		return x.Format(time.RFC3339Nano)
-	}
-	return ""
-}
-
-// sqlInt converts a scanned column value to an int64 (0 when it is not a
-// number).
-func sqlInt(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case float64:
-		return clampFloat(x)
-	case string:
-		return parseIntString(x)
-	case []byte:
-		return parseIntString(string(x))
-	case bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
-}
+// Lenient conversions of JSON values that come from files the store does
+// not control: a wrong type yields the zero value, never an error.
 
 func parseIntString(s string) int64 {
 	s = strings.TrimSpace(s)

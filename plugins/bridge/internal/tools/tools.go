@@ -455,7 +455,7 @@ func (t *Tools) attachmentsFetch(ctx context.Context, a args) (*Result, error) {
 		return failure("Message not found: " + id)
 	}
 	list := []any{}
-	for _, att := range found.Attachments() {
+	for _, att := range store.Attachments(*found) {
 		o := object{{"type", att.Type}}
 		switch {
 		case att.Data != nil:

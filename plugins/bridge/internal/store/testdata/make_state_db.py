@@ -131,10 +131,12 @@ def current(path):
                    None, T0 - 86400, None, 1, 1))
     db.execute(s, ("dc1", "discord", "456", "agent:main:discord:group:789:456", "789", "group", "t9", "#general",
                    None, T0 + 60, None, 10, 5))
-    # An ended slack session and a cli session without a key: not listed.
+    # An ended slack session and an ended terminal session (cli, no key): not
+    # listed. (A terminal session that has not ended is listed under
+    # agent:main:cli:dm:<id>; the store's tests add one.)
     db.execute(s, ("sl1", "slack", "U5678", "agent:main:slack:group:C1234:U5678", "C1234", "group", None, "eng",
                    None, T0, T0 + 10, 0, 0))
-    db.execute(s, ("cli1", "cli", None, None, None, None, None, None, None, T0 + 500, None, 0, 0))
+    db.execute(s, ("cli1", "cli", None, None, None, None, None, None, None, T0 + 500, T0 + 600, 0, 0))
     m = "INSERT INTO messages (session_id, role, content, timestamp, active) VALUES (?,?,?,?,?)"
     rows = [
         ("tg1", "system", "You are Hermes.", T0 + 1, 1),

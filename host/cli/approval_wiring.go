@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/hermes-agent/hermes/host/approval"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/statedb"
+)
+
+// approvalGate returns the gate of this run's tool calls (the agent loop
+// calls its Decide before running a tool): config.yaml's approval:
+// settings, asking at this run's terminal through the prompter that
+// elicitation uses (so the two take turns), recording in w's state.db.
+func (e *env) approvalGate(w *statedb.Writer) (*approval.Gate, error) {
+	raw, path, err := config.LoadApproval(e.home)
+	if err != nil {
+		return nil, err
+	}
+	s, err := approval.ParseSettings(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	return approval.New(w, s, e.prompter(), e.log), nil
+}
+
+// alwaysAllowed returns the tools of server whose calls no longer ask for
+// approval (allow-always, remembered in state.db); none when state.db does
+// not exist: reading never creates it.
+func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error) {
+	db, err := statedb.OpenRead(filepath.Join(e.home, statedb.FileName))
+	if errors.Is(err, statedb.ErrNoDatabase) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	grants, err := statedb.Grants(ctx, db, server)
+	if err != nil {
+		return nil, err
+	}
+	var tools []string
+	for _, g := range grants {
+		tools = append(tools, g.Tool)
+	}
+	return tools, nil
+}
+
+// revokeAlways forgets allow-always of server's tools (every tool for
+// "all") and returns how many were forgotten.
+func (e *env) revokeAlways(ctx context.Context, server string, tools []string) (int64, error) {
+	db, err := statedb.OpenWrite(filepath.Join(e.home, statedb.FileName))
+	if errors.Is(err, statedb.ErrNoDatabase) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	for _, t := range tools {
+		if t == "all" {
+			tools = nil
+			break
+		}
+	}
+	return statedb.RevokeGrants(ctx, db, server, tools...)
+}
