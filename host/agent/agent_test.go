@@ -61,7 +61,7 @@ type tools struct {
 	called   []string
 }
 
-func (t *tools) Tools() []toolview.ToolDef      { return t.defs }
+func (t *tools) Tools() []toolview.ToolDef     { return t.defs }
 func (t *tools) ParallelSafe(name string) bool { return t.parallel[name] }
 func (t *tools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
 	t.mu.Lock()
