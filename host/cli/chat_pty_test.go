@@ -75,6 +75,17 @@ func TestChatInteractive(t *testing.T) {
 		t.Errorf("the server got %q", got)
 	}
 
+	// /mcp: the servers and their states.
+	tm.Press("/mcp\r")
+	tm.WaitFor("ts (stdio): connected, 21/21 tools")
+
+	// Ctrl-C cancels a model call that does not answer.
+	srv.Script(testmodel.Reply{Hang: true})
+	tm.Press("think hard\r")
+	testwait.For(t, 2*time.Minute, "the model request", func() bool { return srv.Last(t).Contains("think hard") })
+	tm.Press(testpty.KeyCtrlC)
+	tm.WaitFor("Cancelled.")
+
 	// /reload-mcp after a config edit.
 	cfg := readConfig(t, home)
 	writeConfig(t, home, cfg+tsEntry(t, "two", "    tools:\n      include: [echo, add]\n"))
@@ -93,7 +104,7 @@ func TestChatInteractive(t *testing.T) {
 	tm.WaitFor(`→ mcp_ts_sleep {"ms":600000}`)
 	waitTrace(t, home, testserver.TraceSleepStarted)
 	tm.Press(testpty.KeyCtrlC)
-	tm.WaitFor("Cancelled.")
+	testwait.For(t, 2*time.Minute, "the cancelled tool call", func() bool { return strings.Count(tm.Output(), "Cancelled.") == 2 })
 	waitTrace(t, home, testserver.TraceSleepCancelled)
 	tm.Press("are you there?\r")
 	tm.WaitFor("Still here.")
@@ -116,7 +127,7 @@ func TestChatInteractive(t *testing.T) {
 	// Two signals close together may arrive as one: the second Ctrl-C is
 	// typed once the first was seen.
 	testwait.For(t, 2*time.Minute, "the second cancellation", func() bool {
-		return strings.Count(tm.Output(), "Cancelling...") == 2
+		return strings.Count(tm.Output(), "Cancelling...") == 3
 	})
 	tm.Press(testpty.KeyCtrlC)
 	if code := tm.Wait(); code != 0 && code != 130 {
