@@ -190,3 +190,18 @@ func TestChatMaxToolRounds(t *testing.T) {
 		t.Errorf("%d calls ran, want 2:\n%s", n, r.stderr)
 	}
 }
+
+// What the model writes reaches the terminal escaped, lines kept.
+func TestChatEscapesTheModel(t *testing.T) {
+	t.Parallel()
+	srv := testmodel.New(t)
+	srv.Script(testmodel.Reply{Text: "line one\nred \x1b[31mtext\x1b]0;title\x07 \u202eevil", ChunkSize: 2})
+	home := chatHome(t, srv, "", "")
+	r := runHermes(t, home, "chat", "hi").must(t, 0)
+	if strings.ContainsAny(r.stdout, "\x1b\x07\u202e") {
+		t.Errorf("control reached the terminal: %q", r.stdout)
+	}
+	if !strings.HasPrefix(r.stdout, "line one\nred ") || !strings.Contains(r.stdout, `\x1b[31m`) {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}

@@ -75,6 +75,17 @@ func TestChatInteractive(t *testing.T) {
 		t.Errorf("the server got %q", got)
 	}
 
+	// A tool's progress is a live line during the call.
+	srv.Script(
+		testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "pr", Name: "mcp_ts_slow_stream", Arguments: `{"steps":3,"interval_ms":50}`}}},
+		testmodel.Reply{Text: "Streamed."},
+	)
+	tm.Press("stream\r")
+	tm.WaitFor("Streamed.")
+	if !strings.Contains(tm.Output(), "\r\x1b[K  mcp_ts_slow_stream: 3/3 (100%)\r\x1b[K") {
+		t.Errorf("no live progress line in the chat:\n%q", tm.Output())
+	}
+
 	// /mcp: the servers and their states.
 	tm.Press("/mcp\r")
 	tm.WaitFor("ts (stdio): connected, 21/21 tools")
