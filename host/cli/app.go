@@ -263,21 +263,27 @@ func Run(opts Options) int {
 		// (plugins ignore SIGINT), also those a finished command left to
 		// stop their servers. A normal return kills nothing detached.
 		// A nil sigs never delivers.
-	wait:
-		select {
-		case got = <-sigs:
-			if h := e.onSignal.Load(); h != nil && h.fn(got) {
-				goto wait
+		// A signal the command's hook takes (hermes chat cancelling its
+		// turn) is not the run's.
+		for {
+			var sig os.Signal
+			select {
+			case sig = <-sigs:
+			case <-ctx.Done():
+				return
 			}
-			e.interrupted.Store(true) // before cancel: close sees it
-			cancel()
-			if sup := e.supervisor(); sup != nil {
-				sup.Interrupt()
+			if h := e.onSignal.Load(); h != nil && h.fn(sig) {
+				continue
 			}
-			close(interrupted)
-		case <-ctx.Done():
-			return
+			got = sig
+			break
 		}
+		e.interrupted.Store(true) // before cancel: close sees it
+		cancel()
+		if sup := e.supervisor(); sup != nil {
+			sup.Interrupt()
+		}
+		close(interrupted)
 		select {
 		case <-sigs:
 			close(again)

@@ -171,7 +171,7 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 func (s *chatSession) interactive(ctx context.Context) error {
 	e := s.e
 	s.e.onSignal.Store(&signalHook{fn: s.interrupt})
-	fmt.Fprintf(e.err, "hermes chat: %d tools from %d MCP servers. /help lists the commands; Ctrl-D leaves.\n", len(s.m.Tools()), len(s.m.Status()))
+	fmt.Fprintf(e.err, "hermes chat: %s from %s. /help lists the commands; Ctrl-D leaves.\n", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
