@@ -51,8 +51,10 @@ type ApprovalRequest struct {
 	// Name is the model-visible name (mcp_<server>_<tool>); Server and
 	// Tool say where it goes (Tool is the MCP name).
 	Name, Server, Tool string
-	// Arguments are the call's arguments as the model wrote them.
-	Arguments map[string]any
+	// Arguments are the call's arguments as the model wrote them, parsed;
+	// RawArguments is their JSON text ("{}" when the model sent none).
+	Arguments    map[string]any
+	RawArguments string
 }
 
 // Decision is an Approver's answer.
@@ -276,7 +278,11 @@ func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
 	}
 	if l.Approver != nil {
 		server, tool := l.origin(mc.Name)
-		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Server: server, Tool: tool, Arguments: args})
+		raw := mc.Arguments
+		if raw == "" {
+			raw = "{}"
+		}
+		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Server: server, Tool: tool, Arguments: args, RawArguments: raw})
 		switch {
 		case ctx.Err() != nil:
 			return cancelledResult

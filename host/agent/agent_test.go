@@ -290,7 +290,7 @@ func TestApproverRecorderDrift(t *testing.T) {
 	if len(tl.called) != 1 || tl.called[0] != "mcp_a_echo" {
 		t.Errorf("called %v; only the approved call should run", tl.called)
 	}
-	if len(ap.seen) != 3 || ap.seen[0].Server != "a" || ap.seen[0].Tool != "echo" || ap.seen[0].Arguments["message"] != "hi" {
+	if len(ap.seen) != 3 || ap.seen[0].Server != "a" || ap.seen[0].Tool != "echo" || ap.seen[0].Arguments["message"] != "hi" || ap.seen[0].RawArguments != `{"message":"hi"}` {
 		t.Errorf("approval requests %+v", ap.seen)
 	}
 	msgs := l.Messages()
