@@ -35,3 +35,22 @@ func TestCallProgressLine(t *testing.T) {
 		t.Errorf("progress shown off a terminal:\n%q\n%q", r.stdout, r.stderr)
 	}
 }
+
+// TestCallProgressEverything: server-everything sends progress only when
+// the call carries a progress token; hermes sends one, and shows it.
+func TestCallProgressEverything(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, everythingConfig(t))
+	tm := startTerm(t, home, nil, "mcp", "call", "ev", "trigger-long-running-operation", "--arg", "duration=0.3", "--arg", "steps=3")
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tm.Output())
+	}
+	out := tm.Output()
+	if !strings.Contains(out, "\r\x1b[Ktrigger-long-running-operation: 3/3 (100%)\r\x1b[K") {
+		t.Errorf("no live progress line:\n%q", out)
+	}
+	if !strings.Contains(out, "Long running operation completed") {
+		t.Errorf("no result:\n%q", out)
+	}
+}
