@@ -78,6 +78,8 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'PluginRSS|OneShot|ToolsCommand|Discovery' -benchtime 10x -count 1 ./host/bench/
 	$(GO) test -run '^$$' -bench 'ServeCallTool' -benchtime 2000x -count 3 ./host/serve/
 	$(GO) test -run '^$$' -bench 'SandboxStart' -benchtime 20x -count 3 ./host/bench/
+	$(GO) test -run '^$$' -bench 'LoopToolRound' -benchtime 2000x -count 3 ./host/agent/
+	$(GO) test -run '^$$' -bench 'ModelCall' -benchtime 50x -count 3 ./host/model/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile
 # test server against a host of its own, beside a server that must stay

@@ -75,6 +75,9 @@ type env struct {
 	loginCreds *credentials.Manager
 	// interrupted is set when SIGINT/SIGTERM arrived.
 	interrupted atomic.Bool
+	// onSignal, when set, sees SIGINT/SIGTERM first: a signal it takes
+	// (hermes chat cancelling its running turn) does not end the run.
+	onSignal atomic.Pointer[signalHook]
 	// environ is the run's environment (Options.Env), dir its working
 	// folder ("" is the process's), ownsProcess Options.OwnsProcess.
 	environ     []string
@@ -260,17 +263,27 @@ func Run(opts Options) int {
 		// (plugins ignore SIGINT), also those a finished command left to
 		// stop their servers. A normal return kills nothing detached.
 		// A nil sigs never delivers.
-		select {
-		case got = <-sigs:
-			e.interrupted.Store(true) // before cancel: close sees it
-			cancel()
-			if sup := e.supervisor(); sup != nil {
-				sup.Interrupt()
+		// A signal the command's hook takes (hermes chat cancelling its
+		// turn) is not the run's.
+		for {
+			var sig os.Signal
+			select {
+			case sig = <-sigs:
+			case <-ctx.Done():
+				return
 			}
-			close(interrupted)
-		case <-ctx.Done():
-			return
+			if h := e.onSignal.Load(); h != nil && h.fn(sig) {
+				continue
+			}
+			got = sig
+			break
 		}
+		e.interrupted.Store(true) // before cancel: close sees it
+		cancel()
+		if sup := e.supervisor(); sup != nil {
+			sup.Interrupt()
+		}
+		close(interrupted)
 		select {
 		case <-sigs:
 			close(again)
@@ -317,6 +330,10 @@ func Run(opts Options) int {
 	e.p.Errorf("%s; run 'hermes --help' for usage", oneLine(err.Error()))
 	return ExitUsage
 }
+
+// signalHook is a command's own handling of SIGINT/SIGTERM (env.onSignal):
+// fn reports whether it took the signal.
+type signalHook struct{ fn func(os.Signal) bool }
 
 // interruptGrace is how long a command may take to return after SIGINT or
 // SIGTERM cancelled it before hermes exits without it.
@@ -370,6 +387,7 @@ func newApp(e *env) *cli.Command {
 		Commands: []*cli.Command{
 			mcpCommand(e),
 			toolsCommand(e),
+			chatCommand(e),
 			modelCommand(e),
 			versionCommand(e),
 		},

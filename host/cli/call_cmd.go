@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
 )
@@ -79,7 +80,13 @@ func callCommand(e *env) *cli.Command {
 				}
 				return nil
 			}
-			res, err := m.CallTool(ctx, name, def.OriginalName, args)
+			// Progress the server sends is a live line on a terminal.
+			line := ui.NewProgressLine(e.err)
+			callCtx := registry.WithProgress(ctx, func(p registry.Progress) {
+				line.Show(ui.ProgressText(tool, p.Progress, p.Total, p.Message))
+			})
+			res, err := m.CallTool(callCtx, name, def.OriginalName, args)
+			line.Close()
 			if err != nil {
 				return failf("calling '%s' on '%s' failed: %s", tool, name, shownErr(err))
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 )
@@ -78,24 +79,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot run %s (%w); reinstall hermes (make install)", c.path, err)
 	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, int(c.s.MaxResponseBytes)*2+lineSlack)
-	var res *Response
-	var merr *Error
-	for sc.Scan() {
-		var l Line
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue
-		}
-		switch {
-		case l.Response != nil:
-			res = l.Response
-		case l.Error != nil:
-			merr = l.Error
-		case l.Text != "" && req.OnText != nil:
-			req.OnText(l.Text)
-		}
-	}
+	res, merr, rerr := readAnswer(out, int(c.s.MaxResponseBytes)*2+lineSlack, req.OnText)
+	// Whatever is left is read to its end, so the program never blocks
+	// on a full pipe.
+	_, _ = io.Copy(io.Discard, out)
 	werr := cmd.Wait()
 	switch {
 	case merr != nil:
@@ -108,9 +95,37 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 			e.Detail = fmt.Sprintf("within model.timeout (%s)", c.s.Timeout)
 		}
 		return nil, NewError(e, c.s)
+	case rerr != nil:
+		return nil, fmt.Errorf("%s answered a line hermes cannot read (%v); reinstall hermes (make install)", Binary, rerr)
 	default:
 		return nil, fmt.Errorf("%s ended without an answer (%v): %s", Binary, werr, Clean(strings.TrimSpace(stderr.String())))
 	}
+}
+
+// readAnswer reads Binary's answer: JSON lines of at most maxLine bytes,
+// each a Line. Text deltas go to onText (when set) as they arrive; the
+// last response or error line wins. A line that is not a Line is skipped;
+// a line longer than maxLine ends the reading with an error.
+func readAnswer(r io.Reader, maxLine int, onText func(string)) (*Response, *Error, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, maxLine)
+	var res *Response
+	var merr *Error
+	for sc.Scan() {
+		var l Line
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		switch {
+		case l.Response != nil:
+			res = l.Response
+		case l.Error != nil:
+			merr = l.Error
+		case l.Text != "" && onText != nil:
+			onText(l.Text)
+		}
+	}
+	return res, merr, sc.Err()
 }
 
 // limited writes at most left bytes to w, then drops the rest.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,5 +226,47 @@ func TestChatTimeout(t *testing.T) {
 	_, err := model.New(s, testbin.Path(t, model.Binary), os.Environ()).Chat(ctx, model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}})
 	if me := kindOf(t, err); me.Kind != model.KindTimeout && me.Kind != model.KindServer {
 		t.Errorf("timeout: %v", err)
+	}
+}
+
+// The text reaches OnText as it streams, before the answer ends: the
+// model holds its answer after the text until the caller gives up.
+func TestChatTextArrivesBeforeTheEnd(t *testing.T) {
+	srv := testmodel.New(t)
+	srv.Key = "sk-test-key"
+	srv.Script(testmodel.Reply{Text: "early words", ChunkSize: 5, HangAfterText: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got strings.Builder
+	seen := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := model.New(settings(t, srv.URL), testbin.Path(t, model.Binary), os.Environ()).Chat(ctx, model.Request{
+			Messages: []model.Message{{Role: "user", Text: "hi"}},
+			OnText: func(d string) {
+				mu.Lock()
+				defer mu.Unlock()
+				got.WriteString(d)
+				if got.String() == "early words" {
+					close(seen)
+				}
+			},
+		})
+		done <- err
+	}()
+	select {
+	case <-seen:
+	case err := <-done:
+		t.Fatalf("the call ended (%v) before its text was handed on: %q", err, got.String())
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the call ended before it was cancelled: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-done; kindOf(t, err).Kind != model.KindTimeout {
+		t.Errorf("a cancelled call: %v", err)
 	}
 }

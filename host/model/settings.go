@@ -39,6 +39,10 @@ const (
 	// DefaultTimeout is model.timeout's default: one call, retries
 	// included.
 	DefaultTimeout = 300 * time.Second
+	// DefaultMaxToolRounds is model.max_tool_rounds's default: the rounds
+	// of tool calls the agent loop (hermes chat) runs in one turn before
+	// it stops and says so.
+	DefaultMaxToolRounds = 20
 )
 
 // Bounds of the model: values; past them a value is a mistake.
@@ -70,6 +74,9 @@ type Settings struct {
 	MaxRetryDelay time.Duration
 	// Timeout bounds one call, retries included (model.timeout).
 	Timeout time.Duration
+	// MaxToolRounds bounds the rounds of tool calls of one chat turn
+	// (model.max_tool_rounds).
+	MaxToolRounds int
 }
 
 // Load reads the model: block of <home>/config.yaml and the API key it
@@ -109,6 +116,7 @@ func Parse(block map[string]any) (*Settings, error) {
 		MaxRetries:       DefaultMaxRetries,
 		MaxRetryDelay:    DefaultMaxRetryDelay,
 		Timeout:          DefaultTimeout,
+		MaxToolRounds:    DefaultMaxToolRounds,
 	}
 	for k, v := range block {
 		key := config.ModelKey + "." + k
@@ -162,6 +170,12 @@ func Parse(block map[string]any) (*Settings, error) {
 				return nil, err
 			}
 			s.Timeout = time.Duration(n * float64(time.Second))
+		case "max_tool_rounds":
+			n, err := Number(key, v, 1, 1000)
+			if err != nil {
+				return nil, err
+			}
+			s.MaxToolRounds = int(n)
 		}
 	}
 	return s, nil

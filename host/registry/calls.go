@@ -127,8 +127,14 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any)
 	if !ok {
 		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
 	}
+	// Every call carries a progress token; the caller's callback, if any,
+	// gets the notifications sent for it.
+	token, unroute := s.progress.open(ProgressFrom(ctx))
+	defer unroute()
 	res, err := s.doCall(ctx, tool, func(ctx context.Context, c *conn) (*mcp.CallToolResult, error) {
-		return c.sess.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
+		req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}}
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		return c.sess.CallTool(ctx, req)
 	})
 	switch {
 	case err == nil:

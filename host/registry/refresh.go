@@ -23,6 +23,8 @@ func (s *server) onNotification(n mcp.JSONRPCNotification) {
 		}
 	case string(mcp.MethodNotificationMessage):
 		s.serverLog(n.Params.AdditionalFields)
+	case string(mcp.MethodNotificationProgress):
+		s.progress.deliver(n)
 	case string(mcp.MethodNotificationPromptsListChanged), string(mcp.MethodNotificationResourcesListChanged):
 		s.log.Debug("list changed (ignored)", "method", n.Method)
 	}

@@ -93,6 +93,8 @@ type server struct {
 	refreshKick chan struct{}
 	dirty       atomic.Bool
 	refreshes   atomic.Int64
+	// progress routes progress notifications to running calls.
+	progress progressRoutes
 	// listMu orders tool listings so an older list never replaces a newer.
 	listMu sync.Mutex
 

@@ -8,6 +8,7 @@
 package testmodel
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ type Reply struct {
 	// Hang holds the answer until the client gives up (a model that
 	// never answers).
 	Hang bool
+	// HangAfterText streams Text, then holds the rest until the client
+	// gives up (text that must be shown before the answer ends).
+	HangAfterText bool
 	// Usage is reported in the last chunk.
 	PromptTokens, CompletionTokens int
 }
@@ -206,10 +210,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, rep.Status, "", fmt.Sprintf("scripted status %d", rep.Status))
 		return
 	}
-	s.stream(w, req.Model(), rep)
+	s.stream(r.Context(), w, req.Model(), rep)
 }
 
-func (s *Server) stream(w http.ResponseWriter, modelName string, rep Reply) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, modelName string, rep Reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl, _ := w.(http.Flusher)
 	send := func(v any) bool {
@@ -249,6 +253,10 @@ func (s *Server) stream(w http.ResponseWriter, modelName string, rep Reply) {
 				return
 			}
 		}
+	}
+	if rep.HangAfterText {
+		<-ctx.Done()
+		return
 	}
 	// Tool calls: the head of each, then the arguments in two halves,
 	// interleaved across calls.

@@ -110,6 +110,8 @@ const (
 	TraceList = "hermes-testserver trace: tools/list"
 	// TraceSleepStarted: a sleep call arrived and is sleeping.
 	TraceSleepStarted = "hermes-testserver trace: sleep started"
+	// TraceSleepCancelled: a sleep call was cancelled.
+	TraceSleepCancelled = "hermes-testserver trace: sleep cancelled"
 	// TraceRootsChanged: a notifications/roots/list_changed arrived.
 	TraceRootsChanged = "hermes-testserver trace: roots changed"
 )
@@ -259,6 +261,7 @@ func (st *state) addTools() {
 			return mcp.NewToolResultText(fmt.Sprintf("slept %dms", ms)), nil
 		case <-ctx.Done():
 			st.cancelled.Add(1)
+			st.trace(TraceSleepCancelled)
 			return nil, ctx.Err()
 		}
 	})

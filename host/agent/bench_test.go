@@ -1,0 +1,110 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/agent"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// echoRound is a model that asks for one echo call, then answers.
+type echoRound struct{ n int }
+
+func (e *echoRound) Chat(_ context.Context, req model.Request) (*model.Response, error) {
+	e.n++
+	if e.n%2 == 1 {
+		return &model.Response{ToolCalls: []model.ToolCall{{ID: "c", Name: "mcp_ts_echo", Arguments: `{"message":"hello"}`}}}, nil
+	}
+	return &model.Response{Text: "done"}, nil
+}
+
+// BenchmarkLoopToolRound is the agent loop's own overhead per tool round:
+// a turn of one round (a scripted model in this process asks for the Go
+// test server's echo, then answers) against the same call made directly
+// through the registry (Manager.Call). Each iteration makes one of each,
+// alternating, so that both see the same machine; loop-us/round and
+// direct-us/call are the medians, loop/direct their ratio and
+// overhead-us/round the difference.
+func BenchmarkLoopToolRound(b *testing.B) {
+	dir := testbin.Dir(b)
+	testbin.Path(b, "hermes-transport-stdio")
+	server := testbin.Path(b, "hermes-testserver")
+	home := b.TempDir()
+	env := func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
+	log := hclog.NewNullLogger()
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: log, Env: env})
+	defer sup.KillAll()
+	srv := &config.Server{
+		Name: "ts", Transport: "stdio", Command: server, Enabled: true,
+		ConnectTimeout: time.Minute, Timeout: time.Minute, KeepaliveInterval: config.DefaultKeepaliveInterval,
+		Tools: config.ToolsFilter{Resources: true, Prompts: true},
+	}
+	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: session.Deps{Home: filepath.Join(home), Supervisor: sup, Logger: log}})
+	defer m.Close()
+	ctx := context.Background()
+	if err := m.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, ok := m.Tool("mcp_ts_echo"); !ok {
+		b.Fatalf("the test server did not connect: %+v", m.Status())
+	}
+	args := map[string]any{"message": "hello"}
+	direct := func() time.Duration {
+		start := time.Now()
+		if _, err := m.Call(ctx, "mcp_ts_echo", args); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	loop := func() time.Duration {
+		l := &agent.Loop{Model: &echoRound{}, Tools: m}
+		start := time.Now()
+		if _, err := l.Turn(ctx, "echo hello"); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for range 50 { // warm both paths
+		direct()
+		loop()
+	}
+	var ds, ls []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			ds = append(ds, direct())
+			ls = append(ls, loop())
+		} else {
+			ls = append(ls, loop())
+			ds = append(ds, direct())
+		}
+	}
+	b.StopTimer()
+	d, l := median(ds), median(ls)
+	b.ReportMetric(float64(d.Microseconds()), "direct-us/call")
+	b.ReportMetric(float64(l.Microseconds()), "loop-us/round")
+	b.ReportMetric(float64(l-d)/1e3, "overhead-us/round")
+	b.ReportMetric(float64(l)/float64(d), "loop/direct")
+}
+
+func median(v []time.Duration) time.Duration {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

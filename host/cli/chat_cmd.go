@@ -1,0 +1,504 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/hermes-agent/hermes/host/agent"
+	"github.com/hermes-agent/hermes/host/elicit"
+	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/roots"
+	"github.com/hermes-agent/hermes/host/sampling"
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+// maxStdinPrompt bounds a one-shot prompt read from stdin.
+const maxStdinPrompt = 1 << 20
+
+// chatPrompt is the interactive prompt.
+const chatPrompt = "› "
+
+func chatCommand(e *env) *cli.Command {
+	var modelName string
+	return &cli.Command{
+		Name:      "chat",
+		Usage:     "talk to the model with the MCP servers' tools (interactive on a terminal; one-shot with PROMPT or stdin)",
+		ArgsUsage: "[PROMPT]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model to ask (default: model.default)", Destination: &modelName},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			prompt := strings.Join(c.Args().Slice(), " ")
+			interactive := prompt == "" && e.input.terminal() && e.p.Interactive()
+			if prompt == "" && !interactive {
+				if e.input.terminal() {
+					return usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
+				}
+				b, err := io.ReadAll(io.LimitReader(e.in, maxStdinPrompt+1))
+				if err != nil {
+					return failf("cannot read the prompt from stdin: %s", oneLine(err.Error()))
+				}
+				if len(b) > maxStdinPrompt {
+					return usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", maxStdinPrompt>>10)
+				}
+				prompt = strings.TrimSpace(string(b))
+				if prompt == "" {
+					return usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
+				}
+			}
+			s, err := e.startChat(ctx, modelName)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if !interactive {
+				return s.oneShot(ctx, prompt)
+			}
+			return s.interactive(ctx)
+		},
+	}
+}
+
+// chatSession is one run of hermes chat: the registry, the model and the
+// conversation.
+type chatSession struct {
+	e     *env
+	m     *registry.Manager
+	roots *roots.Set
+	loop  *agent.Loop
+	view  *chatView
+
+	// mu guards the running turn's cancel (the signal hook reads it).
+	mu        sync.Mutex
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+// startChat reads the model: block, builds the model client and connects
+// every enabled server, with the requests servers make of the host
+// (sampling, elicitation, roots) bound as in hermes mcp call.
+func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, error) {
+	client, err := e.chatModel()
+	if err != nil {
+		return nil, err
+	}
+	if modelName == "" && client.Settings().Default == "" {
+		return nil, usagef("no model named: set model.default in config.yaml or name one with -m")
+	}
+	cfg, err := e.loadConfig(e.home)
+	if err != nil {
+		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+	}
+	var builtins []string
+	for _, ts := range builtinToolsets {
+		builtins = append(builtins, ts.Tools...)
+	}
+	opts := e.withSampling(registry.Options{Servers: cfg.Servers, Builtins: builtins, Deps: e.sessionDeps(e.creds())})
+	set := e.bindElicitRoots(&opts)
+	m := registry.New(opts)
+	set.OnChange(func(ctx context.Context) { m.NotifyRootsChanged(ctx) })
+	if err := m.Start(ctx); err != nil {
+		m.Close()
+		return nil, failf("%s", shownErr(err))
+	}
+	view := newChatView(e)
+	s := &chatSession{e: e, m: m, roots: set, view: view, loop: &agent.Loop{
+		Model:         client,
+		Tools:         m,
+		ModelName:     modelName,
+		MaxToolRounds: client.Settings().MaxToolRounds,
+		Observer:      view,
+	}}
+	e.bindChatHooks(s.loop, m)
+	for _, st := range m.Status() {
+		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
+			view.Notice(fmt.Sprintf("MCP server '%s' is not connected: %s", st.Name, st.Error))
+		}
+	}
+	return s, nil
+}
+
+// bindChatHooks is where the loop's optional parts are bound: the
+// Approver (host/approval), the Recorder (the state.db writer) and the
+// Drift report of the registry. Without them every call is approved,
+// nothing is recorded and no drift is reported.
+func (e *env) bindChatHooks(l *agent.Loop, m *registry.Manager) {}
+
+// chatModel returns the model client of the model: block.
+func (e *env) chatModel() (*model.Client, error) {
+	st, err := model.Load(e.home, e.lookupEnv)
+	if err != nil {
+		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+	}
+	bin, err := e.supervisor().Find("model", "openai")
+	if err != nil {
+		return nil, failf("%s", oneLine(err.Error()))
+	}
+	return model.New(st, bin, e.environ), nil
+}
+
+func (s *chatSession) close() {
+	s.view.progress.Close()
+	s.e.onSignal.Store(nil)
+	s.m.Detach()
+}
+
+// oneShot runs one turn; a failed model call is a one-line error and
+// exit code 1.
+func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
+	_, err := s.loop.Turn(ctx, prompt)
+	s.view.endText()
+	if err != nil {
+		return failf("%s", oneLine(err.Error()))
+	}
+	return nil
+}
+
+// interactive reads lines on the terminal until /exit, Ctrl-D or a
+// Ctrl-C at the prompt. A Ctrl-C during a turn cancels it; a second one
+// leaves.
+func (s *chatSession) interactive(ctx context.Context) error {
+	e := s.e
+	s.e.onSignal.Store(&signalHook{fn: s.interrupt})
+	fmt.Fprintf(e.err, "hermes chat: %s from %s. /help lists the commands; Ctrl-D leaves.\n", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{e.in, e.out}, chatPrompt)
+	if fd, ok := outFd(e.out); ok {
+		if w, h, err := term.GetSize(fd); err == nil {
+			_ = t.SetSize(w, h)
+		}
+	}
+	for {
+		line, err := s.readLine(ctx, t)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				fmt.Fprintln(e.err)
+				return nil
+			}
+			return failf("cannot read the terminal: %s", oneLine(err.Error()))
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			if leave := s.command(ctx, line); leave {
+				return nil
+			}
+			continue
+		}
+		s.runTurn(ctx, func(ctx context.Context) error {
+			_, err := s.loop.Turn(ctx, line)
+			return err
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// readLine reads one chat line with line editing and history, holding
+// the terminal (elicit.Prompter's turn): a server's question waits for
+// the line, and no chat line is read while a question is asked.
+func (s *chatSession) readLine(ctx context.Context, t *term.Terminal) (string, error) {
+	var line string
+	var rerr error
+	err := s.e.prompter().Converse(ctx, func(elicit.Terminal) error {
+		if fd, ok := inFd(s.e.in); ok {
+			if old, err := term.MakeRaw(fd); err == nil {
+				defer term.Restore(fd, old)
+			}
+		}
+		line, rerr = t.ReadLine()
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return line, rerr
+}
+
+// runTurn runs fn with a context a Ctrl-C cancels, and reports how it
+// ended.
+func (s *chatSession) runTurn(ctx context.Context, fn func(context.Context) error) {
+	tctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel, s.cancelled = cancel, false
+	s.mu.Unlock()
+	err := fn(tctx)
+	s.mu.Lock()
+	cancelled := s.cancelled
+	s.cancel, s.cancelled = nil, false
+	s.mu.Unlock()
+	cancel()
+	s.view.endText()
+	switch {
+	case ctx.Err() != nil:
+	case cancelled:
+		fmt.Fprintln(s.e.err, "  Cancelled.")
+	case err != nil:
+		s.view.fail(oneLine(err.Error()))
+	}
+}
+
+// interrupt is the chat's SIGINT hook: the first Ctrl-C of a turn cancels
+// it (the running model call ends, a running tool call gets
+// notifications/cancelled); otherwise the signal leaves hermes as usual.
+func (s *chatSession) interrupt(sig os.Signal) bool {
+	if sig != os.Interrupt {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel == nil || s.cancelled {
+		return false
+	}
+	s.cancelled = true
+	s.cancel()
+	s.view.progress.Clear()
+	fmt.Fprintln(s.e.err, "\n  Cancelling... (Ctrl-C again leaves)")
+	return true
+}
+
+// chatHelp lists the slash commands.
+const chatHelp = `  /tools          the tools offered to the model
+  /mcp            the MCP servers, their states and sampling metrics
+  /reload-mcp     read config.yaml again and reconnect what changed
+  /model [NAME]   show the model, or ask NAME from now on
+  /exit           leave (also Ctrl-D)
+  /help           this list
+  Ctrl-C cancels the running model or tool call; a second Ctrl-C leaves.`
+
+// command runs a slash command; it reports whether the chat ends.
+func (s *chatSession) command(ctx context.Context, line string) bool {
+	e := s.e
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/exit", "/quit":
+		return true
+	case "/help":
+		fmt.Fprintln(e.out, chatHelp)
+	case "/tools":
+		s.printTools()
+	case "/mcp":
+		s.printServers()
+	case "/reload-mcp":
+		s.runTurn(ctx, s.reload)
+	case "/model":
+		if arg != "" {
+			s.loop.ModelName = arg
+		}
+		shown := s.loop.ModelName
+		if shown == "" {
+			shown = s.loop.Model.(*model.Client).Settings().Default + " (model.default)"
+		}
+		fmt.Fprintf(e.out, "  Model: %s\n", termsafe.Escape(shown))
+	default:
+		fmt.Fprintf(e.err, "  Unknown command %s; /help lists them\n", termsafe.Escape(name))
+	}
+	return false
+}
+
+// printTools lists the tools offered to the model, per server: the names
+// hermes tools shows.
+func (s *chatSession) printTools() {
+	defs := s.m.Tools()
+	if len(defs) == 0 {
+		fmt.Fprintln(s.e.out, "  No tools: no MCP server offers any (see /mcp)")
+		return
+	}
+	last := ""
+	for _, d := range defs {
+		if d.Server != last {
+			fmt.Fprintf(s.e.out, "  mcp-%s\n", termsafe.Escape(d.Server))
+			last = d.Server
+		}
+		fmt.Fprintf(s.e.out, "      %s\n", termsafe.Escape(d.Name))
+	}
+	fmt.Fprintf(s.e.out, "  %s available to the model\n", plural(len(defs), "tool"))
+}
+
+// printServers lists the servers, their states, tools and sampling
+// metrics.
+func (s *chatSession) printServers() {
+	metrics := sampling.LoadMetrics(s.e.home)
+	st := s.m.Status()
+	if len(st) == 0 {
+		fmt.Fprintln(s.e.out, "  No MCP servers configured; add one with 'hermes mcp add'")
+		return
+	}
+	for _, x := range st {
+		line := fmt.Sprintf("  %s (%s): %s, %d/%d tools", x.Name, x.Transport, x.State, x.Enabled, x.Total)
+		if x.Error != "" {
+			line += ": " + x.Error
+		}
+		fmt.Fprintln(s.e.out, termsafe.Escape(line))
+		if mt, ok := metrics[x.Name]; ok {
+			fmt.Fprintf(s.e.out, "      sampling: %d requests, %d errors, %d tokens, %d tool uses\n", mt.Requests, mt.Errors, mt.TokensUsed, mt.ToolUseCount)
+		}
+	}
+}
+
+// reload reads config.yaml again: the model: block, roots: and the
+// servers (Manager.Reload), and prints what changed. It runs between
+// turns only.
+func (s *chatSession) reload(ctx context.Context) error {
+	e := s.e
+	cfg, err := e.loadConfig(e.home)
+	if err != nil {
+		return fmt.Errorf("%s; nothing was reloaded", oneLine(err.Error()))
+	}
+	client, err := e.chatModel()
+	if err != nil {
+		return err
+	}
+	before := toolNames(s.m)
+	res, err := s.m.Reload(ctx, cfg.Servers)
+	if err != nil {
+		return err
+	}
+	s.loop.Model = client
+	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
+	if wd, err := e.workDir(); err == nil {
+		home, _ := e.userHome()
+		if _, err := s.roots.Reload(ctx, e.home, wd, home); err != nil {
+			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", oneLine(err.Error())))
+		}
+	}
+	after := toolNames(s.m)
+	var added, removed []string
+	for _, n := range after {
+		if !slices.Contains(before, n) {
+			added = append(added, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(after, n) {
+			removed = append(removed, n)
+		}
+	}
+	out := e.out
+	show := func(what string, list []string) {
+		if len(list) > 0 {
+			fmt.Fprintf(out, "  %s: %s\n", what, termsafe.Escape(strings.Join(list, ", ")))
+		}
+	}
+	show("Servers added", res.Added)
+	show("Servers removed", res.Removed)
+	show("Servers reconnected", res.Reconnected)
+	show("Tools added", added)
+	show("Tools removed", removed)
+	if len(res.Added)+len(res.Removed)+len(res.Reconnected)+len(added)+len(removed) == 0 {
+		fmt.Fprintln(out, "  No changes")
+	}
+	fmt.Fprintf(out, "  %s available to the model\n", plural(len(after), "tool"))
+	return nil
+}
+
+func toolNames(m *registry.Manager) []string {
+	var out []string
+	for _, d := range m.Tools() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+func inFd(r io.Reader) (int, bool) {
+	if f, ok := r.(interface{ Fd() uintptr }); ok {
+		return int(f.Fd()), true
+	}
+	return 0, false
+}
+
+func outFd(w io.Writer) (int, bool) {
+	if f, ok := w.(*os.File); ok && f != nil && term.IsTerminal(int(f.Fd())) {
+		return int(f.Fd()), true
+	}
+	return 0, false
+}
+
+// chatView is what a person sees of the loop (agent.Observer): the
+// model's text on stdout as it streams, escaped; tool calls, progress
+// (a live line on a terminal) and notices on stderr.
+type chatView struct {
+	e        *env
+	progress *ui.ProgressLine
+	mu       sync.Mutex
+	midLine  bool // stdout's last text did not end a line
+}
+
+func newChatView(e *env) *chatView {
+	return &chatView{e: e, progress: ui.NewProgressLine(e.err)}
+}
+
+// Text prints a delta of the model's text, escaped (its lines kept).
+func (v *chatView) Text(d string) {
+	if d == "" {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fmt.Fprint(v.e.out, termsafe.EscapeText(d))
+	v.midLine = !strings.HasSuffix(d, "\n")
+}
+
+// endText ends the model's text with a line break when it had none.
+func (v *chatView) endText() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.midLine {
+		fmt.Fprintln(v.e.out)
+		v.midLine = false
+	}
+}
+
+// maxShownArgs bounds the arguments shown beside a tool's name.
+const maxShownArgs = 120
+
+func (v *chatView) ToolStart(c agent.ToolCall) {
+	v.endText()
+	args := oneLine(c.Arguments)
+	if utf8.RuneCountInString(args) > maxShownArgs {
+		args = truncateRunes(args, maxShownArgs)
+	}
+	v.line(fmt.Sprintf("  → %s %s", c.Name, args))
+}
+
+func (v *chatView) Progress(c agent.ToolCall, p registry.Progress) {
+	v.progress.Show("  " + ui.ProgressText(c.Name, p.Progress, p.Total, p.Message))
+}
+
+func (v *chatView) ToolEnd(c agent.ToolCall, result string, failed bool) {
+	if !failed {
+		v.line("  ✓ " + c.Name)
+		return
+	}
+	msg := plainResult(result)
+	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(oneLine(strings.TrimPrefix(msg, "error: ")), 200)))
+}
+
+func (v *chatView) Notice(l string) { v.line("  ⚠ " + l) }
+
+func (v *chatView) fail(msg string) { v.line("  ✗ " + msg) }
+
+// line prints one escaped line on stderr, clearing the live line first.
+func (v *chatView) line(s string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.progress.Clear()
+	fmt.Fprintln(v.e.err, termsafe.Escape(s))
+}
