@@ -83,6 +83,8 @@ type chatSession struct {
 	mu        sync.Mutex
 	cancel    context.CancelFunc
 	cancelled bool
+	// endHooks ends what bindChatHooks bound (the state.db session).
+	endHooks func()
 }
 
 // startChat reads the model: block, builds the model client and connects
@@ -120,7 +122,7 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		MaxToolRounds: client.Settings().MaxToolRounds,
 		Observer:      view,
 	}}
-	e.bindChatHooks(s.loop, m)
+	s.endHooks = e.bindChatHooks(ctx, s.loop, m)
 	for _, st := range m.Status() {
 		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
 			view.Notice(fmt.Sprintf("MCP server '%s' is not connected: %s", st.Name, st.Error))
@@ -128,12 +130,6 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 	}
 	return s, nil
 }
-
-// bindChatHooks is where the loop's optional parts are bound: the
-// Approver (host/approval), the Recorder (the state.db writer) and the
-// Drift report of the registry. Without them every call is approved,
-// nothing is recorded and no drift is reported.
-func (e *env) bindChatHooks(l *agent.Loop, m *registry.Manager) {}
 
 // chatModel returns the model client of the model: block.
 func (e *env) chatModel() (*model.Client, error) {
@@ -149,6 +145,9 @@ func (e *env) chatModel() (*model.Client, error) {
 }
 
 func (s *chatSession) close() {
+	if s.endHooks != nil {
+		s.endHooks()
+	}
 	s.view.progress.Close()
 	s.e.onSignal.Store(nil)
 	s.m.Detach()

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/hermes-agent/hermes/host/agent"
+	"github.com/hermes-agent/hermes/host/approval"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/statedb"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// bindChatHooks binds the loop's optional parts: the conversation is
+// written to state.db (a terminal session, which hermes mcp serve lists
+// while it lasts), tool calls go through the approval gate (asking here
+// and recording a pending approval serve can answer), and the registry's
+// drift report is shown. It returns what ends them: the session is ended
+// and the database closed.
+//
+// When state.db cannot be opened, the chat goes on unrecorded, and a call
+// that needs approval is denied (an approval that serve cannot see is
+// not the one the person configured); the notice says why.
+func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
+	l.Drift = chatDrift{m}
+	gateOnly := func(err error) func() {
+		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
+		l.Approver = &chatApprover{m: m, err: err}
+		if raw, path, lerr := config.LoadApproval(e.home); lerr == nil {
+			if s, perr := approval.ParseSettings(raw, path); perr == nil {
+				l.Approver.(*chatApprover).gate = approval.New(nil, s, nil, e.log)
+			}
+		}
+		return func() {}
+	}
+	w, err := statedb.OpenWriter(ctx, filepath.Join(e.home, statedb.FileName))
+	if err != nil {
+		return gateOnly(err)
+	}
+	wd, _ := e.workDir()
+	sess, err := w.CreateSession(ctx, statedb.Session{Model: l.ModelName, Cwd: wd, SystemPrompt: l.System})
+	if err != nil {
+		w.Close()
+		return gateOnly(err)
+	}
+	gate, err := e.approvalGate(w)
+	if err != nil {
+		// approval: of config.yaml is wrong: say so once, and use the
+		// defaults (destructive tools still ask).
+		l.Observer.Notice(oneLine(err.Error()))
+		gate = approval.New(w, approval.DefaultSettings(), e.prompter(), e.log)
+	}
+	l.Approver = &chatApprover{m: m, gate: gate, key: statedb.TerminalSessionKey(sess.ID)}
+	l.Recorder = &chatRecorder{w: w, session: sess.ID, names: map[string]string{}}
+	return func() {
+		if err := w.EndSession(context.WithoutCancel(ctx), sess.ID, "user_exit"); err != nil {
+			e.log.Warn("cannot end the chat session in state.db", "error", err.Error())
+		}
+		w.Close()
+	}
+}
+
+// chatApprover is the approval gate as the loop asks it.
+type chatApprover struct {
+	m    *registry.Manager
+	gate *approval.Gate
+	key  string
+	// err, when set, is why no approval can be recorded: a call that
+	// needs one is denied.
+	err error
+}
+
+func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
+	req := approval.Request{Server: r.Server, Tool: r.Tool, Name: r.Name, Arguments: json.RawMessage(r.RawArguments),
+		Annotations: a.annotations(r.Server, r.Tool), SessionKey: a.key}
+	if a.err != nil {
+		if a.gate == nil || a.gate.Required(req) {
+			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + oneLine(a.err.Error())}, nil
+		}
+		return agent.Decision{Allow: true}, nil
+	}
+	d, err := a.gate.Decide(ctx, req)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	return agent.Decision{Allow: d.Allowed, Reason: d.Reason}, nil
+}
+
+// annotations are the tool's annotations as its server listed them.
+func (a *chatApprover) annotations(server, tool string) mcp.ToolAnnotation {
+	tools, _ := a.m.ServerTools(server)
+	for _, t := range tools {
+		if t.Name == tool {
+			return t.Annotations
+		}
+	}
+	return mcp.ToolAnnotation{}
+}
+
+// chatRecorder writes the conversation's messages to state.db.
+type chatRecorder struct {
+	w       *statedb.Writer
+	session string
+	mu      sync.Mutex
+	names   map[string]string // tool call id → model-visible name
+}
+
+func (r *chatRecorder) Record(ctx context.Context, m model.Message) error {
+	nm := statedb.NewMessage{Role: m.Role, Content: statedb.EncodeText(m.Text), ToolCallID: m.ToolCallID}
+	r.mu.Lock()
+	for _, c := range m.ToolCalls {
+		nm.ToolCalls = append(nm.ToolCalls, statedb.ToolCall{ID: c.ID, Type: "function",
+			Function: statedb.ToolCallFunction{Name: c.Name, Arguments: c.Arguments}})
+		r.names[c.ID] = c.Name
+	}
+	if m.ToolCallID != "" {
+		nm.ToolName = r.names[m.ToolCallID]
+		delete(r.names, m.ToolCallID)
+	}
+	r.mu.Unlock()
+	_, err := r.w.AppendMessage(ctx, r.session, nm)
+	return err
+}
+
+// chatDrift is the registry's drift report as the loop shows it.
+type chatDrift struct{ m *registry.Manager }
+
+func (d chatDrift) DriftReport(context.Context) []string { return nil }
