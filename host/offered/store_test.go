@@ -29,9 +29,11 @@ func server(name string) *config.Server {
 func record(srv *config.Server, tools ...mcp.Tool) *offered.Record {
 	return &offered.Record{
 		Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Protocol: "2025-11-25",
-		ServerInfo:   mcp.Implementation{Name: "t", Version: "1"},
-		Capabilities: mcp.ServerCapabilities{Tools: &struct{ ListChanged bool `json:"listChanged,omitempty"` }{}},
-		Tools:        tools,
+		ServerInfo: mcp.Implementation{Name: "t", Version: "1"},
+		Capabilities: mcp.ServerCapabilities{Tools: &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}},
+		Tools: tools,
 	}
 }
 
