@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -45,11 +46,14 @@ type offeredState struct {
 	drift map[string]*Drift
 	// warned holds "server/tool/digest" of changes already logged.
 	warned map[string]bool
+	// digests are each server's tool digests at its last listing.
+	digests map[string]map[string]string
 }
 
 func (o *offeredState) init(home string, log hclog.Logger) {
 	o.drift = map[string]*Drift{}
 	o.warned = map[string]bool{}
+	o.digests = map[string]map[string]string{}
 	if home != "" {
 		o.store = offered.Open(home, log.Named("offered"))
 	}
@@ -120,7 +124,9 @@ func onChange(srv *config.Server) string {
 
 // offer is the registry's hook after a listing of the live session sess
 // was stored: it records the listing and recomputes the server's drift.
-// It reports whether the withheld tools changed (the caller rebuilds).
+// It reports whether the registration must be rebuilt: the withheld tools
+// changed, or a tool's definition did (a tools/list_changed that changes
+// a description only still reaches the model).
 func (s *server) offer(sess *session.Session) bool {
 	o := &s.m.off
 	if o.store == nil {
@@ -133,7 +139,16 @@ func (s *server) offer(sess *session.Session) bool {
 	if err != nil {
 		s.log.Warn("cannot record what the server offered", "error", toolview.Redact(oneLine(err.Error())))
 	}
-	return s.m.setDrift(s.cfg, d)
+	held := s.m.setDrift(s.cfg, d)
+	digests := make(map[string]string, len(tools))
+	for _, t := range tools {
+		digests[t.Name], _ = offered.ToolDigest(t)
+	}
+	o.mu.Lock()
+	prev, seen := o.digests[s.cfg.Name]
+	o.digests[s.cfg.Name] = digests
+	o.mu.Unlock()
+	return held || (seen && !maps.Equal(prev, digests))
 }
 
 // setDrift makes d the server's drift, logs the changes not logged yet,

@@ -197,6 +197,12 @@ func TestDriftWarnKeepsTool(t *testing.T) {
 		}
 		return false
 	})
+	// The model is offered the new definition (a change of a description
+	// alone used to stay unregistered until the next add or removal).
+	eventually(t, 30*time.Second, "new definition registered", func() bool {
+		d, ok := m.Tool("mcp_w_echo")
+		return ok && d.Description == "Tool added at runtime; answers with its own name."
+	})
 }
 
 func slicesHas(list []string, s string) bool {
