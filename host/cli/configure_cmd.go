@@ -74,7 +74,7 @@ func configureCommand(e *env) *cli.Command {
 				return usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
 			}
 			if !e.p.Interactive() {
-				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead")
+				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
 			}
 			return e.configureInteractive(ctx, name)
 		}),

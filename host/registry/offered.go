@@ -250,9 +250,11 @@ func (m *Manager) Drift() []Drift {
 	return out
 }
 
-// AcceptDrift approves the current definitions of tools of server (all of
-// its changed, added and removed tools when none are named): they become
-// the baseline, withheld ones are offered to the model again.
+// AcceptDrift approves the current definitions of tools of server (their
+// MCP names, as Drift reports them; all of its changed, added and removed
+// tools when none are named): they become its approved definitions, kept
+// in the store for every later session, and withheld ones are offered to
+// the model again at once.
 func (m *Manager) AcceptDrift(server string, tools ...string) error {
 	s := m.server(server)
 	if s == nil {
