@@ -229,6 +229,10 @@ func TestUnusableRecordRebuiltOnConnect(t *testing.T) {
 		m.Close()
 	}
 	run()
+	approved, err := st.Baseline("r", 0)
+	if err != nil {
+		t.Fatalf("no baseline after first use: %v", err)
+	}
 	path := st.RecordPath("r")
 	spoil := map[string]func() error{
 		"damaged":   func() error { return os.WriteFile(path, []byte(`{"version":1,"server":"r","tools":[`), 0o600) },
@@ -260,6 +264,11 @@ func TestUnusableRecordRebuiltOnConnect(t *testing.T) {
 		fi, _ := os.Lstat(path)
 		if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: rebuilt as %v", name, fi.Mode())
+		}
+		// Rebuilding the record leaves the approvals as they were.
+		b, err := st.Baseline("r", 0)
+		if err != nil || !b.Tools["echo"].ApprovedAt.Equal(approved.Tools["echo"].ApprovedAt) || len(b.Tools) != len(approved.Tools) {
+			t.Fatalf("%s: approvals changed by the rebuild: %v", name, err)
 		}
 	}
 	if n := strings.Count(logs.String(), "it is a symbolic link"); n != 1 {
