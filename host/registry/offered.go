@@ -151,6 +151,23 @@ func (s *server) offer(sess *session.Session) bool {
 	return held || (seen && !maps.Equal(prev, digests))
 }
 
+// driftFromCache applies drift to tools registered without a connection
+// (lazy start from the store's record): the same comparison and
+// withholding as a live listing, trusting them on first use as a listing
+// would be, without writing the record. It reports whether the withheld
+// tools changed (the caller rebuilds).
+func (s *server) driftFromCache(tools []mcp.Tool) bool {
+	o := &s.m.off
+	if o.store == nil {
+		return false
+	}
+	d, err := CompareOffered(o.store, s.cfg, tools, true)
+	if err != nil {
+		s.log.Warn("cannot compare the cached tools with the approved ones", "error", toolview.Redact(oneLine(err.Error())))
+	}
+	return s.m.setDrift(s.cfg, d)
+}
+
 // setDrift makes d the server's drift, logs the changes not logged yet,
 // and reports whether the withheld tools changed.
 func (m *Manager) setDrift(srv *config.Server, d *Drift) bool {

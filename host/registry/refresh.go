@@ -62,10 +62,10 @@ func (s *server) refresh() {
 	s.listMu.Lock()
 	tools, err := s.listTools(c.sess)
 	var added, removed []string
-	var held bool
+	var redefined bool
 	if err == nil {
 		added, removed = s.storeTools(tools, caps)
-		held = s.offer(c.sess)
+		redefined = s.offer(c.sess)
 	}
 	s.listMu.Unlock()
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *server) refresh() {
 		return
 	}
 	if len(added) == 0 && len(removed) == 0 {
-		if held {
+		if redefined {
 			s.m.rebuild()
 		}
 		return
