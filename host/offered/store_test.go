@@ -245,3 +245,21 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// A store folder that is a symbolic link is not read through.
+func TestSymlinkedFolderRefused(t *testing.T) {
+	home := t.TempDir()
+	elsewhere := t.TempDir()
+	other := offered.Open(elsewhere, nil)
+	srv := server("a")
+	if err := other.Save(record(srv, tool("echo", "e"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(elsewhere, offered.Dir), filepath.Join(home, offered.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	var ue *offered.UnusableError
+	if _, err := offered.Open(home, nil).Load(srv); !errors.As(err, &ue) {
+		t.Fatalf("load through a linked folder: %v", err)
+	}
+}
