@@ -41,6 +41,9 @@ type toolsServerEntry struct {
 	ToolsTotal      int      `json:"tools_total"`
 	// Hint says what to do about Error, when there is something.
 	Hint string `json:"hint,omitempty"`
+	// Drift lists its tools whose definitions changed since they were
+	// approved (withheld ones are not in RegisteredTools).
+	Drift []driftNote `json:"drift,omitempty"`
 	// registryState is the registry's word for the state, which the
 	// text shows.
 	registryState registry.State
@@ -101,6 +104,7 @@ func toolsCommand(e *env) *cli.Command {
 				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
+				ent.Drift = driftNotes(managerDrift(m, st.Name))
 				if ent.RegisteredTools == nil {
 					ent.RegisteredTools = []string{}
 				}
@@ -158,6 +162,7 @@ func printTools(e *env, rep toolsReport, path string) {
 		for _, t := range s.RegisteredTools {
 			e.p.Line("      %s", t)
 		}
+		printDrift(e, s.Name, s.Drift)
 	}
 	e.p.Line("")
 	e.p.Line("%s available to the model", plural(rep.Available, "tool"))

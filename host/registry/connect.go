@@ -75,6 +75,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		tools, err := s.listTools(sess)
 		if err == nil {
 			s.storeTools(tools, caps)
+			s.offer(sess)
 		}
 		s.listMu.Unlock()
 		if err != nil {
@@ -84,6 +85,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	} else {
 		s.listMu.Lock()
 		s.storeTools(nil, caps)
+		s.offer(sess)
 		s.listMu.Unlock()
 	}
 	// On the 2026-07-28 revision list_changed notifications come only

@@ -1,6 +1,15 @@
 package registry
 
-import "github.com/hermes-agent/hermes/host/session"
+import (
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// DriftFromCache applies drift to tools of server name as lazy start from
+// the store would (tests only).
+func (m *Manager) DriftFromCache(name string, tools []mcp.Tool) bool {
+	return m.server(name).driftFromCache(tools)
+}
 
 // SessionOf returns the live session of a server, or nil (tests only).
 func (m *Manager) SessionOf(name string) *session.Session {

@@ -69,6 +69,9 @@ type Manager struct {
 
 	rebuildMu sync.Mutex
 	snap      atomic.Pointer[snapshot]
+
+	// off is the store of what servers offered and their drift (offered.go).
+	off offeredState
 }
 
 // New returns a Manager for the given servers; nothing connects before
@@ -102,6 +105,7 @@ func New(opts Options) *Manager {
 		m.byName[c.Name] = s
 	}
 	m.snap.Store(&snapshot{byName: map[string]int{}})
+	m.off.init(opts.Deps.Home, m.log)
 	return m
 }
 

@@ -64,8 +64,10 @@ func (s *server) refresh() {
 	s.listMu.Lock()
 	tools, err := s.listTools(c.sess)
 	var added, removed []string
+	var redefined bool
 	if err == nil {
 		added, removed = s.storeTools(tools, caps)
+		redefined = s.offer(c.sess)
 	}
 	s.listMu.Unlock()
 	if err != nil {
@@ -73,6 +75,9 @@ func (s *server) refresh() {
 		return
 	}
 	if len(added) == 0 && len(removed) == 0 {
+		if redefined {
+			s.m.rebuild()
+		}
 		return
 	}
 	s.m.rebuild()
