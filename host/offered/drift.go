@@ -1,0 +1,214 @@
+package offered
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ChangeKind says how a tool differs from its approved definition.
+type ChangeKind string
+
+// Kinds of change.
+const (
+	// Changed: the tool's description, input schema or annotations differ
+	// from the approved ones.
+	Changed ChangeKind = "changed"
+	// Added: the server lists a tool that was never approved.
+	Added ChangeKind = "added"
+	// Removed: an approved tool the server no longer lists.
+	Removed ChangeKind = "removed"
+)
+
+// Change is one tool whose definition drifted from its baseline.
+type Change struct {
+	// Tool is the tool's name as the server lists it.
+	Tool string     `json:"tool"`
+	Kind ChangeKind `json:"kind"`
+	// Description is set when the description changed.
+	Description bool `json:"description,omitempty"`
+	// Schema is the change of the input schema, nil when it is the same.
+	Schema *SchemaChange `json:"input_schema,omitempty"`
+	// Annotations lists the annotation fields that changed, sorted.
+	Annotations []string `json:"annotations,omitempty"`
+	// Approved is the approved definition (Changed, Removed); Current the
+	// listed one (Changed, Added).
+	Approved *mcp.Tool `json:"-"`
+	Current  *mcp.Tool `json:"-"`
+}
+
+// SchemaChange is how an input schema changed.
+type SchemaChange struct {
+	// Added, Removed and Changed name properties, sorted.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+	// Other lists the schema's other keys that changed (required, type,
+	// ...), sorted.
+	Other []string `json:"other,omitempty"`
+}
+
+// Summary says in one line what changed, e.g. "description changed;
+// input schema: property path added, property mode changed; annotations:
+// destructiveHint changed". Names are the server's: escape them before a
+// terminal.
+func (c Change) Summary() string {
+	switch c.Kind {
+	case Added:
+		return "new tool, not approved yet"
+	case Removed:
+		return "no longer offered"
+	}
+	var parts []string
+	if c.Description {
+		parts = append(parts, "description changed")
+	}
+	if s := c.Schema; s != nil {
+		var sp []string
+		for _, p := range s.Added {
+			sp = append(sp, "property "+p+" added")
+		}
+		for _, p := range s.Removed {
+			sp = append(sp, "property "+p+" removed")
+		}
+		for _, p := range s.Changed {
+			sp = append(sp, "property "+p+" changed")
+		}
+		for _, k := range s.Other {
+			sp = append(sp, k+" changed")
+		}
+		parts = append(parts, "input schema: "+strings.Join(sp, ", "))
+	}
+	if len(c.Annotations) > 0 {
+		parts = append(parts, "annotations: "+strings.Join(c.Annotations, ", ")+" changed")
+	}
+	if len(parts) == 0 {
+		return "definition changed"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Compare returns how tools (a listing) differ from the baseline b, sorted
+// by tool name: changed and added tools, then removed ones. A nil b has
+// nothing approved: every tool is added.
+func Compare(b *Baseline, tools []mcp.Tool) []Change {
+	approved := map[string]ApprovedTool{}
+	if b != nil {
+		approved = b.Tools
+	}
+	var out []Change
+	listed := make(map[string]bool, len(tools))
+	for i := range tools {
+		t := &tools[i]
+		listed[t.Name] = true
+		a, ok := approved[t.Name]
+		if !ok {
+			out = append(out, Change{Tool: t.Name, Kind: Added, Current: t})
+			continue
+		}
+		d, err := ToolDigest(*t)
+		if err == nil && d == a.Digest {
+			continue
+		}
+		at := a.Tool
+		c := Change{Tool: t.Name, Kind: Changed, Approved: &at, Current: t}
+		describe(&c, at, *t)
+		out = append(out, c)
+	}
+	var removed []Change
+	for name, a := range approved {
+		if !listed[name] {
+			at := a.Tool
+			removed = append(removed, Change{Tool: name, Kind: Removed, Approved: &at})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
+	sort.Slice(removed, func(i, j int) bool { return removed[i].Tool < removed[j].Tool })
+	return append(out, removed...)
+}
+
+// describe fills what changed between the approved definition a and the
+// current one t.
+func describe(c *Change, a, t mcp.Tool) {
+	da, errA := defOf(a)
+	dt, errT := defOf(t)
+	if errA != nil || errT != nil {
+		c.Description = a.Description != t.Description
+		return
+	}
+	c.Description = da.Description != dt.Description
+	if !bytes.Equal(da.InputSchema, dt.InputSchema) {
+		c.Schema = schemaChange(da.InputSchema, dt.InputSchema)
+	}
+	c.Annotations = changedKeys(objectOf(da.Annotations), objectOf(dt.Annotations))
+}
+
+func schemaChange(a, b []byte) *SchemaChange {
+	oa, ob := objectOf(a), objectOf(b)
+	pa, pb := objectOf(oa["properties"]), objectOf(ob["properties"])
+	sc := &SchemaChange{}
+	for k := range pb {
+		if _, ok := pa[k]; !ok {
+			sc.Added = append(sc.Added, k)
+		}
+	}
+	for k, v := range pa {
+		w, ok := pb[k]
+		switch {
+		case !ok:
+			sc.Removed = append(sc.Removed, k)
+		case !bytes.Equal(v, w):
+			sc.Changed = append(sc.Changed, k)
+		}
+	}
+	delete(oa, "properties")
+	delete(ob, "properties")
+	sc.Other = changedKeys(oa, ob)
+	sort.Strings(sc.Added)
+	sort.Strings(sc.Removed)
+	sort.Strings(sc.Changed)
+	if len(sc.Added)+len(sc.Removed)+len(sc.Changed)+len(sc.Other) == 0 {
+		// Not an object on one side: the schema as a whole changed.
+		sc.Other = []string{"schema"}
+	}
+	return sc
+}
+
+// objectOf decodes a canonical JSON object into its members, each
+// canonical; anything else is an empty object.
+func objectOf(raw []byte) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return map[string]json.RawMessage{}
+	}
+	for k, v := range m {
+		if c, err := Canonical(v); err == nil {
+			m[k] = c
+		}
+	}
+	return m
+}
+
+// changedKeys lists the keys whose values differ between a and b, sorted.
+func changedKeys(a, b map[string]json.RawMessage) []string {
+	var out []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// String is the change in one line, "tool: summary".
+func (c Change) String() string { return fmt.Sprintf("%s: %s", c.Tool, c.Summary()) }

@@ -1,0 +1,45 @@
+package offered_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/hermes-agent/hermes/host/offered"
+)
+
+// FuzzDecodeRecord feeds the record and baseline decoders arbitrary bytes:
+// they never panic, and what they accept is a record whose digests match
+// its tools, which encodes and decodes to an equal record.
+func FuzzDecodeRecord(f *testing.F) {
+	srv := server("a")
+	r := record(srv, tool("echo", "says it back", "text"), tool("add", "adds", "a", "b"))
+	st := offered.Open(f.TempDir(), nil)
+	if err := st.Save(r); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := json.Marshal(r)
+	f.Add(good)
+	f.Add([]byte(`{"version":1,"server":"a","settings_digest":"x","tools":[],"digests":{}}`))
+	f.Add([]byte(`{"version":1,"server":"a","tools":{"x":{"digest":"","tool":{"name":"x"}}}}`))
+	f.Add([]byte(`{"version":1,"server":"../x"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if rec, err := offered.DecodeRecord(data); err == nil {
+			again, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatalf("accepted record does not encode: %v", err)
+			}
+			if _, err := offered.DecodeRecord(again); err != nil {
+				t.Fatalf("accepted record does not decode again: %v\n%s", err, again)
+			}
+			for _, tl := range rec.Tools {
+				if d, _ := offered.ToolDigest(tl); d != rec.Digests[tl.Name] {
+					t.Fatalf("accepted a digest that does not match tool %q", tl.Name)
+				}
+			}
+		}
+		if b, err := offered.DecodeBaseline(data); err == nil {
+			_ = offered.Compare(b, nil)
+		}
+	})
+}

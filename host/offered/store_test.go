@@ -1,0 +1,209 @@
+package offered_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/offered"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func tool(name, desc string, props ...string) mcp.Tool {
+	t := mcp.Tool{Name: name, Description: desc, InputSchema: mcp.ToolInputSchema{Type: "object", Properties: map[string]any{}}}
+	for _, p := range props {
+		t.InputSchema.Properties[p] = map[string]any{"type": "string"}
+	}
+	return t
+}
+
+func server(name string) *config.Server {
+	return &config.Server{Name: name, Command: "srv", Args: []string{"--x"}, Transport: "stdio", Enabled: true}
+}
+
+func record(srv *config.Server, tools ...mcp.Tool) *offered.Record {
+	return &offered.Record{
+		Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Protocol: "2025-11-25",
+		ServerInfo: mcp.Implementation{Name: "t", Version: "1"},
+		Capabilities: mcp.ServerCapabilities{Tools: &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}},
+		Tools: tools,
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	home := t.TempDir()
+	st := offered.Open(home, nil)
+	srv := server("a")
+	if _, err := st.Load(srv); !errors.Is(err, offered.ErrNotFound) {
+		t.Fatalf("empty store: %v, want ErrNotFound", err)
+	}
+	if err := st.Save(record(srv, tool("echo", "says it back", "text"))); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Load(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 1 || r.Tools[0].Name != "echo" || r.Digests["echo"] == "" || r.Protocol != "2025-11-25" || r.FetchedAt.IsZero() {
+		t.Fatalf("record %+v", r)
+	}
+	for path, want := range map[string]os.FileMode{st.RecordPath("a"): 0o600, filepath.Join(home, offered.Dir): 0o700} {
+		fi, err := os.Stat(path)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v %v, want %v", path, fi.Mode(), err, want)
+		}
+	}
+	other := server("a")
+	other.Args = []string{"--y"}
+	if _, err := st.Load(other); !errors.Is(err, offered.ErrStale) {
+		t.Fatalf("other settings: %v, want ErrStale", err)
+	}
+}
+
+func TestToolDigestIgnoresKeyOrder(t *testing.T) {
+	a := mcp.Tool{Name: "x", RawInputSchema: []byte(`{"type":"object","properties":{"a":{"type":"string","minLength":1}}}`)}
+	b := mcp.Tool{Name: "x", RawInputSchema: []byte(`{"properties":{"a":{"minLength":1,"type":"string"}},"type":"object"}`)}
+	da, _ := offered.ToolDigest(a)
+	db, _ := offered.ToolDigest(b)
+	if da != db || da == "" {
+		t.Fatalf("digests %s %s", da, db)
+	}
+	c := b
+	c.Description = "new"
+	if dc, _ := offered.ToolDigest(c); dc == da {
+		t.Fatal("a description change keeps the digest")
+	}
+}
+
+func TestUnusableRecordsIgnored(t *testing.T) {
+	home := t.TempDir()
+	srv := server("a")
+	srv.MaxMessageBytes = 4096
+	st := offered.Open(home, nil)
+	if err := st.Save(record(srv, tool("echo", "e"))); err != nil {
+		t.Fatal(err)
+	}
+	path := st.RecordPath("a")
+	good, _ := os.ReadFile(path)
+	cases := map[string]func(){
+		"damaged":  func() { os.WriteFile(path, good[:len(good)/2], 0o600) },
+		"tampered": func() { os.WriteFile(path, []byte(strings.Replace(string(good), `"e"`, `"evil"`, 1)), 0o600) },
+		"oversized": func() {
+			os.WriteFile(path, []byte(strings.Replace(string(good), `"e"`, `"`+strings.Repeat("e", 5000)+`"`, 1)), 0o600)
+		},
+		"symlink": func() {
+			alt := filepath.Join(t.TempDir(), "r.json")
+			os.WriteFile(alt, good, 0o600)
+			os.Remove(path)
+			os.Symlink(alt, path)
+		},
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			spoil()
+			_, err := st.Load(srv)
+			var ue *offered.UnusableError
+			if !errors.As(err, &ue) {
+				t.Fatalf("load: %v, want UnusableError", err)
+			}
+			if err := st.Save(record(srv, tool("echo", "e"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Load(srv); err != nil {
+				t.Fatalf("rebuilt record: %v", err)
+			}
+			if fi, _ := os.Lstat(path); !fi.Mode().IsRegular() {
+				t.Fatalf("rebuilt %v", fi.Mode())
+			}
+		})
+	}
+}
+
+// Two handles (as two processes would have) writing the records of
+// different servers and approving different tools of one server at once
+// lose nothing.
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	home := t.TempDir()
+	var wg sync.WaitGroup
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	all := make([]mcp.Tool, len(names))
+	for i, n := range names {
+		all[i] = tool(n, "tool "+n)
+	}
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := offered.Open(home, nil)
+			srv := server(n)
+			for j := 0; j < 5; j++ {
+				if err := st.Save(record(srv, tool("t", "v"))); err != nil {
+					t.Error(err)
+				}
+			}
+			if _, err := st.Approve("shared", all, []string{names[i]}, "test", 0); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := offered.Open(home, nil)
+	for _, n := range names {
+		if _, err := st.Load(server(n)); err != nil {
+			t.Fatalf("server %s: %v", n, err)
+		}
+	}
+	b, err := st.Baseline("shared", 0)
+	if err != nil || len(b.Tools) != len(names) {
+		t.Fatalf("baseline %v %v, want %d tools", b, err, len(names))
+	}
+}
+
+func TestCompareSaysWhatChanged(t *testing.T) {
+	st := offered.Open(t.TempDir(), nil)
+	old := []mcp.Tool{tool("keep", "k"), tool("edit", "old", "path", "mode"), tool("gone", "g")}
+	if _, made, err := st.Trust("s", old, 0); err != nil || !made {
+		t.Fatalf("trust: %v %v", made, err)
+	}
+	if _, made, _ := st.Trust("s", nil, 0); made {
+		t.Fatal("a second Trust replaced the baseline")
+	}
+	b, _ := st.Baseline("s", 0)
+	edit := tool("edit", "new", "path", "extra")
+	edit.InputSchema.Properties["path"] = map[string]any{"type": "number"}
+	yes := true
+	edit.Annotations.DestructiveHint = &yes
+	now := []mcp.Tool{tool("keep", "k"), edit, tool("fresh", "f")}
+	ch := offered.Compare(b, now)
+	var got []string
+	for _, c := range ch {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"edit: description changed; input schema: property extra added, property mode removed, property path changed; annotations: destructiveHint changed",
+		"fresh: new tool, not approved yet",
+		"gone: no longer offered",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	b, err := st.Approve("s", now, []string{"edit"}, "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := offered.Compare(b, now); len(ch) != 2 || ch[0].Tool != "fresh" || ch[1].Tool != "gone" {
+		t.Fatalf("after approving edit: %v", ch)
+	}
+	b, _ = st.Approve("s", now, nil, "test", 0)
+	if ch := offered.Compare(b, now); len(ch) != 0 {
+		t.Fatalf("after approving all: %v", ch)
+	}
+	_ = time.Now
+}
