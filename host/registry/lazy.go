@@ -192,10 +192,10 @@ func (s *server) idleDue(c *conn, t *time.Timer) bool {
 // idleStop ends c after idleDue: the session is closed gracefully, the
 // tools stay registered, and the Instance is held until a call wakes it.
 func (s *server) idleStop(c *conn) {
+	s.log.Info("stopped after idle_timeout without a call; the next call starts it again", "idle_timeout", s.lz.idle)
 	s.lz.stops.Add(1)
 	s.inst.Hold(0)
 	s.drop(c)
-	s.log.Info("stopped after idle_timeout without a call; the next call starts it again", "idle_timeout", s.lz.idle)
 }
 
 // reconciled is told what a connection's listing changed against the
