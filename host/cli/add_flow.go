@@ -219,6 +219,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		if err := e.saveAdd(o.name, plan); err != nil {
 			return err
 		}
+		e.approveOffered(o.name, tools, "add")
 		plan.result, plan.tools = resultSaved, "0/0"
 		e.p.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
 		e.p.Line("Start a new session to use these tools.")
@@ -288,6 +289,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	if err := e.saveAdd(o.name, plan); err != nil {
 		return err
 	}
+	e.approveOffered(o.name, tools, "add")
 	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
 	e.p.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
 	e.p.Line("Start a new session to use these tools.")

@@ -123,6 +123,8 @@ func unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 		return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 	case registry.Filtered:
 		return failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
+	case registry.Withheld:
+		return failf("%s", l.Err().Error())
 	}
 	return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
 }

@@ -15,7 +15,7 @@ import (
 
 func configureCommand(e *env) *cli.Command {
 	var include, exclude string
-	var all bool
+	var all, accept bool
 	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:      "configure",
@@ -24,11 +24,14 @@ func configureCommand(e *env) *cli.Command {
 		ArgsUsage: "<name>",
 		Description: "On a terminal, connects to the server and shows its tools as a checklist,\n" +
 			"pre-checked from the current tools.include / tools.exclude. Elsewhere, set the\n" +
-			"filter with exactly one of --include, --exclude or --all (no connection is made).",
+			"filter with exactly one of --include, --exclude or --all (no connection is made).\n" +
+			"Tools whose definitions changed since they were approved are shown first, and\n" +
+			"accepted when you say so (or with --accept-changes, which connects to list them).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "include", Usage: "enable only these tools (`a,b`; names or globs)", Destination: &include},
 			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &exclude},
 			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &all},
+			&cli.BoolFlag{Name: "accept-changes", Usage: "connect, show the tools whose definitions changed since they were approved, and accept them", Destination: &accept},
 			j.flag("with --include, --exclude or --all: print the server as it is now (see docs/JSON.md)"),
 		},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
@@ -44,6 +47,14 @@ func configureCommand(e *env) *cli.Command {
 			}
 			if given > 1 {
 				return usagef("--include, --exclude and --all are mutually exclusive; give one of them")
+			}
+			if accept {
+				if j.on {
+					return usagef("--accept-changes prints for a person; leave out --json")
+				}
+				if err := e.acceptChanges(ctx, name); err != nil || given == 0 {
+					return err
+				}
 			}
 			if given == 1 {
 				var inc, exc []string
@@ -125,6 +136,9 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 	if err != nil {
 		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, shownErr(err), name)
 	}
+	if _, err := e.reviewDrift(srv, tools, true); err != nil {
+		return err
+	}
 	if len(tools) == 0 {
 		return failf("'%s' reports no tools, so there is nothing to choose", name)
 	}
@@ -181,4 +195,24 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 	e.p.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
 	e.p.Line("Start a new session for changes to take effect.")
 	return nil
+}
+
+// acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
+// show what changed since the tools were approved, accept it.
+func (e *env) acceptChanges(ctx context.Context, name string) error {
+	if err := e.requireServer(name); err != nil {
+		return err
+	}
+	_, srv, err := e.loadServer(name)
+	if err != nil {
+		return err
+	}
+	withProbeTimeout(srv)
+	e.p.Line("Connecting to '%s'...", name)
+	tools, err := e.probeTools(ctx, srv)
+	if err != nil {
+		return failf("cannot list the tools of '%s', so no change can be accepted: %s; run 'hermes mcp test %s'", name, shownErr(err), name)
+	}
+	_, err = e.reviewDrift(srv, tools, false)
+	return err
 }

@@ -147,6 +147,9 @@ func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.T
 	if err != nil {
 		return nil, errors.New(shownErr(err))
 	}
+	// The person is shown these tools to install: they are the approved
+	// ones (tool-definition drift is measured against them).
+	e.approveOffered(srv.Name, tools, "install")
 	out := make([]install.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = install.Tool{Name: t.Name, Description: t.Description}

@@ -15,9 +15,6 @@ import (
 // server's tools from the store of what it offered instead of starting it,
 // and how listings say where a server's tools came from.
 
-// offeredStore is the store of what servers offered under this home.
-func (e *env) offeredStore() *offered.Store { return offered.Open(e.home, e.log) }
-
 // startLazily makes opts a lazy registry: a server with a fresh record
 // registers its tools from it and starts on its first call; idle ones stop
 // after their idle_timeout. For long-lived processes (hermes chat, hermes

@@ -309,3 +309,29 @@ func checklistKeys(out string) []string {
 	}
 	return keys
 }
+
+// 'hermes mcp configure' on a terminal shows the tools that changed since
+// they were approved and accepts them when the person says yes.
+func TestConfigureInteractiveAcceptsDrift(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	srv := testServerPath(t)
+	runHermes(t, home, "mcp", "add", "ts", "--command", srv).must(t, 0)
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+srv+"\n    args: [--tool-desc, Now it deletes things.]\n    tools:\n      on_change: deny\n")
+
+	tm := startTerm(t, home, nil, "mcp", "configure", "ts")
+	tm.WaitFor("1 tool(s) of 'ts' changed since they were approved:")
+	tm.WaitFor("now: Now it deletes things.")
+	tm.WaitFor("Accept these changes?")
+	tm.Press("y\r")
+	tm.WaitFor("Accepted the current definitions of the tools of 'ts'.")
+	tm.WaitFor("21/21 selected")
+	tm.Press(testpty.KeyEnter)
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tm.Output())
+	}
+	out := runHermes(t, home, "tools", "--json").must(t, 0).stdout
+	if !strings.Contains(out, `"mcp_ts_echo"`) || strings.Contains(out, `"drift"`) {
+		t.Fatalf("after accepting on the terminal:\n%s", out)
+	}
+}

@@ -59,6 +59,11 @@ func removeCommand(e *env) *cli.Command {
 			if !j.on {
 				e.p.OK("Removed '%s' from config", name)
 			}
+			// What it offered and the tools approved go with it: a server
+			// added again under this name is approved afresh.
+			if err := e.offeredStore().RemoveServer(name); err != nil {
+				e.log.Warn("could not delete what the server offered", "server", name, "error", oneLine(err.Error()))
+			}
 			r, err := e.forgetCredentials(ctx, name, srv)
 			if err != nil {
 				return failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, oneLine(err.Error()))

@@ -47,6 +47,9 @@ type testReport struct {
 	// Sandbox is the isolation asked for and what the transport put in
 	// force; absent for a server without sandbox:.
 	Sandbox *sandboxInfo `json:"sandbox,omitempty"`
+	// Drift lists the tools whose definitions changed since they were
+	// approved.
+	Drift []driftNote `json:"drift,omitempty"`
 }
 
 // sandboxInfo is the sandbox part of 'hermes mcp test'.
@@ -182,6 +185,11 @@ func testCommand(e *env) *cli.Command {
 					for _, t := range tools {
 						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
+					d, err := registry.RecordOffered(e.offeredStore(), srv, s, tools)
+					if err != nil {
+						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+oneLine(err.Error()))
+					}
+					rep.Drift = driftNotes(d)
 				}
 			}
 			// A listing the server refuses is a warning; one it never
@@ -266,6 +274,7 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 		}
 		e.p.Line("  %-36s %s", t.Name, desc)
 	}
+	printDrift(e, rep.Name, rep.Drift)
 	for _, w := range skipped {
 		e.p.Warn("%s", w)
 	}

@@ -42,6 +42,9 @@ type toolsServerEntry struct {
 	ToolsTotal      int      `json:"tools_total"`
 	// Hint says what to do about Error, when there is something.
 	Hint string `json:"hint,omitempty"`
+	// Drift lists its tools whose definitions changed since they were
+	// approved (withheld ones are not in RegisteredTools).
+	Drift []driftNote `json:"drift,omitempty"`
 	// Running: hermes started the server for this report (state
 	// connected). A server in state cached was not started: its tools
 	// come from the record of its last connection, made at CachedAt.
@@ -122,6 +125,7 @@ func toolsCommand(e *env) *cli.Command {
 				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
+				ent.Drift = driftNotes(managerDrift(m, st.Name))
 				if ent.RegisteredTools == nil {
 					ent.RegisteredTools = []string{}
 				}
@@ -181,6 +185,7 @@ func printTools(e *env, rep toolsReport, path string) {
 		for _, t := range s.RegisteredTools {
 			e.p.Line("      %s", t)
 		}
+		printDrift(e, s.Name, s.Drift)
 	}
 	e.p.Line("")
 	e.p.Line("%s available to the model", plural(rep.Available, "tool"))

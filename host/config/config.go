@@ -143,7 +143,17 @@ type ToolsFilter struct {
 	Include, Exclude []string
 	// Resources and Prompts enable the utility tools (default true).
 	Resources, Prompts bool
+	// OnChange is what happens to a tool whose definition drifted from
+	// the one approved (on_change): OnChangeWarn (the default; reported)
+	// or OnChangeDeny (also withheld from the model until accepted).
+	OnChange string
 }
+
+// Values of tools.on_change.
+const (
+	OnChangeWarn = "warn"
+	OnChangeDeny = "deny"
+)
 
 // OAuthSettings is the oauth: block of a server entry.
 type OAuthSettings struct {

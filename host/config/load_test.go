@@ -48,7 +48,7 @@ func TestLoadDefaults(t *testing.T) {
 		Name: "a", Command: "x", Transport: "stdio",
 		Timeout: 300 * time.Second, ConnectTimeout: 60 * time.Second, KeepaliveInterval: 180 * time.Second, MaxMessageBytes: 64 << 20,
 		MaxResultBytes: 512 << 10, MaxServerRequests: 64, LogLinesPerSecond: 100, LogBurst: 1000, Protocol: ProtocolAuto,
-		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true}, SSLVerify: true,
+		Enabled: true, Tools: ToolsFilter{Resources: true, Prompts: true, OnChange: OnChangeWarn}, SSLVerify: true,
 		OAuth: OAuthSettings{ClientName: "Hermes Agent", Timeout: 300 * time.Second},
 		Raw:   map[string]any{"command": "x"},
 	}
@@ -84,6 +84,7 @@ func TestLoadFullSchema(t *testing.T) {
     supports_parallel_tool_calls: yes
     tools:
       include: one_tool
+      on_change: Deny
       exclude: [a, b]
       resources: false
       prompts: "0"
@@ -127,7 +128,7 @@ func TestLoadFullSchema(t *testing.T) {
 		{"keepalive floor", f.KeepaliveInterval, 5 * time.Second},
 		{"enabled", f.Enabled, false},
 		{"parallel", f.SupportsParallelToolCalls, true},
-		{"tools", f.Tools, ToolsFilter{Include: []string{"one_tool"}, Exclude: []string{"a", "b"}}},
+		{"tools", f.Tools, ToolsFilter{Include: []string{"one_tool"}, Exclude: []string{"a", "b"}, OnChange: OnChangeDeny}},
 		{"headers", f.Headers, map[string]string{"Authorization": "Bearer x", "X-N": "5"}},
 		{"auth", f.Auth, "oauth"},
 		{"oauth", f.OAuth, OAuthSettings{ClientID: "cid", ClientSecret: "sec", Scope: "read write", RedirectPort: 8765,
@@ -181,6 +182,7 @@ func TestLoadValidationMessages(t *testing.T) {
 		"a:\n    command: x\n    timeout: abc":                  `server "a": key "timeout": want a number of seconds, got "abc"`,
 		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds, got -3`,
 		"a:\n    command: x\n    max_message_mb: lots":          `server "a": key "max_message_mb": want a number of megabytes, got "lots"`,
+		"a:\n    command: x\n    tools: {on_change: ask}":       `server "a": key "tools.on_change": want warn or deny, got "ask"`,
 		"a:\n    command: x\n    max_message_mb: 5000":          `server "a": key "max_message_mb": want a positive number of megabytes, got 5000`,
 		"a:\n    command: x\n    max_result_kb: 0":              `server "a": key "max_result_kb": want a positive number of kilobytes, got 0`,
 		"a:\n    command: x\n    max_server_requests: many":     `server "a": key "max_server_requests": want a number of requests, got "many"`,

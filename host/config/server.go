@@ -29,7 +29,7 @@ var knownKeys = map[string]bool{
 	"type": true,
 }
 
-var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true}
+var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resources": true, "prompts": true, "on_change": true}
 
 var knownOAuthKeys = map[string]bool{
 	"client_id": true, "client_secret": true, "scope": true, "redirect_port": true,
@@ -287,7 +287,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		MaxServerRequests: DefaultMaxServerRequests,
 		LogLinesPerSecond: DefaultLogLinesPerSecond,
 		LogBurst:          DefaultLogBurst,
-		Tools:             ToolsFilter{Resources: true, Prompts: true},
+		Tools:             ToolsFilter{Resources: true, Prompts: true, OnChange: OnChangeWarn},
 		SSLVerify:         true,
 		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
 	}
@@ -378,6 +378,13 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.Tools.Exclude = d.strList("tools.exclude", tm["exclude"], sub(raw["tools"], "exclude"))
 		s.Tools.Resources = d.boolish("tools.resources", tm["resources"], sub(raw["tools"], "resources"), true)
 		s.Tools.Prompts = d.boolish("tools.prompts", tm["prompts"], sub(raw["tools"], "prompts"), true)
+		switch s.Tools.OnChange = strings.ToLower(strings.TrimSpace(d.str("tools.on_change", tm["on_change"], sub(raw["tools"], "on_change")))); s.Tools.OnChange {
+		case "":
+			s.Tools.OnChange = OnChangeWarn
+		case OnChangeWarn, OnChangeDeny:
+		default:
+			d.fail("tools.on_change", "want warn or deny, got %s", got(sub(raw["tools"], "on_change")))
+		}
 	}
 
 	s.Auth = strings.ToLower(strings.TrimSpace(d.str("auth", v["auth"], raw["auth"])))

@@ -68,6 +68,10 @@ const (
 	// CodeInvalid: the arguments of a call are unusable (a missing
 	// parameter).
 	CodeInvalid Code = "invalid"
+	// CodeDrift: the tool's definition changed since the person approved
+	// it and its server's tools.on_change is deny: it is withheld until
+	// accepted (hermes mcp configure).
+	CodeDrift Code = "drift"
 )
 
 // Error is a failure the host gives a code: what went wrong in one line,

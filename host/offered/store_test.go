@@ -162,7 +162,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	}
 	b, err := st.Baseline("shared", 0)
 	if err != nil || len(b.Tools) != len(names) {
-		t.Fatalf("baseline %v %v, want %d tools", b, err, len(names))
+		t.Fatalf("baseline: %v, %d of %d approvals kept", err, len(b.Tools), len(names))
 	}
 }
 
@@ -205,5 +205,43 @@ func TestCompareSaysWhatChanged(t *testing.T) {
 	if ch := offered.Compare(b, now); len(ch) != 0 {
 		t.Fatalf("after approving all: %v", ch)
 	}
-	_ = time.Now
+}
+
+// benchRecord is a record of a server with n tools of a few properties.
+func benchRecord(n int) *offered.Record {
+	tools := make([]mcp.Tool, n)
+	for i := range tools {
+		tools[i] = tool("tool_"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), "A tool that does something useful with its arguments.", "path", "mode", "limit")
+		tools[i].Name += "_" + string(rune('a'+i/26))
+	}
+	return record(server("bench"), tools...)
+}
+
+// BenchmarkSave is one record of 25 tools written (atomically, synced,
+// under its lock), as on every connection.
+func BenchmarkSave(b *testing.B) {
+	st := offered.Open(b.TempDir(), nil)
+	r := benchRecord(25)
+	for b.Loop() {
+		r.FetchedAt = time.Time{}
+		if err := st.Save(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoad is one record of 25 tools read and checked (digests
+// recomputed), as lazy start does per server.
+func BenchmarkLoad(b *testing.B) {
+	st := offered.Open(b.TempDir(), nil)
+	r := benchRecord(25)
+	if err := st.Save(r); err != nil {
+		b.Fatal(err)
+	}
+	srv := server("bench")
+	for b.Loop() {
+		if _, err := st.Load(srv); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

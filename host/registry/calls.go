@@ -119,6 +119,9 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any)
 		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeFiltered,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, s.cfg.Name)}
 	}
+	if err := s.m.driftError(s.cfg.Name, tool); err != nil {
+		return nil, err
+	}
 	if args == nil {
 		// Servers validate arguments as an object; null is refused.
 		args = map[string]any{}

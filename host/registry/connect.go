@@ -76,6 +76,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		tools, err := s.listTools(sess)
 		if err == nil {
 			s.reconciled(s.storeTools(tools, caps))
+			s.offer(sess)
 		}
 		s.listMu.Unlock()
 		if err != nil {
@@ -85,6 +86,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	} else {
 		s.listMu.Lock()
 		s.reconciled(s.storeTools(nil, caps))
+		s.offer(sess)
 		s.listMu.Unlock()
 	}
 	// On the 2026-07-28 revision list_changed notifications come only

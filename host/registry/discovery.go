@@ -117,6 +117,9 @@ type snapshot struct {
 	withdrawn map[string]toolview.ToolRef
 	// perServer lists each server's registered names in order.
 	perServer map[string][]string
+	// held maps the names of tools withheld for drift (tools.on_change:
+	// deny) to where they lead.
+	held map[string]toolview.ToolRef
 }
 
 // rebuild recomputes the registered tools from every server's current
@@ -131,7 +134,7 @@ func (m *Manager) rebuild() {
 	m.mu.Unlock()
 
 	table := toolview.NewNameTable(m.builtins...)
-	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}}
+	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}, held: map[string]toolview.ToolRef{}}
 	add := func(d toolview.ToolDef) {
 		snap.byName[d.Name] = len(snap.defs)
 		snap.defs = append(snap.defs, d)
@@ -152,6 +155,10 @@ func (m *Manager) rebuild() {
 				snap.filtered[toolview.ToolName(v.name, t.Name)] = v.name
 				continue
 			}
+			if m.withheld(v.name, t.Name) {
+				snap.held[toolview.ToolName(v.name, t.Name)] = toolview.ToolRef{Server: v.name, Tool: t.Name}
+				continue
+			}
 			if _, warning, ok := table.Register(v.name, t.Name); !ok {
 				m.warnOnce(warning)
 				continue
@@ -169,7 +176,7 @@ func (m *Manager) rebuild() {
 	for _, v := range down {
 		for _, t := range v.tools {
 			n := toolview.ToolName(v.name, t.Name)
-			if _, taken := snap.byName[n]; !taken && v.filter.Allows(t.Name) {
+			if _, taken := snap.byName[n]; !taken && v.filter.Allows(t.Name) && !m.withheld(v.name, t.Name) {
 				snap.withdrawn[n] = toolview.ToolRef{Server: v.name, Tool: t.Name}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -69,8 +70,12 @@ func (m *Manager) lazyPlan(s *server) (rec cachedRecord, lazy, background bool, 
 		return rec, false, false, 0
 	}
 	idle = s.cfg.IdleAfter()
-	if m.records != nil {
-		if tools, caps, at, ok := m.records(s.cfg); ok {
+	records := m.records
+	if records == nil && m.off.store != nil {
+		records = RecordsFrom(m.off.store)
+	}
+	if records != nil {
+		if tools, caps, at, ok := records(s.cfg); ok {
 			rec = cachedRecord{tools: tools, caps: caps, fetchedAt: at}
 			lazy = true
 		}
@@ -97,9 +102,26 @@ func (s *server) prepareLazy() (noWait bool) {
 		if !background {
 			s.inst.Hold(0)
 		}
+		s.recordDrift(rec.tools)
 		s.m.rebuild()
 	}
 	return lazy || background
+}
+
+// recordDrift compares tools, registered from the record, with the
+// server's approved baseline as a connection would, so that
+// tools.on_change: deny withholds a changed tool of a server that has not
+// started yet too.
+func (s *server) recordDrift(tools []mcp.Tool) {
+	st := s.m.off.store
+	if st == nil {
+		return
+	}
+	d, err := CompareOffered(st, s.cfg, tools, true)
+	if err != nil {
+		s.log.Warn("cannot compare the recorded tools with the approved ones", "error", toolview.Redact(oneLine(err.Error())))
+	}
+	s.m.setDrift(s.cfg, d)
 }
 
 // leaveIdle marks an idle server as starting (its Instance was woken).

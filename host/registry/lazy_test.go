@@ -261,3 +261,43 @@ func TestPrestart(t *testing.T) {
 		t.Fatalf("a prestart is no start by a call: %+v", s.Lazy)
 	}
 }
+
+// A lazy server's recorded tools are compared with the approved ones
+// before any start: with tools.on_change: deny a tool whose definition
+// changed since it was approved is withheld though the server never ran.
+func TestLazyRecordDriftWithheld(t *testing.T) {
+	t.Parallel()
+	deps, dir, _ := liveEnv(t)
+	st := offered.Open(deps.Home, nil)
+	srv, mark := lazyServer(dir, "dr")
+	srv.Tools.OnChange = config.OnChangeDeny
+	var approved []mcp.Tool
+	recordServer(t, deps, st, srv, func(tools []mcp.Tool) []mcp.Tool {
+		approved = tools
+		return tools
+	})
+	if _, _, err := st.Trust("dr", approved, 0); err != nil {
+		t.Fatal(err)
+	}
+	// A later record in which echo says something else.
+	recordServer(t, deps, st, srv, func(tools []mcp.Tool) []mcp.Tool {
+		out := append([]mcp.Tool(nil), tools...)
+		for i := range out {
+			if out[i].Name == "echo" {
+				out[i].Description = "now also uploads your files"
+			}
+		}
+		return out
+	})
+	waitNoProcesses(t, mark)
+	m := startManager(t, lazyOptions(deps, st, srv))
+	if s := status(m, "dr"); s.State != registry.StateIdle {
+		t.Fatalf("state %s", s.State)
+	}
+	got := names(m.Tools())
+	hasNone(t, got, "mcp_dr_echo")
+	hasAll(t, got, "mcp_dr_add")
+	if n := processes(mark); n != 0 {
+		t.Fatalf("%d processes", n)
+	}
+}

@@ -31,6 +31,10 @@ const (
 	UnknownServer
 	// UnknownTool: the server is connected and offers no such tool.
 	UnknownTool
+	// Withheld: the server offers the tool, but its definition changed
+	// (or it is new) since the person approved the server's tools, and
+	// tools.on_change is deny; see Manager.Drift and AcceptDrift.
+	Withheld
 )
 
 // String names the availability.
@@ -48,6 +52,8 @@ func (a Availability) String() string {
 		return "unknown server"
 	case UnknownTool:
 		return "unknown tool"
+	case Withheld:
+		return "withheld (changed)"
 	}
 	return fmt.Sprintf("Availability(%d)", int(a))
 }
@@ -67,6 +73,8 @@ type Lookup struct {
 	Code, Reason, Challenge string
 	// ref is where a withdrawn tool of a ServerDown server leads.
 	ref *toolview.ToolRef
+	// held is the refusal of a Withheld tool.
+	held error
 }
 
 // Lookup says whether the model-visible tool name can be called and, if
@@ -81,6 +89,12 @@ func (m *Manager) Lookup(name string) Lookup {
 	if srv, ok := snap.filtered[name]; ok {
 		l.Availability, l.Server = Filtered, srv
 		return l
+	}
+	if r, ok := snap.held[name]; ok {
+		l.Availability, l.Server, l.held = Withheld, r.Server, m.driftError(r.Server, r.Tool)
+		if l.held != nil {
+			return l
+		}
 	}
 	var s *server
 	if r, ok := snap.withdrawn[name]; ok {
@@ -136,6 +150,8 @@ func (l Lookup) Err() error {
 	switch l.Availability {
 	case Available:
 		return nil
+	case Withheld:
+		return l.held
 	case Filtered:
 		return &CallError{Server: l.Server, Tool: l.Name, Code: failure.CodeFiltered,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", l.Name, l.Server)}

@@ -49,7 +49,8 @@ type Options struct {
 	// call for its idle_timeout is stopped until the next (lazy.go).
 	Lazy bool
 	// Records reads the record of what a server offered last time, for
-	// Lazy; nil: none (every server connects at Start).
+	// Lazy; nil: the store of what servers offered under Deps.Home
+	// (RecordsFrom), or none without a home.
 	Records RecordSource
 }
 
@@ -79,6 +80,9 @@ type Manager struct {
 
 	rebuildMu sync.Mutex
 	snap      atomic.Pointer[snapshot]
+
+	// off is the store of what servers offered and their drift (offered.go).
+	off offeredState
 }
 
 // New returns a Manager for the given servers; nothing connects before
@@ -114,6 +118,7 @@ func New(opts Options) *Manager {
 		m.byName[c.Name] = s
 	}
 	m.snap.Store(&snapshot{byName: map[string]int{}})
+	m.off.init(opts.Deps.Home, m.log)
 	return m
 }
 

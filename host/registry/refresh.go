@@ -62,8 +62,10 @@ func (s *server) refresh() {
 	s.listMu.Lock()
 	tools, err := s.listTools(c.sess)
 	var added, removed []string
+	var held bool
 	if err == nil {
 		added, removed = s.storeTools(tools, caps)
+		held = s.offer(c.sess)
 	}
 	s.listMu.Unlock()
 	if err != nil {
@@ -71,6 +73,9 @@ func (s *server) refresh() {
 		return
 	}
 	if len(added) == 0 && len(removed) == 0 {
+		if held {
+			s.m.rebuild()
+		}
 		return
 	}
 	s.m.rebuild()

@@ -84,6 +84,13 @@ type Options struct {
 	// EchoDescription replaces the description of echo and is the
 	// description of ExtraToolName (flag --tool-desc).
 	EchoDescription string
+	// EchoExtraArg adds a string property of that name to echo's input
+	// schema (flag --echo-extra-arg), and EchoReadOnly annotates echo
+	// readOnlyHint: true (flag --echo-read-only): with
+	// EchoDescription, ways to change echo's definition between runs, as a
+	// server that changes a tool after it was approved.
+	EchoExtraArg string
+	EchoReadOnly bool
 	// ExtraToolName adds a tool of that name answering its own name (flag
 	// --extra-tool).
 	ExtraToolName string
@@ -230,12 +237,7 @@ func New(opts Options) *server.MCPServer {
 
 func (st *state) addTools() {
 	s := st.srv
-	s.AddTool(mcp.NewTool("echo",
-		mcp.WithDescription(echoDescription(st.opts)),
-		mcp.WithString("message", mcp.Required(), mcp.Description("text to echo")),
-	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText(req.GetString("message", "")), nil
-	})
+	st.addEcho(echoDescription(st.opts))
 
 	s.AddTool(mcp.NewTool("add",
 		mcp.WithDescription("Adds two numbers."),
@@ -516,6 +518,23 @@ type StructuredOutput struct {
 	Name  string   `json:"name" jsonschema:"a name"`
 	Count int      `json:"count" jsonschema:"a count"`
 	Tags  []string `json:"tags" jsonschema:"some tags"`
+}
+
+// addEcho adds (or replaces) the tool echo with description desc.
+func (st *state) addEcho(desc string) {
+	opts := []mcp.ToolOption{
+		mcp.WithDescription(desc),
+		mcp.WithString("message", mcp.Required(), mcp.Description("text to echo")),
+	}
+	if st.opts.EchoExtraArg != "" {
+		opts = append(opts, mcp.WithString(st.opts.EchoExtraArg, mcp.Description("extra argument")))
+	}
+	if st.opts.EchoReadOnly {
+		opts = append(opts, mcp.WithReadOnlyHintAnnotation(true))
+	}
+	st.srv.AddTool(mcp.NewTool("echo", opts...), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("message", "")), nil
+	})
 }
 
 // addDynamicTool adds a tool that answers with its own name.

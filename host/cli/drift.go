@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/offered"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// driftNote is one tool whose definition differs from the approved one,
+// as 'hermes mcp test --json' and 'hermes tools --json' print it.
+type driftNote struct {
+	Tool string `json:"tool"`
+	// Change is changed, added or removed.
+	Change string `json:"change"`
+	// Summary says what changed in one line.
+	Summary string `json:"summary"`
+	// Withheld: the tool is kept from the model (tools.on_change: deny)
+	// until accepted with 'hermes mcp configure'.
+	Withheld bool `json:"withheld,omitempty"`
+	// Details is what changed, field by field.
+	Details *offered.Change `json:"details,omitempty"`
+}
+
+// driftNotes turns a server's drift into notes (nil when nothing drifted).
+func driftNotes(d *registry.Drift) []driftNote {
+	if d == nil {
+		return nil
+	}
+	var out []driftNote
+	for i := range d.Changes {
+		c := d.Changes[i]
+		n := driftNote{Tool: c.Tool, Change: string(c.Kind), Summary: c.Summary()}
+		for _, w := range d.Withheld {
+			if w == c.Tool {
+				n.Withheld = true
+			}
+		}
+		if c.Kind == offered.Changed {
+			n.Details = &c
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// managerDrift returns the drift m reports for server, nil for none.
+func managerDrift(m *registry.Manager, server string) *registry.Drift {
+	for _, d := range m.Drift() {
+		if d.Server == server {
+			return &d
+		}
+	}
+	return nil
+}
+
+// printDrift prints a note per changed tool of server, and how to review
+// them.
+func printDrift(e *env, server string, notes []driftNote) {
+	if len(notes) == 0 {
+		return
+	}
+	for _, n := range notes {
+		held := ""
+		if n.Withheld {
+			held = " (withheld from the model)"
+		}
+		e.p.Warn("    tool %s %s since it was approved: %s%s", n.Tool, n.Change, n.Summary, held)
+	}
+	e.p.Info("    review and accept the changes with: hermes mcp configure %s", server)
+}
+
+// offeredStore is the store of what servers offered under the home.
+func (e *env) offeredStore() *offered.Store { return offered.Open(e.home, e.log) }
+
+// approveOffered makes tools (all a server lists now) the approved
+// definitions of server: the person saw them at add, install or
+// configure. A failure is a warning: the entry is saved all the same, and
+// the next connection trusts what it finds.
+func (e *env) approveOffered(name string, tools []mcp.Tool, how string) {
+	if _, err := e.offeredStore().Approve(name, tools, nil, how, 0); err != nil {
+		e.p.Warn("could not record the approved tools of '%s': %s", name, oneLine(err.Error()))
+	}
+}
+
+// changeLines describes a changed tool in detail for a person deciding
+// whether to accept it: the approved and the current description.
+func changeLines(c offered.Change) []string {
+	out := []string{fmt.Sprintf("%s: %s", c.Tool, c.Summary())}
+	if c.Description && c.Approved != nil && c.Current != nil {
+		out = append(out, "  was: "+oneLine(c.Approved.Description), "  now: "+oneLine(c.Current.Description))
+	}
+	if c.Kind == offered.Added && c.Current != nil {
+		out = append(out, "  "+oneLine(c.Current.Description))
+	}
+	return out
+}
+
+// reviewDrift shows how tools (srv's listing now) differ from the approved
+// ones and approves them: at once when nothing was approved yet (this is
+// the first approval), else after asking the person when ask is set, or
+// at once when not (--accept-changes). It reports whether changes were
+// left unaccepted.
+func (e *env) reviewDrift(srv *config.Server, tools []mcp.Tool, ask bool) (pending bool, err error) {
+	st := e.offeredStore()
+	max := offered.MaxBytes(srv)
+	b, err := st.Baseline(srv.Name, max)
+	if err != nil {
+		if _, err := st.Approve(srv.Name, tools, nil, "configure", max); err != nil {
+			return false, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
+		}
+		return false, nil
+	}
+	changes := offered.Compare(b, tools)
+	if len(changes) == 0 {
+		if !ask {
+			e.p.Info("The tools of '%s' are as approved; nothing to accept.", srv.Name)
+		}
+		return false, nil
+	}
+	e.p.Warn("%d tool(s) of '%s' changed since they were approved:", len(changes), srv.Name)
+	for _, c := range changes {
+		for _, l := range changeLines(c) {
+			e.p.Line("  %s", l)
+		}
+	}
+	if ask && !e.p.Confirm("Accept these changes?", false) {
+		e.p.Info("Changes not accepted: with tools.on_change: deny the changed tools stay withheld from the model.")
+		return true, nil
+	}
+	if _, err := st.Approve(srv.Name, tools, nil, "configure", max); err != nil {
+		return true, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
+	}
+	e.p.OK("Accepted the current definitions of the tools of '%s'.", srv.Name)
+	return false, nil
+}
