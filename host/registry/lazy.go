@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/host/offered"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -111,15 +111,24 @@ func (s *server) prepareLazy() (noWait bool) {
 // recordDrift compares tools, registered from the record, with the
 // server's approved baseline as a connection would, so that
 // tools.on_change: deny withholds a changed tool of a server that has not
-// started yet too.
+// started yet too. It only reads: without a usable baseline nothing is
+// withheld (the connection that made the record trusted its listing; the
+// next connection trusts again).
 func (s *server) recordDrift(tools []mcp.Tool) {
 	st := s.m.off.store
 	if st == nil {
 		return
 	}
-	d, err := CompareOffered(st, s.cfg, tools, true)
-	if err != nil {
-		s.log.Warn("cannot compare the recorded tools with the approved ones", "error", toolview.Redact(oneLine(err.Error())))
+	d := &Drift{Server: s.cfg.Name, OnChange: onChange(s.cfg)}
+	if b, err := st.Baseline(s.cfg.Name, offered.MaxBytes(s.cfg)); err == nil {
+		d.Changes = offered.Compare(b, tools)
+		if d.OnChange == config.OnChangeDeny {
+			for _, c := range d.Changes {
+				if c.Kind != offered.Removed {
+					d.Withheld = append(d.Withheld, c.Tool)
+				}
+			}
+		}
 	}
 	s.m.setDrift(s.cfg, d)
 }
