@@ -76,6 +76,8 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'CallTool1MiB' -benchtime 40x -count 3 ./host/bench/ ./host/session/
 	$(GO) test -run '^$$' -bench 'PluginStart' -benchtime 200x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'PluginRSS|OneShot|ToolsCommand|Discovery' -benchtime 10x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'BenchmarkLazy' -benchtime 3x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'ToolSearchTokens' -benchtime 1x ./host/toolview/
 	$(GO) test -run '^$$' -bench 'ServeCallTool' -benchtime 2000x -count 3 ./host/serve/
 	$(GO) test -run '^$$' -bench 'SandboxStart' -benchtime 20x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'LoopToolRound' -benchtime 2000x -count 3 ./host/agent/

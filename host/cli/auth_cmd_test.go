@@ -300,8 +300,8 @@ func TestAuthStatus(t *testing.T) {
 		t.Errorf("auth-status logged in:\n%s", c)
 	}
 	r = f.run(nil, "", "mcp", "list").must(t, 0)
-	if !regexp.MustCompile(`(?m)^  Name +Transport +Tools +Auth +Status$`).MatchString(r.stdout) ||
-		!regexp.MustCompile(`(?m)^  ex +https://ex\.example/mcp +all +exec +✓ enabled$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^  Name +Transport +Tools +Auth +Status +Last listed$`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^  ex +https://ex\.example/mcp +all +exec +✓ enabled +never connected$`).MatchString(r.stdout) {
 		t.Errorf("mcp list:\n%s", r.stdout)
 	}
 	f.noTokenShown()

@@ -24,8 +24,9 @@ var serverArgCommands = map[string]bool{
 }
 
 // CompletionToolsTimeout bounds how long `hermes mcp call NAME <TAB>` may
-// take to start server NAME and list its tools (hermes keeps no list of a
-// server's tools yet, so completing one means asking the server). Past it
+// take to start server NAME and list its tools when the store of what
+// servers offered has no fresh record of it (a server never connected, or
+// connected with other settings); with one, no server starts. Past it
 // nothing is offered and the server is stopped: a TAB never hangs the
 // shell. The environment variable HERMES_COMPLETION_TIMEOUT (seconds, or a
 // Go duration such as 500ms) changes it; 0 never starts a server on TAB.
@@ -57,8 +58,9 @@ const completionHelp = `Print the completion script of a shell. Load it:
   fish:   hermes completion fish > ~/.config/fish/completions/hermes.fish
 
 TAB then completes commands, flags, server names, catalog entries and, after
-'hermes mcp call NAME', the tools of server NAME, which is started for that
-(at most 3 s; HERMES_COMPLETION_TIMEOUT changes it, 0 never starts a server).
+'hermes mcp call NAME', the tools of server NAME, read from what it offered at
+its last connection; a server never connected is started for that (at most
+3 s; HERMES_COMPLETION_TIMEOUT changes it, 0 never starts a server).
 Only names of letters, digits, "_" and "-" are offered.`
 
 // withCompletion lists `hermes completion bash|zsh|fish` in the help and
@@ -141,9 +143,18 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 }
 
 // completeTools prints the tools of srv the model may call whose names
-// are plain (completionToolRE), connecting to it within
+// are plain (completionToolRE): from its record in the store of what
+// servers offered when that is fresh, else connecting to it within
 // completionTimeout.
 func (e *env) completeTools(ctx context.Context, srv *config.Server) {
+	if names, ok := cachedToolNames(e.offeredStore(), srv); ok {
+		for _, name := range names {
+			if completionToolRE.MatchString(name) {
+				fmt.Fprintln(e.out, name)
+			}
+		}
+		return
+	}
 	bound := completionTimeout(e.getenv)
 	if bound <= 0 {
 		return

@@ -114,6 +114,9 @@ func TestJSONGolden(t *testing.T) {
 var (
 	latencyRE = regexp.MustCompile(`"latency_ms": [0-9]+`)
 	expiresRE = regexp.MustCompile(`"expires_in_seconds": -?[0-9]+`)
+	// When a record of what a server offered was made (cached_at,
+	// fetched_at).
+	recordAtRE = regexp.MustCompile(`"(cached_at|fetched_at)": "[^"]*"`)
 )
 
 // normaliseJSON replaces what changes from run to run: the home folder,
@@ -122,6 +125,7 @@ func normaliseJSON(t *testing.T, out, home string) string {
 	out = strings.ReplaceAll(out, home, "$HERMES_HOME")
 	out = strings.ReplaceAll(out, testbin.Dir(t), "$BIN")
 	out = latencyRE.ReplaceAllString(out, `"latency_ms": 0`)
+	out = recordAtRE.ReplaceAllString(out, `"$1": "2026-01-01T00:00:00Z"`)
 	return expiresRE.ReplaceAllString(out, `"expires_in_seconds": 0`)
 }
 

@@ -25,6 +25,7 @@ import (
 const (
 	stateConnected      = "connected"       // a live session (test, tools)
 	stateConnecting     = "connecting"      // tools: a connect was still under way
+	stateCached         = "cached"          // tools: not started; its tools come from the record of its last connection
 	stateFailed         = "failed"          // connecting failed; Error says why
 	stateConfigured     = "configured"      // list, get, and the changing commands: enabled and usable as written, not connected
 	stateDisabled       = "disabled"        // enabled: false
@@ -58,7 +59,7 @@ const (
 // jsonStates are all the connection states, jsonCodes all the error codes
 // (the host's and the sdk's), as docs/JSON.md lists them.
 var (
-	jsonStates = []string{stateConnected, stateConnecting, stateFailed, stateConfigured, stateDisabled,
+	jsonStates = []string{stateConnected, stateConnecting, stateCached, stateFailed, stateConfigured, stateDisabled,
 		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand}
 	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
 		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeCancelled, codeOther,
@@ -103,6 +104,21 @@ type jsonServer struct {
 	// ToolsEnabled is set by 'hermes mcp list --check': how many tools
 	// the model sees of a server that connected.
 	ToolsEnabled *int `json:"tools_enabled,omitempty"`
+	// Cache is set by 'hermes mcp list' for a server the store of what
+	// servers offered has a record of; absent: never connected.
+	Cache *jsonCache `json:"cache,omitempty"`
+}
+
+// jsonCache is what the store of what servers offered holds for a server.
+type jsonCache struct {
+	// State is fresh (its tools are registered from it without starting
+	// the server), stale (made with other connection settings) or
+	// unusable (damaged, oversized or foreign-owned: rebuilt at the next
+	// connection).
+	State string `json:"state"`
+	// Tools counts the tools it lists; FetchedAt is when (RFC 3339).
+	Tools     int    `json:"tools_listed,omitempty"`
+	FetchedAt string `json:"fetched_at,omitempty"`
 }
 
 // jsonFailure is what a command given --json prints on stdout when it
@@ -345,6 +361,8 @@ func registryState(st registry.ServerStatus, srv *config.Server) (string, *jsonE
 		return stateConnected, nil
 	case registry.StateDisabled:
 		return stateDisabled, nil
+	case registry.StateIdle:
+		return stateCached, nil
 	case registry.StateConnecting:
 		if st.Error == "" {
 			return stateConnecting, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -61,10 +62,18 @@ func listCommand(e *env) *cli.Command {
 			if check && !cfg.SafeMode {
 				live = e.checkServers(ctx, cfg.Servers)
 			}
+			// What each server offered at its last connection: read, never
+			// connected for (the list stays instant).
+			store, now := e.offeredStore(), time.Now()
+			caches := make(map[string]cacheState, len(cfg.Servers))
+			for _, s := range cfg.Servers {
+				caches[s.Name] = cacheOf(store, s)
+			}
 			if j.on {
 				out := make([]jsonServer, 0, len(cfg.Servers))
 				for _, s := range cfg.Servers {
 					js := serverJSON(s)
+					js.Cache = caches[s.Name].json()
 					if l, ok := live[s.Name]; ok {
 						js.State, js.Error = l.state, l.err
 						if l.state == stateConnected {
@@ -104,15 +113,15 @@ func listCommand(e *env) *cli.Command {
 				if withAuth {
 					row = append(row, orDefault(le.Auth, "none"))
 				}
-				row = append(row, listStatus(le))
+				row = append(row, listStatus(le), caches[le.Name].text(now))
 				if live != nil {
 					row = append(row, live[le.Name].text)
 				}
 				rows = append(rows, row)
 			}
-			headers := []string{"Name", "Transport", "Tools", "Status"}
+			headers := []string{"Name", "Transport", "Tools", "Status", "Last listed"}
 			if withAuth {
-				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
+				headers = []string{"Name", "Transport", "Tools", "Auth", "Status", "Last listed"}
 			}
 			if live != nil {
 				headers = append(headers, "Check")

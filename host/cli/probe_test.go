@@ -44,7 +44,7 @@ func TestAddProbeSeesTheRuntimeTools(t *testing.T) {
 	someEnabled, _ := strconv.Atoi(m[1])
 	someTotal, _ := strconv.Atoi(m[2])
 
-	out := runHermes(t, home, "tools", "--json").must(t, 0).stdout
+	out := runHermes(t, home, "tools", "--json", "--live").must(t, 0).stdout
 	var rep struct {
 		Servers []struct {
 			Name, State string

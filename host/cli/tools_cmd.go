@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -44,15 +45,28 @@ type toolsServerEntry struct {
 	// Drift lists its tools whose definitions changed since they were
 	// approved (withheld ones are not in RegisteredTools).
 	Drift []driftNote `json:"drift,omitempty"`
+	// Running: hermes started the server for this report (state
+	// connected). A server in state cached was not started: its tools
+	// come from the record of its last connection, made at CachedAt.
+	Running  bool   `json:"running"`
+	CachedAt string `json:"cached_at,omitempty"`
 	// registryState is the registry's word for the state, which the
 	// text shows.
 	registryState registry.State
+	// cachedAge is how old the record of a cached server is, as the text
+	// says it.
+	cachedAge string
 }
 
 // newManager builds a registry for servers with the host's session deps,
 // for a command that lists or calls once and exits (Snapshot: no
 // notification streams).
 func (e *env) newManager(servers []*config.Server) *registry.Manager {
+	return registry.New(e.snapshotOptions(servers))
+}
+
+// snapshotOptions are newManager's registry options.
+func (e *env) snapshotOptions(servers []*config.Server) registry.Options {
 	var builtins []string
 	for _, ts := range builtinToolsets {
 		builtins = append(builtins, ts.Tools...)
@@ -64,19 +78,21 @@ func (e *env) newManager(servers []*config.Server) *registry.Manager {
 		Snapshot: true,
 	})
 	e.bindElicitRoots(&opts)
-	return registry.New(opts)
+	return opts
 }
 
 func toolsCommand(e *env) *cli.Command {
 	j := &jsonOutput{e: e}
+	var live bool
 	return &cli.Command{
 		Name:  "tools",
-		Usage: "connect to every enabled MCP server and show the tools a model would see, beside the built-in toolsets",
-		Flags: []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)")},
+		Usage: "show the tools a model would see, beside the built-in toolsets (servers with a fresh record of their tools are not started; --live connects every enabled server)",
+		Flags: []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)"),
+			&cli.BoolFlag{Name: "live", Usage: "connect every enabled server instead of reading what a server offered at its last connection", Destination: &live}},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			asJSON := j.on
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes tools [--json]")
+				return usagef("usage: hermes tools [--live] [--json]")
 			}
 			cfg, err := e.loadConfig(e.home)
 			if err != nil {
@@ -86,7 +102,11 @@ func toolsCommand(e *env) *cli.Command {
 			if !asJSON && len(cfg.Servers) > 0 && !cfg.SafeMode {
 				e.p.Info("Connecting to %d MCP server(s)...", len(cfg.Servers))
 			}
-			m := e.newManager(cfg.Servers)
+			opts := e.snapshotOptions(cfg.Servers)
+			if !live {
+				e.startLazily(&opts)
+			}
+			m := registry.New(opts)
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))
@@ -101,6 +121,7 @@ func toolsCommand(e *env) *cli.Command {
 				}
 				ent.Transport, ent.registryState = st.Transport, st.State
 				ent.State, ent.Error = registryState(st, srv)
+				ent.Running, ent.CachedAt, ent.cachedAge = listingSource(st, time.Now())
 				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
@@ -146,6 +167,8 @@ func printTools(e *env, rep toolsReport, path string) {
 			continue
 		case registry.StateConnected:
 			e.p.OK("%s (%s) %s: %d/%d tools enabled", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal)
+		case registry.StateIdle:
+			e.p.OK("%s (%s) %s: %d/%d tools enabled (cached %s ago, not running; --live connects it)", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal, s.cachedAge)
 		default:
 			reason := "no answer yet"
 			if s.Error != nil && s.Error.Message != "" {

@@ -50,7 +50,7 @@ func TestToolsCommand(t *testing.T) {
 		t.Errorf("filtered tools listed:\n%s", out)
 	}
 
-	out, _, code = toolsCLI(t, home, "tools", "--json")
+	out, _, code = toolsCLI(t, home, "tools", "--json", "--live")
 	var rep struct {
 		Builtin []any `json:"builtin"`
 		Servers []struct {

@@ -209,6 +209,16 @@ type Server struct {
 	// one of ProtocolRevisions (pinned).
 	Protocol string
 
+	// Start is start: StartLazy, StartEager, or "" when not set (lazy
+	// where the server's record of what it offered is fresh).
+	Start string
+	// IdleTimeout is idle_timeout: 0 when not set (see IdleAfter),
+	// NeverIdle for 0.
+	IdleTimeout time.Duration
+	// Prestart (prestart: true) starts a lazy server in the background at
+	// session start.
+	Prestart bool
+
 	Enabled                   bool
 	SupportsParallelToolCalls bool
 	Tools                     ToolsFilter

@@ -24,6 +24,7 @@ var knownKeys = map[string]bool{
 	"sampling": true, "elicitation": true, "roots": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
 	"log_lines_per_second": true, "log_burst": true, "catalog": true,
+	"start": true, "idle_timeout": true, "prestart": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
 	"type": true,
 }
@@ -354,6 +355,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.MaxServerRequests = max(int(n), 1)
 	}
 	d.logLimits(s, v, raw)
+	d.lazyKeys(s, v, raw)
 	s.Protocol = strings.ToLower(strings.TrimSpace(d.str("protocol", v["protocol"], raw["protocol"])))
 	switch {
 	case s.Protocol == "":

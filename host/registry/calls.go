@@ -159,10 +159,11 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any)
 func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(context.Context, *conn) (T, error)) (T, error) {
 	var zero T
 	timeout := s.timeout()
-	c := s.current()
+	c := s.begin()
+	defer s.end()
 	if c == nil || c.dead() {
 		s.kick()
-		c = s.waitConn(ctx, nil, min(s.m.timings.SessionWait, timeout))
+		c = s.waitConn(ctx, nil, s.sessionWait(timeout))
 		if c == nil {
 			if ctx.Err() != nil {
 				return zero, interrupted(s, what, ctx.Err())

@@ -37,6 +37,7 @@ func (e *listError) Unwrap() error { return e.err }
 // open is the server's supervisor.OpenFunc: a prepared session and the
 // transport plugin process serving it.
 func (s *server) open(ctx context.Context) (*conn, *supervisor.Plugin, error) {
+	s.leaveIdle()
 	c, err := s.connect(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -74,7 +75,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		s.listMu.Lock()
 		tools, err := s.listTools(sess)
 		if err == nil {
-			s.storeTools(tools, caps)
+			s.reconciled(s.storeTools(tools, caps))
 			s.offer(sess)
 		}
 		s.listMu.Unlock()
@@ -84,7 +85,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		}
 	} else {
 		s.listMu.Lock()
-		s.storeTools(nil, caps)
+		s.reconciled(s.storeTools(nil, caps))
 		s.offer(sess)
 		s.listMu.Unlock()
 	}

@@ -99,7 +99,7 @@ type view struct {
 func (s *server) view() view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	live := s.listed && (s.state == StateConnected || (s.state == StateConnecting && s.connected))
+	live := s.listed && (s.state == StateConnected || s.state == StateIdle || (s.state == StateConnecting && (s.connected || s.lz.fromRecord)))
 	return view{
 		name: s.cfg.Name, live: live, listed: s.listed, tools: s.tools, defs: s.defs, caps: s.caps,
 		filter: s.filter, resources: s.cfg.Tools.Resources, prompts: s.cfg.Tools.Prompts,

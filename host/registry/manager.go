@@ -43,6 +43,15 @@ type Options struct {
 	// returns, falls back to Deps' handler of that kind; a nil handler
 	// there too declines (the capability is not offered).
 	Requests func(srv *config.Server) Requests
+	// Lazy is set by a long-lived process (hermes chat, hermes mcp serve
+	// with tools): a server with a fresh record in Records registers its
+	// tools from it and starts on its first call, and a server with no
+	// call for its idle_timeout is stopped until the next (lazy.go).
+	Lazy bool
+	// Records reads the record of what a server offered last time, for
+	// Lazy; nil: the store of what servers offered under Deps.Home
+	// (RecordsFrom), or none without a home.
+	Records RecordSource
 }
 
 // Manager is the live registry: it connects the configured servers, keeps
@@ -57,6 +66,8 @@ type Manager struct {
 	timings  Timings
 	snapshot bool
 	requests func(srv *config.Server) Requests
+	lazy     bool
+	records  RecordSource
 
 	mu     sync.Mutex
 	order  []*server
@@ -93,6 +104,8 @@ func New(opts Options) *Manager {
 		timings:  opts.Timings.withDefaults(),
 		snapshot: opts.Snapshot,
 		requests: opts.Requests,
+		lazy:     opts.Lazy,
+		records:  opts.Records,
 		byName:   map[string]*server{},
 		warned:   map[string]bool{},
 	}
@@ -172,7 +185,7 @@ func (m *Manager) logSummary() {
 	tools, ok, failed := 0, 0, 0
 	for _, s := range st {
 		switch s.State {
-		case StateConnected:
+		case StateConnected, StateIdle:
 			ok++
 			tools += len(s.Registered)
 		case StateDisabled:
@@ -248,6 +261,8 @@ type ServerStatus struct {
 	// the entry: State is StateFailed, Error the reason, and the server is
 	// never started until its entry changes.
 	Rejected bool
+	// Lazy is the server's lazy start and idle stop (Options.Lazy).
+	Lazy LazyStatus
 }
 
 // Status returns every configured server in config order.
@@ -265,6 +280,7 @@ func (m *Manager) Status() []ServerStatus {
 			Total: len(s.tools), Refreshes: s.refreshes.Load(), Rejected: s.rejected,
 		}
 		s.mu.Unlock()
+		st.Lazy = s.lazyStatus()
 		st.Registered = append([]string(nil), snap.perServer[s.cfg.Name]...)
 		for _, n := range st.Registered {
 			if snap.defs[snap.byName[n]].Utility == "" {

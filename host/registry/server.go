@@ -115,6 +115,9 @@ type server struct {
 	defs      []toolview.ToolDef // toolview.ConvertTool of each of tools
 	caps      mcp.ServerCapabilities
 	descSeen  map[string]string
+
+	// lz is the server's lazy start and idle stop (lazy.go).
+	lz lazyState
 }
 
 func newServer(m *Manager, cfg *config.Server) *server {
@@ -168,6 +171,9 @@ func (s *server) start() {
 		s.finishFirst()
 		return
 	}
+	if s.prepareLazy() {
+		s.finishFirst()
+	}
 	go s.run()
 	go s.refresher()
 }
@@ -196,6 +202,7 @@ const (
 	endStopped   endReason = iota // the manager is closing
 	endLost                       // the connection ended on its own
 	endRequested                  // a reconnect was asked for (expired session, keepalive)
+	endIdle                       // no call for idle_timeout: stopped until the next call
 )
 
 // run is the server's life: connect, serve until the session ends,
@@ -220,6 +227,10 @@ func (s *server) run() {
 		if err == nil {
 			s.publish(c)
 			why := s.serve(c)
+			if why == endIdle {
+				s.idleStop(c)
+				continue
+			}
 			s.drop(c)
 			if why == endStopped || s.ctx.Err() != nil {
 				return
@@ -328,6 +339,10 @@ func (s *server) serve(c *conn) endReason {
 	}
 	timer := time.NewTimer(interval)
 	defer timer.Stop()
+	idle, idleC := s.idleTimer()
+	if idle != nil {
+		defer idle.Stop()
+	}
 	pingUnsupported := false
 	for {
 		select {
@@ -339,6 +354,10 @@ func (s *server) serve(c *conn) endReason {
 		case <-c.req:
 			s.log.Info("reconnect requested")
 			return endRequested
+		case <-idleC:
+			if s.idleDue(c, idle) {
+				return endIdle
+			}
 		case <-timer.C:
 			if err := s.keepalive(c, &pingUnsupported); err != nil {
 				if s.ctx.Err() != nil {
