@@ -211,10 +211,14 @@ func New(w *statedb.Writer, s Settings, p elicit.Prompter, log hclog.Logger) *Ga
 }
 
 // Required reports whether a call of r needs a decision: the tool is
-// annotated destructiveHint: true, or its model-visible name matches a
-// glob of approval.require.
+// annotated destructiveHint: true (and not readOnlyHint: true), or its
+// model-visible name matches a glob of approval.require.
 func (g *Gate) Required(r Request) bool {
-	if d := r.Annotations.DestructiveHint; d != nil && *d {
+	// destructiveHint means something only for a tool that is not
+	// read-only (MCP's ToolAnnotations): mcp-go's servers send
+	// destructiveHint: true on every tool unless it is marked read-only.
+	readOnly := r.Annotations.ReadOnlyHint != nil && *r.Annotations.ReadOnlyHint
+	if d := r.Annotations.DestructiveHint; d != nil && *d && !readOnly {
 		return true
 	}
 	for _, glob := range g.settings.Require {

@@ -86,6 +86,9 @@ func TestRequired(t *testing.T) {
 		{destructive("delete"), true},
 		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcp.ToolAnnotation{DestructiveHint: no()}}, false},
 		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read"}, false},
+		// mcp-go's servers send destructiveHint: true beside readOnlyHint:
+		// true; a read-only tool destroys nothing.
+		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, false},
 		{Request{Server: "git", Tool: "push", Name: "mcp_git_push_tags"}, true},
 		{Request{Server: "sh", Tool: "exec", Name: "mcp_sh_exec"}, true},
 		{Request{Server: "git", Tool: "push", Name: "git_push"}, false},

@@ -108,6 +108,9 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 	}
 	opts := e.withSampling(registry.Options{Servers: cfg.Servers, Builtins: builtins, Deps: e.sessionDeps(e.creds())})
 	set := e.bindElicitRoots(&opts)
+	// Servers with a record of what they offered register their tools from
+	// it and start on their first call; idle ones stop (issue 25).
+	e.startLazily(&opts)
 	m := registry.New(opts)
 	set.OnChange(func(ctx context.Context) { m.NotifyRootsChanged(ctx) })
 	if err := m.Start(ctx); err != nil {
@@ -122,6 +125,7 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		MaxToolRounds: client.Settings().MaxToolRounds,
 		Observer:      view,
 	}}
+	s.loop.Tools = e.chatTools(m, view.Notice)
 	s.endHooks = e.bindChatHooks(ctx, s.loop, m)
 	for _, st := range m.Status() {
 		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
@@ -277,6 +281,8 @@ const chatHelp = `  /tools          the tools offered to the model
   /mcp            the MCP servers, their states and sampling metrics
   /reload-mcp     read config.yaml again and reconnect what changed
   /model [NAME]   show the model, or ask NAME from now on
+  /accept-changes SERVER [TOOL...]
+                  accept tools whose definitions changed since approved
   /exit           leave (also Ctrl-D)
   /help           this list
   Ctrl-C cancels the running model or tool call; a second Ctrl-C leaves.`
@@ -297,6 +303,8 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 		s.printServers()
 	case "/reload-mcp":
 		s.runTurn(ctx, s.reload)
+	case "/accept-changes":
+		s.acceptChanges(arg)
 	case "/model":
 		if arg != "" {
 			s.loop.ModelName = arg
@@ -310,6 +318,30 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 		fmt.Fprintf(e.err, "  Unknown command %s; /help lists them\n", termsafe.Escape(name))
 	}
 	return false
+}
+
+// acceptChanges approves the changed tools of a server (all of them, or
+// those named), so a withheld tool reaches the model from the next request.
+func (s *chatSession) acceptChanges(arg string) {
+	e := s.e
+	words := strings.Fields(arg)
+	if len(words) == 0 {
+		fmt.Fprintln(e.err, "  usage: /accept-changes SERVER [TOOL...]")
+		return
+	}
+	d := managerDrift(s.m, words[0])
+	if d == nil || len(d.Changes) == 0 {
+		fmt.Fprintf(e.err, "  No tool of '%s' changed since it was approved\n", termsafe.Escape(words[0]))
+		return
+	}
+	for _, n := range driftNotes(d) {
+		fmt.Fprintf(e.err, "  %s %s: %s\n", termsafe.Escape(n.Tool), n.Change, termsafe.Escape(n.Summary))
+	}
+	if err := s.m.AcceptDrift(words[0], words[1:]...); err != nil {
+		fmt.Fprintf(e.err, "  ✗ %s\n", termsafe.Escape(oneLine(err.Error())))
+		return
+	}
+	fmt.Fprintf(e.err, "  ✓ Accepted; the model sees the tools of '%s' as they are now\n", termsafe.Escape(words[0]))
 }
 
 // printTools lists the tools offered to the model, per server: the names

@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/statedb"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -127,7 +128,58 @@ func (r *chatRecorder) Record(ctx context.Context, m model.Message) error {
 	return err
 }
 
-// chatDrift is the registry's drift report as the loop shows it.
+// chatDrift is the registry's drift report as the loop shows it: a line
+// per tool whose definition changed since it was approved (the loop shows
+// each line once).
 type chatDrift struct{ m *registry.Manager }
 
-func (d chatDrift) DriftReport(context.Context) []string { return nil }
+func (d chatDrift) DriftReport(context.Context) []string {
+	var out []string
+	for _, dr := range d.m.Drift() {
+		for _, n := range driftNotes(&dr) {
+			l := fmt.Sprintf("Tool %s of MCP server '%s' %s since it was approved: %s", n.Tool, dr.Server, n.Change, n.Summary)
+			if n.Withheld {
+				l += "; it is withheld from the model until you accept it: /accept-changes " + dr.Server
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// searchTools is the registry as the loop sees it when tools.search_over
+// is set: past the threshold the model is offered search_tools and
+// load_tools and the definitions it loaded instead of every definition
+// (host/toolview's Search), and their calls are answered here.
+type searchTools struct {
+	m *registry.Manager
+	s *toolview.Search
+}
+
+func (t searchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
+
+func (t searchTools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+	if t.s.Handles(name) {
+		return t.s.Call(t.m.Tools(), name, args)
+	}
+	return t.m.Call(ctx, name, args)
+}
+
+func (t searchTools) ParallelSafe(name string) bool {
+	return !t.s.Handles(name) && t.m.ParallelSafe(name)
+}
+
+// chatTools returns what the loop is offered: the registry, or with
+// tools.search_over set, the registry behind tool search. A search_over
+// that cannot be read is said once and every definition is offered.
+func (e *env) chatTools(m *registry.Manager, notice func(string)) agent.Tools {
+	o, err := config.LoadSearchOver(e.home)
+	if err != nil {
+		notice(oneLine(err.Error()))
+		return m
+	}
+	if o.Tools <= 0 && o.Tokens <= 0 {
+		return m
+	}
+	return searchTools{m: m, s: toolview.NewSearch(o.Tools, o.Tokens)}
+}
