@@ -24,7 +24,10 @@ sh -c, at most --step-timeout each. The values the entry asks for are
 saved to $HERMES_HOME/.env (without a terminal they are read from the
 environment). The server is then probed and its tools picked: on a
 terminal from a checklist pre-checked with your previous selection, else
-the entry's defaults, else all.
+the entry's defaults, else all. An install is done only once its server
+has started and listed its tools: if it does not, the install is undone
+(--keep-failed keeps it, disabled). The folders the entry's sandbox
+declares writable are created first (mode 0700) when they do not exist.
 
 An install is all or nothing: if a step fails or hermes is stopped or
 killed, config.yaml, .env and the install folder are left (or, by the
@@ -44,6 +47,7 @@ func installCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
 			&cli.DurationFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
 			&cli.DurationFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
@@ -129,6 +133,10 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Option
 		return withCode(codeCancelled, failf("Cancelled; nothing was installed"))
 	case ctx.Err() != nil:
 		return withCode(codeCancelled, failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
+	}
+	var pe *install.ProbeError
+	if errors.As(err, &pe) {
+		return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed: fix the problem and install again, or pass --keep-failed to keep it installed but disabled", m.Name, shownErr(err)))
 	}
 	return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err)))
 }

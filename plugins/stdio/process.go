@@ -256,13 +256,41 @@ func (c *conn) exitError(werr error) error {
 	} else {
 		fmt.Fprintf(&b, "ended: %v", werr)
 	}
-	if line := c.tail.last(); line != "" {
+	if refused := c.sandboxRefused(); refused != "" {
+		b.WriteString(refused)
+	} else if line := c.tail.last(); line != "" {
 		fmt.Fprintf(&b, ": %s", line)
 	}
 	if g := c.garbage.Load(); g != nil {
 		fmt.Fprintf(&b, " (it wrote non-JSON to stdout: %q)", *g)
 	}
 	return sdk.NewError(sdk.CodeClosed, "%s", b.String())
+}
+
+// sandboxRefused says what the sandbox refused a sandboxed server that
+// ended, "" when nothing: what the sandbox itself turned away (writable
+// paths it could not grant, hosts its proxy refused), and the line of
+// the server's stderr that reported a refused operation, in place of its
+// last line.
+func (c *conn) sandboxRefused() string {
+	if c.cfg.Sandbox == nil || c.sandbox == nil {
+		return ""
+	}
+	refused, line := c.sandbox.Refused(), c.tail.denied()
+	if len(refused) == 0 && line == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("; the sandbox refused ")
+	if len(refused) > 0 {
+		b.WriteString(strings.Join(refused, "; "))
+	} else {
+		b.WriteString("it something (files outside its writable paths are read-only; see sandbox: in its entry)")
+	}
+	if line != "" {
+		fmt.Fprintf(&b, "; the server said: %s", line)
+	}
+	return b.String()
 }
 
 // Close stops the server: stdin closed, then SIGTERM, then SIGKILL, each
