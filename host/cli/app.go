@@ -384,6 +384,7 @@ func mcpCommand(e *env) *cli.Command {
 		Action: e.mcpAction,
 		Commands: []*cli.Command{
 			testCommand(e),
+			logsCommand(e),
 			callCommand(e),
 			toolsSchemaCommand(e),
 			addCommand(e),

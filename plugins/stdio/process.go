@@ -223,9 +223,14 @@ func (c *conn) openStderrLog() io.WriteCloser {
 		c.log.Warn("cannot open server stderr log", "error", err)
 		return nil
 	}
-	fmt.Fprintf(f, "\n===== [%s] starting MCP server '%s' =====\n", time.Now().Format("2006-01-02 15:04:05"), c.cfg.Server)
+	// Every line starts with its time and the server's name: servers
+	// share the file, and hermes mcp logs NAME picks a server's lines by
+	// it.
+	stamp := logfile.SourceStamp(c.cfg.Server)
+	_, _ = f.Write(append(stamp(nil), "===== starting MCP server '"+c.cfg.Server+"' =====\n"...))
 	lines := logfile.NewLineWriter(f, "MCP server '"+c.cfg.Server+"'", logfile.NewLimiter(c.cfg.LogLinesPerSecond, c.cfg.LogBurst))
 	lines.Hint = "raise log_lines_per_second or log_burst in its entry in config.yaml"
+	lines.Stamp = stamp
 	return &stderrLog{file: f, lines: lines}
 }
 
