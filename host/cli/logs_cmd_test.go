@@ -54,7 +54,7 @@ func TestMcpLogs(t *testing.T) {
 	if r := runHermes(t, home, "mcp", "logs", "alpha", "--lines", "1").must(t, 0); strings.Count(r.stdout, "\n") != 1 {
 		t.Errorf("--lines 1:\n%s", r.stdout)
 	}
-	if r := runHermes(t, home, "mcp", "logs", "idle").must(t, 0); r.stdout != "" || !strings.Contains(r.stderr+r.stdout, "No log lines about 'idle' yet") {
+	if r := runHermes(t, home, "mcp", "logs", "idle").must(t, 0); strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, "No log lines about 'idle' yet") {
 		t.Errorf("a server that never ran: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	runHermes(t, home, "mcp", "logs", "nope").must(t, 1).oneLineErr(t, "no server named 'nope'")
