@@ -2,6 +2,7 @@ package logfile
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,27 @@ func TestStampedLines(t *testing.T) {
 		if _, _, _, ok := ParseStamped(l); ok {
 			t.Errorf("%q read as stamped", l)
 		}
+	}
+}
+
+// BenchmarkLineWriter is the cost of one server stderr line on its way to
+// the log, without and with the stamp of time and server name.
+func BenchmarkLineWriter(b *testing.B) {
+	line := []byte("npm warn exec The following package was not found and will be installed: x@1.0.0\n")
+	for _, stamped := range []bool{false, true} {
+		name := "plain"
+		if stamped {
+			name = "stamped"
+		}
+		b.Run(name, func(b *testing.B) {
+			lw := NewLineWriter(io.Discard, "s", NewLimiter(1<<30, 1<<30))
+			if stamped {
+				lw.Stamp = SourceStamp("memory")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				lw.Write(line)
+			}
+		})
 	}
 }
