@@ -57,6 +57,10 @@ func usagef(format string, args ...any) error {
 // env is what every command shares: streams, home, logger, supervisor,
 // and the managers of auth plugins.
 type env struct {
+	// probeTimeout bounds the probe of an install (--probe-timeout); 0
+	// is probeConnectTimeout.
+	probeTimeout time.Duration
+
 	in       io.Reader
 	input    *inputSource // the one reader of stdin (in reads through it)
 	out, err io.Writer
@@ -402,6 +406,7 @@ func mcpCommand(e *env) *cli.Command {
 		Action: e.mcpAction,
 		Commands: []*cli.Command{
 			testCommand(e),
+			logsCommand(e),
 			callCommand(e),
 			toolsSchemaCommand(e),
 			addCommand(e),

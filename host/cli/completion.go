@@ -20,7 +20,7 @@ import (
 // a configured server's name.
 var serverArgCommands = map[string]bool{
 	"test": true, "call": true, "remove": true, "configure": true, "enable": true, "disable": true,
-	"login": true, "logout": true, "reauth": true, "get": true, "uninstall": true,
+	"login": true, "logout": true, "reauth": true, "get": true, "uninstall": true, "logs": true,
 }
 
 // CompletionToolsTimeout bounds how long `hermes mcp call NAME <TAB>` may

@@ -23,7 +23,7 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s printed %q", shell, out)
 		}
 	}
-	for _, cmd := range []string{"test", "call", "remove", "configure", "enable", "disable", "login", "logout", "reauth", "uninstall"} {
+	for _, cmd := range []string{"test", "call", "remove", "configure", "enable", "disable", "login", "logout", "reauth", "uninstall", "logs"} {
 		out := runHermes(t, home, "mcp", cmd, "--generate-shell-completion").must(t, 0).stdout
 		if out != "alpha\nbeta\n" {
 			t.Errorf("hermes mcp %s <TAB> = %q, want the two server names", cmd, out)

@@ -25,6 +25,7 @@ var examples = map[string][]string{
 	},
 	"hermes mcp get":       {"hermes mcp get github", "hermes mcp get github --json"},
 	"hermes mcp test":      {"hermes mcp test github", "hermes mcp test github --json"},
+	"hermes mcp logs":      {"hermes mcp logs memory", "hermes mcp logs memory -f", "hermes mcp logs memory --lines 200"},
 	"hermes mcp tools":     {"hermes mcp tools github", "hermes mcp tools github search_issues", "hermes mcp tools github --json"},
 	"hermes mcp call":      {"hermes mcp call fs read_file --arg path=README.md", `hermes mcp call github search_issues --args-json '{"query":"is:open label:bug"}' --json`},
 	"hermes mcp remove":    {"hermes mcp remove github", "hermes mcp remove github --yes"},

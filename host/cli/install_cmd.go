@@ -24,7 +24,10 @@ sh -c, at most --step-timeout each. The values the entry asks for are
 saved to $HERMES_HOME/.env (without a terminal they are read from the
 environment). The server is then probed and its tools picked: on a
 terminal from a checklist pre-checked with your previous selection, else
-the entry's defaults, else all.
+the entry's defaults, else all. An install is done only once its server
+has started and listed its tools: if it does not, the install is undone
+(--keep-failed keeps it, disabled). The folders the entry's sandbox
+declares writable are created first (mode 0700) when they do not exist.
 
 An install is all or nothing: if a step fails or hermes is stopped or
 killed, config.yaml, .env and the install folder are left (or, by the
@@ -34,7 +37,7 @@ next hermes command of any kind, put back) exactly as they were.`
 func installCommand(e *env) *cli.Command {
 	var o install.Options
 	var tools string
-	var stepTimeout, cloneTimeout time.Duration
+	var stepTimeout, cloneTimeout, probeTimeout time.Duration
 	j := &jsonOutput{e: e}
 	return &cli.Command{
 		Name:        "install",
@@ -44,8 +47,10 @@ func installCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
 			&cli.DurationFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
+			&cli.DurationFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION`)", Destination: &probeTimeout},
 			&cli.DurationFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
 			j.flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
@@ -58,9 +63,10 @@ func installCommand(e *env) *cli.Command {
 					return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 				}
 			}
-			if stepTimeout <= 0 || cloneTimeout <= 0 {
-				return usagef("--step-timeout and --clone-timeout must be above 0, e.g. --step-timeout 30m")
+			if stepTimeout <= 0 || cloneTimeout <= 0 || probeTimeout <= 0 {
+				return usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
 			}
+			e.probeTimeout = probeTimeout
 			m, err := e.lookupEntry(c.Args().First())
 			if err != nil {
 				return err
@@ -130,6 +136,10 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Option
 	case ctx.Err() != nil:
 		return withCode(codeCancelled, failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
 	}
+	var pe *install.ProbeError
+	if errors.As(err, &pe) {
+		return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed: fix the problem and install again (a server slow to start needs a longer --probe-timeout), or pass --keep-failed to keep it installed but disabled", m.Name, shownErr(err)))
+	}
 	return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err)))
 }
 
@@ -143,6 +153,9 @@ func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.T
 		return nil, errors.New(shownErr(srv.Err))
 	}
 	withProbeTimeout(srv)
+	if _, set := srv.Raw["connect_timeout"]; !set && e.probeTimeout > 0 {
+		srv.ConnectTimeout = e.probeTimeout
+	}
 	tools, err := e.probeTools(ctx, srv)
 	if err != nil {
 		return nil, errors.New(shownErr(err))

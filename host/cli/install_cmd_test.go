@@ -411,7 +411,10 @@ func TestInstallNpmPinnedEntry(t *testing.T) {
 		t.Fatalf("the everything entry no longer pins the version scripts/npm-deps.sh installs:\n%s", m)
 	}
 	home := newHome(t)
-	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "install", "everything", "--yes", "--tools", "echo,get-sum")
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "install", "everything", "--yes", "--tools", "echo,get-sum",
+		// npx under a loaded machine can take minutes to answer; the bound
+		// is for a server that never does.
+		"--probe-timeout", "10m")
 	cmd.Dir = filepath.Join(root, ".npm-deps")
 	cmd.Env = hermesTestEnv(t, home, "HERMES_OPTIONAL_MCPS="+filepath.Join(root, "optional-mcps"), "HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()

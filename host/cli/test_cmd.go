@@ -50,6 +50,9 @@ type testReport struct {
 	// Drift lists the tools whose definitions changed since they were
 	// approved.
 	Drift []driftNote `json:"drift,omitempty"`
+	// ResourceTemplates counts the resource templates
+	// (resources/templates/list) of a server with resources.
+	ResourceTemplates *int `json:"resource_templates,omitempty"`
 }
 
 // sandboxInfo is the sandbox part of 'hermes mcp test'.
@@ -209,6 +212,7 @@ func testCommand(e *env) *cli.Command {
 			}
 			if caps.Resources != nil && rep.Error == nil {
 				rep.Resources = count(registry.CountResources(ctx, s.Client, srv))
+				rep.ResourceTemplates = count(registry.CountResourceTemplates(ctx, s.Client, srv))
 			}
 			if caps.Prompts != nil && rep.Error == nil {
 				rep.Prompts = count(registry.CountPrompts(ctx, s.Client, srv))
@@ -281,6 +285,9 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	var counts []string
 	if rep.Resources != nil {
 		counts = append(counts, "resources: "+itoa(*rep.Resources))
+	}
+	if rep.ResourceTemplates != nil {
+		counts = append(counts, "resource templates: "+itoa(*rep.ResourceTemplates))
 	}
 	if rep.Prompts != nil {
 		counts = append(counts, "prompts: "+itoa(*rep.Prompts))

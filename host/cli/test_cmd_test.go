@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testnpm"
 )
 
 // mcp test lists every tool of the server and says which ones the tools
@@ -42,5 +43,37 @@ func TestMCPTestShowsFilterAndUnknownKeys(t *testing.T) {
 	text := runHermes(t, home, "mcp", "test", "ts").must(t, 0).stdout
 	if !strings.Contains(text, "(2 enabled by the tools filter)") || !strings.Contains(text, "(filtered out)") || !strings.Contains(text, "unknown key 'frobnicate'") {
 		t.Fatalf("text report:\n%s", text)
+	}
+}
+
+// mcp test counts the resource templates (resources/templates/list) beside
+// the resources, in its text and its --json, for the Go test server and
+// server-everything; a server without resources has neither.
+func TestMCPTestCountsResourceTemplates(t *testing.T) {
+	t.Parallel()
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-everything")
+	home := newHome(t)
+	ts := testbin.Path(t, "hermes-testserver")
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+ts+"\n    args: [--resources]\n  plain:\n    command: "+ts+
+		"\n  ev:\n    command: "+node+"\n    args: ["+script+", stdio]\n")
+	report := func(name string) (text string, rep map[string]any) {
+		text = runHermes(t, home, "mcp", "test", name).must(t, 0).stdout
+		out := runHermes(t, home, "mcp", "test", name, "--json").must(t, 0).stdout
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return text, rep
+	}
+	text, rep := report("ts")
+	if !strings.Contains(text, "resources: 2, resource templates: 1") || rep["resource_templates"] != 1.0 {
+		t.Errorf("ts: resource_templates=%v\n%s", rep["resource_templates"], text)
+	}
+	text, rep = report("ev")
+	if n, _ := rep["resource_templates"].(float64); n < 1 || !strings.Contains(text, "resource templates: ") {
+		t.Errorf("server-everything: resource_templates=%v\n%s", rep["resource_templates"], text)
+	}
+	text, rep = report("plain")
+	if _, ok := rep["resource_templates"]; ok || strings.Contains(text, "resource templates") {
+		t.Errorf("a server without resources shows templates: %v\n%s", rep["resource_templates"], text)
 	}
 }

@@ -27,7 +27,8 @@ type Installer struct {
 	// (the CLI's terminal printer).
 	Prompter Prompter
 	// Probe connects to srv as a session of the agent would and lists its
-	// tools. Nil: the server is not probed (as when the probe fails).
+	// tools; an install is not done until it has (see chooseTools). Nil:
+	// every probe fails.
 	Probe func(ctx context.Context, srv *config.Server) ([]Tool, error)
 	// Admit, when set, is the security check the entry must pass before
 	// it is probed and saved; its error says why not.
@@ -47,6 +48,9 @@ type Options struct {
 	Tools []string
 	// Yes installs without asking; without a terminal it is required.
 	Yes bool
+	// KeepFailed keeps an install whose server does not connect or list
+	// its tools, saved disabled, instead of undoing it.
+	KeepFailed bool
 	// NoSandbox leaves out the manifest's sandbox: the server runs
 	// unconfined.
 	NoSandbox bool
@@ -183,9 +187,8 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		if err != nil {
 			return err
 		}
-		withSum := topts
-		withSum.PluginSHA256 = sum
-		if entry, err = catalog.Translate(m, withSum); err != nil {
+		topts.PluginSHA256 = sum
+		if entry, err = catalog.Translate(m, topts); err != nil {
 			return err
 		}
 		p.OK("Plugin %s checked: sha256 %s", filepath.Base(path), sum)
@@ -209,7 +212,20 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 			return fmt.Errorf("catalog entry '%s' rejected: %w", m.Name, err)
 		}
 	}
-	if err := in.chooseTools(ctx, m, srv, entry, pr, o); err != nil {
+	created, err := in.makeWritable(m, o, topts, srv, pending, home)
+	defer func() {
+		if committed || len(created) == 0 {
+			return
+		}
+		if kept := removeCreated(created); len(kept) > 0 {
+			p.Info("Kept %s: the server wrote into it while it was probed", strings.Join(kept, ", "))
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	outcome, err := in.chooseTools(ctx, m, srv, entry, pr, o)
+	if err != nil {
 		return err
 	}
 	installStage("tools")
@@ -225,7 +241,16 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 	for _, k := range saved {
 		p.OK("Saved %s to %s", k, filepath.Join(home, config.DotEnvFile))
 	}
-	p.OK("Installed '%s' (enabled). Start a new Hermes session to load its tools.", m.Name)
+	switch outcome {
+	case probeKept:
+		p.OK("Installed '%s', disabled: it did not connect (--keep-failed).", m.Name)
+		p.Line("Fix the issue, then: hermes mcp test %s", m.Name)
+		p.Info("and turn it on with: hermes mcp enable %s", m.Name)
+	case probeNeedsLogin:
+		p.OK("Installed '%s' (enabled), not connected yet: log in with: hermes mcp login %s", m.Name, m.Name)
+	default:
+		p.OK("Installed '%s' (enabled). Start a new Hermes session to load its tools.", m.Name)
+	}
 	if s := strings.TrimRight(m.PostInstall, "\n"); strings.TrimSpace(s) != "" {
 		p.Line("")
 		for _, l := range strings.Split(s, "\n") {
@@ -240,6 +265,37 @@ func installOrDuration(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// makeWritable creates the folders the entry's sandbox declares writable
+// (writableDirs) that do not exist yet, before the server is probed, and
+// says which. topts are the options entry was translated with; the
+// folders are made for an install with --no-sandbox too.
+func (in *Installer) makeWritable(m *catalog.Manifest, o Options, topts catalog.TranslateOptions, srv *config.Server, pending map[string]string, home string) ([]string, error) {
+	if m.Sandbox == nil {
+		return nil, nil
+	}
+	withSandbox := srv
+	if o.NoSandbox {
+		full := topts
+		full.NoSandbox = false
+		e, err := catalog.Translate(m, full)
+		if err != nil {
+			return nil, err
+		}
+		if withSandbox, err = config.LoadEntryEnv(home, m.Name, e, pending, in.LookupEnv); err != nil {
+			return nil, fmt.Errorf("the entry of '%s' does not load: %w", m.Name, err)
+		}
+	}
+	dirs, err := writableDirs(m.Name, withSandbox, home, topts.InstallDir)
+	if err != nil {
+		return nil, err
+	}
+	created, err := makeWritable(dirs)
+	for _, d := range created {
+		in.Prompter.OK("Created %s (mode 0700), a folder '%s' writes in", d, m.Name)
+	}
+	return created, err
 }
 
 // priorEntryInfo is what config.yaml holds under the entry's name before the

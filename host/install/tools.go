@@ -14,14 +14,47 @@ import (
 	"github.com/hermes-agent/hermes/host/ui"
 )
 
-// chooseTools sets the entry's tools: block (REFERENCE §8.3 step 6): from
-// --tools; else from the checklist on a terminal, pre-checked with the
-// prior selection, else the manifest's default_enabled, else every tool;
-// without a terminal the prior selection, else default_enabled (of the
-// tools the server has), else every tool. When the server cannot be
-// probed: the prior selection, else default_enabled, else every tool,
-// saying so.
-func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *config.Server, e *config.ServerEntry, pr priorEntryInfo, o Options) error {
+// probeOutcome is how the server answered the probe of an install.
+type probeOutcome int
+
+const (
+	// probeListed: the server connected and listed its tools.
+	probeListed probeOutcome = iota
+	// probeNeedsLogin: the server needs a login first (auth:), so it was
+	// not probed; the install says to log in.
+	probeNeedsLogin
+	// probeKept: the probe failed and the install is kept, disabled
+	// (Options.KeepFailed, or the person said so).
+	probeKept
+)
+
+// ProbeError is an install that failed because its server did not
+// connect or did not list its tools. Err is the probe's reason.
+type ProbeError struct {
+	Name string
+	Err  error
+}
+
+func (e *ProbeError) Error() string {
+	return fmt.Sprintf("'%s' did not start: %v", e.Name, e.Err)
+}
+
+func (e *ProbeError) Unwrap() error { return e.Err }
+
+// chooseTools probes the server and sets the entry's tools: block
+// (REFERENCE §8.3 step 6). An install is not done until its server works:
+// the probe must connect and list the tools, or the install fails
+// (*ProbeError) and is undone, unless o.KeepFailed is set or the person
+// on the terminal asks to keep it; a kept install is saved disabled, with
+// the prior selection, else default_enabled, else every tool. An entry
+// that needs a login first (auth:) cannot be probed before it: it is saved
+// enabled, and the caller says to log in. The selection: from --tools;
+// else the manifest's default_excluded; else from the checklist on a
+// terminal, pre-checked with the prior selection, else the manifest's
+// default_enabled, else every tool; without a terminal the prior
+// selection, else default_enabled (of the tools the server has), else
+// every tool.
+func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *config.Server, e *config.ServerEntry, pr priorEntryInfo, o Options) (probeOutcome, error) {
 	p := in.Prompter
 	name := m.Name
 	keepPrior := func() bool {
@@ -36,53 +69,69 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 		return true
 	}
 
-	if len(m.Tools.DefaultExcluded) > 0 && len(pr.include) == 0 && len(o.Tools) == 0 {
-		exc := pr.exclude
-		if len(exc) == 0 {
-			exc = m.Tools.DefaultExcluded
-		}
-		e.Exclude(exc...)
-		p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(exc, ", "), name)
-		return nil
-	}
-
 	var tools []Tool
 	var err error
+	outcome := probeListed
 	switch {
 	case in.Probe == nil:
-		err = errors.New("not probed")
+		err = errors.New("this hermes has no way to start it")
 	case srv.Auth != "":
-		err = fmt.Errorf("'%s' needs a login first (auth: %s)", name, srv.Auth)
+		p.Info("'%s' needs a login first (auth: %s), so it is not probed now.", name, srv.Auth)
+		outcome = probeNeedsLogin
 	default:
 		p.Line("Connecting to '%s'...", name)
 		tools, err = in.Probe(ctx, srv)
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return outcome, ctx.Err()
 	}
 	if err != nil {
-		p.Warn("Couldn't probe server: %s", err)
+		p.Fail("'%s' did not start: %s", name, err)
+		keep := o.KeepFailed
+		if !keep && p.Interactive() && !o.Yes {
+			keep = p.Confirm(fmt.Sprintf("Keep '%s' installed but disabled (you can fix it and test it later)?", name), false)
+		}
+		if !keep {
+			return outcome, &ProbeError{Name: name, Err: err}
+		}
+		outcome = probeKept
+		e.Enabled(false)
+	}
+	if outcome != probeListed {
 		switch {
 		case len(o.Tools) > 0:
 			e.Include(o.Tools...)
 			p.Info("Enabled only %s, not checked against the server. Run `hermes mcp configure %s` once it connects to check.", strings.Join(o.Tools, ", "), name)
 		case keepPrior():
 			p.Info("Kept your previous tool selection. Run `hermes mcp configure %s` once it connects to change it.", name)
+		case len(m.Tools.DefaultExcluded) > 0:
+			e.Exclude(m.Tools.DefaultExcluded...)
+			p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(m.Tools.DefaultExcluded, ", "), name)
 		case len(m.Tools.DefaultEnabled) > 0:
 			e.Include(m.Tools.DefaultEnabled...)
-			p.Info("Couldn't probe server. Applied manifest default (%d tools). Run `hermes mcp configure %s` once it connects to pick tools.", len(m.Tools.DefaultEnabled), name)
+			p.Info("Applied the manifest's default (%d tools). Run `hermes mcp configure %s` once it connects to pick tools.", len(m.Tools.DefaultEnabled), name)
 		default:
 			p.Info("Every tool the server offers will be enabled. Run `hermes mcp configure %s` once it connects to pick tools.", name)
 		}
-		return nil
+		return outcome, nil
+	}
+	if len(m.Tools.DefaultExcluded) > 0 && len(pr.include) == 0 && len(o.Tools) == 0 {
+		p.OK("Connected! Found %d tool(s) from '%s'.", len(tools), name)
+		exc := pr.exclude
+		if len(exc) == 0 {
+			exc = m.Tools.DefaultExcluded
+		}
+		e.Exclude(exc...)
+		p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(exc, ", "), name)
+		return outcome, nil
 	}
 	if len(tools) == 0 {
 		if len(o.Tools) > 0 {
-			return fmt.Errorf("'%s' reports no tools, so nothing matches --tools %s", name, strings.Join(o.Tools, ","))
+			return outcome, fmt.Errorf("'%s' reports no tools, so nothing matches --tools %s", name, strings.Join(o.Tools, ","))
 		}
 		p.Warn("Server connected but reported no tools.")
 		keepPrior()
-		return nil
+		return outcome, nil
 	}
 	p.OK("Connected! Found %d tool(s) from '%s':", len(tools), name)
 	all := make([]string, len(tools))
@@ -112,7 +161,7 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 	case len(o.Tools) > 0:
 		for _, pat := range o.Tools {
 			if !slices.Contains(all, pat) && !(toolview.IsGlob(pat) && slices.ContainsFunc(all, func(n string) bool { return toolview.GlobMatch(pat, n) })) {
-				return fmt.Errorf("'%s' has no tool matching '%s'; available tools: %s", name, pat, strings.Join(all, ", "))
+				return outcome, fmt.Errorf("'%s' has no tool matching '%s'; available tools: %s", name, pat, strings.Join(all, ", "))
 			}
 		}
 		if len(allows(toolview.Filter{Include: o.Tools})) < len(all) {
@@ -132,10 +181,10 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 		}
 		sel, err := p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
 		if errors.Is(err, ui.ErrCancelled) {
-			return fmt.Errorf("%w: nothing was installed", ErrDeclined)
+			return outcome, fmt.Errorf("%w: nothing was installed", ErrDeclined)
 		}
 		if err != nil {
-			return fmt.Errorf("tool checklist: %w", err)
+			return outcome, fmt.Errorf("tool checklist: %w", err)
 		}
 		switch {
 		case len(sel) == 0:
@@ -159,5 +208,5 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 			}
 		}
 	}
-	return nil
+	return outcome, nil
 }

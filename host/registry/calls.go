@@ -239,13 +239,24 @@ func (s *server) callUtility(ctx context.Context, kind string, args map[string]a
 	media := s.m.media
 	switch kind {
 	case toolview.UtilityListResources:
-		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListResourcesResult, error) {
-			return c.sess.Client.ListResources(ctx, mcp.ListResourcesRequest{})
+		// Resources and resource templates, each paginated and bounded
+		// as a listing is (ListResources, ListResourceTemplates).
+		type listing struct {
+			resources []mcp.Resource
+			templates []mcp.ResourceTemplate
+		}
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (listing, error) {
+			r, err := ListResources(ctx, c.sess.Client, s.cfg)
+			if err != nil {
+				return listing{}, err
+			}
+			t, err := ListResourceTemplates(ctx, c.sess.Client, s.cfg)
+			return listing{r, t}, err
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderResourceList(res), nil
+		return toolview.RenderResources(res.resources, res.templates), nil
 	case toolview.UtilityReadResource:
 		uri, _ := args["uri"].(string)
 		if uri == "" {

@@ -238,3 +238,69 @@ func depthText(d int) string {
 	}
 	return fmt.Sprint(d)
 }
+
+// ListResources lists every resource srv offers on cl, following
+// pagination up to MaxListPages pages within ListBound(srv), as ListTools
+// does (a repeated cursor ends the listing too).
+func ListResources(ctx context.Context, cl *client.Client, srv *config.Server) ([]mcp.Resource, error) {
+	return collectPages(ctx, srv, string(mcp.MethodResourcesList), func(ctx context.Context, cur mcp.Cursor) ([]mcp.Resource, mcp.Cursor, error) {
+		var req mcp.ListResourcesRequest
+		req.Params.Cursor = cur
+		res, err := cl.ListResourcesByPage(ctx, req)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Resources, res.NextCursor, nil
+	})
+}
+
+// ListResourceTemplates lists every resource template srv offers on cl
+// (resources/templates/list), paginated and bounded like ListResources.
+// A server that does not know the method has none: an empty list, no
+// error.
+func ListResourceTemplates(ctx context.Context, cl *client.Client, srv *config.Server) ([]mcp.ResourceTemplate, error) {
+	out, err := collectPages(ctx, srv, string(mcp.MethodResourcesTemplatesList), func(ctx context.Context, cur mcp.Cursor) ([]mcp.ResourceTemplate, mcp.Cursor, error) {
+		var req mcp.ListResourceTemplatesRequest
+		req.Params.Cursor = cur
+		res, err := cl.ListResourceTemplatesByPage(ctx, req)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.ResourceTemplates, res.NextCursor, nil
+	})
+	if errors.Is(err, mcp.ErrMethodNotFound) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// CountResourceTemplates counts the resource templates srv offers on cl
+// (ListResourceTemplates).
+func CountResourceTemplates(ctx context.Context, cl *client.Client, srv *config.Server) (int, error) {
+	t, err := ListResourceTemplates(ctx, cl, srv)
+	return len(t), err
+}
+
+// collectPages gathers the items of a paginated listing: up to
+// MaxListPages pages, within ListBound(srv), stopping at a repeated cursor.
+func collectPages[T any](ctx context.Context, srv *config.Server, method string, page func(context.Context, mcp.Cursor) ([]T, mcp.Cursor, error)) ([]T, error) {
+	bound := ListBound(srv)
+	lctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var out []T
+	var cur mcp.Cursor
+	seen := map[mcp.Cursor]bool{}
+	for p := 1; p <= MaxListPages; p++ {
+		items, next, err := page(lctx, cur)
+		if err != nil {
+			return nil, listFailure(ctx, lctx, err, method, srv.Name, p, bound)
+		}
+		out = append(out, items...)
+		if next == "" || seen[next] {
+			break
+		}
+		seen[next] = true
+		cur = next
+	}
+	return out, nil
+}

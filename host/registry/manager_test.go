@@ -109,6 +109,10 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	if !strings.Contains(toJSON(r), "test://static/hello.txt") {
 		t.Errorf("list_resources = %v", r)
 	}
+	// Resource templates beside the resources (resources/templates/list).
+	if tm, _ := r["resourceTemplates"].([]any); len(tm) != 1 || toJSON(tm[0]) != `{"description":"An item by id.","mimeType":"application/json","name":"item","uriTemplate":"test://items/{id}"}` {
+		t.Errorf("list_resources templates = %v", r["resourceTemplates"])
+	}
 	out, err := m.Call(context.Background(), "mcp_rsrc_read_resource", nil)
 	if err == nil || out != `{"error":"Missing required parameter 'uri'"}` {
 		t.Errorf("read_resource without uri = %s, %v", out, err)

@@ -96,6 +96,11 @@ func TestEverythingServer(t *testing.T) {
 	if len(res) == 0 {
 		t.Fatalf("list_resources = %v", r)
 	}
+	// server-everything has resource templates: listed beside the resources.
+	tm, _ := r["resourceTemplates"].([]any)
+	if len(tm) == 0 || !strings.Contains(toJSON(tm[0]), `"uriTemplate":"`) {
+		t.Errorf("list_resources lists no resource templates: %v", r)
+	}
 	uri := res[0].(map[string]any)["uri"].(string)
 	if r := mustCall(t, m, "mcp_everything_read_resource", map[string]any{"uri": uri}); r["result"] == "" {
 		t.Errorf("read_resource %s = %v", uri, r)

@@ -349,7 +349,12 @@ func (s *server) serve(c *conn) endReason {
 		case <-s.ctx.Done():
 			return endStopped
 		case <-c.sess.Done():
-			s.log.Warn("connection lost; reconnecting", "error", errText(c.sess.Err()))
+			if c.sess.Plugin.Stopped() {
+				// hermes stopped the plugin (it is exiting): not a loss.
+				s.log.Debug("connection ended: its plugin was stopped by hermes")
+			} else {
+				s.log.Warn("connection lost; reconnecting", "error", errText(c.sess.Err()))
+			}
 			return endLost
 		case <-c.req:
 			s.log.Info("reconnect requested")

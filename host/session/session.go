@@ -44,7 +44,9 @@ type Deps struct {
 	// logging, progress...). It runs on the transport's reader: return fast.
 	OnNotification func(server string, n mcp.JSONRPCNotification)
 	// OnClosed is called once when the connection ends without Close (the
-	// plugin died, the server exited).
+	// plugin died, the server exited), with why. err is nil when hermes
+	// stopped the plugin on purpose (at the end of a one-shot command, say):
+	// the connection was ended, not dropped.
 	OnClosed func(server string, err error)
 	// Sampling, Elicitation and Roots answer server requests; nil declines
 	// to offer the capability.
@@ -253,7 +255,13 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}, MaxServerRequests: srv.MaxServerRequests, RequestsLimitName: "max_server_requests"}
 	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", srv.Name, "error", e.Message) }
 	if d.OnClosed != nil {
-		opts.OnClosed = func(err *sdk.Error) { d.OnClosed(srv.Name, err) }
+		opts.OnClosed = func(err *sdk.Error) {
+			if p.Stopped() {
+				d.OnClosed(srv.Name, nil)
+				return
+			}
+			d.OnClosed(srv.Name, err)
+		}
 	}
 	tcfg := transportConfig(srv, d.Home, d.Environ)
 	tcfg.DynamicHeaders = headers != nil

@@ -8,6 +8,11 @@ import (
 	"github.com/hermes-agent/hermes/sdk"
 )
 
+// Stopped reports whether hermes stopped the plugin on purpose (Kill,
+// KillAll, Interrupt): its end is then no crash, and the connection it
+// served was not dropped.
+func (p *Plugin) Stopped() bool { return p.run != nil && p.run.stopping.Load() }
+
 // ExitReason waits up to wait for the plugin process to exit and says which
 // process it was and how it ended, e.g. "hermes-transport-stdio (pid 4242)
 // was killed by signal SIGKILL (...)"; "" when it is still running. The host

@@ -78,18 +78,44 @@ type resourceEntry struct {
 	MIMEType    string `json:"mimeType,omitempty"`
 }
 
+type templateEntry struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
 // RenderResourceList renders a resources/list result:
 // {"resources":[{"uri","name","description"?,"mimeType"?}]}.
 func RenderResourceList(res *mcp.ListResourcesResult) string {
+	if res == nil {
+		return RenderResources(nil, nil)
+	}
+	return RenderResources(res.Resources, nil)
+}
+
+// RenderResources renders what list_resources returns: the resources
+// (resources/list) and, when the server has any, its resource templates
+// (resources/templates/list), whose URIs the model fills in to read:
+// {"resources":[{"uri","name","description"?,"mimeType"?}],
+// "resourceTemplates"?:[{"uriTemplate","name","description"?,"mimeType"?}]}.
+func RenderResources(resources []mcp.Resource, templates []mcp.ResourceTemplate) string {
 	entries := []resourceEntry{}
-	if res != nil {
-		for _, r := range res.Resources {
-			entries = append(entries, resourceEntry{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
+	for _, r := range resources {
+		entries = append(entries, resourceEntry{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
+	}
+	var tmpl []templateEntry
+	for _, t := range templates {
+		e := templateEntry{Name: t.Name, Description: t.Description, MIMEType: t.MIMEType}
+		if t.URITemplate != nil {
+			e.URITemplate = t.URITemplate.Raw()
 		}
+		tmpl = append(tmpl, e)
 	}
 	return marshalJSON(struct {
 		Resources []resourceEntry `json:"resources"`
-	}{entries})
+		Templates []templateEntry `json:"resourceTemplates,omitempty"`
+	}{entries, tmpl})
 }
 
 // RenderReadResource renders a resources/read result as {"result": text}

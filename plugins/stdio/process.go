@@ -223,9 +223,14 @@ func (c *conn) openStderrLog() io.WriteCloser {
 		c.log.Warn("cannot open server stderr log", "error", err)
 		return nil
 	}
-	fmt.Fprintf(f, "\n===== [%s] starting MCP server '%s' =====\n", time.Now().Format("2006-01-02 15:04:05"), c.cfg.Server)
+	// Every line starts with its time and the server's name: servers
+	// share the file, and hermes mcp logs NAME picks a server's lines by
+	// it.
+	stamp := logfile.SourceStamp(c.cfg.Server)
+	_, _ = f.Write(append(stamp(nil), "===== starting MCP server '"+c.cfg.Server+"' =====\n"...))
 	lines := logfile.NewLineWriter(f, "MCP server '"+c.cfg.Server+"'", logfile.NewLimiter(c.cfg.LogLinesPerSecond, c.cfg.LogBurst))
 	lines.Hint = "raise log_lines_per_second or log_burst in its entry in config.yaml"
+	lines.Stamp = stamp
 	return &stderrLog{file: f, lines: lines}
 }
 
@@ -256,13 +261,41 @@ func (c *conn) exitError(werr error) error {
 	} else {
 		fmt.Fprintf(&b, "ended: %v", werr)
 	}
-	if line := c.tail.last(); line != "" {
+	if refused := c.sandboxRefused(); refused != "" {
+		b.WriteString(refused)
+	} else if line := c.tail.last(); line != "" {
 		fmt.Fprintf(&b, ": %s", line)
 	}
 	if g := c.garbage.Load(); g != nil {
 		fmt.Fprintf(&b, " (it wrote non-JSON to stdout: %q)", *g)
 	}
 	return sdk.NewError(sdk.CodeClosed, "%s", b.String())
+}
+
+// sandboxRefused says what the sandbox refused a sandboxed server that
+// ended, "" when nothing: what the sandbox itself turned away (writable
+// paths it could not grant, hosts its proxy refused), and the line of
+// the server's stderr that reported a refused operation, in place of its
+// last line.
+func (c *conn) sandboxRefused() string {
+	if c.cfg.Sandbox == nil || c.sandbox == nil {
+		return ""
+	}
+	refused, line := c.sandbox.Refused(), c.tail.denied()
+	if len(refused) == 0 && line == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("; the sandbox refused ")
+	if len(refused) > 0 {
+		b.WriteString(strings.Join(refused, "; "))
+	} else {
+		b.WriteString("it something (files outside its writable paths are read-only; see sandbox: in its entry)")
+	}
+	if line != "" {
+		fmt.Fprintf(&b, "; the server said: %s", line)
+	}
+	return b.String()
 }
 
 // Close stops the server: stdin closed, then SIGTERM, then SIGKILL, each

@@ -13,6 +13,26 @@ type lineTail struct {
 	max     int
 	lines   []string
 	partial []byte
+	// denial is the last line that reports a refused file or socket
+	// operation (see deniedLine).
+	denial string
+}
+
+// denialWords are what a line says when the kernel refused the server an
+// operation: the errno names and the C library's texts for them. A
+// sandboxed server that fails on one usually goes on to print more (npm
+// its log file's name), so its last line does not say what went wrong.
+var denialWords = []string{"eacces", "eperm", "erofs", "permission denied", "operation not permitted", "read-only file system"}
+
+// deniedLine reports whether line reports a refused operation.
+func deniedLine(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range denialWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *lineTail) Write(p []byte) (int, error) {
@@ -33,6 +53,9 @@ func (t *lineTail) Write(p []byte) (int, error) {
 			line = line[:300] + "..."
 		}
 		t.lines = append(t.lines, line)
+		if deniedLine(line) {
+			t.denial = line
+		}
 		if len(t.lines) > t.max {
 			t.lines = t.lines[len(t.lines)-t.max:]
 		}
@@ -54,4 +77,11 @@ func (t *lineTail) last() string {
 		return ""
 	}
 	return t.lines[len(t.lines)-1]
+}
+
+// denied returns the last line that reported a refused operation, or "".
+func (t *lineTail) denied() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.denial
 }

@@ -120,12 +120,18 @@ type LineWriter struct {
 	// Hint, when set, ends every dropped-lines note: how to raise the
 	// limit (e.g. the config keys that set it).
 	Hint string
+	// Stamp, when set, appends the start of every line written (its time,
+	// its source's name) to dst and returns it: lines of several sources
+	// in one file can then be told apart. Each line and its stamp go out
+	// in one write.
+	Stamp func(dst []byte) []byte
 
 	w      io.Writer
 	source string
 	lim    *Limiter
 
 	mu      sync.Mutex
+	out     []byte // a stamped line being written
 	partial []byte // the start of a line not ended yet
 	cut     bool   // the current line passed MaxLineBytes
 	closed  bool
@@ -183,9 +189,9 @@ func (lw *LineWriter) emit() {
 		return
 	}
 	if dropped > 0 {
-		_, _ = io.WriteString(lw.w, lw.note(dropped))
+		lw.write([]byte(lw.note(dropped)))
 	}
-	_, _ = lw.w.Write(line)
+	lw.write(line)
 	if cap(lw.partial) > 4*MaxLineBytes {
 		lw.partial = nil
 	}
@@ -205,9 +211,22 @@ func (lw *LineWriter) Close() error {
 	}
 	lw.closed = true
 	if n := lw.lim.Flush(lw.source); n > 0 {
-		_, _ = io.WriteString(lw.w, lw.note(n))
+		lw.write([]byte(lw.note(n)))
 	}
 	return nil
+}
+
+// write writes one whole line, stamped when Stamp is set, in one write.
+func (lw *LineWriter) write(line []byte) {
+	if lw.Stamp == nil {
+		_, _ = lw.w.Write(line)
+		return
+	}
+	lw.out = append(lw.Stamp(lw.out[:0]), line...)
+	_, _ = lw.w.Write(lw.out)
+	if cap(lw.out) > 4*MaxLineBytes {
+		lw.out = nil
+	}
 }
 
 // note is the dropped-lines note for n lines, with the hint.

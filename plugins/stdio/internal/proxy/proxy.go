@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -54,6 +55,29 @@ type Proxy struct {
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
 	closed  bool
+	// refused are the distinct targets turned away, at most maxRefused.
+	refused []string
+}
+
+// maxRefused bounds the targets a proxy remembers turning away.
+const maxRefused = 8
+
+// Refused returns the targets ("host:port", quoted) the proxy turned away
+// because they are not in its allow-list, the first maxRefused distinct
+// ones.
+func (p *Proxy) Refused() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.refused)
+}
+
+func (p *Proxy) noteRefused(target string) {
+	q := quote(target)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.refused) < maxRefused && !slices.Contains(p.refused, q) {
+		p.refused = append(p.refused, q)
+	}
 }
 
 // New returns a proxy for allow that logs to log (nil for none).
@@ -123,6 +147,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target := net.JoinHostPort(host, strconv.Itoa(port))
 	if _, ok := p.allow.Allows(host, port); !ok {
 		p.log.Debug("proxy: refused", "method", quote(r.Method), "target", quote(target))
+		p.noteRefused(target)
 		http.Error(w, "hermes sandbox proxy: "+strconv.QuoteToASCII(clip(target, 260))+" is not in this server's network allow-list (sandbox.network in config.yaml)", http.StatusForbidden)
 		return
 	}

@@ -59,8 +59,11 @@ type Launch struct {
 	tmp      string
 	writable int
 	denied   int
-	cg       *pidsCgroup
-	proxy    *proxy.Proxy
+	// missing are the writable paths, as declared, that did not exist at
+	// the start and so were not granted.
+	missing []string
+	cg      *pidsCgroup
+	proxy   *proxy.Proxy
 
 	planW  *os.File
 	status *os.File
@@ -113,6 +116,11 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if d.landlock {
 		var grants []grant
 		grants, l.writable = startGrants(paths, tmp, log)
+		for _, w := range paths.Writable {
+			if w.Missing || !exists(w.Path) {
+				l.missing = append(l.missing, w.Declared)
+			}
+		}
 		rules, err = buildRules(grants, paths.DenyRead, o.MaxRules)
 		if err != nil && sb.Enforce {
 			return nil, refusal(cfg.Server, []string{"deny_read: " + err.Error()})
@@ -423,6 +431,23 @@ func (l *Launch) Report() *transport.SandboxReport {
 
 // TempDir is the server's private temp folder.
 func (l *Launch) TempDir() string { return l.tmp }
+
+// Refused says what this sandbox refused the server so far, one short
+// phrase each: writable paths it could not grant because they did not
+// exist, and hosts its proxy turned away. A server that fails often says
+// only that something was denied, if anything; this says what.
+func (l *Launch) Refused() []string {
+	var out []string
+	for _, m := range l.missing {
+		out = append(out, "writing to "+strconv.QuoteToASCII(clip(m, 200))+" (a writable path that did not exist when the server started, so it was not granted; create it)")
+	}
+	if l.proxy != nil {
+		for _, h := range l.proxy.Refused() {
+			out = append(out, "a connection to "+h+" (not in sandbox.network)")
+		}
+	}
+	return out
+}
 
 // Close releases what the sandbox holds: the proxy, the temp folder (with
 // everything the server left there) and the pids cgroup. Call it once the

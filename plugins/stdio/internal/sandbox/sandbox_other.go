@@ -63,6 +63,9 @@ func (l *Launch) Report() *transport.SandboxReport {
 	return report(l.sb, l.dec, 0, nil, 0, 0, false, 0)
 }
 
+// Refused is nil: nothing is enforced, so nothing is refused.
+func (l *Launch) Refused() []string { return nil }
+
 // TempDir is "": there is no private temp folder.
 func (l *Launch) TempDir() string { return "" }
 

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/sdk/logfile"
+)
+
+// Log files 'hermes mcp logs' reads, in $HERMES_HOME/logs: what stdio
+// servers write to stderr (each line stamped with its time and server by
+// the stdio plugin) and hermes's own log.
+const (
+	serverLogFile = "mcp-stderr.log"
+	hostLogFile   = "hermes.log"
+)
+
+// defaultLogLines is how many lines 'hermes mcp logs' shows by default.
+const defaultLogLines = 50
+
+// maxLogLines bounds --lines: the lines kept while the files are read.
+const maxLogLines = 100000
+
+// followEvery is how often 'hermes mcp logs -f' looks for new lines (and
+// for a rotated file), as tail -F does.
+const followEvery = 200 * time.Millisecond
+
+const logsDescription = `Shows the last lines a server wrote to its stderr (stdio servers) and
+hermes's own log lines about it, oldest first, from the log files hermes
+keeps in $HERMES_HOME/logs (mcp-stderr.log and hermes.log, and their
+rotated copies). Everything is escaped for the terminal.
+
+With -f, keeps showing new lines as they are written, across a rotation
+of the files, until Ctrl-C.`
+
+// logsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
+func logsCommand(e *env) *cli.Command {
+	var follow bool
+	var lines int
+	return &cli.Command{
+		Name:        "logs",
+		Usage:       "show a server's stderr and hermes's log lines about it",
+		ArgsUsage:   "<name>",
+		Description: logsDescription,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep showing new lines until Ctrl-C", Destination: &follow},
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: defaultLogLines, Usage: fmt.Sprintf("show the last `N` lines (at most %d)", maxLogLines), Destination: &lines},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 1 {
+				return usagef("usage: hermes mcp logs <name> [-f] [--lines N]; see the servers with: hermes mcp list")
+			}
+			if lines < 0 || lines > maxLogLines {
+				return usagef("--lines must be between 0 and %d, e.g. --lines 200", maxLogLines)
+			}
+			name := c.Args().First()
+			if err := e.requireServer(name); err != nil {
+				return err
+			}
+			return e.showLogs(ctx, name, lines, follow)
+		},
+	}
+}
+
+// logLine is one line of a log about a server, with the time it starts
+// with (zero when it has none: it keeps its place after the line before).
+type logLine struct {
+	t    time.Time
+	text string
+}
+
+// showLogs prints the last n lines about name, then follows the files when
+// follow is set.
+func (e *env) showLogs(ctx context.Context, name string, n int, follow bool) error {
+	dir := filepath.Join(e.home, "logs")
+	m := logMatcher{name: name}
+	var all []logLine
+	all = append(m.tail(filepath.Join(dir, hostLogFile), false, n), m.tail(filepath.Join(dir, serverLogFile), true, n)...)
+	// Both files start each line with a time: merged, oldest first.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t.Before(all[j].t) })
+	if len(all) > n {
+		all = all[len(all)-n:]
+	}
+	for _, l := range all {
+		fmt.Fprintln(e.out, termsafe.Escape(l.text))
+	}
+	if len(all) == 0 && !follow {
+		e.p.Info("No log lines about '%s' yet in %s; they are written once it runs (try: hermes mcp test %s)", name, dir, name)
+		return nil
+	}
+	if !follow {
+		return nil
+	}
+	return m.follow(ctx, e.out, []*fileTail{{path: filepath.Join(dir, hostLogFile)}, {path: filepath.Join(dir, serverLogFile), stderr: true}})
+}
+
+// logMatcher picks the lines about one server.
+type logMatcher struct{ name string }
+
+// match returns the line of a log file as shown when it is about the
+// server, and its time. In mcp-stderr.log (stderr true): a line the stdio
+// plugin stamped with the server's name. In hermes.log: a line whose
+// logger is the server's (hermes.mcp.NAME, hermes.NAME and their
+// sub-loggers) or that names it (server=NAME).
+func (m logMatcher) match(line string, stderr bool) (logLine, bool) {
+	if stderr {
+		t, source, text, ok := logfile.ParseStamped(line)
+		if !ok || source != m.name {
+			return logLine{}, false
+		}
+		return logLine{t: t, text: t.Format(logfile.TimeLayout) + " [stderr] " + text}, true
+	}
+	// hclog: "<time> [LEVEL] <logger>: <message> key=value..."
+	ts, rest, ok := strings.Cut(line, " ")
+	if !ok {
+		return logLine{}, false
+	}
+	t, err := time.Parse(logfile.TimeLayout, ts)
+	if err != nil {
+		return logLine{}, false
+	}
+	_, rest, ok = strings.Cut(rest, "]")
+	if !ok {
+		return logLine{}, false
+	}
+	logger, msg, _ := strings.Cut(strings.TrimLeft(rest, " "), ": ")
+	for _, own := range []string{"hermes.mcp." + m.name, "hermes." + m.name} {
+		if logger == own || strings.HasPrefix(logger, own+".") {
+			return logLine{t: t, text: line}, true
+		}
+	}
+	for _, field := range strings.Fields(msg) {
+		if field == "server="+m.name || field == `server="`+m.name+`"` {
+			return logLine{t: t, text: line}, true
+		}
+	}
+	return logLine{}, false
+}
+
+// tail returns the last n lines about the server in the log file path and
+// its rotated copies (path.3, the oldest, to path).
+func (m logMatcher) tail(path string, stderr bool, n int) []logLine {
+	var ring []logLine
+	for i := logfile.DefaultBackups; i >= 0; i-- {
+		p := path
+		if i > 0 {
+			p = fmt.Sprintf("%s.%d", path, i)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		eachLine(f, func(line string) {
+			if l, ok := m.match(line, stderr); ok {
+				ring = append(ring, l)
+				if len(ring) > 2*n+64 {
+					ring = append(ring[:0], ring[len(ring)-n:]...)
+				}
+			}
+		})
+		f.Close()
+	}
+	if len(ring) > n {
+		ring = ring[len(ring)-n:]
+	}
+	return ring
+}
+
+// maxLogLineBytes bounds one line read from a log file; past it the line
+// is cut (the files' writers cut lines well before).
+const maxLogLineBytes = 64 << 10
+
+// eachLine calls fn with each whole line of r, without its newline.
+func eachLine(r io.Reader, fn func(string)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long) < maxLogLineBytes {
+				long = append(long, chunk...)
+			}
+			continue
+		}
+		if len(chunk) > 0 && (err == nil || len(long) > 0) {
+			long = append(long, chunk...)
+			fn(strings.TrimRight(string(long), "\r\n"))
+			long = long[:0]
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// follow shows the new lines about the server in the files of tails as
+// they are written, until ctx ends. A file that is rotated (renamed to
+// path.1, a new one started) is read to its end, then the new one from
+// its start; a file that shrinks is read again from its start.
+func (m logMatcher) follow(ctx context.Context, out io.Writer, tails []*fileTail) error {
+	for _, t := range tails {
+		t.open(true)
+	}
+	defer func() {
+		for _, t := range tails {
+			t.close()
+		}
+	}()
+	tick := time.NewTicker(followEvery)
+	defer tick.Stop()
+	for {
+		for _, t := range tails {
+			t.poll(func(line string) {
+				if l, ok := m.match(line, t.stderr); ok {
+					fmt.Fprintln(out, termsafe.Escape(l.text))
+				}
+			})
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// fileTail is one log file followed: the file open, and the start of a
+// line not ended yet.
+type fileTail struct {
+	path string
+	// stderr: the file is mcp-stderr.log (else hermes.log).
+	stderr  bool
+	f       *os.File
+	partial []byte
+}
+
+// open opens the file at path, at its end when atEnd (the lines before
+// were shown already), else at its start.
+func (t *fileTail) open(atEnd bool) {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return
+	}
+	if atEnd {
+		if _, err := f.Seek(0, io.SeekEnd); err != nil {
+			f.Close()
+			return
+		}
+	}
+	t.f, t.partial = f, nil
+}
+
+func (t *fileTail) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// poll passes the whole lines written since the last poll to fn, and
+// moves to the new file when the one open was rotated away.
+func (t *fileTail) poll(fn func(string)) {
+	if t.f == nil {
+		t.open(false)
+		if t.f == nil {
+			return
+		}
+	}
+	t.read(fn)
+	cur, err := os.Stat(t.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	mine, merr := t.f.Stat()
+	switch {
+	case merr != nil:
+		return
+	case err == nil && !os.SameFile(cur, mine):
+		// Rotated: what was written to the old file before the rename
+		// was read above; the new file is read from its start.
+		t.read(fn)
+		t.close()
+		t.open(false)
+		t.read(fn)
+	case err == nil:
+		if off, serr := t.f.Seek(0, io.SeekCurrent); serr == nil && cur.Size() < off {
+			// Truncated: read it again from the start.
+			_, _ = t.f.Seek(0, io.SeekStart)
+			t.partial = nil
+		}
+	}
+}
+
+// read reads the open file to its end, passing whole lines to fn.
+func (t *fileTail) read(fn func(string)) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := t.f.Read(buf)
+		data := buf[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				if len(t.partial) < maxLogLineBytes {
+					t.partial = append(t.partial, data...)
+				}
+				break
+			}
+			line := append(t.partial, data[:i]...)
+			t.partial = nil
+			fn(strings.TrimRight(string(line), "\r"))
+			data = data[i+1:]
+		}
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
