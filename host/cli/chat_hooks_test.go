@@ -82,3 +82,41 @@ func TestChatRecordsAndGatesCalls(t *testing.T) {
 		t.Errorf("approvals recorded: %+v", apps)
 	}
 }
+
+// TestChatToolSearch: past tools.search_over the model is offered
+// search_tools and load_tools instead of every definition; a search finds
+// a tool by its description, load_tools adds its definition to the next
+// request, and the model can then call it.
+func TestChatToolSearch(t *testing.T) {
+	t.Parallel()
+	srv := testmodel.New(t)
+	srv.Script(
+		testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "s1", Name: "search_tools", Arguments: `{"query":"echo message"}`}}},
+		testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "l1", Name: "load_tools", Arguments: `{"names":["mcp_ts_echo"]}`}}},
+		testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c1", Name: "mcp_ts_echo", Arguments: `{"message":"found"}`}}},
+		testmodel.Reply{Text: "Found and called."},
+	)
+	servers := "tools:\n  search_over: 2\nmcp_servers:\n" + tsEntry(t, "ts", "", "--echo-read-only")
+	home := chatHome(t, srv, "", servers)
+	r := runHermes(t, home, "chat", "find a tool").must(t, 0)
+	if r.stdout != "Found and called.\n" {
+		t.Errorf("stdout %q (stderr %s)", r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("want 4 model requests, got %d", len(reqs))
+	}
+	first := string(reqs[0].Raw)
+	if !strings.Contains(first, `"search_tools"`) || !strings.Contains(first, `"load_tools"`) || strings.Contains(first, `"mcp_ts_echo"`) {
+		t.Errorf("first request does not offer the search tools instead of the definitions: %s", first)
+	}
+	if got := toolMessages(reqs[1])["s1"]; !strings.Contains(got, "mcp_ts_echo") {
+		t.Errorf("search_tools answered %q", got)
+	}
+	if !strings.Contains(string(reqs[2].Raw), `"name":"mcp_ts_echo"`) {
+		t.Errorf("the loaded definition is not offered after load_tools: %s", reqs[2].Raw)
+	}
+	if got := toolMessages(reqs[3])["c1"]; got != `{"result":"found"}` {
+		t.Errorf("the loaded tool's call answered %q", got)
+	}
+}
