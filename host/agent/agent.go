@@ -262,13 +262,14 @@ func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall) []string {
 
 // cancelledResult is what the model is told of a call the person
 // cancelled.
-var cancelledResult = toolview.ErrorResult("the call was cancelled by the user")
+// It is built on first use: ErrorResult redacts, which compiles patterns.
+var cancelledResult = sync.OnceValue(func() string { return toolview.ErrorResult("the call was cancelled by the user") })
 
 // runCall runs one call: arguments parsed, approval asked, the tool run.
 func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
 	c := ToolCall{ID: mc.ID, Name: mc.Name, Arguments: mc.Arguments}
 	if ctx.Err() != nil {
-		return cancelledResult
+		return cancelledResult()
 	}
 	args, err := parseArguments(mc.Arguments)
 	if err != nil {
@@ -285,7 +286,7 @@ func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
 		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Server: server, Tool: tool, Arguments: args, RawArguments: raw})
 		switch {
 		case ctx.Err() != nil:
-			return cancelledResult
+			return cancelledResult()
 		case err != nil:
 			res := toolview.ErrorResult(fmt.Sprintf("the call of %s was not approved: %v", mc.Name, err))
 			l.end(c, res, true)
@@ -306,7 +307,7 @@ func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
 	}
 	res, err := l.Tools.Call(ctx, mc.Name, args)
 	if err != nil && ctx.Err() != nil {
-		res = cancelledResult
+		res = cancelledResult()
 	}
 	l.end(c, res, err != nil || isErrorResult(res))
 	return res
