@@ -29,12 +29,12 @@ func chatHome(t *testing.T, srv *testmodel.Server, modelExtra, servers string) s
 	return home
 }
 
-// tsEntry is a config entry of the Go test server.
+// tsEntry is a config entry of the Go test server. Its tools are marked
+// read-only, so the approval gate lets the model call them without asking
+// (mcp-go lists every other tool with destructiveHint: true).
 func tsEntry(t *testing.T, name string, extra string, args ...string) string {
-	a := ""
-	if len(args) > 0 {
-		a = "\n    args: [" + strings.Join(args, ", ") + "]"
-	}
+	args = append([]string{"--read-only-tools"}, args...)
+	a := "\n    args: [" + strings.Join(args, ", ") + "]"
 	return fmt.Sprintf("  %s:\n    command: %s%s\n%s", name, testServerPath(t), a, extra)
 }
 

@@ -107,21 +107,33 @@ func listCommand(e *env) *cli.Command {
 			for _, le := range entries {
 				withAuth = withAuth || le.Auth != ""
 			}
+			// The Last listed column only where it fits: on a narrow
+			// terminal the status comes first (--json has the records).
+			withCache := true
+			if w := e.p.Width(); w > 0 && w < listCacheMinWidth {
+				withCache = false
+			}
 			rows := make([][]string, 0, len(entries))
 			for i, le := range entries {
 				row := []string{le.Name, listTarget(cfg.Servers[i]), le.Tools}
 				if withAuth {
 					row = append(row, orDefault(le.Auth, "none"))
 				}
-				row = append(row, listStatus(le), caches[le.Name].text(now))
+				row = append(row, listStatus(le))
+				if withCache {
+					row = append(row, caches[le.Name].text(now))
+				}
 				if live != nil {
 					row = append(row, live[le.Name].text)
 				}
 				rows = append(rows, row)
 			}
-			headers := []string{"Name", "Transport", "Tools", "Status", "Last listed"}
+			headers := []string{"Name", "Transport", "Tools", "Status"}
 			if withAuth {
-				headers = []string{"Name", "Transport", "Tools", "Auth", "Status", "Last listed"}
+				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
+			}
+			if withCache {
+				headers = append(headers, "Last listed")
 			}
 			if live != nil {
 				headers = append(headers, "Check")
@@ -131,6 +143,10 @@ func listCommand(e *env) *cli.Command {
 		}),
 	}
 }
+
+// listCacheMinWidth is the narrowest terminal that gets list's Last listed
+// column.
+const listCacheMinWidth = 100
 
 // listCheck is one server's state found by 'hermes mcp list --check'.
 type listCheck struct {

@@ -51,7 +51,8 @@ func TestListShowsRejected(t *testing.T) {
 		"hidden": "✗ rejected: MCP server 'hidden' uses shell interpreter 'sh' with network egress in args; review the entry in config.yaml",
 		"ioc":    "✗ rejected: MCP server 'ioc' contains a known hermes-0day indicator-of-compromise ('hermes-0day'); review the entry in config.yaml",
 	} {
-		if !strings.HasSuffix(rows[name], want) {
+		// The row ends with the status, then the Last listed column.
+		if got := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rows[name]), "never connected")); !strings.HasSuffix(got, want) {
 			t.Errorf("row of %s:\n got %q\nwant it to end with %q\nall:\n%s", name, rows[name], want, r.stdout)
 		}
 	}

@@ -149,6 +149,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.StringVar(&cfg.Server.EchoDescription, "tool-desc", "", "description of echo (and of --extra-tool)")
 	fs.StringVar(&cfg.Server.EchoExtraArg, "echo-extra-arg", "", "add a string property `NAME` to echo's input schema")
 	fs.BoolVar(&cfg.Server.EchoReadOnly, "echo-read-only", false, "annotate echo readOnlyHint: true")
+	fs.BoolVar(&cfg.Server.ReadOnlyTools, "read-only-tools", false, "annotate every tool readOnlyHint: true")
 	fs.StringVar(&cfg.Server.ExtraToolName, "extra-tool", "", "add a tool `NAME` that answers with its own name")
 	fs.BoolVar(&cfg.Server.DupTools, "dup-tools", false, "tools/list lists every tool twice")
 	fs.BoolVar(&cfg.Server.EmptyToolName, "empty-tool-name", false, "tools/list also lists a tool without a name")

@@ -124,6 +124,8 @@
 //	--tools N            add tool_1..tool_N with descriptions
 //	--page-size N        list pagination limit
 //	--no-tools-capability  no tools and no tools capability
+//	--read-only-tools      every tool annotated readOnlyHint: true (else mcp-go lists
+//	                       each with destructiveHint: true, which approvals ask about)
 //	--resources          resources test://static/hello.txt (text) and
 //	                     test://static/pixel.png (blob), template test://items/{id}
 //	--prompts            prompts greet {name} and summarize {text, style}

@@ -91,6 +91,10 @@ type Options struct {
 	// server that changes a tool after it was approved.
 	EchoExtraArg string
 	EchoReadOnly bool
+	// ReadOnlyTools annotates every tool readOnlyHint: true (flag
+	// --read-only-tools): mcp-go otherwise lists each tool with
+	// destructiveHint: true, which a host's approval gate asks about.
+	ReadOnlyTools bool
 	// ExtraToolName adds a tool of that name answering its own name (flag
 	// --extra-tool).
 	ExtraToolName string
@@ -201,6 +205,17 @@ func New(opts Options) *server.MCPServer {
 	}
 	if opts.PageSize > 0 {
 		serverOpts = append(serverOpts, server.WithPaginationLimit(opts.PageSize))
+	}
+	if opts.ReadOnlyTools {
+		serverOpts = append(serverOpts, server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+			out := make([]mcp.Tool, len(tools))
+			for i, t := range tools {
+				ro := true
+				t.Annotations.ReadOnlyHint = &ro
+				out[i] = t
+			}
+			return out
+		}))
 	}
 	if opts.Resources {
 		serverOpts = append(serverOpts, server.WithResourceCapabilities(false, true))
