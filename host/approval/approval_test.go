@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/elicit"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/statedb"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -154,17 +155,19 @@ func respondWhenOpen(t *testing.T, w *statedb.Writer, decision string) (statedb.
 		return statedb.Approval{}, err
 	}
 	defer other.Close()
-	for {
-		open, err := statedb.OpenApprovals(ctx, other)
-		if err != nil {
-			t.Error(err)
-			return statedb.Approval{}, err
-		}
-		if len(open) > 0 {
-			return statedb.Respond(ctx, other, open[0].ID, decision)
-		}
-		time.Sleep(10 * time.Millisecond) // polling another process's row
+	var open []statedb.Approval
+	if !testwait.Until(2*time.Minute, func() bool {
+		open, err = statedb.OpenApprovals(ctx, other)
+		return err != nil || len(open) > 0
+	}) {
+		t.Error("no approval was opened within 2 minutes")
+		return statedb.Approval{}, errors.New("no approval opened")
 	}
+	if err != nil {
+		t.Error(err)
+		return statedb.Approval{}, err
+	}
+	return statedb.Respond(ctx, other, open[0].ID, decision)
 }
 
 // TestServeAnswersFirst: while the person has not answered, another
