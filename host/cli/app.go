@@ -87,6 +87,8 @@ type env struct {
 	environ     []string
 	dir         string
 	ownsProcess bool
+	// projectWarned is set once the project's files were found unreadable.
+	projectWarned atomic.Bool
 }
 
 // lookupEnv returns the value of key in the run's environment.
@@ -425,6 +427,9 @@ func mcpCommand(e *env) *cli.Command {
 			catalogCommand(e),
 			installCommand(e),
 			uninstallCommand(e),
+			approveCommand(e),
+			rejectCommand(e),
+			resetProjectChoicesCommand(e),
 			serveCommand(e),
 		},
 	}

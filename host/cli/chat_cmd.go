@@ -102,6 +102,7 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
+	e.admitProject(cfg.Servers...)
 	var builtins []string
 	for _, ts := range builtinToolsets {
 		builtins = append(builtins, ts.Tools...)

@@ -9,7 +9,9 @@ import (
 	"github.com/hermes-agent/hermes/host/session"
 )
 
-// loadServer loads config.yaml and returns the named server.
+// loadServer loads config.yaml (with the project's servers merged over it)
+// and returns the named server; a project server waiting for a decision is
+// asked about on a terminal first (admitProject).
 func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 	cfg, err := e.loadConfig(e.home)
 	if err != nil {
@@ -22,6 +24,7 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 	if srv == nil {
 		return nil, nil, notFound(name, cfg.Names())
 	}
+	e.admitProject(srv)
 	return cfg, srv, nil
 }
 

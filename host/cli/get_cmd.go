@@ -91,9 +91,15 @@ func getCommand(e *env) *cli.Command {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
 			}
 			rep.Origin.File = cfg.Path
-			ordered, line := entryAsWritten(cfg.Path, name)
-			rep.Origin.Line = line
-			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
+			var ordered yaml.MapSlice
+			if srv.FromProject() {
+				rep.Origin.File = srv.Origin.File
+			} else {
+				var line int
+				ordered, line = entryAsWritten(cfg.Path, name)
+				rep.Origin.Line = line
+			}
+			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil && !srv.FromProject() {
 				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, e.hasInstallDir(name)) {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
@@ -125,6 +131,11 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 		where = fmt.Sprintf("%s:%d", where, rep.Origin.Line)
 	}
 	switch {
+	case srv.FromProject():
+		where = fmt.Sprintf("project file %s (project %s)", srv.OriginText(), srv.Origin.Project)
+		if srv.Origin.Overrides {
+			where += ", in place of your entry of this name in config.yaml"
+		}
 	case rep.Origin.InstallDir != "":
 		where += fmt.Sprintf(" (catalog entry '%s', installed in %s)", rep.Origin.Catalog, rep.Origin.InstallDir)
 	case rep.Origin.Catalog != "":
@@ -140,6 +151,11 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 	}
 	if len(rep.AlwaysAllowed) > 0 {
 		e.p.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)
+	}
+	if srv.FromProject() {
+		for _, l := range projectDetails(srv) {
+			e.p.Line("  %s", l)
+		}
 	}
 	e.p.Line("  Entry:")
 	var lines []string

@@ -34,6 +34,7 @@ const (
 	stateRejected       = "rejected"        // the security check refuses the entry; it is never started
 	stateInvalid        = "invalid"         // the entry cannot be used as written
 	stateMissingCommand = "missing_command" // a stdio server whose executable is not there
+	stateNotApproved    = "not_approved"    // a project file's server you have not approved as it is now (or rejected)
 )
 
 // Error codes of jsonError that are the host's own. A failure that came
@@ -52,6 +53,8 @@ const (
 	codeNotInstalled  = "not_installed"  // uninstall: the server was not installed from the catalog
 	codeExists        = "exists"         // import: a server of that name is configured already (--force replaces it)
 	codeDuplicate     = "duplicate"      // import: another file's server of the same name is imported instead
+	codeNotApproved   = "not_approved"   // a project file's server you have not approved as it is now (hermes mcp approve)
+	codeProjectServer = "project_server" // the server is a project file's: change it in that file, not with this command
 	codeCancelled     = sdk.CodeCanceled // the person declined, or hermes was interrupted
 	codeOther         = sdk.CodeOther    // anything else; the message says what
 )
@@ -60,9 +63,10 @@ const (
 // (the host's and the sdk's), as docs/JSON.md lists them.
 var (
 	jsonStates = []string{stateConnected, stateConnecting, stateCached, stateFailed, stateConfigured, stateDisabled,
-		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand}
+		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand, stateNotApproved}
 	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
-		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeCancelled, codeOther,
+		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeNotApproved, codeProjectServer,
+		codeCancelled, codeOther,
 		sdk.CodeClosed, sdk.CodeNotFound, sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotMCP, sdk.CodeSessionExpired,
 		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract,
 		// a model endpoint's (hermes model test): modelCodes
@@ -107,6 +111,38 @@ type jsonServer struct {
 	// Cache is set by 'hermes mcp list' for a server the store of what
 	// servers offered has a record of; absent: never connected.
 	Cache *jsonCache `json:"cache,omitempty"`
+	// Project is set for a server a project file declares.
+	Project *jsonProject `json:"project,omitempty"`
+}
+
+// jsonProject says which project file declared a server and what the
+// person decided about it.
+type jsonProject struct {
+	// File is the project file; Root the project's folder.
+	File string `json:"file"`
+	Root string `json:"root"`
+	// Approval is pending, approved or rejected, for the entry as it is
+	// now (Digest).
+	Approval string `json:"approval"`
+	Digest   string `json:"digest"`
+	// Overrides is set when it replaces a config.yaml entry of its name.
+	Overrides bool `json:"overrides,omitempty"`
+	// Sandboxed is set for a local server under the project sandbox.
+	Sandboxed bool `json:"sandboxed"`
+	// Reads are the ${VAR}s the entry reads from the environment and .env.
+	Reads []string `json:"reads,omitempty"`
+	// Ignored are the keys of the file hermes does not take from a project.
+	Ignored []string `json:"ignored,omitempty"`
+}
+
+// projectJSON is s's project origin; nil for a config.yaml entry.
+func projectJSON(s *config.Server) *jsonProject {
+	if !s.FromProject() {
+		return nil
+	}
+	o := s.Origin
+	return &jsonProject{File: o.File, Root: o.Project, Approval: o.Approval, Digest: o.Digest,
+		Overrides: o.Overrides, Sandboxed: s.Launch().Sandbox != nil, Reads: o.Reads, Ignored: o.Ignored}
 }
 
 // jsonCache is what the store of what servers offered holds for a server.
@@ -290,9 +326,13 @@ func serverJSON(s *config.Server) jsonServer {
 	case "rejected":
 		js.State = stateRejected
 		js.Error = &jsonError{Code: codeRejected, Message: le.Error}
+	case "not_approved":
+		js.State = stateNotApproved
+		js.Error = &jsonError{Code: codeNotApproved, Message: le.Error}
 	default:
 		js.State = stateConfigured
 	}
+	js.Project = projectJSON(s)
 	return js
 }
 
@@ -324,7 +364,7 @@ func joinVars(vars []string) string {
 // oauth says the server answered with a challenge that names OAuth.
 func connState(static jsonServer, srv *config.Server, code, msg string, oauth bool) (string, *jsonError) {
 	switch static.State {
-	case stateNeedsEnv, stateInvalid, stateRejected:
+	case stateNeedsEnv, stateInvalid, stateRejected, stateNotApproved:
 		// The failure's own message when there is one: it says what to
 		// do.
 		je := *static.Error

@@ -37,6 +37,10 @@ type listEntry struct {
 	Status    string   `json:"status"`
 	NeedsVars []string `json:"needs_vars,omitempty"`
 	Error     string   `json:"error,omitempty"`
+	// Origin is config.yaml or the project file (relative to the
+	// project); Approval the person's decision on a project entry.
+	Origin   string `json:"-"`
+	Approval string `json:"-"`
 }
 
 func listCommand(e *env) *cli.Command {
@@ -102,10 +106,12 @@ func listCommand(e *env) *cli.Command {
 				return nil
 			}
 			e.p.Header("MCP Servers:")
-			// An Auth column once any server has an auth: method.
-			withAuth := false
-			for _, le := range entries {
+			// An Auth column once any server has an auth: method, an
+			// Origin column once a project file declares one.
+			withAuth, withOrigin := false, false
+			for i, le := range entries {
 				withAuth = withAuth || le.Auth != ""
+				withOrigin = withOrigin || cfg.Servers[i].FromProject()
 			}
 			// The Last listed column only where it fits: on a narrow
 			// terminal the status comes first (--json has the records).
@@ -120,6 +126,9 @@ func listCommand(e *env) *cli.Command {
 					row = append(row, orDefault(le.Auth, "none"))
 				}
 				row = append(row, listStatus(le))
+				if withOrigin {
+					row = append(row, listOrigin(cfg.Servers[i]))
+				}
 				if withCache {
 					row = append(row, caches[le.Name].text(now))
 				}
@@ -132,6 +141,9 @@ func listCommand(e *env) *cli.Command {
 			if withAuth {
 				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
 			}
+			if withOrigin {
+				headers = append(headers, "Origin")
+			}
 			if withCache {
 				headers = append(headers, "Last listed")
 			}
@@ -142,6 +154,18 @@ func listCommand(e *env) *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// listOrigin is the Origin column: config.yaml, or the project file (and
+// whether it replaces the user's entry of the name).
+func listOrigin(s *config.Server) string {
+	if !s.FromProject() {
+		return "config.yaml"
+	}
+	if s.Origin.Overrides {
+		return "project " + s.OriginText() + " (over config.yaml)"
+	}
+	return "project " + s.OriginText()
 }
 
 // listCacheMinWidth is the narrowest terminal that gets list's Last listed
@@ -214,6 +238,8 @@ func describeServer(s *config.Server) listEntry {
 		Auth:      s.Auth,
 		NeedsVars: s.NeedsVars,
 		Tools:     toolview.Filter{Include: s.Tools.Include, Exclude: s.Tools.Exclude}.Describe(),
+		Origin:    s.OriginText(),
+		Approval:  s.Origin.Approval,
 	}
 	if le.Transport != "" || s.URL != "" || s.Command != "" {
 		le.Transport = s.Launch().Transport
@@ -238,6 +264,9 @@ func describeServer(s *config.Server) listEntry {
 		// Rejected wins over disabled and needs_vars: such an entry is
 		// never started, and must not be turned on as it is.
 		le.Status = "rejected"
+		le.Error = oneLine(err.Error())
+	} else if err := s.AdmitOrigin(); err != nil && s.Enabled {
+		le.Status = "not_approved"
 		le.Error = oneLine(err.Error())
 	}
 	return le
@@ -289,6 +318,11 @@ func listStatus(le listEntry) string {
 		return "⚠ needs " + strings.Join(vars, ", ")
 	case "invalid", "rejected", "missing_command":
 		return "✗ " + le.Error
+	case "not_approved":
+		if le.Approval == config.ApprovalRejected {
+			return "✗ rejected by you (hermes mcp approve " + le.Name + ")"
+		}
+		return "⏸ pending approval (hermes mcp approve " + le.Name + ")"
 	}
 	return "✓ enabled"
 }

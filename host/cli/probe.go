@@ -117,7 +117,9 @@ func notFound(name string, names []string) error {
 	return withCode(codeUnknownServer, failf("no server named '%s'%s; configured: %s", name, didYouMean("", name, names), strings.Join(names, ", ")))
 }
 
-// requireServer fails unless name is configured.
+// requireServer fails unless name is configured in config.yaml, the file
+// the commands that change a server edit; a name only a project file
+// declares is refused with where to change it.
 func (e *env) requireServer(name string) error {
 	_, names, err := e.serverNames()
 	if err != nil {
@@ -126,6 +128,13 @@ func (e *env) requireServer(name string) error {
 	for _, n := range names {
 		if n == name {
 			return nil
+		}
+	}
+	if p, err := e.loadProject(e.home); err == nil && p != nil {
+		for _, s := range p.Servers {
+			if s.Name == name {
+				return withCode(codeProjectServer, failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))
+			}
 		}
 	}
 	return notFound(name, names)

@@ -98,6 +98,7 @@ func toolsCommand(e *env) *cli.Command {
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
+			e.admitProject(cfg.Servers...)
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
 			if !asJSON && len(cfg.Servers) > 0 && !cfg.SafeMode {
 				e.p.Info("Connecting to %d MCP server(s)...", len(cfg.Servers))

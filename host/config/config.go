@@ -186,6 +186,9 @@ type Server struct {
 	// (catalog:, written by hermes mcp install); empty for a server the
 	// user added. Only such a server is the catalog's to uninstall.
 	Catalog string
+	// Origin is where the entry was declared: config.yaml (zero) or a
+	// project file (see Origin).
+	Origin Origin
 
 	Timeout           time.Duration
 	ConnectTimeout    time.Duration

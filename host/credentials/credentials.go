@@ -12,6 +12,8 @@ package credentials
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -77,13 +79,25 @@ func New(o Options) *Manager {
 // TokenDir is the folder of every auth plugin's files under home.
 func TokenDir(home string) string { return filepath.Join(home, auth.TokenDirName) }
 
+// ServerTokenDir is the folder of srv's auth files: TokenDir, or for a
+// server a project file declared, a folder of that project's own under it,
+// so that a repository naming its server like one of the user's never
+// reaches the user's tokens.
+func ServerTokenDir(srv *config.Server, home string) string {
+	if !srv.FromProject() {
+		return TokenDir(home)
+	}
+	sum := sha256.Sum256([]byte(srv.Origin.Project))
+	return filepath.Join(TokenDir(home), "projects", hex.EncodeToString(sum[:8]))
+}
+
 // Config builds what srv's auth plugin learns about it.
 func Config(srv *config.Server, home string) auth.Config {
 	cfg := auth.Config{
 		Server:             srv.Name,
 		Method:             srv.Auth,
 		URL:                srv.URL,
-		TokenDir:           TokenDir(home),
+		TokenDir:           ServerTokenDir(srv, home),
 		Settings:           Settings(srv),
 		InsecureSkipVerify: !srv.SSLVerify,
 		CABundle:           srv.CABundle,

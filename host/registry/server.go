@@ -158,6 +158,14 @@ func newServer(m *Manager, cfg *config.Server) *server {
 			s.err = toolview.Redact(oneLine(err.Error()))
 			s.errCode = sdk.CodeConfig
 			s.log.Error("server rejected by the security check; not started", "error", s.err)
+		} else if err := cfg.AdmitOrigin(); err != nil {
+			// A project file's entry the person has not approved as it is
+			// now: never started, nor offered from an old record.
+			s.state = StateFailed
+			s.rejected = true
+			s.err = oneLine(err.Error())
+			s.errCode = sdk.CodeConfig
+			s.log.Info("project server not approved; not started")
 		}
 	}
 	return s

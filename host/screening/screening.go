@@ -131,6 +131,9 @@ func bound(s string) string {
 type RejectedError struct {
 	Server   string
 	Findings []Finding
+	// File is where the entry is declared: "" for config.yaml, else a
+	// project file.
+	File string
 }
 
 // Error is one line: "rejected: <finding>[; <finding>]; review the entry
@@ -140,7 +143,11 @@ func (e *RejectedError) Error() string {
 	for i, f := range e.Findings {
 		parts[i] = f.String()
 	}
-	return "rejected: " + strings.Join(parts, "; ") + "; review the entry in config.yaml"
+	file := e.File
+	if file == "" {
+		file = config.File
+	}
+	return "rejected: " + strings.Join(parts, "; ") + "; review the entry in " + file
 }
 
 // Messages returns the findings as text, in order.
@@ -315,7 +322,11 @@ func Admit(srv *config.Server) error {
 	if srv == nil {
 		return nil
 	}
-	return Err(srv.Name, CheckServer(srv))
+	err := Err(srv.Name, CheckServer(srv))
+	if re, ok := err.(*RejectedError); ok && srv.FromProject() {
+		re.File = srv.Origin.File
+	}
+	return err
 }
 
 // scalar is a single value of the file as text, as the original read it

@@ -155,6 +155,11 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if srv.Err != nil {
 		return nil, srv.Err
 	}
+	// A project file's entry runs only once the person approved it as it
+	// is now (its digest).
+	if err := srv.AdmitOrigin(); err != nil {
+		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
+	}
 	// An entry the security screening rejects is never started, even when
 	// it reached config.yaml some other way than hermes mcp add.
 	if err := screening.Admit(srv); err != nil {

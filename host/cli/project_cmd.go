@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/project"
+	"github.com/hermes-agent/hermes/host/screening"
+	"github.com/urfave/cli/v3"
+)
+
+// Project servers (host/project) run only once the person approved them as
+// they are: a cloned repository is someone else's input. The commands here
+// approve, reject and forget; admitProject asks on a terminal when a
+// command is about to use a pending one.
+
+// projectDetails are the lines that show a person what a project entry
+// would do: its approval, what it runs or reaches, the variables it reads,
+// its sandbox and what hermes did not take from the file.
+func projectDetails(srv *config.Server) []string {
+	o := srv.Origin
+	short := o.Digest
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	lines := []string{fmt.Sprintf("Approval:  %s (entry digest %s)", o.Approval, short)}
+	l := srv.Launch()
+	switch {
+	case l.Local:
+		lines = append(lines, "Runs:      "+shownCommandLine(srv), "In:        "+srv.Cwd)
+		if len(srv.Env) > 0 {
+			names := make([]string, 0, len(srv.Env))
+			for k := range srv.Env {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			lines = append(lines, "Env:       "+strings.Join(names, ", "))
+		}
+	case l.Remote:
+		lines = append(lines, "Reaches:   "+shownURL(srv))
+		if len(srv.Headers) > 0 {
+			names := make([]string, 0, len(srv.Headers))
+			for k := range srv.Headers {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			lines = append(lines, "Headers:   "+strings.Join(names, ", "))
+		}
+	}
+	if srv.Auth != "" {
+		lines = append(lines, "Auth:      "+srv.Auth+" (its tokens are this project's own)")
+	}
+	if len(o.Reads) > 0 {
+		lines = append(lines, "Reads:     "+joinVars(o.Reads)+" from your environment and .env, and may send them to the server")
+	}
+	switch sb := l.Sandbox; {
+	case sb != nil:
+		for i, d := range sb.Describe() {
+			if i == 0 {
+				lines = append(lines, "Sandbox:   "+d)
+			} else {
+				lines = append(lines, "           "+d)
+			}
+		}
+	case l.Local && o.Unsandboxed:
+		lines = append(lines, "Sandbox:   none: you approved it to run with your user's rights")
+	}
+	if o.Overrides {
+		lines = append(lines, "Replaces:  your own entry of this name in config.yaml, in this project")
+	}
+	for _, ig := range o.Ignored {
+		lines = append(lines, "Ignored:   "+ig)
+	}
+	return lines
+}
+
+// showProjectServer prints srv for a decision.
+func (e *env) showProjectServer(srv *config.Server) {
+	e.p.Header(fmt.Sprintf("Project server '%s' from %s (project %s):", srv.Name, srv.OriginText(), srv.Origin.Project))
+	for _, l := range projectDetails(srv) {
+		e.p.Line("  %s", l)
+	}
+}
+
+// admitProject asks the person, on a terminal, about each enabled project
+// server of servers that waits for a decision, before a command uses it:
+// y approves it (sandboxed) for its current digest, n rejects it (it is
+// not asked about again until the entry changes), anything else leaves it
+// pending. Without a terminal nothing is asked: the connection is refused
+// with the command that approves. An entry the security screening refuses
+// is never offered for approval.
+func (e *env) admitProject(servers ...*config.Server) {
+	for _, srv := range servers {
+		if !srv.FromProject() || !srv.Enabled || srv.Err != nil || srv.Origin.Approval != config.ApprovalPending {
+			continue
+		}
+		if !e.p.Interactive() || screening.Admit(srv) != nil {
+			continue
+		}
+		e.showProjectServer(srv)
+		ans, err := e.p.Ask(fmt.Sprintf("Run '%s'? y: approve, n: reject, Enter: not now", srv.Name), "")
+		if err != nil {
+			continue
+		}
+		decision := ""
+		switch strings.ToLower(strings.TrimSpace(ans)) {
+		case "y", "yes":
+			decision = config.ApprovalApproved
+		case "n", "no":
+			decision = config.ApprovalRejected
+		default:
+			e.p.Info("'%s' stays pending; approve it later with: hermes mcp approve %s", srv.Name, srv.Name)
+			continue
+		}
+		if err := project.Decide(e.home, srv, decision, false); err != nil {
+			e.p.Warn("could not record the decision on '%s': %s", srv.Name, oneLine(err.Error()))
+			continue
+		}
+		srv.Origin.Approval = decision
+		if decision == config.ApprovalApproved {
+			e.p.OK("Approved '%s' for this project; a change to its entry asks again.", srv.Name)
+		} else {
+			e.p.Info("Rejected '%s'; run it after all with: hermes mcp approve %s", srv.Name, srv.Name)
+		}
+	}
+}
+
+// projectServers loads the merged config and returns the project servers
+// named (all of them with all), failing for a name that is not one.
+func (e *env) projectServers(names []string, all bool) ([]*config.Server, *config.Config, error) {
+	cfg, err := e.loadConfig(e.home)
+	if err != nil {
+		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+	}
+	if cfg.SafeMode {
+		return nil, nil, withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it first"))
+	}
+	var out []*config.Server
+	if all {
+		for _, s := range cfg.Servers {
+			if s.FromProject() {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil, withCode(codeUnknownServer, failf("no project file here declares a server (hermes reads %s and %s from the working folder up to the repository's top)", project.HermesFile, project.ClaudeFile))
+		}
+		return out, cfg, nil
+	}
+	for _, n := range names {
+		s := cfg.Server(n)
+		if s == nil {
+			return nil, nil, notFound(n, cfg.Names())
+		}
+		if !s.FromProject() {
+			return nil, nil, withCode(codeUnknownServer, failf("'%s' is your own server (config.yaml), not a project file's; only project servers need approval", n))
+		}
+		out = append(out, s)
+	}
+	return out, cfg, nil
+}
+
+func approveCommand(e *env) *cli.Command {
+	var yes, all, noSandbox bool
+	return &cli.Command{
+		Name:      "approve",
+		Usage:     "approve servers the project in the working folder declares (.hermes/mcp.yaml, .mcp.json) to run",
+		ArgsUsage: "<name>... | --all",
+		Description: "A project's servers run only once approved, for the entry as it is now: a changed entry asks again.\n" +
+			"Each is shown first (what it runs, the variables it reads, its sandbox). Local servers run sandboxed:\n" +
+			"read-only files but the project folder, no access to $HERMES_HOME or your keys; --no-sandbox lifts that.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every server of the project", Destination: &all},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			&cli.BoolFlag{Name: "no-sandbox", Usage: "let local servers run with your user's rights instead of the project sandbox", Destination: &noSandbox},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if (c.Args().Len() == 0) == !all {
+				return usagef("usage: hermes mcp approve <name>... | --all [--yes] [--no-sandbox]")
+			}
+			servers, _, err := e.projectServers(c.Args().Slice(), all)
+			if err != nil {
+				return err
+			}
+			for _, srv := range servers {
+				if srv.Err != nil {
+					return withCode(codeConfig, failf("cannot approve '%s': %s", srv.Name, oneLine(srv.Err.Error())))
+				}
+				if err := screening.Admit(srv); err != nil {
+					return withCode(codeRejected, failf("cannot approve '%s': %s", srv.Name, oneLine(err.Error())))
+				}
+			}
+			for _, srv := range servers {
+				if noSandbox && srv.Launch().Local {
+					srv.Origin.Unsandboxed = true
+					srv.Sandbox = nil
+				}
+				e.showProjectServer(srv)
+				if !yes {
+					if !e.p.Interactive() {
+						return usagef("hermes mcp approve: no terminal to confirm on; add --yes to approve '%s'", srv.Name)
+					}
+					if !e.p.Confirm(fmt.Sprintf("Approve '%s'?", srv.Name), false) {
+						e.p.Info("'%s' was left as it was (%s).", srv.Name, srv.Origin.Approval)
+						continue
+					}
+				}
+				if err := project.Decide(e.home, srv, config.ApprovalApproved, noSandbox); err != nil {
+					return failf("approving '%s': %s", srv.Name, oneLine(err.Error()))
+				}
+				how := "sandboxed"
+				switch {
+				case !srv.Launch().Local:
+					how = "remote"
+				case noSandbox:
+					how = "without a sandbox"
+				}
+				e.p.OK("Approved '%s' (%s) for project %s; a change to its entry asks again.", srv.Name, how, srv.Origin.Project)
+			}
+			return nil
+		},
+	}
+}
+
+func rejectCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "reject",
+		Usage:     "keep servers the project in the working folder declares from running (until their entry changes)",
+		ArgsUsage: "<name>...",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() == 0 {
+				return usagef("usage: hermes mcp reject <name>...")
+			}
+			servers, _, err := e.projectServers(c.Args().Slice(), false)
+			if err != nil {
+				return err
+			}
+			for _, srv := range servers {
+				if err := project.Decide(e.home, srv, config.ApprovalRejected, false); err != nil {
+					return failf("rejecting '%s': %s", srv.Name, oneLine(err.Error()))
+				}
+				e.p.OK("Rejected '%s' in project %s; approve it later with: hermes mcp approve %s", srv.Name, srv.Origin.Project, srv.Name)
+			}
+			return nil
+		},
+	}
+}
+
+func resetProjectChoicesCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "reset-project-choices",
+		Usage: "forget every approval and rejection of the project in the working folder: its servers ask again",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			if c.Args().Len() != 0 {
+				return usagef("usage: hermes mcp reset-project-choices")
+			}
+			p, err := e.loadProject(e.home)
+			if err != nil {
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+			}
+			if p == nil {
+				return withCode(codeUnknownServer, failf("no project here: hermes reads %s and %s from the working folder up to the repository's top", project.HermesFile, project.ClaudeFile))
+			}
+			n, err := project.Forget(e.home, p.Root)
+			if err != nil {
+				return failf("forgetting the choices of %s: %s", p.Root, oneLine(err.Error()))
+			}
+			e.p.OK("Forgot %d choice(s) for project %s; its servers ask again.", n, p.Root)
+			return nil
+		},
+	}
+}

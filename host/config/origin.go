@@ -1,0 +1,127 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Origin says where a server entry was declared: config.yaml (the zero
+// Origin) or a project file in the working tree (.hermes/mcp.yaml, or a
+// Claude Code .mcp.json), which the host package project reads and merges
+// over config.yaml.
+type Origin struct {
+	// File is the project file that declared the entry; "" for config.yaml.
+	File string
+	// Project is the project's root folder; "" for config.yaml.
+	Project string
+	// Digest identifies the entry as the project file writes it (sha256,
+	// hex): an approval holds for this digest only, so a changed entry is
+	// asked about again.
+	Digest string
+	// Approval is the person's decision on a project entry for this
+	// digest: ApprovalPending, ApprovalApproved or ApprovalRejected.
+	Approval string
+	// Unsandboxed is set when the person approved the entry to run
+	// without the sandbox project entries get by default.
+	Unsandboxed bool
+	// Overrides is set when the entry replaces an entry of the same name
+	// in config.yaml for this project.
+	Overrides bool
+	// Reads are the ${VAR}s the entry as written reads from the run's
+	// environment and .env, sorted: what it could send to its server.
+	Reads []string
+	// Ignored lists what the project file set and the host did not take
+	// from it (keys a repository may not set, such as sandbox: or plugin:),
+	// one line each, names only.
+	Ignored []string
+}
+
+// Decisions on a project entry (Origin.Approval).
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalRejected = "rejected"
+)
+
+// FromProject reports whether the entry was declared by a project file.
+func (s *Server) FromProject() bool { return s != nil && s.Origin.File != "" }
+
+// OriginText is where the entry comes from, for list and get: "config.yaml"
+// or the project file's path relative to the project root.
+func (s *Server) OriginText() string {
+	if !s.FromProject() {
+		return File
+	}
+	if rel, err := filepath.Rel(s.Origin.Project, s.Origin.File); err == nil {
+		return rel
+	}
+	return s.Origin.File
+}
+
+// NotApprovedError is the refusal to start a project entry the person has
+// not approved (or has rejected) for its current digest.
+type NotApprovedError struct {
+	Server, File string
+	Rejected     bool
+}
+
+func (e *NotApprovedError) Error() string {
+	if e.Rejected {
+		return fmt.Sprintf("project server '%s' (from %s) was rejected; to run it after all: hermes mcp approve %s", e.Server, e.File, e.Server)
+	}
+	return fmt.Sprintf("project server '%s' (from %s) has not been approved to run; review and approve it with: hermes mcp approve %s", e.Server, e.File, e.Server)
+}
+
+// AdmitOrigin is nil when the entry may start as far as its origin goes: a
+// config.yaml entry always, a project entry once approved for its digest.
+func (s *Server) AdmitOrigin() error {
+	if !s.FromProject() || s.Origin.Approval == ApprovalApproved {
+		return nil
+	}
+	return &NotApprovedError{Server: s.Name, File: s.OriginText(), Rejected: s.Origin.Approval == ApprovalRejected}
+}
+
+// ServersFrom reads the mcp_servers entries of src, the content of a file
+// at path written like config.yaml (a project's .hermes/mcp.yaml), with
+// Load's defaults, validation and ${VAR} interpolation (the run's
+// environment through env, then <home>/.env). Nothing else of the file is
+// read. An entry's keys named in ignore are left out before it is read
+// (they are listed in its Origin.Ignored, so that the caller can say so).
+// A file that does not parse is an error; a bad entry has Err set.
+func ServersFrom(path string, src []byte, home string, env func(string) (string, bool), ignore ...string) ([]*Server, error) {
+	servers, err := decodeServers(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	dotenv, err := LoadDotEnv(home)
+	if err != nil {
+		return nil, err
+	}
+	lookup := varLookupEnv(env, dotenv)
+	envPath := filepath.Join(home, DotEnvFile)
+	out := make([]*Server, 0, len(servers))
+	for _, it := range servers {
+		value, dropped := it.Value, []string(nil)
+		if ms, ok := value.(yaml.MapSlice); ok && len(ignore) > 0 {
+			kept := make(yaml.MapSlice, 0, len(ms))
+			for _, kv := range ms {
+				if slices.Contains(ignore, keyString(kv.Key)) {
+					dropped = append(dropped, keyString(kv.Key))
+					continue
+				}
+				kept = append(kept, kv)
+			}
+			value = kept
+		}
+		s := buildServer(keyString(it.Key), value, lookup, envPath)
+		s.Origin.Ignored = dropped
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,366 @@
+// Package project owns the MCP servers a project declares in its working
+// tree: finding the project's files (hermes's own .hermes/mcp.yaml and a
+// Claude Code .mcp.json, read as Claude Code writes it), reading them as
+// the untrusted input a cloned repository is, the sandbox their local
+// servers get by default, merging them over the user's config.yaml, and
+// the person's decision on each entry, remembered per project and per
+// entry digest (approvals.go) so that a changed entry is asked about again.
+//
+// The package starts nothing and prints nothing: the session refuses a
+// project entry that is not approved (config.Server.AdmitOrigin), and the
+// command line asks the person.
+package project
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/hermes-agent/hermes/internal/lazyregexp"
+)
+
+// The project files, relative to the project root, in the order their
+// entries win when both declare a name.
+const (
+	// HermesFile is hermes's own project file: an mcp_servers mapping
+	// written like config.yaml's.
+	HermesFile = ".hermes/mcp.yaml"
+	// ClaudeFile is Claude Code's project file, read as it is.
+	ClaudeFile = ".mcp.json"
+)
+
+// maxDepth bounds how many folders Find climbs.
+const maxDepth = 64
+
+// MaxServers bounds the servers one project declares.
+const MaxServers = 100
+
+// Project is what a working folder's project declares.
+type Project struct {
+	// Root is the folder that holds the project files.
+	Root string
+	// Files are the project files found, HermesFile's first.
+	Files []string
+	// Servers are the entries of Files, each with its Origin (approval
+	// looked up) and, for a local server, the project sandbox.
+	Servers []*config.Server
+	// Notes are one-line remarks on the files (an entry both files
+	// declare, an ignored key), names only.
+	Notes []string
+}
+
+// Find returns the project root for dir and the project files it holds:
+// the nearest folder, from dir upwards, that holds a project file. The
+// climb stops at a repository's top (a folder holding .git), at the
+// user's home folder (never a project: ~/.hermes is hermes's own home)
+// and at the root of the file system. No project is "", nil.
+func Find(dir, userHome string) (string, []string) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil
+	}
+	if userHome != "" {
+		if h, err := filepath.Abs(userHome); err == nil {
+			userHome = h
+		}
+	}
+	for range maxDepth {
+		if dir == userHome {
+			return "", nil
+		}
+		var files []string
+		for _, f := range []string{HermesFile, ClaudeFile} {
+			if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && !fi.IsDir() {
+				files = append(files, filepath.Join(dir, f))
+			}
+		}
+		if len(files) > 0 {
+			return dir, files
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return "", nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", nil
+		}
+		dir = up
+	}
+	return "", nil
+}
+
+// Options are what Load needs besides the working folder.
+type Options struct {
+	// Home is $HERMES_HOME: its .env resolves ${VAR}s, its approvals
+	// file holds the decisions.
+	Home string
+	// UserHome is the user's home folder, where Find stops.
+	UserHome string
+	// Env is the run's environment (nil: the process's).
+	Env func(string) (string, bool)
+}
+
+// Load finds the project of dir and reads its servers. No project is a nil
+// Project and no error. A project file that cannot be read or parsed is an
+// error naming it (the user's own config is not at fault, so callers may
+// go on without the project and say so).
+func Load(dir string, o Options) (*Project, error) {
+	root, files := Find(dir, o.UserHome)
+	if root == "" {
+		return nil, nil
+	}
+	p := &Project{Root: root, Files: files}
+	decisions, err := readDecisions(o.Home)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		servers, digests, err := readFile(f, o)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range servers {
+			rel, _ := filepath.Rel(root, f)
+			if prev, dup := seen[s.Name]; dup {
+				p.Notes = append(p.Notes, fmt.Sprintf("server '%s' of %s is also declared in %s, whose entry is used", s.Name, rel, prev))
+				continue
+			}
+			seen[s.Name] = rel
+			reads, ignored := s.Origin.Reads, s.Origin.Ignored
+			s.Origin = config.Origin{File: f, Project: root, Digest: digests[i], Approval: config.ApprovalPending, Reads: reads}
+			for _, k := range ignored {
+				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file")
+			}
+			if d, ok := decisions.lookup(root, s.Name); ok && d.Digest == s.Origin.Digest {
+				s.Origin.Approval, s.Origin.Unsandboxed = d.Decision, d.Unsandboxed
+			}
+			confine(s, root, o)
+			p.Servers = append(p.Servers, s)
+		}
+	}
+	if len(p.Servers) > MaxServers {
+		return nil, fmt.Errorf("the project at %s declares %d servers, over the limit of %d; declare fewer", root, len(p.Servers), MaxServers)
+	}
+	return p, nil
+}
+
+// readFile reads one project file's servers and each entry's digest.
+func readFile(path string, o Options) ([]*config.Server, []string, error) {
+	data, err := readUntrusted(path, config.MaxConfigBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if filepath.Base(path) == filepath.Base(ClaudeFile) {
+		return readClaude(path, data, o)
+	}
+	servers, err := config.ServersFrom(path, data, o.Home, o.Env, notFromProject...)
+	if err != nil {
+		return nil, nil, err
+	}
+	digests := make([]string, len(servers))
+	for i, s := range servers {
+		digests[i] = digest(s.Name, "yaml", s.Raw)
+		s.Origin.Reads = varsOf(s.Raw)
+	}
+	return servers, digests, nil
+}
+
+// readClaude reads a Claude Code .mcp.json: its mcpServers, each mapped as
+// 'hermes mcp import' maps it. A literal secret stays where it is (the
+// file is the project's, not hermes's to move): it resolves the entry's
+// ${VAR} as if it were in .env, and nothing is written.
+func readClaude(path string, data []byte, o Options) ([]*config.Server, []string, error) {
+	src := importer.Source{Client: importer.Claude, Path: path, Scope: importer.ScopeProject}
+	found, err := importer.Parse(src, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	written := claudeEntries(data)
+	servers := make([]*config.Server, 0, len(found))
+	digests := make([]string, 0, len(found))
+	for _, f := range found {
+		var s *config.Server
+		if f.Err != nil {
+			s = &config.Server{Name: f.Name, Err: fmt.Errorf("%s: server %q: %w", path, f.SourceName, f.Err)}
+		} else {
+			pending := map[string]string{}
+			for _, sec := range f.Secrets {
+				pending[sec.Var] = sec.Value
+			}
+			s, err = config.LoadEntryEnv(o.Home, f.Name, f.Entry, pending, o.Env)
+			if err != nil {
+				s = &config.Server{Name: f.Name, Err: fmt.Errorf("%s: server %q: %w", path, f.SourceName, err)}
+			}
+		}
+		s.Origin.Reads = varsOf(written[f.SourceName])
+		servers = append(servers, s)
+		digests = append(digests, digest(f.Name, "claude", written[f.SourceName]))
+	}
+	return servers, digests, nil
+}
+
+// claudeEntries are the mcpServers entries of a .mcp.json as written,
+// decoded (for the digest).
+func claudeEntries(data []byte) map[string]any {
+	var top struct {
+		MCPServers map[string]any `json:"mcpServers"`
+	}
+	_ = json.Unmarshal(data, &top)
+	return top.MCPServers
+}
+
+// digest identifies an entry as written: its name, its file's kind and its
+// settings in a canonical form (JSON with sorted keys).
+func digest(name, kind string, written any) string {
+	b, err := json.Marshal(written)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", written))
+	}
+	h := sha256.New()
+	h.Write([]byte(name + "\x00" + kind + "\x00"))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// varRE finds the ${VAR} references of a value: ${VAR}, ${VAR:-default}
+// and ${env:VAR}.
+var varRE = lazyregexp.New(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// varsOf lists the ${VAR} names in every string of v, sorted, once each.
+func varsOf(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			for _, m := range varRE.Regexp().FindAllStringSubmatch(x, -1) {
+				out = append(out, m[1])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// notFromProject are the keys of an entry a project file may not set:
+// a repository cannot open its own sandbox, pin a transport binary of its
+// choosing, or claim to be a catalog install.
+var notFromProject = []string{"sandbox", "plugin", "catalog"}
+
+// Merge puts the project's servers over cfg's: an entry of the same name
+// is replaced (its Origin says Overrides), the others are added after the
+// user's. cfg is changed in place.
+func Merge(cfg *config.Config, p *Project) {
+	if cfg == nil || p == nil {
+		return
+	}
+	for _, s := range p.Servers {
+		if i := slices.IndexFunc(cfg.Servers, func(u *config.Server) bool { return u.Name == s.Name }); i >= 0 {
+			s.Origin.Overrides = true
+			cfg.Servers[i] = s
+			continue
+		}
+		cfg.Servers = append(cfg.Servers, s)
+	}
+}
+
+// confine takes from a project entry what a repository may not decide for
+// the person, and gives a local server the project sandbox:
+//
+//   - a local server runs under Sandbox unless the person approved it
+//     without (the file's own sandbox: and plugin: were left out when it
+//     was read, notFromProject);
+//   - a relative cwd, and a relative command path, are the project's:
+//     they resolve against the root, which is also the default cwd.
+func confine(s *config.Server, root string, o Options) {
+	if s.Err != nil {
+		return
+	}
+	s.Sandbox, s.Plugin = nil, nil
+	if s.Command != "" && !filepath.IsAbs(s.Command) && strings.ContainsRune(s.Command, '/') {
+		s.Command = filepath.Join(root, s.Command)
+	}
+	switch {
+	case s.Cwd == "":
+		s.Cwd = root
+	case !filepath.IsAbs(s.Cwd):
+		s.Cwd = filepath.Join(root, s.Cwd)
+	}
+	if s.Launch().Local && !s.Origin.Unsandboxed {
+		s.Sandbox = Sandbox(root, s.Command, o.UserHome)
+	}
+}
+
+// Sandbox is the sandbox a project's local server runs under by default:
+// every file read-only but the project folder and the package cache of
+// its runner (npx, uvx...); $HERMES_HOME and the user's keys unreadable;
+// the network open (a package runner fetches its package); the default
+// limits. The kernel must enforce it all (Enforce), or the server does not
+// start.
+func Sandbox(root, command, userHome string) *config.SandboxSettings {
+	s := &config.SandboxSettings{
+		Enforce:   true,
+		Writable:  []string{root},
+		Network:   "all",
+		Memory:    config.DefaultSandboxMemory,
+		OpenFiles: config.DefaultSandboxOpenFiles,
+		Processes: config.DefaultSandboxProcesses,
+	}
+	for _, p := range config.DefaultDenyRead {
+		if userHome != "" && strings.HasPrefix(p, "~/") {
+			p = filepath.Join(userHome, p[2:])
+		}
+		s.DenyRead = append(s.DenyRead, p)
+	}
+	if userHome == "" {
+		return s
+	}
+	for _, c := range runnerCaches[strings.TrimSuffix(filepath.Base(command), ".exe")] {
+		p := filepath.Join(userHome, c)
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			s.Writable = append(s.Writable, p)
+		}
+	}
+	return s
+}
+
+// runnerCaches are the folders under the user's home a package runner
+// writes to, by its command's base name.
+var runnerCaches = map[string][]string{
+	"npx":  {".npm"},
+	"npm":  {".npm"},
+	"node": {".npm"},
+	"pnpm": {".local/share/pnpm", ".cache/pnpm"},
+	"bunx": {".bun"},
+	"bun":  {".bun"},
+	"uvx":  {".cache/uv", ".local/share/uv"},
+	"uv":   {".cache/uv", ".local/share/uv"},
+}
+
+// errNotRegular refuses a project file that is not a regular file (a
+// symbolic link, a FIFO, a device): a repository could point one at a file
+// of the user's or at something that never ends.
+var errNotRegular = errors.New("is not a regular file")
+
+// isNotExist reports a missing file.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
