@@ -37,6 +37,8 @@ var examples = map[string][]string{
 	"hermes mcp reauth":    {"hermes mcp reauth github", "hermes mcp reauth --all"},
 	"hermes mcp install":   {"hermes mcp install filesystem", "hermes mcp install github --tools search_issues,get_issue --yes"},
 	"hermes mcp uninstall": {"hermes mcp uninstall filesystem", "hermes mcp uninstall filesystem --yes"},
+	"hermes mcp approve":   {"hermes mcp approve docs", "hermes mcp approve --all --yes", "hermes mcp approve browser --no-sandbox"},
+	"hermes mcp reject":    {"hermes mcp reject docs"},
 	"hermes chat":          {"hermes chat", `hermes chat "which issues are open in hermes-agent/hermes?"`, `echo "summarise README.md" | hermes chat -m gpt-4.1-mini`},
 	"hermes mcp serve":     {"hermes mcp serve", "hermes mcp serve --http 127.0.0.1:8765", "claude mcp add hermes -- hermes mcp serve"},
 }
