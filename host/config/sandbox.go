@@ -56,6 +56,9 @@ type SandboxSettings struct {
 	Hosts   []string
 	// Limits of the server's processes; zero is no limit.
 	Memory, CPUSeconds, OpenFiles, Processes uint64
+	// NoInstallFolder is set for a server that has no install folder of
+	// its own to write (a project's): the host does not add one.
+	NoInstallFolder bool
 }
 
 // Describe is the sandbox as a few short lines, for hermes mcp test and
@@ -69,7 +72,7 @@ func (s *SandboxSettings) Describe() []string {
 		net = "only " + strings.Join(s.Hosts, ", ")
 	}
 	lines := []string{
-		"files: read-only; writable: install folder, private temp" + listSuffix(resolvedPaths(s.Writable)),
+		"files: read-only; writable: " + writableBase(s) + listSuffix(resolvedPaths(s.Writable)),
 		"never readable: $HERMES_HOME" + listSuffix(resolvedPaths(s.DenyRead)),
 		"network: " + net,
 		fmt.Sprintf("limits: memory %s, cpu %s, open files %s, processes %s",
@@ -79,6 +82,14 @@ func (s *SandboxSettings) Describe() []string {
 		lines = append(lines, "enforce: false (runs even where the kernel cannot enforce this)")
 	}
 	return lines
+}
+
+// writableBase is what a sandboxed server may always write.
+func writableBase(s *SandboxSettings) string {
+	if s.NoInstallFolder {
+		return "private temp"
+	}
+	return "install folder, private temp"
 }
 
 // resolvedPaths are paths as the sandbox will use them, resolved now

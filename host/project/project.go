@@ -325,6 +325,9 @@ func Sandbox(root, command, userHome string) *config.SandboxSettings {
 		Memory:    config.DefaultSandboxMemory,
 		OpenFiles: config.DefaultSandboxOpenFiles,
 		Processes: config.DefaultSandboxProcesses,
+		// A project server named like a catalog install never gets that
+		// install's folder.
+		NoInstallFolder: true,
 	}
 	for _, p := range config.DefaultDenyRead {
 		if userHome != "" && strings.HasPrefix(p, "~/") {

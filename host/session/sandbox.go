@@ -48,7 +48,9 @@ func SandboxPolicy(home string, srv *config.Server) *transport.Sandbox {
 			p.DenyRead = append(p.DenyRead, d)
 		}
 	}
-	if dir := InstallDir(home, srv.Name); isDir(dir) {
+	// A server named like a catalog install is not given that install's
+	// folder unless it is the install: a project's server never is.
+	if dir := InstallDir(home, srv.Name); isDir(dir) && !s.NoInstallFolder && !srv.FromProject() {
 		p.InstallDir = dir
 	}
 	return p
@@ -72,7 +74,7 @@ func checkSandboxPaths(home string, srv *config.Server) error {
 		home = abs
 	}
 	dir := InstallDir(home, srv.Name)
-	if !isDir(dir) {
+	if !isDir(dir) || srv.Sandbox.NoInstallFolder || srv.FromProject() {
 		dir = ""
 	}
 	if err := srv.Sandbox.CheckPaths(home, dir); err != nil {

@@ -37,6 +37,12 @@ func TestSandboxPolicy(t *testing.T) {
 	if session.SandboxPolicy(home, &config.Server{Name: "x", Command: "x"}) != nil {
 		t.Fatal("a server without sandbox: got a policy")
 	}
+	// A project's server named like the install is not given its folder.
+	proj := *srv
+	proj.Origin = config.Origin{File: "/repo/.mcp.json", Project: "/repo"}
+	if got := session.SandboxPolicy(home, &proj).InstallDir; got != "" {
+		t.Fatalf("a project server named like a catalog install may write its folder %q", got)
+	}
 }
 
 // A transport that does not report a sandbox never runs a server that
