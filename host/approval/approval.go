@@ -144,9 +144,20 @@ type Request struct {
 	Arguments json.RawMessage
 	// Annotations are the tool's annotations as the server listed them.
 	Annotations mcp.ToolAnnotation
+	// GrantKey is what allow-always grants of the server are kept under
+	// (config.Server.StateKey); "" is Server.
+	GrantKey string
 	// SessionKey is the conversation's key in the approval row (for a
 	// terminal conversation statedb.TerminalSessionKey); may be "".
 	SessionKey string
+}
+
+// grantKey is the key of the server's allow-always grants.
+func (r Request) grantKey() string {
+	if r.GrantKey != "" {
+		return r.GrantKey
+	}
+	return r.Server
 }
 
 // Source says who made a decision.
@@ -284,7 +295,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Decision, error) {
 		return Decision{Allowed: true, By: ByPolicy}, nil
 	}
 	db := g.db.DB()
-	grants, err := statedb.Grants(ctx, db, r.Server)
+	grants, err := statedb.Grants(ctx, db, r.grantKey())
 	if err != nil {
 		return Decision{}, fmt.Errorf("approval of %s: %w", r.Name, err)
 	}
@@ -333,7 +344,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Decision, error) {
 			}
 		}
 		if verdict == statedb.DecisionAllowAlways {
-			if err := statedb.AddGrant(context.WithoutCancel(ctx), db, statedb.Grant{Server: r.Server, Tool: r.Tool, ApprovalID: a.ID}); err != nil {
+			if err := statedb.AddGrant(context.WithoutCancel(ctx), db, statedb.Grant{Server: r.grantKey(), Tool: r.Tool, ApprovalID: a.ID}); err != nil {
 				g.log.Warn("allow-always not remembered", "tool", r.Name, "error", err)
 			}
 		}

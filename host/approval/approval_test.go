@@ -145,6 +145,27 @@ func TestTerminalAllowAlways(t *testing.T) {
 	}
 }
 
+// An allow-always is kept under the request's GrantKey: a project's server
+// of the same name as the user's (another key) does not inherit it.
+func TestAllowAlwaysKeptUnderGrantKey(t *testing.T) {
+	w := writer(t)
+	p := newPerson()
+	g := New(w, DefaultSettings(), p, nil)
+	p.answers <- "a"
+	if d, err := g.Decide(ctx, destructive("delete")); err != nil || !d.Allowed {
+		t.Fatalf("decision %+v %v", d, err)
+	}
+	project := destructive("delete")
+	project.GrantKey = "fs@0123456789ab"
+	timed := New(w, Settings{Timeout: 200 * time.Millisecond}, nil, nil)
+	if d, _ := timed.Decide(ctx, project); d.By == ByRemembered || d.Allowed {
+		t.Fatalf("the project's fs was allowed by the user's fs grant: %+v", d)
+	}
+	if d, _ := timed.Decide(ctx, destructive("delete")); d.By != ByRemembered {
+		t.Fatalf("the user's grant: %+v", d)
+	}
+}
+
 // respondWhenOpen answers the first open approval through its own
 // connection (as hermes mcp serve does, from another process).
 func respondWhenOpen(t *testing.T, w *statedb.Writer, decision string) (statedb.Approval, error) {

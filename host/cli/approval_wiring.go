@@ -26,7 +26,8 @@ func (e *env) approvalGate(w *statedb.Writer) (*approval.Gate, error) {
 	return approval.New(w, s, e.prompter(), e.log), nil
 }
 
-// alwaysAllowed returns the tools of server whose calls no longer ask for
+// alwaysAllowed returns the tools of server (its config.Server.StateKey)
+// whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
 func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error) {

@@ -78,7 +78,7 @@ type chatApprover struct {
 
 func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
 	req := approval.Request{Server: r.Server, Tool: r.Tool, Name: r.Name, Arguments: json.RawMessage(r.RawArguments),
-		Annotations: a.annotations(r.Server, r.Tool), SessionKey: a.key}
+		Annotations: a.annotations(r.Server, r.Tool), SessionKey: a.key, GrantKey: a.m.StateKey(r.Server)}
 	if a.err != nil {
 		if a.gate == nil || a.gate.Required(req) {
 			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + oneLine(a.err.Error())}, nil

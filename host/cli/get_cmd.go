@@ -81,13 +81,13 @@ func getCommand(e *env) *cli.Command {
 			rep := getReport{jsonServer: serverJSON(srv), le: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
 			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
-				n, err := e.revokeAlways(ctx, name, revoke)
+				n, err := e.revokeAlways(ctx, srv.StateKey(), revoke)
 				if err != nil {
 					return failf("revoking allow-always of '%s': %s", name, oneLine(err.Error()))
 				}
 				e.p.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
 			}
-			if rep.AlwaysAllowed, err = e.alwaysAllowed(ctx, name); err != nil {
+			if rep.AlwaysAllowed, err = e.alwaysAllowed(ctx, srv.StateKey()); err != nil {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
 			}
 			rep.Origin.File = cfg.Path

@@ -63,7 +63,7 @@ const (
 // cacheOf reads srv's record (bounded by its max_message_mb) without
 // connecting to anything.
 func cacheOf(st *offered.Store, srv *config.Server) cacheState {
-	r, err := st.LoadAny(srv.Name, offered.MaxBytes(srv))
+	r, err := st.LoadAny(srv.StateKey(), offered.MaxBytes(srv))
 	var ue *offered.UnusableError
 	switch {
 	case errors.As(err, &ue):

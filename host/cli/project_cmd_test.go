@@ -162,6 +162,17 @@ func TestProjectServersFromHostileRepository(t *testing.T) {
 		t.Errorf("the sandboxed server wrote outside its project:\n%s%s", o.stdout, o.stderr)
 	}
 
+	// The project's ts, approved, replaces the user's inside the project;
+	// what it offered is kept under its own key, not the user's ts.
+	run("mcp", "approve", "ts", "--yes").must(t, 0)
+	run("mcp", "call", "ts", "env", "--arg", "name=HOME").must(t, 0)
+	if _, err := os.Stat(filepath.Join(home, "offered", "ts.json")); err == nil {
+		t.Error("the project's ts wrote the record of the user's ts")
+	}
+	if m, _ := filepath.Glob(filepath.Join(home, "offered", "ts@*.json")); len(m) != 2 {
+		t.Errorf("the project's ts record and approved tools: %v", m)
+	}
+
 	// A changed entry asks again.
 	data, _ := os.ReadFile(filepath.Join(root, ".mcp.json"))
 	changed := strings.Replace(string(data), `"STOLEN": "${PROJECT_TEST_SECRET}"`, `"STOLEN": "${PROJECT_TEST_SECRET}", "MORE": "1"`, 1)

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 )
@@ -59,6 +62,38 @@ func (s *Server) OriginText() string {
 		return rel
 	}
 	return s.Origin.File
+}
+
+// StateKey names what hermes keeps about the server by name (what it
+// offered, its approved tool definitions, allow-always grants): its Name
+// for a config.yaml entry; for a project's, Name@ and 12 hex digits of its
+// project folder's hash, which no config.yaml name can be, so that a
+// project's server never takes on the state of one of the user's, nor of
+// another project's of the same name.
+func (s *Server) StateKey() string {
+	if !s.FromProject() {
+		return s.Name
+	}
+	sum := sha256.Sum256([]byte(s.Origin.Project))
+	return s.Name + "@" + hex.EncodeToString(sum[:6])
+}
+
+// ValidStateKey reports whether k is a StateKey: a valid name, or one
+// followed by @ and 12 lower-case hex digits.
+func ValidStateKey(k string) bool {
+	name, sum, found := strings.Cut(k, "@")
+	if !found {
+		return ValidName(k)
+	}
+	if !ValidName(name) || len(sum) != 12 {
+		return false
+	}
+	for _, c := range sum {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // NotApprovedError is the refusal to start a project entry the person has

@@ -82,7 +82,7 @@ func MaxBytes(srv *config.Server) int64 {
 }
 
 func checkName(server string) error {
-	if !config.ValidName(server) {
+	if !config.ValidStateKey(server) {
 		return fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"", server)
 	}
 	return nil
@@ -94,12 +94,12 @@ func checkName(server string) error {
 // *UnusableError when the file is refused (logged once), or another error
 // when the file cannot be read.
 func (s *Store) Load(srv *config.Server) (*Record, error) {
-	r, err := s.LoadAny(srv.Name, MaxBytes(srv))
+	r, err := s.LoadAny(srv.StateKey(), MaxBytes(srv))
 	if err != nil {
 		return nil, err
 	}
 	if r.SettingsDigest != SettingsDigest(srv) {
-		return nil, fmt.Errorf("%s: %w", s.RecordPath(srv.Name), ErrStale)
+		return nil, fmt.Errorf("%s: %w", s.RecordPath(srv.StateKey()), ErrStale)
 	}
 	return r, nil
 }

@@ -120,7 +120,7 @@ func (s *server) recordDrift(tools []mcp.Tool) {
 		return
 	}
 	d := &Drift{Server: s.cfg.Name, OnChange: onChange(s.cfg)}
-	if b, err := st.Baseline(s.cfg.Name, offered.MaxBytes(s.cfg)); err == nil {
+	if b, err := st.Baseline(s.cfg.StateKey(), offered.MaxBytes(s.cfg)); err == nil {
 		d.Changes = offered.Compare(b, tools)
 		if d.OnChange == config.OnChangeDeny {
 			for _, c := range d.Changes {

@@ -311,6 +311,17 @@ func (m *Manager) ServerTools(name string) (tools []mcp.Tool, listed bool) {
 	return slices.Clone(s.tools), s.listed
 }
 
+// StateKey is the key of what hermes keeps about server name by name
+// (config.Server.StateKey): allow-always grants go under it. An unknown
+// name is its own key.
+func (m *Manager) StateKey(name string) string {
+	s := m.server(name)
+	if s == nil {
+		return name
+	}
+	return s.cfg.StateKey() // cfg is fixed for the server's life
+}
+
 func transportName(c *config.Server) string { return c.Launch().Transport }
 
 // Reconnect asks a server to reconnect at once: a parked or failed server

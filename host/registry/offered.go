@@ -70,7 +70,7 @@ func (m *Manager) Offered() *offered.Store { return m.off.store }
 // still returned.
 func RecordOffered(store *offered.Store, srv *config.Server, sess *session.Session, tools []mcp.Tool) (*Drift, error) {
 	rec := &offered.Record{
-		Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Protocol: sess.Protocol.Revision,
+		Server: srv.StateKey(), SettingsDigest: offered.SettingsDigest(srv), Protocol: sess.Protocol.Revision,
 		Tools: tools,
 	}
 	if in := sess.Init; in != nil {
@@ -93,9 +93,9 @@ func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, 
 	var b *offered.Baseline
 	var err error
 	if trust {
-		b, _, err = store.Trust(srv.Name, tools, max)
+		b, _, err = store.Trust(srv.StateKey(), tools, max)
 	} else {
-		b, err = store.Baseline(srv.Name, max)
+		b, err = store.Baseline(srv.StateKey(), max)
 		if errors.Is(err, offered.ErrNotFound) {
 			err = nil
 		}
@@ -299,7 +299,7 @@ func (m *Manager) AcceptDrift(server string, tools ...string) error {
 			return nil
 		}
 	}
-	if _, err := o.store.Approve(server, listing, tools, "accepted", offered.MaxBytes(s.cfg)); err != nil {
+	if _, err := o.store.Approve(s.cfg.StateKey(), listing, tools, "accepted", offered.MaxBytes(s.cfg)); err != nil {
 		return fmt.Errorf("accept changes of '%s': %w", server, err)
 	}
 	d, err := CompareOffered(o.store, s.cfg, listing, false)

@@ -1,0 +1,27 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// A project server's state key is its name with its project's hash: no
+// config.yaml name can be it, two projects' servers of one name differ,
+// and a config.yaml entry's key is its name.
+func TestStateKey(t *testing.T) {
+	user := &Server{Name: "docs"}
+	a := &Server{Name: "docs", Origin: Origin{File: "/a/.mcp.json", Project: "/a"}}
+	b := &Server{Name: "docs", Origin: Origin{File: "/b/.mcp.json", Project: "/b"}}
+	if user.StateKey() != "docs" {
+		t.Errorf("user key %q", user.StateKey())
+	}
+	ka, kb := a.StateKey(), b.StateKey()
+	if ka == kb || !strings.HasPrefix(ka, "docs@") || ValidName(ka) || !ValidStateKey(ka) || !ValidStateKey(kb) {
+		t.Errorf("project keys %q %q", ka, kb)
+	}
+	for _, bad := range []string{"", "docs@", "docs@12345678901", "docs@123456789012a", "docs@ABCDEF123456", "../x@123456789012", "a@b@123456789012"} {
+		if ValidStateKey(bad) {
+			t.Errorf("ValidStateKey(%q) = true", bad)
+		}
+	}
+}
