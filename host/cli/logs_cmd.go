@@ -67,8 +67,17 @@ func logsCommand(e *env) *cli.Command {
 				return usagef("--lines must be between 0 and %d, e.g. --lines 200", maxLogLines)
 			}
 			name := c.Args().First()
-			if err := e.requireServer(name); err != nil {
-				return err
+			// Any server hermes runs here, a project's too.
+			cfg, err := e.loadConfig(e.home)
+			if err != nil {
+				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+			}
+			if cfg.SafeMode {
+				if err := e.requireServer(name); err != nil {
+					return err
+				}
+			} else if cfg.Server(name) == nil {
+				return notFound(name, cfg.Names())
 			}
 			return e.showLogs(ctx, name, lines, follow)
 		},
