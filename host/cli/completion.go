@@ -21,6 +21,7 @@ import (
 var serverArgCommands = map[string]bool{
 	"test": true, "call": true, "remove": true, "configure": true, "enable": true, "disable": true,
 	"login": true, "logout": true, "reauth": true, "get": true, "uninstall": true, "logs": true,
+	"approve": true, "reject": true,
 }
 
 // CompletionToolsTimeout bounds how long `hermes mcp call NAME <TAB>` may
