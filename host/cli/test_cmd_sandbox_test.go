@@ -22,12 +22,11 @@ func sandboxEntry(t *testing.T, block string) string {
 // mcp test shows the sandbox asked for before connecting and what the
 // stdio plugin put in force after, as text and as JSON.
 func TestMCPTestShowsSandboxInForce(t *testing.T) {
-	// Not parallel: config expands "~" (the sandbox's default
-	// never-readable paths) from the process's HOME, which the test sets.
-	// Not in parallel: sets variables hermes reads from the process.
+	// The sandbox's default never-readable paths are under the run's
+	// HOME, not the process's.
+	t.Parallel()
 	home := newHome(t)
 	fakeHome := t.TempDir()
-	t.Setenv("HOME", fakeHome)
 	writeConfig(t, home, sandboxEntry(t, "{network: none, limits: {memory: 512M, processes: 64}}"))
 	r := runHermesEnv(t, home, []string{"HOME=" + fakeHome}, "mcp", "test", "probe").must(t, 0)
 	out := r.stdout
@@ -112,12 +111,11 @@ func TestMCPTestSandboxRefusedAndOverridden(t *testing.T) {
 // beside it where a link leads elsewhere), and a writable path swapped for
 // a link to $HERMES_HOME fails the test with one line naming both paths.
 func TestMCPTestShowsResolvedSandboxPaths(t *testing.T) {
-	// Not parallel: config expands "~" (the sandbox's default
-	// never-readable paths) from the process's HOME, which the test sets.
-	// Not in parallel: sets variables hermes reads from the process.
+	// The sandbox's default never-readable paths are under the run's
+	// HOME, not the process's.
+	t.Parallel()
 	home := newHome(t)
 	fakeHome := t.TempDir()
-	t.Setenv("HOME", fakeHome)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

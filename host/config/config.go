@@ -345,7 +345,7 @@ func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
 	lookup := varLookupEnv(env, dotenv)
 	envPath := filepath.Join(home, DotEnvFile)
 	for _, it := range servers {
-		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath))
+		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath, env))
 	}
 	return cfg, nil
 }
@@ -390,7 +390,7 @@ func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	return buildServer(name, servers[0].Value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile)), nil
+	return buildServer(name, servers[0].Value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile), env), nil
 }
 
 // varLookup resolves a ${VAR} name from the process environment, then from

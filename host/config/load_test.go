@@ -433,3 +433,71 @@ func TestLoadEntryLookupOrder(t *testing.T) {
 		t.Error("an invalid name was accepted")
 	}
 }
+
+// A leading "~" in a server's paths is the HOME of the run the config is
+// read for (LoadEnv's env, as cli.Options.Env gives it), not the process's:
+// two commands run side by side in one process each see their own. A run
+// without HOME falls back to the process's home.
+func TestTildeIsTheRunsHome(t *testing.T) {
+	t.Setenv("HOME", "/home/process")
+	src := `mcp_servers:
+  s:
+    command: ~/bin/srv
+    cwd: "~"
+    client_cert: ~/c.pem
+    sandbox:
+      writable: [~/out]
+      deny_read: [~/secret]
+  d:
+    command: x
+    sandbox: {network: none}
+`
+	h := home(t, []byte(src))
+	runEnv := func(home string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == "HOME" && home != "" {
+				return home, true
+			}
+			return "", false
+		}
+	}
+	for _, c := range []struct {
+		name string
+		env  func(string) (string, bool)
+		want string
+	}{
+		{"the run's HOME", runEnv("/home/run"), "/home/run"},
+		{"a run without HOME", runEnv(""), "/home/process"},
+		{"the process's environment", nil, "/home/process"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := LoadEnv(h, c.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, d := cfg.Server("s"), cfg.Server("d")
+			if s.Err != nil || d.Err != nil {
+				t.Fatal(s.Err, d.Err)
+			}
+			for _, g := range []struct{ what, got, want string }{
+				{"command", s.Command, c.want + "/bin/srv"},
+				{"cwd", s.Cwd, c.want},
+				{"client_cert", s.ClientCert, c.want + "/c.pem"},
+				{"sandbox.writable", strings.Join(s.Sandbox.Writable, ","), c.want + "/out"},
+				{"sandbox.deny_read", strings.Join(s.Sandbox.DenyRead, ","), c.want + "/secret"},
+				{"default deny_read", d.Sandbox.DenyRead[0], c.want + "/.ssh"},
+			} {
+				if g.got != g.want {
+					t.Errorf("%s = %q, want %q", g.what, g.got, g.want)
+				}
+			}
+			e, err := LoadEntryEnv(h, "e", NewServerEntry().Command("~/bin/e").Cwd("~/w"), nil, c.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Command != c.want+"/bin/e" || e.Cwd != c.want+"/w" {
+				t.Errorf("LoadEntryEnv: command %q, cwd %q; want them under %s", e.Command, e.Cwd, c.want)
+			}
+		})
+	}
+}

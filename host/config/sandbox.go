@@ -205,7 +205,7 @@ func (d *decoder) sandbox(v, raw any, unknown *[]string) *SandboxSettings {
 	paths := func(key string) []string {
 		l := d.strList("sandbox."+key, m[key], sub(raw, key))
 		for i, p := range l {
-			p = expandHome(strings.TrimSpace(p))
+			p = d.expandHome(strings.TrimSpace(p))
 			if !filepath.IsAbs(p) {
 				d.fail("sandbox."+key, "want absolute paths (or ~/...), got %q", l[i])
 				return nil
@@ -219,7 +219,7 @@ func (d *decoder) sandbox(v, raw any, unknown *[]string) *SandboxSettings {
 		s.DenyRead = paths("deny_read")
 	} else {
 		for _, p := range DefaultDenyRead {
-			s.DenyRead = append(s.DenyRead, filepath.Clean(expandHome(p)))
+			s.DenyRead = append(s.DenyRead, filepath.Clean(d.expandHome(p)))
 		}
 	}
 	switch nv := m["network"].(type) {
@@ -327,7 +327,7 @@ func (d *decoder) plugin(v, raw any, unknown *[]string) *PluginPin {
 	p := &PluginPin{
 		Kind:   d.str("plugin.kind", m["kind"], sub(raw, "kind")),
 		Name:   d.str("plugin.name", m["name"], sub(raw, "name")),
-		Path:   expandHome(d.str("plugin.path", m["path"], sub(raw, "path"))),
+		Path:   d.expandHome(d.str("plugin.path", m["path"], sub(raw, "path"))),
 		SHA256: strings.ToLower(d.str("plugin.sha256", m["sha256"], sub(raw, "sha256"))),
 	}
 	for k := range m {

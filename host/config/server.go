@@ -42,6 +42,9 @@ var knownOAuthKeys = map[string]bool{
 type decoder struct {
 	server string
 	err    error
+	// home is the folder a leading "~" stands for: the HOME of the run the
+	// entry is read for; "" is the process's (os.UserHomeDir).
+	home string
 }
 
 func (d *decoder) fail(key, format string, args ...any) {
@@ -214,16 +217,31 @@ func sub(m any, key string) any {
 	return nil
 }
 
-// expandHome replaces a leading "~" or "~/" with the user's home folder.
-func expandHome(p string) string {
+// expandHome replaces a leading "~" or "~/" with the home folder of the
+// run the entry is read for (d.home), or the process's when the run gives
+// none.
+func (d *decoder) expandHome(p string) string {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p
 	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return p
+	h := d.home
+	if h == "" {
+		var err error
+		if h, err = os.UserHomeDir(); err != nil {
+			return p
+		}
 	}
 	return filepath.Join(h, p[1:])
+}
+
+// runHome is the HOME of env, a run's environment (nil: the process's); ""
+// when it has none, and "~" then stands for the process's home.
+func runHome(env func(string) (string, bool)) string {
+	if env == nil {
+		return ""
+	}
+	h, _ := env("HOME")
+	return h
 }
 
 // splitArgs splits a command line written as one string, honouring single
@@ -274,8 +292,10 @@ func splitArgs(s string) []string {
 	return out
 }
 
-// buildServer turns one decoded mcp_servers entry into a Server.
-func buildServer(name string, value any, lookup func(string) (string, bool), envPath string) *Server {
+// buildServer turns one decoded mcp_servers entry into a Server. lookup
+// resolves its ${VAR}s; env is the run's environment (nil: the process's),
+// whose HOME a leading "~" in its paths stands for.
+func buildServer(name string, value any, lookup func(string) (string, bool), envPath string, env func(string) (string, bool)) *Server {
 	s := &Server{
 		Name:              name,
 		Enabled:           true,
@@ -291,7 +311,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		SSLVerify:         true,
 		OAuth:             OAuthSettings{ClientName: DefaultOAuthClientName, Timeout: DefaultOAuthTimeout},
 	}
-	d := &decoder{server: name}
+	d := &decoder{server: name, home: runHome(env)}
 	if !ValidName(name) {
 		d.err = fmt.Errorf("server %q: a name may only contain letters, digits, \"_\" and \"-\"; rename it", name)
 	}
@@ -317,7 +337,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 			s.Extra[k] = val
 		}
 	}
-	s.Command = expandHome(d.str("command", v["command"], raw["command"]))
+	s.Command = d.expandHome(d.str("command", v["command"], raw["command"]))
 	switch a := v["args"].(type) {
 	case string:
 		s.Args = splitArgs(a)
@@ -325,7 +345,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.Args = d.strList("args", a, raw["args"])
 	}
 	s.Env = d.strMap("env", v["env"], raw["env"])
-	s.Cwd = expandHome(d.str("cwd", v["cwd"], raw["cwd"]))
+	s.Cwd = d.expandHome(d.str("cwd", v["cwd"], raw["cwd"]))
 	s.URL = strings.TrimSpace(d.str("url", v["url"], raw["url"]))
 	s.Headers = d.strMap("headers", v["headers"], raw["headers"])
 	// transport: and type: are read by the one rule, TransportName.
@@ -430,7 +450,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		if b, ok := parseBoolish(sv); ok {
 			s.SSLVerify = b
 		} else {
-			s.CABundle = expandHome(strings.TrimSpace(sv))
+			s.CABundle = d.expandHome(strings.TrimSpace(sv))
 		}
 	default:
 		s.SSLVerify = d.boolish("ssl_verify", sv, raw["ssl_verify"], true)
@@ -441,19 +461,19 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		if len(parts) < 1 || len(parts) > 2 {
 			d.fail("client_cert", "want a path or a list [cert, key], got a list of %d", len(parts))
 		} else {
-			s.ClientCert = expandHome(parts[0])
+			s.ClientCert = d.expandHome(parts[0])
 			if len(parts) == 2 {
-				s.ClientKey = expandHome(parts[1])
+				s.ClientKey = d.expandHome(parts[1])
 				if v["client_key"] != nil {
 					d.fail("client_key", "the key is already the second entry of client_cert; remove one of them")
 				}
 			}
 		}
 	default:
-		s.ClientCert = expandHome(d.str("client_cert", cc, raw["client_cert"]))
+		s.ClientCert = d.expandHome(d.str("client_cert", cc, raw["client_cert"]))
 	}
 	if s.ClientKey == "" {
-		s.ClientKey = expandHome(d.str("client_key", v["client_key"], raw["client_key"]))
+		s.ClientKey = d.expandHome(d.str("client_key", v["client_key"], raw["client_key"]))
 	}
 	s.Sampling = d.rawMap("sampling", v["sampling"], raw["sampling"])
 	s.Elicitation = d.rawMap("elicitation", v["elicitation"], raw["elicitation"])

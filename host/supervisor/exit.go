@@ -9,8 +9,8 @@ import (
 )
 
 // Stopped reports whether hermes stopped the plugin on purpose (Kill,
-// KillAll, Interrupt): its end is then no crash, and the connection it
-// served was not dropped.
+// KillAll, Interrupt) or let it finish on its own (Detach): its end is then
+// no crash, and the connection it served was not dropped.
 func (p *Plugin) Stopped() bool { return p.run != nil && p.run.stopping.Load() }
 
 // ExitReason waits up to wait for the plugin process to exit and says which

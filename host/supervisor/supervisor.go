@@ -450,7 +450,13 @@ func (p *Plugin) Kill() {
 // the plugin was asked to close and exit by itself (its kind's detach); it
 // then stops its server within its graces and exits, and dies with its
 // host if it outlives it. Only Interrupt still kills it.
+//
+// Its end is then on purpose, like a Kill's, however it comes: a plugin
+// finishing on its own may SIGKILL its whole process group, itself
+// included (one built on an older sdk, or on a system without /proc), and
+// a host still running must not log that as a crash (Wait, Stopped).
 func (p *Plugin) Detach() {
+	p.run.stopping.Store(true)
 	p.detached.Store(true)
 }
 

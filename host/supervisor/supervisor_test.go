@@ -2,10 +2,13 @@ package supervisor_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +25,7 @@ import (
 	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
+	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 func TestFindSearchOrderAndMissing(t *testing.T) {
@@ -240,6 +244,80 @@ func TestStoppedPluginIsNoCrash(t *testing.T) {
 	if strings.Contains(logs.String(), "[ERROR]") {
 		t.Errorf("a plugin stopped on purpose was logged as an error:\n%s", logs.String())
 	}
+}
+
+// A one-shot command detaches its plugins: each closes its connection and
+// exits on its own, which is on purpose too. With hermes still running, as
+// at the end of 'hermes -v mcp call' over HTTP, that end was logged as
+// "[ERROR] plugin process exited ... signal: killed": the plugin's exit
+// SIGKILLed its own process group, itself included. The sdk now spares the
+// plugin on Linux; a plugin built on an older sdk, or on a system without
+// /proc, still ends so, and hermes must not take that for a crash either.
+func TestDetachedPluginIsNoCrash(t *testing.T) {
+	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
+	launch := func(t *testing.T, spec supervisor.Spec) (*supervisor.Plugin, *syncBuffer) {
+		logs := &syncBuffer{}
+		s := supervisor.New(supervisor.Options{Home: t.TempDir(), Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})})
+		t.Cleanup(s.KillAll)
+		p, err := s.Launch(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, logs
+	}
+	noError := func(t *testing.T, p *supervisor.Plugin, logs *syncBuffer) {
+		t.Helper()
+		select {
+		case <-p.Exited():
+		case <-time.After(60 * time.Second):
+			t.Fatal("the detached plugin did not exit")
+		}
+		testwait.For(t, time.Minute, "go-plugin to log the plugin's exit", func() bool {
+			return strings.Contains(logs.String(), "plugin process exited")
+		})
+		if strings.Contains(logs.String(), "[ERROR]") {
+			t.Errorf("a plugin that finished on its own after a detach was logged as an error:\n%s", logs.String())
+		}
+		if r := p.ExitReason(time.Minute); strings.Contains(r, "memory") {
+			t.Errorf("exit reason %q", r)
+		}
+	}
+
+	// The HTTP plugin of a one-shot command, asked to finish on its own.
+	t.Run("asked", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler()) // never reached: no preflight, no message
+		defer srv.Close()
+		spec := stdioSpec("a")
+		spec.Name = "http"
+		p, logs := launch(t, spec)
+		raw, err := p.Dispense()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cfg := transport.Config{Server: "a", Transport: "http", URL: srv.URL + "/mcp", Extra: map[string]any{"skip_preflight": true}}
+		conn, err := raw.(*pluginhost.Transport).Open(ctx, cfg, pluginhost.TransportOptions{Stream: p.Stream()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What a session's Detach does: ask, then leave the plugin to it.
+		if err := conn.Detach(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.Detach()
+		noError(t, p, logs)
+	})
+
+	// A detached plugin that ends by SIGKILL to its own group.
+	t.Run("killed with its group", func(t *testing.T) {
+		p, logs := launch(t, stdioSpec("b"))
+		p.Detach()
+		if err := syscall.Kill(-p.Pid(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		noError(t, p, logs)
+	})
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
