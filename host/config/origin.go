@@ -154,7 +154,7 @@ func ServersFrom(path string, src []byte, home string, env func(string) (string,
 			}
 			value = kept
 		}
-		s := buildServer(keyString(it.Key), value, lookup, envPath)
+		s := buildServer(keyString(it.Key), value, lookup, envPath, env)
 		s.Origin.Ignored = dropped
 		out = append(out, s)
 	}
