@@ -477,6 +477,8 @@ func (s *Session) Detach() {
 	s.stopListening()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
+	// Marked first: the plugin may finish before its answer arrives.
+	s.Plugin.Ending()
 	if err := s.conn.Detach(ctx); err != nil {
 		s.Plugin.Kill()
 		return

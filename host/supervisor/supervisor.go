@@ -445,6 +445,12 @@ func (p *Plugin) Kill() {
 	p.run.stop()
 }
 
+// Ending marks the plugin's coming end as on purpose before it is asked to
+// finish (its kind's detach): a plugin may be gone before the answer to
+// that request arrives, and its exit must not be logged as a crash then.
+// It changes nothing else: Kill and KillAll still stop it until Detach.
+func (p *Plugin) Ending() { p.run.stopping.Store(true) }
+
 // Detach lets the plugin finish on its own: neither Kill nor KillAll stops
 // it or its group any more, and the host may exit at once. Call it after
 // the plugin was asked to close and exit by itself (its kind's detach); it

@@ -318,6 +318,17 @@ func TestDetachedPluginIsNoCrash(t *testing.T) {
 		}
 		noError(t, p, logs)
 	})
+
+	// A plugin marked Ending that is gone before its detach's answer (the
+	// SIGKILL to its group comes first) is no crash either.
+	t.Run("gone before the answer", func(t *testing.T) {
+		p, logs := launch(t, stdioSpec("c"))
+		p.Ending()
+		if err := syscall.Kill(-p.Pid(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		noError(t, p, logs)
+	})
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
