@@ -29,7 +29,7 @@ func newRepo(t *testing.T, files map[string]string) (root, home string) {
 	return root, home
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
