@@ -2,8 +2,11 @@ package cli_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/host/roots"
 )
 
 // A ${VAR} of config.yaml and the safe environment a stdio server inherits
@@ -45,5 +48,24 @@ func TestConfigVarsFromProcessEnvironment(t *testing.T) {
 	out := runHermesBinary(t, home, []string{tokenVar + "=" + token}, nil, "mcp", "call", "ts", "env", "--arg", "name=TOKEN").must(t, 0)
 	if got := strings.TrimSpace(out.stdout); got != token {
 		t.Errorf("the server's TOKEN = %q, want %q (from the hermes process's environment)", got, token)
+	}
+}
+
+// roots: of config.yaml is read with the run's environment too: its
+// ${VAR}s from cli.Options.Env, its ~ as the run's HOME. Neither is set
+// in this test process.
+func TestRootsFromOptionsEnv(t *testing.T) {
+	t.Parallel()
+	const rootVar = "HERMES_RUNENV_TEST_ROOT"
+	if _, ok := os.LookupEnv(rootVar); ok {
+		t.Fatalf("%s is set in the test process; the test needs it unset there", rootVar)
+	}
+	home, dir, user := newHome(t), t.TempDir(), t.TempDir()
+	writeConfig(t, home, "roots:\n  - ${"+rootVar+"}\n  - ~/projects\nmcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n")
+	r := runHermesEnv(t, home, []string{rootVar + "=" + dir, "HOME=" + user}, "mcp", "call", "ts", "roots").must(t, 0)
+	for _, want := range []string{roots.FileURI(dir), roots.FileURI(filepath.Join(user, "projects"))} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the roots lack %s:\n%s%s", want, r.stdout, r.stderr)
+		}
 	}
 }
