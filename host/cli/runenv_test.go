@@ -69,3 +69,18 @@ func TestRootsFromOptionsEnv(t *testing.T) {
 		}
 	}
 }
+
+// mcp_serve: of config.yaml is read with the run's environment: a ${VAR}
+// set only in cli.Options.Env resolves, and serve goes on to look for its
+// bridge plugin.
+func TestServeSettingsFromOptionsEnv(t *testing.T) {
+	t.Parallel()
+	const timeoutVar = "HERMES_RUNENV_TEST_CALL_TIMEOUT"
+	if _, ok := os.LookupEnv(timeoutVar); ok {
+		t.Fatalf("%s is set in the test process; the test needs it unset there", timeoutVar)
+	}
+	home := newHome(t)
+	writeConfig(t, home, "mcp_serve:\n  call_timeout: ${"+timeoutVar+"}\n")
+	runHermesEnv(t, home, []string{timeoutVar + "=30"}, "mcp", "serve", "--bridge", "nope").must(t, 1).oneLineErr(t, "hermes-bridge-nope")
+	runHermes(t, home, "mcp", "serve", "--bridge", "nope").must(t, 1).oneLineErr(t, "mcp_serve.call_timeout needs ${"+timeoutVar+"}")
+}
