@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/roots"
+	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
 // A ${VAR} of config.yaml and the safe environment a stdio server inherits
@@ -83,4 +84,25 @@ func TestServeSettingsFromOptionsEnv(t *testing.T) {
 	writeConfig(t, home, "mcp_serve:\n  call_timeout: ${"+timeoutVar+"}\n")
 	runHermesEnv(t, home, []string{timeoutVar + "=30"}, "mcp", "serve", "--bridge", "nope").must(t, 1).oneLineErr(t, "hermes-bridge-nope")
 	runHermes(t, home, "mcp", "serve", "--bridge", "nope").must(t, 1).oneLineErr(t, "mcp_serve.call_timeout needs ${"+timeoutVar+"}")
+}
+
+// model: and approval: of config.yaml are read with the run's environment:
+// a chat whose model endpoint and approval timeout are ${VAR}s set only in
+// cli.Options.Env reaches the model and warns about neither.
+func TestChatSettingsFromOptionsEnv(t *testing.T) {
+	t.Parallel()
+	const urlVar, timeoutVar = "HERMES_RUNENV_TEST_MODEL_URL", "HERMES_RUNENV_TEST_APPROVAL_TIMEOUT"
+	for _, v := range []string{urlVar, timeoutVar} {
+		if _, ok := os.LookupEnv(v); ok {
+			t.Fatalf("%s is set in the test process; the test needs it unset there", v)
+		}
+	}
+	srv := testmodel.New(t)
+	srv.SetDefault(testmodel.Reply{Text: "hello from the run's model"})
+	home := chatHome(t, srv, "", "approval:\n  timeout: ${"+timeoutVar+"}\n")
+	writeConfig(t, home, strings.Replace(readConfig(t, home), "base_url: "+srv.URL, "base_url: ${"+urlVar+"}", 1))
+	r := runHermesEnv(t, home, []string{urlVar + "=" + srv.URL, timeoutVar + "=5"}, "chat", "hi")
+	if r.code != 0 || r.stdout != "hello from the run's model\n" || strings.Contains(r.stderr, "needs ${") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
 }
