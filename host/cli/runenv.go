@@ -9,10 +9,12 @@ import (
 // line that reads one: config's ${VAR} expansion and HERMES_SAFE_MODE
 // (config.LoadEnv, config.LoadEntryEnv), roots: (roots.Load, with ~ as the
 // run's HOME), mcp_serve:, approval: and model: (config.LoadServe,
-// config.LoadApproval, model.Load), the safe environment a stdio server
-// inherits (session.Deps.Environ) and the plugins' (supervisor.Options.Env).
-// Nothing a command does reads the process environment, so commands run
-// side by side in one process (the tests do) each see their own.
+// config.LoadApproval, model.Load), the ~ of a catalog entry's sandbox at
+// install (install.Installer.LookupEnv), the safe environment a stdio
+// server inherits (session.Deps.Environ) and the plugins'
+// (supervisor.Options.Env). Nothing a command does reads the process
+// environment, so commands run side by side in one process (the tests do)
+// each see their own.
 
 // configEnv is the run's environment for config's loaders; nil (the
 // process's) when the run was given none.
