@@ -38,7 +38,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 		srv := &config.Server{Name: "bench", Transport: "stdio", Command: server,
 			Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute}
 		if block != nil {
-			sb, err := config.ParseSandbox(block)
+			sb, err := config.ParseSandbox(block, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -628,7 +628,7 @@ func (p *manifestParser) sandbox(m *Manifest) error {
 	if m.Transport.Type != "stdio" {
 		return fail("sandbox", "sandbox: confines a local (stdio) server; an http server runs elsewhere; remove sandbox")
 	}
-	if _, err := parseSandbox(sm, ""); err != nil {
+	if _, err := parseSandbox(sm, "", checkEnv); err != nil {
 		msg := oneLine(showRefsQuoted(err.Error()))
 		if k := configKeyRE.FindStringSubmatch(msg); k != nil {
 			return fail(k[1], "%s: %s", k[1], clip(msg[len(k[0]):], 300))
@@ -811,11 +811,22 @@ func substituteInstallDir(s, dir string) string {
 	return b.String()
 }
 
-// parseSandbox validates a sandbox block through config.ParseSandbox. The
+// checkEnv is the environment a manifest's sandbox is checked with when
+// the manifest is read: whose home "~" stands for does not change whether
+// the block is valid, so reading a manifest reads no environment.
+func checkEnv(k string) (string, bool) {
+	if k == "HOME" {
+		return "/home", true
+	}
+	return "", false
+}
+
+// parseSandbox validates a sandbox block through config.ParseSandbox, with
+// "~" as $HOME of env (the run's environment; nil is the process's). The
 // ${VAR}s of its strings are resolved at load time, so for the check each
 // is replaced by an absolute stand-in (installDir for ${INSTALL_DIR} when
 // given). Describe's lines then show the references again.
-func parseSandbox(sm map[string]any, installDir string) (*config.SandboxSettings, error) {
+func parseSandbox(sm map[string]any, installDir string, env func(string) (string, bool)) (*config.SandboxSettings, error) {
 	const open, close, openAbs = "\x03", "\x04", "/\x01"
 	var sub func(v any) any
 	sub = func(v any) any {
@@ -845,7 +856,7 @@ func parseSandbox(sm map[string]any, installDir string) (*config.SandboxSettings
 		}
 		return v
 	}
-	return config.ParseSandbox(sub(sm).(map[string]any))
+	return config.ParseSandbox(sub(sm).(map[string]any), env)
 }
 
 // showRefs undoes parseSandbox's stand-ins in a line of Describe.
@@ -1059,13 +1070,14 @@ func keysOf[V any](m map[string]V) []string {
 
 // SandboxIn validates the manifest's sandbox: block as it will apply to
 // an install in installDir (${INSTALL_DIR} replaced by it; other ${VAR}s
-// by stand-ins, see parseSandbox); nil when there is none. Pass the
+// by stand-ins, see parseSandbox; "~" by $HOME of env, the run's
+// environment, nil being the process's); nil when there is none. Pass the
 // message of an error from the result's checks through ShowRefs.
-func (m *Manifest) SandboxIn(installDir string) (*config.SandboxSettings, error) {
+func (m *Manifest) SandboxIn(installDir string, env func(string) (string, bool)) (*config.SandboxSettings, error) {
 	if m.Sandbox == nil {
 		return nil, nil
 	}
-	s, err := parseSandbox(m.Sandbox, installDir)
+	s, err := parseSandbox(m.Sandbox, installDir, env)
 	if err != nil {
 		return nil, errors.New(ShowRefs(err.Error()))
 	}

@@ -166,6 +166,17 @@ tools: {default_excluded: ["delete_*"]}
 	}
 }
 
+// TestParseSandboxReadsNoEnvironment: whether a manifest's sandbox is
+// valid does not hang on the environment of the process reading it: a
+// "~/" path is valid even where the process has no HOME.
+func TestParseSandboxReadsNoEnvironment(t *testing.T) {
+	t.Setenv("HOME", "")
+	m, err := Parse([]byte("manifest_version: 1\nname: files\ndescription: Files.\ntransport: {type: stdio, command: files}\nsandbox:\n  writable: [\"~/cache\"]\n  deny_read: [\"~/.secret\"]\n"))
+	if err != nil || m.Sandbox == nil {
+		t.Fatalf("a sandbox with ~/ paths read without HOME: %v", err)
+	}
+}
+
 func TestParseSandboxAndPlugin(t *testing.T) {
 	m := mustParse(t, `manifest_version: 1
 name: files

@@ -25,6 +25,9 @@ type TranslateOptions struct {
 	// bootstrap, for a manifest whose plugin block pins none. When both
 	// are set they must agree.
 	PluginSHA256 string
+	// Env is the run's environment (as config.LoadEnv's; nil is the
+	// process's): its HOME is the "~" of the sandbox's paths Plan shows.
+	Env func(string) (string, bool)
 }
 
 // Prompts are the values an install asks for and saves to .env, whatever
@@ -286,7 +289,7 @@ func (m *Manifest) Plan(opts TranslateOptions) (*Plan, error) {
 		if m.Install != nil {
 			dir = filepath.Clean(opts.InstallDir)
 		}
-		s, err := parseSandbox(m.Sandbox, dir)
+		s, err := parseSandbox(m.Sandbox, dir, opts.Env)
 		if err != nil {
 			return nil, fmt.Errorf("the sandbox of '%s' is not valid: %s", m.Name, oneLine(showRefsQuoted(err.Error())))
 		}

@@ -349,6 +349,39 @@ sandbox:
 	}
 }
 
+// TestPlanTildeIsTheRunsHome: the "~" of the sandbox's paths the plan
+// shows, the default never-readable folders included, is the HOME of the
+// run's environment (TranslateOptions.Env), not the process's.
+func TestPlanTildeIsTheRunsHome(t *testing.T) {
+	t.Setenv("HOME", "/home/process")
+	m := mustParse(t, "manifest_version: 1\nname: files\ndescription: Files.\ntransport: {type: stdio, command: files}\nsandbox:\n  writable: [\"~/cache\"]\n")
+	run := func(k string) (string, bool) {
+		if k == "HOME" {
+			return "/home/run", true
+		}
+		return "", false
+	}
+	for _, c := range []struct {
+		name string
+		env  func(string) (string, bool)
+		home string
+	}{
+		{"the run's HOME", run, "/home/run"},
+		{"the process's environment", nil, "/home/process"},
+	} {
+		p, err := m.Plan(TranslateOptions{Env: c.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Join(p.Sandbox, "\n")
+		for _, want := range []string{"private temp, " + c.home + "/cache", "never readable: $HERMES_HOME, " + c.home + "/.ssh"} {
+			if !strings.Contains(lines, want) {
+				t.Errorf("%s: the plan's sandbox lacks %q:\n%s", c.name, want, lines)
+			}
+		}
+	}
+}
+
 // TestTranslateNoRoots: transport.roots: false gives the entry roots:
 // false, and the shipped filesystem entry (whose server would serve the
 // host's working folder instead of the folder chosen at install) says so.

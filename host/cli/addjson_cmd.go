@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -64,7 +63,7 @@ func addJSONCommand(e *env) *cli.Command {
 			if strings.TrimSpace(string(data)) == "" {
 				return usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.name)
 			}
-			home, _ := os.UserHomeDir()
+			home, _ := e.userHome()
 			cwd, _ := e.workDir()
 			srv, err := importer.FromJSON(o.name, data, home, cwd)
 			if err != nil {

@@ -68,3 +68,15 @@ func TestAddJSONErrors(t *testing.T) {
 		t.Errorf("config.yaml written:\n%s", c)
 	}
 }
+
+// The editors' ${userHome} is the HOME of the run's environment
+// (cli.Options.Env), not the process's.
+func TestAddJSONUserHomeIsTheRunsHome(t *testing.T) {
+	t.Parallel()
+	home, user := newHome(t), t.TempDir()
+	runHermesEnv(t, home, []string{"HOME=" + user}, "mcp", "add-json", "ts", `{"command":"${userHome}/bin/srv","args":["${userHome}/data"]}`, "--no-probe").must(t, 0)
+	want := "mcp_servers:\n  ts:\n    command: " + user + "/bin/srv\n    args:\n      - " + user + "/data\n"
+	if got := readConfig(t, home); got != want {
+		t.Errorf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -15,7 +15,7 @@ import (
 // settings, asking at this run's terminal through the prompter that
 // elicitation uses (so the two take turns), recording in w's state.db.
 func (e *env) approvalGate(w *statedb.Writer) (*approval.Gate, error) {
-	raw, path, err := config.LoadApproval(e.home)
+	raw, path, err := config.LoadApproval(e.home, e.configEnv())
 	if err != nil {
 		return nil, err
 	}

@@ -407,7 +407,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
 	if wd, err := e.workDir(); err == nil {
 		home, _ := e.userHome()
-		if _, err := s.roots.Reload(ctx, e.home, wd, home); err != nil {
+		if _, err := s.roots.Reload(ctx, e.home, wd, home, e.configEnv()); err != nil {
 			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", oneLine(err.Error())))
 		}
 	}

@@ -32,7 +32,7 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 	gateOnly := func(err error) func() {
 		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
 		l.Approver = &chatApprover{m: m, err: err}
-		if raw, path, lerr := config.LoadApproval(e.home); lerr == nil {
+		if raw, path, lerr := config.LoadApproval(e.home, e.configEnv()); lerr == nil {
 			if s, perr := approval.ParseSettings(raw, path); perr == nil {
 				l.Approver.(*chatApprover).gate = approval.New(nil, s, nil, e.log)
 			}

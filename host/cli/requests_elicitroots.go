@@ -60,7 +60,7 @@ func (e *env) rootSet() *roots.Set {
 		wd = ""
 	}
 	home, _ := e.userHome()
-	list, err := roots.Load(e.home, wd, home)
+	list, err := roots.Load(e.home, wd, home, e.configEnv())
 	if err != nil {
 		e.warnOnce("roots", fmt.Sprintf("%s; offering servers only the working folder as a root", oneLine(err.Error())))
 		list, _ = roots.Resolve(wd, home, nil)

@@ -7,7 +7,10 @@ import (
 
 // The run's environment (Options.Env) reaches everything below the command
 // line that reads one: config's ${VAR} expansion and HERMES_SAFE_MODE
-// (config.LoadEnv, config.LoadEntryEnv), the safe environment a stdio
+// (config.LoadEnv, config.LoadEntryEnv), roots: (roots.Load, with ~ as the
+// run's HOME), mcp_serve:, approval: and model: (config.LoadServe,
+// config.LoadApproval, model.Load), the ~ of a catalog entry's sandbox at
+// install (install.Installer.LookupEnv), the safe environment a stdio
 // server inherits (session.Deps.Environ) and the plugins'
 // (supervisor.Options.Env). Nothing a command does reads the process
 // environment, so commands run side by side in one process (the tests do)

@@ -5,8 +5,9 @@ package config
 const ApprovalKey = "approval"
 
 // LoadApproval returns the approval: block of <home>/config.yaml with
-// ${VAR}s resolved, and the file's path for errors; a missing file or key
+// ${VAR}s resolved (from env, the run's environment, then .env; nil env is
+// the process's), and the file's path for errors; a missing file or key
 // gives a nil block. The values are host/approval's to check.
-func LoadApproval(home string) (map[string]any, string, error) {
-	return loadSettingsBlock(home, ApprovalKey, "a mapping of settings (require, timeout)")
+func LoadApproval(home string, env func(string) (string, bool)) (map[string]any, string, error) {
+	return loadSettingsBlock(home, ApprovalKey, "a mapping of settings (require, timeout)", env)
 }

@@ -8,11 +8,12 @@ import (
 )
 
 // loadSettingsBlock returns the top-level mapping key of <home>/config.yaml
-// (model:, approval:, ...) with ${VAR}s resolved from the environment and
-// .env, and the file's path for errors; a missing file or key gives a nil
-// block. want names what the key holds, for the error of another shape.
-// The values are the reading package's to check.
-func loadSettingsBlock(home, key, want string) (map[string]any, string, error) {
+// (model:, approval:, ...) with ${VAR}s resolved from env (the run's
+// environment, as LoadEnv's; nil is the process's) and .env, and the
+// file's path for errors; a missing file or key gives a nil block. want
+// names what the key holds, for the error of another shape. The values are
+// the reading package's to check.
+func loadSettingsBlock(home, key, want string, env func(string) (string, bool)) (map[string]any, string, error) {
 	path := filepath.Join(home, File)
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -29,7 +30,7 @@ func loadSettingsBlock(home, key, want string) (map[string]any, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
-	lookup := varLookup(dotenv)
+	lookup := varLookupEnv(env, dotenv)
 	out := make(map[string]any, len(block))
 	for _, it := range block {
 		k := keyString(it.Key)

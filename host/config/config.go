@@ -393,14 +393,9 @@ func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]stri
 	return buildServer(name, servers[0].Value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile), env), nil
 }
 
-// varLookup resolves a ${VAR} name from the process environment, then from
-// each of layers in turn; the first that holds the name wins.
-func varLookup(layers ...map[string]string) func(string) (string, bool) {
-	return varLookupEnv(nil, layers...)
-}
-
-// varLookupEnv is varLookup with the host's environment read through env;
-// nil is the process's.
+// varLookupEnv resolves a ${VAR} name from the host's environment, read
+// through env (nil is the process's), then from each of layers in turn;
+// the first that holds the name wins.
 func varLookupEnv(env func(string) (string, bool), layers ...map[string]string) func(string) (string, bool) {
 	if env == nil {
 		env = os.LookupEnv

@@ -6,8 +6,9 @@ package config
 const ModelKey = "model"
 
 // LoadModel returns the model: block of <home>/config.yaml with ${VAR}s
-// resolved, and the file's path for errors; a missing file or key gives a
-// nil block. The values are host/model's to check.
-func LoadModel(home string) (map[string]any, string, error) {
-	return loadSettingsBlock(home, ModelKey, "a mapping of settings (base_url, default, api_key_env)")
+// resolved (from env, the run's environment, then .env; nil env is the
+// process's), and the file's path for errors; a missing file or key gives
+// a nil block. The values are host/model's to check.
+func LoadModel(home string, env func(string) (string, bool)) (map[string]any, string, error) {
+	return loadSettingsBlock(home, ModelKey, "a mapping of settings (base_url, default, api_key_env)", env)
 }

@@ -12,7 +12,7 @@ import (
 // a file someone else may have changed.
 var readers = map[string]func(home string) error{
 	"Load":       func(h string) error { _, err := Load(h); return err },
-	"LoadServe":  func(h string) error { _, err := LoadServe(h); return err },
+	"LoadServe":  func(h string) error { _, err := LoadServe(h, nil); return err },
 	"LoadDotEnv": func(h string) error { _, err := LoadDotEnv(h); return err },
 	"Edit": func(h string) error {
 		return Edit(h, func(d *Document) error { return d.SetServer("added", &ServerEntry{Fields: Map{{"command", "x"}}}) })

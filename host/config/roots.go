@@ -23,7 +23,9 @@ type RootEntry struct {
 // LoadRoots reads the roots: list of <home>/config.yaml; a missing file or
 // key gives none. Each entry is a string (a path, or a file:// URI) or a
 // mapping with path (or uri) and name. A wrong entry is an error naming it.
-func LoadRoots(home string) ([]RootEntry, error) {
+// A ${VAR} is looked up in env (the run's environment, as LoadEnv's; nil
+// is the process's), then in <home>/.env.
+func LoadRoots(home string, env func(string) (string, bool)) ([]RootEntry, error) {
 	path := filepath.Join(home, File)
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -50,7 +52,7 @@ func LoadRoots(home string) ([]RootEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	lookup := varLookup(dotenv)
+	lookup := varLookupEnv(env, dotenv)
 	out := make([]RootEntry, 0, len(list))
 	for i, it := range list {
 		var missing []string

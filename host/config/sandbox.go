@@ -352,9 +352,11 @@ func (d *decoder) plugin(v, raw any, unknown *[]string) *PluginPin {
 
 // ParseSandbox reads a sandbox: block given as a decoded YAML mapping (a
 // catalog manifest declares one), with the same rules and messages as in
-// config.yaml.
-func ParseSandbox(m map[string]any) (*SandboxSettings, error) {
-	d := &decoder{}
+// config.yaml. A leading "~" of its paths is $HOME of env, the run's
+// environment (as LoadEnv's; nil, or a run without HOME, is the
+// process's home).
+func ParseSandbox(m map[string]any, env func(string) (string, bool)) (*SandboxSettings, error) {
+	d := &decoder{home: runHome(env)}
 	var unknown []string
 	s := d.sandbox(m, m, &unknown)
 	if d.err != nil {

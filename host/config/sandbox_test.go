@@ -103,14 +103,50 @@ func parseOne(t *testing.T, yaml string) *Server {
 }
 
 func TestParseSandbox(t *testing.T) {
-	s, err := ParseSandbox(map[string]any{"network": []any{"registry.npmjs.org"}, "writable": []any{"/tmp/x"}})
+	s, err := ParseSandbox(map[string]any{"network": []any{"registry.npmjs.org"}, "writable": []any{"/tmp/x"}}, nil)
 	if err != nil || s.Network != "hosts" || s.Writable[0] != "/tmp/x" || !s.Enforce {
 		t.Fatalf("%+v %v", s, err)
 	}
-	if _, err := ParseSandbox(map[string]any{"netwrk": "none"}); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
+	if _, err := ParseSandbox(map[string]any{"netwrk": "none"}, nil); err == nil || !strings.Contains(err.Error(), "sandbox.netwrk") {
 		t.Fatal(err)
 	}
-	if _, err := ParseSandbox(map[string]any{"network": 3}); err == nil || !strings.Contains(err.Error(), `key "sandbox.network"`) {
+	if _, err := ParseSandbox(map[string]any{"network": 3}, nil); err == nil || !strings.Contains(err.Error(), `key "sandbox.network"`) {
 		t.Fatal(err)
+	}
+}
+
+// A leading "~" of a manifest's sandbox paths, the default deny_read list
+// included, is the HOME of the run ParseSandbox is given (as LoadEnv's),
+// not the process's; nil, or a run without HOME, is the process's.
+func TestParseSandboxTildeIsTheRunsHome(t *testing.T) {
+	t.Setenv("HOME", "/home/process")
+	runEnv := func(home string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			if k == "HOME" && home != "" {
+				return home, true
+			}
+			return "", false
+		}
+	}
+	for _, c := range []struct {
+		name string
+		env  func(string) (string, bool)
+		want string
+	}{
+		{"the run's HOME", runEnv("/home/run"), "/home/run"},
+		{"a run without HOME", runEnv(""), "/home/process"},
+		{"the process's environment", nil, "/home/process"},
+	} {
+		s, err := ParseSandbox(map[string]any{"writable": []any{"~/out"}}, c.env)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s.Writable[0] != c.want+"/out" || s.DenyRead[0] != c.want+"/.ssh" {
+			t.Errorf("%s: writable %v, deny_read %v; want them under %s", c.name, s.Writable, s.DenyRead, c.want)
+		}
+		s, err = ParseSandbox(map[string]any{"deny_read": []any{"~/secret"}}, c.env)
+		if err != nil || s.DenyRead[0] != c.want+"/secret" {
+			t.Errorf("%s: deny_read %v, %v; want it under %s", c.name, s, err, c.want)
+		}
 	}
 }

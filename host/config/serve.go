@@ -41,8 +41,9 @@ type ServeSettings struct {
 
 // LoadServe reads the mcp_serve settings of <home>/config.yaml; a missing
 // file or key gives the defaults. A value of the wrong type is an error
-// naming the key.
-func LoadServe(home string) (*ServeSettings, error) {
+// naming the key. A ${VAR} is looked up in env (the run's environment, as
+// LoadEnv's; nil is the process's), then in <home>/.env.
+func LoadServe(home string, env func(string) (string, bool)) (*ServeSettings, error) {
 	s := &ServeSettings{
 		MaxResultBytes:  DefaultServeMaxResultBytes,
 		MaxRequestBytes: DefaultServeMaxRequestBytes,
@@ -65,7 +66,7 @@ func LoadServe(home string) (*ServeSettings, error) {
 	if err != nil {
 		return nil, err
 	}
-	lookup := varLookup(dotenv)
+	lookup := varLookupEnv(env, dotenv)
 	d := &decoder{}
 	for _, it := range block {
 		key := keyString(it.Key)

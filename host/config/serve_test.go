@@ -10,7 +10,7 @@ import (
 
 func TestLoadServe(t *testing.T) {
 	home := t.TempDir()
-	s, err := LoadServe(home)
+	s, err := LoadServe(home, nil)
 	if err != nil || s.MaxResultBytes != DefaultServeMaxResultBytes || s.CallTimeout != DefaultServeCallTimeout || len(s.Bridges) != 0 {
 		t.Fatalf("no config: %+v, %v", s, err)
 	}
@@ -24,7 +24,7 @@ func TestLoadServe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, DotEnvFile), []byte("TG_URL=http://127.0.0.1:9\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err = LoadServe(home)
+	s, err = LoadServe(home, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +38,43 @@ func TestLoadServe(t *testing.T) {
 		"mcp_serve:\n  messaging:\n    u: ${NOPE}\n": "needs ${NOPE}",
 	} {
 		write(text)
-		if _, err := LoadServe(home); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := LoadServe(home, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
+}
+
+// A ${VAR} of mcp_serve is looked up in the environment LoadServe is
+// given (the run's, cli.Options.Env) before .env, never in the process's;
+// nil is the process's.
+func TestLoadServeReadsTheRunsEnvironment(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, File), []byte("mcp_serve:\n  call_timeout: ${SERVE_TEST_TIMEOUT}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, DotEnvFile), []byte("SERVE_TEST_TIMEOUT=3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SERVE_TEST_TIMEOUT", "2")
+	run := func(k string) (string, bool) {
+		if k == "SERVE_TEST_TIMEOUT" {
+			return "1", true
+		}
+		return "", false
+	}
+	none := func(string) (string, bool) { return "", false }
+	for _, c := range []struct {
+		name string
+		env  func(string) (string, bool)
+		want time.Duration
+	}{
+		{"the run's environment", run, time.Second},
+		{"a run without the variable", none, 3 * time.Second},
+		{"the process's environment", nil, 2 * time.Second},
+	} {
+		s, err := LoadServe(home, c.env)
+		if err != nil || s.CallTimeout != c.want {
+			t.Errorf("%s: call_timeout %v, %v; want %v", c.name, s, err, c.want)
 		}
 	}
 }

@@ -33,8 +33,9 @@ type Installer struct {
 	// Admit, when set, is the security check the entry must pass before
 	// it is probed and saved; its error says why not.
 	Admit func(srv *config.Server) error
-	// LookupEnv reads credentials from the environment when there is no
-	// terminal to ask; nil is os.LookupEnv.
+	// LookupEnv is the run's environment: credentials are read from it
+	// when there is no terminal to ask, and its HOME is the "~" of the
+	// manifest's sandbox paths; nil is os.LookupEnv.
 	LookupEnv func(key string) (string, bool)
 	// StepTimeout bounds each bootstrap step (0: DefaultStepTimeout);
 	// CloneTimeout the clone and the checkout (0: DefaultCloneTimeout).
@@ -100,7 +101,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		return err
 	}
 	dir := InstallDir(home, m.Name)
-	topts := catalog.TranslateOptions{NoSandbox: o.NoSandbox}
+	topts := catalog.TranslateOptions{NoSandbox: o.NoSandbox, Env: in.LookupEnv}
 	if m.Install != nil {
 		topts.InstallDir = dir
 	}
@@ -174,7 +175,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		if err := checkRepoLinks(m.Name, dir); err != nil {
 			return err
 		}
-		if err := checkSandboxPaths(m, o, home, dir); err != nil {
+		if err := checkSandboxPaths(m, o, home, dir, in.LookupEnv); err != nil {
 			return err
 		}
 		if err := in.bootstrap(ctx, t, m.Install.Bootstrap, dir); err != nil {

@@ -679,3 +679,36 @@ func TestInstallRefusesWritableIntoHermesHome(t *testing.T) {
 		t.Errorf("changed:\n%s\nwas:\n%s", after, before)
 	}
 }
+
+// The "~" of a manifest's sandbox paths is the HOME of the run's
+// environment (Installer.LookupEnv), as every start of the server will
+// read it, not the process's: writable: ["~/hh"] with $HERMES_HOME at
+// <run's HOME>/hh is refused before the bootstrap, and the plan shows the
+// run's folder.
+func TestInstallSandboxTildeIsTheRunsHome(t *testing.T) {
+	repo, sha := gitRepo(t, map[string]string{"bin/server": "#!/bin/sh\necho server\n"})
+	user := t.TempDir()
+	home := filepath.Join(user, "hh")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	priorInstall(t, home)
+	before := snapshot(t, home)
+	m := demoManifest(repo, sha, "touch ../../bootstrap-ran")
+	m.Sandbox = map[string]any{"writable": []any{"~/hh"}}
+	var out bytes.Buffer
+	in := testInstaller(home, &out, map[string]string{"DEMO_TOKEN": "tok-123456", "HOME": user})
+	err := in.Install(context.Background(), m, Options{Yes: true})
+	if err == nil || !strings.Contains(err.Error(), "never read") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v; want a one-line refusal\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "private temp, "+home+"\n") {
+		t.Errorf("the plan does not show the writable folder under the run's HOME:\n%s", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "bootstrap-ran")); err == nil {
+		t.Error("the bootstrap ran")
+	}
+	if after := snapshot(t, home); after != before {
+		t.Errorf("changed:\n%s\nwas:\n%s", after, before)
+	}
+}

@@ -68,14 +68,15 @@ func checkRepoLinks(name, dir string) error {
 }
 
 // checkSandboxPaths resolves the manifest's sandbox paths in the clone, as
-// every start of the server will, and refuses one the start would refuse
-// (a writable path into $HERMES_HOME home or a deny path, or carried out
-// of the install folder dir by a link), before the bootstrap runs.
-func checkSandboxPaths(m *catalog.Manifest, o Options, home, dir string) error {
+// every start of the server will ("~" as $HOME of env, the run's
+// environment), and refuses one the start would refuse (a writable path
+// into $HERMES_HOME home or a deny path, or carried out of the install
+// folder dir by a link), before the bootstrap runs.
+func checkSandboxPaths(m *catalog.Manifest, o Options, home, dir string, env func(string) (string, bool)) error {
 	if m.Sandbox == nil || o.NoSandbox {
 		return nil
 	}
-	s, err := m.SandboxIn(dir)
+	s, err := m.SandboxIn(dir, env)
 	if err != nil {
 		return fmt.Errorf("the sandbox of '%s' is not valid: %s", m.Name, err)
 	}

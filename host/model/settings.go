@@ -80,10 +80,11 @@ type Settings struct {
 }
 
 // Load reads the model: block of <home>/config.yaml and the API key it
-// names: from lookupEnv first (the run's environment), then from
-// <home>/.env. A value of the wrong type is an error naming the key.
+// names: both the block's ${VAR}s and the key from lookupEnv first (the
+// run's environment), then from <home>/.env. A value of the wrong type is
+// an error naming the key.
 func Load(home string, lookupEnv func(string) (string, bool)) (*Settings, error) {
-	block, path, err := config.LoadModel(home)
+	block, path, err := config.LoadModel(home, lookupEnv)
 	if err != nil {
 		return nil, err
 	}

@@ -77,10 +77,11 @@ func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// Load reads roots: from <home>/config.yaml and resolves it with the
-// working folder (Resolve).
-func Load(home, wd, userHome string) ([]mcp.Root, error) {
-	entries, err := config.LoadRoots(home)
+// Load reads roots: from <home>/config.yaml, its ${VAR}s looked up in env
+// (the run's environment; nil is the process's) and .env, and resolves it
+// with the working folder (Resolve).
+func Load(home, wd, userHome string, env func(string) (string, bool)) ([]mcp.Root, error) {
+	entries, err := config.LoadRoots(home, env)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +140,11 @@ func (s *Set) Update(ctx context.Context, roots []mcp.Root) bool {
 	return true
 }
 
-// Reload reads roots: of <home>/config.yaml again with the working folder
-// wd (after a config reload, or a change of working folder) and replaces
-// the list (Update). On an error the list is kept.
-func (s *Set) Reload(ctx context.Context, home, wd, userHome string) (changed bool, err error) {
-	list, err := Load(home, wd, userHome)
+// Reload reads roots: of <home>/config.yaml again (Load) with the working
+// folder wd (after a config reload, or a change of working folder) and
+// replaces the list (Update). On an error the list is kept.
+func (s *Set) Reload(ctx context.Context, home, wd, userHome string, env func(string) (string, bool)) (changed bool, err error) {
+	list, err := Load(home, wd, userHome, env)
 	if err != nil {
 		return false, err
 	}

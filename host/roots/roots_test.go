@@ -37,7 +37,7 @@ func TestLoadResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("ROOTS_TEST_DIR", "/var/lib/thing")
-	got, err := roots.Load(home, "/srv/project", "/home/me")
+	got, err := roots.Load(home, "/srv/project", "/home/me", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +59,48 @@ func TestLoadResolves(t *testing.T) {
 	}
 }
 
+// TestLoadReadsTheRunsEnvironment: a ${VAR} of roots: is looked up in the
+// environment Load is given (the run's, cli.Options.Env), before .env, and
+// never in the process's; nil is the process's.
+func TestLoadReadsTheRunsEnvironment(t *testing.T) {
+	home := t.TempDir()
+	cfg := "roots:\n  - ${ROOTS_TEST_RUN_DIR}\n  - ${ROOTS_TEST_DOTENV_DIR}\n"
+	if err := os.WriteFile(filepath.Join(home, config.File), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, config.DotEnvFile), []byte("ROOTS_TEST_RUN_DIR=/from/dotenv\nROOTS_TEST_DOTENV_DIR=/dotenv/only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ROOTS_TEST_RUN_DIR", "/from/process")
+	t.Setenv("ROOTS_TEST_DOTENV_DIR", "/from/process/too")
+	run := func(k string) (string, bool) {
+		if k == "ROOTS_TEST_RUN_DIR" {
+			return "/from/run", true
+		}
+		return "", false
+	}
+	for _, c := range []struct {
+		name string
+		env  func(string) (string, bool)
+		want []string
+	}{
+		{"the run's environment", run, []string{"file:///w", "file:///from/run", "file:///dotenv/only"}},
+		{"the process's environment", nil, []string{"file:///w", "file:///from/process", "file:///from/process/too"}},
+	} {
+		got, err := roots.Load(home, "/w", "/h", c.env)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var uris []string
+		for _, r := range got {
+			uris = append(uris, r.URI)
+		}
+		if strings.Join(uris, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: roots %v, want %v", c.name, uris, c.want)
+		}
+	}
+}
+
 // TestLoadErrors: a wrong roots: is one line naming the entry and what to
 // do; no file or no key is the working folder alone.
 func TestLoadErrors(t *testing.T) {
@@ -75,12 +117,12 @@ func TestLoadErrors(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, config.File), []byte(c.cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := roots.Load(home, "/w", "/h")
+		_, err := roots.Load(home, "/w", "/h", nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: got %v, want one line with %q", c.cfg, err, c.want)
 		}
 	}
-	got, err := roots.Load(t.TempDir(), "/w", "/h")
+	got, err := roots.Load(t.TempDir(), "/w", "/h", nil)
 	if err != nil || len(got) != 1 || got[0].URI != "file:///w" {
 		t.Fatalf("no config: %v, %v", got, err)
 	}
@@ -165,7 +207,7 @@ func TestReload(t *testing.T) {
 		}
 	}
 	write("roots: [/a]\n")
-	list, err := roots.Load(home, "/w", "/h")
+	list, err := roots.Load(home, "/w", "/h", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +215,18 @@ func TestReload(t *testing.T) {
 	changes := 0
 	set.OnChange(func(context.Context) { changes++ })
 	ctx := context.Background()
-	if changed, err := set.Reload(ctx, home, "/w", "/h"); changed || err != nil || changes != 0 {
+	if changed, err := set.Reload(ctx, home, "/w", "/h", nil); changed || err != nil || changes != 0 {
 		t.Fatalf("unchanged: %v %v, %d changes", changed, err, changes)
 	}
 	write("roots: [/a, /b]\n")
-	if changed, err := set.Reload(ctx, home, "/w", "/h"); !changed || err != nil || changes != 1 || len(set.Roots()) != 3 {
+	if changed, err := set.Reload(ctx, home, "/w", "/h", nil); !changed || err != nil || changes != 1 || len(set.Roots()) != 3 {
 		t.Fatalf("a root added: %v %v, %d changes, %v", changed, err, changes, set.Roots())
 	}
-	if changed, _ := set.Reload(ctx, home, "/elsewhere", "/h"); !changed || set.Roots()[0].URI != "file:///elsewhere" || changes != 2 {
+	if changed, _ := set.Reload(ctx, home, "/elsewhere", "/h", nil); !changed || set.Roots()[0].URI != "file:///elsewhere" || changes != 2 {
 		t.Fatalf("a new working folder: %v, %v", changed, set.Roots())
 	}
 	write("roots: 3\n")
-	if changed, err := set.Reload(ctx, home, "/w", "/h"); changed || err == nil || len(set.Roots()) != 3 || changes != 2 {
+	if changed, err := set.Reload(ctx, home, "/w", "/h", nil); changed || err == nil || len(set.Roots()) != 3 || changes != 2 {
 		t.Fatalf("a broken roots: %v %v, %v", changed, err, set.Roots())
 	}
 }

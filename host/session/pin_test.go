@@ -120,7 +120,7 @@ func TestPinnedTransportPluginSandboxes(t *testing.T) {
 	}
 	p := newPinnedTransport(t)
 	srv := p.server(p.sum)
-	sb, err := config.ParseSandbox(map[string]any{"network": "none"})
+	sb, err := config.ParseSandbox(map[string]any{"network": "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

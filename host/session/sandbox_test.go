@@ -161,7 +161,7 @@ func (w *hostileWorld) probeServer(t *testing.T, sb map[string]any) *config.Serv
 		// attempts elsewhere.
 		Env: map[string]string{"HTTP_PROXY": ""}}
 	if sb != nil {
-		s, err := config.ParseSandbox(sb)
+		s, err := config.ParseSandbox(sb, nil)
 		if err != nil {
 			t.Fatalf("sandbox block %v: %v", sb, err)
 		}
@@ -412,7 +412,7 @@ func TestSandboxRefusedWhenItCannotBeEnforced(t *testing.T) {
 	markerDir := t.TempDir()
 	marker := filepath.Join(markerDir, "started")
 	entry := func(enforce bool) *config.Server {
-		sb, err := config.ParseSandbox(map[string]any{"enforce": enforce, "deny_read": []any{secret}, "writable": []any{markerDir}})
+		sb, err := config.ParseSandbox(map[string]any{"enforce": enforce, "deny_read": []any{secret}, "writable": []any{markerDir}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
