@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,10 +22,19 @@ func TestKillOwnGroupSparesThePlugin(t *testing.T) {
 		groupLeader()
 		return
 	}
+	// held is open in the leader and in its child: its read end ends
+	// when both are gone.
+	held, hold, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillOwnGroupSparesThePlugin$")
 	cmd.Env = append(os.Environ(), "HERMES_SERVE_TEST_GROUP_LEADER=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.ExtraFiles = []*os.File{hold}
 	out, err := cmd.Output()
+	hold.Close()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		t.Fatalf("the group leader ended with %v, want status 0; stderr:\n%s", err, ee.Stderr)
@@ -36,21 +46,22 @@ func TestKillOwnGroupSparesThePlugin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the group leader printed %q, want its child's pid", out)
 	}
-	// The orphan is reaped by whoever adopts it; a zombie has ended too.
-	deadline := time.Now().Add(time.Minute)
-	for alive(child) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("the group leader's child %d outlived it", child)
-		}
-		time.Sleep(10 * time.Millisecond)
+	gone := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, held); close(gone) }()
+	select {
+	case <-gone:
+	case <-time.After(time.Minute):
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Fatalf("the group leader's child %d outlived it", child)
 	}
 }
 
 // groupLeader is the plugin of TestKillOwnGroupSparesThePlugin: it starts
-// a child in its group, prints the child's pid and exits as Exit does.
+// a child in its group (holding the test's pipe, descriptor 3), prints the
+// child's pid and exits as Exit does.
 func groupLeader() {
 	c := exec.Command("sleep", "600")
+	c.ExtraFiles = []*os.File{os.NewFile(3, "held")}
 	if err := c.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -58,15 +69,4 @@ func groupLeader() {
 	fmt.Println(c.Process.Pid)
 	killOwnGroup()
 	os.Exit(0)
-}
-
-// alive reports whether pid is a process that has not exited.
-func alive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }
