@@ -3,7 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -32,22 +33,12 @@ func projectDetails(srv *config.Server) []string {
 	case l.Local:
 		lines = append(lines, "Runs:      "+shownCommandLine(srv), "In:        "+srv.Cwd)
 		if len(srv.Env) > 0 {
-			names := make([]string, 0, len(srv.Env))
-			for k := range srv.Env {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			lines = append(lines, "Env:       "+strings.Join(names, ", "))
+			lines = append(lines, "Env:       "+strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", "))
 		}
 	case l.Remote:
 		lines = append(lines, "Reaches:   "+shownURL(srv))
 		if len(srv.Headers) > 0 {
-			names := make([]string, 0, len(srv.Headers))
-			for k := range srv.Headers {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			lines = append(lines, "Headers:   "+strings.Join(names, ", "))
+			lines = append(lines, "Headers:   "+strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", "))
 		}
 	}
 	if srv.Auth != "" {
