@@ -453,14 +453,6 @@ func TestTildeIsTheRunsHome(t *testing.T) {
     sandbox: {network: none}
 `
 	h := home(t, []byte(src))
-	runEnv := func(home string) func(string) (string, bool) {
-		return func(k string) (string, bool) {
-			if k == "HOME" && home != "" {
-				return home, true
-			}
-			return "", false
-		}
-	}
 	for _, c := range []struct {
 		name string
 		env  func(string) (string, bool)

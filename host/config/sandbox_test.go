@@ -120,14 +120,6 @@ func TestParseSandbox(t *testing.T) {
 // not the process's; nil, or a run without HOME, is the process's.
 func TestParseSandboxTildeIsTheRunsHome(t *testing.T) {
 	t.Setenv("HOME", "/home/process")
-	runEnv := func(home string) func(string) (string, bool) {
-		return func(k string) (string, bool) {
-			if k == "HOME" && home != "" {
-				return home, true
-			}
-			return "", false
-		}
-	}
 	for _, c := range []struct {
 		name string
 		env  func(string) (string, bool)
@@ -148,5 +140,16 @@ func TestParseSandboxTildeIsTheRunsHome(t *testing.T) {
 		if err != nil || s.DenyRead[0] != c.want+"/secret" {
 			t.Errorf("%s: deny_read %v, %v; want it under %s", c.name, s, err, c.want)
 		}
+	}
+}
+
+// runEnv is a run's environment that holds only HOME (none when home is
+// "").
+func runEnv(home string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if k == "HOME" && home != "" {
+			return home, true
+		}
+		return "", false
 	}
 }
