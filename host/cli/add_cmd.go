@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -55,8 +56,10 @@ hermes mcp add <name> --preset codex
 common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S] [--json]`
 
 const addDescription = `Everything after --args (or after --) is the server's argv, word for word,
-so it must come last; words there spelled like hermes's flags are warned
-about. Without --command, the first word after -- is the command. Unless --no-probe is given the server is started first
+so it must come last. Words after --args spelled like hermes's own long
+flags (--env, --no-probe, ...) are asked about on a terminal and refused
+elsewhere (exit 2): write hermes's flags before --args, or use the -- form,
+which passes everything after it to the server. Without --command, the first word after -- is the command. Unless --no-probe is given the server is started first
 and its tools listed; on a terminal you pick them from a checklist (all
 checked), elsewhere every tool is enabled unless --tools names some.
 
@@ -178,6 +181,29 @@ func hermesFlagsIn(argv []string) []string {
 	return out
 }
 
+// confirmArgvFlags decides on hermes's own flags written after --args
+// (o.argvFlags), which would be saved as the server's argv: a flag such as
+// --env API_KEY=... there would be kept as an argument, and --no-probe
+// would not stop the probe. On a terminal the person is asked whether they
+// are meant for the server (default no); without one it is a usage error
+// (exit 2) naming the flags and the two ways to write what was meant. The
+// "--" form passes everything after it to the server without asking.
+func (e *env) confirmArgvFlags(o *addOptions) error {
+	if len(o.argvFlags) == 0 {
+		return nil
+	}
+	flags := strings.Join(o.argvFlags, " ")
+	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.name)
+	if !e.p.Interactive() {
+		return usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
+	}
+	e.p.Warn("%s after --args would be saved as the server's own arguments, not read by hermes", flags)
+	if e.p.Confirm("Are they the server's arguments?", false) {
+		return nil
+	}
+	return usagef("nothing was saved: %s", fix)
+}
+
 // addCommand is 'hermes mcp add'. The child argv after --args must never
 // reach the flag parser, so this command takes its words unparsed, splits
 // them with SplitAddArgs and parses only the front part with an inner
@@ -223,8 +249,8 @@ func addCommand(e *env) *cli.Command {
 					if j.on = o.asJSON; j.on {
 						e.progressToStderr()
 					}
-					if len(o.argvFlags) > 0 {
-						e.p.Warn("%s after --args go to the server, not to hermes; put hermes's flags before --args, or write: hermes mcp add %s [flags] -- CMD ARGS...", strings.Join(o.argvFlags, " "), o.name)
+					if err := e.confirmArgvFlags(o); err != nil {
+						return err
 					}
 					if err := e.runAdd(ctx, o); err != nil || !j.on {
 						return err

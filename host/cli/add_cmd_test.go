@@ -332,24 +332,31 @@ func TestAddDashDashCommand(t *testing.T) {
 	}
 }
 
-// TestAddArgsWarnsAboutHermesFlags: words after --args stay the server's
-// argv, word for word, but ones spelled like hermes's own flags are named in
-// a warning (they were swallowed without a word: --tools enabled every tool).
-func TestAddArgsWarnsAboutHermesFlags(t *testing.T) {
+// TestAddArgsRefusesHermesFlagsWithoutTerminal: without a terminal,
+// hermes's own flags written after --args are a usage error (exit 2) that
+// names them and the two ways to write what was meant, and nothing is
+// saved: --env API_KEY=... was saved into args and printed unmasked, and
+// --no-probe there did not stop the probe (rc 0 either way).
+func TestAddArgsRefusesHermesFlagsWithoutTerminal(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
-	r := runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--no-probe", "--args", "server.js", "stdio", "--tools", "echo", "--yes").must(t, 0)
-	if !strings.Contains(r.stdout, "--tools --yes after --args go to the server, not to hermes") || !strings.Contains(r.stdout, "hermes mcp add ev [flags] -- CMD ARGS...") {
-		t.Errorf("no warning naming --tools and --yes:\n%s", r.stdout)
+	r := runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--no-probe", "--args", "server.js", "--env", "API_KEY=sk-live-0123456789abcdef0123", "--tools", "echo")
+	r.must(t, 2)
+	for _, want := range []string{"--env --tools after --args would be saved as the server's own arguments", "put hermes's flags before --args", "hermes mcp add ev [flags] -- CMD ARGS..."} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
 	}
-	if got, want := readConfig(t, home), "mcp_servers:\n  ev:\n    command: node\n    args:\n      - server.js\n      - stdio\n      - --tools\n      - echo\n      - --yes\n"; got != want {
-		t.Errorf("config.yaml:\n%q\nwant:\n%q", got, want)
+	if strings.Contains(r.stdout+r.stderr, "sk-live-0123456789abcdef0123") {
+		t.Errorf("the secret was printed:\n%s%s", r.stdout, r.stderr)
 	}
-	// npx's -y is npx's: no warning.
-	r = runHermes(t, home, "mcp", "add", "ok", "--command", "npx", "--no-probe", "--args", "-y", "pkg", "--port", "3").must(t, 0)
-	if strings.Contains(r.stdout, "after --args") {
-		t.Errorf("warned about words that are no hermes flag:\n%s", r.stdout)
+	if got := readConfig(t, home); strings.Contains(got, "ev:") {
+		t.Errorf("saved although refused:\n%s", got)
 	}
+	// The -- form gives them to the server, as asked.
+	runHermes(t, home, "mcp", "add", "ev", "--no-probe", "--", "node", "server.js", "--tools", "echo").must(t, 0)
+	// npx's -y is npx's: no question.
+	runHermes(t, home, "mcp", "add", "ok", "--command", "npx", "--no-probe", "--args", "-y", "pkg", "--port", "3").must(t, 0)
 }
 
 // TestAddHeaderSecretGoesToDotEnv: a bearer token written out in --header
@@ -377,5 +384,28 @@ func TestAddHeaderSecretGoesToDotEnv(t *testing.T) {
 	dotenv, err := os.ReadFile(filepath.Join(home, ".env"))
 	if err != nil || !strings.Contains(string(dotenv), "MCP_WEB_AUTHORIZATION=tok-Literal-0123456789") || !strings.Contains(string(dotenv), "MCP_LOC_GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789") {
 		t.Errorf(".env (%v):\n%s", err, dotenv)
+	}
+}
+
+// TestArgvSecretsMasked: a token written out in a server's argv (as 'add
+// NAME -- CMD ...' saves it) is masked wherever the argv is shown: get,
+// get --json, list --json. It was printed as written.
+func TestArgvSecretsMasked(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	const tok, key = "zz-custom-secret-4242", "sk-live-0123456789abcdef0123"
+	runHermes(t, home, "mcp", "add", "ev", "--no-probe", "--", "node", "server.js", "--token", tok, "API_KEY="+key, "--port", "3000").must(t, 0)
+	if got := readConfig(t, home); !strings.Contains(got, tok) {
+		t.Fatalf("the argv was not saved as written:\n%s", got)
+	}
+	for _, args := range [][]string{{"mcp", "get", "ev"}, {"mcp", "get", "ev", "--json"}, {"mcp", "list"}, {"mcp", "list", "--json"}} {
+		r := runHermes(t, home, args...).must(t, 0)
+		out := r.stdout + r.stderr
+		if strings.Contains(out, tok) || strings.Contains(out, key) {
+			t.Errorf("hermes %s shows a secret of the argv:\n%s", strings.Join(args, " "), out)
+		}
+		if args[1] == "get" && (!strings.Contains(out, "server.js") || !strings.Contains(out, "3000")) {
+			t.Errorf("hermes %s hides the rest of the argv:\n%s", strings.Join(args, " "), out)
+		}
 	}
 }

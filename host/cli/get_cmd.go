@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -261,6 +262,9 @@ func maskValue(path []string, v any) any {
 		for i, x := range t {
 			out[i] = maskValue(path, x)
 		}
+		if len(path) > 0 && path[len(path)-1] == "args" {
+			maskArgList(out)
+		}
 		return out
 	case string:
 		if len(path) == 0 {
@@ -276,6 +280,11 @@ func maskValue(path []string, v any) any {
 			return maskSecret(t)
 		case last == "url":
 			return toolview.Redact(t)
+		case last == "args" && len(path) == 1:
+			words := config.SplitArgs(t)
+			if masked := importer.MaskArgv(words); !slices.Equal(masked, words) {
+				return strings.Join(masked, " ")
+			}
 		}
 		return t
 	case nil, bool, int, int64, uint64, float64:
@@ -285,6 +294,20 @@ func maskValue(path []string, v any) any {
 		return t
 	}
 	return v
+}
+
+// maskArgList masks, in place, the secret-looking words of an args list
+// (importer.MaskArgv); words that are not strings stay.
+func maskArgList(list []any) {
+	words := make([]string, len(list))
+	for i, x := range list {
+		words[i], _ = x.(string)
+	}
+	for i, w := range importer.MaskArgv(words) {
+		if _, ok := list[i].(string); ok {
+			list[i] = w
+		}
+	}
 }
 
 // secretKey reports whether the value at path is under a secret's name

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/toolview"
 )
 
@@ -42,10 +43,15 @@ func rawScalar(v any) string {
 	return fmt.Sprint(v)
 }
 
-// shownArgs are the args of a stdio server as written in config.yaml: a
-// ${VAR} in them (an --token ${GITHUB_TOKEN}) stays a reference and its
-// value is never shown.
-func shownArgs(srv *config.Server) []string {
+// shownArgs are the args of a stdio server as written in config.yaml, with
+// every secret-looking word masked (importer.MaskArgv): a ${VAR} in them (an
+// --token ${GITHUB_TOKEN}) stays a reference and its value is never shown,
+// and a token written out (--token ghp_..., API_KEY=...) shows as ***.
+func shownArgs(srv *config.Server) []string { return importer.MaskArgv(writtenArgs(srv)) }
+
+// writtenArgs are the args of a stdio server as written in config.yaml,
+// unmasked: only for shownArgs.
+func writtenArgs(srv *config.Server) []string {
 	switch a := srv.Raw["args"].(type) {
 	case string:
 		return config.SplitArgs(a)
@@ -97,5 +103,5 @@ func shownExecCommand(srv *config.Server) string {
 			args = append(args, fmt.Sprint(x))
 		}
 	}
-	return strings.TrimSpace(cmd + " " + strings.Join(args, " "))
+	return strings.TrimSpace(cmd + " " + strings.Join(importer.MaskArgv(args), " "))
 }

@@ -135,3 +135,51 @@ func MoveSecret(server, key, val string, header bool) (written string, sec *Secr
 	}
 	return written, sec, m.s.Notes
 }
+
+// MaskArgv is argv as it may be shown: a word that looks like a secret
+// (a key's shape, NAME=VALUE with a secret's name, a URL with a
+// password) has its secret part masked, and so has the word after a flag
+// named like a secret (--api-key X, --token=X). ${VAR} references stay
+// as they are: they show a name, never a value. argv is not changed.
+func MaskArgv(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, w := range argv {
+		out[i] = w
+		switch {
+		case OnlyReferences(w):
+		case i > 0 && secretFlag(argv[i-1]) && !strings.Contains(argv[i-1], "="):
+			out[i] = maskWord(w)
+		case strings.HasPrefix(w, "-") && strings.Contains(w, "=") && secretFlag(w):
+			name, val, _ := strings.Cut(w, "=")
+			out[i] = name + "=" + maskWord(val)
+		case looksSecret(w):
+			if name, val, ok := strings.Cut(w, "="); ok && name != "" && !strings.ContainsAny(name, " :/") {
+				out[i] = name + "=" + maskWord(val)
+			} else {
+				out[i] = toolview.Redact(w)
+				if out[i] == w {
+					out[i] = maskWord(w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// secretFlag reports whether w is a flag ("--api-key", "-token=...") whose
+// name is a secret's.
+func secretFlag(w string) bool {
+	if !strings.HasPrefix(w, "-") {
+		return false
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+	return name != "" && IsSecretName(name)
+}
+
+// maskWord hides a value, keeping a ${VAR} reference visible.
+func maskWord(v string) string {
+	if v == "" || OnlyReferences(v) {
+		return v
+	}
+	return "***"
+}
