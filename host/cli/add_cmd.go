@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/urfave/cli/v3"
@@ -39,8 +40,8 @@ type addOptions struct {
 	// buildAddEntry, with notes about values it kept as written.
 	secrets        []importer.Secret
 	secretNotes    []string
-	connectTimeout int
-	timeout        int
+	connectTimeout time.Duration
+	timeout        time.Duration
 	tools          string
 	yes            bool
 	noProbe        bool
@@ -94,8 +95,8 @@ func addFlags(o *addOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.device},
 		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.transport},
 		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.preset},
-		&cli.IntFlag{Name: "connect-timeout", Usage: "`SECONDS` to start and initialize the server", HideDefault: true, Destination: &o.connectTimeout},
-		&cli.IntFlag{Name: "timeout", Usage: "`SECONDS` per tool call", HideDefault: true, Destination: &o.timeout},
+		&timeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.connectTimeout},
+		&timeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.timeout},
 		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
 		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},

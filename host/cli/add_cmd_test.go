@@ -409,3 +409,34 @@ func TestArgvSecretsMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestAddTimesTakeBothForms: --connect-timeout and --timeout take seconds
+// or a duration ("5s" was refused as not a whole number), and config.yaml
+// gets seconds; a value that is neither is one line naming both forms.
+func TestAddTimesTakeBothForms(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	runHermes(t, home, "mcp", "add", "ev", "--command", "node", "--connect-timeout", "5s", "--timeout", "300", "--no-probe").must(t, 0)
+	runHermes(t, home, "mcp", "add", "ev2", "--command", "node", "--connect-timeout", "1m30s", "--timeout", "2.5", "--no-probe").must(t, 0)
+	got := readConfig(t, home)
+	for _, want := range []string{"ev:\n    command: node\n    connect_timeout: 5\n    timeout: 300\n", "ev2:\n    command: node\n    connect_timeout: 90\n    timeout: 2.5\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, got)
+		}
+	}
+	r := runHermes(t, home, "mcp", "add", "ev3", "--command", "node", "--connect-timeout", "soon", "--no-probe")
+	r.must(t, 2).oneLineErr(t, "--connect-timeout", "seconds (30) or a duration (30s, 2m)")
+	// A config.yaml time key takes both forms too.
+	writeConfig(t, home, "mcp_servers:\n  ev:\n    command: node\n    connect_timeout: 2m\n")
+	runHermes(t, home, "mcp", "get", "ev").must(t, 0)
+}
+
+// TestAddTimeoutSaysWhatToRaise: a server that does not answer within the
+// probe's connect timeout fails with the flag that gives it more time
+// (slow first starts failed with only "within 30s (connect_timeout)").
+func TestAddTimeoutSaysWhatToRaise(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	r := runHermes(t, home, "mcp", "add", "slow", "--connect-timeout", "1", "--yes", "--", "sh", "-c", "sleep 600")
+	r.must(t, 1).oneLineErr(t, "within 1s (connect_timeout)", "add it again with --connect-timeout 2m", "nothing was saved")
+}

@@ -5,7 +5,6 @@ import (
 	neturl "net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
@@ -181,9 +180,6 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	if (o.noBrowser || o.device) && (o.auth == "header" || o.auth == "exec") {
 		return nil, usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.auth)
 	}
-	if o.connectTimeout < 0 || o.timeout < 0 {
-		return nil, usagef("--connect-timeout and --timeout are whole seconds above 0")
-	}
 
 	entry := config.NewServerEntry()
 	if url != "" {
@@ -227,10 +223,10 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		}
 	}
 	if o.connectTimeout > 0 {
-		entry.ConnectTimeout(time.Duration(o.connectTimeout) * time.Second)
+		entry.ConnectTimeout(o.connectTimeout)
 	}
 	if o.timeout > 0 {
-		entry.Timeout(time.Duration(o.timeout) * time.Second)
+		entry.Timeout(o.timeout)
 	}
 	return entry, nil
 }

@@ -185,6 +185,9 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	}
 	if err != nil {
 		msg := shownErr(err)
+		if errorCode(err) == string(failure.CodeTimeout) {
+			msg += fmt.Sprintf("; a server that starts slowly (a first npx or uvx download, a large server) needs more time: add it again with --connect-timeout %s (saved as its connect_timeout)", longerTimeout(o.connectTimeout))
+		}
 		if !plan.interactive {
 			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg))
 		}
@@ -418,3 +421,14 @@ func setToolsChoice(entry *config.ServerEntry, chosen []string) {
 // authChallenged reports whether a failed connect was the server asking
 // for credentials (HTTP 401, or 403 with a challenge).
 func authChallenged(err error) bool { return failure.Of(err) == failure.CodeAuth }
+
+// longerTimeout is the connect timeout to suggest after a probe that timed
+// out with used (0: probeConnectTimeout): twice as long, in whole minutes,
+// written as --connect-timeout takes it ("4m").
+func longerTimeout(used time.Duration) string {
+	if used <= 0 {
+		used = probeConnectTimeout
+	}
+	mins := max(int((2*used+time.Minute-1)/time.Minute), 2)
+	return fmt.Sprintf("%dm", mins)
+}

@@ -49,9 +49,9 @@ func installCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
 			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
-			&cli.DurationFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION`, e.g. 30m)", Destination: &stepTimeout},
-			&cli.DurationFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION`)", Destination: &probeTimeout},
-			&cli.DurationFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION`)", Destination: &cloneTimeout},
+			&timeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &stepTimeout},
+			&timeFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
+			&timeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &cloneTimeout},
 			j.flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {

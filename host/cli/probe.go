@@ -21,9 +21,13 @@ import (
 )
 
 // probeConnectTimeout bounds a probe from the command line when the entry
-// sets no connect_timeout of its own (shorter than the runtime default: a
-// person is waiting).
-const probeConnectTimeout = 30 * time.Second
+// sets no connect_timeout of its own. The probe of add and install is a
+// server's first start, the slowest one (npx or uvx fetches the package,
+// caches are cold: desktop-commander took about 20 s, git-mcp-server 10 to
+// 12 s on a loaded machine, and failed at 30 s), so it gets longer than
+// the runtime default (config.DefaultConnectTimeout); the person sees
+// "Connecting..." and can stop it with Ctrl-C.
+const probeConnectTimeout = 2 * time.Minute
 
 // probeTools connects to srv through the registry, exactly as a session of
 // the agent would (a Manager over this one server), and returns every tool

@@ -119,6 +119,8 @@ func wants(c *cli.Command, name string) string {
 				return "a number"
 			case *cli.DurationFlag:
 				return "a duration such as 30s or 2m"
+			case *timeFlag:
+				return "seconds (30) or a duration (30s, 2m) above 0"
 			case *cli.BoolFlag:
 				return "true or false"
 			}

@@ -53,7 +53,7 @@ func (d *decoder) lazyKeys(s *Server, v, raw map[string]any) {
 		d.fail("start", "want lazy or eager, got %s", got(raw["start"]))
 	}
 	if iv := v["idle_timeout"]; iv != nil {
-		f, ok := fields.Number(iv)
+		f, ok := fields.Seconds(iv)
 		switch {
 		case !ok || f < 0:
 			d.fail("idle_timeout", "want a number of seconds (0 for never), got %s", got(raw["idle_timeout"]))

@@ -179,8 +179,8 @@ func TestLoadBoolishEnabled(t *testing.T) {
 
 func TestLoadValidationMessages(t *testing.T) {
 	cases := map[string]string{
-		"a:\n    command: x\n    timeout: abc":                  `server "a": key "timeout": want a number of seconds, got "abc"`,
-		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds, got -3`,
+		"a:\n    command: x\n    timeout: abc":                  `server "a": key "timeout": want a number of seconds (30) or a duration (30s, 2m), got "abc"`,
+		"a:\n    command: x\n    timeout: -3":                   `server "a": key "timeout": want a positive number of seconds (30) or a duration (30s, 2m), got -3`,
 		"a:\n    command: x\n    max_message_mb: lots":          `server "a": key "max_message_mb": want a number of megabytes, got "lots"`,
 		"a:\n    command: x\n    tools: {on_change: ask}":       `server "a": key "tools.on_change": want warn or deny, got "ask"`,
 		"a:\n    command: x\n    max_message_mb: 5000":          `server "a": key "max_message_mb": want a positive number of megabytes, got 5000`,

@@ -91,8 +91,15 @@ func (d *decoder) megabytes(key string, v, raw any, def uint64) uint64 {
 }
 
 // seconds reads a positive number of seconds.
+// A number is seconds (30, "2.5"); a duration string ("30s", "2m") is
+// read as one.
 func (d *decoder) seconds(key string, v, raw any, def time.Duration) time.Duration {
-	f, ok := d.positive(key, v, raw, "seconds", 1e9)
+	if s, ok := v.(string); ok {
+		if secs, ok := fields.Seconds(s); ok {
+			v = secs
+		}
+	}
+	f, ok := d.positive(key, v, raw, "seconds (30) or a duration (30s, 2m)", 1e9)
 	if !ok {
 		return def
 	}

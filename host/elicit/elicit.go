@@ -94,7 +94,7 @@ func boolish(v any) (bool, bool) {
 const maxTimeout = 24 * time.Hour
 
 func seconds(v any) (time.Duration, bool) {
-	f, ok := fields.Number(v)
+	f, ok := fields.Seconds(v)
 	if !ok || !(f > 0) || f > maxTimeout.Seconds() {
 		return 0, false
 	}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Error is a value of the wrong type: File (when known) and Key (a dotted
@@ -170,6 +171,24 @@ func Bool(key string, v any, def bool) (bool, *Error) {
 		return t, nil
 	}
 	return def, &Error{Key: key, Want: "true or false", Got: Show(v)}
+}
+
+// Seconds reads a length of time: a number of seconds (as Number reads
+// it: 30, "2.5") or a Go duration string ("30s", "2m", "1m30s"). ok is
+// false for anything else; callers apply their own bounds and wording.
+func Seconds(v any) (secs float64, ok bool) {
+	if f, ok := Number(v); ok {
+		return f, true
+	}
+	s, isString := v.(string)
+	if !isString {
+		return 0, false
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, false
+	}
+	return d.Seconds(), true
 }
 
 // Number reads a number written as one (an integer or a float, as YAML
