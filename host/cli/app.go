@@ -307,6 +307,7 @@ func Run(opts Options) int {
 	if len(args) == 0 {
 		args = []string{"hermes"}
 	}
+	args = helpAfterArguments(app, args)
 	go func() { done <- app.Run(ctx, args) }()
 	var err error
 	select {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +30,7 @@ func callCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "call one tool of a server through the tool registry and print its result",
-		ArgsUsage: "<name> <tool>",
+		ArgsUsage: "<name> <tool> [key=value]...",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &kvs},
 			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &argsJSON},
@@ -37,8 +39,16 @@ func callCommand(e *env) *cli.Command {
 		},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			asJSON := j.on
-			if c.Args().Len() != 2 {
+			if c.Args().Len() < 2 {
 				return usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
+			}
+			// Words after the tool written k=v are arguments, as --arg
+			// takes them ('hermes mcp call ev echo message=hi').
+			for _, w := range c.Args().Slice()[2:] {
+				if k, _, ok := strings.Cut(w, "="); !ok || k == "" || strings.HasPrefix(w, "-") {
+					return usagef("%q after the tool is not an argument: write arguments as key=value or --arg key=value (--args-json for a JSON object); run 'hermes mcp tools %s %s' for its arguments", w, c.Args().Get(0), c.Args().Get(1))
+				}
+				kvs = append(kvs, w)
 			}
 			if asJSON && rendered {
 				return usagef("--json and --rendered cannot be combined; pick one")
@@ -69,7 +79,7 @@ func callCommand(e *env) *cli.Command {
 			schema, _ := json.Marshal(def.Parameters)
 			args, err := BuildArguments(&mcp.Tool{Name: tool, RawInputSchema: schema}, kvs, argsJSON)
 			if err != nil {
-				return usagef("%s", err)
+				return usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
 			}
 			if def.Utility != "" {
 				// Resource and prompt utilities have only a rendered form.
@@ -133,7 +143,8 @@ func unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 	case registry.Withheld:
 		return failf("%s", l.Err().Error())
 	}
-	return failf("server '%s' has no tool '%s'; it offers: %s", name, tool, strings.Join(originalNames(m, name), ", "))
+	offered := originalNames(m, name)
+	return withCode(codeNoSuchTool, failf("server '%s' has no tool '%s'%s; it offers: %s", name, tool, didYouMean("", tool, offered), strings.Join(offered, ", ")))
 }
 
 // writeRendered prints the JSON string the model receives, with what a
@@ -224,14 +235,16 @@ func BuildArguments(tool *mcp.Tool, kvs []string, argsJSON string) (map[string]a
 		}
 	}
 	props := map[string]any{}
+	var required []string
 	if tool != nil {
-		props = tool.InputSchema.Properties
+		props, required = tool.InputSchema.Properties, tool.InputSchema.Required
 		if props == nil && len(tool.RawInputSchema) > 0 {
 			var raw struct {
 				Properties map[string]any `json:"properties"`
+				Required   []string       `json:"required"`
 			}
 			_ = json.Unmarshal(tool.RawInputSchema, &raw)
-			props = raw.Properties
+			props, required = raw.Properties, raw.Required
 		}
 	}
 	for _, kv := range kvs {
@@ -245,7 +258,73 @@ func BuildArguments(tool *mcp.Tool, kvs []string, argsJSON string) (map[string]a
 		}
 		args[k] = val
 	}
+	if err := checkArguments(args, props, required); err != nil {
+		return nil, err
+	}
 	return args, nil
+}
+
+// checkArguments checks args against what the input schema says of them
+// before anything is sent: every required argument is there, and a value
+// with choices (enum) is one of them. The tool still checks the rest; this
+// catches the mistakes a person makes on the command line with one line
+// that says what to write.
+func checkArguments(args, props map[string]any, required []string) error {
+	var missing []string
+	for _, k := range required {
+		if _, ok := args[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing required argument %s: pass --arg %s=VALUE", quoteList(missing), missing[0])
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		p, _ := props[k].(map[string]any)
+		choices, ok := p["enum"].([]any)
+		if !ok || len(choices) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(choices, func(c any) bool { return reflect.DeepEqual(normalJSON(c), normalJSON(args[k])) }) {
+			continue
+		}
+		shown := make([]string, len(choices))
+		for i, c := range choices {
+			b, _ := json.Marshal(c)
+			shown[i] = string(b)
+			if s, ok := c.(string); ok {
+				shown[i] = s
+			}
+		}
+		return fmt.Errorf("argument %s: want one of %s", k, strings.Join(shown, ", "))
+	}
+	return nil
+}
+
+// normalJSON is v as encoding/json would decode it (an int64 becomes a
+// float64), so that values built from --arg compare with the schema's.
+func normalJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
+}
+
+// quoteList is 'a', 'b' and 'c'.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + n + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 func schemaType(prop any) string {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 )
@@ -40,4 +42,44 @@ func argumentsFirst(root *cli.Command) *cli.Command {
 	}
 	walk(root, root.Name)
 	return root
+}
+
+// helpAfterArguments rewrites "hermes mcp call ev echo --help" to "hermes
+// mcp call --help": a -h or --help anywhere after a command's own
+// arguments asks for that command's help (urfave/cli took the first
+// argument for a help topic: "No help topic for 'ev'"). Words after "--"
+// are a server's argv and are left alone, and so is a command that reads
+// its own words (SkipFlagParsing, such as add).
+func helpAfterArguments(root *cli.Command, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	c, path, inArguments := root, []string{args[0]}, false
+	for _, w := range args[1:] {
+		switch {
+		case w == "--":
+			return args
+		case w == "-h" || w == "--help":
+			if inArguments && len(c.Commands) == 0 && !c.SkipFlagParsing {
+				return append(path, "--help")
+			}
+			return args
+		case strings.HasPrefix(w, "-"):
+		case !inArguments && findCommand(c, w) != nil:
+			c, path = findCommand(c, w), append(path, w)
+		default:
+			inArguments = true
+		}
+	}
+	return args
+}
+
+// findCommand is c's subcommand named (or aliased) name, or nil.
+func findCommand(c *cli.Command, name string) *cli.Command {
+	for _, sub := range c.Commands {
+		if sub.Name == name || slices.Contains(sub.Aliases, name) {
+			return sub
+		}
+	}
+	return nil
 }

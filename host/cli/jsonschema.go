@@ -55,6 +55,7 @@ const (
 	codeDuplicate     = "duplicate"      // import: another file's server of the same name is imported instead
 	codeNotApproved   = "not_approved"   // a project file's server you have not approved as it is now (hermes mcp approve)
 	codeProjectServer = "project_server" // the server is a project file's: change it in that file, not with this command
+	codeNoSuchTool    = "no_such_tool"   // call: the server offers no tool of that name
 	codeCancelled     = sdk.CodeCanceled // the person declined, or hermes was interrupted
 	codeOther         = sdk.CodeOther    // anything else; the message says what
 )
@@ -66,7 +67,7 @@ var (
 		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand, stateNotApproved}
 	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
 		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeNotApproved, codeProjectServer,
-		codeCancelled, codeOther,
+		codeNoSuchTool, codeCancelled, codeOther,
 		sdk.CodeClosed, sdk.CodeNotFound, sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotMCP, sdk.CodeSessionExpired,
 		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract,
 		// a model endpoint's (hermes model test): modelCodes

@@ -39,8 +39,12 @@ func nearest(word string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance of a and b (bytes).
+// editDistance is the edit distance of a and b (bytes) where a swap of two
+// neighbouring letters counts as one edit, as an insertion, a deletion or
+// a substitution does (optimal string alignment): "mpc" is one edit from
+// "mcp", the most common typo of a command name.
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -54,8 +58,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // toolsCLI runs the built hermes with home and returns stdout, stderr and
@@ -95,7 +97,7 @@ func TestCallThroughRegistry(t *testing.T) {
 	// A tool the server does not offer is named as such, whatever its
 	// name reads like (the registry's availability decides, not its text).
 	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "unfiltered")
-	if code != 1 || !strings.Contains(errOut, "server 'ts' has no tool 'unfiltered'; it offers: ") || strings.Contains(errOut, "configure") {
+	if code != 1 || !strings.Contains(errOut, "server 'ts' has no tool 'unfiltered'") || strings.Contains(errOut, "configure") {
 		t.Fatalf("unknown tool: exit %d err %q", code, errOut)
 	}
 	// A structured result whose text is the same JSON is printed once
@@ -115,6 +117,64 @@ func TestCallThroughRegistry(t *testing.T) {
 	_, errOut, code = toolsCLI(t, home, "mcp", "call", "gone", "x")
 	if code != 1 || !strings.Contains(errOut, "missing executable") {
 		t.Fatalf("unreachable server: exit %d err %q", code, errOut)
+	}
+}
+
+// TestCallFromTheShell: what a person types at 'hermes mcp call' works or
+// says what to type. Arguments after the tool written key=value are
+// arguments (they were a bare usage line), a mistyped tool gets the
+// nearest name and the code no_such_tool (it was "other" with 21 names),
+// a missing required argument is named before anything is sent, --help
+// after the arguments is the command's help ("No help topic for 'ts'"),
+// and a swapped command name gets a suggestion.
+func TestCallFromTheShell(t *testing.T) {
+	t.Parallel()
+	home := toolsHome(t)
+	out, errOut, code := toolsCLI(t, home, "mcp", "call", "ts", "add", "a=2", "b=3")
+	if code != 0 || strings.TrimSpace(out) != "5" {
+		t.Fatalf("call add a=2 b=3: exit %d out %q err %q", code, out, errOut)
+	}
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "echo", "hi")
+	if code != 2 || !strings.Contains(errOut, `"hi" after the tool is not an argument: write arguments as key=value or --arg key=value`) {
+		t.Errorf("call echo hi: exit %d err %q", code, errOut)
+	}
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "ech")
+	if code != 1 || !strings.Contains(errOut, "server 'ts' has no tool 'ech' (did you mean 'echo'?)") {
+		t.Errorf("call ech: exit %d err %q", code, errOut)
+	}
+	out, _, _ = toolsCLI(t, home, "mcp", "call", "ts", "ech", "--json")
+	if !strings.Contains(out, `"code": "no_such_tool"`) {
+		t.Errorf("call ech --json: %s", out)
+	}
+	_, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "add", "a=2")
+	if code != 2 || !strings.Contains(errOut, "missing required argument 'b': pass --arg b=VALUE; run 'hermes mcp tools ts add' for its arguments") {
+		t.Errorf("call add a=2: exit %d err %q", code, errOut)
+	}
+	out, errOut, code = toolsCLI(t, home, "mcp", "call", "ts", "echo", "--help")
+	if code != 0 || !strings.Contains(out, "hermes mcp call - call one tool") || strings.Contains(out+errOut, "No help topic") {
+		t.Errorf("call ts echo --help: exit %d out %q err %q", code, out, errOut)
+	}
+	_, errOut, code = toolsCLI(t, home, "mpc", "list")
+	if code != 2 || !strings.Contains(errOut, "did you mean 'hermes mcp'?") {
+		t.Errorf("mpc list: exit %d err %q", code, errOut)
+	}
+}
+
+// BuildArguments checks choices (enum) against the schema, for --arg and
+// --args-json alike, with the choices in the error.
+func TestBuildArgumentsChoices(t *testing.T) {
+	tool := &mcp.Tool{Name: "t", RawInputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","safe"]},"n":{"type":"integer","enum":[1,2]}},"required":["mode"]}`)}
+	if _, err := cli.BuildArguments(tool, []string{"mode=fast", "n=2"}, ""); err != nil {
+		t.Errorf("valid choices refused: %v", err)
+	}
+	if _, err := cli.BuildArguments(tool, []string{"mode=quick"}, ""); err == nil || err.Error() != "argument mode: want one of fast, safe" {
+		t.Errorf("mode=quick: %v", err)
+	}
+	if _, err := cli.BuildArguments(tool, nil, `{"mode":"safe","n":3}`); err == nil || err.Error() != "argument n: want one of 1, 2" {
+		t.Errorf("n=3: %v", err)
+	}
+	if _, err := cli.BuildArguments(tool, []string{"n=1"}, ""); err == nil || !strings.Contains(err.Error(), "missing required argument 'mode'") {
+		t.Errorf("no mode: %v", err)
 	}
 }
 

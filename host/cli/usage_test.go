@@ -29,9 +29,9 @@ func TestUsageMistakes(t *testing.T) {
 		{[]string{"mcp", "enable", "x", "--bogus"}, []string{"hermes mcp enable: unknown flag --bogus"}},
 		{[]string{"tools", "--bogus"}, []string{"hermes tools: unknown flag --bogus"}},
 		{[]string{"--bogus"}, []string{"hermes: unknown flag --bogus"}},
-		{[]string{"mcp", "add", "x", "--command", "c", "--connect-timeout", "soon"}, []string{`hermes mcp add: --connect-timeout wants a whole number, got "soon"`}},
+		{[]string{"mcp", "add", "x", "--command", "c", "--connect-timeout", "soon"}, []string{`hermes mcp add: --connect-timeout wants seconds (30) or a duration (30s, 2m) above 0, got "soon"`}},
 		{[]string{"mcp", "add", "x", "--comand", "c"}, []string{"unknown flag --comand (did you mean '--command'?)"}},
-		{[]string{"mcp", "install", "x", "--step-timeout", "zz"}, []string{`--step-timeout wants a duration such as 30s or 2m, got "zz"`}},
+		{[]string{"mcp", "install", "x", "--step-timeout", "zz"}, []string{`--step-timeout wants seconds (30) or a duration (30s, 2m) above 0, got "zz"`}},
 	} {
 		r := runHermes(t, home, c.args...)
 		if r.code != 2 {
