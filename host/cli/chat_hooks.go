@@ -136,6 +136,9 @@ type chatDrift struct{ m *registry.Manager }
 func (d chatDrift) DriftReport(context.Context) []string {
 	var out []string
 	for _, dr := range d.m.Drift() {
+		if dr.Unreadable != "" {
+			out = append(out, dr.Unreadable)
+		}
 		for _, n := range driftNotes(&dr) {
 			l := fmt.Sprintf("Tool %s of MCP server '%s' %s since it was approved: %s", n.Tool, dr.Server, n.Change, n.Summary)
 			if n.Withheld {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -25,6 +26,7 @@ type driftNote struct {
 }
 
 // driftNotes turns a server's drift into notes (nil when nothing drifted).
+// With an approval that cannot be read, every tool is a note saying so.
 func driftNotes(d *registry.Drift) []driftNote {
 	if d == nil {
 		return nil
@@ -33,6 +35,9 @@ func driftNotes(d *registry.Drift) []driftNote {
 	for i := range d.Changes {
 		c := d.Changes[i]
 		n := driftNote{Tool: c.Tool, Change: string(c.Kind), Summary: c.Summary()}
+		if d.Unreadable != "" && c.Kind == offered.Added {
+			n.Summary = "its approval cannot be read"
+		}
 		for _, w := range d.Withheld {
 			if w == c.Tool {
 				n.Withheld = true
@@ -56,9 +61,22 @@ func managerDrift(m *registry.Manager, server string) *registry.Drift {
 	return nil
 }
 
+// approvalUnreadable is the line saying that d's approval cannot be read
+// and what to do, "" when it can (or d is nil).
+func approvalUnreadable(d *registry.Drift) string {
+	if d == nil {
+		return ""
+	}
+	return d.Unreadable
+}
+
 // printDrift prints a note per changed tool of server, and how to review
-// them.
-func printDrift(e *env, server string, notes []driftNote) {
+// them; unreadable (approvalUnreadable) comes first when set, and says
+// what to do itself.
+func printDrift(e *env, server string, notes []driftNote, unreadable string) {
+	if unreadable != "" {
+		e.p.Warn("%s", unreadable)
+	}
 	if len(notes) == 0 {
 		return
 	}
@@ -69,7 +87,9 @@ func printDrift(e *env, server string, notes []driftNote) {
 		}
 		e.p.Warn("    tool %s %s since it was approved: %s%s", n.Tool, n.Change, n.Summary, held)
 	}
-	e.p.Info("    review and accept the changes with: hermes mcp configure %s", server)
+	if unreadable == "" {
+		e.p.Info("    review and accept the changes with: hermes mcp configure %s", server)
+	}
 }
 
 // offeredStore is the store of what servers offered under the home.
@@ -80,7 +100,7 @@ func (e *env) offeredStore() *offered.Store { return offered.Open(e.home, e.log)
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
 func (e *env) approveOffered(name string, tools []mcp.Tool, how string) {
-	if _, err := e.offeredStore().Approve(name, tools, nil, how, 0); err != nil {
+	if _, err := e.offeredStore().Approve(name, tools, nil, how); err != nil {
 		e.p.Warn("could not record the approved tools of '%s': %s", name, oneLine(err.Error()))
 	}
 }
@@ -89,8 +109,8 @@ func (e *env) approveOffered(name string, tools []mcp.Tool, how string) {
 // whether to accept it: the approved and the current description.
 func changeLines(c offered.Change) []string {
 	out := []string{fmt.Sprintf("%s: %s", c.Tool, c.Summary())}
-	if c.Description && c.Approved != nil && c.Current != nil {
-		out = append(out, "  was: "+oneLine(c.Approved.Description), "  now: "+oneLine(c.Current.Description))
+	if c.Description && c.Current != nil {
+		out = append(out, "  was: "+oneLine(c.WasDescription), "  now: "+oneLine(c.Current.Description))
 	}
 	if c.Kind == offered.Added && c.Current != nil {
 		out = append(out, "  "+oneLine(c.Current.Description))
@@ -101,20 +121,28 @@ func changeLines(c offered.Change) []string {
 // reviewDrift shows how tools (srv's listing now) differ from the approved
 // ones and approves them: at once when nothing was approved yet (this is
 // the first approval), else after asking the person when ask is set, or
-// at once when not (--accept-changes). It reports whether changes were
+// at once when not (--accept-changes). An approval that cannot be read is
+// said, and every tool is shown as new. It reports whether changes were
 // left unaccepted.
 func (e *env) reviewDrift(srv *config.Server, tools []mcp.Tool, ask bool) (pending bool, err error) {
 	st := e.offeredStore()
-	max := offered.MaxBytes(srv)
-	b, err := st.Baseline(srv.Name, max)
-	if err != nil {
-		if _, err := st.Approve(srv.Name, tools, nil, "configure", max); err != nil {
+	key := srv.StateKey()
+	b, err := st.Baseline(key)
+	var ue *offered.UnusableError
+	switch {
+	case errors.Is(err, offered.ErrNotFound):
+		if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
 			return false, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
 		}
 		return false, nil
+	case errors.As(err, &ue):
+		e.p.Warn("%s", oneLine(ue.Error()))
+		b = nil
+	case err != nil:
+		return false, failf("could not read the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
 	}
 	changes := offered.Compare(b, tools)
-	if len(changes) == 0 {
+	if len(changes) == 0 && ue == nil {
 		if !ask {
 			e.p.Info("The tools of '%s' are as approved; nothing to accept.", srv.Name)
 		}
@@ -130,7 +158,7 @@ func (e *env) reviewDrift(srv *config.Server, tools []mcp.Tool, ask bool) (pendi
 		e.p.Info("Changes not accepted: with tools.on_change: deny the changed tools stay withheld from the model.")
 		return true, nil
 	}
-	if _, err := st.Approve(srv.Name, tools, nil, "configure", max); err != nil {
+	if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
 		return true, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
 	}
 	e.p.OK("Accepted the current definitions of the tools of '%s'.", srv.Name)

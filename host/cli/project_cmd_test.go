@@ -199,3 +199,42 @@ func TestProjectServersFromHostileRepository(t *testing.T) {
 		t.Errorf("outside the project:\n%s", s)
 	}
 }
+
+// A project's server, approved and tested, is listed from what it offered
+// (stored under its own state key), like the user's servers: 'mcp list'
+// shows its record and 'hermes tools' lists its tools without starting it.
+func TestProjectServerUsesItsRecord(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	root := filepath.Join(t.TempDir(), "repo")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".hermes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".hermes", "mcp.yaml"), []byte("mcp_servers:\n  ev:\n    command: "+testServerPath(t)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, home, "mcp_servers: {}\n")
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	run("mcp", "approve", "ev", "--yes").must(t, 0)
+	run("mcp", "test", "ev").must(t, 0)
+	if m, _ := filepath.Glob(filepath.Join(home, "offered", "ev@*.json")); len(m) != 2 {
+		t.Fatalf("the project's ev record and approval: %v", m)
+	}
+	list := run("mcp", "list").must(t, 0).stdout
+	if strings.Contains(list, "unusable") || !strings.Contains(list, "tools, ") {
+		t.Fatalf("mcp list does not show the record of ev:\n%s", list)
+	}
+	out := run("tools").must(t, 0)
+	for _, want := range []string{" ago, not running; --live connects it)", "mcp_ev_echo"} {
+		if !strings.Contains(out.stdout, want) {
+			t.Fatalf("hermes tools did not list ev from its record (lacks %q):\n%s%s", want, out.stdout, out.stderr)
+		}
+	}
+	if strings.Contains(out.stderr, "is not valid") {
+		t.Fatalf("the record was refused:\n%s", out.stderr)
+	}
+}

@@ -50,6 +50,9 @@ type testReport struct {
 	// Drift lists the tools whose definitions changed since they were
 	// approved.
 	Drift []driftNote `json:"drift,omitempty"`
+	// ApprovalUnreadable says that the approved tools cannot be read (and
+	// so every tool is withheld) and what to do.
+	ApprovalUnreadable string `json:"approval_unreadable,omitempty"`
 	// ResourceTemplates counts the resource templates
 	// (resources/templates/list) of a server with resources.
 	ResourceTemplates *int `json:"resource_templates,omitempty"`
@@ -189,10 +192,10 @@ func testCommand(e *env) *cli.Command {
 						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 					d, err := registry.RecordOffered(e.offeredStore(), srv, s, tools)
-					if err != nil {
+					if err != nil && d.Unreadable == "" {
 						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+oneLine(err.Error()))
 					}
-					rep.Drift = driftNotes(d)
+					rep.Drift, rep.ApprovalUnreadable = driftNotes(d), approvalUnreadable(d)
 				}
 			}
 			// A listing the server refuses is a warning; one it never
@@ -278,7 +281,7 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 		}
 		e.p.Line("  %-36s %s", t.Name, desc)
 	}
-	printDrift(e, rep.Name, rep.Drift)
+	printDrift(e, rep.Name, rep.Drift, rep.ApprovalUnreadable)
 	for _, w := range skipped {
 		e.p.Warn("%s", w)
 	}

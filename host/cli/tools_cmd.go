@@ -45,6 +45,9 @@ type toolsServerEntry struct {
 	// Drift lists its tools whose definitions changed since they were
 	// approved (withheld ones are not in RegisteredTools).
 	Drift []driftNote `json:"drift,omitempty"`
+	// ApprovalUnreadable says that its approved tools cannot be read (and
+	// so every tool is withheld) and what to do.
+	ApprovalUnreadable string `json:"approval_unreadable,omitempty"`
 	// Running: hermes started the server for this report (state
 	// connected). A server in state cached was not started: its tools
 	// come from the record of its last connection, made at CachedAt.
@@ -126,7 +129,8 @@ func toolsCommand(e *env) *cli.Command {
 				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
-				ent.Drift = driftNotes(managerDrift(m, st.Name))
+				d := managerDrift(m, st.Name)
+				ent.Drift, ent.ApprovalUnreadable = driftNotes(d), approvalUnreadable(d)
 				if ent.RegisteredTools == nil {
 					ent.RegisteredTools = []string{}
 				}
@@ -186,7 +190,7 @@ func printTools(e *env, rep toolsReport, path string) {
 		for _, t := range s.RegisteredTools {
 			e.p.Line("      %s", t)
 		}
-		printDrift(e, s.Name, s.Drift)
+		printDrift(e, s.Name, s.Drift, s.ApprovalUnreadable)
 	}
 	e.p.Line("")
 	e.p.Line("%s available to the model", plural(rep.Available, "tool"))

@@ -1,7 +1,6 @@
 package offered
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -35,10 +34,10 @@ type Change struct {
 	Schema *SchemaChange `json:"input_schema,omitempty"`
 	// Annotations lists the annotation fields that changed, sorted.
 	Annotations []string `json:"annotations,omitempty"`
-	// Approved is the approved definition (Changed, Removed); Current the
-	// listed one (Changed, Added).
-	Approved *mcp.Tool `json:"-"`
-	Current  *mcp.Tool `json:"-"`
+	// WasDescription is the approved description, cut to MaxExcerptBytes
+	// (Changed); Current the listed definition (Changed, Added).
+	WasDescription string    `json:"-"`
+	Current        *mcp.Tool `json:"-"`
 }
 
 // SchemaChange is how an input schema changed.
@@ -93,8 +92,8 @@ func (c Change) Summary() string {
 }
 
 // Compare returns how tools (a listing) differ from the baseline b, sorted
-// by tool name: changed and added tools, then removed ones. A nil b has
-// nothing approved: every tool is added.
+// by tool name: changed and added tools, then removed ones (named by their
+// ToolKey). A nil b has nothing approved: every tool is added.
 func Compare(b *Baseline, tools []mcp.Tool) []Change {
 	approved := map[string]ApprovedTool{}
 	if b != nil {
@@ -104,8 +103,9 @@ func Compare(b *Baseline, tools []mcp.Tool) []Change {
 	listed := make(map[string]bool, len(tools))
 	for i := range tools {
 		t := &tools[i]
-		listed[t.Name] = true
-		a, ok := approved[t.Name]
+		key := ToolKey(t.Name)
+		listed[key] = true
+		a, ok := approved[key]
 		if !ok {
 			out = append(out, Change{Tool: t.Name, Kind: Added, Current: t})
 			continue
@@ -114,16 +114,14 @@ func Compare(b *Baseline, tools []mcp.Tool) []Change {
 		if err == nil && d == a.Digest {
 			continue
 		}
-		at := a.Tool
-		c := Change{Tool: t.Name, Kind: Changed, Approved: &at, Current: t}
-		describe(&c, at, *t)
+		c := Change{Tool: t.Name, Kind: Changed, WasDescription: a.Parts.Excerpt, Current: t}
+		describe(&c, a.Parts, *t)
 		out = append(out, c)
 	}
 	var removed []Change
-	for name, a := range approved {
-		if !listed[name] {
-			at := a.Tool
-			removed = append(removed, Change{Tool: name, Kind: Removed, Approved: &at})
+	for key := range approved {
+		if !listed[key] {
+			removed = append(removed, Change{Tool: key, Kind: Removed})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
@@ -131,51 +129,53 @@ func Compare(b *Baseline, tools []mcp.Tool) []Change {
 	return append(out, removed...)
 }
 
-// describe fills what changed between the approved definition a and the
-// current one t.
-func describe(c *Change, a, t mcp.Tool) {
-	da, errA := defOf(a)
-	dt, errT := defOf(t)
-	if errA != nil || errT != nil {
-		c.Description = a.Description != t.Description
+// describe fills what changed between the approved parts a and the
+// current definition t.
+func describe(c *Change, a Parts, t mcp.Tool) {
+	p, err := partsOf(t)
+	if err != nil {
+		c.Description = true
+		c.Schema = &SchemaChange{Other: []string{"schema"}}
 		return
 	}
-	c.Description = da.Description != dt.Description
-	if !bytes.Equal(da.InputSchema, dt.InputSchema) {
-		c.Schema = schemaChange(da.InputSchema, dt.InputSchema)
+	c.Description = a.Description != p.Description
+	if a.Schema != p.Schema {
+		sc := &SchemaChange{}
+		if !a.Whole && !p.Whole {
+			sc.Added, sc.Removed, sc.Changed = diffKeys(a.Properties, p.Properties)
+			sc.Other = changedKeys(a.SchemaKeys, p.SchemaKeys)
+		}
+		if len(sc.Added)+len(sc.Removed)+len(sc.Changed)+len(sc.Other) == 0 {
+			// Too large to say which part, or not an object on one side:
+			// the schema as a whole changed.
+			sc.Other = []string{"schema"}
+		}
+		c.Schema = sc
 	}
-	c.Annotations = changedKeys(objectOf(da.Annotations), objectOf(dt.Annotations))
+	c.Annotations = changedKeys(a.Annotations, p.Annotations)
 }
 
-func schemaChange(a, b []byte) *SchemaChange {
-	oa, ob := objectOf(a), objectOf(b)
-	pa, pb := objectOf(oa["properties"]), objectOf(ob["properties"])
-	sc := &SchemaChange{}
-	for k := range pb {
-		if _, ok := pa[k]; !ok {
-			sc.Added = append(sc.Added, k)
+// diffKeys returns the keys only in b, only in a, and in both with
+// other values, each sorted.
+func diffKeys(a, b map[string]string) (added, removed, changed []string) {
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			added = append(added, k)
 		}
 	}
-	for k, v := range pa {
-		w, ok := pb[k]
+	for k, v := range a {
+		w, ok := b[k]
 		switch {
 		case !ok:
-			sc.Removed = append(sc.Removed, k)
-		case !bytes.Equal(v, w):
-			sc.Changed = append(sc.Changed, k)
+			removed = append(removed, k)
+		case v != w:
+			changed = append(changed, k)
 		}
 	}
-	delete(oa, "properties")
-	delete(ob, "properties")
-	sc.Other = changedKeys(oa, ob)
-	sort.Strings(sc.Added)
-	sort.Strings(sc.Removed)
-	sort.Strings(sc.Changed)
-	if len(sc.Added)+len(sc.Removed)+len(sc.Changed)+len(sc.Other) == 0 {
-		// Not an object on one side: the schema as a whole changed.
-		sc.Other = []string{"schema"}
-	}
-	return sc
+	sort.Strings(added)
+	sort.Strings(removed)
+	sort.Strings(changed)
+	return added, removed, changed
 }
 
 // objectOf decodes a canonical JSON object into its members, each
@@ -194,18 +194,9 @@ func objectOf(raw []byte) map[string]json.RawMessage {
 }
 
 // changedKeys lists the keys whose values differ between a and b, sorted.
-func changedKeys(a, b map[string]json.RawMessage) []string {
-	var out []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
+func changedKeys(a, b map[string]string) []string {
+	added, removed, changed := diffKeys(a, b)
+	out := append(append(added, removed...), changed...)
 	sort.Strings(out)
 	return out
 }

@@ -9,7 +9,8 @@ import (
 
 // FuzzDecodeRecord feeds the record and baseline decoders arbitrary bytes:
 // they never panic, and what they accept is a record whose digests match
-// its tools, which encodes and decodes to an equal record.
+// its tools, which encodes and decodes to an equal record, or a baseline
+// that encodes and decodes again.
 func FuzzDecodeRecord(f *testing.F) {
 	srv := server("a")
 	r := record(srv, tool("echo", "says it back", "text"), tool("add", "adds", "a", "b"))
@@ -22,6 +23,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"version":1,"server":"a","settings_digest":"x","tools":[],"digests":{}}`))
 	f.Add([]byte(`{"version":1,"server":"a","tools":{"x":{"digest":"","tool":{"name":"x"}}}}`))
 	f.Add([]byte(`{"version":1,"server":"../x"}`))
+	f.Add([]byte(`{"version":2,"server":"a@0123456789ab","tools":{"x":{"digest":"","parts":{}}}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if rec, err := offered.DecodeRecord(data); err == nil {
@@ -40,6 +42,13 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if b, err := offered.DecodeBaseline(data); err == nil {
 			_ = offered.Compare(b, nil)
+			again, err := json.Marshal(b)
+			if err != nil {
+				t.Fatalf("accepted baseline does not encode: %v", err)
+			}
+			if _, err := offered.DecodeBaseline(again); err != nil {
+				t.Fatalf("accepted baseline does not decode again: %v\n%s", err, again)
+			}
 		}
 	})
 }

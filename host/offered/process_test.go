@@ -32,7 +32,7 @@ func write(home, who string) error {
 		if err := st.Save(record(srv, tool("t", "v"))); err != nil {
 			return err
 		}
-		if _, err := st.Approve("shared", writerTools, []string{fmt.Sprintf("%s%d", who, i)}, "test", 0); err != nil {
+		if _, err := st.Approve("shared", writerTools, []string{fmt.Sprintf("%s%d", who, i)}, "test"); err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,7 @@ func TestTwoProcessesLoseNothing(t *testing.T) {
 			}
 		}
 	}
-	b, err := st.Baseline("shared", 0)
+	b, err := st.Baseline("shared")
 	if err != nil || len(b.Tools) != len(writerTools) {
 		t.Fatalf("approvals: %v, %d of %d kept", err, len(b.Tools), len(writerTools))
 	}

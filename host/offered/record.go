@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// FormatVersion is the version of the files this package writes; a file of
-// another version is ignored (and rebuilt, for a Record).
+// FormatVersion is the version of the record files this package writes; a
+// record of another version is ignored (and rebuilt).
 const FormatVersion = 1
 
 // MaxTools bounds the tools of one record or baseline.
@@ -22,7 +22,8 @@ const MaxTools = 10000
 type Record struct {
 	// Version is FormatVersion.
 	Version int `json:"version"`
-	// Server is the server's name in config.yaml.
+	// Server is the server's state key (config.Server.StateKey): its name
+	// in config.yaml, or name@digest for a project's server.
 	Server string `json:"server"`
 	// SettingsDigest is SettingsDigest of the entry the listing was made
 	// with; Load returns the record only for an entry with the same one.
@@ -86,7 +87,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if r.Version != FormatVersion {
 		return nil, fmt.Errorf("format version %d, want %d", r.Version, FormatVersion)
 	}
-	if !config.ValidName(r.Server) {
+	if !config.ValidStateKey(r.Server) {
 		return nil, fmt.Errorf("server name %q is not valid", r.Server)
 	}
 	if r.SettingsDigest == "" {
@@ -143,59 +144,4 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("data after the JSON object")
 	}
 	return nil
-}
-
-// Baseline is what the person approved of one server's tools: each tool's
-// definition and digest as it was when approved. Drift is measured
-// against it (Compare).
-type Baseline struct {
-	// Version is FormatVersion.
-	Version int    `json:"version"`
-	Server  string `json:"server"`
-	// Tools maps a tool's name to its approved definition.
-	Tools map[string]ApprovedTool `json:"tools"`
-}
-
-// ApprovedTool is one approved tool definition.
-type ApprovedTool struct {
-	Digest     string    `json:"digest"`
-	ApprovedAt time.Time `json:"approved_at"`
-	// How is how it was approved: "first use" (trusted at the first
-	// connection), "add", "install", "configure", "chat".
-	How  string   `json:"how"`
-	Tool mcp.Tool `json:"tool"`
-}
-
-// DecodeBaseline parses a baseline file and checks it whole, like
-// DecodeRecord.
-func DecodeBaseline(data []byte) (*Baseline, error) {
-	var b Baseline
-	if err := decodeStrict(data, &b); err != nil {
-		return nil, err
-	}
-	if b.Version != FormatVersion {
-		return nil, fmt.Errorf("format version %d, want %d", b.Version, FormatVersion)
-	}
-	if !config.ValidName(b.Server) {
-		return nil, fmt.Errorf("server name %q is not valid", b.Server)
-	}
-	if len(b.Tools) > MaxTools {
-		return nil, fmt.Errorf("%d tools, more than %d", len(b.Tools), MaxTools)
-	}
-	if b.Tools == nil {
-		b.Tools = map[string]ApprovedTool{}
-	}
-	for name, a := range b.Tools {
-		if name == "" || a.Tool.Name != name {
-			return nil, fmt.Errorf("approved tool %q is filed under %q", a.Tool.Name, name)
-		}
-		got, err := ToolDigest(a.Tool)
-		if err != nil {
-			return nil, err
-		}
-		if got != a.Digest {
-			return nil, fmt.Errorf("approved tool %q does not match its digest", name)
-		}
-	}
-	return &b, nil
 }

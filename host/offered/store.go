@@ -1,6 +1,7 @@
 package offered
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,15 +36,29 @@ var ErrStale = errors.New("stored for other connection settings")
 
 // UnusableError is a stored file the store refuses to read: damaged,
 // oversized, owned by another user, a symbolic link, not a regular file,
-// or of another format version. The store logs it once per process and
-// treats it as absent; the next Save replaces it.
+// or of another format version. The store logs it once per process. An
+// unusable Record is treated as absent; the next Save replaces it. An
+// unusable Baseline (Approved) is not: its server's tools are withheld
+// until the person approves them again (Approve replaces it).
 type UnusableError struct {
 	Path   string
 	Reason string
+	// Approved: the file is a Baseline, of the server with state key
+	// Server.
+	Approved bool
+	Server   string
 }
 
 func (e *UnusableError) Error() string {
-	return fmt.Sprintf("ignoring %s: %s; hermes rebuilds it at the next connection", e.Path, e.Reason)
+	if !e.Approved {
+		return fmt.Sprintf("ignoring %s: %s; hermes rebuilds it at the next connection", e.Path, e.Reason)
+	}
+	name, _, project := strings.Cut(e.Server, "@")
+	todo := fmt.Sprintf("review and approve them again with: hermes mcp configure %s --accept-changes", name)
+	if project {
+		todo = fmt.Sprintf("to trust the tools of the project's '%s' afresh, delete that file (its next listing is then approved as on first use)", name)
+	}
+	return fmt.Sprintf("cannot read the approved tools of '%s' in %s: %s; its tools are withheld until approved again; %s", name, e.Path, e.Reason, todo)
 }
 
 // Store is the store under one $HERMES_HOME. Its methods are safe for
@@ -81,9 +97,12 @@ func MaxBytes(srv *config.Server) int64 {
 	return DefaultMaxBytes
 }
 
+// checkName refuses a key that is not a state key: a server name, or one
+// followed by @ and 12 hex digits. Neither holds a path separator or "..",
+// so a key is a safe file name in the store's folder.
 func checkName(server string) error {
 	if !config.ValidStateKey(server) {
-		return fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"", server)
+		return fmt.Errorf("server key %q is not a server name (letters, digits, \"_\" and \"-\"), optionally followed by @ and 12 hex digits (a project's server)", server)
 	}
 	return nil
 }
@@ -139,7 +158,7 @@ func (s *Store) Save(rec *Record) error {
 	if rec.FetchedAt.IsZero() {
 		rec.FetchedAt = s.now()
 	}
-	data, err := json.Marshal(rec)
+	data, err := encodeCompact(rec)
 	if err != nil {
 		return fmt.Errorf("record of %s: %w", rec.Server, err)
 	}
@@ -150,14 +169,14 @@ func (s *Store) Save(rec *Record) error {
 				return nil
 			}
 		}
-		return replace(path, data)
+		return replaceFile(path, data)
 	})
 }
 
-// replace writes data to path atomically, 0600. A symbolic link or
+// replaceFile writes data to path atomically, 0600. A symbolic link or
 // anything but a regular file at path is removed first, so the write never
 // lands where a link points.
-func replace(path string, data []byte) error {
+func replaceFile(path string, data []byte) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		if err := os.Remove(path); err != nil {
 			return fmt.Errorf("replace %s: %w", path, err)
@@ -166,35 +185,44 @@ func replace(path string, data []byte) error {
 	return atomicfile.Write(path, data, 0o600, nil)
 }
 
-// Baseline returns server's approved tools: ErrNotFound when none were
-// approved yet, an *UnusableError when the file is refused (logged once;
-// the registry then trusts the next listing, as on first use).
-func (s *Store) Baseline(server string, maxBytes int64) (*Baseline, error) {
+// Baseline returns server's approved tools (server is a state key,
+// config.Server.StateKey), read bounded by MaxBaselineBytes: ErrNotFound
+// when none were approved yet, and an *UnusableError (logged once) when a
+// baseline exists but cannot be read: refused (damaged, oversized, a
+// symbolic link, another user's), or an error reading it. A caller never
+// takes an unusable baseline for a missing one: the person approved
+// something hermes can no longer compare with.
+func (s *Store) Baseline(server string) (*Baseline, error) {
 	if err := checkName(server); err != nil {
 		return nil, err
 	}
 	path := s.BaselinePath(server)
-	data, err := s.read(path, maxBytes)
+	data, err := s.readAs(path, MaxBaselineBytes, server)
 	if err != nil {
-		return nil, err
+		var ue *UnusableError
+		if errors.Is(err, ErrNotFound) || errors.As(err, &ue) {
+			return nil, err
+		}
+		return nil, s.unusableBaseline(server, path, err.Error())
 	}
 	b, err := DecodeBaseline(data)
 	if err == nil && b.Server != server {
 		err = fmt.Errorf("it is the baseline of server %q", b.Server)
 	}
 	if err != nil {
-		return nil, s.unusable(path, err.Error())
+		return nil, s.unusableBaseline(server, path, err.Error())
 	}
 	return b, nil
 }
 
 // Trust records tools as server's baseline when it has none (trust on
 // first use) and returns the baseline in force, and whether it was made
-// now. A baseline that exists is never changed by Trust.
-func (s *Store) Trust(server string, tools []mcp.Tool, maxBytes int64) (*Baseline, bool, error) {
+// now. A baseline that exists is never changed by Trust, and one that
+// cannot be read is not replaced: Trust returns its *UnusableError.
+func (s *Store) Trust(server string, tools []mcp.Tool) (*Baseline, bool, error) {
 	var out *Baseline
 	var made bool
-	err := s.changeBaseline(server, maxBytes, func(b *Baseline, found bool) (bool, error) {
+	err := s.changeBaseline(server, false, func(b *Baseline, found bool) (bool, error) {
 		out = b
 		if found {
 			return false, nil
@@ -202,6 +230,9 @@ func (s *Store) Trust(server string, tools []mcp.Tool, maxBytes int64) (*Baselin
 		made = true
 		return true, b.approve(tools, nil, "first use", s.now())
 	})
+	if err != nil && !made {
+		out = nil
+	}
 	return out, made, err
 }
 
@@ -210,10 +241,11 @@ func (s *Store) Trust(server string, tools []mcp.Tool, maxBytes int64) (*Baselin
 // or of every tool when only is empty, in which case tools approved before
 // that the server no longer lists are forgotten. A name in only that tools
 // lacks is forgotten too (its removal is accepted). how says how they were
-// approved ("add", "configure", ...).
-func (s *Store) Approve(server string, tools []mcp.Tool, only []string, how string, maxBytes int64) (*Baseline, error) {
+// approved ("add", "configure", ...). A baseline that cannot be read is
+// replaced: the person approves afresh.
+func (s *Store) Approve(server string, tools []mcp.Tool, only []string, how string) (*Baseline, error) {
 	var out *Baseline
-	err := s.changeBaseline(server, maxBytes, func(b *Baseline, _ bool) (bool, error) {
+	err := s.changeBaseline(server, true, func(b *Baseline, _ bool) (bool, error) {
 		out = b
 		return true, b.approve(tools, only, how, s.now())
 	})
@@ -223,63 +255,87 @@ func (s *Store) Approve(server string, tools []mcp.Tool, only []string, how stri
 func (b *Baseline) approve(tools []mcp.Tool, only []string, how string, now time.Time) error {
 	want := map[string]bool{}
 	for _, n := range only {
-		want[n] = true
+		want[ToolKey(n)] = true
 	}
 	listed := map[string]bool{}
 	for _, t := range tools {
-		listed[t.Name] = true
-		if len(only) > 0 && !want[t.Name] {
+		key := ToolKey(t.Name)
+		listed[key] = true
+		if len(only) > 0 && !want[key] {
 			continue
 		}
 		d, err := ToolDigest(t)
 		if err != nil {
 			return err
 		}
-		if old, ok := b.Tools[t.Name]; ok && old.Digest == d {
+		if old, ok := b.Tools[key]; ok && old.Digest == d {
 			continue
 		}
-		b.Tools[t.Name] = ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, Tool: t}
+		a, err := approvedTool(t, how, now)
+		if err != nil {
+			return err
+		}
+		b.Tools[key] = a
 	}
-	for name := range b.Tools {
-		if !listed[name] && (len(only) == 0 || want[name]) {
-			delete(b.Tools, name)
+	for key := range b.Tools {
+		if !listed[key] && (len(only) == 0 || want[key]) {
+			delete(b.Tools, key)
 		}
 	}
 	if len(b.Tools) > MaxTools {
-		return fmt.Errorf("%d tools, more than %d", len(b.Tools), MaxTools)
+		return fmt.Errorf("%d tools, more than %d (offered.MaxTools); hermes keeps approvals of at most that many tools per server", len(b.Tools), MaxTools)
 	}
 	return nil
 }
 
 // changeBaseline runs change on server's baseline (an empty one, found
-// false, when none is stored or the stored one is unusable) under its
-// lock, and writes it when change says so.
-func (s *Store) changeBaseline(server string, maxBytes int64, change func(b *Baseline, found bool) (bool, error)) error {
+// false, when none is stored) under its lock, and writes it when change
+// says so. A baseline that cannot be read is an error, unless replace
+// is set: then change gets an empty one.
+func (s *Store) changeBaseline(server string, replace bool, change func(b *Baseline, found bool) (bool, error)) error {
 	if err := checkName(server); err != nil {
 		return err
 	}
 	path := s.BaselinePath(server)
 	return s.locked(path, func() error {
-		b, err := s.Baseline(server, maxBytes)
+		b, err := s.Baseline(server)
 		found := err == nil
 		var ue *UnusableError
 		switch {
 		case err == nil:
-		case errors.Is(err, ErrNotFound) || errors.As(err, &ue):
-			b = &Baseline{Version: FormatVersion, Server: server, Tools: map[string]ApprovedTool{}}
+		case errors.Is(err, ErrNotFound) || replace && errors.As(err, &ue):
+			b = &Baseline{Version: BaselineVersion, Server: server, Tools: map[string]ApprovedTool{}}
 		default:
 			return err
 		}
+		b.Version = BaselineVersion
 		write, err := change(b, found)
 		if err != nil || !write {
 			return err
 		}
-		data, err := json.Marshal(b)
+		data, err := encodeCompact(b)
 		if err != nil {
 			return fmt.Errorf("baseline of %s: %w", server, err)
 		}
-		return replace(path, data)
+		if len(data) > MaxBaselineBytes {
+			// Unreachable by the bounds of an approved tool; kept so that
+			// a baseline written is always one that can be read.
+			return fmt.Errorf("the approved tools of %s take %d bytes, over hermes's limit of %d MiB (offered.MaxBaselineBytes); approve fewer tools (hermes mcp configure %s --include ...)", server, len(data), MaxBaselineBytes>>20, server)
+		}
+		return replaceFile(path, data)
 	})
+}
+
+// encodeCompact is v as JSON without HTML escaping (json.Marshal writes
+// "<" as six bytes), so a file's size is close to what it holds.
+func encodeCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // RemoveServer deletes server's record and baseline (hermes mcp remove).
@@ -298,7 +354,8 @@ func (s *Store) RemoveServer(server string) error {
 	return errors.Join(errs...)
 }
 
-// Servers lists the servers that have a record, sorted.
+// Servers lists the state keys (config.Server.StateKey) of the servers
+// that have a record, sorted.
 func (s *Store) Servers() ([]string, error) {
 	ents, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -314,7 +371,7 @@ func (s *Store) Servers() ([]string, error) {
 			continue
 		}
 		n = n[:len(n)-len(".json")]
-		if filepath.Ext(n) == ".approved" || !config.ValidName(n) {
+		if filepath.Ext(n) == ".approved" || !config.ValidStateKey(n) {
 			continue
 		}
 		out = append(out, n)
@@ -356,11 +413,23 @@ func (s *Store) ensureDir() error {
 // most maxBytes: fs.ErrNotExist (wrapped in ErrNotFound) when it is
 // missing, an *UnusableError (logged once) when refused.
 func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
+	return s.readAs(path, maxBytes, "")
+}
+
+// readAs is read of a Record (baseline empty) or of the Baseline of the
+// server with state key baseline, whose refusals say so.
+func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, error) {
+	unusable := func(path, reason string) error {
+		if baseline != "" {
+			return s.unusableBaseline(baseline, path, reason)
+		}
+		return s.unusable(path, reason)
+	}
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if di, err := os.Lstat(s.dir); err == nil && !di.IsDir() {
-		return nil, s.unusable(path, "its folder "+s.dir+" is not a folder (a symbolic link?); remove it and hermes recreates it")
+		return nil, unusable(path, "its folder "+s.dir+" is not a folder (a symbolic link?); remove it and hermes recreates it")
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -370,7 +439,7 @@ func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, s.unusable(path, "it is a symbolic link")
+		return nil, unusable(path, "it is a symbolic link")
 	}
 	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -378,7 +447,7 @@ func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
 	}
 	if err != nil {
 		if isLoop(err) {
-			return nil, s.unusable(path, "it is a symbolic link")
+			return nil, unusable(path, "it is a symbolic link")
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -388,31 +457,44 @@ func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, s.unusable(path, "it is not a regular file")
+		return nil, unusable(path, "it is not a regular file")
 	}
 	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
-		return nil, s.unusable(path, fmt.Sprintf("it is owned by another user (uid %d)", uid))
+		return nil, unusable(path, fmt.Sprintf("it is owned by another user (uid %d)", uid))
 	}
 	if fi.Size() > maxBytes {
-		return nil, s.unusable(path, tooLarge(maxBytes))
+		return nil, unusable(path, tooLarge(maxBytes, baseline != ""))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, s.unusable(path, tooLarge(maxBytes))
+		return nil, unusable(path, tooLarge(maxBytes, baseline != ""))
 	}
 	return data, nil
 }
 
-func tooLarge(max int64) string {
+func tooLarge(max int64, baseline bool) string {
+	if baseline {
+		return fmt.Sprintf("it is over %d MiB, hermes's limit for approved tools (offered.MaxBaselineBytes); it was not written by this version of hermes", max>>20)
+	}
 	return fmt.Sprintf("it is over %d MiB, the server's max_message_mb; raise max_message_mb in its entry in config.yaml if its tools need more", (max+(1<<20)-1)>>20)
 }
 
-// unusable returns the error of a refused file, logging it the first time.
+// unusable returns the error of a refused record, logging it the first
+// time.
 func (s *Store) unusable(path, reason string) error {
-	err := &UnusableError{Path: path, Reason: reason}
+	return s.report(&UnusableError{Path: path, Reason: reason})
+}
+
+// unusableBaseline returns the error of the refused baseline of server,
+// logging it the first time.
+func (s *Store) unusableBaseline(server, path, reason string) error {
+	return s.report(&UnusableError{Path: path, Reason: reason, Approved: true, Server: server})
+}
+
+func (s *Store) report(err *UnusableError) error {
 	s.mu.Lock()
 	seen := s.reported[err.Error()]
 	s.reported[err.Error()] = true

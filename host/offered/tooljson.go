@@ -56,25 +56,3 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 	}
 	return nil
 }
-
-// UnmarshalJSON decodes an approved tool, keeping its schemas as written.
-func (a *ApprovedTool) UnmarshalJSON(data []byte) error {
-	type plain ApprovedTool
-	var aux struct {
-		*plain
-		Tool json.RawMessage `json:"tool"`
-	}
-	aux.plain = (*plain)(a)
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
-	}
-	if len(aux.Tool) == 0 {
-		return nil
-	}
-	t, err := decodeTool(aux.Tool)
-	if err != nil {
-		return fmt.Errorf("tool: %w", err)
-	}
-	a.Tool = t
-	return nil
-}

@@ -33,16 +33,22 @@ func TestRecordKeepsSchemasAsWritten(t *testing.T) {
 	if s := string(got.Tools[0].RawOutputSchema); !strings.Contains(s, `"$defs"`) {
 		t.Errorf("output schema read back as %s", s)
 	}
-	b := &Baseline{Server: "ev", Tools: map[string]ApprovedTool{"echo": {Digest: r.Digests["echo"], How: "add", Tool: tool}}}
-	bd, err := json.Marshal(b)
+	// A baseline of format version 1 held the whole definition: it is
+	// still read, with its schema as written, so the tool is unchanged.
+	v1 := map[string]any{"version": 1, "server": "ev", "tools": map[string]any{
+		"echo": map[string]any{"digest": r.Digests["echo"], "how": "add", "tool": tool}}}
+	bd, err := json.Marshal(v1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Baseline
-	if err := json.Unmarshal(bd, &back); err != nil {
-		t.Fatal(err)
+	back, err := DecodeBaseline(bd)
+	if err != nil {
+		t.Fatalf("a version 1 baseline was refused: %v\n%s", err, bd)
 	}
-	if d, err := ToolDigest(back.Tools["echo"].Tool); err != nil || d != r.Digests["echo"] {
-		t.Errorf("approved tool's digest after a round trip = %s, %v; want %s", d, err, r.Digests["echo"])
+	if back.Version != BaselineVersion || back.Tools["echo"].Digest != r.Digests["echo"] {
+		t.Errorf("version 1 baseline read as %+v", back)
+	}
+	if ch := Compare(back, []mcp.Tool{tool}); len(ch) != 0 {
+		t.Errorf("the tool approved in a version 1 baseline drifted: %v", ch)
 	}
 }

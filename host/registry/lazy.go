@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -111,24 +112,19 @@ func (s *server) prepareLazy() (noWait bool) {
 // recordDrift compares tools, registered from the record, with the
 // server's approved baseline as a connection would, so that
 // tools.on_change: deny withholds a changed tool of a server that has not
-// started yet too. It only reads: without a usable baseline nothing is
-// withheld (the connection that made the record trusted its listing; the
-// next connection trusts again).
+// started yet too. It only reads: without a baseline nothing is withheld
+// (the connection that made the record trusted its listing; the next
+// connection trusts again); a baseline that cannot be read withholds
+// every tool, as a connection would.
 func (s *server) recordDrift(tools []mcp.Tool) {
 	st := s.m.off.store
 	if st == nil {
 		return
 	}
+	b, err := st.Baseline(s.cfg.StateKey())
 	d := &Drift{Server: s.cfg.Name, OnChange: onChange(s.cfg)}
-	if b, err := st.Baseline(s.cfg.StateKey(), offered.MaxBytes(s.cfg)); err == nil {
-		d.Changes = offered.Compare(b, tools)
-		if d.OnChange == config.OnChangeDeny {
-			for _, c := range d.Changes {
-				if c.Kind != offered.Removed {
-					d.Withheld = append(d.Withheld, c.Tool)
-				}
-			}
-		}
+	if !errors.Is(err, offered.ErrNotFound) {
+		d = driftOf(s.cfg, b, err, tools)
 	}
 	s.m.setDrift(s.cfg, d)
 }

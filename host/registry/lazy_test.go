@@ -276,7 +276,7 @@ func TestLazyRecordDriftWithheld(t *testing.T) {
 		approved = tools
 		return tools
 	})
-	if _, _, err := st.Trust("dr", approved, 0); err != nil {
+	if _, _, err := st.Trust("dr", approved); err != nil {
 		t.Fatal(err)
 	}
 	// A later record in which echo says something else.

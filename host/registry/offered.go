@@ -34,8 +34,14 @@ type Drift struct {
 	// Changes are the changed, added and removed tools, by name.
 	Changes []offered.Change
 	// Withheld lists the tools (the server's names) kept from the model
-	// because of Changes (on_change: deny).
+	// because of Changes (on_change: deny), or because the approval could
+	// not be read (Unreadable).
 	Withheld []string
+	// Unreadable is set when the server's tools were approved but the
+	// approval cannot be read (damaged, oversized, ...): one line naming
+	// the file and what to do. Every tool is then reported as new and
+	// withheld, whatever tools.on_change says, rather than trusted afresh.
+	Unreadable string
 }
 
 // offeredState is the manager's part of the store: the store itself and
@@ -85,26 +91,40 @@ func RecordOffered(store *offered.Store, srv *config.Server, sess *session.Sessi
 }
 
 // CompareOffered compares tools (srv's current listing) with srv's
-// approved baseline in store. With trust, a server without a baseline (or
-// with an unusable one) has tools recorded as its baseline first (trust on
-// first use), so nothing drifted; without, every tool is new.
+// approved baseline in store. With trust, a server without a baseline has
+// tools recorded as its baseline first (trust on first use), so nothing
+// drifted; without, every tool is new. A baseline that exists but cannot
+// be read is never taken for a missing one: every tool is withheld and
+// Drift.Unreadable says why (the error is returned too).
 func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, trust bool) (*Drift, error) {
-	max := offered.MaxBytes(srv)
 	var b *offered.Baseline
 	var err error
 	if trust {
-		b, _, err = store.Trust(srv.StateKey(), tools, max)
+		b, _, err = store.Trust(srv.StateKey(), tools)
 	} else {
-		b, err = store.Baseline(srv.StateKey(), max)
+		b, err = store.Baseline(srv.StateKey())
 		if errors.Is(err, offered.ErrNotFound) {
 			err = nil
 		}
 	}
+	return driftOf(srv, b, err, tools), err
+}
+
+// driftOf is the drift of tools from b, the baseline of srv read with
+// error err. An unusable baseline withholds every tool; another error
+// without a baseline (the store could not be locked, ...) compares with
+// nothing approved.
+func driftOf(srv *config.Server, b *offered.Baseline, err error, tools []mcp.Tool) *Drift {
 	d := &Drift{Server: srv.Name, OnChange: onChange(srv)}
-	if err != nil {
-		return d, err
-	}
 	d.Changes = offered.Compare(b, tools)
+	var ue *offered.UnusableError
+	if errors.As(err, &ue) && ue.Approved {
+		d.Unreadable = oneLine(ue.Error())
+		for _, t := range tools {
+			d.Withheld = append(d.Withheld, t.Name)
+		}
+		return d
+	}
 	if d.OnChange == config.OnChangeDeny {
 		for _, c := range d.Changes {
 			if c.Kind != offered.Removed {
@@ -112,7 +132,7 @@ func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, 
 			}
 		}
 	}
-	return d, nil
+	return d
 }
 
 func onChange(srv *config.Server) string {
@@ -174,7 +194,7 @@ func (m *Manager) setDrift(srv *config.Server, d *Drift) bool {
 	o := &m.off
 	o.mu.Lock()
 	prev := o.drift[srv.Name]
-	if len(d.Changes) == 0 {
+	if len(d.Changes) == 0 && d.Unreadable == "" {
 		delete(o.drift, srv.Name)
 	} else {
 		o.drift[srv.Name] = d
@@ -191,11 +211,20 @@ func (m *Manager) setDrift(srv *config.Server, d *Drift) bool {
 			fresh = append(fresh, c)
 		}
 	}
+	unreadable := d.Unreadable != "" && !o.warned[srv.Name+"/unreadable/"+d.Unreadable]
+	if unreadable {
+		o.warned[srv.Name+"/unreadable/"+d.Unreadable] = true
+	}
 	o.mu.Unlock()
 	log := m.log.Named(srv.Name)
+	if unreadable {
+		log.Warn(termsafe.Escape(d.Unreadable))
+	}
 	for _, c := range fresh {
 		what := "kept"
-		if slices.Contains(d.Withheld, c.Tool) {
+		if d.Unreadable != "" {
+			what = "withheld from the model (its approval cannot be read)"
+		} else if slices.Contains(d.Withheld, c.Tool) {
 			what = "withheld from the model (tools.on_change: deny)"
 		} else if c.Kind == offered.Removed {
 			what = "gone"
@@ -299,7 +328,7 @@ func (m *Manager) AcceptDrift(server string, tools ...string) error {
 			return nil
 		}
 	}
-	if _, err := o.store.Approve(s.cfg.StateKey(), listing, tools, "accepted", offered.MaxBytes(s.cfg)); err != nil {
+	if _, err := o.store.Approve(s.cfg.StateKey(), listing, tools, "accepted"); err != nil {
 		return fmt.Errorf("accept changes of '%s': %w", server, err)
 	}
 	d, err := CompareOffered(o.store, s.cfg, listing, false)

@@ -174,7 +174,7 @@ func TestDriftWarnKeepsTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Close()
-	if _, err := st.Baseline("w", 0); err != nil {
+	if _, err := st.Baseline("w"); err != nil {
 		t.Fatalf("no baseline after first use: %v", err)
 	}
 	m := startManager(t, registry.Options{Servers: []*config.Server{tsServer(dir, "w", driftArgs...)}, Deps: deps, Timings: fast()})
@@ -232,7 +232,7 @@ func TestUnusableRecordRebuiltOnConnect(t *testing.T) {
 		m.Close()
 	}
 	run()
-	approved, err := st.Baseline("r", 0)
+	approved, err := st.Baseline("r")
 	if err != nil {
 		t.Fatalf("no baseline after first use: %v", err)
 	}
@@ -269,7 +269,7 @@ func TestUnusableRecordRebuiltOnConnect(t *testing.T) {
 			t.Fatalf("%s: rebuilt as %v", name, fi.Mode())
 		}
 		// Rebuilding the record leaves the approvals as they were.
-		b, err := st.Baseline("r", 0)
+		b, err := st.Baseline("r")
 		if err != nil || !b.Tools["echo"].ApprovedAt.Equal(approved.Tools["echo"].ApprovedAt) || len(b.Tools) != len(approved.Tools) {
 			t.Fatalf("%s: approvals changed by the rebuild: %v", name, err)
 		}
@@ -285,7 +285,7 @@ func TestDriftFromCachedTools(t *testing.T) {
 	home := t.TempDir()
 	st := offered.Open(home, nil)
 	v1 := mcp.Tool{Name: "echo", Description: "Returns the message.", InputSchema: mcp.ToolInputSchema{Type: "object"}}
-	if _, _, err := st.Trust("c", []mcp.Tool{v1}, 0); err != nil {
+	if _, _, err := st.Trust("c", []mcp.Tool{v1}); err != nil {
 		t.Fatal(err)
 	}
 	srv := &config.Server{Name: "c", Command: "unused", Transport: "stdio", Enabled: true,

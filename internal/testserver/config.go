@@ -134,7 +134,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	}
 	fs.SetOutput(output)
 
-	var slowStart, exitAfterInit, sessionTTL int
+	var slowStart, exitAfterInit, sessionTTL, descRepeat int
 	var statusOn, protocols, oauthScopes string
 	fs.StringVar(&cfg.Server.Name, "name", DefaultName, "server name reported in initialize")
 	fs.IntVar(&cfg.Server.ExtraTools, "tools", 0, "add N extra tools tool_1..tool_N")
@@ -147,6 +147,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.StringVar(&cfg.PingError, "ping-error", "", "stdio, with --protocols: answer ping with JSON-RPC error -32000 `MSG`")
 	fs.StringVar(&cfg.Server.Version, "server-version", "", "server version reported in initialize")
 	fs.StringVar(&cfg.Server.EchoDescription, "tool-desc", "", "description of echo (and of --extra-tool)")
+	fs.IntVar(&descRepeat, "tool-desc-repeat", 0, "with --tool-desc: the description is it repeated `N` times (a huge one)")
 	fs.StringVar(&cfg.Server.EchoExtraArg, "echo-extra-arg", "", "add a string property `NAME` to echo's input schema")
 	fs.BoolVar(&cfg.Server.EchoReadOnly, "echo-read-only", false, "annotate echo readOnlyHint: true")
 	fs.BoolVar(&cfg.Server.ReadOnlyTools, "read-only-tools", false, "annotate every tool readOnlyHint: true")
@@ -207,6 +208,12 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if descRepeat < 0 || descRepeat > 0 && cfg.Server.EchoDescription == "" {
+		return nil, errors.New("--tool-desc-repeat needs --tool-desc and a count of at least 1")
+	}
+	if descRepeat > 0 {
+		cfg.Server.EchoDescription = strings.Repeat(cfg.Server.EchoDescription, descRepeat)
 	}
 	cfg.SlowStart = time.Duration(slowStart) * time.Millisecond
 	cfg.Server.ExitAfterInit = time.Duration(exitAfterInit) * time.Millisecond

@@ -1,0 +1,326 @@
+package offered
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// BaselineVersion is the version of the baseline files this package
+// writes. Version 1 kept each approved tool's whole definition, so its
+// size grew with what the server sent; it is still read (and rewritten as
+// version 2 at the next approval).
+const BaselineVersion = 2
+
+// Bounds of one approved tool in a baseline. They keep a baseline's size
+// independent of how large the definitions a server sends are, so that a
+// baseline always fits MaxBaselineBytes.
+const (
+	// MaxExcerptBytes bounds the approved description kept to show a
+	// person what it was (longer ones are cut, marked with "…").
+	MaxExcerptBytes = 256
+	// MaxKeyBytes bounds a tool's name as a baseline files it: a longer
+	// name is filed as "sha256:" and the hex sha256 of the name.
+	MaxKeyBytes = 128
+	// MaxSchemaParts bounds the input schema properties (and, apart, the
+	// other keys of the schema and of the annotations) whose digests are
+	// kept by name, and MaxPartNameBytes the length of each name. Past
+	// either, a change inside is reported as "schema changed".
+	MaxSchemaParts   = 64
+	MaxPartNameBytes = 64
+)
+
+// MaxBaselineBytes bounds a baseline file. It is hermes's own limit, not
+// the server's max_message_mb: an approved tool takes a bounded size
+// whatever the server sent (above), so MaxTools tools always fit, and a
+// server can never make its approval too large to be read.
+const MaxBaselineBytes = 128 << 20
+
+// Baseline is what the person approved of one server's tools: each tool's
+// digest, and what drift needs to say what changed. Drift is measured
+// against it (Compare).
+type Baseline struct {
+	// Version is BaselineVersion.
+	Version int `json:"version"`
+	// Server is the server's state key (config.Server.StateKey).
+	Server string `json:"server"`
+	// Tools maps a tool's key (ToolKey of its name) to what was approved.
+	Tools map[string]ApprovedTool `json:"tools"`
+}
+
+// ApprovedTool is one approved tool definition: its digest (ToolDigest,
+// what decides whether the tool changed) and the digests of its parts
+// (what says how).
+type ApprovedTool struct {
+	Digest     string    `json:"digest"`
+	ApprovedAt time.Time `json:"approved_at"`
+	// How is how it was approved: "first use" (trusted at the first
+	// connection), "add", "install", "configure", "accepted".
+	How   string `json:"how"`
+	Parts Parts  `json:"parts"`
+}
+
+// Parts are the parts of a tool definition drift reports on, each as a
+// short digest (16 hex digits: they describe a change, the full Digest
+// decides it), and the description's start to show a person.
+type Parts struct {
+	Description string `json:"description"`
+	// Excerpt is the description, cut to MaxExcerptBytes.
+	Excerpt string `json:"excerpt,omitempty"`
+	// Schema is the digest of the whole input schema.
+	Schema string `json:"input_schema"`
+	// Properties and SchemaKeys map the input schema's properties and its
+	// other keys to their digests; Annotations the annotations' keys.
+	Properties  map[string]string `json:"properties,omitempty"`
+	SchemaKeys  map[string]string `json:"schema_keys,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// Whole: the schema had more parts than MaxSchemaParts (or a longer
+	// name than MaxPartNameBytes); Properties and SchemaKeys are empty and
+	// a change is reported for the schema as a whole.
+	Whole bool `json:"whole,omitempty"`
+}
+
+// ToolKey is the key a baseline files the tool name under: the name, or
+// "sha256:" and its hex sha256 when it is longer than MaxKeyBytes.
+func ToolKey(name string) string {
+	if len(name) <= MaxKeyBytes {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// shortDigest is the first 16 hex digits of the sha256 of b.
+func shortDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// excerpt cuts s to at most MaxExcerptBytes of valid UTF-8.
+func excerpt(s string) string {
+	cut := len(s) > MaxExcerptBytes
+	if !cut && utf8.ValidString(s) {
+		return s
+	}
+	s = string([]rune(s[:min(len(s), MaxExcerptBytes)])) // invalid bytes become U+FFFD
+	limit := MaxExcerptBytes
+	if cut {
+		limit -= len("…")
+	}
+	for len(s) > limit {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// partsOf returns the parts of t's definition.
+func partsOf(t mcp.Tool) (Parts, error) {
+	d, err := defOf(t)
+	if err != nil {
+		return Parts{}, err
+	}
+	p := Parts{Description: shortDigest([]byte(d.Description)), Excerpt: excerpt(d.Description), Schema: shortDigest(d.InputSchema)}
+	schema := objectOf(d.InputSchema)
+	props := objectOf(schema["properties"])
+	delete(schema, "properties")
+	var okP, okK bool
+	p.Properties, okP = partDigests(props)
+	p.SchemaKeys, okK = partDigests(schema)
+	if !okP || !okK {
+		p.Properties, p.SchemaKeys, p.Whole = nil, nil, true
+	}
+	p.Annotations, _ = partDigests(objectOf(d.Annotations))
+	return p, nil
+}
+
+// partDigests maps each member of m to its short digest; false (and nil)
+// when m has more than MaxSchemaParts members or a longer name than
+// MaxPartNameBytes.
+func partDigests(m map[string]json.RawMessage) (map[string]string, bool) {
+	if len(m) > MaxSchemaParts {
+		return nil, false
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if len(k) > MaxPartNameBytes {
+			return nil, false
+		}
+		out[k] = shortDigest(v)
+	}
+	return out, true
+}
+
+// approvedTool is t approved now, how.
+func approvedTool(t mcp.Tool, how string, now time.Time) (ApprovedTool, error) {
+	d, err := ToolDigest(t)
+	if err != nil {
+		return ApprovedTool{}, err
+	}
+	p, err := partsOf(t)
+	if err != nil {
+		return ApprovedTool{}, err
+	}
+	return ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, Parts: p}, nil
+}
+
+// DecodeBaseline parses a baseline file (of version 2, or 1, which it
+// turns into version 2) and checks it whole: the server's state key, at
+// most MaxTools tools, each within the bounds above. Any failure is an
+// error saying what is wrong.
+func DecodeBaseline(data []byte) (*Baseline, error) {
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	var b Baseline
+	switch head.Version {
+	case BaselineVersion:
+		if err := decodeStrict(data, &b); err != nil {
+			return nil, err
+		}
+	case 1:
+		v1, err := decodeBaselineV1(data)
+		if err != nil {
+			return nil, err
+		}
+		b = *v1
+	default:
+		return nil, fmt.Errorf("format version %d, want %d", head.Version, BaselineVersion)
+	}
+	if !config.ValidStateKey(b.Server) {
+		return nil, fmt.Errorf("server name %q is not valid", b.Server)
+	}
+	if len(b.Tools) > MaxTools {
+		return nil, fmt.Errorf("%d tools, more than %d", len(b.Tools), MaxTools)
+	}
+	if b.Tools == nil {
+		b.Tools = map[string]ApprovedTool{}
+	}
+	for key, a := range b.Tools {
+		if err := a.check(key); err != nil {
+			return nil, fmt.Errorf("approved tool %q: %w", key, err)
+		}
+	}
+	return &b, nil
+}
+
+// check checks an approved tool filed under key against the bounds.
+func (a ApprovedTool) check(key string) error {
+	if key == "" || len(key) > MaxKeyBytes {
+		return errors.New("not a tool key")
+	}
+	if !isHex(a.Digest, 64) {
+		return errors.New("its digest is not a sha256")
+	}
+	p := a.Parts
+	if !isHex(p.Description, 16) || !isHex(p.Schema, 16) {
+		return errors.New("a part's digest is not valid")
+	}
+	if len(p.Excerpt) > MaxExcerptBytes || !utf8.ValidString(p.Excerpt) {
+		return errors.New("its description excerpt is too long or not UTF-8")
+	}
+	if len(a.How) > 64 {
+		return errors.New("its 'how' is too long")
+	}
+	for _, m := range []map[string]string{p.Properties, p.SchemaKeys, p.Annotations} {
+		if len(m) > MaxSchemaParts {
+			return fmt.Errorf("more than %d parts", MaxSchemaParts)
+		}
+		for k, v := range m {
+			if len(k) > MaxPartNameBytes || !isHex(v, 16) {
+				return fmt.Errorf("part %q is not valid", k)
+			}
+		}
+	}
+	return nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// approvedToolV1 is an approved tool of a version 1 baseline: the whole
+// definition.
+type approvedToolV1 struct {
+	Digest     string    `json:"digest"`
+	ApprovedAt time.Time `json:"approved_at"`
+	How        string    `json:"how"`
+	Tool       mcp.Tool  `json:"tool"`
+}
+
+// UnmarshalJSON decodes an approved tool, keeping its schemas as written.
+func (a *approvedToolV1) UnmarshalJSON(data []byte) error {
+	type plain approvedToolV1
+	var aux struct {
+		*plain
+		Tool json.RawMessage `json:"tool"`
+	}
+	aux.plain = (*plain)(a)
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	if len(aux.Tool) == 0 {
+		return nil
+	}
+	t, err := decodeTool(aux.Tool)
+	if err != nil {
+		return fmt.Errorf("tool: %w", err)
+	}
+	a.Tool = t
+	return nil
+}
+
+// decodeBaselineV1 reads a version 1 baseline, checks each definition
+// against its digest and keeps its parts.
+func decodeBaselineV1(data []byte) (*Baseline, error) {
+	var v1 struct {
+		Version int                       `json:"version"`
+		Server  string                    `json:"server"`
+		Tools   map[string]approvedToolV1 `json:"tools"`
+	}
+	if err := decodeStrict(data, &v1); err != nil {
+		return nil, err
+	}
+	if len(v1.Tools) > MaxTools {
+		return nil, fmt.Errorf("%d tools, more than %d", len(v1.Tools), MaxTools)
+	}
+	b := &Baseline{Version: BaselineVersion, Server: v1.Server, Tools: make(map[string]ApprovedTool, len(v1.Tools))}
+	for name, a := range v1.Tools {
+		if name == "" || a.Tool.Name != name {
+			return nil, fmt.Errorf("approved tool %q is filed under %q", a.Tool.Name, name)
+		}
+		got, err := approvedTool(a.Tool, a.How, a.ApprovedAt)
+		if err != nil {
+			return nil, err
+		}
+		if got.Digest != a.Digest {
+			return nil, fmt.Errorf("approved tool %q does not match its digest", name)
+		}
+		if len(got.How) > 64 {
+			got.How = got.How[:64]
+		}
+		b.Tools[ToolKey(name)] = got
+	}
+	return b, nil
+}
