@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +52,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	if err := e.screenAdd(o.name, plan); err != nil {
 		return err
 	}
+	e.keepArgvFolders(o.name, plan)
 	if o.tools != "" {
 		plan.include = splitList(o.tools)
 		if len(plan.include) == 0 {
@@ -431,4 +434,76 @@ func longerTimeout(used time.Duration) string {
 	}
 	mins := max(int((2*used+time.Minute-1)/time.Minute), 2)
 	return fmt.Sprintf("%dm", mins)
+}
+
+// keepArgvFolders turns roots off for a stdio server whose command line
+// names folders, unless the entry says otherwise: a server that takes its
+// allowed folders from its argv may replace them with the client's roots
+// when offered some (server-filesystem does: it served the folder hermes
+// was started from, not the one the person named). The person is told why
+// and how to offer roots anyway.
+func (e *env) keepArgvFolders(name string, plan *addPlan) {
+	if !plan.stdio {
+		return
+	}
+	if _, set := plan.entry.Fields.Get("roots"); set {
+		return
+	}
+	v, _ := plan.entry.Fields.Get("args")
+	args, _ := v.([]string)
+	cwd := ""
+	if c, ok := plan.entry.Fields.Get("cwd"); ok {
+		cwd, _ = c.(string)
+	}
+	folders := argvFolders(args, cwd, e.userHome, e.workDir)
+	if len(folders) == 0 {
+		return
+	}
+	plan.entry.Set("roots", false)
+	e.p.Info("'%s' names folders on its command line (%s): it is saved with roots: false, so it keeps them (a server such as server-filesystem replaces them with the client's roots when offered some); set roots: true in config.yaml to offer it the working folder and roots:", name, strings.Join(folders, ", "))
+}
+
+// argvFolders are the words of args (or the values of --flag=VALUE words)
+// that name existing folders: absolute, under ~, or relative to cwd (the
+// entry's, else the working folder). At most 3 are returned, for a line.
+func argvFolders(args []string, cwd string, home, work func() (string, error)) []string {
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			_, val, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			a = val
+		}
+		if a == "" || strings.Contains(a, "://") || strings.Contains(a, "${") {
+			continue
+		}
+		p := a
+		switch {
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			h, err := home()
+			if err != nil {
+				continue
+			}
+			p = filepath.Join(h, strings.TrimPrefix(p, "~"))
+		case !filepath.IsAbs(p):
+			base := cwd
+			if base == "" {
+				w, err := work()
+				if err != nil {
+					continue
+				}
+				base = w
+			}
+			if !filepath.IsAbs(base) {
+				continue
+			}
+			p = filepath.Join(base, p)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() && len(out) < 3 {
+			out = append(out, a)
+		}
+	}
+	return out
 }

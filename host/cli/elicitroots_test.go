@@ -197,3 +197,47 @@ func TestURLElicitationOnTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestAddKeepsArgvFolders: a server added (add, add-json) with folders on
+// its command line is saved with roots: false and says why, so
+// server-filesystem serves the folder the person named, not the folder
+// hermes was started from (it replaced its argv's folders with the roots).
+// An entry that sets roots itself keeps what it says.
+func TestAddKeepsArgvFolders(t *testing.T) {
+	t.Parallel()
+	node, script := testnpm.Server(t, "@modelcontextprotocol/server-filesystem")
+	home := newHome(t)
+	argDir, wd := t.TempDir(), t.TempDir()
+	real := func(d string) string {
+		p, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	run := func(args ...string) runResult {
+		cmd := exec.Command(testbin.Path(t, "hermes"), args...)
+		cmd.Env = hermesTestEnv(t, home)
+		cmd.Dir = wd
+		return runCmd(t, cmd)
+	}
+	r := run("mcp", "add", "fs", "--yes", "--", node, script, argDir).must(t, 0)
+	if !strings.Contains(r.stdout, "names folders on its command line ("+argDir+"): it is saved with roots: false") {
+		t.Errorf("add does not say why roots are off:\n%s", r.stdout)
+	}
+	r = run("mcp", "add-json", "fs2", `{"type":"stdio","command":"`+node+`","args":["`+script+`","`+argDir+`"]}`, "--yes").must(t, 0)
+	if !strings.Contains(r.stdout, "roots: false") {
+		t.Errorf("add-json does not say why roots are off:\n%s", r.stdout)
+	}
+	run("mcp", "add", "fs3", "--yes", "--no-probe", "--", node, script).must(t, 0)
+	cfg := loadConfig(t, home)
+	if !cfg.Server("fs").NoRoots || !cfg.Server("fs2").NoRoots || cfg.Server("fs3").NoRoots {
+		t.Fatalf("roots off: fs %v, fs2 %v, fs3 (no folder) %v; config.yaml:\n%s", cfg.Server("fs").NoRoots, cfg.Server("fs2").NoRoots, cfg.Server("fs3").NoRoots, readConfig(t, home))
+	}
+	for _, name := range []string{"fs", "fs2"} {
+		r = run("mcp", "call", name, "list_allowed_directories").must(t, 0)
+		if !strings.Contains(r.stdout, real(argDir)) || strings.Contains(r.stdout, real(wd)) {
+			t.Errorf("%s serves other folders than the one named:\n%s", name, r.stdout)
+		}
+	}
+}
