@@ -317,6 +317,12 @@ func Run(opts Options) int {
 		defer grace.Stop()
 		select {
 		case err = <-done:
+			// A command that failed because it was interrupted ends as an
+			// interrupted command does (130 for Ctrl-C), not with exit 1
+			// and "context canceled" or "the caller cancelled it".
+			if err != nil && !errors.As(err, new(*exitError)) || isFailExit(err) {
+				err = interruptedError(got)
+			}
 		case <-grace.C:
 			err = interruptedError(got)
 		case <-again:
@@ -354,6 +360,14 @@ func interruptedError(sig os.Signal) error {
 		code = 128 + int(s)
 	}
 	return &exitError{code: code, msg: fmt.Sprintf("Interrupted (%v)", sig)}
+}
+
+// isFailExit reports whether err is a command's plain failure (exit 1):
+// after an interruption, that is the interruption (a usage error or a
+// command's own code stay what they are).
+func isFailExit(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == ExitFail
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

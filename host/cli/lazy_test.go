@@ -58,6 +58,11 @@ func TestToolsFromRecord(t *testing.T) {
 		}
 	}
 	notStarted(t, marker, "hermes tools")
+	// Nothing is connected, so nothing says it is ("Connecting to 2 MCP
+	// server(s)..." was printed over a listing read from the records).
+	if strings.Contains(out, "Connecting to") {
+		t.Errorf("hermes tools from the record says it connects:\n%s", out)
+	}
 
 	var rep struct {
 		Servers []struct {
@@ -75,7 +80,9 @@ func TestToolsFromRecord(t *testing.T) {
 	}
 	notStarted(t, marker, "hermes tools --json")
 
-	runHermes(t, home, "tools", "--live").must(t, 0)
+	if out := runHermes(t, home, "tools", "--live").must(t, 0).stdout; !strings.Contains(out, "Connecting to 1 MCP server(s)...") {
+		t.Errorf("hermes tools --live does not say it connects:\n%s", out)
+	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("hermes tools --live did not start the server: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // SIGTERM ends hermes while it is busy with a step that does not look at
@@ -88,5 +89,46 @@ func TestSIGTERMWhileReadingConfig(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q", stdout.String())
+	}
+}
+
+// Ctrl-C (SIGINT) during a one-shot call ends hermes with 130, as shells
+// expect of an interrupted command, and says so; it was exit 1 with
+// "context canceled".
+func TestInterruptedCallExits130(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n    args: [--trace]\n")
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "ts", "sleep", "ms=600000")
+	cmd.Env = hermesTestEnv(t, home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	// The server writes "sleep started" to its stderr, which hermes keeps
+	// in logs/mcp-stderr.log: then the call is under way.
+	log := filepath.Join(home, "logs", "mcp-stderr.log")
+	testwait.For(t, 60*time.Second, "the call to start", func() bool {
+		b, _ := os.ReadFile(log)
+		return bytes.Contains(b, []byte("hermes-testserver trace: sleep started"))
+	})
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	done <- err // for the cleanup
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "Interrupted") || strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -103,8 +104,8 @@ func toolsCommand(e *env) *cli.Command {
 			}
 			e.admitProject(cfg.Servers...)
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
-			if !asJSON && len(cfg.Servers) > 0 && !cfg.SafeMode {
-				e.p.Info("Connecting to %d MCP server(s)...", len(cfg.Servers))
+			if n := e.toConnect(cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
+				e.p.Info("Connecting to %d MCP server(s)...", n)
 			}
 			opts := e.snapshotOptions(cfg.Servers)
 			if !live {
@@ -201,4 +202,26 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("1 %s", what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// toConnect counts the enabled servers 'hermes tools' is about to connect:
+// every one with --live, else those without a saved listing (a record
+// file; whether it is still usable is the registry's to decide, so this is
+// a cheap look, not a read). Listing from the records connects nothing and
+// says nothing.
+func (e *env) toConnect(servers []*config.Server, live bool) int {
+	st := e.offeredStore()
+	n := 0
+	for _, s := range servers {
+		if !s.Enabled || s.Err != nil {
+			continue
+		}
+		if !live && st != nil && s.Start != config.StartEager {
+			if _, err := os.Stat(st.RecordPath(s.StateKey())); err == nil {
+				continue
+			}
+		}
+		n++
+	}
+	return n
 }
