@@ -273,3 +273,57 @@ func TestEntryReadsAreListed(t *testing.T) {
 		t.Errorf("reads %q", w.Origin.Reads)
 	}
 }
+
+// A .mcp.json is read once, as Claude Code reads it (comments, trailing
+// commas): the approval binds the entry that runs, so changing its
+// command, its arguments or a literal secret it carries asks again.
+func TestApprovalBindsTheEntryOfACommentedClaudeFile(t *testing.T) {
+	file := func(command, token string) string {
+		return "{ // the project's servers\n" +
+			`  "mcpServers": {` + "\n" +
+			`    "ts": {"command": "` + command + `", "args": ["-y", "pkg",],}, /* local */` + "\n" +
+			`    "web": {"type": "http", "url": "https://w.example/mcp", "headers": {"Authorization": "Bearer ` + token + `"},},` + "\n" +
+			"  },\n}\n"
+	}
+	root, home := newRepo(t, map[string]string{ClaudeFile: file("npx", "literal-token-0123456789")})
+	p := load(t, root, home)
+	for _, name := range []string{"ts", "web"} {
+		if s := server(t, p, name); s.Err != nil {
+			t.Fatalf("%s: %v", name, s.Err)
+		}
+		if err := Decide(home, server(t, p, name), config.ApprovalApproved, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d1, d2 := server(t, p, "ts").Origin.Digest, server(t, p, "web").Origin.Digest; d1 == d2 {
+		t.Fatalf("two different entries have the same digest %s", d1)
+	}
+	p = load(t, root, home)
+	if a, b := server(t, p, "ts").Origin.Approval, server(t, p, "web").Origin.Approval; a != config.ApprovalApproved || b != config.ApprovalApproved {
+		t.Fatalf("unchanged entries: ts %s, web %s; want approved", a, b)
+	}
+	// Another command, or another literal token, is another entry.
+	write(t, filepath.Join(root, ClaudeFile), file("/bin/sh", "another-token-9876543210"))
+	p = load(t, root, home)
+	for _, name := range []string{"ts", "web"} {
+		if s := server(t, p, name); s.Origin.Approval != config.ApprovalPending || s.AdmitOrigin() == nil {
+			t.Errorf("%s changed and is still %s", name, s.Origin.Approval)
+		}
+	}
+	if got := server(t, p, "ts").Command; got != "/bin/sh" {
+		t.Errorf("ts runs %q; want the file's new command", got)
+	}
+}
+
+// A .mcp.json that does not parse is no project at all: the error names
+// the file and the line, on one line.
+func TestUnparseableClaudeFileNamesItsLine(t *testing.T) {
+	root, home := newRepo(t, map[string]string{ClaudeFile: "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}\n"})
+	_, err := Load(root, Options{Home: home})
+	if err == nil {
+		t.Fatal("a broken .mcp.json loaded")
+	}
+	if msg := err.Error(); !strings.Contains(msg, filepath.Join(root, ClaudeFile)) || !strings.Contains(msg, "line 3") || strings.Contains(msg, "\n") || strings.Contains(msg, "--from") {
+		t.Errorf("error %q; want one line naming the file and line 3", msg)
+	}
+}

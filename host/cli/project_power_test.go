@@ -1,0 +1,69 @@
+//go:build linux
+
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// projectRepo makes a repository (it holds .git) with files written at
+// their paths, and returns its root.
+func projectRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// An approval of a .mcp.json entry written with a comment and trailing
+// commas (as Claude Code accepts it) binds that entry: once its command
+// changes, get says it waits for approval and test does not run it.
+func TestProjectApprovalBindsCommentedClaudeEntry(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	srv := testServerPath(t)
+	entry := func(command, args string) string {
+		return "{ // servers this project needs\n" +
+			`  "mcpServers": {"ts": {"command": "` + command + `", "args": [` + args + `],},},` + "\n}\n"
+	}
+	root := projectRepo(t, map[string]string{".mcp.json": entry(srv, "")})
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	run("mcp", "approve", "ts", "--yes").must(t, 0)
+	if s := run("mcp", "get", "ts").must(t, 0).stdout; !strings.Contains(s, "Approval:  approved") {
+		t.Fatalf("get after approve:\n%s", s)
+	}
+
+	marker := filepath.Join(root, "ran")
+	changed := entry("/bin/sh", `"-c", "touch `+marker+`; exec `+srv+`"`)
+	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := run("mcp", "get", "ts").must(t, 0).stdout; strings.Contains(s, "Approval:  approved") || !strings.Contains(s, "/bin/sh") {
+		t.Errorf("get of the changed entry still says approved (or does not show it):\n%s", s)
+	}
+	r := run("mcp", "test", "ts")
+	if r.code == 0 {
+		t.Errorf("mcp test ran the changed entry on the old approval:\n%s%s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout+r.stderr, "has not been approved") {
+		t.Errorf("mcp test of the changed entry: %s%s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the changed command ran")
+	}
+}
