@@ -97,6 +97,28 @@ func ValidStateKey(k string) bool {
 	return true
 }
 
+// ProjectAuth reports whether a project file may name the auth: method
+// (lower-cased, as Server.Auth): none, or oauth, hermes's own plugin
+// (hermes-auth-oauth), which keeps a project's tokens apart from the
+// user's. Any other method starts a process of the file's choosing with
+// the person's rights: exec runs the command of its exec: block, and a
+// plugin's name picks the binary hermes-auth-<name> and hands it the
+// file's block of settings. Such an entry belongs in config.yaml, where
+// the person wrote it.
+func ProjectAuth(method string) bool { return method == "" || method == "oauth" }
+
+// ProjectAuthError is the refusal of a project entry whose auth: method a
+// project file may not name (ProjectAuth); it names the file and says
+// how the person adds the server themselves.
+type ProjectAuthError struct {
+	Server, File, Method string
+}
+
+func (e *ProjectAuthError) Error() string {
+	return fmt.Sprintf("%s: server '%s': auth: %s starts a command of the project's choosing with your rights, so hermes does not take it from a project file; "+
+		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --url <url> --auth %s", e.File, e.Server, e.Method, e.Server, e.Method)
+}
+
 // NotApprovedError is the refusal to start a project entry the person has
 // not approved (or has rejected) for its current digest.
 type NotApprovedError struct {

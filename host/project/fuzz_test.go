@@ -11,8 +11,9 @@ import (
 
 // FuzzProjectFiles: whatever a repository's project files hold, Load
 // returns an error or servers that each carry their origin, a digest (or,
-// for an entry in error, none) and a decision, and never a sandbox the
-// file wrote for a local server.
+// for an entry in error, none) and a decision, never a sandbox the file
+// wrote for a local server, and never an auth method that starts a
+// process of the file's choosing.
 func FuzzProjectFiles(f *testing.F) {
 	f.Add(`{"mcpServers": {"a": {"command": "x", "args": ["${HOME}"]}}}`, "mcp_servers:\n  b:\n    command: y\n    sandbox: {writable: [/]}\n")
 	f.Add(`{"mcpServers": {"a": {"type": "http", "url": "https://e/mcp", "headers": {"Authorization": "Bearer t"}}}}`, "")
@@ -47,6 +48,9 @@ func FuzzProjectFiles(f *testing.F) {
 			identified := len(s.Origin.Digest) == 64 || s.Err != nil && s.Origin.Digest == ""
 			if !s.FromProject() || !identified || s.Origin.Approval != config.ApprovalPending {
 				t.Fatalf("%q: origin %+v", s.Name, s.Origin)
+			}
+			if s.Err == nil && !config.ProjectAuth(s.Auth) {
+				t.Fatalf("%q: auth %q taken from a project file", s.Name, s.Auth)
 			}
 			if s.Err == nil && s.Launch().Local {
 				if sb := s.Launch().Sandbox; sb == nil || len(sb.Writable) < 1 || sb.Writable[0] != root || !sb.Enforce {

@@ -2,7 +2,8 @@
 // tree: finding the project's files (hermes's own .hermes/mcp.yaml and a
 // Claude Code .mcp.json, read as Claude Code writes it), reading them as
 // the untrusted input a cloned repository is (each entry read once, its
-// digest computed from that reading), the sandbox their local servers get by
+// digest computed from that reading; what a project file may not grant
+// itself left out or refused), the sandbox their local servers get by
 // default, merging them over the user's config.yaml, and the person's
 // decision on each entry, remembered per project and per entry digest
 // (approvals.go) so that a changed entry is asked about again.
@@ -143,6 +144,9 @@ func Load(dir string, o Options) (*Project, error) {
 			s.Origin = config.Origin{File: f, Project: root, Digest: read.Digest, Approval: config.ApprovalPending, Reads: read.Reads}
 			for _, k := range read.Ignored {
 				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file; "+whatApplies[k])
+			}
+			if s.Err == nil && !config.ProjectAuth(s.Auth) {
+				s.Err = &config.ProjectAuthError{Server: s.Name, File: f, Method: s.Auth}
 			}
 			if d, ok := decisions.lookup(root, s.Name); ok && s.Origin.Digest != "" && d.Digest == s.Origin.Digest {
 				s.Origin.Approval, s.Origin.Unsandboxed = d.Decision, d.Unsandboxed
@@ -335,15 +339,22 @@ func varsOf(v any) []string {
 
 // notFromProject are the keys of an entry a project file may not set,
 // left out before the entry is read: a repository cannot open its own
-// sandbox, pin a transport binary of its choosing, or claim to be a
-// catalog install.
-var notFromProject = []string{"sandbox", "plugin", "catalog"}
+// sandbox, pin a transport binary of its choosing, claim to be a catalog
+// install, or grant itself the model (sampling), the person's attention
+// (elicitation) or a laxer drift policy (tools.on_change): those are the
+// person's, and their defaults apply. (An auth: method that starts a
+// process of the file's choosing makes the entry an error instead:
+// config.ProjectAuth.)
+var notFromProject = []string{"sandbox", "plugin", "catalog", "sampling", "elicitation", "tools.on_change"}
 
 // whatApplies says, for each key of notFromProject, what applies instead.
 var whatApplies = map[string]string{
-	"sandbox": "the project sandbox applies",
-	"plugin":  "plugins are found on your plugin path",
-	"catalog": "it is not a catalog install",
+	"sandbox":         "the project sandbox applies",
+	"plugin":          "plugins are found on your plugin path",
+	"catalog":         "it is not a catalog install",
+	"sampling":        "the default sampling policy applies",
+	"elicitation":     "the default elicitation settings apply",
+	"tools.on_change": "the default, warn, applies",
 }
 
 // Merge puts the project's servers over cfg's: an entry of the same name
