@@ -367,8 +367,10 @@ func LoadEntry(home, name string, entry *ServerEntry, pending map[string]string)
 }
 
 // LoadEntryEnv is LoadEntry with the host's environment read through env
-// (nil is the process's), as LoadEnv.
-func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]string, env func(string) (string, bool)) (*Server, error) {
+// (nil is the process's), as LoadEnv. The entry's keys named in ignore are
+// left out before it is read and listed in its Origin.Ignored, as
+// ServersFrom does.
+func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]string, env func(string) (string, bool), ignore ...string) (*Server, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("server name %q may only contain letters, digits, \"_\" and \"-\"; choose another name", name)
 	}
@@ -390,7 +392,10 @@ func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	return buildServer(name, servers[0].Value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile), env), nil
+	value, dropped := dropKeys(servers[0].Value, ignore)
+	s := buildServer(name, value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile), env)
+	s.Origin.Ignored = dropped
+	return s, nil
 }
 
 // varLookupEnv resolves a ${VAR} name from the host's environment, read

@@ -20,9 +20,10 @@ type Origin struct {
 	File string
 	// Project is the project's root folder; "" for config.yaml.
 	Project string
-	// Digest identifies the entry as the project file writes it (sha256,
-	// hex): an approval holds for this digest only, so a changed entry is
-	// asked about again.
+	// Digest identifies the entry as hermes read it from the project file
+	// (sha256, hex): an approval holds for this digest only, so a changed
+	// entry is asked about again. "" for an entry that cannot be
+	// identified, which is in error and gets no decision.
 	Digest string
 	// Approval is the person's decision on a project entry for this
 	// digest: ApprovalPending, ApprovalApproved or ApprovalRejected.
@@ -96,6 +97,28 @@ func ValidStateKey(k string) bool {
 	return true
 }
 
+// ProjectAuth reports whether a project file may name the auth: method
+// (lower-cased, as Server.Auth): none, or oauth, hermes's own plugin
+// (hermes-auth-oauth), which keeps a project's tokens apart from the
+// user's. Any other method starts a process of the file's choosing with
+// the person's rights: exec runs the command of its exec: block, and a
+// plugin's name picks the binary hermes-auth-<name> and hands it the
+// file's block of settings. Such an entry belongs in config.yaml, where
+// the person wrote it.
+func ProjectAuth(method string) bool { return method == "" || method == "oauth" }
+
+// ProjectAuthError is the refusal of a project entry whose auth: method a
+// project file may not name (ProjectAuth); it names the file and says
+// how the person adds the server themselves.
+type ProjectAuthError struct {
+	Server, File, Method string
+}
+
+func (e *ProjectAuthError) Error() string {
+	return fmt.Sprintf("%s: server '%s': auth: %s starts a command of the project's choosing with your rights, so hermes does not take it from a project file; "+
+		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --url <url> --auth %s", e.File, e.Server, e.Method, e.Server, e.Method)
+}
+
 // NotApprovedError is the refusal to start a project entry the person has
 // not approved (or has rejected) for its current digest.
 type NotApprovedError struct {
@@ -123,9 +146,11 @@ func (s *Server) AdmitOrigin() error {
 // at path written like config.yaml (a project's .hermes/mcp.yaml), with
 // Load's defaults, validation and ${VAR} interpolation (the run's
 // environment through env, then <home>/.env). Nothing else of the file is
-// read. An entry's keys named in ignore are left out before it is read
-// (they are listed in its Origin.Ignored, so that the caller can say so).
-// A file that does not parse is an error; a bad entry has Err set.
+// read. An entry's keys named in ignore ("sandbox", or "tools.on_change"
+// for a key of a block) are left out before it is read (they are listed
+// in its Origin.Ignored, so that the caller can say so), so that its Raw
+// holds only what was read. A file that does not parse is an error; a bad
+// entry has Err set.
 func ServersFrom(path string, src []byte, home string, env func(string) (string, bool), ignore ...string) ([]*Server, error) {
 	servers, err := decodeServers(path, src)
 	if err != nil {
@@ -142,21 +167,46 @@ func ServersFrom(path string, src []byte, home string, env func(string) (string,
 	envPath := filepath.Join(home, DotEnvFile)
 	out := make([]*Server, 0, len(servers))
 	for _, it := range servers {
-		value, dropped := it.Value, []string(nil)
-		if ms, ok := value.(yaml.MapSlice); ok && len(ignore) > 0 {
-			kept := make(yaml.MapSlice, 0, len(ms))
-			for _, kv := range ms {
-				if slices.Contains(ignore, keyString(kv.Key)) {
-					dropped = append(dropped, keyString(kv.Key))
-					continue
-				}
-				kept = append(kept, kv)
-			}
-			value = kept
-		}
+		value, dropped := dropKeys(it.Value, ignore)
 		s := buildServer(keyString(it.Key), value, lookup, envPath, env)
 		s.Origin.Ignored = dropped
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// dropKeys returns the decoded entry value without the keys named in
+// ignore ("key", or "block.key" for a key of a mapping under block) and
+// the names of those it held, in ignore's order. value itself is left as
+// it is.
+func dropKeys(value any, ignore []string) (any, []string) {
+	ms, ok := value.(yaml.MapSlice)
+	if !ok || len(ignore) == 0 {
+		return value, nil
+	}
+	kept := slices.Clone(ms)
+	var dropped []string
+	for _, key := range ignore {
+		block, sub, nested := strings.Cut(key, ".")
+		i := slices.IndexFunc(kept, func(kv yaml.MapItem) bool { return keyString(kv.Key) == block })
+		if i < 0 {
+			continue
+		}
+		if !nested {
+			kept = slices.Delete(kept, i, i+1)
+			dropped = append(dropped, key)
+			continue
+		}
+		inner, ok := kept[i].Value.(yaml.MapSlice)
+		if !ok {
+			continue
+		}
+		j := slices.IndexFunc(inner, func(kv yaml.MapItem) bool { return keyString(kv.Key) == sub })
+		if j < 0 {
+			continue
+		}
+		kept[i] = yaml.MapItem{Key: kept[i].Key, Value: slices.Delete(slices.Clone(inner), j, j+1)}
+		dropped = append(dropped, key)
+	}
+	return kept, dropped
 }

@@ -149,6 +149,11 @@ func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) 
 	if srv.Auth == "" {
 		return nil, fmt.Errorf("server '%s' has no auth method (auth: in config.yaml)", srv.Name)
 	}
+	// A project file never starts a process of its choosing: whatever
+	// path an entry took here, its plugin is not started.
+	if srv.FromProject() && !config.ProjectAuth(srv.Auth) {
+		return nil, sdk.NewError(sdk.CodeConfig, "%s", &config.ProjectAuthError{Server: srv.Name, File: srv.Origin.File, Method: srv.Auth})
+	}
 	cfg := Config(srv, m.home)
 	// A plugin started from another binary (a new pin) is not reused.
 	spec := LaunchSpec(srv)

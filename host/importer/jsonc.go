@@ -3,7 +3,9 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // stripJSONC turns JSON with comments (// and /* */) and trailing commas,
@@ -88,7 +90,7 @@ func parseObject(data []byte) (*object, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(err, data)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fmt.Errorf("want a JSON object, got %s", kindOfToken(tok))
@@ -97,12 +99,12 @@ func parseObject(data []byte) (*object, error) {
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, jsonError(err)
+			return nil, jsonError(err, data)
 		}
 		k, _ := kt.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, jsonError(err)
+			return nil, jsonError(err, data)
 		}
 		if _, dup := o.vals[k]; !dup {
 			o.keys = append(o.keys, k)
@@ -110,7 +112,7 @@ func parseObject(data []byte) (*object, error) {
 		o.vals[k] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(err, data)
 	}
 	if _, err := dec.Token(); err == nil {
 		return nil, fmt.Errorf("unexpected text after the JSON object")
@@ -128,11 +130,41 @@ func topObject(data []byte) (map[string]json.RawMessage, error) {
 	return o.vals, nil
 }
 
-func jsonError(err error) error {
-	if se, ok := err.(*json.SyntaxError); ok {
-		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, se.Error())
+// SyntaxError is a file that is not valid JSON (with comments), with the
+// line and column where reading stopped (0 when not known).
+type SyntaxError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("invalid JSON at line %d, column %d: %s", e.Line, e.Column, e.Msg)
 	}
-	return fmt.Errorf("invalid JSON: %s", err.Error())
+	return "invalid JSON: " + e.Msg
+}
+
+// jsonError describes a decoding error of data. stripJSONC keeps every
+// line break, so a line is the line of the file as written.
+func jsonError(err error, data []byte) error {
+	e := &SyntaxError{Msg: err.Error()}
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		off, e.Msg = int64(len(data)), "the text ends before the JSON does"
+	}
+	if off >= 0 && off <= int64(len(data)) {
+		before := data[:off]
+		e.Line = bytes.Count(before, []byte{'\n'}) + 1
+		e.Column = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	}
+	return e
 }
 
 func kindOfToken(tok any) string {

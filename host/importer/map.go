@@ -25,13 +25,13 @@ func Parse(src Source, data []byte) ([]*Server, error) {
 	}
 	top, err := parseObject(stripJSONC(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s; fix the file or name another with --from", src.Path, err)
+		return nil, &ParseError{Path: src.Path, Err: err}
 	}
 	var out []*Server
 	add := func(raw json.RawMessage, key, scope string) error {
 		list, err := serversFrom(src, raw, scope)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %s; fix the file or name another with --from", src.Path, key, err)
+			return &ParseError{Path: src.Path, Where: key, Err: err}
 		}
 		out = append(out, list...)
 		return nil
@@ -89,6 +89,28 @@ func Parse(src Source, data []byte) ([]*Server, error) {
 	}
 	return out, nil
 }
+
+// ParseError is a client's file that cannot be read: not JSON (Err is
+// then a *SyntaxError, with the line), or a server list that is not an
+// object (Where names it).
+type ParseError struct {
+	Path, Where string
+	Err         error
+}
+
+func (e *ParseError) Error() string {
+	return e.Path + ": " + e.Problem() + "; fix the file or name another with --from"
+}
+
+// Problem is what is wrong, without the file's name or what to do.
+func (e *ParseError) Problem() string {
+	if e.Where != "" {
+		return e.Where + ": " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // serversFrom maps each server of an mcpServers (or servers) object.
 func serversFrom(src Source, raw json.RawMessage, scope string) ([]*Server, error) {

@@ -69,13 +69,21 @@ func readDecisions(home string) (*decisions, error) {
 
 // Decide records decision (config.ApprovalApproved or
 // config.ApprovalRejected) on srv, a project entry, for its current digest.
-// unsandboxed approves it to run without the project sandbox.
+// unsandboxed approves it to run without the project sandbox. An entry in
+// error (srv.Err: it could not be read, or a project file may not declare
+// it so) is never approved, and one without a digest gets no decision.
 func Decide(home string, srv *config.Server, decision string, unsandboxed bool) error {
 	if !srv.FromProject() {
 		return fmt.Errorf("server '%s' is not a project server; it needs no approval", srv.Name)
 	}
 	if decision != config.ApprovalApproved && decision != config.ApprovalRejected {
 		return fmt.Errorf("decision %q: want %s or %s", decision, config.ApprovalApproved, config.ApprovalRejected)
+	}
+	if decision == config.ApprovalApproved && srv.Err != nil {
+		return fmt.Errorf("server '%s' cannot be approved: %s", srv.Name, srv.Err)
+	}
+	if srv.Origin.Digest == "" {
+		return fmt.Errorf("server '%s' of %s cannot be identified, so no decision on it can be kept; fix its entry in the project file", srv.Name, srv.Origin.File)
 	}
 	return update(home, func(d *decisions) {
 		m := d.Projects[srv.Origin.Project]

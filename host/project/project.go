@@ -1,10 +1,12 @@
 // Package project owns the MCP servers a project declares in its working
 // tree: finding the project's files (hermes's own .hermes/mcp.yaml and a
 // Claude Code .mcp.json, read as Claude Code writes it), reading them as
-// the untrusted input a cloned repository is, the sandbox their local
-// servers get by default, merging them over the user's config.yaml, and
-// the person's decision on each entry, remembered per project and per
-// entry digest (approvals.go) so that a changed entry is asked about again.
+// the untrusted input a cloned repository is (each entry read once, its
+// digest computed from that reading; what a project file may not grant
+// itself left out or refused), the sandbox their local servers get by
+// default, merging them over the user's config.yaml, and the person's
+// decision on each entry, remembered per project and per entry digest
+// (approvals.go) so that a changed entry is asked about again.
 //
 // The package starts nothing and prints nothing: the session refuses a
 // project entry that is not approved (config.Server.AdmitOrigin), and the
@@ -12,15 +14,17 @@
 package project
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -125,23 +129,26 @@ func Load(dir string, o Options) (*Project, error) {
 	}
 	seen := map[string]string{}
 	for _, f := range files {
-		servers, digests, err := readFile(f, o)
+		servers, err := readFile(f, o)
 		if err != nil {
 			return nil, err
 		}
-		for i, s := range servers {
+		for _, s := range servers {
 			rel, _ := filepath.Rel(root, f)
 			if prev, dup := seen[s.Name]; dup {
 				p.Notes = append(p.Notes, fmt.Sprintf("server '%s' of %s is also declared in %s, whose entry is used", s.Name, rel, prev))
 				continue
 			}
 			seen[s.Name] = rel
-			reads, ignored := s.Origin.Reads, s.Origin.Ignored
-			s.Origin = config.Origin{File: f, Project: root, Digest: digests[i], Approval: config.ApprovalPending, Reads: reads}
-			for _, k := range ignored {
-				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file")
+			read := s.Origin
+			s.Origin = config.Origin{File: f, Project: root, Digest: read.Digest, Approval: config.ApprovalPending, Reads: read.Reads}
+			for _, k := range read.Ignored {
+				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file; "+whatApplies[k])
 			}
-			if d, ok := decisions.lookup(root, s.Name); ok && d.Digest == s.Origin.Digest {
+			if s.Err == nil && !config.ProjectAuth(s.Auth) {
+				s.Err = &config.ProjectAuthError{Server: s.Name, File: f, Method: s.Auth}
+			}
+			if d, ok := decisions.lookup(root, s.Name); ok && s.Origin.Digest != "" && d.Digest == s.Origin.Digest {
 				s.Origin.Approval, s.Origin.Unsandboxed = d.Decision, d.Unsandboxed
 			}
 			confine(s, root, o)
@@ -154,82 +161,150 @@ func Load(dir string, o Options) (*Project, error) {
 	return p, nil
 }
 
-// readFile reads one project file's servers and each entry's digest.
-func readFile(path string, o Options) ([]*config.Server, []string, error) {
+// readFile reads one project file's servers, each with its digest, the
+// ${VAR}s it reads and the keys left out in its Origin. Each entry is read
+// once, by the reader of its file's format; its digest is computed from
+// what that reading produced (digest), so an approval binds what runs.
+func readFile(path string, o Options) ([]*config.Server, error) {
 	data, err := readUntrusted(path, config.MaxConfigBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if filepath.Base(path) == filepath.Base(ClaudeFile) {
 		return readClaude(path, data, o)
 	}
 	servers, err := config.ServersFrom(path, data, o.Home, o.Env, notFromProject...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	digests := make([]string, len(servers))
-	for i, s := range servers {
-		digests[i] = digest(s.Name, "yaml", s.Raw)
-		s.Origin.Reads = varsOf(s.Raw)
+	for _, s := range servers {
+		identify(s, path, "yaml", nil)
 	}
-	return servers, digests, nil
+	return servers, nil
 }
 
 // readClaude reads a Claude Code .mcp.json: its mcpServers, each mapped as
 // 'hermes mcp import' maps it. A literal secret stays where it is (the
 // file is the project's, not hermes's to move): it resolves the entry's
 // ${VAR} as if it were in .env, and nothing is written.
-func readClaude(path string, data []byte, o Options) ([]*config.Server, []string, error) {
+func readClaude(path string, data []byte, o Options) ([]*config.Server, error) {
 	src := importer.Source{Client: importer.Claude, Path: path, Scope: importer.ScopeProject}
 	found, err := importer.Parse(src, data)
 	if err != nil {
-		return nil, nil, err
+		var pe *importer.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("project file %s: %s; fix the file: none of its servers is used until it reads", path, pe.Problem())
+		}
+		return nil, fmt.Errorf("project file %s: %w", path, err)
 	}
-	written := claudeEntries(data)
 	servers := make([]*config.Server, 0, len(found))
-	digests := make([]string, 0, len(found))
 	for _, f := range found {
 		var s *config.Server
+		pending := map[string]string{}
 		if f.Err != nil {
 			s = &config.Server{Name: f.Name, Err: fmt.Errorf("%s: server %q: %w", path, f.SourceName, f.Err)}
 		} else {
-			pending := map[string]string{}
 			for _, sec := range f.Secrets {
 				pending[sec.Var] = sec.Value
 			}
-			s, err = config.LoadEntryEnv(o.Home, f.Name, f.Entry, pending, o.Env)
+			s, err = config.LoadEntryEnv(o.Home, f.Name, f.Entry, pending, o.Env, notFromProject...)
 			if err != nil {
 				s = &config.Server{Name: f.Name, Err: fmt.Errorf("%s: server %q: %w", path, f.SourceName, err)}
 			}
 		}
-		s.Origin.Reads = varsOf(written[f.SourceName])
+		identify(s, path, "claude", pending)
 		servers = append(servers, s)
-		digests = append(digests, digest(f.Name, "claude", written[f.SourceName]))
 	}
-	return servers, digests, nil
+	return servers, nil
 }
 
-// claudeEntries are the mcpServers entries of a .mcp.json as written,
-// decoded (for the digest).
-func claudeEntries(data []byte) map[string]any {
-	var top struct {
-		MCPServers map[string]any `json:"mcpServers"`
-	}
-	_ = json.Unmarshal(data, &top)
-	return top.MCPServers
-}
-
-// digest identifies an entry as written: its name, its file's kind and its
-// settings in a canonical form (JSON with sorted keys).
-func digest(name, kind string, written any) string {
-	b, err := json.Marshal(written)
+// identify sets s.Origin.Digest and s.Origin.Reads from what s was built
+// from: s.Raw, the entry as its file's reader read it (without the keys
+// left out), and pending, the values the file itself gives its ${VAR}s (a
+// .mcp.json's literal secrets). An entry whose digest cannot be computed
+// gets no digest and an error naming its file: it is never approved, so
+// it never runs.
+func identify(s *config.Server, path, kind string, pending map[string]string) {
+	d, err := digest(s.Name, kind, s.Raw, pending)
 	if err != nil {
-		b = []byte(fmt.Sprintf("%#v", written))
+		if s.Err == nil {
+			s.Err = fmt.Errorf("%s: server '%s': its settings cannot be identified for approval (%v); write them as strings, numbers, lists and mappings", path, s.Name, err)
+		}
+		d = ""
 	}
-	h := sha256.New()
-	h.Write([]byte(name + "\x00" + kind + "\x00"))
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
+	s.Origin.Digest = d
+	s.Origin.Reads = slices.DeleteFunc(varsOf(s.Raw), func(v string) bool { _, own := pending[v]; return own })
+}
+
+// digest identifies an entry as it is read: its name, its file's kind,
+// the settings its Server was built from and the values its file gives
+// its own ${VAR}s (names and values), in one canonical encoding (every
+// value tagged with its type, strings with their length, mappings sorted
+// by key), so that entries that differ in anything that runs differ in
+// digest. A value of a type the encoding does not know is an error, never
+// a guess.
+func digest(name, kind string, raw map[string]any, pending map[string]string) (string, error) {
+	var b bytes.Buffer
+	for _, v := range []any{name, kind, raw, pending} {
+		if err := canonical(&b, v); err != nil {
+			return "", err
+		}
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// canonical appends v's canonical encoding to b: n (nothing), t/f, s<len>:
+// (a string), x<len>: (bytes), i and u (whole numbers), d (other numbers,
+// shortest exact form), l<count>: (a list), m<count>: (a mapping, sorted by
+// key).
+func canonical(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		b.WriteByte('n')
+	case bool:
+		if x {
+			b.WriteByte('t')
+		} else {
+			b.WriteByte('f')
+		}
+	case string:
+		fmt.Fprintf(b, "s%d:%s", len(x), x)
+	case []byte:
+		fmt.Fprintf(b, "x%d:%s", len(x), x)
+	case int:
+		fmt.Fprintf(b, "i%d;", x)
+	case int64:
+		fmt.Fprintf(b, "i%d;", x)
+	case uint64:
+		fmt.Fprintf(b, "u%d;", x)
+	case float64:
+		fmt.Fprintf(b, "d%s;", strconv.FormatFloat(x, 'g', -1, 64))
+	case []any:
+		fmt.Fprintf(b, "l%d:", len(x))
+		for _, e := range x {
+			if err := canonical(b, e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		fmt.Fprintf(b, "m%d:", len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			canonical(b, k)
+			if err := canonical(b, x[k]); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+		}
+	case map[string]string:
+		fmt.Fprintf(b, "m%d:", len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			canonical(b, k)
+			canonical(b, x[k])
+		}
+	default:
+		return fmt.Errorf("a value of type %T", v)
+	}
+	return nil
 }
 
 // varRE finds the ${VAR} references of a value: ${VAR}, ${VAR:-default}
@@ -262,10 +337,25 @@ func varsOf(v any) []string {
 	return slices.Compact(out)
 }
 
-// notFromProject are the keys of an entry a project file may not set:
-// a repository cannot open its own sandbox, pin a transport binary of its
-// choosing, or claim to be a catalog install.
-var notFromProject = []string{"sandbox", "plugin", "catalog"}
+// notFromProject are the keys of an entry a project file may not set,
+// left out before the entry is read: a repository cannot open its own
+// sandbox, pin a transport binary of its choosing, claim to be a catalog
+// install, or grant itself the model (sampling), the person's attention
+// (elicitation) or a laxer drift policy (tools.on_change): those are the
+// person's, and their defaults apply. (An auth: method that starts a
+// process of the file's choosing makes the entry an error instead:
+// config.ProjectAuth.)
+var notFromProject = []string{"sandbox", "plugin", "catalog", "sampling", "elicitation", "tools.on_change"}
+
+// whatApplies says, for each key of notFromProject, what applies instead.
+var whatApplies = map[string]string{
+	"sandbox":         "the project sandbox applies",
+	"plugin":          "plugins are found on your plugin path",
+	"catalog":         "it is not a catalog install",
+	"sampling":        "the default sampling policy applies",
+	"elicitation":     "the default elicitation settings apply",
+	"tools.on_change": "the default, warn, applies",
+}
 
 // Merge puts the project's servers over cfg's: an entry of the same name
 // is replaced (its Origin says Overrides), the others are added after the

@@ -1,0 +1,121 @@
+//go:build linux
+
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// projectRepo makes a repository (it holds .git) with files written at
+// their paths, and returns its root.
+func projectRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// An approval of a .mcp.json entry written with a comment and trailing
+// commas (as Claude Code accepts it) binds that entry: once its command
+// changes, get says it waits for approval and test does not run it.
+func TestProjectApprovalBindsCommentedClaudeEntry(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	srv := testServerPath(t)
+	entry := func(command, args string) string {
+		return "{ // servers this project needs\n" +
+			`  "mcpServers": {"ts": {"command": "` + command + `", "args": [` + args + `],},},` + "\n}\n"
+	}
+	root := projectRepo(t, map[string]string{".mcp.json": entry(srv, "")})
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	run("mcp", "approve", "ts", "--yes").must(t, 0)
+	if s := run("mcp", "get", "ts").must(t, 0).stdout; !strings.Contains(s, "Approval:  approved") {
+		t.Fatalf("get after approve:\n%s", s)
+	}
+
+	marker := filepath.Join(root, "ran")
+	changed := entry("/bin/sh", `"-c", "touch `+marker+`; exec `+srv+`"`)
+	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := run("mcp", "get", "ts").must(t, 0).stdout; strings.Contains(s, "Approval:  approved") || !strings.Contains(s, "/bin/sh") {
+		t.Errorf("get of the changed entry still says approved (or does not show it):\n%s", s)
+	}
+	r := run("mcp", "test", "ts")
+	if r.code == 0 {
+		t.Errorf("mcp test ran the changed entry on the old approval:\n%s%s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout+r.stderr, "has not been approved") {
+		t.Errorf("mcp test of the changed entry: %s%s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the changed command ran")
+	}
+}
+
+// A project's auth: exec never runs: the entry is an error that says to
+// add the server yourself, approve refuses it, and neither test,
+// auth-status nor login starts the command. Its sampling: and
+// tools.on_change are left out, and approve says so.
+func TestProjectAuthExecNeverRuns(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	url := startHTTPServer(t)
+	root := projectRepo(t, nil)
+	marker := filepath.Join(root, "stolen")
+	yaml := "mcp_servers:\n  ex:\n    url: " + url + "\n    auth: exec\n" +
+		"    exec: {command: /bin/sh, args: [-c, \"touch " + marker + "; echo token\"]}\n" +
+		"  greedy:\n    command: " + testServerPath(t) + "\n    sampling: {max_rpm: 100000, model: o1-pro}\n    tools: {on_change: warn}\n"
+	if err := os.MkdirAll(filepath.Join(root, ".hermes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".hermes", "mcp.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	if r := run("mcp", "approve", "ex", "--yes"); r.code == 0 {
+		t.Errorf("a project's auth: exec was approved:\n%s", r.stdout)
+	} else {
+		r.oneLineErr(t, "cannot approve 'ex'", ".hermes/mcp.yaml", "auth: exec", "hermes mcp add")
+	}
+	if r := run("mcp", "test", "ex"); r.code == 0 {
+		t.Errorf("mcp test connected with the project's auth: exec:\n%s", r.stdout)
+	}
+	run("mcp", "auth-status")
+	run("mcp", "login", "ex")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the project's exec command ran")
+	}
+	if s := run("mcp", "get", "ex").stdout; !strings.Contains(s, "hermes mcp add") {
+		t.Errorf("get does not say what to do:\n%s", s)
+	}
+
+	// Its sampling and drift policy are not the project's to set: approve
+	// says they are left out.
+	shown := run("mcp", "approve", "greedy", "--yes").must(t, 0).stdout
+	for _, want := range []string{"sampling: is not taken from a project file", "tools.on_change: is not taken from a project file"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("approve does not show %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, "o1-pro") {
+		t.Errorf("approve shows the project's sampling model as if it applied:\n%s", shown)
+	}
+}
