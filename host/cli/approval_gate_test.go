@@ -116,3 +116,40 @@ func TestChatApprovedDestructiveNowReadOnlyStillAsks(t *testing.T) {
 		t.Fatalf("approvals %+v; want the echo call's", apps)
 	}
 }
+
+// TestChatApprovalShowsKeyAfterPadding: the approval question of a chat
+// on a terminal shows the arguments key by key: a dangerous key after 2 KB
+// of padding in another key is shown, and the cut of the padding is said
+// with its size. The person denies; the tool does not run.
+func TestChatApprovalShowsKeyAfterPadding(t *testing.T) {
+	t.Parallel()
+	srv := testmodel.New(t)
+	pad := strings.Repeat("x", 2048)
+	srv.Script(
+		testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "d", Name: "mcp_ts_destroy",
+			Arguments: `{"a_padding":"` + pad + `","target":"/etc/passwd"}`}}},
+		testmodel.Reply{Text: "Denied, as you wished."},
+	)
+	servers := "mcp_servers:\n" + destructiveEntry(t, "ts", `"--extra-tool"`, `"destroy"`)
+	home := chatHome(t, srv, "", servers)
+	tm := startTerm(t, home, nil, "chat")
+	tm.WaitFor("› ")
+	tm.Press("destroy the file\r")
+	tm.WaitFor("Allow? [o]nce, [a]lways, [d]eny: ")
+	out := tm.Output()
+	if !strings.Contains(out, `target: "/etc/passwd"`) {
+		t.Fatalf("the key after the padding is not in the question:\n%s", out)
+	}
+	if !strings.Contains(out, "a_padding: \"xxx") || !strings.Contains(out, "… 1.7 KB more not shown") {
+		t.Fatalf("the cut of the padding is not said with its size:\n%s", out)
+	}
+	tm.Press("d\r")
+	tm.WaitFor("Denied, as you wished.")
+	if got := toolMessages(srv.Last(t))["d"]; !strings.Contains(got, "not approved") {
+		t.Errorf("the model was told %q", got)
+	}
+	tm.Press("/exit\r")
+	if code := tm.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tm.Output())
+	}
+}
