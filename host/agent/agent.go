@@ -342,7 +342,7 @@ func notOffered(name string, offered map[string]bool) string {
 		shown = string(r[:100]) + "…"
 	}
 	if offered[toolview.LoadToolsName] {
-		return fmt.Sprintf("tool %s is not loaded: call load_tools with its name first (search_tools finds names)", shown)
+		return toolview.NotLoaded(name)
 	}
 	return fmt.Sprintf("no tool %s is offered; call one of the tools you were given", shown)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -155,8 +156,15 @@ type searchTools struct {
 func (t searchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
 
 func (t searchTools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+	all := t.m.Tools()
 	if t.s.Handles(name) {
-		return t.s.Call(t.m.Tools(), name, args)
+		return t.s.Call(all, name, args)
+	}
+	// The loop refuses what it did not offer; a tool not loaded is
+	// refused here too, whoever calls.
+	if t.s.Active(all) && !t.s.Offers(all, name) {
+		msg := toolview.NotLoaded(name)
+		return toolview.ErrorResult(msg), errors.New(msg)
 	}
 	return t.m.Call(ctx, name, args)
 }
