@@ -21,11 +21,16 @@
 //
 // The API the agent loop calls before running a tool:
 //
+//	rec, err := registry.Resolve("mcp_fs_delete") // the registry's record, not the caller's
 //	gate := approval.New(writer, settings, prompter, logger)
-//	d, err := gate.Decide(ctx, approval.Request{Server: "fs", Tool: "delete",
-//		Name: "mcp_fs_delete", Arguments: args, Annotations: tool.Annotations})
+//	d, err := gate.Decide(ctx, approval.Request{Server: rec.Server, Tool: rec.Tool,
+//		Name: rec.Name, Arguments: args, Annotations: rec.Annotations, Approved: rec.Approved})
 //	if err != nil { ... }          // state.db failed, or ctx ended (the row is denied)
 //	if !d.Allowed { ... }          // tell the model d.Reason instead of running the tool
+//
+// The arguments are shown key by key, each value bounded
+// (MaxValueShown, MaxArgumentsShown), every cut said with its size and
+// the keys it hid.
 //
 // The package does not run tools, talk to servers or read config.yaml
 // itself (ParseSettings takes the block config.LoadApproval returns).
