@@ -337,12 +337,12 @@ func (l *Loop) end(c ToolCall, res string, failed bool) {
 // notOffered is what the model is told of a call of a tool the round did
 // not offer: with tool search, to load it first.
 func notOffered(name string, offered map[string]bool) string {
+	if offered[toolview.LoadToolsName] {
+		return toolview.NotLoaded(name)
+	}
 	shown := name
 	if r := []rune(name); len(r) > 100 {
 		shown = string(r[:100]) + "…"
-	}
-	if offered[toolview.LoadToolsName] {
-		return toolview.NotLoaded(name)
 	}
 	return fmt.Sprintf("no tool %s is offered; call one of the tools you were given", shown)
 }
