@@ -46,11 +46,13 @@ type Tools interface {
 	ParallelSafe(name string) bool
 }
 
-// ApprovalRequest is one tool call waiting for a decision.
+// ApprovalRequest is one tool call waiting for a decision. It names the
+// call only: where it goes and what the tool is marked are the
+// Approver's to look up in the registry's own record of the tool
+// (registry.Manager.Resolve), never what the loop was offered.
 type ApprovalRequest struct {
-	// Name is the model-visible name (mcp_<server>_<tool>); Server and
-	// Tool say where it goes (Tool is the MCP name).
-	Name, Server, Tool string
+	// Name is the model-visible name (mcp_<server>_<tool>).
+	Name string
 	// Arguments are the call's arguments as the model wrote them, parsed;
 	// RawArguments is their JSON text ("{}" when the model sent none).
 	Arguments    map[string]any
@@ -66,9 +68,11 @@ type Decision struct {
 	Reason string
 }
 
-// Approver is asked before a tool runs (host/approval implements it
-// behind an adapter). An error denies the call and is told to the model.
-// Nil approves every call.
+// Approver is asked before a tool of the registry runs (host/approval
+// implements it behind an adapter); the calls of tool search's own tools
+// (search_tools, load_tools) run tools of no server and are not asked
+// about. An error denies the call and is told to the model. Nil approves
+// every call.
 type Approver interface {
 	Decide(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
@@ -164,6 +168,10 @@ func (l *Loop) Turn(ctx context.Context, prompt string) (string, error) {
 	for round := 0; ; round++ {
 		l.reportDrift(ctx)
 		defs := l.Tools.Tools()
+		offered := make(map[string]bool, len(defs))
+		for _, d := range defs {
+			offered[d.Name] = true
+		}
 		req := model.Request{Model: l.ModelName, Messages: l.messages, Tools: functions(defs)}
 		if l.Observer != nil {
 			req.OnText = l.Observer.Text
@@ -183,7 +191,7 @@ func (l *Loop) Turn(ctx context.Context, prompt string) (string, error) {
 			l.answerAll(ctx, res.ToolCalls, fmt.Sprintf("not run: the turn reached model.max_tool_rounds (%d)", max))
 			return res.Text, &RoundsError{Rounds: max}
 		}
-		results := l.runCalls(ctx, res.ToolCalls)
+		results := l.runCalls(ctx, res.ToolCalls, offered)
 		for i, c := range res.ToolCalls {
 			l.add(ctx, model.Message{Role: "tool", ToolCallID: c.ID, Text: results[i]})
 		}
@@ -237,8 +245,10 @@ func (l *Loop) answerAll(ctx context.Context, calls []model.ToolCall, msg string
 
 // runCalls runs one round's calls and returns their results in the
 // model's order. Calls of parallel-safe servers run together; the others
-// run one at a time, in order, beside them.
-func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall) []string {
+// run one at a time, in order, beside them. offered are the names of the
+// tools the round's request offered the model: a call of any other name
+// is refused.
+func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall, offered map[string]bool) []string {
 	results := make([]string, len(calls))
 	var wg sync.WaitGroup
 	var serial []int
@@ -247,14 +257,14 @@ func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall) []string {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i] = l.runCall(ctx, c)
+				results[i] = l.runCall(ctx, c, offered)
 			}()
 			continue
 		}
 		serial = append(serial, i)
 	}
 	for _, i := range serial {
-		results[i] = l.runCall(ctx, calls[i])
+		results[i] = l.runCall(ctx, calls[i], offered)
 	}
 	wg.Wait()
 	return results
@@ -265,11 +275,17 @@ func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall) []string {
 // It is built on first use: ErrorResult redacts, which compiles patterns.
 var cancelledResult = sync.OnceValue(func() string { return toolview.ErrorResult("the call was cancelled by the user") })
 
-// runCall runs one call: arguments parsed, approval asked, the tool run.
-func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
+// runCall runs one call: the tool checked to be one offered this round,
+// arguments parsed, approval asked, the tool run.
+func (l *Loop) runCall(ctx context.Context, mc model.ToolCall, offered map[string]bool) string {
 	c := ToolCall{ID: mc.ID, Name: mc.Name, Arguments: mc.Arguments}
 	if ctx.Err() != nil {
 		return cancelledResult()
+	}
+	if !offered[mc.Name] {
+		res := toolview.ErrorResult(notOffered(mc.Name, offered))
+		l.end(c, res, true)
+		return res
 	}
 	args, err := parseArguments(mc.Arguments)
 	if err != nil {
@@ -277,13 +293,12 @@ func (l *Loop) runCall(ctx context.Context, mc model.ToolCall) string {
 		l.end(c, res, true)
 		return res
 	}
-	if l.Approver != nil {
-		server, tool := l.origin(mc.Name)
+	if l.Approver != nil && !searchTool(mc.Name) {
 		raw := mc.Arguments
 		if raw == "" {
 			raw = "{}"
 		}
-		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Server: server, Tool: tool, Arguments: args, RawArguments: raw})
+		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Arguments: args, RawArguments: raw})
 		switch {
 		case ctx.Err() != nil:
 			return cancelledResult()
@@ -319,14 +334,22 @@ func (l *Loop) end(c ToolCall, res string, failed bool) {
 	}
 }
 
-// origin returns the server and MCP name of a model-visible tool name.
-func (l *Loop) origin(name string) (server, tool string) {
-	for _, d := range l.Tools.Tools() {
-		if d.Name == name {
-			return d.Server, d.OriginalName
-		}
+// notOffered is what the model is told of a call of a tool the round did
+// not offer: with tool search, to load it first.
+func notOffered(name string, offered map[string]bool) string {
+	if offered[toolview.LoadToolsName] {
+		return toolview.NotLoaded(name)
 	}
-	return "", ""
+	shown := name
+	if r := []rune(name); len(r) > 100 {
+		shown = string(r[:100]) + "…"
+	}
+	return fmt.Sprintf("no tool %s is offered; call one of the tools you were given", shown)
+}
+
+// searchTool reports whether name is one of tool search's own tools.
+func searchTool(name string) bool {
+	return name == toolview.SearchToolsName || name == toolview.LoadToolsName
 }
 
 // parseArguments reads the model's arguments: an object, or nothing.

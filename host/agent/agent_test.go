@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -247,10 +248,10 @@ func (a *approver) Decide(_ context.Context, r agent.ApprovalRequest) (agent.Dec
 	a.mu.Lock()
 	a.seen = append(a.seen, r)
 	a.mu.Unlock()
-	switch r.Tool {
-	case "other":
+	switch r.Name {
+	case "mcp_b_other":
 		return agent.Decision{Reason: "not today"}, nil
-	case "slow":
+	case "mcp_a_slow":
 		return agent.Decision{}, errors.New("approval timed out")
 	}
 	return agent.Decision{Allow: true}, nil
@@ -290,7 +291,7 @@ func TestApproverRecorderDrift(t *testing.T) {
 	if len(tl.called) != 1 || tl.called[0] != "mcp_a_echo" {
 		t.Errorf("called %v; only the approved call should run", tl.called)
 	}
-	if len(ap.seen) != 3 || ap.seen[0].Server != "a" || ap.seen[0].Tool != "echo" || ap.seen[0].Arguments["message"] != "hi" || ap.seen[0].RawArguments != `{"message":"hi"}` {
+	if len(ap.seen) != 3 || ap.seen[0].Name != "mcp_a_echo" || ap.seen[0].Arguments["message"] != "hi" || ap.seen[0].RawArguments != `{"message":"hi"}` {
 		t.Errorf("approval requests %+v", ap.seen)
 	}
 	msgs := l.Messages()
@@ -374,5 +375,51 @@ func TestProgressReachesTheObserver(t *testing.T) {
 	}
 	if len(obs.prog) != 1 || obs.prog[0].Message != "half" || len(obs.started) != 1 {
 		t.Errorf("progress %+v started %v", obs.prog, obs.started)
+	}
+}
+
+// A call of a tool the round did not offer is refused before anything
+// else: the approver is not asked, the tool does not run, and the model
+// is told what to do (with tool search, to load it first).
+func TestCallOfToolNotOfferedIsRefused(t *testing.T) {
+	tl := newTools(echo)
+	all := tl.defs
+	tl.defs = all[:1] // only mcp_a_echo is offered
+	m := &scripted{replies: []*model.Response{
+		calls("mcp_b_other", `{}`, "mcp_a_echo", `{"message":"hi"}`),
+		{Text: "ok"},
+	}}
+	ap := &approver{}
+	obs := &observer{}
+	l := &agent.Loop{Model: m, Tools: tl, Approver: ap, Observer: obs}
+	if _, err := l.Turn(context.Background(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.called) != 1 || tl.called[0] != "mcp_a_echo" {
+		t.Errorf("called %v; the tool not offered must not run", tl.called)
+	}
+	if len(ap.seen) != 1 || ap.seen[0].Name != "mcp_a_echo" {
+		t.Errorf("approver asked about %+v", ap.seen)
+	}
+	if got := l.Messages()[2].Text; !strings.Contains(got, "no tool mcp_b_other is offered") {
+		t.Errorf("the model was told %q", got)
+	}
+	if len(obs.started) != 1 || len(obs.ended) != 2 || !slices.Contains(obs.ended, "mcp_b_other true") {
+		t.Errorf("started %v ended %v", obs.started, obs.ended)
+	}
+
+	// With tool search the model is told to load the tool.
+	tl.defs = append(toolview.SearchToolDefs(), all[0])
+	tl.called = nil
+	m.replies = []*model.Response{calls("mcp_b_other", `{}`), {Text: "ok"}}
+	if _, err := l.Turn(context.Background(), "y"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := l.Messages()
+	if got := msgs[len(msgs)-2].Text; !strings.Contains(got, "tool mcp_b_other is not loaded: call load_tools with its name first") {
+		t.Errorf("with tool search the model was told %q", got)
+	}
+	if len(tl.called) != 0 {
+		t.Errorf("called %v", tl.called)
 	}
 }

@@ -21,18 +21,22 @@
 //
 // The API the agent loop calls before running a tool:
 //
+//	rec, err := registry.Resolve("mcp_fs_delete") // the registry's record, not the caller's
 //	gate := approval.New(writer, settings, prompter, logger)
-//	d, err := gate.Decide(ctx, approval.Request{Server: "fs", Tool: "delete",
-//		Name: "mcp_fs_delete", Arguments: args, Annotations: tool.Annotations})
+//	d, err := gate.Decide(ctx, approval.Request{Server: rec.Server, Tool: rec.Tool,
+//		Name: rec.Name, Arguments: args, Annotations: rec.Annotations, Approved: rec.Approved})
 //	if err != nil { ... }          // state.db failed, or ctx ended (the row is denied)
 //	if !d.Allowed { ... }          // tell the model d.Reason instead of running the tool
+//
+// The arguments are shown key by key, each value bounded
+// (MaxValueShown, MaxArgumentsShown), every cut said with its size and
+// the keys it hid.
 //
 // The package does not run tools, talk to servers or read config.yaml
 // itself (ParseSettings takes the block config.LoadApproval returns).
 package approval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,12 +45,10 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/host/fields"
-	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/statedb"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -57,11 +59,6 @@ const DefaultTimeout = 120 * time.Second
 
 // MaxTimeout bounds approval.timeout.
 const MaxTimeout = 24 * time.Hour
-
-// MaxArgumentsShown bounds the arguments shown to the person and written
-// into the approval's description, in bytes; longer arguments are cut
-// with "…".
-const MaxArgumentsShown = 1000
 
 // PollInterval is how often a waiting gate reads its approval's row to
 // see a decision made through hermes mcp serve.
@@ -142,8 +139,14 @@ type Request struct {
 	// Arguments are the call's arguments as JSON (shown escaped and
 	// bounded).
 	Arguments json.RawMessage
-	// Annotations are the tool's annotations as the server listed them.
+	// Annotations are the tool's annotations as the server lists them
+	// now; Approved those of the definition the person approved (the
+	// drift baseline), nil when none was. Either marking the tool
+	// destructive asks: a server cannot drop destructiveHint after
+	// approval to skip the question. Both come from the registry's record
+	// of the tool (registry.Manager.Resolve), never from the caller.
 	Annotations mcp.ToolAnnotation
+	Approved    *mcp.ToolAnnotation
 	// GrantKey is what allow-always grants of the server are kept under
 	// (config.Server.StateKey); "" is Server.
 	GrantKey string
@@ -222,14 +225,11 @@ func New(w *statedb.Writer, s Settings, p elicit.Prompter, log hclog.Logger) *Ga
 }
 
 // Required reports whether a call of r needs a decision: the tool is
-// annotated destructiveHint: true (and not readOnlyHint: true), or its
-// model-visible name matches a glob of approval.require.
+// marked destructive (destructiveHint: true and not readOnlyHint: true)
+// as it is listed now or as it was approved, or its model-visible name
+// matches a glob of approval.require.
 func (g *Gate) Required(r Request) bool {
-	// destructiveHint means something only for a tool that is not
-	// read-only (MCP's ToolAnnotations): mcp-go's servers send
-	// destructiveHint: true on every tool unless it is marked read-only.
-	readOnly := r.Annotations.ReadOnlyHint != nil && *r.Annotations.ReadOnlyHint
-	if d := r.Annotations.DestructiveHint; d != nil && *d && !readOnly {
+	if marksDestructive(r.Annotations) || (r.Approved != nil && marksDestructive(*r.Approved)) {
 		return true
 	}
 	for _, glob := range g.settings.Require {
@@ -238,6 +238,15 @@ func (g *Gate) Required(r Request) bool {
 		}
 	}
 	return false
+}
+
+// marksDestructive reports whether a marks a tool destructive.
+// destructiveHint means something only for a tool that is not read-only
+// (MCP's ToolAnnotations): mcp-go's servers send destructiveHint: true on
+// every tool unless it is marked read-only.
+func marksDestructive(a mcp.ToolAnnotation) bool {
+	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	return a.DestructiveHint != nil && *a.DestructiveHint && !readOnly
 }
 
 // Grants lists the remembered allow-always of server's tools.
@@ -249,29 +258,6 @@ func (g *Gate) Grants(ctx context.Context, server string) ([]statedb.Grant, erro
 // named) and returns how many were forgotten.
 func (g *Gate) Revoke(ctx context.Context, server string, tools ...string) (int64, error) {
 	return statedb.RevokeGrants(ctx, g.db.DB(), server, tools...)
-}
-
-// describe is the approval's text: the call and its arguments (compact
-// JSON), escaped and bounded (MaxArgumentsShown); one line.
-func describe(r Request) string {
-	args := bytes.TrimSpace(r.Arguments)
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, args) == nil {
-		args = b.Bytes()
-	}
-	shown := string(args)
-	if len(shown) > MaxArgumentsShown {
-		cut := MaxArgumentsShown
-		for cut > 0 && !utf8.RuneStart(shown[cut]) {
-			cut--
-		}
-		shown = shown[:cut] + "…"
-	}
-	return fmt.Sprintf("Call tool %s (server '%s', tool '%s') with arguments %s",
-		termsafe.Escape(r.Name), termsafe.Escape(r.Server), termsafe.Escape(r.Tool), termsafe.Escape(shown))
 }
 
 // errAnswered cancels the terminal question when the row was decided
@@ -414,7 +400,9 @@ func (g *Gate) ask(tctx context.Context, r Request, id, desc string) termResult 
 	err := g.prompter.Converse(tctx, func(t elicit.Terminal) error {
 		t.Say("")
 		t.Say(fmt.Sprintf("Approval needed (%s):", approvalWhy(g, r)))
-		t.Say("  " + desc)
+		for _, line := range strings.Split(desc, "\n") {
+			t.Say("  " + line)
+		}
 		t.Say(fmt.Sprintf("  Also answerable through hermes mcp serve as approval %s.", id))
 		for {
 			line, err := t.Ask(tctx, "  Allow? [o]nce, [a]lways, [d]eny: ")
@@ -461,8 +449,11 @@ func (g *Gate) ask(tctx context.Context, r Request, id, desc string) termResult 
 }
 
 func approvalWhy(g *Gate, r Request) string {
-	if d := r.Annotations.DestructiveHint; d != nil && *d {
+	switch {
+	case marksDestructive(r.Annotations):
 		return "the tool is marked destructive"
+	case r.Approved != nil && marksDestructive(*r.Approved):
+		return "the tool was approved as destructive; its listing no longer says so"
 	}
 	return "approval.require lists it"
 }

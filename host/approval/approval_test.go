@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,16 @@ func TestRequired(t *testing.T) {
 		{Request{Server: "git", Tool: "push", Name: "mcp_git_push_tags"}, true},
 		{Request{Server: "sh", Tool: "exec", Name: "mcp_sh_exec"}, true},
 		{Request{Server: "git", Tool: "push", Name: "git_push"}, false},
+		// Approved as destructive, listed read-only now: a server cannot
+		// drop the marking after approval to skip the question.
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()},
+			Approved: &mcp.ToolAnnotation{DestructiveHint: yes()}}, true},
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: no()}}, true},
+		// Approved read-only, destructive now: asks too.
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcp.ToolAnnotation{DestructiveHint: yes()},
+			Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, true},
+		{Request{Server: "fs", Tool: "ls", Name: "mcp_fs_ls", Annotations: mcp.ToolAnnotation{ReadOnlyHint: yes()},
+			Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, false},
 	} {
 		if got := g.Required(tc.r); got != tc.want {
 			t.Errorf("Required(%s) = %v, want %v", tc.r.Name, got, tc.want)
@@ -347,5 +358,77 @@ func TestParseSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), raw) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "config.yaml") {
 			t.Errorf("%v: error %v, want one line with %q", want, err, raw)
 		}
+	}
+}
+
+// TestApprovedDestructiveAsksWithReason: a tool approved as destructive
+// and now listed read-only still asks, and says why.
+func TestApprovedDestructiveAsksWithReason(t *testing.T) {
+	w := writer(t)
+	p := newPerson()
+	g := New(w, DefaultSettings(), p, nil)
+	p.answers <- "d"
+	r := Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Arguments: json.RawMessage(`{"path":"/"}`),
+		Annotations: mcp.ToolAnnotation{ReadOnlyHint: yes()}, Approved: &mcp.ToolAnnotation{DestructiveHint: yes()}}
+	d, err := g.Decide(ctx, r)
+	if err != nil || d.Allowed || d.By != ByTerminal {
+		t.Fatalf("decision %+v %v", d, err)
+	}
+	if said := p.text(); !strings.Contains(said, "approved as destructive") {
+		t.Fatalf("terminal showed:\n%s", said)
+	}
+}
+
+// TestDescribeShowsEveryKey: arguments are shown key by key, each value
+// cut to MaxValueShown with the cut said (size, and the keys of an object
+// not shown), so a key after a long value is still shown; past
+// MaxArgumentsShown the remaining keys are named with their size.
+func TestDescribeShowsEveryKey(t *testing.T) {
+	pad := strings.Repeat("a", 2048)
+	args, _ := json.Marshal(map[string]any{
+		"content": pad,
+		"opts":    map[string]any{"a_pad": pad, "recursive": true},
+		"path":    "/etc/passwd\x1b[2J",
+	})
+	got := describe(Request{Server: "fs", Tool: "write", Name: "mcp_fs_write", Arguments: args})
+	lines := strings.Split(got, "\n")
+	if len(lines) != 4 || lines[0] != "Call tool mcp_fs_write (server 'fs', tool 'write') with arguments:" {
+		t.Fatalf("description:\n%s", got)
+	}
+	if !strings.HasPrefix(lines[1], `  content: "aaa`) || !strings.HasSuffix(lines[1], "… 1.7 KB more not shown") ||
+		len(lines[1]) > MaxValueShown+100 {
+		t.Errorf("content line %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], `  opts: {"a_pad":"aaa`) || !strings.HasSuffix(lines[2], "more not shown (keys: recursive)") {
+		t.Errorf("opts line %q", lines[2])
+	}
+	if lines[3] != `  path: "/etc/passwd\u001b[2J"` {
+		t.Errorf("path line %q", lines[3])
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("a control character reached the description: %q", got)
+	}
+
+	many := map[string]any{}
+	for i := range 30 {
+		many[fmt.Sprintf("k%02d", i)] = pad
+	}
+	args, _ = json.Marshal(many)
+	got = describe(Request{Server: "fs", Tool: "write", Name: "mcp_fs_write", Arguments: args})
+	lines = strings.Split(got, "\n")
+	last := lines[len(lines)-1]
+	shown := len(lines) - 2
+	if shown < MaxArgumentsShown/MaxValueShown || !strings.Contains(last, "more not shown (keys: k") || !strings.Contains(last, "k29)") {
+		t.Fatalf("%d keys shown, last line %q", shown, last)
+	}
+
+	short := describe(Request{Server: "fs", Tool: "ls", Name: "mcp_fs_ls", Arguments: json.RawMessage(`{}`)})
+	if short != "Call tool mcp_fs_ls (server 'fs', tool 'ls') with arguments {}" {
+		t.Errorf("no arguments: %q", short)
+	}
+	long := strings.Repeat("b", 5000)
+	list := describe(Request{Server: "fs", Tool: "ls", Name: "mcp_fs_ls", Arguments: json.RawMessage(`["` + long + `"]`)})
+	if !strings.HasPrefix(list, `Call tool mcp_fs_ls (server 'fs', tool 'ls') with arguments ["bbb`) || !strings.HasSuffix(list, "… 1004 bytes more not shown") {
+		t.Errorf("not an object: %q", list)
 	}
 }

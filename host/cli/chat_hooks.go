@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -14,7 +15,6 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/statedb"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // bindChatHooks binds the loop's optional parts: the conversation is
@@ -66,7 +66,10 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 	}
 }
 
-// chatApprover is the approval gate as the loop asks it.
+// chatApprover is the approval gate as the loop asks it. What the call
+// reaches and how its tool is marked come from the registry's own record
+// of the tool (Manager.Resolve: its server and MCP name, its annotations
+// as listed now and as approved), never from what the model was offered.
 type chatApprover struct {
 	m    *registry.Manager
 	gate *approval.Gate
@@ -77,8 +80,13 @@ type chatApprover struct {
 }
 
 func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
-	req := approval.Request{Server: r.Server, Tool: r.Tool, Name: r.Name, Arguments: json.RawMessage(r.RawArguments),
-		Annotations: a.annotations(r.Server, r.Tool), SessionKey: a.key, GrantKey: a.m.StateKey(r.Server)}
+	rec, err := a.m.Resolve(r.Name)
+	if err != nil {
+		// The registry would refuse the call too: say why, run nothing.
+		return agent.Decision{Reason: oneLine(err.Error())}, nil
+	}
+	req := approval.Request{Server: rec.Server, Tool: rec.Tool, Name: rec.Name, Arguments: json.RawMessage(r.RawArguments),
+		Annotations: rec.Annotations, Approved: rec.Approved, SessionKey: a.key, GrantKey: rec.StateKey}
 	if a.err != nil {
 		if a.gate == nil || a.gate.Required(req) {
 			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + oneLine(a.err.Error())}, nil
@@ -90,17 +98,6 @@ func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (age
 		return agent.Decision{}, err
 	}
 	return agent.Decision{Allow: d.Allowed, Reason: d.Reason}, nil
-}
-
-// annotations are the tool's annotations as its server listed them.
-func (a *chatApprover) annotations(server, tool string) mcp.ToolAnnotation {
-	tools, _ := a.m.ServerTools(server)
-	for _, t := range tools {
-		if t.Name == tool {
-			return t.Annotations
-		}
-	}
-	return mcp.ToolAnnotation{}
 }
 
 // chatRecorder writes the conversation's messages to state.db.
@@ -162,8 +159,15 @@ type searchTools struct {
 func (t searchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
 
 func (t searchTools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+	all := t.m.Tools()
 	if t.s.Handles(name) {
-		return t.s.Call(t.m.Tools(), name, args)
+		return t.s.Call(all, name, args)
+	}
+	// The loop refuses what it did not offer; a tool not loaded is
+	// refused here too, whoever calls.
+	if t.s.Active(all) && !t.s.Offers(all, name) {
+		msg := toolview.NotLoaded(name)
+		return toolview.ErrorResult(msg), errors.New(msg)
 	}
 	return t.m.Call(ctx, name, args)
 }

@@ -204,7 +204,7 @@ func TestApprovalAnsweredThroughServe(t *testing.T) {
 	}()
 	a := openApproval(t, ctx, sc)
 	if a["kind"] != "tool" || !strings.Contains(a["description"].(string), "mcp_fs_delete_file") ||
-		!strings.Contains(a["description"].(string), `{"path":"notes.txt"}`) || a["session_key"] != "agent:main:cli:dm:x" {
+		!strings.Contains(a["description"].(string), `path: "notes.txt"`) || a["session_key"] != "agent:main:cli:dm:x" {
 		t.Fatalf("approval listed as %+v", a)
 	}
 	<-person.asked

@@ -41,20 +41,9 @@ func (e *CallError) FailureCode() failure.Code { return e.Code }
 // transport down, timeout, failure) err is a *CallError and the string is
 // toolview.ErrorResult of its message, ready for the model as well.
 func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (string, error) {
-	l := m.Lookup(name)
-	var ref toolview.ToolRef
-	var utility string
-	switch {
-	case l.Availability == Available:
-		ref, utility = toolview.ToolRef{Server: l.Def.Server, Tool: l.Def.OriginalName}, l.Def.Utility
-	case l.Availability == ServerDown && l.ref != nil:
-		// A tool of a server that is down: the call revives it.
-		ref = *l.ref
-		if isUtility(ref.Tool) && toolview.ToolName(ref.Server, ref.Tool) == name {
-			utility = ref.Tool
-		}
-	default:
-		return failed(l.Err())
+	ref, utility, err := m.resolve(name)
+	if err != nil {
+		return failed(err)
 	}
 	s := m.server(ref.Server)
 	if s == nil {
@@ -69,6 +58,26 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (s
 		return failed(err)
 	}
 	return toolview.RenderCallResultMax(s.cfg.Name, res, m.media, s.cfg.MaxResultBytes), nil
+}
+
+// resolve is where a call of the model-visible name goes: the server and
+// MCP name, and the utility it is ("" for a server's own tool). A name
+// that cannot be called is a *CallError saying why (Lookup's Err). Call
+// and Resolve both resolve here, so what a gate decides on is what runs.
+func (m *Manager) resolve(name string) (ref toolview.ToolRef, utility string, err error) {
+	l := m.Lookup(name)
+	switch {
+	case l.Availability == Available:
+		return toolview.ToolRef{Server: l.Def.Server, Tool: l.Def.OriginalName}, l.Def.Utility, nil
+	case l.Availability == ServerDown && l.ref != nil:
+		// A tool of a server that is down: the call revives it.
+		ref = *l.ref
+		if isUtility(ref.Tool) && toolview.ToolName(ref.Server, ref.Tool) == name {
+			utility = ref.Tool
+		}
+		return ref, utility, nil
+	}
+	return toolview.ToolRef{}, "", l.Err()
 }
 
 // CallTool calls tool (its MCP name) of server with the same guards as

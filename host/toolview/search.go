@@ -106,6 +106,31 @@ func (s *Search) Offer(all []ToolDef) []ToolDef {
 	return out
 }
 
+// Offers reports whether name is among the definitions Offer returns for
+// all: a registered tool when search is not active, else one of the two
+// search tools or a tool loaded so far. A call of any other name must not
+// reach a server.
+func (s *Search) Offers(all []ToolDef, name string) bool {
+	if s.Handles(name) {
+		return s.Active(all)
+	}
+	if !slices.ContainsFunc(all, func(d ToolDef) bool { return d.Name == name }) {
+		return false
+	}
+	if !s.Active(all) {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loaded[name]
+}
+
+// NotLoaded is what the model is told of a call of a tool it did not
+// load.
+func NotLoaded(name string) string {
+	return fmt.Sprintf("tool %s is not loaded: call load_tools with its name first (search_tools finds names)", cut(name, 100))
+}
+
 // Handles reports whether name is one of tool search's own tools.
 func (s *Search) Handles(name string) bool {
 	return name == SearchToolsName || name == LoadToolsName

@@ -116,3 +116,32 @@ func BenchmarkToolSearchTokens(b *testing.B) {
 	b.ReportMetric(float64(without), "tokens/turn-all")
 	b.ReportMetric(float64(with), "tokens/turn-search")
 }
+
+// Offers is exactly what Offer offers: past the threshold only the search
+// tools and the loaded ones; under it every registered tool.
+func TestSearchOffersOnlyWhatItOffered(t *testing.T) {
+	all := manyTools(2, 40)
+	s := NewSearch(10, 0)
+	name := all[5].Name
+	if s.Offers(all, name) || !s.Offers(all, LoadToolsName) || !s.Offers(all, SearchToolsName) || s.Offers(all, "mcp_nope_x") {
+		t.Fatal("before loading")
+	}
+	if _, err := s.Call(all, LoadToolsName, map[string]any{"names": []any{name}}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Offers(all, name) || s.Offers(all, all[6].Name) {
+		t.Fatal("after loading")
+	}
+	for _, d := range s.Offer(all) {
+		if !s.Offers(all, d.Name) {
+			t.Fatalf("%s is offered but Offers says no", d.Name)
+		}
+	}
+	off := NewSearch(1000, 0)
+	if !off.Offers(all, all[6].Name) || off.Offers(all, LoadToolsName) {
+		t.Fatal("under the threshold")
+	}
+	if got := NotLoaded(name); !strings.Contains(got, "tool "+name+" is not loaded: call load_tools with its name first") {
+		t.Fatalf("NotLoaded: %q", got)
+	}
+}
