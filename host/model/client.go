@@ -72,6 +72,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	cmd.Env = append(env, KeyVar+"="+c.s.APIKey)
 	var stderr bytes.Buffer
 	cmd.Stderr = &limited{w: &stderr, left: 4096}
+	ownGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

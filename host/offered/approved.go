@@ -65,6 +65,26 @@ type ApprovedTool struct {
 	// connection), "add", "install", "configure", "accepted".
 	How   string `json:"how"`
 	Parts Parts  `json:"parts"`
+	// Hints are the annotations the approval gate decides by, as they
+	// were approved: a server that drops destructiveHint afterwards is
+	// still asked about (host/approval).
+	Hints *Hints `json:"hints,omitempty"`
+}
+
+// Hints are a tool's safety annotations as approved: destructiveHint and
+// readOnlyHint, nil where the tool did not set them.
+type Hints struct {
+	Destructive *bool `json:"destructive,omitempty"`
+	ReadOnly    *bool `json:"read_only,omitempty"`
+}
+
+// hintsOf are t's Hints, nil when it sets neither.
+func hintsOf(t mcp.Tool) *Hints {
+	a := t.Annotations
+	if a.DestructiveHint == nil && a.ReadOnlyHint == nil {
+		return nil
+	}
+	return &Hints{Destructive: a.DestructiveHint, ReadOnly: a.ReadOnlyHint}
 }
 
 // Parts are the parts of a tool definition drift reports on, each as a
@@ -171,7 +191,7 @@ func approvedTool(t mcp.Tool, how string, now time.Time) (ApprovedTool, error) {
 	if err != nil {
 		return ApprovedTool{}, err
 	}
-	return ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, Parts: p}, nil
+	return ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, Parts: p, Hints: hintsOf(t)}, nil
 }
 
 // DecodeBaseline parses a baseline file (of version 2, or 1, which it

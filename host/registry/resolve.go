@@ -57,23 +57,22 @@ func (m *Manager) Resolve(name string) (ToolRecord, error) {
 	return rec, nil
 }
 
-// approvedAnnotations are the annotations of tool in s's approved
-// baseline, nil when it has none (no home, nothing approved yet, or a
-// baseline the store refuses: the next listing trusts again, as on first
-// use).
+// approvedAnnotations are the safety hints (destructiveHint,
+// readOnlyHint) of tool in s's approved baseline, nil when it has none (no
+// home, nothing approved yet, or an approval without hints). A baseline
+// that cannot be read never gets here: it withholds the server's tools.
 func (m *Manager) approvedAnnotations(s *server, tool string) *mcp.ToolAnnotation {
 	st := m.off.store
 	if st == nil {
 		return nil
 	}
-	b, err := st.Baseline(s.cfg.StateKey(), offered.MaxBytes(s.cfg))
-	if err != nil {
+	b, err := st.Baseline(s.cfg.StateKey())
+	if err != nil || b == nil {
 		return nil
 	}
-	a, ok := b.Tools[tool]
-	if !ok {
+	a, ok := b.Tools[offered.ToolKey(tool)]
+	if !ok || a.Hints == nil {
 		return nil
 	}
-	ann := a.Tool.Annotations
-	return &ann
+	return &mcp.ToolAnnotation{DestructiveHint: a.Hints.Destructive, ReadOnlyHint: a.Hints.ReadOnly}
 }
