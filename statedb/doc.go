@@ -2,7 +2,9 @@
 // the SQLite database the agent writes its conversations to and the
 // messaging bridge of `hermes mcp serve` reads: the tables, columns and
 // indexes (the sessions, messages and schema_version tables of the agent,
-// and the mcp_approvals and mcp_tool_grants tables of approvals), the
+// the mcp_approvals and mcp_tool_grants tables of approvals, and the
+// mcp_sampling_usage table that counts each server's sampling requests
+// and tokens across processes), the
 // encoding of message content (plain text, or the "\x00json:" prefix and a
 // JSON list of typed parts), the timestamps as stored (float seconds,
 // integers or ISO text), how a connection is opened (WAL, busy timeout,

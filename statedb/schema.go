@@ -71,8 +71,8 @@ CREATE TABLE IF NOT EXISTS mcp_tool_grants (
 
 // CreateSchema makes db (writable) a state.db: the agent's tables and
 // indexes when the database has no sessions table (a new database, with
-// schema_version SchemaVersion), and the host's approval tables when they
-// are missing. A database the agent made keeps its tables as they are.
+// schema_version SchemaVersion), and the host's approval and sampling
+// tables when they are missing. A database the agent made keeps its tables as they are.
 // It runs in one transaction.
 func CreateSchema(ctx context.Context, db interface {
 	Execer
@@ -96,5 +96,8 @@ func CreateSchema(ctx context.Context, db interface {
 			}
 		}
 	}
-	return EnsureApprovals(ctx, db)
+	if err := EnsureApprovals(ctx, db); err != nil {
+		return err
+	}
+	return EnsureSampling(ctx, db)
 }

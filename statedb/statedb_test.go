@@ -190,6 +190,10 @@ INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s0', 'user'
 			if _, err := CreateApproval(ctx, w.DB(), Approval{Kind: KindTool}); err != nil {
 				t.Fatal(err)
 			}
+			// The host's sampling table is added to the agent's database.
+			if cols, err := Columns(ctx, db, "mcp_sampling_usage"); err != nil || !cols["tokens"] {
+				t.Fatalf("mcp_sampling_usage: %v %v", cols, err)
+			}
 		})
 	}
 }

@@ -51,7 +51,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer) int {
 	case errors.As(err, &me):
 		_ = enc.Encode(model.Line{Error: me})
 	case err != nil:
-		_ = enc.Encode(model.Line{Error: &model.Error{Kind: model.KindRejected, BaseURL: s.BaseURL, Detail: model.Clean(err.Error())}})
+		_ = enc.Encode(model.Line{Error: &model.Error{Kind: model.KindRejected, BaseURL: s.BaseURL, Detail: model.Clean(s.Redact(err.Error()))}})
 	default:
 		_ = enc.Encode(model.Line{Response: res})
 	}

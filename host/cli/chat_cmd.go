@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-agent/hermes/host/agent"
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -364,10 +365,19 @@ func (s *chatSession) printTools() {
 	fmt.Fprintf(s.e.out, "  %s available to the model\n", plural(len(defs), "tool"))
 }
 
-// printServers lists the servers, their states, tools and sampling
-// metrics.
+// cfgServer returns cfg's server name, nil without one (or without cfg).
+func cfgServer(cfg *config.Config, name string) *config.Server {
+	if cfg == nil {
+		return nil
+	}
+	return cfg.Server(name)
+}
+
+// printServers lists the servers, their states, tools, sampling metrics
+// and what each used of its sampling limits.
 func (s *chatSession) printServers() {
 	metrics := sampling.LoadMetrics(s.e.home)
+	cfg, _ := s.e.loadConfig(s.e.home)
 	st := s.m.Status()
 	if len(st) == 0 {
 		fmt.Fprintln(s.e.out, "  No MCP servers configured; add one with 'hermes mcp add'")
@@ -379,8 +389,15 @@ func (s *chatSession) printServers() {
 			line += ": " + x.Error
 		}
 		fmt.Fprintln(s.e.out, termsafe.Escape(line))
-		if mt, ok := metrics[x.Name]; ok {
+		key := s.m.StateKey(x.Name)
+		if mt, ok := metrics[key]; ok {
 			fmt.Fprintf(s.e.out, "      sampling: %d requests, %d errors, %d tokens, %d tool uses\n", mt.Requests, mt.Errors, mt.TokensUsed, mt.ToolUseCount)
+		}
+		if srv := cfgServer(cfg, x.Name); srv != nil {
+			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil && p.Enabled {
+				_, line := s.e.samplingUsage(context.Background(), p, key)
+				fmt.Fprintf(s.e.out, "      sampling limits: %s\n", termsafe.Escape(line))
+			}
 		}
 	}
 }

@@ -89,6 +89,7 @@ func TestChatInteractive(t *testing.T) {
 	// /mcp: the servers and their states.
 	tm.Press("/mcp\r")
 	tm.WaitFor("ts (stdio): connected, 21/21 tools")
+	tm.WaitFor("sampling limits: 0/10 requests this minute (sampling.max_rpm), 0/200 today (sampling.max_per_day), 0/200000 tokens today (sampling.max_tokens_per_day)")
 
 	// Ctrl-C cancels a model call that does not answer.
 	srv.Script(testmodel.Reply{Hang: true})

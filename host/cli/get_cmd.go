@@ -15,9 +15,11 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/install"
+	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/statedb"
 	"github.com/urfave/cli/v3"
 )
 
@@ -37,6 +39,26 @@ type getReport struct {
 	// AlwaysAllowed are the tools whose calls no longer ask for approval
 	// (allow-always, kept in state.db).
 	AlwaysAllowed []string `json:"always_allowed,omitempty"`
+	// Sampling is the server's sampling policy and what it used of its
+	// limits (counted in state.db by every process); absent when its
+	// sampling: block is unreadable.
+	Sampling *getSampling `json:"sampling,omitempty"`
+	// samplingLine is the text of Sampling.
+	samplingLine string
+}
+
+// getSampling is a server's sampling policy and usage.
+type getSampling struct {
+	Enabled bool `json:"enabled"`
+	// Model is sampling.model ("" is model.default); AllowedModels the
+	// hints a server may choose.
+	Model         string   `json:"model,omitempty"`
+	AllowedModels []string `json:"allowed_models,omitempty"`
+	// The limits and what was used of them.
+	MaxRPM          int   `json:"max_rpm"`
+	MaxPerDay       int   `json:"max_per_day"`
+	MaxTokensPerDay int64 `json:"max_tokens_per_day"`
+	statedb.SamplingUsage
 }
 
 // getOrigin says where a server comes from.
@@ -90,6 +112,14 @@ func getCommand(e *env) *cli.Command {
 			}
 			if rep.AlwaysAllowed, err = e.alwaysAllowed(ctx, srv.StateKey()); err != nil {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
+			}
+			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
+				rep.Sampling = &getSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
+					MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
+				rep.Sampling.SamplingUsage, rep.samplingLine = e.samplingUsage(ctx, p, srv.StateKey())
+				if !p.Enabled {
+					rep.samplingLine = "off (sampling.enabled is false)"
+				}
 			}
 			rep.Origin.File = cfg.Path
 			var ordered yaml.MapSlice
@@ -149,6 +179,9 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 	e.p.Line("  Tools:     %s", rep.le.Tools)
 	if rep.le.Auth != "" {
 		e.p.Line("  Auth:      %s", rep.le.Auth)
+	}
+	if rep.samplingLine != "" {
+		e.p.Line("  Sampling:  %s", rep.samplingLine)
 	}
 	if len(rep.AlwaysAllowed) > 0 {
 		e.p.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)

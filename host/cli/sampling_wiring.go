@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // samplingHosts holds each run's sampling host (one per env: its rate
@@ -40,8 +44,27 @@ func (e *env) samplingHost() *sampling.Host {
 	return actual.(*sampling.Host)
 }
 
-// forgetSampling drops the run's sampling host when the run ends.
-func (e *env) forgetSampling() { samplingHosts.Delete(e) }
+// forgetSampling drops the run's sampling host when the run ends, and
+// closes its state.db connection.
+func (e *env) forgetSampling() {
+	if h, ok := samplingHosts.LoadAndDelete(e); ok {
+		if err := h.(*sampling.Host).Close(); err != nil {
+			e.log.Warn("closing the sampling counts", "error", err.Error())
+		}
+	}
+}
+
+// samplingUsage returns what the server with state key key used of p's
+// limits (counted in state.db by every process) and the line that shows
+// it.
+func (e *env) samplingUsage(ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
+	u, err := sampling.Usage(ctx, e.home, key, time.Now())
+	if err != nil {
+		return u, "sampling usage unreadable: " + oneLine(err.Error())
+	}
+	return u, fmt.Sprintf("%d/%d requests this minute (sampling.max_rpm), %d/%d today (sampling.max_per_day), %d/%d tokens today (sampling.max_tokens_per_day)",
+		u.LastMinute, p.MaxRPM, u.LastDay, p.MaxPerDay, u.TokensDay, p.MaxTokensPerDay)
+}
 
 // withSampling adds each server's sampling handler (its sampling: policy)
 // to what opts.Requests already gives; a server whose policy turns
@@ -93,7 +116,9 @@ func printSampling(e *env, srv *config.Server) {
 	}
 	e.p.Line("Sampling: on (model: %s; max_tokens_cap %d, max_rpm %d, timeout %s, max_tool_rounds %d)",
 		modelName, p.MaxTokensCap, p.MaxRPM, p.Timeout, p.MaxToolRounds)
-	m := sampling.LoadMetrics(e.home)[srv.Name]
+	_, usage := e.samplingUsage(context.Background(), p, srv.StateKey())
+	e.p.Line("Sampling limits: %s", usage)
+	m := sampling.LoadMetrics(e.home)[srv.StateKey()]
 	e.p.Line("Sampling requests: %d, errors: %d, tokens: %d, tool uses: %d", m.Requests, m.Errors, m.TokensUsed, m.ToolUseCount)
 	if m.LastError != "" {
 		e.p.Line("Last sampling error: %s", m.LastError)

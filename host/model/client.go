@@ -57,8 +57,15 @@ func (c *Client) Settings() *Settings { return c.s }
 // maxLine bounds one line of Binary's answer beyond the response bound.
 const lineSlack = 1 << 20
 
-// Chat asks the model for one completion, streamed. Errors are *Error.
+// Chat asks the model for one completion, streamed. Errors are *Error
+// or say what went wrong with Binary; none of them shows the key
+// (Settings.RedactError), whatever the endpoint or Binary echoed.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
+	res, err := c.chat(ctx, req)
+	return res, c.s.RedactError(err)
+}
+
+func (c *Client) chat(ctx context.Context, req Request) (*Response, error) {
 	in, err := json.Marshal(Call{Settings: *c.s, Request: req})
 	if err != nil {
 		return nil, fmt.Errorf("encode the model request: %w", err)
@@ -99,7 +106,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	case rerr != nil:
 		return nil, fmt.Errorf("%s answered a line hermes cannot read (%v); reinstall hermes (make install)", Binary, rerr)
 	default:
-		return nil, fmt.Errorf("%s ended without an answer (%v): %s", Binary, werr, Clean(strings.TrimSpace(stderr.String())))
+		return nil, fmt.Errorf("%s ended without an answer (%v): %s", Binary, werr, Clean(c.s.Redact(strings.TrimSpace(stderr.String()))))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/toolview"
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // Chatter is the model a Host asks: *model.Client.
@@ -29,20 +32,23 @@ type Options struct {
 	// command that never samples never builds one). An error fails that
 	// request as "Sampling LLM call failed: ...".
 	Model func() (Chatter, error)
-	// Home is $HERMES_HOME, where the metrics are kept; "" keeps them in
-	// memory only.
+	// Home is $HERMES_HOME: the limits are counted in its state.db and
+	// the metrics kept in its sampling_metrics.json; "" keeps both in
+	// memory, for this process only.
 	Home   string
 	Logger hclog.Logger
-	// Now is the clock of the rate limit; nil is time.Now.
+	// Now is the clock of the limits; nil is time.Now.
 	Now func() time.Time
 }
 
 // Host answers the sampling requests of every server of one process; it
-// keeps each server's rate window, tool-round count and metrics across
-// reconnections.
+// keeps each server's tool-round count and metrics across reconnections,
+// by the server's state key (config.Server.StateKey: a project's server
+// never shares the person's server's), and counts its limits in state.db.
 type Host struct {
-	opts Options
-	log  hclog.Logger
+	opts   Options
+	log    hclog.Logger
+	budget budget
 
 	modelOnce sync.Once
 	chatter   Chatter
@@ -54,7 +60,6 @@ type Host struct {
 
 type serverState struct {
 	mu         sync.Mutex
-	window     []time.Time
 	toolRounds int
 	metrics    Metrics
 }
@@ -68,23 +73,38 @@ func New(opts Options) *Host {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Host{opts: opts, log: log.Named("sampling"), servers: map[string]*serverState{}}
+	h := &Host{opts: opts, log: log.Named("sampling"), servers: map[string]*serverState{}}
+	if opts.Home != "" {
+		h.budget = &dbBudget{path: filepath.Join(opts.Home, statedb.FileName), log: h.log}
+	} else {
+		h.budget = &memBudget{}
+	}
+	return h
 }
 
-func (h *Host) state(name string) *serverState {
+// Close releases the state.db connection the limits are counted on.
+func (h *Host) Close() error {
+	if b, ok := h.budget.(*dbBudget); ok {
+		return b.close()
+	}
+	return nil
+}
+
+func (h *Host) state(key string) *serverState {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := h.servers[name]
+	st := h.servers[key]
 	if st == nil {
 		st = &serverState{}
-		h.servers[name] = st
+		h.servers[key] = st
 	}
 	return st
 }
 
-// Metrics returns what this process counted for server name.
-func (h *Host) Metrics(name string) Metrics {
-	st := h.state(name)
+// Metrics returns what this process counted for the server with state
+// key key (config.Server.StateKey; a config.yaml entry's is its name).
+func (h *Host) Metrics(key string) Metrics {
+	st := h.state(key)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.metrics
@@ -102,14 +122,16 @@ func (h *Host) Handler(srv *config.Server) client.SamplingHandler {
 	if !p.Enabled {
 		return nil
 	}
-	return &handler{h: h, server: srv.Name, policy: p, st: h.state(srv.Name)}
+	return &handler{h: h, server: srv.Name, key: srv.StateKey(), policy: p, st: h.state(srv.StateKey())}
 }
 
 type handler struct {
-	h      *Host
-	server string
-	policy Policy
-	st     *serverState
+	h *Host
+	// server is the name shown; key the state key everything is counted
+	// under.
+	server, key string
+	policy      Policy
+	st          *serverState
 }
 
 // Error is a refused or failed sampling request; its message is the one
@@ -149,7 +171,7 @@ func (h *handler) CreateMessage(ctx context.Context, req mcp.CreateMessageReques
 	}
 	h.st.mu.Unlock()
 	if h.h.opts.Home != "" {
-		if perr := record(h.h.opts.Home, h.server, tokens, err, res); perr != nil {
+		if perr := record(h.h.opts.Home, h.key, tokens, err, res); perr != nil {
 			h.h.log.Warn("cannot save sampling metrics", "error", perr.Error())
 		}
 	}
@@ -161,60 +183,57 @@ func (h *handler) CreateMessage(ctx context.Context, req mcp.CreateMessageReques
 	return res, nil
 }
 
-func (h *handler) allow() bool {
-	now := h.h.opts.Now()
-	h.st.mu.Lock()
-	defer h.st.mu.Unlock()
-	cut := now.Add(-time.Minute)
-	kept := h.st.window[:0]
-	for _, t := range h.st.window {
-		if t.After(cut) {
-			kept = append(kept, t)
-		}
-	}
-	h.st.window = kept
-	if len(kept) >= h.policy.MaxRPM {
-		return false
-	}
-	h.st.window = append(h.st.window, now)
-	return true
-}
-
 func (h *handler) createMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, int64, error) {
 	p := h.policy
-	if !h.allow() {
-		return nil, 0, errorf("Sampling rate limit exceeded for server '%s' (%d requests/minute)", h.server, p.MaxRPM)
-	}
 	params := req.CreateMessageParams
-	modelName := p.Model
-	if modelName == "" && params.ModelPreferences != nil {
-		for _, hint := range params.ModelPreferences.Hints {
-			if hint.Name != "" {
-				modelName = hint.Name
-				break
-			}
-		}
-	}
-	if len(p.AllowedModels) > 0 {
-		shown := modelName
-		if shown == "" {
-			shown = "(model.default)"
-		}
-		ok := false
-		for _, m := range p.AllowedModels {
-			if m == modelName {
-				ok = true
-			}
-		}
-		if !ok {
-			return nil, 0, errorf("Model '%s' not allowed for server '%s'. Allowed: %s", shown, h.server, strings.Join(p.AllowedModels, ", "))
-		}
-	}
+	modelName := h.chooseModel(params.ModelPreferences)
 	mreq, err := h.convert(params)
 	if err != nil {
 		return nil, 0, err
 	}
 	mreq.Model = modelName
+	// The request is counted before the call, at its max_tokens; the
+	// tokens it used replace that when it ends.
+	id, err := h.h.budget.take(ctx, h.key, h.h.opts.Now(), statedb.SamplingLimits{
+		PerMinute: p.MaxRPM, PerDay: p.MaxPerDay, TokensPerDay: p.MaxTokensPerDay,
+	}, int64(mreq.MaxTokens))
+	if err != nil {
+		var le *statedb.SamplingLimitError
+		if errors.As(err, &le) {
+			return nil, 0, limitError(h.server, p, le)
+		}
+		return nil, 0, errorf("Sampling refused for server '%s': its requests cannot be counted (%s); check that $HERMES_HOME/state.db is writable", h.server, sanitize(err.Error()))
+	}
+	res, tokens, err := h.call(ctx, modelName, params, mreq)
+	h.h.budget.settle(context.WithoutCancel(ctx), id, tokens)
+	return res, tokens, err
+}
+
+// chooseModel returns the model the person chose for this server: the
+// first of the server's hints that sampling.allowed_models lists, else
+// sampling.model, else "" (model.default). A hint not listed is ignored:
+// a server never spends the person's key on a model of its choosing.
+func (h *handler) chooseModel(prefs *mcp.ModelPreferences) string {
+	if prefs == nil {
+		return h.policy.Model
+	}
+	for _, hint := range prefs.Hints {
+		if hint.Name != "" && slices.Contains(h.policy.AllowedModels, hint.Name) {
+			return hint.Name
+		}
+	}
+	for _, hint := range prefs.Hints {
+		if hint.Name != "" {
+			h.h.log.Debug("model hint ignored: not in sampling.allowed_models", "server", h.server, "hint", hint.Name)
+			break
+		}
+	}
+	return h.policy.Model
+}
+
+// call asks the model and converts its answer; tokens is what it used.
+func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateMessageParams, mreq model.Request) (*mcp.CreateMessageResult, int64, error) {
+	p := h.policy
 	h.h.modelOnce.Do(func() {
 		if h.h.opts.Model == nil {
 			h.h.modelErr = errors.New("no model client in this process")

@@ -69,18 +69,20 @@ func TestSamplingAnswersWithPolicyApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tc, ok := res.Content.(mcp.TextContent); !ok || tc.Text != "sampled text" || res.StopReason != "endTurn" || res.Model != "hinted-model" {
+	// The hint is not in allowed_models: the person's model.default is
+	// asked.
+	if tc, ok := res.Content.(mcp.TextContent); !ok || tc.Text != "sampled text" || res.StopReason != "endTurn" || res.Model != "default-model" {
 		t.Fatalf("result %+v", res)
 	}
 	got := srv.Last(t)
-	if got.MaxTokens() != 50 || got.Model() != "hinted-model" || got.Body["temperature"] != 0.7 {
+	if got.MaxTokens() != 50 || got.Model() != "default-model" || got.Body["temperature"] != 0.7 {
 		t.Errorf("request %s", got.Raw)
 	}
 	if msgs := got.Messages(); len(msgs) != 2 || msgs[0]["role"] != "system" || msgs[0]["content"] != "You are a test." {
 		t.Errorf("messages %v", msgs)
 	}
-	// The config's model overrides the hint; allowed_models checks it.
-	hd = handler(t, h, "other", map[string]any{"model": "forced", "allowed_models": []any{"forced"}})
+	// The config's model is used when no hint is allowed.
+	hd = handler(t, h, "other", map[string]any{"model": "forced", "allowed_models": []any{"other-model"}})
 	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +174,10 @@ func TestSamplingErrors(t *testing.T) {
 			}
 		}
 		_, err := hd.CreateMessage(ctx, ask("hi", 5))
-		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute)")
+		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute); raise sampling.max_rpm in the server's sampling: block")
 		// The window is the server's, not the connection's.
 		_, err = handler(t, h, "rpm", map[string]any{"max_rpm": 2}).CreateMessage(ctx, ask("hi", 5))
-		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute)")
+		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute); raise sampling.max_rpm in the server's sampling: block")
 		if m := sampling.LoadMetrics(home)["rpm"]; m.Requests != 4 || m.Errors != 2 {
 			t.Errorf("saved metrics %+v", m)
 		}
@@ -196,12 +198,6 @@ func TestSamplingErrors(t *testing.T) {
 		srv.Script(testmodel.Reply{NoChoices: true})
 		_, err := handler(t, h, "empty", nil).CreateMessage(ctx, ask("hi", 5))
 		wantErr(t, err, "LLM returned empty response (no choices) for server 'empty'")
-	})
-	t.Run("not allowed", func(t *testing.T) {
-		req := ask("hi", 5)
-		req.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "gpt-big"}}}
-		_, err := handler(t, h, "picky", map[string]any{"allowed_models": []any{"a", "b"}}).CreateMessage(ctx, req)
-		wantErr(t, err, "Model 'gpt-big' not allowed for server 'picky'. Allowed: a, b")
 	})
 	tool := testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c", Name: "t", Arguments: "{}"}}}
 	t.Run("tool loops disabled", func(t *testing.T) {

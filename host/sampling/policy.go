@@ -1,13 +1,16 @@
 // Package sampling answers a server's sampling/createMessage with the
 // host's model (host/model) under the per-server policy of the server
-// entry's sampling: block: enabled, the model override and the server's
-// modelPreferences hints, max_tokens_cap, timeout, max_rpm (a sliding
-// minute), allowed_models, max_tool_rounds and the audit log_level. It
-// converts MCP sampling messages and tools to chat-completion ones and the
-// model's answer back, bounds what a server sends (messages, text,
-// images), and keeps per-server metrics (requests, errors, tokens, tool
-// uses), also in $HERMES_HOME/sampling_metrics.json so that
-// 'hermes mcp test' shows them.
+// entry's sampling: block: enabled, the model the person chose
+// (sampling.model, else model.default; a server's modelPreferences hint
+// only when allowed_models lists it), max_tokens_cap, timeout, the limits
+// (max_rpm in a sliding minute, max_per_day and max_tokens_per_day in a
+// sliding day, counted per server state key in state.db across
+// processes), max_tool_rounds and the audit log_level. It converts MCP
+// sampling messages and tools to chat-completion ones and the model's
+// answer back, bounds what a server sends (messages, text, images), and
+// keeps per-server metrics (requests, errors, tokens, tool uses), also in
+// $HERMES_HOME/sampling_metrics.json so that 'hermes mcp test' shows
+// them. It does not talk to a terminal.
 package sampling
 
 import (
@@ -21,11 +24,18 @@ import (
 
 // Defaults of the sampling: block.
 const (
-	DefaultMaxTokensCap  = 4096
-	DefaultTimeout       = 30 * time.Second
-	DefaultMaxRPM        = 10
-	DefaultMaxToolRounds = 5
-	DefaultLogLevel      = "info"
+	DefaultMaxTokensCap = 4096
+	DefaultTimeout      = 30 * time.Second
+	DefaultMaxRPM       = 10
+	// DefaultMaxPerDay bounds a server's requests in any 24 hours
+	// (sampling.max_per_day).
+	DefaultMaxPerDay = 200
+	// DefaultMaxTokensPerDay bounds a server's tokens in any 24 hours
+	// (sampling.max_tokens_per_day), the requests still running counted
+	// at their max_tokens.
+	DefaultMaxTokensPerDay = 200_000
+	DefaultMaxToolRounds   = 5
+	DefaultLogLevel        = "info"
 	// DefaultMaxMessages bounds the messages of one request
 	// (sampling.max_messages).
 	DefaultMaxMessages = 200
@@ -40,11 +50,16 @@ const (
 // Policy is one server's sampling: block, defaults applied.
 type Policy struct {
 	Enabled bool
-	// Model overrides the server's hints and model.default.
-	Model         string
-	MaxTokensCap  int
-	Timeout       time.Duration
-	MaxRPM        int
+	// Model replaces model.default for this server.
+	Model        string
+	MaxTokensCap int
+	Timeout      time.Duration
+	// MaxRPM, MaxPerDay and MaxTokensPerDay are the limits, counted per
+	// server state key over every process of the $HERMES_HOME.
+	MaxRPM          int
+	MaxPerDay       int
+	MaxTokensPerDay int64
+	// AllowedModels are the models a server's hint may choose.
 	AllowedModels []string
 	// MaxToolRounds is how many tool_use answers in a row a server may
 	// get; 0 turns tool loops off.
@@ -60,15 +75,17 @@ type Policy struct {
 // DefaultPolicy is the policy of a server without a sampling: block.
 func DefaultPolicy() Policy {
 	return Policy{
-		Enabled:       true,
-		MaxTokensCap:  DefaultMaxTokensCap,
-		Timeout:       DefaultTimeout,
-		MaxRPM:        DefaultMaxRPM,
-		MaxToolRounds: DefaultMaxToolRounds,
-		LogLevel:      DefaultLogLevel,
-		MaxMessages:   DefaultMaxMessages,
-		MaxTextBytes:  DefaultMaxTextKB << 10,
-		MaxImageB64:   DefaultMaxImageKB << 10,
+		Enabled:         true,
+		MaxTokensCap:    DefaultMaxTokensCap,
+		Timeout:         DefaultTimeout,
+		MaxRPM:          DefaultMaxRPM,
+		MaxPerDay:       DefaultMaxPerDay,
+		MaxTokensPerDay: DefaultMaxTokensPerDay,
+		MaxToolRounds:   DefaultMaxToolRounds,
+		LogLevel:        DefaultLogLevel,
+		MaxMessages:     DefaultMaxMessages,
+		MaxTextBytes:    DefaultMaxTextKB << 10,
+		MaxImageB64:     DefaultMaxImageKB << 10,
 	}
 }
 
@@ -100,6 +117,10 @@ func ParsePolicy(raw map[string]any) (Policy, error) {
 			p.Timeout = time.Duration(safeNumeric(v, DefaultTimeout.Seconds(), 1) * float64(time.Second))
 		case "max_rpm":
 			p.MaxRPM = int(safeNumeric(v, DefaultMaxRPM, 1))
+		case "max_per_day":
+			p.MaxPerDay = int(safeNumeric(v, DefaultMaxPerDay, 1))
+		case "max_tokens_per_day":
+			p.MaxTokensPerDay = int64(safeNumeric(v, DefaultMaxTokensPerDay, 1))
 		case "max_tool_rounds":
 			p.MaxToolRounds = int(safeNumeric(v, DefaultMaxToolRounds, 0))
 		case "allowed_models":

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -98,6 +99,9 @@ type Server struct {
 	// model_not_found.
 	Key    string
 	Models []string
+	// EchoKey makes the 401 of a wrong key quote the Authorization header
+	// it received, as some proxies do.
+	EchoKey bool
 
 	srv *httptest.Server
 
@@ -176,10 +180,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(raw, &req.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
-	key, models := s.Key, s.Models
+	key, models, echo := s.Key, s.Models, s.EchoKey
 	s.mu.Unlock()
 	if key != "" && req.Authorization != "Bearer "+key {
-		apiError(w, http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided.")
+		msg := "Incorrect API key provided."
+		if echo {
+			msg = "Incorrect API key provided: " + req.Authorization + " (" + url.QueryEscape(strings.TrimPrefix(req.Authorization, "Bearer ")) + ")"
+		}
+		apiError(w, http.StatusUnauthorized, "invalid_api_key", msg)
 		return
 	}
 	if len(models) > 0 && !slices.Contains(models, req.Model()) {

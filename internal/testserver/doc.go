@@ -27,8 +27,8 @@
 //   - notify_burst {count, toggle}: sends count tools/list_changed
 //     notifications back to back; with toggle each comes from adding or
 //     removing the tool burst_toggle.
-//   - sample {prompt}: asks the client for sampling/createMessage and
-//     returns the model's text.
+//   - sample {prompt, model}: asks the client for sampling/createMessage
+//     (model, when given, as its model hint) and returns the model's text.
 //   - elicit {message, schema, mode, url}: asks the client via
 //     elicitation/create and returns {"action":..., "content":...} as JSON
 //     text; schema (JSON) replaces the one-field form, mode url asks to

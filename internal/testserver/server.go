@@ -377,18 +377,23 @@ func (st *state) addTools() {
 	s.AddTool(mcp.NewTool("sample",
 		mcp.WithDescription("Asks the client to sample (sampling/createMessage) and returns the model's text."),
 		mcp.WithString("prompt", mcp.Required()),
+		mcp.WithString("model", mcp.Description("a model hint (modelPreferences.hints[0].name)")),
 	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if res := server.SamplingResponse(req.Params.InputResponses, "sample"); res != nil {
 			return mcp.NewToolResultText(contentText(res.Content)), nil
 		}
 		prompt := req.GetString("prompt", "")
-		return server.NewInputRequestBuilder("sample").Sample("sample", mcp.CreateMessageParams{
+		params := mcp.CreateMessageParams{
 			Messages: []mcp.SamplingMessage{{
 				Role:    mcp.RoleUser,
 				Content: mcp.NewTextContent(prompt),
 			}},
 			MaxTokens: 100,
-		}).ToolResult(), nil
+		}
+		if hint := req.GetString("model", ""); hint != "" {
+			params.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: hint}}}
+		}
+		return server.NewInputRequestBuilder("sample").Sample("sample", params).ToolResult(), nil
 	})
 
 	s.AddTool(mcp.NewTool("elicit",

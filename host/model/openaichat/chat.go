@@ -115,8 +115,16 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 
 func (b *boundedBody) Close() error { return b.rc.Close() }
 
-// Chat asks the model for one completion, streamed. Errors are *Error.
+// Chat asks the model for one completion, streamed. Errors are *Error,
+// with the key the client was configured with redacted in every form
+// (model.Settings.RedactError): an endpoint that echoes what it refused
+// never gets it shown.
 func (c *Client) Chat(ctx context.Context, req model.Request) (*model.Response, error) {
+	res, err := c.chat(ctx, req)
+	return res, c.s.RedactError(err)
+}
+
+func (c *Client) chat(ctx context.Context, req model.Request) (*model.Response, error) {
 	modelName := req.Model
 	if modelName == "" {
 		modelName = c.s.Default
@@ -182,7 +190,7 @@ func notStream(ct string) string {
 // on typed errors.
 func (c *Client) fail(ctx context.Context, modelName string, w *call, err error, detail string) error {
 	attempts, status, ct, tooLarge := w.snapshot()
-	e := &model.Error{Model: modelName, BaseURL: c.s.BaseURL, Attempts: attempts, Status: status, Cause: err, Detail: model.Clean(detail)}
+	e := &model.Error{Model: modelName, BaseURL: c.s.BaseURL, Attempts: attempts, Status: status, Cause: err, Detail: c.clean(detail)}
 	var apiErr *openai.Error
 	var streamErr *ssestream.StreamError
 	switch {
@@ -192,7 +200,7 @@ func (c *Client) fail(ctx context.Context, modelName string, w *call, err error,
 		e.Status = apiErr.StatusCode
 		isJSON := ct == "application/json"
 		if isJSON && apiErr.Message != "" {
-			e.Detail = model.Clean(apiErr.Message)
+			e.Detail = c.clean(apiErr.Message)
 		}
 		switch {
 		case apiErr.Code == "model_not_found":
@@ -200,7 +208,7 @@ func (c *Client) fail(ctx context.Context, modelName string, w *call, err error,
 		case !isJSON:
 			// An error page, not an API's error object.
 			e.Kind = model.KindNotCompatible
-			e.Detail = model.Clean(fmt.Sprintf("HTTP %d with %s", apiErr.StatusCode, orNone(ct)))
+			e.Detail = c.clean(fmt.Sprintf("HTTP %d with %s", apiErr.StatusCode, orNone(ct)))
 		case apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden:
 			e.Kind = model.KindAuth
 		case apiErr.StatusCode == http.StatusNotFound:
@@ -215,7 +223,7 @@ func (c *Client) fail(ctx context.Context, modelName string, w *call, err error,
 	case errors.As(err, &streamErr):
 		// An error event in the middle of the stream.
 		e.Kind = model.KindRejected
-		e.Detail = model.Clean(streamErr.Message)
+		e.Detail = c.clean(streamErr.Message)
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
 		e.Kind = model.KindTimeout
 		e.Detail = fmt.Sprintf("within model.timeout (%s)", c.s.Timeout)
@@ -224,7 +232,7 @@ func (c *Client) fail(ctx context.Context, modelName string, w *call, err error,
 		e.Detail = "the call was cancelled"
 	case status == 0 && err != nil:
 		e.Kind = model.KindUnreachable
-		e.Detail = model.Clean(rootCause(err).Error())
+		e.Detail = c.clean(rootCause(err).Error())
 	default:
 		e.Kind = model.KindNotCompatible
 		if e.Detail == "" {
@@ -234,12 +242,16 @@ func (c *Client) fail(ctx context.Context, modelName string, w *call, err error,
 			case errors.As(err, &syn), errors.As(err, &typ):
 				e.Detail = "a streamed chunk is not JSON of a chat completion chunk"
 			case err != nil:
-				e.Detail = model.Clean(err.Error())
+				e.Detail = c.clean(err.Error())
 			}
 		}
 	}
 	return model.NewError(e, c.s)
 }
+
+// clean is model.Clean of text with the key redacted first, so that a
+// key is never cut into a fragment the redaction misses.
+func (c *Client) clean(text string) string { return model.Clean(c.s.Redact(text)) }
 
 func orNone(ct string) string {
 	if ct == "" {
