@@ -27,6 +27,7 @@ if [ "${1:-}" = demo ]; then
   [ -f .npm-deps/.demo ] && [ "$(cat .npm-deps/.demo)" = "$demo" ] && exit 0
   mkdir -p .npm-deps
   [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
+  echo "Installing $demo from npm into .npm-deps/ (once; it can take a minute)..."
   npm install --prefix .npm-deps --no-audit --no-fund --silent "$demo"
   echo "$demo" > .npm-deps/.demo
   exit 0
@@ -39,6 +40,7 @@ mkdir -p .npm-deps/conformance-2026 .npm-deps/oauth-as
 [ -f .npm-deps/package.json ] || echo '{"name":"hermes-npm-deps","private":true}' > .npm-deps/package.json
 [ -f .npm-deps/conformance-2026/package.json ] || echo '{"name":"hermes-conformance-2026","private":true}' > .npm-deps/conformance-2026/package.json
 [ -f .npm-deps/oauth-as/package.json ] || echo '{"name":"hermes-oauth-as","private":true}' > .npm-deps/oauth-as/package.json
+echo "Installing the pinned npm packages the tests use into .npm-deps/ (once; it can take a few minutes)..."
 npm install --prefix .npm-deps --no-audit --no-fund --silent "${want[@]}"
 npm install --prefix .npm-deps/conformance-2026 --no-audit --no-fund --silent "$next"
 npm install --prefix .npm-deps/oauth-as --no-audit --no-fund --silent "$oauth_as"

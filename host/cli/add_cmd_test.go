@@ -65,12 +65,12 @@ func TestAddStdioYes(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
 	srv := testServerPath(t)
-	r := runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--yes", "--args", "--tools", "2").must(t, 0)
+	r := runHermes(t, home, "mcp", "add", "ts", "--command", srv, "--yes", "--", "--tools", "2").must(t, 0)
 	for _, want := range []string{
 		"  ✓ Connected! Found 23 tool(s) from 'ts':\n",
 		"    echo                                     Returns the message verbatim.\n",
 		"  ✓ Saved 'ts' to " + filepath.Join(home, "config.yaml") + " (23/23 tools enabled)\n",
-		"  Start a new session to use these tools.\n",
+		"  Use them now: 'hermes mcp call ts <tool>' or 'hermes chat' (/reload-mcp in a running chat).\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -183,7 +183,7 @@ func TestAddArgsAndEnvVerbatim(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
 	runHermes(t, home, "mcp", "add", "v", "--command", "npx", "--env", "A=1", "--env", "B=two,three", "--env", "EMPTY=",
-		"--cwd", "/srv", "--no-probe", "--args", "-y", "--env", "C=3", "--no-probe", "two words", "--", "-x").must(t, 0)
+		"--cwd", "/srv", "--no-probe", "--", "-y", "--env", "C=3", "--no-probe", "two words", "--", "-x").must(t, 0)
 	want := "mcp_servers:\n  v:\n    command: npx\n    args:\n      - -y\n      - --env\n      - C=3\n      - --no-probe\n      - two words\n      - --\n      - -x\n" +
 		"    env:\n      A: \"1\"\n      B: two,three\n      EMPTY: \"\"\n    cwd: /srv\n"
 	if got := readConfig(t, home); got != want {

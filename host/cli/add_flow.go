@@ -113,7 +113,6 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		} else {
 			e.p.Info("Check it with: hermes mcp test %s", o.name)
 		}
-		e.p.Line("Start a new session to use these tools.")
 		return nil
 	}
 
@@ -228,7 +227,6 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		e.approveOffered(o.name, tools, "add")
 		plan.result, plan.tools = resultSaved, "0/0"
 		e.p.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
-		e.p.Line("Start a new session to use these tools.")
 		return nil
 	}
 
@@ -298,7 +296,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	e.approveOffered(o.name, tools, "add")
 	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
 	e.p.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
-	e.p.Line("Start a new session to use these tools.")
+	e.p.Line("%s", readyLine(o.name))
 	return nil
 }
 
@@ -507,3 +505,14 @@ func argvFolders(args []string, cwd string, home, work func() (string, error)) [
 	}
 	return out
 }
+
+// readyLine says where a server just saved can be used: every command
+// from now on, and a chat already running after /reload-mcp ("Start a new
+// session" was said after every add, untrue for hermes mcp call and for a
+// chat that reloads).
+func readyLine(name string) string {
+	return fmt.Sprintf("Use them now: 'hermes mcp call %s <tool>' or 'hermes chat' (/reload-mcp in a running chat).", name)
+}
+
+// changedLine says where a changed server takes effect.
+const changedLine = "Commands from now on use the change; a chat already running picks it up with /reload-mcp."

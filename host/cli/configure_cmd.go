@@ -118,7 +118,7 @@ func (e *env) setFilter(j *jsonOutput, name string, inc, exc []string) error {
 	default:
 		e.p.OK("Updated '%s': all tools enabled", name)
 	}
-	e.p.Line("Start a new session for changes to take effect.")
+	e.p.Line("%s", changedLine)
 	return nil
 }
 
@@ -193,7 +193,7 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 		return failf("configuring '%s': %s", name, oneLine(err.Error()))
 	}
 	e.p.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
-	e.p.Line("Start a new session for changes to take effect.")
+	e.p.Line("%s", changedLine)
 	return nil
 }
 

@@ -58,7 +58,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 				return e.printServerChanged(j, srvName, true)
 			}
 			e.p.OK("%s '%s'.", past, srvName)
-			e.p.Line("Start a new session for the change to take effect.")
+			e.p.Line("%s", changedLine)
 			return nil
 		}),
 	}

@@ -479,7 +479,7 @@ func (e *env) importDone(o *importOptions, cands []importCandidate) error {
 		e.p.Line("")
 		e.p.Line("Imported %d server(s); %d skipped, %d failed.", done, skipped, failed)
 		if done > 0 {
-			e.p.Line("Start a new session to use these tools.")
+			e.p.Line("Use them now: 'hermes mcp call NAME <tool>' or 'hermes chat' (/reload-mcp in a running chat).")
 		}
 	}
 	if failed > 0 && !o.dryRun {

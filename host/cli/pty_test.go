@@ -50,7 +50,7 @@ func TestAddInteractiveChecklist(t *testing.T) {
 		t.Fatalf("checklist tools %q", tools)
 	}
 	if !strings.Contains(out, "✓ Saved 'ts' to "+filepath.Join(home, "config.yaml")+" (20/21 tools enabled)") ||
-		!strings.Contains(out, "Start a new session to use these tools.") {
+		!strings.Contains(out, "(/reload-mcp in a running chat)") {
 		t.Errorf("output:\n%s", out)
 	}
 	want := slices.Delete(slices.Clone(tools), 1, 2)

@@ -238,6 +238,11 @@ func testCommand(e *env) *cli.Command {
 // (runes); the model is given them whole by the registry's rules.
 const instructionsMax = 2000
 
+// instructionsLines bounds the lines of instructions 'hermes mcp test'
+// prints on the terminal (a server's whole manual buried the rest of the
+// report); --json has them up to instructionsMax.
+const instructionsLines = 6
+
 // printTestReport prints rep; listed is false when the tools could not be
 // listed (rep.Error says why).
 func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
@@ -246,8 +251,12 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 	e.p.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
 	if rep.Instructions != "" {
 		e.p.Line("Instructions:")
-		for _, l := range strings.Split(rep.Instructions, "\n") {
+		lines := strings.Split(rep.Instructions, "\n")
+		for _, l := range lines[:min(len(lines), instructionsLines)] {
 			e.p.Line("  %s", l)
+		}
+		if more := len(lines) - instructionsLines; more > 0 {
+			e.p.Line("  … %d more lines (hermes mcp test %s --json shows them all)", more, rep.Name)
 		}
 	}
 	if sb := rep.Sandbox; sb != nil {

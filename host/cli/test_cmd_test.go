@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,6 +72,12 @@ func TestMCPTestCountsResourceTemplates(t *testing.T) {
 	text, rep = report("ev")
 	if n, _ := rep["resource_templates"].(float64); n < 1 || !strings.Contains(text, "resource templates: ") {
 		t.Errorf("server-everything: resource_templates=%v\n%s", rep["resource_templates"], text)
+	}
+	// Its instructions, a manual of many lines, are cut to a few on the
+	// terminal and said to be (they buried the report); --json has them.
+	instr, _ := rep["instructions"].(string)
+	if lines := strings.Count(instr, "\n") + 1; lines <= 6 || !strings.Contains(text, fmt.Sprintf("… %d more lines (hermes mcp test ev --json shows them all)", lines-6)) {
+		t.Errorf("server-everything's %d lines of instructions are not cut to 6:\n%s", lines, text)
 	}
 	text, rep = report("plain")
 	if _, ok := rep["resource_templates"]; ok || strings.Contains(text, "resource templates") {
