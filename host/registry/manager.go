@@ -34,9 +34,11 @@ type Options struct {
 	Media *toolview.MediaCache
 	// Timings shortens intervals for tests; zero fields are the defaults.
 	Timings Timings
-	// Snapshot is set by a command that lists once and exits (hermes
-	// tools): no notification streams are opened (subscriptions/listen on
-	// 2026-07-28), since nothing would follow them.
+	// Snapshot is set by a command that lists or calls once and exits
+	// (hermes tools, hermes mcp call): no notification streams are opened
+	// (subscriptions/listen on 2026-07-28), since nothing would follow
+	// them, and a failed connection is not retried, since nobody waits
+	// for the retry.
 	Snapshot bool
 	// Requests gives each server its handlers of what it asks of the host
 	// (sampling, elicitation, roots). Nil, or a nil handler in what it

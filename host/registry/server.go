@@ -259,6 +259,12 @@ func (s *server) run() {
 		if everConnected {
 			limit = t.MaxReconnects
 		}
+		if s.m.snapshot {
+			// A command that lists or calls once reports the first
+			// attempt and exits: a retry nobody waits for would only
+			// log "retrying" before the command says it failed.
+			limit = 1
+		}
 		if !retry || failures >= limit {
 			st := StateFailed
 			if everConnected {
@@ -332,9 +338,13 @@ func (s *server) park(st State, reason string, retry bool) {
 	s.err = reason
 	s.mu.Unlock()
 	s.m.rebuild()
-	if retry {
+	switch {
+	case s.m.snapshot:
+		// The command reports it and exits; nothing is retried.
+		s.log.Warn("server cannot be connected", "error", reason)
+	case retry:
 		s.log.Warn("server unreachable; tools withdrawn, retrying in background", "state", st, "retry_every", s.m.timings.ParkedRetry, "error", reason)
-	} else {
+	default:
 		s.log.Error("server cannot be connected; not retried until reload or a tool call", "error", reason)
 	}
 }
