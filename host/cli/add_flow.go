@@ -138,11 +138,14 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	failShown := false
 	if err != nil && o.auth == "" && usesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
+		// One piece of advice, the one that fits: the transport's
+		// generic advice (a header, or auth: oauth in config.yaml) is
+		// left out, since the server said it wants an OAuth login.
 		if !plan.interactive && plan.imported {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; this server uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, shownErr(err), o.name))
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, diagnosis(shownErr(err)), o.name))
 		}
 		if !plan.interactive {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; this server uses OAuth: add it with --auth oauth to log in now, or pass --no-probe to save it and then run 'hermes mcp login %s'", o.name, shownErr(err), o.name))
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: add it again with --auth oauth to log in now", o.name, diagnosis(shownErr(err))))
 		}
 		e.p.Fail("Failed to connect: %s", shownErr(err))
 		e.p.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
@@ -516,3 +519,11 @@ func readyLine(name string) string {
 
 // changedLine says where a changed server takes effect.
 const changedLine = "Commands from now on use the change; a chat already running picks it up with /reload-mcp."
+
+// diagnosis is the first clause of a failure's message, what went wrong,
+// without the advice that follows it after "; " (a caller that knows
+// better advice gives its own).
+func diagnosis(msg string) string {
+	d, _, _ := strings.Cut(msg, "; ")
+	return d
+}

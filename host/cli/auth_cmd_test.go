@@ -375,8 +375,13 @@ func TestOAuthChallengeHint(t *testing.T) {
 		t.Errorf("tools:\n%s", r.stdout)
 	}
 	runHermes(t, home, "mcp", "call", "web", "echo").must(t, 1).oneLineErr(t, "this server uses OAuth: run 'hermes mcp login web'")
-	runHermes(t, home, "mcp", "add", "w2", "--url", url, "--yes").must(t, 1).oneLineErr(t,
-		"Failed to connect to 'w2'", "this server uses OAuth: add it with --auth oauth", "--no-probe")
+	r = runHermes(t, home, "mcp", "add", "w2", "--url", url, "--yes").must(t, 1)
+	r.oneLineErr(t, "Failed to connect to 'w2'", "(HTTP 401 Unauthorized); it uses OAuth: add it again with --auth oauth to log in now")
+	// One piece of advice, not three (a header, auth: oauth in
+	// config.yaml, then --auth oauth last, in about 500 characters).
+	if strings.Contains(r.stderr, "--header") || strings.Contains(r.stderr, "set auth: oauth") || len(r.stderr) > 250 {
+		t.Errorf("add gives more advice than the one that fits (%d bytes): %s", len(r.stderr), r.stderr)
+	}
 }
 
 // add --auth <plugin> logs in before the probe, with the entry not yet
