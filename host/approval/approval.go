@@ -403,7 +403,9 @@ func (g *Gate) ask(tctx context.Context, r Request, id, desc string) termResult 
 		for _, line := range strings.Split(desc, "\n") {
 			t.Say("  " + line)
 		}
-		t.Say(fmt.Sprintf("  Also answerable through hermes mcp serve as approval %s.", id))
+		// The row's id is not shown: a client of hermes mcp serve lists the
+		// open approvals (permissions_list_open), so the id was a 24-hex line
+		// under every prompt that a person never needs.
 		for {
 			line, err := t.Ask(tctx, "  Allow? [o]nce, [a]lways, [d]eny: ")
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,11 @@ func TestApprovalAtPseudoTerminal(t *testing.T) {
 	tm.WaitFor("Allow? [o]nce, [a]lways, [d]eny: ")
 	if out := tm.Output(); strings.Contains(out, "\x1b]0;pwned") || !strings.Contains(out, `\x1b]0;pwned\x07`) {
 		t.Fatalf("the arguments were not escaped:\n%q", out)
+	}
+	// No 24-hex row id under the prompt: a client of hermes mcp serve
+	// lists the open approvals itself.
+	if out := tm.Output(); regexp.MustCompile(`[0-9a-f]{24}`).MatchString(out) {
+		t.Errorf("the prompt shows the approval's id:\n%s", out)
 	}
 	// An elicitation asking now waits for the approval's question to end.
 	other := make(chan error, 1)
