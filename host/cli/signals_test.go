@@ -29,19 +29,7 @@ func TestSIGTERMWhileReadingConfig(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "list")
-	cmd.Env = hermesTestEnv(t, home)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
+	cmd, stdout, stderr, done := startHermes(t, home, "mcp", "list")
 
 	// A FIFO opens for writing without blocking only once a reader has it
 	// open: then hermes is reading config.yaml.
@@ -99,19 +87,7 @@ func TestInterruptedCallExits130(t *testing.T) {
 	t.Parallel()
 	home := newHome(t)
 	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testServerPath(t)+"\n    args: [--trace]\n")
-	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "call", "ts", "sleep", "ms=600000")
-	cmd.Env = hermesTestEnv(t, home)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
+	cmd, _, stderr, done := startHermes(t, home, "mcp", "call", "ts", "sleep", "ms=600000")
 	// The server writes "sleep started" to its stderr, which hermes keeps
 	// in logs/mcp-stderr.log: then the call is under way.
 	log := filepath.Join(home, "logs", "mcp-stderr.log")
@@ -131,4 +107,25 @@ func TestInterruptedCallExits130(t *testing.T) {
 	if !strings.Contains(stderr.String(), "Interrupted") || strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
+}
+
+// startHermes starts the built hermes with args and home, its output
+// captured; done receives its end once (a receiver that takes it puts it
+// back for the cleanup, which kills it if it still runs).
+func startHermes(t *testing.T, home string, args ...string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer, done chan error) {
+	t.Helper()
+	cmd = exec.Command(testbin.Path(t, "hermes"), args...)
+	cmd.Env = hermesTestEnv(t, home)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	return cmd, stdout, stderr, done
 }

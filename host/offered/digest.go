@@ -73,13 +73,7 @@ func Canonical(raw []byte) ([]byte, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("more than one JSON value")
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return encodeCompact(v)
 }
 
 // settings are the parts of a server entry that decide what the server
