@@ -423,3 +423,34 @@ func TestCallOfToolNotOfferedIsRefused(t *testing.T) {
 		t.Errorf("called %v", tl.called)
 	}
 }
+
+// SetSystem between turns replaces the system message the next request
+// carries (the servers changed at /reload-mcp), or adds one first.
+func TestSetSystemReplacesTheSystemMessage(t *testing.T) {
+	m := &scripted{}
+	l := &agent.Loop{Model: m, Tools: newTools(echo), System: "old"}
+	if _, err := l.Turn(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	l.SetSystem("new")
+	if _, err := l.Turn(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.reqs[1].Messages
+	if msgs[0].Role != "system" || msgs[0].Text != "new" || len(msgs) != 4 {
+		t.Fatalf("after SetSystem: %+v", msgs)
+	}
+
+	m2 := &scripted{}
+	l2 := &agent.Loop{Model: m2, Tools: newTools(echo)}
+	if _, err := l2.Turn(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	l2.SetSystem("added")
+	if _, err := l2.Turn(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := m2.reqs[1].Messages; msgs[0].Role != "system" || msgs[0].Text != "added" || msgs[1].Text != "one" {
+		t.Fatalf("SetSystem on a conversation without one: %+v", msgs)
+	}
+}
