@@ -179,7 +179,10 @@ func (e *RoundsError) Error() string {
 // stays valid for the next turn (cancelled calls are answered as such).
 func (l *Loop) Turn(ctx context.Context, prompt string) (string, error) {
 	if len(l.messages) == 0 && l.System != "" {
-		l.add(ctx, model.Message{Role: "system", Text: l.System})
+		// Not recorded: the Recorder's store keeps the system prompt
+		// with the session (statedb's Session.SystemPrompt), not as a
+		// message of the conversation.
+		l.messages = append(l.messages, model.Message{Role: "system", Text: l.System})
 	}
 	l.add(ctx, model.Message{Role: "user", Text: prompt})
 	max := l.MaxToolRounds

@@ -425,10 +425,12 @@ func TestCallOfToolNotOfferedIsRefused(t *testing.T) {
 }
 
 // SetSystem between turns replaces the system message the next request
-// carries (the servers changed at /reload-mcp), or adds one first.
+// carries (the servers changed at /reload-mcp), or adds one first; the
+// system message is never recorded as a message.
 func TestSetSystemReplacesTheSystemMessage(t *testing.T) {
 	m := &scripted{}
-	l := &agent.Loop{Model: m, Tools: newTools(echo), System: "old"}
+	rec := &recorder{}
+	l := &agent.Loop{Model: m, Tools: newTools(echo), System: "old", Recorder: rec}
 	if _, err := l.Turn(context.Background(), "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -439,6 +441,16 @@ func TestSetSystemReplacesTheSystemMessage(t *testing.T) {
 	msgs := m.reqs[1].Messages
 	if msgs[0].Role != "system" || msgs[0].Text != "new" || len(msgs) != 4 {
 		t.Fatalf("after SetSystem: %+v", msgs)
+	}
+	// The system prompt is kept with the recorded session, not as a
+	// message of the conversation.
+	for _, r := range rec.msgs {
+		if r.Role == "system" {
+			t.Fatalf("the system message was recorded: %+v", rec.msgs)
+		}
+	}
+	if len(rec.msgs) != 4 {
+		t.Fatalf("recorded %d messages, want the 4 of the two turns", len(rec.msgs))
 	}
 
 	m2 := &scripted{}

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/systemprompt"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 	"github.com/hermes-agent/hermes/internal/testwait"
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // systemMessage returns the system message of a model request, failing
@@ -69,6 +72,25 @@ func TestChatSystemMessageAndInstructions(t *testing.T) {
 	end := strings.Index(sys, "</server-instructions>")
 	if start < 0 || end < start || end-start > systemprompt.MaxServerBytes+64 {
 		t.Errorf("the section of ts spans %d bytes, bound %d", end-start, systemprompt.MaxServerBytes)
+	}
+
+	// The system message is kept with the session in state.db, and is not
+	// a message of the conversation.
+	db, err := statedb.OpenRead(filepath.Join(home, statedb.FileName))
+	if err != nil {
+		t.Fatalf("state.db: %v", err)
+	}
+	var id, kept string
+	if err := db.QueryRowContext(context.Background(), "SELECT id, system_prompt FROM sessions").Scan(&id, &kept); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := statedb.Messages(context.Background(), db, id)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept != sys || len(msgs) == 0 || msgs[0].Role != "user" {
+		t.Errorf("state.db keeps system_prompt %.80q and messages %+v", kept, msgs)
 	}
 
 	// The next chat starts ts from its record: idle, same instructions.
