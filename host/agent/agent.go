@@ -142,6 +142,27 @@ type Loop struct {
 	recordErr  bool
 }
 
+// SetSystem replaces the system prompt between turns (the servers
+// changed): a conversation already under way has its system message
+// replaced, or gets one first, so the next request carries the new text.
+// It is not recorded again. "" removes it.
+func (l *Loop) SetSystem(text string) {
+	l.System = text
+	if len(l.messages) == 0 {
+		return
+	}
+	has := l.messages[0].Role == "system"
+	switch {
+	case text == "" && has:
+		l.messages = l.messages[1:]
+	case text == "":
+	case has:
+		l.messages[0].Text = text
+	default:
+		l.messages = append([]model.Message{{Role: "system", Text: text}}, l.messages...)
+	}
+}
+
 // Messages returns the conversation so far (a copy).
 func (l *Loop) Messages() []model.Message { return append([]model.Message(nil), l.messages...) }
 
@@ -158,7 +179,10 @@ func (e *RoundsError) Error() string {
 // stays valid for the next turn (cancelled calls are answered as such).
 func (l *Loop) Turn(ctx context.Context, prompt string) (string, error) {
 	if len(l.messages) == 0 && l.System != "" {
-		l.add(ctx, model.Message{Role: "system", Text: l.System})
+		// Not recorded: the Recorder's store keeps the system prompt
+		// with the session (statedb's Session.SystemPrompt), not as a
+		// message of the conversation.
+		l.messages = append(l.messages, model.Message{Role: "system", Text: l.System})
 	}
 	l.add(ctx, model.Message{Role: "user", Text: prompt})
 	max := l.MaxToolRounds

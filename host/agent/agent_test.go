@@ -423,3 +423,46 @@ func TestCallOfToolNotOfferedIsRefused(t *testing.T) {
 		t.Errorf("called %v", tl.called)
 	}
 }
+
+// SetSystem between turns replaces the system message the next request
+// carries (the servers changed at /reload-mcp), or adds one first; the
+// system message is never recorded as a message.
+func TestSetSystemReplacesTheSystemMessage(t *testing.T) {
+	m := &scripted{}
+	rec := &recorder{}
+	l := &agent.Loop{Model: m, Tools: newTools(echo), System: "old", Recorder: rec}
+	if _, err := l.Turn(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	l.SetSystem("new")
+	if _, err := l.Turn(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.reqs[1].Messages
+	if msgs[0].Role != "system" || msgs[0].Text != "new" || len(msgs) != 4 {
+		t.Fatalf("after SetSystem: %+v", msgs)
+	}
+	// The system prompt is kept with the recorded session, not as a
+	// message of the conversation.
+	for _, r := range rec.msgs {
+		if r.Role == "system" {
+			t.Fatalf("the system message was recorded: %+v", rec.msgs)
+		}
+	}
+	if len(rec.msgs) != 4 {
+		t.Fatalf("recorded %d messages, want the 4 of the two turns", len(rec.msgs))
+	}
+
+	m2 := &scripted{}
+	l2 := &agent.Loop{Model: m2, Tools: newTools(echo)}
+	if _, err := l2.Turn(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	l2.SetSystem("added")
+	if _, err := l2.Turn(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := m2.reqs[1].Messages; msgs[0].Role != "system" || msgs[0].Text != "added" || msgs[1].Text != "one" {
+		t.Fatalf("SetSystem on a conversation without one: %+v", msgs)
+	}
+}

@@ -10,20 +10,16 @@ import (
 	"github.com/hermes-agent/hermes/statedb"
 )
 
-// approvalGate returns the gate of this run's tool calls (the agent loop
-// calls its Decide before running a tool): config.yaml's approval:
-// settings, asking at this run's terminal through the prompter that
-// elicitation uses (so the two take turns), recording in w's state.db.
-func (e *env) approvalGate(w *statedb.Writer) (*approval.Gate, error) {
+// approvalSettings reads config.yaml's approval: block. The chat's gate
+// (chatApprover) is built from them, asking at this run's terminal
+// through the prompter that elicitation uses (so the two take turns) and
+// recording in state.db; /reload-mcp reads them again.
+func (e *env) approvalSettings() (approval.Settings, error) {
 	raw, path, err := config.LoadApproval(e.home, e.configEnv())
 	if err != nil {
-		return nil, err
+		return approval.Settings{}, err
 	}
-	s, err := approval.ParseSettings(raw, path)
-	if err != nil {
-		return nil, err
-	}
-	return approval.New(w, s, e.prompter(), e.log), nil
+	return approval.ParseSettings(raw, path)
 }
 
 // alwaysAllowed returns the tools of server (its config.Server.StateKey)

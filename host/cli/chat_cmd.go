@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-agent/hermes/host/roots"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/termsafe"
+	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -79,6 +80,12 @@ type chatSession struct {
 	roots *roots.Set
 	loop  *agent.Loop
 	view  *chatView
+	// cfg is config.yaml as last read (at the start or /reload-mcp).
+	cfg *config.Config
+	// over is tools.search_over as last read; search is the tool search
+	// the loop is offered through (nil when it is off).
+	over   config.SearchOver
+	search *toolview.Search
 
 	// mu guards the running turn's cancel (the signal hook reads it).
 	mu        sync.Mutex
@@ -127,7 +134,11 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		MaxToolRounds: client.Settings().MaxToolRounds,
 		Observer:      view,
 	}}
-	s.loop.Tools = e.chatTools(m, view.Notice)
+	s.cfg, s.over = cfg, e.searchOver(view.Notice)
+	s.loop.Tools, s.search = chatTools(m, s.over)
+	// The system message is built before the state.db session, which
+	// records it.
+	s.refreshSystem()
 	s.endHooks = e.bindChatHooks(ctx, s.loop, m)
 	for _, st := range m.Status() {
 		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
@@ -176,7 +187,11 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 func (s *chatSession) interactive(ctx context.Context) error {
 	e := s.e
 	s.e.onSignal.Store(&signalHook{fn: s.interrupt})
-	fmt.Fprintf(e.err, "hermes chat: %s from %s. /help lists the commands; Ctrl-D leaves.\n", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
+	banner := fmt.Sprintf("%s from %s", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
+	if note := s.searchNote(); note != "" {
+		banner += "; " + note
+	}
+	fmt.Fprintf(e.err, "hermes chat: %s. /help lists the commands; Ctrl-D leaves.\n", termsafe.Escape(banner))
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
@@ -362,7 +377,16 @@ func (s *chatSession) printTools() {
 		}
 		fmt.Fprintf(s.e.out, "      %s\n", termsafe.Escape(d.Name))
 	}
-	fmt.Fprintf(s.e.out, "  %s available to the model\n", plural(len(defs), "tool"))
+	fmt.Fprintf(s.e.out, "  %s\n", termsafe.Escape(s.offeredLine(len(defs))))
+}
+
+// offeredLine says how many tools there are and what the model is
+// offered of them.
+func (s *chatSession) offeredLine(n int) string {
+	if note := s.searchNote(); note != "" {
+		return plural(n, "tool") + "; " + note
+	}
+	return plural(n, "tool") + " available to the model"
 }
 
 // cfgServer returns cfg's server name, nil without one (or without cfg).
@@ -400,11 +424,16 @@ func (s *chatSession) printServers() {
 			}
 		}
 	}
+	if note := s.searchNote(); note != "" {
+		fmt.Fprintf(s.e.out, "  %s; %s\n", plural(len(s.m.Tools()), "tool"), termsafe.Escape(note))
+	}
 }
 
-// reload reads config.yaml again: the model: block, roots: and the
-// servers (Manager.Reload), and prints what changed. It runs between
-// turns only.
+// reload reads config.yaml again: the model: block, the servers
+// (Manager.Reload) and each block that affects a call (approval:, roots:,
+// tools.search_over, each server's sampling:, elicitation:, roots:,
+// tools: and instructions:), rebuilds the system message, and prints
+// what changed, a line per block. It runs between turns only.
 func (s *chatSession) reload(ctx context.Context) error {
 	e := s.e
 	cfg, err := e.loadConfig(e.home)
@@ -416,17 +445,32 @@ func (s *chatSession) reload(ctx context.Context) error {
 		return err
 	}
 	before := toolNames(s.m)
+	blocks := serverBlockChanges(s.cfg, cfg)
 	res, err := s.m.Reload(ctx, cfg.Servers)
 	if err != nil {
 		return err
 	}
+	s.cfg = cfg
 	s.loop.Model = client
 	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
+	if a, ok := s.loop.Approver.(*chatApprover); ok {
+		blocks = append(blocks, a.reload(e.approvalSettings())...)
+	}
 	if wd, err := e.workDir(); err == nil {
 		home, _ := e.userHome()
-		if _, err := s.roots.Reload(ctx, e.home, wd, home, e.configEnv()); err != nil {
+		if changed, err := s.roots.Reload(ctx, e.home, wd, home, e.configEnv()); err != nil {
 			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", oneLine(err.Error())))
+		} else if changed {
+			blocks = append(blocks, "roots: changed (servers are told)")
 		}
+	}
+	if over := e.searchOver(s.view.Notice); over != s.over {
+		s.over = over
+		s.loop.Tools, s.search = chatTools(s.m, over)
+		blocks = append(blocks, "tools.search_over: changed")
+	}
+	if s.refreshSystem() {
+		blocks = append(blocks, "system message: rebuilt (the servers or their instructions changed)")
 	}
 	after := toolNames(s.m)
 	var added, removed []string
@@ -451,10 +495,13 @@ func (s *chatSession) reload(ctx context.Context) error {
 	show("Servers reconnected", res.Reconnected)
 	show("Tools added", added)
 	show("Tools removed", removed)
-	if len(res.Added)+len(res.Removed)+len(res.Reconnected)+len(added)+len(removed) == 0 {
+	for _, l := range blocks {
+		fmt.Fprintf(out, "  %s\n", termsafe.Escape(l))
+	}
+	if len(res.Added)+len(res.Removed)+len(res.Reconnected)+len(added)+len(removed)+len(blocks) == 0 {
 		fmt.Fprintln(out, "  No changes")
 	}
-	fmt.Fprintf(out, "  %s available to the model\n", plural(len(after), "tool"))
+	fmt.Fprintf(out, "  %s\n", termsafe.Escape(s.offeredLine(len(after))))
 	return nil
 }
 

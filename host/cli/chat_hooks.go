@@ -6,11 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/hermes-agent/hermes/host/agent"
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -31,12 +36,14 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 	l.Drift = chatDrift{m}
 	gateOnly := func(err error) func() {
 		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
-		l.Approver = &chatApprover{m: m, err: err}
+		a := &chatApprover{m: m, err: err, log: e.log}
 		if raw, path, lerr := config.LoadApproval(e.home, e.configEnv()); lerr == nil {
 			if s, perr := approval.ParseSettings(raw, path); perr == nil {
-				l.Approver.(*chatApprover).gate = approval.New(nil, s, nil, e.log)
+				a.settings = s
+				a.gate = approval.New(nil, s, nil, e.log)
 			}
 		}
+		l.Approver = a
 		return func() {}
 	}
 	w, err := statedb.OpenWriter(ctx, filepath.Join(e.home, statedb.FileName))
@@ -49,14 +56,17 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 		w.Close()
 		return gateOnly(err)
 	}
-	gate, err := e.approvalGate(w)
+	a := &chatApprover{m: m, w: w, prompter: e.prompter(), log: e.log, key: statedb.TerminalSessionKey(sess.ID)}
+	settings, err := e.approvalSettings()
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the
 		// defaults (destructive tools still ask).
 		l.Observer.Notice(oneLine(err.Error()))
-		gate = approval.New(w, approval.DefaultSettings(), e.prompter(), e.log)
+		settings = approval.DefaultSettings()
 	}
-	l.Approver = &chatApprover{m: m, gate: gate, key: statedb.TerminalSessionKey(sess.ID)}
+	a.settings = settings
+	a.gate = approval.New(w, settings, a.prompter, e.log)
+	l.Approver = a
 	l.Recorder = &chatRecorder{w: w, session: sess.ID, names: map[string]string{}}
 	return func() {
 		if err := w.EndSession(context.WithoutCancel(ctx), sess.ID, "user_exit"); err != nil {
@@ -71,15 +81,61 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 // of the tool (Manager.Resolve: its server and MCP name, its annotations
 // as listed now and as approved), never from what the model was offered.
 type chatApprover struct {
-	m    *registry.Manager
-	gate *approval.Gate
-	key  string
+	m        *registry.Manager
+	w        *statedb.Writer // nil when state.db cannot be opened (err)
+	prompter elicit.Prompter
+	log      hclog.Logger
+	key      string
 	// err, when set, is why no approval can be recorded: a call that
 	// needs one is denied.
 	err error
+
+	// mu guards the gate and its settings, which /reload-mcp replaces.
+	mu       sync.Mutex
+	gate     *approval.Gate
+	settings approval.Settings
+}
+
+// reload replaces the gate when config.yaml's approval: block changed and
+// returns a line per setting that changed. A block that cannot be read
+// keeps the gate as it was, and the line says so.
+func (a *chatApprover) reload(settings approval.Settings, err error) []string {
+	if err != nil {
+		return []string{fmt.Sprintf("approval: not reloaded, the settings before stay: %s", oneLine(err.Error()))}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var lines []string
+	if !slices.Equal(a.settings.Require, settings.Require) {
+		now := "none"
+		if len(settings.Require) > 0 {
+			now = strings.Join(settings.Require, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("approval: require changed (now %s)", now))
+	}
+	if a.settings.Timeout != settings.Timeout {
+		lines = append(lines, fmt.Sprintf("approval: timeout changed (now %s)", settings.Timeout))
+	}
+	if len(lines) == 0 && a.gate != nil {
+		return nil
+	}
+	a.settings = settings
+	if a.err != nil {
+		a.gate = approval.New(nil, settings, nil, a.log)
+	} else {
+		a.gate = approval.New(a.w, settings, a.prompter, a.log)
+	}
+	return lines
+}
+
+func (a *chatApprover) current() *approval.Gate {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gate
 }
 
 func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
+	gate := a.current()
 	rec, err := a.m.Resolve(r.Name)
 	if err != nil {
 		// The registry would refuse the call too: say why, run nothing.
@@ -88,12 +144,12 @@ func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (age
 	req := approval.Request{Server: rec.Server, Tool: rec.Tool, Name: rec.Name, Arguments: json.RawMessage(r.RawArguments),
 		Annotations: rec.Annotations, Approved: rec.Approved, SessionKey: a.key, GrantKey: rec.StateKey}
 	if a.err != nil {
-		if a.gate == nil || a.gate.Required(req) {
+		if gate == nil || gate.Required(req) {
 			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + oneLine(a.err.Error())}, nil
 		}
 		return agent.Decision{Allow: true}, nil
 	}
-	d, err := a.gate.Decide(ctx, req)
+	d, err := gate.Decide(ctx, req)
 	if err != nil {
 		return agent.Decision{}, err
 	}
@@ -176,17 +232,24 @@ func (t searchTools) ParallelSafe(name string) bool {
 	return !t.s.Handles(name) && t.m.ParallelSafe(name)
 }
 
-// chatTools returns what the loop is offered: the registry, or with
-// tools.search_over set, the registry behind tool search. A search_over
-// that cannot be read is said once and every definition is offered.
-func (e *env) chatTools(m *registry.Manager, notice func(string)) agent.Tools {
+// chatTools returns what the loop is offered for tools.search_over o:
+// the registry, or with o set, the registry behind tool search (search
+// is then that tool search, nil otherwise).
+func chatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, search *toolview.Search) {
+	if o.Off() {
+		return m, nil
+	}
+	s := toolview.NewSearch(o.Tools, o.Tokens)
+	return searchTools{m: m, s: s}, s
+}
+
+// searchOver reads tools.search_over; one that cannot be read is said
+// once and tool search is off (every definition is offered).
+func (e *env) searchOver(notice func(string)) config.SearchOver {
 	o, err := config.LoadSearchOver(e.home)
 	if err != nil {
-		notice(oneLine(err.Error()))
-		return m
+		notice(oneLine(err.Error()) + "; every tool definition is offered")
+		return config.SearchOver{}
 	}
-	if o.Tools <= 0 && o.Tokens <= 0 {
-		return m
-	}
-	return searchTools{m: m, s: toolview.NewSearch(o.Tools, o.Tokens)}
+	return o
 }

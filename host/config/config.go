@@ -224,7 +224,10 @@ type Server struct {
 
 	Enabled                   bool
 	SupportsParallelToolCalls bool
-	Tools                     ToolsFilter
+	// NoInstructions (instructions: false) keeps the server's
+	// instructions from initialize out of hermes chat's system message.
+	NoInstructions bool
+	Tools          ToolsFilter
 
 	Auth  string // lower-cased; "" for none
 	OAuth OAuthSettings

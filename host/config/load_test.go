@@ -493,3 +493,16 @@ func TestTildeIsTheRunsHome(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadInstructionsKey(t *testing.T) {
+	cfg, _ := loadString(t, "mcp_servers:\n  off: {command: a, instructions: false}\n  on: {command: b}\n  bad: {command: c, instructions: maybe}\n")
+	if s := cfg.Server("off"); s.Err != nil || !s.NoInstructions || len(s.Unknown) != 0 {
+		t.Errorf("instructions: false: NoInstructions %v, err %v, unknown %v", s.NoInstructions, s.Err, s.Unknown)
+	}
+	if s := cfg.Server("on"); s.NoInstructions {
+		t.Error("instructions are off without the key")
+	}
+	if s := cfg.Server("bad"); s.Err == nil || !strings.Contains(s.Err.Error(), "instructions") {
+		t.Errorf("instructions: maybe: err %v, want one naming the key", s.Err)
+	}
+}

@@ -24,7 +24,7 @@ var knownKeys = map[string]bool{
 	"sampling": true, "elicitation": true, "roots": true, "sandbox": true, "plugin": true, "max_message_mb": true,
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
 	"log_lines_per_second": true, "log_burst": true, "catalog": true,
-	"start": true, "idle_timeout": true, "prestart": true,
+	"start": true, "idle_timeout": true, "prestart": true, "instructions": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
 	"type": true,
 }
@@ -393,6 +393,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	s.Enabled = d.boolish("enabled", v["enabled"], raw["enabled"], true)
 	s.Catalog = strings.TrimSpace(d.str("catalog", v["catalog"], raw["catalog"]))
 	s.SupportsParallelToolCalls = d.boolish("supports_parallel_tool_calls", v["supports_parallel_tool_calls"], raw["supports_parallel_tool_calls"], false)
+	s.NoInstructions = !d.boolish("instructions", v["instructions"], raw["instructions"], true)
 
 	if tv := v["tools"]; tv != nil {
 		tm := d.rawMap("tools", tv, raw["tools"])

@@ -301,3 +301,35 @@ func TestLazyRecordDriftWithheld(t *testing.T) {
 		t.Fatalf("%d processes", n)
 	}
 }
+
+// Instructions come from a lazy server's record until it connects, then
+// from its session.
+func TestInstructionsFromRecordThenSession(t *testing.T) {
+	t.Parallel()
+	deps, dir, _ := liveEnv(t)
+	st := offered.Open(deps.Home, nil)
+	srv, _ := lazyServer(dir, "ins", "--instructions", "live words")
+	recordServer(t, deps, st, srv, nil)
+	rec, err := st.Load(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Instructions = "recorded words"
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	m := startManager(t, lazyOptions(deps, st, srv))
+	if s := status(m, "ins"); s.State != registry.StateIdle {
+		t.Fatalf("state %s, want idle", s.State)
+	}
+	if got := m.Instructions("ins"); got != "recorded words" {
+		t.Fatalf("idle server's instructions %q, want the record's", got)
+	}
+	mustCall(t, m, "mcp_ins_echo", map[string]any{"message": "x"})
+	if got := m.Instructions("ins"); got != "live words" {
+		t.Fatalf("connected server's instructions %q, want the session's", got)
+	}
+	if got := m.Instructions("nope"); got != "" {
+		t.Fatalf("unknown server's instructions %q", got)
+	}
+}

@@ -69,6 +69,29 @@ func (o *offeredState) init(home string, log hclog.Logger) {
 // in, nil when the manager has no home.
 func (m *Manager) Offered() *offered.Store { return m.off.store }
 
+// Instructions returns the instructions server name sent in initialize,
+// as they were sent (hostile text: the caller bounds and escapes them):
+// those of its session in this run, else, for a server not connected yet
+// in this run (lazy start), those of its record of what it offered. ""
+// for an unknown server or one without instructions.
+func (m *Manager) Instructions(name string) string {
+	s := m.server(name)
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	text, connected := s.instructions, s.connected
+	s.mu.Unlock()
+	if connected || m.off.store == nil {
+		return text
+	}
+	rec, err := m.off.store.Load(s.cfg)
+	if err != nil {
+		return ""
+	}
+	return rec.Instructions
+}
+
 // RecordOffered records what srv offered on sess (tools: its whole
 // listing) in store, trusts the listing as srv's baseline when none was
 // approved yet (first use), and returns how the listing differs from the

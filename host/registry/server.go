@@ -115,6 +115,8 @@ type server struct {
 	defs      []toolview.ToolDef // toolview.ConvertTool of each of tools
 	caps      mcp.ServerCapabilities
 	descSeen  map[string]string
+	// instructions are what the last session said in initialize.
+	instructions string
 
 	// lz is the server's lazy start and idle stop (lazy.go).
 	lz lazyState
@@ -303,6 +305,9 @@ func (s *server) publish(c *conn) {
 	s.m.rebuild()
 	s.mu.Lock()
 	s.cur = c
+	if c.sess.Init != nil {
+		s.instructions = c.sess.Init.Instructions
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()

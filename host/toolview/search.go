@@ -64,6 +64,32 @@ type Search struct {
 
 	mu     sync.Mutex
 	loaded map[string]bool
+	// fixed are the estimated tokens of what every request carries
+	// besides the definitions (SetFixedTokens).
+	fixed int
+}
+
+// EstimateTextTokens is EstimateTokens for text sent with every request
+// (a system message, the servers' instructions): its bytes over four.
+func EstimateTextTokens(s string) int { return (len(s) + 3) / 4 }
+
+// SetFixedTokens sets the estimated tokens of what every request carries
+// besides the tool definitions (the system message with the servers'
+// instructions, EstimateTextTokens): they count toward the token
+// threshold, since they cost the model on every turn too.
+func (s *Search) SetFixedTokens(n int) {
+	s.mu.Lock()
+	s.fixed = max(n, 0)
+	s.mu.Unlock()
+}
+
+// Over returns the thresholds: a count of tools and a count of tokens (0:
+// not used).
+func (s *Search) Over() (tools, tokens int) {
+	if s == nil {
+		return 0, 0
+	}
+	return s.overTools, s.overTokens
 }
 
 // NewSearch returns tool search past overTools tools or overTokens
@@ -82,10 +108,16 @@ func (s *Search) Active(all []ToolDef) bool {
 	switch {
 	case s.overTools > 0 && len(all) > s.overTools:
 		return true
-	case s.overTokens > 0 && EstimateTokens(all) > s.overTokens:
+	case s.overTokens > 0 && EstimateTokens(all)+s.fixedTokens() > s.overTokens:
 		return true
 	}
 	return false
+}
+
+func (s *Search) fixedTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fixed
 }
 
 // Offer returns the definitions to send the model this turn: all when

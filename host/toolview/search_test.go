@@ -145,3 +145,20 @@ func TestSearchOffersOnlyWhatItOffered(t *testing.T) {
 		t.Fatalf("NotLoaded: %q", got)
 	}
 }
+
+// The system message and the servers' instructions cost tokens on every
+// request too: they count toward the token threshold.
+func TestSearchCountsFixedTokens(t *testing.T) {
+	all := manyTools(1, 3)
+	s := NewSearch(0, EstimateTokens(all)+10)
+	if s.Active(all) {
+		t.Fatal("active under the threshold")
+	}
+	s.SetFixedTokens(EstimateTextTokens(strings.Repeat("x", 44)))
+	if !s.Active(all) {
+		t.Fatal("the instructions' tokens do not count toward search_over")
+	}
+	if got := len(s.Offer(all)); got != 2 {
+		t.Fatalf("offered %d, want the two search tools", got)
+	}
+}

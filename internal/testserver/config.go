@@ -134,7 +134,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	}
 	fs.SetOutput(output)
 
-	var slowStart, exitAfterInit, sessionTTL, descRepeat int
+	var slowStart, exitAfterInit, sessionTTL, descRepeat, instrRepeat int
 	var statusOn, protocols, oauthScopes string
 	fs.StringVar(&cfg.Server.Name, "name", DefaultName, "server name reported in initialize")
 	fs.IntVar(&cfg.Server.ExtraTools, "tools", 0, "add N extra tools tool_1..tool_N")
@@ -148,6 +148,8 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.StringVar(&cfg.Server.Version, "server-version", "", "server version reported in initialize")
 	fs.StringVar(&cfg.Server.EchoDescription, "tool-desc", "", "description of echo (and of --extra-tool)")
 	fs.IntVar(&descRepeat, "tool-desc-repeat", 0, "with --tool-desc: the description is it repeated `N` times (a huge one)")
+	fs.StringVar(&cfg.Server.Instructions, "instructions", "", "the instructions sent in initialize (default: a line naming the test server)")
+	fs.IntVar(&instrRepeat, "instructions-repeat", 0, "with --instructions: they are repeated `N` times (a huge text)")
 	fs.StringVar(&cfg.Server.EchoExtraArg, "echo-extra-arg", "", "add a string property `NAME` to echo's input schema")
 	fs.BoolVar(&cfg.Server.EchoReadOnly, "echo-read-only", false, "annotate echo readOnlyHint: true")
 	fs.BoolVar(&cfg.Server.ReadOnlyTools, "read-only-tools", false, "annotate every tool readOnlyHint: true")
@@ -214,6 +216,12 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	}
 	if descRepeat > 0 {
 		cfg.Server.EchoDescription = strings.Repeat(cfg.Server.EchoDescription, descRepeat)
+	}
+	if instrRepeat < 0 || instrRepeat > 0 && cfg.Server.Instructions == "" {
+		return nil, errors.New("--instructions-repeat needs --instructions and a count of at least 1")
+	}
+	if instrRepeat > 0 {
+		cfg.Server.Instructions = strings.Repeat(cfg.Server.Instructions, instrRepeat)
 	}
 	cfg.SlowStart = time.Duration(slowStart) * time.Millisecond
 	cfg.Server.ExitAfterInit = time.Duration(exitAfterInit) * time.Millisecond

@@ -25,6 +25,17 @@ import (
 // empty.
 const DefaultName = "hermes-testserver"
 
+// DefaultInstructions are the instructions sent in initialize when
+// Options.Instructions is empty.
+const DefaultInstructions = "Controllable MCP server for Hermes tests and benchmarks."
+
+func instructions(o Options) string {
+	if o.Instructions == "" {
+		return DefaultInstructions
+	}
+	return o.Instructions
+}
+
 // Version is the server version reported in initialize.
 const Version = "0.1.0"
 
@@ -98,6 +109,10 @@ type Options struct {
 	// ExtraToolName adds a tool of that name answering its own name (flag
 	// --extra-tool).
 	ExtraToolName string
+	// Instructions replaces the instructions sent in initialize
+	// (DefaultInstructions when empty; flag --instructions, which
+	// --instructions-repeat repeats N times for a huge text).
+	Instructions string
 	// DupTools lists every tool twice (flag --dup-tools); EmptyToolName adds
 	// a tool without a name to the listing (flag --empty-tool-name).
 	DupTools, EmptyToolName bool
@@ -198,7 +213,7 @@ func New(opts Options) *server.MCPServer {
 		server.WithLogging(),
 		server.WithHooks(hooks),
 		server.WithRecovery(),
-		server.WithInstructions("Controllable MCP server for Hermes tests and benchmarks."),
+		server.WithInstructions(instructions(opts)),
 	}
 	if !opts.NoToolsCapability {
 		serverOpts = append(serverOpts, server.WithToolCapabilities(true))
