@@ -260,7 +260,7 @@ func TestAddHTTPWithHeader(t *testing.T) {
 	home := newHome(t)
 	url := startHTTPServer(t, "--require-bearer", "tok-123")
 	// Without the token the probe fails and nothing is saved.
-	runHermes(t, home, "mcp", "add", "web", "--url", url, "--yes").must(t, 1).oneLineErr(t, "Failed to connect to 'web'", "--no-probe")
+	runHermes(t, home, "mcp", "add", "web", "--url", url, "--yes").must(t, 1).oneLineErr(t, "Failed to connect to 'web'", "--auth oauth")
 	env := []string{"WEB_TOKEN=tok-123"}
 	r := runHermesEnv(t, home, env, "mcp", "add", "web", "--url", url, "--header", "Authorization: Bearer ${WEB_TOKEN}", "--yes").must(t, 0)
 	if !strings.Contains(r.stdout, "✓ Connected! Found 21 tool(s) from 'web':") {

@@ -38,7 +38,7 @@ func TestToolsCommandNamesTheHungListing(t *testing.T) {
 	home := newHome(t)
 	writeConfig(t, home, hungConfig(t))
 	r := runHermes(t, home, "tools").must(t, 0)
-	if !strings.Contains(r.stdout, "✗ hung (stdio): connecting: "+hungError+"\n") {
+	if !strings.Contains(r.stdout, "✗ hung (stdio): failed: "+hungError+"\n") {
 		t.Fatalf("stdout:\n%s", r.stdout)
 	}
 }
