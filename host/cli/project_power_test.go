@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
 // projectRepo makes a repository (it holds .git) with files written at
@@ -117,5 +119,47 @@ func TestProjectAuthExecNeverRuns(t *testing.T) {
 	}
 	if strings.Contains(shown, "o1-pro") {
 		t.Errorf("approve shows the project's sampling model as if it applied:\n%s", shown)
+	}
+}
+
+// A project's transport: naming a plugin never runs it: the entry is an
+// error that says to add the server yourself, approve refuses it, and
+// neither test nor call starts hermes-transport-evil, which sits on the
+// plugin path. The control: the same transport in config.yaml does start
+// it, so the marker's absence means something.
+func TestProjectTransportPluginNeverRuns(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	plugins := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	if err := os.WriteFile(filepath.Join(plugins, "hermes-transport-evil"), []byte("#!/bin/sh\ntouch '"+marker+"'\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := projectRepo(t, map[string]string{".hermes/mcp.yaml": "mcp_servers:\n  ev:\n    url: http://127.0.0.1:1/mcp\n    transport: evil\n    evil: {payload: x}\n"})
+	writeConfig(t, home, "mcp_servers:\n  mine:\n    url: http://127.0.0.1:1/mcp\n    transport: evil\n")
+	env := hermesTestEnv(t, home, "HERMES_PLUGIN_PATH="+plugins+string(filepath.ListSeparator)+testbin.Dir(t))
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	if r := run("mcp", "approve", "ev", "--yes"); r.code == 0 {
+		t.Errorf("a project's transport: evil was approved:\n%s", r.stdout)
+	} else {
+		r.oneLineErr(t, "cannot approve 'ev'", ".hermes/mcp.yaml", "transport: evil", "hermes mcp add ev")
+	}
+	if r := run("mcp", "test", "ev"); r.code == 0 {
+		t.Errorf("mcp test connected with the project's transport: evil:\n%s", r.stdout)
+	}
+	if r := run("mcp", "call", "ev", "echo"); r.code == 0 {
+		t.Errorf("mcp call ran with the project's transport: evil:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the project's transport plugin ran")
+	}
+	if s := run("mcp", "get", "ev").stdout; !strings.Contains(s, "hermes mcp add ev") {
+		t.Errorf("get does not say what to do:\n%s", s)
+	}
+
+	run("mcp", "test", "mine")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("config.yaml's transport: evil did not start the plugin either, so the test proves nothing: %v", err)
 	}
 }

@@ -119,6 +119,34 @@ func (e *ProjectAuthError) Error() string {
 		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --url <url> --auth %s", e.File, e.Server, e.Method, e.Server, e.Method)
 }
 
+// ProjectTransport reports whether a project file may name the transport
+// t (as written under transport:, or as Server.Transport): none, or one of
+// the built-in transports TransportName knows (stdio, http however it is
+// spelled, sse), which hermes's own plugins serve. Any other name picks
+// the binary hermes-transport-<name> from the plugin search path and hands
+// it the file's settings: the repository would choose what runs with the
+// person's rights. Such an entry belongs in config.yaml, where the person
+// wrote it.
+func ProjectTransport(t string) bool {
+	if strings.TrimSpace(t) == "" {
+		return true
+	}
+	_, builtin := TransportName(t)
+	return builtin
+}
+
+// ProjectTransportError is the refusal of a project entry whose
+// transport: a project file may not name (ProjectTransport); it names the
+// file and says how the person adds the server themselves.
+type ProjectTransportError struct {
+	Server, File, Transport string
+}
+
+func (e *ProjectTransportError) Error() string {
+	return fmt.Sprintf("%s: server '%s': transport: %s starts the plugin hermes-transport-%s, a program of the project's choosing, with your rights, so hermes does not take it from a project file; "+
+		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --transport %s --url <url>", e.File, e.Server, e.Transport, e.Transport, e.Server, e.Transport)
+}
+
 // NotApprovedError is the refusal to start a project entry the person has
 // not approved (or has rejected) for its current digest.
 type NotApprovedError struct {

@@ -145,6 +145,9 @@ func Load(dir string, o Options) (*Project, error) {
 			for _, k := range read.Ignored {
 				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file; "+whatApplies[k])
 			}
+			if s.Err == nil && !config.ProjectTransport(s.Transport) {
+				s.Err = &config.ProjectTransportError{Server: s.Name, File: f, Transport: s.Transport}
+			}
 			if s.Err == nil && !config.ProjectAuth(s.Auth) {
 				s.Err = &config.ProjectAuthError{Server: s.Name, File: f, Method: s.Auth}
 			}
@@ -342,9 +345,9 @@ func varsOf(v any) []string {
 // sandbox, pin a transport binary of its choosing, claim to be a catalog
 // install, or grant itself the model (sampling), the person's attention
 // (elicitation) or a laxer drift policy (tools.on_change): those are the
-// person's, and their defaults apply. (An auth: method that starts a
-// process of the file's choosing makes the entry an error instead:
-// config.ProjectAuth.)
+// person's, and their defaults apply. (An auth: method or a transport:
+// that starts a process of the file's choosing makes the entry an error
+// instead: config.ProjectAuth, config.ProjectTransport.)
 var notFromProject = []string{"sandbox", "plugin", "catalog", "sampling", "elicitation", "tools.on_change"}
 
 // whatApplies says, for each key of notFromProject, what applies instead.

@@ -165,6 +165,11 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if err := screening.Admit(srv); err != nil {
 		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
 	}
+	// A project file never picks the transport plugin that runs: however
+	// an entry got here, only hermes's built-in transports start for it.
+	if l := srv.Launch(); srv.FromProject() && !config.ProjectTransport(l.Transport) {
+		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", &config.ProjectTransportError{Server: srv.Name, File: srv.Origin.File, Transport: l.Transport})
+	}
 	if why := sandboxMisplaced(srv); why != "" {
 		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", why)
 	}
