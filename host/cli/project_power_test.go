@@ -3,12 +3,20 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
 // projectRepo makes a repository (it holds .git) with files written at
@@ -161,5 +169,62 @@ func TestProjectTransportPluginNeverRuns(t *testing.T) {
 	run("mcp", "test", "mine")
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("config.yaml's transport: evil did not start the plugin either, so the test proves nothing: %v", err)
+	}
+}
+
+// auth-status never contacts a project server the person has not approved
+// (pending, then rejected): it says "not approved" without starting its
+// auth plugin, though the project's tokens of an earlier approval are
+// there to try. The control: once approved, auth-status does check the
+// grant at the server, so the count of requests means something.
+func TestAuthStatusNeverContactsUnapprovedProjectServer(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(ts.Close)
+	root := projectRepo(t, map[string]string{".hermes/mcp.yaml": "mcp_servers:\n  docs:\n    url: " + ts.URL + "/mcp\n    auth: oauth\n"})
+	// The project's own tokens, as an earlier login left them.
+	dir := credentials.ServerTokenDir(&config.Server{Name: "docs", Origin: config.Origin{File: filepath.Join(root, ".hermes", "mcp.yaml"), Project: root}}, home)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, auth.FileStem("docs")+".json"), []byte(`{"access_token":"project-token","token_type":"Bearer"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+
+	check := func(decision string) {
+		t.Helper()
+		r := run("mcp", "auth-status", "--json").must(t, 0)
+		var got []map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		if len(got) != 1 || got[0]["name"] != "docs" || got[0]["auth_state"] != "not_approved" || !strings.Contains(fmt.Sprint(got[0]["detail"]), "hermes mcp approve docs") {
+			t.Errorf("%s: auth-status --json:\n%s", decision, r.stdout)
+		}
+		if s := run("mcp", "auth-status").must(t, 0).stdout; !strings.Contains(s, "docs (oauth): not approved") || !strings.Contains(s, "hermes mcp approve docs") {
+			t.Errorf("%s: auth-status:\n%s", decision, s)
+		}
+		if n := hits.Load(); n != 0 {
+			t.Fatalf("%s: auth-status sent %d request(s) to the unapproved project server", decision, n)
+		}
+	}
+	check("pending")
+	run("mcp", "reject", "docs").must(t, 0)
+	check("rejected")
+	if r := run("mcp", "login", "docs", "--no-browser"); r.code == 0 || hits.Load() != 0 {
+		t.Fatalf("login of a rejected project server: exit %d, %d request(s)\n%s%s", r.code, hits.Load(), r.stdout, r.stderr)
+	}
+
+	run("mcp", "approve", "docs", "--yes").must(t, 0)
+	run("mcp", "auth-status").must(t, 0)
+	if hits.Load() == 0 {
+		t.Fatal("auth-status did not check the approved server's grant either, so the test proves nothing")
 	}
 }
