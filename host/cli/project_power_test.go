@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
+	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
@@ -226,5 +227,69 @@ func TestAuthStatusNeverContactsUnapprovedProjectServer(t *testing.T) {
 	run("mcp", "auth-status").must(t, 0)
 	if hits.Load() == 0 {
 		t.Fatal("auth-status did not check the approved server's grant either, so the test proves nothing")
+	}
+}
+
+// A literal header in a project .mcp.json is shown as the file writes it,
+// masked, and where (get, get --json, approve, test): not as the ${VAR}
+// hermes named it internally, which exists nowhere. When the server
+// refuses it (401), the hint says to fix the header in that project file,
+// not to set a .env variable.
+func TestProjectLiteralHeaderShownAsWritten(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	const literal = "abc123literal-token-xyz0"
+	url := startHTTPServer(t, "--require-bearer", "the-right-token")
+	root := projectRepo(t, map[string]string{".mcp.json": `{"mcpServers": {"web": {"type": "http", "url": "` + url + `", "headers": {"Authorization": "Bearer ` + literal + `"}}}}`})
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+	masked := "Bearer " + ui.Mask(literal)
+	if !strings.HasSuffix(masked, "***yz0") {
+		t.Fatalf("ui.Mask changed: %q", masked)
+	}
+	// never fails if a run shows the invented variable or the secret.
+	never := func(what, out string) {
+		t.Helper()
+		for _, bad := range []string{"MCP_WEB_AUTHORIZATION", "MCP_WEB_API_KEY", literal} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s shows %q:\n%s", what, bad, out)
+			}
+		}
+	}
+
+	out := run("mcp", "get", "web").must(t, 0).stdout
+	never("get", out)
+	for _, want := range []string{"Authorization: " + masked, "project file .mcp.json", "Headers:   Authorization: " + masked + " (as .mcp.json writes them)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("get lacks %q:\n%s", want, out)
+		}
+	}
+	out = run("mcp", "get", "web", "--json").must(t, 0).stdout
+	never("get --json", out)
+	var rep struct {
+		Entry struct {
+			Headers map[string]string `json:"headers"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Entry.Headers["Authorization"] != masked {
+		t.Errorf("get --json entry headers %v (%v); want Authorization %q:\n%s", rep.Entry.Headers, err, masked, out)
+	}
+	out = run("mcp", "approve", "web", "--yes").must(t, 0).stdout
+	never("approve", out)
+	if !strings.Contains(out, "Authorization: "+masked+" (as .mcp.json writes them)") {
+		t.Errorf("approve does not show the header as the file writes it:\n%s", out)
+	}
+
+	r := run("mcp", "test", "web")
+	out = r.stdout + r.stderr
+	never("test", out)
+	if r.code == 0 || !strings.Contains(out, "Auth: Authorization: "+masked) || !strings.Contains(out, "HTTP 401") ||
+		!strings.Contains(out, "fix the header in .mcp.json") || !strings.Contains(out, "hermes mcp approve web") {
+		t.Errorf("test of the refused literal header (exit %d):\n%s", r.code, out)
+	}
+	r = run("mcp", "call", "web", "echo", "message=x")
+	never("call", r.stdout+r.stderr)
+	if r.code == 0 || !strings.Contains(r.stderr, "fix the header in .mcp.json") {
+		t.Errorf("call of the refused literal header (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

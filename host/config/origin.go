@@ -41,6 +41,13 @@ type Origin struct {
 	// from it (keys a repository may not set, such as sandbox: or plugin:),
 	// one line each, names only.
 	Ignored []string
+	// Literals are the values the project file itself gives the ${VAR}s
+	// hermes named for its literal secrets, by name: a .mcp.json header
+	// "Bearer abc..." is read as "Bearer ${MCP_<NAME>_AUTHORIZATION}" with
+	// the literal here. No such variable exists anywhere else, so what
+	// shows the entry shows the file's value (Server.Written), masked.
+	// They are secrets: never print them unmasked.
+	Literals map[string]string
 }
 
 // Decisions on a project entry (Origin.Approval).
@@ -63,6 +70,44 @@ func (s *Server) OriginText() string {
 		return rel
 	}
 	return s.Origin.File
+}
+
+// Written is the entry's settings as its file writes them: Raw, with the
+// ${VAR}s that stand for a project file's own literal values
+// (Origin.Literals) replaced by those values again. It is a copy when
+// there are any, else Raw itself. Values in it may be secrets: mask them
+// before showing them.
+func (s *Server) Written() map[string]any {
+	if len(s.Origin.Literals) == 0 {
+		return s.Raw
+	}
+	out, _ := putLiterals(s.Raw, s.Origin.Literals).(map[string]any)
+	return out
+}
+
+// putLiterals returns a copy of v with every ${VAR} of lit in its strings
+// replaced by lit[VAR].
+func putLiterals(v any, lit map[string]string) any {
+	switch t := v.(type) {
+	case string:
+		for name, value := range lit {
+			t = strings.ReplaceAll(t, "${"+name+"}", value)
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = putLiterals(x, lit)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = putLiterals(x, lit)
+		}
+		return out
+	}
+	return v
 }
 
 // StateKey names what hermes keeps about the server by name (what it
