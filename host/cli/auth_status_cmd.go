@@ -30,6 +30,9 @@ const (
 	authError = "error"
 	// authUnused: credential files of a server without an auth: method.
 	authUnused = "unused"
+	// authNotApproved: a project server the person has not approved, or
+	// rejected: its plugin is not started and nothing is contacted.
+	authNotApproved = "not_approved"
 )
 
 // authStatusEntry is one server in 'hermes mcp auth-status --json'. It
@@ -73,9 +76,10 @@ files left under $HERMES_HOME/mcp-tokens. Each auth plugin is asked
 without a UI: nothing opens a browser or prompts. The OAuth plugin checks
 the grant with the authorization server (introspection, or a refresh of a
 token about to expire, or a request to the MCP server), so a revoked or
-expired grant says "expired or revoked", never ok. States: ok, expired
-(refreshable), login needed, error, unused (files of a server without
-auth:).`,
+expired grant says "expired or revoked", never ok. A project server not
+approved (or rejected) is not asked about: nothing starts or contacts it.
+States: ok, expired (refreshable), login needed, error, unused (files of a
+server without auth:), not approved.`,
 		Flags: []cli.Flag{j.flag("print a JSON array (see docs/JSON.md)")},
 		Action: j.action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
@@ -132,6 +136,14 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 		ent.Method = orDefault(srv.Auth, "none")
 		ent.AuthState = authUnused
 		ent.Detail = fmt.Sprintf("credential files left from an earlier login; 'hermes mcp login %s' uses them, 'hermes mcp logout %s' deletes them", srv.Name, srv.Name)
+		return ent
+	}
+	// A project server runs, and is contacted, only once approved as it
+	// is now: its plugin would reach its URL (with the tokens of an
+	// earlier approval of another entry).
+	if err := srv.AdmitOrigin(); err != nil {
+		ent.AuthState = authNotApproved
+		ent.Detail = oneLine(err.Error())
 		return ent
 	}
 	sctx, cancel := context.WithTimeout(ctx, statusTimeout)
@@ -217,6 +229,8 @@ func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
 			e.p.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
 		case authUnused:
 			e.p.Warn("%s", head+"credential files of a server without auth:")
+		case authNotApproved:
+			e.p.Warn("%s", head+"not approved (not contacted)")
 		default:
 			e.p.Fail("%s", head+"error: "+ent.Error.Message)
 		}

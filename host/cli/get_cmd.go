@@ -139,7 +139,7 @@ func getCommand(e *env) *cli.Command {
 				}
 			}
 			if j.on {
-				m, _ := maskValue(nil, srv.Raw).(map[string]any)
+				m, _ := maskValue(nil, srv.Written()).(map[string]any)
 				if m == nil {
 					m = map[string]any{}
 				}
@@ -196,7 +196,7 @@ func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice)
 	if ordered != nil {
 		lines = yamlLines(maskValue(nil, ordered))
 	} else {
-		lines = yamlLines(maskValue(nil, srv.Raw))
+		lines = yamlLines(maskValue(nil, srv.Written()))
 	}
 	for _, l := range lines {
 		e.p.Line("    %s", l)

@@ -189,8 +189,10 @@ func TestImportMovesSecretsToDotEnvAndProbes(t *testing.T) {
 	if strings.Contains(cfg, "ImportS3cret") {
 		t.Errorf("a secret is in config.yaml:\n%s", cfg)
 	}
-	g := w.run(t, nil, "mcp", "get", "remote").must(t, 0)
-	if !strings.Contains(g.stdout, "Bearer ${MCP_REMOTE_AUTHORIZATION}") {
+	// Outside the project, where its .mcp.json entry does not replace
+	// the imported one.
+	g := runInProcess(t, w.user, hermesTestEnv(t, w.home, "HOME="+w.user, "CODEX_HOME=", "XDG_CONFIG_HOME="), nil, "mcp", "get", "remote").must(t, 0)
+	if !strings.Contains(g.stdout, "Bearer ${MCP_REMOTE_AUTHORIZATION}") || strings.Contains(g.stdout, "project file") {
 		t.Errorf("get does not show the reference:\n%s", g.stdout)
 	}
 	noLeak(t, []string{"ImportS3cret"}, r, g)

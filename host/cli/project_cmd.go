@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/project"
 	"github.com/hermes-agent/hermes/host/screening"
+	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/urfave/cli/v3"
 )
 
@@ -38,7 +39,7 @@ func projectDetails(srv *config.Server) []string {
 	case l.Remote:
 		lines = append(lines, "Reaches:   "+shownURL(srv))
 		if len(srv.Headers) > 0 {
-			lines = append(lines, "Headers:   "+strings.Join(slices.Sorted(maps.Keys(srv.Headers)), ", "))
+			lines = append(lines, "Headers:   "+shownHeaders(srv)+" (as "+srv.OriginText()+" writes them)")
 		}
 	}
 	if srv.Auth != "" {
@@ -66,6 +67,22 @@ func projectDetails(srv *config.Server) []string {
 		lines = append(lines, "Ignored:   "+ig)
 	}
 	return lines
+}
+
+// shownHeaders is "Name: value, ..." of srv's headers as its file writes
+// them (a .mcp.json's literal included, config.Server.Written), each value
+// masked unless it is made of ${VAR} references only.
+func shownHeaders(srv *config.Server) string {
+	written, _ := srv.Written()["headers"].(map[string]any)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(srv.Headers)) {
+		v, ok := written[k].(string)
+		if !ok {
+			v = srv.Headers[k]
+		}
+		parts = append(parts, k+": "+termsafe.Escape(maskSecret(v)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // showProjectServer prints srv for a decision.

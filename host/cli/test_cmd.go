@@ -318,7 +318,7 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 // needs; the value it resolved to follows masked ("Bearer ${WEB_TOKEN}
 // (tok-***9876)").
 func maskedAuth(srv *config.Server) map[string]string {
-	raw, _ := srv.Raw["headers"].(map[string]any)
+	raw, _ := srv.Written()["headers"].(map[string]any)
 	out := map[string]string{}
 	for k, v := range srv.Headers {
 		lk := strings.ToLower(k)

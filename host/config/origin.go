@@ -41,6 +41,13 @@ type Origin struct {
 	// from it (keys a repository may not set, such as sandbox: or plugin:),
 	// one line each, names only.
 	Ignored []string
+	// Literals are the values the project file itself gives the ${VAR}s
+	// hermes named for its literal secrets, by name: a .mcp.json header
+	// "Bearer abc..." is read as "Bearer ${MCP_<NAME>_AUTHORIZATION}" with
+	// the literal here. No such variable exists anywhere else, so what
+	// shows the entry shows the file's value (Server.Written), masked.
+	// They are secrets: never print them unmasked.
+	Literals map[string]string
 }
 
 // Decisions on a project entry (Origin.Approval).
@@ -63,6 +70,44 @@ func (s *Server) OriginText() string {
 		return rel
 	}
 	return s.Origin.File
+}
+
+// Written is the entry's settings as its file writes them: Raw, with the
+// ${VAR}s that stand for a project file's own literal values
+// (Origin.Literals) replaced by those values again. It is a copy when
+// there are any, else Raw itself. Values in it may be secrets: mask them
+// before showing them.
+func (s *Server) Written() map[string]any {
+	if len(s.Origin.Literals) == 0 {
+		return s.Raw
+	}
+	out, _ := putLiterals(s.Raw, s.Origin.Literals).(map[string]any)
+	return out
+}
+
+// putLiterals returns a copy of v with every ${VAR} of lit in its strings
+// replaced by lit[VAR].
+func putLiterals(v any, lit map[string]string) any {
+	switch t := v.(type) {
+	case string:
+		for name, value := range lit {
+			t = strings.ReplaceAll(t, "${"+name+"}", value)
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = putLiterals(x, lit)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = putLiterals(x, lit)
+		}
+		return out
+	}
+	return v
 }
 
 // StateKey names what hermes keeps about the server by name (what it
@@ -117,6 +162,34 @@ type ProjectAuthError struct {
 func (e *ProjectAuthError) Error() string {
 	return fmt.Sprintf("%s: server '%s': auth: %s starts a command of the project's choosing with your rights, so hermes does not take it from a project file; "+
 		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --url <url> --auth %s", e.File, e.Server, e.Method, e.Server, e.Method)
+}
+
+// ProjectTransport reports whether a project file may name the transport
+// t (as written under transport:, or as Server.Transport): none, or one of
+// the built-in transports TransportName knows (stdio, http however it is
+// spelled, sse), which hermes's own plugins serve. Any other name picks
+// the binary hermes-transport-<name> from the plugin search path and hands
+// it the file's settings: the repository would choose what runs with the
+// person's rights. Such an entry belongs in config.yaml, where the person
+// wrote it.
+func ProjectTransport(t string) bool {
+	if strings.TrimSpace(t) == "" {
+		return true
+	}
+	_, builtin := TransportName(t)
+	return builtin
+}
+
+// ProjectTransportError is the refusal of a project entry whose
+// transport: a project file may not name (ProjectTransport); it names the
+// file and says how the person adds the server themselves.
+type ProjectTransportError struct {
+	Server, File, Transport string
+}
+
+func (e *ProjectTransportError) Error() string {
+	return fmt.Sprintf("%s: server '%s': transport: %s starts the plugin hermes-transport-%s, a program of the project's choosing, with your rights, so hermes does not take it from a project file; "+
+		"if you trust it, add the server to your config.yaml with: hermes mcp add %s --transport %s --url <url>", e.File, e.Server, e.Transport, e.Transport, e.Server, e.Transport)
 }
 
 // NotApprovedError is the refusal to start a project entry the person has

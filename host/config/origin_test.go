@@ -25,3 +25,27 @@ func TestStateKey(t *testing.T) {
 		}
 	}
 }
+
+// A project file may name only hermes's built-in transports, however it
+// spells them; any other name would pick a plugin binary of its choosing.
+func TestProjectTransport(t *testing.T) {
+	for _, ok := range []string{"", "stdio", "http", "HTTP", "streamable-http", "streamable_http", "streamableHttp", "sse", " sse "} {
+		if !ProjectTransport(ok) {
+			t.Errorf("ProjectTransport(%q) = false, want true (a built-in transport)", ok)
+		}
+	}
+	for _, bad := range []string{"evil", "ws", "stdio2", "../stdio", "http/x"} {
+		if ProjectTransport(bad) {
+			t.Errorf("ProjectTransport(%q) = true, want false (it names a plugin)", bad)
+		}
+	}
+	msg := (&ProjectTransportError{Server: "x", File: "/r/.hermes/mcp.yaml", Transport: "evil"}).Error()
+	for _, want := range []string{"/r/.hermes/mcp.yaml", "'x'", "transport: evil", "hermes-transport-evil", "hermes mcp add x --transport evil"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error on more than one line: %q", msg)
+	}
+}

@@ -154,6 +154,11 @@ func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) 
 	if srv.FromProject() && !config.ProjectAuth(srv.Auth) {
 		return nil, sdk.NewError(sdk.CodeConfig, "%s", &config.ProjectAuthError{Server: srv.Name, File: srv.Origin.File, Method: srv.Auth})
 	}
+	// Nor does it contact a project server the person has not approved
+	// (or rejected) as it is now: the plugin would reach its URL.
+	if err := srv.AdmitOrigin(); err != nil {
+		return nil, sdk.NewError(sdk.CodeConfig, "%s", err)
+	}
 	cfg := Config(srv, m.home)
 	// A plugin started from another binary (a new pin) is not reused.
 	spec := LaunchSpec(srv)

@@ -52,6 +52,9 @@ func FuzzProjectFiles(f *testing.F) {
 			if s.Err == nil && !config.ProjectAuth(s.Auth) {
 				t.Fatalf("%q: auth %q taken from a project file", s.Name, s.Auth)
 			}
+			if s.Err == nil && !config.ProjectTransport(s.Launch().Transport) {
+				t.Fatalf("%q: transport %q taken from a project file", s.Name, s.Launch().Transport)
+			}
 			if s.Err == nil && s.Launch().Local {
 				if sb := s.Launch().Sandbox; sb == nil || len(sb.Writable) < 1 || sb.Writable[0] != root || !sb.Enforce {
 					t.Fatalf("%q: sandbox %+v", s.Name, sb)

@@ -141,9 +141,12 @@ func Load(dir string, o Options) (*Project, error) {
 			}
 			seen[s.Name] = rel
 			read := s.Origin
-			s.Origin = config.Origin{File: f, Project: root, Digest: read.Digest, Approval: config.ApprovalPending, Reads: read.Reads}
+			s.Origin = config.Origin{File: f, Project: root, Digest: read.Digest, Approval: config.ApprovalPending, Reads: read.Reads, Literals: read.Literals}
 			for _, k := range read.Ignored {
 				s.Origin.Ignored = append(s.Origin.Ignored, k+": is not taken from a project file; "+whatApplies[k])
+			}
+			if s.Err == nil && !config.ProjectTransport(s.Transport) {
+				s.Err = &config.ProjectTransportError{Server: s.Name, File: f, Transport: s.Transport}
 			}
 			if s.Err == nil && !config.ProjectAuth(s.Auth) {
 				s.Err = &config.ProjectAuthError{Server: s.Name, File: f, Method: s.Auth}
@@ -218,7 +221,7 @@ func readClaude(path string, data []byte, o Options) ([]*config.Server, error) {
 	return servers, nil
 }
 
-// identify sets s.Origin.Digest and s.Origin.Reads from what s was built
+// identify sets s.Origin.Digest, Reads and Literals from what s was built
 // from: s.Raw, the entry as its file's reader read it (without the keys
 // left out), and pending, the values the file itself gives its ${VAR}s (a
 // .mcp.json's literal secrets). An entry whose digest cannot be computed
@@ -234,6 +237,9 @@ func identify(s *config.Server, path, kind string, pending map[string]string) {
 	}
 	s.Origin.Digest = d
 	s.Origin.Reads = slices.DeleteFunc(varsOf(s.Raw), func(v string) bool { _, own := pending[v]; return own })
+	if len(pending) > 0 {
+		s.Origin.Literals = pending
+	}
 }
 
 // digest identifies an entry as it is read: its name, its file's kind,
@@ -342,9 +348,9 @@ func varsOf(v any) []string {
 // sandbox, pin a transport binary of its choosing, claim to be a catalog
 // install, or grant itself the model (sampling), the person's attention
 // (elicitation) or a laxer drift policy (tools.on_change): those are the
-// person's, and their defaults apply. (An auth: method that starts a
-// process of the file's choosing makes the entry an error instead:
-// config.ProjectAuth.)
+// person's, and their defaults apply. (An auth: method or a transport:
+// that starts a process of the file's choosing makes the entry an error
+// instead: config.ProjectAuth, config.ProjectTransport.)
 var notFromProject = []string{"sandbox", "plugin", "catalog", "sampling", "elicitation", "tools.on_change"}
 
 // whatApplies says, for each key of notFromProject, what applies instead.

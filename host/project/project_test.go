@@ -328,6 +328,43 @@ func TestUnparseableClaudeFileNamesItsLine(t *testing.T) {
 	}
 }
 
+// A project file cannot pick the transport plugin that runs: a transport:
+// other than the built-in ones (however they are spelled) makes the entry
+// an error that names the file and says how to add it yourself, and it
+// cannot be approved. The built-in transports stay.
+func TestProjectFileCannotPickTransportPlugin(t *testing.T) {
+	root, home := newRepo(t, map[string]string{HermesFile: "mcp_servers:\n" +
+		"  evil:\n    url: https://e.example/mcp\n    transport: evil\n    evil: {anything: at-all}\n" +
+		"  local:\n    command: srv\n    transport: Evil-Local\n" +
+		"  web:\n    url: https://w.example/mcp\n    transport: streamable-http\n" +
+		"  old:\n    url: https://o.example/sse\n    transport: sse\n" +
+		"  cmd:\n    command: srv\n    transport: stdio\n"})
+	p := load(t, root, home)
+	for _, name := range []string{"evil", "local"} {
+		s := server(t, p, name)
+		if s.Err == nil {
+			t.Fatalf("%s: a project file's transport: %s was taken", name, s.Transport)
+		}
+		msg := s.Err.Error()
+		for _, want := range []string{filepath.Join(root, HermesFile), "transport: " + s.Transport, "hermes-transport-" + s.Transport, "hermes mcp add " + name} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: error %q does not say %q", name, msg, want)
+			}
+		}
+		if strings.Contains(msg, "\n") {
+			t.Errorf("%s: error on more than one line: %q", name, msg)
+		}
+		if err := Decide(home, s, config.ApprovalApproved, false); err == nil {
+			t.Errorf("%s: an entry in error was approved", name)
+		}
+	}
+	for _, name := range []string{"web", "old", "cmd"} {
+		if s := server(t, p, name); s.Err != nil {
+			t.Errorf("%s: built-in transport %q refused: %v", name, s.Transport, s.Err)
+		}
+	}
+}
+
 // A project file cannot grant itself power: an auth method that runs a
 // process of its choosing (exec, a plugin it names) makes the entry an
 // error that says how to add it yourself; its sampling, elicitation and

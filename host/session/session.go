@@ -12,7 +12,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,6 +168,11 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	if err := screening.Admit(srv); err != nil {
 		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
 	}
+	// A project file never picks the transport plugin that runs: however
+	// an entry got here, only hermes's built-in transports start for it.
+	if l := srv.Launch(); srv.FromProject() && !config.ProjectTransport(l.Transport) {
+		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", &config.ProjectTransportError{Server: srv.Name, File: srv.Origin.File, Transport: l.Transport})
+	}
 	if why := sandboxMisplaced(srv); why != "" {
 		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", why)
 	}
@@ -218,11 +226,11 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		p.Kill()
 		var ce *ConnectError
 		if errors.As(err, &ce) {
-			return nil, ce
+			return nil, projectHeadersRefused(srv, ce, headers != nil)
 		}
 		var se *sdk.Error
 		if errors.As(err, &se) {
-			return nil, &ConnectError{Server: srv.Name, Err: se}
+			return nil, projectHeadersRefused(srv, &ConnectError{Server: srv.Name, Err: se}, headers != nil)
 		}
 		return nil, connectErr(srv.Name, sdk.CodeOther, "%s", flatten(err))
 	}
@@ -345,6 +353,39 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	}
 	s.Latency = time.Since(start)
 	return s, nil
+}
+
+// projectHeadersRefused is ce, or, when the server of a project entry
+// refused the headers its project file gives it (HTTP 401 or 403, no auth
+// plugin's headers), the same failure with a hint of its own: the
+// transport's hint names config.yaml and a .env variable, but these
+// headers are written in the project file (a .mcp.json's literal included)
+// and are fixed there.
+func projectHeadersRefused(srv *config.Server, ce *ConnectError, dynamic bool) *ConnectError {
+	se := ce.Err
+	if !srv.FromProject() || dynamic || len(srv.Headers) == 0 || se.Code != sdk.CodeAuth ||
+		se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden {
+		return ce
+	}
+	names := slices.Sorted(maps.Keys(srv.Headers))
+	var reads []string
+	written, _ := srv.Written()["headers"].(map[string]any)
+	for _, v := range srv.Origin.Reads {
+		for _, h := range written {
+			if hs, ok := h.(string); ok && strings.Contains(hs, "${"+v) && !slices.Contains(reads, "${"+v+"}") {
+				reads = append(reads, "${"+v+"}")
+			}
+		}
+	}
+	fix := fmt.Sprintf("fix the header in %s (the project's file, not your .env or config.yaml)", srv.OriginText())
+	if len(reads) > 0 {
+		fix = fmt.Sprintf("check %s in your environment or .env, or fix the header in %s", strings.Join(reads, ", "), srv.OriginText())
+	}
+	msg := fmt.Sprintf("MCP server '%s' needs credentials (HTTP %d %s): it refused the %s header(s) the project file %s gives it; %s, then approve the changed entry with: hermes mcp approve %s",
+		srv.Name, se.Status, http.StatusText(se.Status), strings.Join(names, ", "), srv.OriginText(), fix, srv.Name)
+	e := sdk.NewError(se.Code, "%s", msg)
+	e.Status, e.WWWAuthenticate = se.Status, se.WWWAuthenticate
+	return &ConnectError{Server: ce.Server, Err: e}
 }
 
 // garbageGrace is how long a server that wrote non-JSON to stdout still
