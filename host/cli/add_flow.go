@@ -121,7 +121,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	loggedIn := false
 	defer func() {
 		if loggedIn && !plan.saved && !existed {
-			if _, err := removeTokenFiles(e.home, o.name); err != nil {
+			if _, err := removeTokenFiles(e.home, o.name, nil); err != nil {
 				e.log.Warn("deleting the tokens of an entry not saved", "server", o.name, "error", err)
 			}
 		}

@@ -112,7 +112,7 @@ server without auth:), not approved.`,
 func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []authStatusEntry {
 	var picked []*config.Server
 	for _, s := range servers {
-		if (s.Auth != "" && remote(s)) || countTokenFiles(e.home, s.Name) > 0 {
+		if (s.Auth != "" && remote(s)) || countTokenFiles(e.home, s) > 0 {
 			picked = append(picked, s)
 		}
 	}
@@ -131,7 +131,7 @@ func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []auth
 
 // authStatus describes one server's credentials.
 func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntry {
-	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv.Name)}
+	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv)}
 	if srv.Auth == "" || !remote(srv) {
 		ent.Method = orDefault(srv.Auth, "none")
 		ent.AuthState = authUnused
@@ -195,10 +195,10 @@ func authState(st auth.Status, now time.Time) string {
 	return authLoginNeeded
 }
 
-// countTokenFiles counts the credential files kept under name.
-func countTokenFiles(home, name string) int {
+// countTokenFiles counts the credential files kept for srv (tokenFiles).
+func countTokenFiles(home string, srv *config.Server) int {
 	n := 0
-	for _, f := range tokenFiles(home, name) {
+	for _, f := range tokenFiles(home, srv.Name, srv) {
 		if _, err := os.Lstat(f); err == nil {
 			n++
 		}

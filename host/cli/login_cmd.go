@@ -320,7 +320,7 @@ func (e *env) forgetCredentials(ctx context.Context, name string, srv *config.Se
 			return f, ctx.Err()
 		}
 	}
-	n, err := removeTokenFiles(e.home, name)
+	n, err := removeTokenFiles(e.home, name, srv)
 	f.removed += n
 	return f, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/lazyregexp"
@@ -160,10 +161,17 @@ func APIKeyVar(name string) string {
 // server can reach another's tokens.
 func TokenFileBase(name string) string { return auth.FileStem(name) }
 
-// tokenFiles are the credential files an auth plugin may keep for a
-// server (the OAuth plugin's three).
-func tokenFiles(home, name string) []string {
+// tokenFiles are the credential files an auth plugin may keep for the
+// server named name (the OAuth plugin's three), in its folder: the user's
+// mcp-tokens/, or for a project file's server (srv from a project) that
+// project's own folder under it (credentials.ServerTokenDir), so that a
+// project server named like one of the user's never counts or deletes the
+// user's tokens. srv may be nil: a server of the user's config.
+func tokenFiles(home, name string, srv *config.Server) []string {
 	dir := filepath.Join(home, auth.TokenDirName)
+	if srv != nil {
+		dir = credentials.ServerTokenDir(srv, home)
+	}
 	base := TokenFileBase(name)
 	return []string{
 		filepath.Join(dir, base+".json"),
@@ -172,11 +180,11 @@ func tokenFiles(home, name string) []string {
 	}
 }
 
-// removeTokenFiles deletes a server's OAuth files and reports how many
-// existed.
-func removeTokenFiles(home, name string) (int, error) {
+// removeTokenFiles deletes a server's OAuth files (tokenFiles) and
+// reports how many existed.
+func removeTokenFiles(home, name string, srv *config.Server) (int, error) {
 	n := 0
-	for _, f := range tokenFiles(home, name) {
+	for _, f := range tokenFiles(home, name, srv) {
 		err := os.Remove(f)
 		switch {
 		case err == nil:

@@ -293,3 +293,46 @@ func TestProjectLiteralHeaderShownAsWritten(t *testing.T) {
 		t.Errorf("call of the refused literal header (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A project server named like one of the user's never reaches the user's
+// token files: logout inside the project deletes only the project's, and
+// auth-status counts only the project's (both looked in the user's
+// mcp-tokens/ by name: a repository declaring "web" made logout delete the
+// person's own tokens of their "web").
+func TestProjectLogoutKeepsUserTokens(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	writeConfig(t, home, "mcp_servers:\n  web:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n")
+	userDir := credentials.TokenDir(home)
+	if err := os.MkdirAll(userDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stem := auth.FileStem("web")
+	for _, f := range []string{stem + ".json", stem + ".client.json"} {
+		if err := os.WriteFile(filepath.Join(userDir, f), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := projectRepo(t, map[string]string{".hermes/mcp.yaml": "mcp_servers:\n  web:\n    url: http://127.0.0.1:9/other\n"})
+	env := hermesTestEnv(t, home)
+	run := func(args ...string) runResult { return runInProcess(t, root, env, nil, args...) }
+	out := run("mcp", "auth-status", "--json").must(t, 0).stdout
+	var rep []struct {
+		Name       string `json:"name"`
+		TokenFiles int    `json:"token_files"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("auth-status --json: %v\n%s", err, out)
+	}
+	for _, r := range rep {
+		if r.Name == "web" && r.TokenFiles != 0 {
+			t.Errorf("auth-status counts the user's token files for the project's web: %s", out)
+		}
+	}
+	run("mcp", "logout", "web").must(t, 0)
+	for _, f := range []string{stem + ".json", stem + ".client.json"} {
+		if _, err := os.Stat(filepath.Join(userDir, f)); err != nil {
+			t.Errorf("logout of the project's web deleted the user's %s: %v", f, err)
+		}
+	}
+}
