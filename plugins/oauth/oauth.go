@@ -572,9 +572,9 @@ func (a *authenticator) localStatus() auth.Status {
 		st.LastRefresh = time.Unix(t.ObtainedAt, 0)
 	}
 	if c, err := a.store.LoadClient(); err == nil && c != nil {
-		st.Detail = "client: " + string(c.Kind)
+		st.Detail = clientDetail(c.Kind)
 	} else if a.set.ClientID != "" {
-		st.Detail = "client: preregistered"
+		st.Detail = clientDetail(tokenstore.KindPreregistered)
 	}
 	return st
 }
@@ -730,3 +730,19 @@ func orDefault(s, def string) string {
 
 // errLoginCancelled is the user's "skip" at the paste prompt.
 var errLoginCancelled = errors.New("login cancelled")
+
+// clientDetail says for a person where the OAuth client came from ("client:
+// dcr" said nothing to most).
+func clientDetail(k tokenstore.ClientKind) string {
+	switch k {
+	case tokenstore.KindDCR:
+		return "client registered by hermes with the authorization server (dynamic registration)"
+	case tokenstore.KindPreregistered:
+		return "client from oauth.client_id in config.yaml"
+	case tokenstore.KindCIMD:
+		return "client identified by hermes's metadata document (client_id is a URL)"
+	case "":
+		return "client stored by an older hermes"
+	}
+	return "client: " + string(k)
+}

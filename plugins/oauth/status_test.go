@@ -121,6 +121,10 @@ func TestStatusChecksTheGrant(t *testing.T) {
 			if tc.refused && !strings.Contains(st.Detail, "expired or revoked") {
 				t.Errorf("detail %q", st.Detail)
 			}
+			// The client is named in words, not as "client: dcr".
+			if !tc.refused && st.Detail != "client registered by hermes with the authorization server (dynamic registration)" {
+				t.Errorf("detail %q", st.Detail)
+			}
 			if n := g.refreshes.Load(); n != tc.refreshes {
 				t.Errorf("%d refreshes, want %d", n, tc.refreshes)
 			}
