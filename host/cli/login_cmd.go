@@ -71,6 +71,12 @@ have arrived.`,
 			if !remote(srv) {
 				return failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
 			}
+			if srv.Auth == "" && srv.FromProject() {
+				// The entry is the project file's: config.yaml is not
+				// where its auth: lives, and a project may ask for OAuth
+				// only in its own file (and have that approved).
+				return withCode(codeProjectServer, failf("'%s' is declared by %s with no auth: method; add auth: oauth to its entry there, approve it again (hermes mcp approve %s), then log in", name, srv.Origin.File, name))
+			}
 			if srv.Auth == "" {
 				if err := config.Edit(e.home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
 					return failf("setting auth: oauth on '%s': %s", name, oneLine(err.Error()))

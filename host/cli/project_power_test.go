@@ -336,3 +336,18 @@ func TestProjectLogoutKeepsUserTokens(t *testing.T) {
 		}
 	}
 }
+
+// hermes mcp login of a project server without auth: says to add it in
+// the project file; it wrote auth: oauth into config.yaml, a file the
+// entry is not in (creating a stray entry of the user's).
+func TestProjectLoginWithoutAuthNamesTheProjectFile(t *testing.T) {
+	t.Parallel()
+	home := newHome(t)
+	root := projectRepo(t, map[string]string{".hermes/mcp.yaml": "mcp_servers:\n  web:\n    url: http://127.0.0.1:9/mcp\n"})
+	env := hermesTestEnv(t, home)
+	r := runInProcess(t, root, env, nil, "mcp", "login", "web").must(t, 1)
+	r.oneLineErr(t, "is declared by "+filepath.Join(root, ".hermes", "mcp.yaml"), "add auth: oauth to its entry there")
+	if got := readConfig(t, home); strings.Contains(got, "web") {
+		t.Errorf("config.yaml was changed for a project's server:\n%s", got)
+	}
+}
