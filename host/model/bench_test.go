@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/model/openaichat"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
@@ -37,6 +38,7 @@ func BenchmarkModelCall(b *testing.B) {
 	s.APIKey = "sk-test-key"
 	req := model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}}
 	ctx := context.Background()
+	var perCall [2]time.Duration // helper, in process
 	b.Run("helper", func(b *testing.B) {
 		c := model.New(s, testbin.Path(b, model.Binary), os.Environ())
 		before := childCPU()
@@ -50,13 +52,20 @@ func BenchmarkModelCall(b *testing.B) {
 		// The helpers' own CPU time (user and system), which the load of
 		// the machine moves much less than the wall time.
 		b.ReportMetric(float64((childCPU()-before).Microseconds())/1e3/float64(n), "helper-cpu-ms/call")
+		perCall[0] = b.Elapsed() / time.Duration(max(n, 1))
 	})
 	b.Run("inprocess", func(b *testing.B) {
 		c := openaichat.New(s, nil)
+		n := 0
 		for b.Loop() {
+			n++
 			if _, err := c.Chat(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}
+		perCall[1] = b.Elapsed() / time.Duration(max(n, 1))
 	})
+	if perCall[0] > 0 && perCall[1] > 0 {
+		benchfloor.Check(b, "model call: helper process / in process (wall)", "helper/inprocess", float64(perCall[0])/float64(perCall[1]), benchfloor.None)
+	}
 }
