@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
@@ -100,7 +101,7 @@ func BenchmarkLoopToolRound(b *testing.B) {
 	b.ReportMetric(float64(d.Microseconds()), "direct-us/call")
 	b.ReportMetric(float64(l.Microseconds()), "loop-us/round")
 	b.ReportMetric(float64(l-d)/1e3, "overhead-us/round")
-	b.ReportMetric(float64(l)/float64(d), "loop/direct")
+	benchfloor.Check(b, "loop tool round / direct registry call", "loop/direct", float64(l)/float64(d), 1.1)
 }
 
 func median(v []time.Duration) time.Duration {

@@ -135,8 +135,10 @@ func rememberedRevision(b *testing.B, home, server string) string {
 	return doc.Servers[server].Revision
 }
 
-// BenchmarkToolsCommand runs `hermes tools --json` with one and with ten Go
-// test servers over stdio (a throw-away HERMES_HOME), in alternating order:
+// BenchmarkToolsCommand runs `hermes tools --live --json` with one and with
+// ten Go test servers over stdio (a throw-away HERMES_HOME), in alternating
+// order, every server connected (--live: without it, servers with a record
+// of their last listing are not started; BenchmarkWarmTools measures that):
 // the process's wall time and the CPU time of its whole process tree
 // (hermes, plugins, servers, including their graceful stop after hermes
 // exited). To tell the host's and plugins' share from the servers', each
@@ -173,10 +175,10 @@ func BenchmarkToolsCommand(b *testing.B) {
 	defer undo()
 	hermes := filepath.Join(dir, "hermes")
 	check := func(n int) func(string) error {
-		return func(out string) error { return checkTools(out, n) }
+		return func(out string) error { return checkTools(out, n, "connected") }
 	}
 	for k, n := range counts { // warm the page cache
-		runTreeCheck(b, envs[k], check(n), hermes, "tools", "--json")
+		runTreeCheck(b, envs[k], check(n), hermes, "tools", "--live", "--json")
 		for i := range n {
 			if rev := rememberedRevision(b, homes[k], "s"+strconv.Itoa(i)); rev != session.Latest {
 				b.Fatalf("hermes remembers %q for test server s%d, want %s", rev, i, session.Latest)
@@ -188,7 +190,7 @@ func BenchmarkToolsCommand(b *testing.B) {
 	for b.Loop() {
 		for x := range 2 {
 			k := (i + x) % 2
-			w, c := runTreeCheck(b, envs[k], check(counts[k]), hermes, "tools", "--json")
+			w, c := runTreeCheck(b, envs[k], check(counts[k]), hermes, "tools", "--live", "--json")
 			wall[k] = append(wall[k], w)
 			cpu[k] = append(cpu[k], c)
 			w, c = serversDirect(b, server, counts[k])
@@ -209,9 +211,9 @@ func BenchmarkToolsCommand(b *testing.B) {
 	b.ReportMetric(ms(hp[1]-hp[0])/9, "marginal-cpu-ms/server")
 }
 
-// checkTools checks a `hermes tools --json` report: n servers, all
-// connected.
-func checkTools(out string, n int) error {
+// checkTools checks a `hermes tools --json` report: n servers, all in
+// state ("connected", or "cached" for a listing from the records).
+func checkTools(out string, n int, state string) error {
 	var rep struct {
 		Servers []struct {
 			Name, State, Error string
@@ -224,7 +226,7 @@ func checkTools(out string, n int) error {
 		return fmt.Errorf("%d servers in the report, want %d", len(rep.Servers), n)
 	}
 	for _, s := range rep.Servers {
-		if s.State != "connected" {
+		if s.State != state {
 			return fmt.Errorf("server %s: %s %s", s.Name, s.State, s.Error)
 		}
 	}
@@ -440,3 +442,61 @@ func writeConfig(b *testing.B, home, yaml string) {
 
 // quote makes s a YAML double-quoted string.
 func quote(s string) string { return strconv.Quote(s) }
+
+// BenchmarkWarmTools runs `hermes tools --json` with ten Go test servers
+// whose records of their last listing are fresh (made, with their approved
+// baselines, by one untimed `hermes tools --live` run), so no server
+// starts: hermes reads ten records and ten baselines, compares them and
+// prints the listing. Against `hermes --version`, the process's start
+// and exit alone, in alternating order. Figures are medians: wall time
+// and the process's CPU time of each, and cached-cpu-ms/server, what
+// each cached server adds to the CPU time ((tools − version) / 10).
+// Floor: tools / version wall time ≤ 1.5.
+func BenchmarkWarmTools(b *testing.B) {
+	const n = 10
+	dir := bins(b)
+	server := filepath.Join(dir, "hermes-testserver")
+	home := b.TempDir()
+	var cfg strings.Builder
+	cfg.WriteString("mcp_servers:\n")
+	for i := range n {
+		fmt.Fprintf(&cfg, "  s%d:\n    command: %s\n", i, quote(server))
+	}
+	writeConfig(b, home, cfg.String())
+	env := hermesEnv(home)
+	undo, _ := adoptOrphans()
+	defer undo()
+	hermes := filepath.Join(dir, "hermes")
+	// The records and baselines, then one warm run of each side.
+	runTreeCheck(b, env, func(out string) error { return checkTools(out, n, "connected") }, hermes, "tools", "--live", "--json")
+	runs := [2][]string{{hermes, "tools", "--json"}, {hermes, "--version"}}
+	checks := [2]func(string) error{
+		func(out string) error { return checkTools(out, n, "cached") },
+		func(out string) error {
+			if !strings.HasPrefix(out, "hermes ") {
+				return fmt.Errorf("not a version: %q", out)
+			}
+			return nil
+		},
+	}
+	for j, r := range runs {
+		runTreeCheck(b, env, checks[j], r...)
+	}
+	var wall, cpu [2][]time.Duration
+	i := 0
+	for b.Loop() {
+		for x := range 2 {
+			j := (i + x) % 2
+			w, c := runTreeCheck(b, env, checks[j], runs[j]...)
+			wall[j] = append(wall[j], w)
+			cpu[j] = append(cpu[j], c)
+		}
+		i++
+	}
+	b.ReportMetric(ms(median(wall[0])), "tools-wall-ms")
+	b.ReportMetric(ms(median(wall[1])), "version-wall-ms")
+	b.ReportMetric(ms(median(cpu[0])), "tools-cpu-ms")
+	b.ReportMetric(ms(median(cpu[1])), "version-cpu-ms")
+	b.ReportMetric(ms(median(cpu[0])-median(cpu[1]))/n, "cached-cpu-ms/server")
+	checkFloor(b, "hermes tools, ten cached servers / hermes --version", "tools/version", float64(median(wall[0]))/float64(median(wall[1])), 1.5)
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,8 @@ func lazyBench(b *testing.B, launch func(i int) (string, []string), tool string,
 	b.ReportMetric(pick(lazy, func(r run) float64 { return ms(r.start) }), "lazy-start-ms")
 	b.ReportMetric(pick(eager, func(r run) float64 { return ms(r.start) }), "eager-start-ms")
 	b.ReportMetric(pick(lazy, func(r run) float64 { return r.tree }), "lazy-tree-MB")
+	checkFloor(b, "lazy session tree / eager ("+b.Name()[strings.LastIndex(b.Name(), "/")+1:]+")", "lazy/eager-tree",
+		pick(lazy, func(r run) float64 { return r.tree })/pick(eager, func(r run) float64 { return r.tree }), 0.2)
 	b.ReportMetric(pick(eager, func(r run) float64 { return r.tree }), "eager-tree-MB")
 	b.ReportMetric(pick(lazy, func(r run) float64 { return r.host }), "lazy-host-MB")
 	b.ReportMetric(pick(eager, func(r run) float64 { return r.host }), "eager-host-MB")

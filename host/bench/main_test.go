@@ -15,10 +15,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
@@ -41,75 +41,18 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.Stderr = stderr
-	printFloors()
+	benchfloor.Print(os.Stdout)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
 
-// Floors: a ratio a figure should stay under, measured against its
-// baseline in the same benchmark. A benchmark only reports whether the
-// floor is met; it never fails on it (a busy machine is not a bug).
-
-var floors struct {
-	sync.Mutex
-	order []string
-	limit map[string]float64
-	runs  map[string][]float64
-}
-
-// checkFloor reports ratio as the metric unit, logs whether it is within
-// floor, and keeps it for the summary printed after the benchmarks.
+// checkFloor reports ratio against its floor (package benchfloor); the
+// summary is printed after the benchmarks.
 func checkFloor(b *testing.B, name, unit string, ratio, floor float64) {
 	b.Helper()
-	b.ReportMetric(ratio, unit)
-	b.Logf("floor %s: %.2f× (floor ≤ %.2f×): %s", name, ratio, floor, verdict(ratio, floor))
-	floors.Lock()
-	defer floors.Unlock()
-	if floors.runs == nil {
-		floors.limit, floors.runs = map[string]float64{}, map[string][]float64{}
-	}
-	if _, ok := floors.runs[name]; !ok {
-		floors.order = append(floors.order, name)
-	}
-	floors.limit[name] = floor
-	floors.runs[name] = append(floors.runs[name], ratio)
-}
-
-func verdict(ratio, floor float64) string {
-	if ratio <= floor {
-		return "met"
-	}
-	return "NOT MET"
-}
-
-// printFloors prints, after all benchmarks, each floor with the median of
-// its runs (-count).
-func printFloors() {
-	floors.Lock()
-	defer floors.Unlock()
-	if len(floors.order) == 0 {
-		return
-	}
-	fmt.Println("floors (median of the runs of this invocation):")
-	width := 0
-	for _, name := range floors.order {
-		width = max(width, utf8.RuneCountInString(name))
-	}
-	for _, name := range floors.order {
-		r := floors.runs[name]
-		m := median(r)
-		fmt.Printf("  %-*s %5.2f×  floor ≤ %.2f×  %-7s  (runs: %s)\n", width, name, m, floors.limit[name], verdict(m, floors.limit[name]), joinRatios(r))
-	}
-}
-
-func joinRatios(r []float64) string {
-	s := make([]string, len(r))
-	for i, x := range r {
-		s[i] = strconv.FormatFloat(x, 'f', 2, 64)
-	}
-	return strings.Join(s, " ")
+	benchfloor.Check(b, name, unit, ratio, floor)
 }
 
 // median returns the median of xs (0 for none).
@@ -131,7 +74,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // one folder (hermes finds its plugins beside itself): hermes,
 // hermes-transport-stdio, hermes-testserver, and the two baselines under
 // testdata: the bare go-plugin plugin (hermes-bench-bare) and the minimal
-// mcp-go client (oneshotclient). Same toolchain, same flags for all.
+// mcp-go client (oneshotclient). Same toolchain, same flags for all, and
+// CGO_ENABLED=0, as make build links what it ships.
 
 const (
 	bareKind = "bench"
@@ -203,6 +147,7 @@ func bins(tb testing.TB) string {
 func goBuild(args ...string) error {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = testbin.Root()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build links them
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

@@ -85,6 +85,6 @@ func BenchmarkSandboxStart(b *testing.B) {
 	b.ReportMetric(ms(sandboxed), "sandbox-start-ms")
 	b.ReportMetric(ms(hosts), "sandbox-hosts-start-ms")
 	b.ReportMetric(ms(sandboxed-plain), "sandbox-extra-ms")
-	b.ReportMetric(float64(sandboxed)/float64(plain), "sandbox/plain")
+	checkFloor(b, "sandboxed start / plain start", "sandbox/plain", float64(sandboxed)/float64(plain), 1.2)
 	b.ReportMetric(float64(hosts)/float64(plain), "hosts/plain")
 }

@@ -3,12 +3,14 @@ package model_test
 import (
 	"context"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/model/openaichat"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
@@ -37,6 +39,7 @@ func BenchmarkModelCall(b *testing.B) {
 	s.APIKey = "sk-test-key"
 	req := model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}}
 	ctx := context.Background()
+	var helper []time.Duration // per call, each run of helper
 	b.Run("helper", func(b *testing.B) {
 		c := model.New(s, testbin.Path(b, model.Binary), os.Environ())
 		before := childCPU()
@@ -50,13 +53,22 @@ func BenchmarkModelCall(b *testing.B) {
 		// The helpers' own CPU time (user and system), which the load of
 		// the machine moves much less than the wall time.
 		b.ReportMetric(float64((childCPU()-before).Microseconds())/1e3/float64(n), "helper-cpu-ms/call")
+		helper = append(helper, b.Elapsed()/time.Duration(max(n, 1)))
 	})
 	b.Run("inprocess", func(b *testing.B) {
 		c := openaichat.New(s, nil)
+		n := 0
 		for b.Loop() {
+			n++
 			if _, err := c.Chat(ctx, req); err != nil {
 				b.Fatal(err)
 			}
+		}
+		// Against the median call of helper's runs (-count runs all of
+		// helper's before inprocess's).
+		if inproc := b.Elapsed() / time.Duration(max(n, 1)); len(helper) > 0 && inproc > 0 {
+			slices.Sort(helper)
+			benchfloor.Check(b, "model call: helper process / in process (wall)", "helper/inprocess", float64(helper[len(helper)/2])/float64(inproc), benchfloor.None)
 		}
 	})
 }

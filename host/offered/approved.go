@@ -199,6 +199,37 @@ func approvedTool(t mcp.Tool, how string, now time.Time) (ApprovedTool, error) {
 // most MaxTools tools, each within the bounds above. Any failure is an
 // error saying what is wrong.
 func DecodeBaseline(data []byte) (*Baseline, error) {
+	// One pass for the version written now; another version (1), or a
+	// file that does not decode as this one, is read again by its version.
+	var b Baseline
+	if err := decodeStrict(data, &b); err != nil || b.Version != BaselineVersion {
+		old, err := decodeOtherBaseline(data)
+		if err != nil {
+			return nil, err
+		}
+		b = *old
+	}
+	if !config.ValidStateKey(b.Server) {
+		return nil, fmt.Errorf("server name %q is not valid", b.Server)
+	}
+	if len(b.Tools) > MaxTools {
+		return nil, fmt.Errorf("%d tools, more than %d", len(b.Tools), MaxTools)
+	}
+	if b.Tools == nil {
+		b.Tools = map[string]ApprovedTool{}
+	}
+	for key, a := range b.Tools {
+		if err := a.check(key); err != nil {
+			return nil, fmt.Errorf("approved tool %q: %w", key, err)
+		}
+	}
+	return &b, nil
+}
+
+// decodeOtherBaseline reads a baseline file by the version it names:
+// version 1 is turned into BaselineVersion, and the file of any other is
+// an error, as is one of BaselineVersion that does not decode.
+func decodeOtherBaseline(data []byte) (*Baseline, error) {
 	var head struct {
 		Version int `json:"version"`
 	}
@@ -219,20 +250,6 @@ func DecodeBaseline(data []byte) (*Baseline, error) {
 		b = *v1
 	default:
 		return nil, fmt.Errorf("format version %d, want %d", head.Version, BaselineVersion)
-	}
-	if !config.ValidStateKey(b.Server) {
-		return nil, fmt.Errorf("server name %q is not valid", b.Server)
-	}
-	if len(b.Tools) > MaxTools {
-		return nil, fmt.Errorf("%d tools, more than %d", len(b.Tools), MaxTools)
-	}
-	if b.Tools == nil {
-		b.Tools = map[string]ApprovedTool{}
-	}
-	for key, a := range b.Tools {
-		if err := a.check(key); err != nil {
-			return nil, fmt.Errorf("approved tool %q: %w", key, err)
-		}
 	}
 	return &b, nil
 }

@@ -94,7 +94,13 @@ func (c Change) Summary() string {
 // Compare returns how tools (a listing) differ from the baseline b, sorted
 // by tool name: changed and added tools, then removed ones (named by their
 // ToolKey). A nil b has nothing approved: every tool is added.
-func Compare(b *Baseline, tools []mcp.Tool) []Change {
+func Compare(b *Baseline, tools []mcp.Tool) []Change { return CompareDigests(b, tools, nil) }
+
+// CompareDigests is Compare with the tools' digests known: digests maps a
+// tool's name to its ToolDigest (a Record's Digests), and a tool it lacks
+// is digested. Only a tool whose digest differs from its approved one is
+// looked at further.
+func CompareDigests(b *Baseline, tools []mcp.Tool, digests map[string]string) []Change {
 	approved := map[string]ApprovedTool{}
 	if b != nil {
 		approved = b.Tools
@@ -110,7 +116,11 @@ func Compare(b *Baseline, tools []mcp.Tool) []Change {
 			out = append(out, Change{Tool: t.Name, Kind: Added, Current: t})
 			continue
 		}
-		d, err := ToolDigest(*t)
+		d, known := digests[t.Name]
+		var err error
+		if !known {
+			d, err = ToolDigest(*t)
+		}
 		if err == nil && d == a.Digest {
 			continue
 		}

@@ -8,9 +8,10 @@ import (
 )
 
 // FuzzDecodeRecord feeds the record and baseline decoders arbitrary bytes:
-// they never panic, and what they accept is a record whose digests match
-// its tools, which encodes and decodes to an equal record, or a baseline
-// that encodes and decodes again.
+// they never panic, and what they accept is a record which encodes and
+// decodes again (of version 1, whose digests match its tools; of version
+// 2, whose tools match their checksum), or a baseline that encodes and
+// decodes again.
 func FuzzDecodeRecord(f *testing.F) {
 	srv := server("a")
 	r := record(srv, tool("echo", "says it back", "text"), tool("add", "adds", "a", "b"))
@@ -35,6 +36,9 @@ func FuzzDecodeRecord(f *testing.F) {
 				t.Fatalf("accepted record does not decode again: %v\n%s", err, again)
 			}
 			for _, tl := range rec.Tools {
+				if rec.Version != 1 {
+					break // the checksum, not the digests, vouches for the tools
+				}
 				if d, _ := offered.ToolDigest(tl); d != rec.Digests[tl.Name] {
 					t.Fatalf("accepted a digest that does not match tool %q", tl.Name)
 				}

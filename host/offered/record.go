@@ -2,6 +2,8 @@ package offered
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +13,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// FormatVersion is the version of the record files this package writes; a
+// FormatVersion is the version of the record files this package writes.
+// Version 2 adds ToolsSum, so that a record is read without recomputing
+// its tools' digests; a record of version 1 is still read, its digests
+// recomputed and checked (the next Save rewrites it as version 2). A
 // record of another version is ignored (and rebuilt).
-const FormatVersion = 1
+const FormatVersion = 2
 
 // MaxTools bounds the tools of one record or baseline.
 const MaxTools = 10000
@@ -39,8 +44,15 @@ type Record struct {
 	// entry's tools filter (empty for a server without the tools
 	// capability).
 	Tools []mcp.Tool `json:"tools"`
-	// Digests maps each tool's name to its ToolDigest; Save fills it.
+	// Digests maps each tool's name to its ToolDigest, of the tool as it
+	// reads back from the record; Save fills it. A reader compares these
+	// with an approved baseline instead of digesting every tool again.
 	Digests map[string]string `json:"digests"`
+	// ToolsSum is the hex sha256 of Tools as written (compact JSON, HTML
+	// characters escaped: see toolsSum); Save fills it. A record whose
+	// tools do not match it is damaged and refused, so that the stored
+	// Digests can be taken as the digests of its tools. Empty in version 1.
+	ToolsSum string `json:"tools_sum,omitempty"`
 }
 
 // Resources reports whether the server has the resources capability.
@@ -52,39 +64,85 @@ func (r *Record) Prompts() bool { return r.Capabilities.Prompts != nil }
 // Age is how long ago the listing was made.
 func (r *Record) Age(now time.Time) time.Duration { return now.Sub(r.FetchedAt) }
 
-// fill sets Version and Digests.
+// fill sets Version and Digests. A reader takes the digests as they are,
+// so each must also be the digest of the tool as it reads back from the
+// record (encoded and decoded again): a tool that does not survive the
+// round trip unchanged is an error, and no record is written (its server
+// is then started to be listed, never registered from a record that says
+// something else than it sent). ToolsSum is set when the record is
+// encoded (MarshalJSON).
 func (r *Record) fill() error {
 	r.Version = FormatVersion
-	d, err := digests(r.Tools)
-	if err != nil {
-		return err
-	}
-	r.Digests = d
-	return nil
-}
-
-func digests(tools []mcp.Tool) (map[string]string, error) {
-	out := make(map[string]string, len(tools))
-	for _, t := range tools {
+	out := make(map[string]string, len(r.Tools))
+	for _, t := range r.Tools {
 		d, err := ToolDigest(t)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		b, err := encodeCompact(t)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		back, err := decodeTool(b)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		if db, err := ToolDigest(back); err != nil || db != d {
+			return fmt.Errorf("tool %q does not read back from the record as the server listed it", t.Name)
 		}
 		out[t.Name] = d
 	}
-	return out, nil
+	r.Digests = out
+	return nil
+}
+
+// recordWire is a Record as a file holds it: its tools as written.
+type recordWire struct {
+	*plainRecord
+	Tools json.RawMessage `json:"tools"`
+}
+
+// plainRecord is a Record without its methods.
+type plainRecord Record
+
+// MarshalJSON encodes the record with ToolsSum of its tools as encoded.
+func (r Record) MarshalJSON() ([]byte, error) {
+	tools, err := encodeCompact(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+	c := r
+	c.ToolsSum = toolsSum(tools)
+	return encodeCompact(recordWire{plainRecord: (*plainRecord)(&c), Tools: tools})
+}
+
+// toolsSum is the hex sha256 of tools, a JSON array, compacted and with
+// <, > and & escaped as json.Marshal escapes them: the same for a record
+// encoded by Save (no HTML escaping) and by json.Marshal.
+func toolsSum(tools []byte) string {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, tools); err != nil {
+		return ""
+	}
+	var esc bytes.Buffer
+	esc.Grow(compact.Len())
+	json.HTMLEscape(&esc, compact.Bytes())
+	sum := sha256.Sum256(esc.Bytes())
+	return hex.EncodeToString(sum[:])
 }
 
 // DecodeRecord parses a record file and checks it whole: its version, the
-// server's name, one digest per tool that matches the tool, no tool twice.
-// Any failure is an error saying what is wrong; the caller ignores the
-// file.
+// server's name, no tool twice, one digest per tool, and that the tools
+// are those written: in version 2 by ToolsSum (the stored digests are then
+// taken as they are), in version 1 by recomputing every digest. Any
+// failure is an error saying what is wrong; the caller ignores the file.
 func DecodeRecord(data []byte) (*Record, error) {
 	var r Record
-	if err := decodeStrict(data, &r); err != nil {
+	w := recordWire{plainRecord: (*plainRecord)(&r)}
+	if err := decodeStrict(data, &w); err != nil {
 		return nil, err
 	}
-	if r.Version != FormatVersion {
+	if r.Version != FormatVersion && r.Version != 1 {
 		return nil, fmt.Errorf("format version %d, want %d", r.Version, FormatVersion)
 	}
 	if !config.ValidStateKey(r.Server) {
@@ -93,15 +151,24 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if r.SettingsDigest == "" {
 		return nil, errors.New("no settings digest")
 	}
-	if err := checkTools(r.Tools, r.Digests); err != nil {
+	if r.Version == FormatVersion && (r.ToolsSum == "" || toolsSum(w.Tools) != r.ToolsSum) {
+		return nil, errors.New("its tools do not match their checksum (tools_sum)")
+	}
+	tools, err := decodeTools(w.Tools)
+	if err != nil {
+		return nil, err
+	}
+	r.Tools = tools
+	if err := checkTools(r.Tools, r.Digests, r.Version == 1); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
 // checkTools checks that tools are at most MaxTools, named, unique, and
-// that want holds exactly their digests.
-func checkTools(tools []mcp.Tool, want map[string]string) error {
+// that want holds exactly one digest for each, a sha256; with recompute,
+// that each is the tool's digest.
+func checkTools(tools []mcp.Tool, want map[string]string, recompute bool) error {
 	if len(tools) > MaxTools {
 		return fmt.Errorf("%d tools, more than %d", len(tools), MaxTools)
 	}
@@ -115,6 +182,12 @@ func checkTools(tools []mcp.Tool, want map[string]string) error {
 		w, ok := want[t.Name]
 		if !ok {
 			return fmt.Errorf("tool %q has no digest, or is listed twice", t.Name)
+		}
+		if !isHex(w, 64) {
+			return fmt.Errorf("tool %q: its digest is not a sha256", t.Name)
+		}
+		if !recompute {
+			continue
 		}
 		got, err := ToolDigest(t)
 		if err != nil {

@@ -13,46 +13,66 @@ import (
 // from the store would then be another tool than the one the server sent:
 // its digest would not match (the record refused), and the model would be
 // offered a poorer schema. decodeTool keeps the schemas as written, in
-// RawInputSchema and RawOutputSchema, as the session's listing has them.
+// RawInputSchema and RawOutputSchema, as the session's listing has them,
+// in one pass over the tool's JSON.
 func decodeTool(data []byte) (mcp.Tool, error) {
-	var t mcp.Tool
-	if err := json.Unmarshal(data, &t); err != nil {
-		return t, err
+	var w toolWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return mcp.Tool{}, err
 	}
-	var raw struct {
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
+	return w.tool(), nil
+}
+
+// plainTool is an mcp.Tool without its methods (its MarshalJSON).
+type plainTool mcp.Tool
+
+// toolWire decodes a tool with its schemas as written: the outer fields
+// take the schemas' keys from the embedded tool's.
+type toolWire struct {
+	plainTool
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+// tool is the decoded tool, its schemas raw when they were given.
+func (w *toolWire) tool() mcp.Tool {
+	t := mcp.Tool(w.plainTool)
+	if len(w.InputSchema) > 0 && string(w.InputSchema) != "null" {
+		t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, w.InputSchema
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return t, err
+	if len(w.OutputSchema) > 0 && string(w.OutputSchema) != "null" {
+		t.OutputSchema, t.RawOutputSchema = mcp.ToolOutputSchema{}, w.OutputSchema
 	}
-	if len(raw.InputSchema) > 0 && string(raw.InputSchema) != "null" {
-		t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, raw.InputSchema
+	return t
+}
+
+// decodeTools decodes a JSON array of tools (null or absent: none), each
+// as decodeTool does.
+func decodeTools(data []byte) ([]mcp.Tool, error) {
+	var ws []toolWire
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &ws); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
 	}
-	if len(raw.OutputSchema) > 0 && string(raw.OutputSchema) != "null" {
-		t.OutputSchema, t.RawOutputSchema = mcp.ToolOutputSchema{}, raw.OutputSchema
+	tools := make([]mcp.Tool, len(ws))
+	for i := range ws {
+		tools[i] = ws[i].tool()
 	}
-	return t, nil
+	return tools, nil
 }
 
 // UnmarshalJSON decodes a record, keeping its tools' schemas as written.
+// It checks nothing: DecodeRecord does.
 func (r *Record) UnmarshalJSON(data []byte) error {
-	type plain Record
-	var aux struct {
-		*plain
-		Tools []json.RawMessage `json:"tools"`
-	}
-	aux.plain = (*plain)(r)
-	if err := json.Unmarshal(data, &aux); err != nil {
+	w := recordWire{plainRecord: (*plainRecord)(r)}
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	r.Tools = make([]mcp.Tool, 0, len(aux.Tools))
-	for i, raw := range aux.Tools {
-		t, err := decodeTool(raw)
-		if err != nil {
-			return fmt.Errorf("tool %d: %w", i, err)
-		}
-		r.Tools = append(r.Tools, t)
+	tools, err := decodeTools(w.Tools)
+	if err != nil {
+		return err
 	}
+	r.Tools = tools
 	return nil
 }

@@ -34,17 +34,11 @@ import (
 // call starts it.
 const StateIdle State = "idle"
 
-// cachedRecord is what lazy start takes of a server's record.
-type cachedRecord struct {
-	tools     []mcp.Tool
-	caps      mcp.ServerCapabilities
-	fetchedAt time.Time
-}
-
 // RecordSource returns the fresh record of what srv offered at its last
-// connection (tools, capabilities, when it was listed), or ok false when
-// there is none usable (never connected, other settings, damaged).
-type RecordSource func(srv *config.Server) (tools []mcp.Tool, caps mcp.ServerCapabilities, fetchedAt time.Time, ok bool)
+// connection (lazy start takes its tools, their digests, capabilities and
+// when it was listed), or ok false when there is none usable (never
+// connected, other settings, damaged).
+type RecordSource func(srv *config.Server) (rec *offered.Record, ok bool)
 
 // lazyState is a server's part of lazy start and idle stop.
 type lazyState struct {
@@ -66,7 +60,7 @@ type lazyState struct {
 
 // lazyPlan decides how s starts: lazy (from rec, held until a call),
 // background (prestart: do not hold up discovery), and its idle timeout.
-func (m *Manager) lazyPlan(s *server) (rec cachedRecord, lazy, background bool, idle time.Duration) {
+func (m *Manager) lazyPlan(s *server) (rec *offered.Record, lazy, background bool, idle time.Duration) {
 	if !m.lazy || s.cfg.Start == config.StartEager {
 		return rec, false, false, 0
 	}
@@ -76,9 +70,8 @@ func (m *Manager) lazyPlan(s *server) (rec cachedRecord, lazy, background bool, 
 		records = RecordsFrom(m.off.store)
 	}
 	if records != nil {
-		if tools, caps, at, ok := records(s.cfg); ok {
-			rec = cachedRecord{tools: tools, caps: caps, fetchedAt: at}
-			lazy = true
+		if r, ok := records(s.cfg); ok && r != nil {
+			rec, lazy = r, true
 		}
 	}
 	return rec, lazy, s.cfg.Prestart, idle
@@ -92,10 +85,10 @@ func (s *server) prepareLazy() (noWait bool) {
 	s.touch()
 	if lazy {
 		s.listMu.Lock()
-		s.storeTools(rec.tools, rec.caps)
+		s.storeTools(rec.Tools, rec.Capabilities)
 		s.listMu.Unlock()
 		s.mu.Lock()
-		s.lz.fromRecord, s.lz.recordAt = true, rec.fetchedAt
+		s.lz.fromRecord, s.lz.recordAt = true, rec.FetchedAt
 		if !background {
 			s.state = StateIdle
 		}
@@ -103,20 +96,21 @@ func (s *server) prepareLazy() (noWait bool) {
 		if !background {
 			s.inst.Hold(0)
 		}
-		s.recordDrift(rec.tools)
+		s.recordDrift(rec.Tools, rec.Digests)
 		s.m.rebuild()
 	}
 	return lazy || background
 }
 
 // recordDrift compares tools, registered from the record, with the
-// server's approved baseline as a connection would, so that
+// server's approved baseline as a connection would (by the digests the
+// record keeps, not recomputed), so that
 // tools.on_change: deny withholds a changed tool of a server that has not
 // started yet too. It only reads: without a baseline nothing is withheld
 // (the connection that made the record trusted its listing; the next
 // connection trusts again); a baseline that cannot be read withholds
 // every tool, as a connection would.
-func (s *server) recordDrift(tools []mcp.Tool) {
+func (s *server) recordDrift(tools []mcp.Tool, digests map[string]string) {
 	st := s.m.off.store
 	if st == nil {
 		return
@@ -124,7 +118,7 @@ func (s *server) recordDrift(tools []mcp.Tool) {
 	b, err := st.Baseline(s.cfg.StateKey())
 	d := &Drift{Server: s.cfg.Name, OnChange: onChange(s.cfg)}
 	if !errors.Is(err, offered.ErrNotFound) {
-		d = driftOf(s.cfg, b, err, tools)
+		d = driftOf(s.cfg, b, err, tools, digests)
 	}
 	s.m.setDrift(s.cfg, d)
 }

@@ -1,11 +1,8 @@
 package registry
 
 import (
-	"time"
-
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/offered"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // RecordsFrom is the RecordSource of lazy start over the store of what
@@ -15,11 +12,11 @@ import (
 // connects at Start as without Lazy (its next listing rebuilds the
 // record).
 func RecordsFrom(st *offered.Store) RecordSource {
-	return func(srv *config.Server) ([]mcp.Tool, mcp.ServerCapabilities, time.Time, bool) {
+	return func(srv *config.Server) (*offered.Record, bool) {
 		r, err := st.Load(srv)
 		if err != nil {
-			return nil, mcp.ServerCapabilities{}, time.Time{}, false
+			return nil, false
 		}
-		return r.Tools, r.Capabilities, r.FetchedAt, true
+		return r, true
 	}
 }

@@ -49,7 +49,7 @@ func processes(mark string) int {
 
 // recordServer connects srv once, as a session before this one did, and
 // stores what it offered: the record lazy start reads.
-func recordServer(t *testing.T, deps session.Deps, st *offered.Store, srv *config.Server, edit func([]mcp.Tool) []mcp.Tool) {
+func recordServer(t testing.TB, deps session.Deps, st *offered.Store, srv *config.Server, edit func([]mcp.Tool) []mcp.Tool) {
 	t.Helper()
 	sess, err := session.Connect(context.Background(), srv, deps)
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 
 // liveEnv returns session deps using the freshly built plugins, a
 // throw-away home, the folder of the test binaries and the captured log.
-func liveEnv(t *testing.T) (session.Deps, string, *testlog.Buffer) {
+func liveEnv(t testing.TB) (session.Deps, string, *testlog.Buffer) {
 	t.Helper()
 	dir := testbin.Dir(t)
 	testbin.Path(t, "hermes-transport-stdio")

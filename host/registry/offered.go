@@ -130,16 +130,17 @@ func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, 
 			err = nil
 		}
 	}
-	return driftOf(srv, b, err, tools), err
+	return driftOf(srv, b, err, tools, nil), err
 }
 
 // driftOf is the drift of tools from b, the baseline of srv read with
-// error err. An unusable baseline withholds every tool; another error
-// without a baseline (the store could not be locked, ...) compares with
-// nothing approved.
-func driftOf(srv *config.Server, b *offered.Baseline, err error, tools []mcp.Tool) *Drift {
+// error err; digests are the tools' digests when known (a record's), nil
+// to compute them. An unusable baseline withholds every tool; another
+// error without a baseline (the store could not be locked, ...) compares
+// with nothing approved.
+func driftOf(srv *config.Server, b *offered.Baseline, err error, tools []mcp.Tool, digests map[string]string) *Drift {
 	d := &Drift{Server: srv.Name, OnChange: onChange(srv)}
-	d.Changes = offered.Compare(b, tools)
+	d.Changes = offered.CompareDigests(b, tools, digests)
 	var ue *offered.UnusableError
 	if errors.As(err, &ue) && ue.Approved {
 		d.Unreadable = oneLine(ue.Error())

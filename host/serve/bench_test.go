@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/serve"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/sdk/bridge"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -74,7 +75,7 @@ func BenchmarkServeCallTool(b *testing.B) {
 	p, l := median(plugin), median(local)
 	b.ReportMetric(float64(p.Microseconds()), "plugin-us")
 	b.ReportMetric(float64(l.Microseconds()), "in-process-us")
-	b.ReportMetric(float64(p)/float64(l), "ratio")
+	benchfloor.Check(b, "serve hop: bridge plugin / in-process", "ratio", float64(p)/float64(l), 2)
 }
 
 func median(d []time.Duration) time.Duration {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -26,17 +27,19 @@ import (
 // benchmark reports the median call of each and their ratio.
 func BenchmarkHTTPCallTool(b *testing.B) {
 	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "bench"}}}
-	benchHTTP(b, req, 20)
+	benchHTTP(b, req, 20, "HTTP tools/call echo", 1.2)
 }
 
 // BenchmarkHTTPCallTool1MiB is BenchmarkHTTPCallTool with a result of 1 MiB
 // (the test server's huge tool).
 func BenchmarkHTTPCallTool1MiB(b *testing.B) {
 	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "huge", Arguments: map[string]any{"bytes": 1 << 20}}}
-	benchHTTP(b, req, 5)
+	benchHTTP(b, req, 5, "HTTP tools/call 1 MiB", 1.05)
 }
 
-func benchHTTP(b *testing.B, req mcp.CallToolRequest, warm int) {
+// benchHTTP measures req both ways, warm calls first, and checks the
+// ratio against floor under name (with the revision).
+func benchHTTP(b *testing.B, req mcp.CallToolRequest, warm int, name string, floor float64) {
 	dir := testbin.Dir(b)
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	cmd := exec.Command(filepath.Join(dir, "hermes-testserver"), "--http", "127.0.0.1:0")
@@ -108,7 +111,7 @@ func benchHTTP(b *testing.B, req mcp.CallToolRequest, warm int) {
 			d, pl := medianOf(took[0]), medianOf(took[1])
 			b.ReportMetric(float64(d.Microseconds()), "direct-us/call")
 			b.ReportMetric(float64(pl.Microseconds()), "plugin-us/call")
-			b.ReportMetric(float64(pl)/float64(d), "plugin/direct")
+			benchfloor.Check(b, name+" ("+rev+"): plugin / direct", "plugin/direct", float64(pl)/float64(d), floor)
 		})
 	}
 }

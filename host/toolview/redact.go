@@ -109,25 +109,27 @@ func isUpperVar(v string) bool {
 }
 
 // injectionPattern is a sign of prompt injection in a tool description,
-// with the reason reported.
+// with the reason reported. needs is a lower-case word every match
+// contains: an ASCII description without it is not matched against re.
 type injectionPattern struct {
 	re     *regexp.Regexp
 	reason string
+	needs  string
 }
 
 // injectionPatterns are compiled on first use (see secretPattern).
 var injectionPatterns = sync.OnceValue(func() []injectionPattern {
 	return []injectionPattern{
-		{regexp.MustCompile(`(?i)ignore\s+(all\s+)?previous\s+instructions`), "prompt override attempt ('ignore previous instructions')"},
-		{regexp.MustCompile(`(?i)you\s+are\s+now\s+a`), "identity override attempt ('you are now a...')"},
-		{regexp.MustCompile(`(?i)your\s+new\s+(task|role|instructions?)\s+(is|are)`), "task override attempt"},
-		{regexp.MustCompile(`(?i)\bsystem\s*:`), "system prompt injection attempt"},
-		{regexp.MustCompile(`(?i)<\s*(system|human|assistant)\s*>`), "role tag injection attempt"},
-		{regexp.MustCompile(`(?i)do\s+not\s+(tell|inform|mention|reveal)`), "concealment instruction"},
-		{regexp.MustCompile(`(?i)(curl|wget|fetch)\s+https?://`), "network command in description"},
-		{regexp.MustCompile(`(?i)base64\.(b64decode|decodebytes)`), "base64 decode reference"},
-		{regexp.MustCompile(`(?i)exec\s*\(|eval\s*\(`), "code execution reference"},
-		{regexp.MustCompile(`(?i)import\s+(subprocess|os|shutil|socket)`), "dangerous import reference"},
+		{regexp.MustCompile(`(?i)ignore\s+(all\s+)?previous\s+instructions`), "prompt override attempt ('ignore previous instructions')", "ignore"},
+		{regexp.MustCompile(`(?i)you\s+are\s+now\s+a`), "identity override attempt ('you are now a...')", "you"},
+		{regexp.MustCompile(`(?i)your\s+new\s+(task|role|instructions?)\s+(is|are)`), "task override attempt", "your"},
+		{regexp.MustCompile(`(?i)\bsystem\s*:`), "system prompt injection attempt", "system"},
+		{regexp.MustCompile(`(?i)<\s*(system|human|assistant)\s*>`), "role tag injection attempt", "<"},
+		{regexp.MustCompile(`(?i)do\s+not\s+(tell|inform|mention|reveal)`), "concealment instruction", "not"},
+		{regexp.MustCompile(`(?i)(curl|wget|fetch)\s+https?://`), "network command in description", "http"},
+		{regexp.MustCompile(`(?i)base64\.(b64decode|decodebytes)`), "base64 decode reference", "base64."},
+		{regexp.MustCompile(`(?i)exec\s*\(|eval\s*\(`), "code execution reference", "("},
+		{regexp.MustCompile(`(?i)import\s+(subprocess|os|shutil|socket)`), "dangerous import reference", "import"},
 	}
 })
 
@@ -139,11 +141,30 @@ func ScanDescription(desc string) []string {
 	if desc == "" {
 		return nil
 	}
+	// Most descriptions hold none of the patterns' words, and ten
+	// case-insensitive regular expressions cost more than one lower-case
+	// copy. Only for ASCII: (?i) also folds a few other letters onto
+	// ASCII ones (the long s, the Kelvin sign), which the words would miss.
+	lower, ascii := asciiLower(desc)
 	var findings []string
 	for _, p := range injectionPatterns() {
+		if ascii && !strings.Contains(lower, p.needs) {
+			continue
+		}
 		if p.re.MatchString(desc) {
 			findings = append(findings, p.reason)
 		}
 	}
 	return findings
+}
+
+// asciiLower returns s in lower case and true when s is all ASCII, else
+// false.
+func asciiLower(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
 }

@@ -2,6 +2,7 @@ package toolview
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -93,6 +94,35 @@ func TestScanDescription(t *testing.T) {
 	for _, tt := range tests {
 		if got := ScanDescription(tt.desc); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ScanDescription(%q) = %q, want %q", tt.desc, got, tt.want)
+		}
+	}
+}
+
+// ScanDescription's word check skips only patterns that cannot match: it
+// finds what running every pattern finds, in any case and with letters
+// that (?i) folds onto ASCII ones.
+func TestScanDescriptionWordsSkipNothing(t *testing.T) {
+	all := func(desc string) []string {
+		var out []string
+		for _, p := range injectionPatterns() {
+			if p.re.MatchString(desc) {
+				out = append(out, p.reason)
+			}
+		}
+		return out
+	}
+	descs := []string{
+		"IGNORE ALL PREVIOUS INSTRUCTIONS", "YOU ARE NOW A", "YOUR NEW ROLE IS", "SYSTEM:", "<HUMAN>",
+		"DO NOT REVEAL", "WGET HTTPS://X", "BASE64.DECODEBYTES", "EVAL(", "IMPORT SOCKET",
+		"ſyſtem: do things", "ſystem :", "<ASSIſTANT>", "run CURL http://k", "\u212aelvin system: x",
+		"Reads a file.", "", "exec (x) and import os and base64.b64decode and fetch http://y",
+	}
+	for _, p := range injectionPatterns() {
+		descs = append(descs, p.needs, strings.ToUpper(p.needs))
+	}
+	for _, d := range descs {
+		if got, want := ScanDescription(d), all(d); !reflect.DeepEqual(got, want) {
+			t.Errorf("ScanDescription(%q) = %q, every pattern finds %q", d, got, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/internal/benchfloor"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -115,6 +116,7 @@ func BenchmarkToolSearchTokens(b *testing.B) {
 	}
 	b.ReportMetric(float64(without), "tokens/turn-all")
 	b.ReportMetric(float64(with), "tokens/turn-search")
+	benchfloor.Check(b, "tool search: tokens per turn / every definition", "search/all", float64(with)/float64(without), benchfloor.None)
 }
 
 // Offers is exactly what Offer offers: past the threshold only the search

@@ -1,0 +1,107 @@
+package offered_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-agent/hermes/host/offered"
+)
+
+// A record of version 1 (no tools_sum) is still read: its digests are
+// recomputed, and one that does not match its tool is refused.
+func TestRecordVersion1StillRead(t *testing.T) {
+	st := offered.Open(t.TempDir(), nil)
+	srv := server("a")
+	echo := tool("echo", "says it back", "text")
+	d, err := offered.ToolDigest(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := func(digest string) []byte {
+		tools, _ := json.Marshal([]any{echo})
+		return []byte(`{"version":1,"server":"a","settings_digest":"` + offered.SettingsDigest(srv) +
+			`","fetched_at":"2026-01-02T03:04:05Z","protocol":"2025-11-25","server_info":{"name":"t","version":"1"},"capabilities":{},"tools":` +
+			string(tools) + `,"digests":{"echo":"` + digest + `"}}`)
+	}
+	if err := os.MkdirAll(filepath.Dir(st.RecordPath("a")), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(st.RecordPath("a"), v1(d), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Load(srv)
+	if err != nil {
+		t.Fatalf("version 1 record: %v", err)
+	}
+	if r.Version != 1 || len(r.Tools) != 1 || r.Digests["echo"] != d {
+		t.Fatalf("version 1 record read as %+v", r)
+	}
+	wrong := strings.Repeat("0", 64)
+	if err := os.WriteFile(st.RecordPath("a"), v1(wrong), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ue *offered.UnusableError
+	if _, err := st.Load(srv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not match its digest") {
+		t.Fatalf("version 1 record with a wrong digest: %v, want refused", err)
+	}
+	// The next Save writes version 2.
+	if err := st.Save(record(srv, echo)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := st.Load(srv); err != nil || r.Version != offered.FormatVersion || r.ToolsSum == "" {
+		t.Fatalf("after Save: %+v, %v", r, err)
+	}
+}
+
+// A record of version 2 whose tools were changed in the file (its digests
+// left as they were) is refused: the stored digests are only taken for
+// the tools they were written with.
+func TestRecordChangedToolsRefused(t *testing.T) {
+	st := offered.Open(t.TempDir(), nil)
+	srv := server("a")
+	if err := st.Save(record(srv, tool("echo", "says it back", "text"), tool("add", "adds", "a", "b"))); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(st.RecordPath("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func([]byte) []byte{
+		"description": func(b []byte) []byte { return bytes.Replace(b, []byte("says it back"), []byte("sends it away"), 1) },
+		"schema":      func(b []byte) []byte { return bytes.Replace(b, []byte(`"text"`), []byte(`"path"`), 1) },
+		"no sum":      func(b []byte) []byte { return bytes.Replace(b, []byte(`"tools_sum"`), []byte(`"tools_sun"`), 1) },
+	} {
+		bad := edit(good)
+		if bytes.Equal(bad, good) {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		if _, err := offered.DecodeRecord(bad); err == nil {
+			t.Errorf("%s changed in the file: the record was accepted", name)
+		}
+	}
+	// Whitespace and HTML escaping (of json.Marshal, which mcp.Tool
+	// encodes with, or not) do not change the sum.
+	if err := st.Save(record(srv, tool("echo", "a <b> & c", "text"))); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(st.RecordPath("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(saved))
+	if !strings.Contains(plain, "a <b> & c") {
+		t.Fatalf("unescaped: %s", plain)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, []byte(plain), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := offered.DecodeRecord(indented.Bytes()); err != nil {
+		t.Fatalf("an indented record without HTML escaping: %v", err)
+	}
+}
