@@ -145,7 +145,7 @@ run_server_suite() {
 mkdir -p bin
 go build -o bin/hermes-transport-http ./plugins/http
 go build -o bin/hermes-auth-oauth ./plugins/oauth
-go build -o bin/confclient ./internal/confclient
+CGO_ENABLED=0 go build -o bin/confclient ./internal/confclient
 
 out="$root/results-conformance"
 rm -rf "$out"
