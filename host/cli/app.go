@@ -312,17 +312,19 @@ func Run(opts Options) int {
 	var err error
 	select {
 	case err = <-done:
+		if e.interrupted.Load() {
+			// The signal cancelled the command, which returned before
+			// the signal wait closed interrupted; it closes it right
+			// after setting the flag, and got is set by then.
+			<-interrupted
+			err = afterInterrupt(err, got)
+		}
 	case <-interrupted:
 		grace := time.NewTimer(interruptGrace)
 		defer grace.Stop()
 		select {
 		case err = <-done:
-			// A command that failed because it was interrupted ends as an
-			// interrupted command does (130 for Ctrl-C), not with exit 1
-			// and "context canceled" or "the caller cancelled it".
-			if err != nil && !errors.As(err, new(*exitError)) || isFailExit(err) {
-				err = interruptedError(got)
-			}
+			err = afterInterrupt(err, got)
 		case <-grace.C:
 			err = interruptedError(got)
 		case <-again:
@@ -360,6 +362,18 @@ func interruptedError(sig os.Signal) error {
 		code = 128 + int(s)
 	}
 	return &exitError{code: code, msg: fmt.Sprintf("Interrupted (%v)", sig)}
+}
+
+// afterInterrupt is the result of a command that returned err after sig
+// interrupted it: a command that failed because it was interrupted ends as
+// an interrupted command does (130 for Ctrl-C), not with exit 1 and
+// "context canceled" or "the caller cancelled it"; a success, a usage
+// error or a command's own code stay what they are.
+func afterInterrupt(err error, sig os.Signal) error {
+	if err != nil && !errors.As(err, new(*exitError)) || isFailExit(err) {
+		return interruptedError(sig)
+	}
+	return err
 }
 
 // isFailExit reports whether err is a command's plain failure (exit 1):
