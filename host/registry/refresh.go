@@ -34,6 +34,7 @@ func (s *server) onNotification(n mcp.JSONRPCNotification) {
 // refresh at a time: notifications that arrive during a refresh only mark
 // the server dirty again, so a burst costs a handful of listings.
 func (s *server) refresher() {
+	defer close(s.refreshDone)
 	for {
 		select {
 		case <-s.ctx.Done():

@@ -82,8 +82,10 @@ type server struct {
 	// inst starts the server's sessions: one at a time, after the
 	// backoff of failed attempts or a park (Hold), at once when woken.
 	inst *supervisor.Instance[*conn]
-	// done is closed when the run loop has exited.
-	done chan struct{}
+	// done is closed when the run loop has exited; refreshDone when the
+	// refresher has (a refresh writes the store: Close waits for it).
+	done        chan struct{}
+	refreshDone chan struct{}
 	// first is closed when the first connect attempt has an outcome.
 	first     chan struct{}
 	firstOnce sync.Once
@@ -133,6 +135,7 @@ func newServer(m *Manager, cfg *config.Server) *server {
 		ctx:         ctx,
 		cancel:      cancel,
 		done:        make(chan struct{}),
+		refreshDone: make(chan struct{}),
 		first:       make(chan struct{}),
 		refreshKick: make(chan struct{}, 1),
 		changed:     make(chan struct{}),
@@ -178,6 +181,7 @@ func newServer(m *Manager, cfg *config.Server) *server {
 func (s *server) start() {
 	if s.state != StateConnecting {
 		close(s.done)
+		close(s.refreshDone)
 		s.finishFirst()
 		return
 	}
@@ -192,10 +196,16 @@ func (s *server) start() {
 // server's log lines dropped since the last one written.
 func (s *server) stop(d time.Duration) {
 	s.cancel()
-	select {
-	case <-s.done:
-	case <-time.After(d):
-		s.log.Warn("server did not stop in time", "wait", d)
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for _, ch := range []chan struct{}{s.done, s.refreshDone} {
+		select {
+		case <-ch:
+			continue
+		case <-deadline.C:
+			s.log.Warn("server did not stop in time", "wait", d)
+		}
+		break
 	}
 	s.logDropped(s.logLimit.Flush(s.cfg.Name))
 }
