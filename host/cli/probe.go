@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -28,7 +27,7 @@ import (
 // 12 s on a loaded machine, and failed at 30 s), so it gets longer than
 // the runtime default (config.DefaultConnectTimeout); the person sees
 // "Connecting..." and can stop it with Ctrl-C.
-const probeConnectTimeout = 2 * time.Minute
+const probeConnectTimeout = config.FirstConnectTimeout
 
 // probeTools connects to srv through the registry, exactly as a session of
 // the agent would (a Manager over this one server), and returns every tool

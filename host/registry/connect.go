@@ -3,7 +3,9 @@ package registry
 import (
 	"context"
 	"errors"
+	"os"
 
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -48,7 +50,7 @@ func (s *server) open(ctx context.Context) (*conn, *supervisor.Plugin, error) {
 // connect opens a session and prepares it: log level, tools. A failure
 // after the handshake closes the session.
 func (s *server) connect(ctx context.Context) (*conn, error) {
-	sess, err := session.Connect(ctx, s.cfg, s.deps())
+	sess, err := session.Connect(ctx, s.firstConnect(), s.deps())
 	if err != nil {
 		return nil, err
 	}
@@ -139,4 +141,29 @@ func (s *server) deps() session.Deps {
 		}
 	}
 	return d
+}
+
+// firstConnect is the entry to connect with: s.cfg, or for a server's
+// first start (never connected in this run, no record of what it offered
+// in the store) whose entry does not set connect_timeout, a copy with
+// config.FirstConnectTimeout, since a first start is the slowest (npx or
+// uvx fetching the package). Later connects use the entry's timeout.
+func (s *server) firstConnect() *config.Server {
+	cfg := s.cfg
+	if _, set := cfg.Raw["connect_timeout"]; set || cfg.ConnectTimeout != config.DefaultConnectTimeout {
+		return cfg
+	}
+	s.mu.Lock()
+	connected := s.connected
+	s.mu.Unlock()
+	st := s.m.off.store
+	if connected || st == nil {
+		return cfg
+	}
+	if _, err := os.Stat(st.RecordPath(cfg.StateKey())); err == nil {
+		return cfg
+	}
+	first := *cfg
+	first.ConnectTimeout = config.FirstConnectTimeout
+	return &first
 }

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"time"
+
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -51,3 +53,9 @@ var (
 	Retryable   = retryable
 	FailureCode = failureCode
 )
+
+// FirstConnectTimeout is the connect timeout the next connect of server
+// name would use (tests only).
+func (m *Manager) FirstConnectTimeout(name string) time.Duration {
+	return m.server(name).firstConnect().ConnectTimeout
+}
