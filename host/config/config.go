@@ -26,14 +26,14 @@ const ServersKey = "mcp_servers"
 
 // Defaults of a server entry (SPEC §2).
 const (
-	DefaultTimeout           = 300 * time.Second
-	DefaultConnectTimeout    = 60 * time.Second
+	DefaultTimeout        = 300 * time.Second
+	DefaultConnectTimeout = 60 * time.Second
 	// FirstConnectTimeout replaces DefaultConnectTimeout for a server's
 	// first start (the probe of add and install, and a connection of a
 	// server hermes has no record of), the slowest one: a package runner
 	// fetches the package, caches are cold. An entry's own connect_timeout
 	// always wins.
-	FirstConnectTimeout = 2 * time.Minute
+	FirstConnectTimeout      = 2 * time.Minute
 	DefaultKeepaliveInterval = 180 * time.Second
 	MinKeepaliveInterval     = 5 * time.Second
 	DefaultOAuthClientName   = "Hermes Agent"
