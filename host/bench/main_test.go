@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,17 +55,7 @@ func checkFloor(b *testing.B, name, unit string, ratio, floor float64) {
 }
 
 // median returns the median of xs (0 for none).
-func median[T int64 | float64 | time.Duration](xs []T) T {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func median[T int64 | float64 | time.Duration](xs []T) T { return benchfloor.Median(xs) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

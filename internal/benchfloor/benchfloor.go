@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -99,7 +100,7 @@ func Print(w io.Writer) {
 	}
 	for _, name := range floors.order {
 		r := floors.runs[name]
-		m, limit := median(r), floors.limit[name]
+		m, limit := Median(r), floors.limit[name]
 		bound := fmt.Sprintf("floor ≤ %.2f×  %-7s", limit, verdict(m, limit))
 		if limit == None {
 			bound = fmt.Sprintf("%-22s", "no floor")
@@ -116,7 +117,8 @@ func joinRatios(r []float64) string {
 	return strings.Join(s, " ")
 }
 
-func median(xs []float64) float64 {
+// Median returns the median of xs (0 for none); xs is not changed.
+func Median[T int64 | float64 | time.Duration](xs []T) T {
 	if len(xs) == 0 {
 		return 0
 	}
