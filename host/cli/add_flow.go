@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
+	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -142,10 +144,10 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		// generic advice (a header, or auth: oauth in config.yaml) is
 		// left out, since the server said it wants an OAuth login.
 		if !plan.interactive && plan.imported {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, diagnosis(shownErr(err)), o.name))
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, credentialsRefused(err), o.name))
 		}
 		if !plan.interactive {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: add it again with --auth oauth to log in now", o.name, diagnosis(shownErr(err))))
+			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: add it again with --auth oauth to log in now", o.name, credentialsRefused(err)))
 		}
 		e.p.Fail("Failed to connect: %s", shownErr(err))
 		e.p.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
@@ -520,10 +522,22 @@ func readyLine(name string) string {
 // changedLine says where a changed server takes effect.
 const changedLine = "Commands from now on use the change; a chat already running picks it up with /reload-mcp."
 
-// diagnosis is the first clause of a failure's message, what went wrong,
-// without the advice that follows it after "; " (a caller that knows
-// better advice gives its own).
-func diagnosis(msg string) string {
-	d, _, _ := strings.Cut(msg, "; ")
-	return d
+// credentialsRefused says what a failure that asked for credentials was,
+// from its typed error (the HTTP status the transport reported), without
+// the transport's own advice: the caller gives the advice that fits. An
+// error without a status is shown whole.
+func credentialsRefused(err error) string {
+	status := 0
+	var se *sdk.Error
+	var pe *probeError
+	switch {
+	case errors.As(err, &pe):
+		status = pe.status
+	case errors.As(err, &se):
+		status = se.Status
+	}
+	if status == 0 {
+		return shownErr(err)
+	}
+	return fmt.Sprintf("it needs credentials (HTTP %d %s)", status, http.StatusText(status))
 }

@@ -49,7 +49,7 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 	}
 	st := m.Status()[0]
 	if st.State != registry.StateConnected {
-		return nil, &probeError{msg: orDefault(st.Error, "no answer within connect_timeout"), code: st.Code, challenge: st.Challenge}
+		return nil, &probeError{msg: orDefault(st.Error, "no answer within connect_timeout"), code: st.Code, challenge: st.Challenge, status: st.HTTPStatus}
 	}
 	tools, _ := m.ServerTools(srv.Name)
 	if tools == nil {
@@ -62,6 +62,8 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 // and the 401/403 challenge when the failure had them.
 type probeError struct {
 	msg, code, challenge string
+	// status is the HTTP status of the failure, 0 when it had none.
+	status int
 }
 
 func (e *probeError) Error() string { return e.msg }

@@ -19,14 +19,14 @@ import (
 // above all), a missing executable or a bad config entry.
 func retryable(err error) bool { return failure.Retry(err) }
 
-// failureCode returns the sdk error code of a failed connect and the
-// challenge of the 401/403 behind it, when it had them.
-func failureCode(err error) (code, challenge string) {
+// failureCode returns the sdk error code of a failed connect, and the
+// HTTP status and challenge of the 401/403 behind it, when it had them.
+func failureCode(err error) (code string, status int, challenge string) {
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		return se.Code, se.WWWAuthenticate
+		return se.Code, se.Status, se.WWWAuthenticate
 	}
-	return "", ""
+	return "", 0, ""
 }
 
 // listError is a session that connected but could not list its tools; its

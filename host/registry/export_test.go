@@ -49,10 +49,13 @@ func Backoff(t Timings, n int) interface{ Seconds() float64 } {
 }
 
 // Retryable and FailureCode expose the connect-failure classifiers to tests.
-var (
-	Retryable   = retryable
-	FailureCode = failureCode
-)
+var Retryable = retryable
+
+// FailureCode is failureCode without the HTTP status (tests only).
+func FailureCode(err error) (code, challenge string) {
+	code, _, challenge = failureCode(err)
+	return code, challenge
+}
 
 // FirstConnectTimeout is the connect timeout the next connect of server
 // name would use (tests only).

@@ -257,6 +257,9 @@ type ServerStatus struct {
 	// Challenge is the WWW-Authenticate header of the server's 401 or 403
 	// when that failure was one (it may name OAuth metadata).
 	Challenge string
+	// HTTPStatus is that failure's HTTP status (401, 403, ...), 0 when
+	// it had none.
+	HTTPStatus int
 	// Refreshes counts tool-list refreshes after list_changed.
 	Refreshes int64
 	// Rejected is set when the security check (package screening) refused
@@ -278,7 +281,7 @@ func (m *Manager) Status() []ServerStatus {
 		s.mu.Lock()
 		st := ServerStatus{
 			Name: s.cfg.Name, Transport: transportName(s.cfg), State: s.state, Error: s.err,
-			Code: s.errCode, Challenge: s.challenge,
+			Code: s.errCode, Challenge: s.challenge, HTTPStatus: s.httpStatus,
 			Total: len(s.tools), Refreshes: s.refreshes.Load(), Rejected: s.rejected,
 		}
 		s.mu.Unlock()

@@ -104,19 +104,20 @@ type server struct {
 	// log (log_lines_per_second, bursts of log_burst).
 	logLimit *logfile.Limiter
 
-	mu        sync.Mutex
-	state     State
-	cur       *conn
-	changed   chan struct{}      // closed and replaced whenever cur changes
-	err       string             // why the last attempt failed (one line, redacted)
-	errCode   string             // the sdk error code of that failure, if it had one
-	challenge string             // the WWW-Authenticate of that failure's 401/403, if any
-	connected bool               // a session was up at least once
-	listed    bool               // tools holds a successful listing
-	tools     []mcp.Tool         // all tools the server offers, as last listed
-	defs      []toolview.ToolDef // toolview.ConvertTool of each of tools
-	caps      mcp.ServerCapabilities
-	descSeen  map[string]string
+	mu         sync.Mutex
+	state      State
+	cur        *conn
+	changed    chan struct{}      // closed and replaced whenever cur changes
+	err        string             // why the last attempt failed (one line, redacted)
+	errCode    string             // the sdk error code of that failure, if it had one
+	challenge  string             // the WWW-Authenticate of that failure's 401/403, if any
+	httpStatus int                // that failure's HTTP status, if any
+	connected  bool               // a session was up at least once
+	listed     bool               // tools holds a successful listing
+	tools      []mcp.Tool         // all tools the server offers, as last listed
+	defs       []toolview.ToolDef // toolview.ConvertTool of each of tools
+	caps       mcp.ServerCapabilities
+	descSeen   map[string]string
 	// instructions are what the last session said in initialize.
 	instructions string
 
@@ -262,10 +263,10 @@ func (s *server) run() {
 		reason := toolview.Redact(oneLine(err.Error()))
 		retry := retryable(err)
 		failures, wait := s.inst.Failures()
-		code, challenge := failureCode(err)
+		code, status, challenge := failureCode(err)
 		s.mu.Lock()
 		everConnected := s.connected
-		s.errCode, s.challenge = code, challenge
+		s.errCode, s.challenge, s.httpStatus = code, challenge, status
 		s.mu.Unlock()
 		limit := t.InitialConnectAttempts
 		if everConnected {
@@ -308,7 +309,7 @@ func (s *server) run() {
 func (s *server) publish(c *conn) {
 	s.mu.Lock()
 	s.state = StateConnected
-	s.err, s.errCode, s.challenge = "", "", ""
+	s.err, s.errCode, s.challenge, s.httpStatus = "", "", "", 0
 	s.connected = true
 	s.mu.Unlock()
 	s.brk.reset()
