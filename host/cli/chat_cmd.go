@@ -401,7 +401,7 @@ func cfgServer(cfg *config.Config, name string) *config.Server {
 // and what each used of its sampling limits.
 func (s *chatSession) printServers() {
 	metrics := sampling.LoadMetrics(s.e.home)
-	cfg, _ := s.e.loadConfig(s.e.home)
+	cfg := s.cfg // the config in use: as read at the start or the last /reload-mcp
 	st := s.m.Status()
 	if len(st) == 0 {
 		fmt.Fprintln(s.e.out, "  No MCP servers configured; add one with 'hermes mcp add'")
