@@ -44,6 +44,21 @@ type SamplingLimits struct {
 	TokensPerDay int64
 }
 
+// Reached names the limit of lim that one more request reserving reserve
+// tokens would pass after u (LimitPerMinute, LimitPerDay or
+// LimitTokensPerDay), "" when none: the one rule of every counter.
+func (lim SamplingLimits) Reached(u SamplingUsage, reserve int64) string {
+	switch {
+	case u.LastMinute >= lim.PerMinute:
+		return LimitPerMinute
+	case u.LastDay >= lim.PerDay:
+		return LimitPerDay
+	case u.TokensDay+reserve > lim.TokensPerDay:
+		return LimitTokensPerDay
+	}
+	return ""
+}
+
 // SamplingUsage is what a server used in the windows ending at a moment.
 type SamplingUsage struct {
 	LastMinute int   `json:"requests_last_minute"`
@@ -95,16 +110,7 @@ func TakeSampling(ctx context.Context, db *sql.DB, server string, now float64, l
 	if err != nil {
 		return 0, u, err
 	}
-	limit := ""
-	switch {
-	case u.LastMinute >= lim.PerMinute:
-		limit = LimitPerMinute
-	case u.LastDay >= lim.PerDay:
-		limit = LimitPerDay
-	case u.TokensDay+reserve > lim.TokensPerDay:
-		limit = LimitTokensPerDay
-	}
-	if limit != "" {
+	if limit := lim.Reached(u, reserve); limit != "" {
 		// The pruning is kept: it is right whatever the answer.
 		if err := tx.Commit(); err != nil {
 			return 0, u, fmt.Errorf("count the sampling of %s: %w", server, err)

@@ -107,16 +107,7 @@ func (b *memBudget) take(_ context.Context, key string, now time.Time, lim state
 		}
 	}
 	b.rows[key] = kept
-	limit := ""
-	switch {
-	case u.LastMinute >= lim.PerMinute:
-		limit = statedb.LimitPerMinute
-	case u.LastDay >= lim.PerDay:
-		limit = statedb.LimitPerDay
-	case u.TokensDay+reserve > lim.TokensPerDay:
-		limit = statedb.LimitTokensPerDay
-	}
-	if limit != "" {
+	if limit := lim.Reached(u, reserve); limit != "" {
 		return 0, &statedb.SamplingLimitError{Limit: limit, Usage: u, Reserve: reserve}
 	}
 	b.nextID++
