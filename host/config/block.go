@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
-	"path/filepath"
 )
 
 // loadSettingsBlock returns the top-level mapping key of <home>/config.yaml
@@ -14,7 +14,7 @@ import (
 // names what the key holds, for the error of another shape. The values are
 // the reading package's to check.
 func loadSettingsBlock(home, key, want string, env func(string) (string, bool)) (map[string]any, string, error) {
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, path, nil
@@ -37,7 +37,7 @@ func loadSettingsBlock(home, key, want string, env func(string) (string, bool)) 
 		var missing []string
 		v := plain(interpolateValue(it.Value, lookup, &missing))
 		if len(missing) > 0 {
-			return nil, path, fmt.Errorf("%s: %s.%s needs ${%s}: set it in the environment or in %s", path, key, k, missing[0], filepath.Join(home, DotEnvFile))
+			return nil, path, fmt.Errorf("%s: %s.%s needs ${%s}: set it in the environment or in %s", path, key, k, missing[0], homedir.Dir(home).DotEnv())
 		}
 		out[k] = v
 	}

@@ -3,10 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
 	"os"
-	"os/user"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ import (
 )
 
 // File is the name of the config file inside the Hermes home folder.
-const File = "config.yaml"
+const File = homedir.ConfigName
 
 // ServersKey is the top-level key that holds the MCP server entries.
 const ServersKey = "mcp_servers"
@@ -68,21 +67,7 @@ func Home() string { return HomeFrom(os.Getenv) }
 
 // HomeFrom is Home with the environment read through getenv.
 func HomeFrom(getenv func(string) string) string {
-	if h := getenv("HERMES_HOME"); h != "" {
-		return h
-	}
-	if u := getenv("HOME"); u != "" {
-		return filepath.Join(u, ".hermes")
-	}
-	if u, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(u, ".hermes")
-	}
-	// No $HOME: the account's home folder, as ssh and git find it; never
-	// a folder relative to wherever hermes was started.
-	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
-		return filepath.Join(u.HomeDir, ".hermes")
-	}
-	return ".hermes"
+	return string(homedir.From(getenv))
 }
 
 // SafeMode reports whether HERMES_SAFE_MODE asks to load no MCP servers.
@@ -324,7 +309,7 @@ func Load(home string) (*Config, error) { return LoadEnv(home, nil) }
 // runs with an environment of its own (cli.Options.Env); nil is the
 // process's (os.LookupEnv).
 func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	cfg := &Config{Path: path}
 	if SafeModeFrom(getenvOf(env)) {
 		cfg.SafeMode = true
@@ -352,7 +337,7 @@ func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
 		return nil, err
 	}
 	lookup := varLookupEnv(env, dotenv)
-	envPath := filepath.Join(home, DotEnvFile)
+	envPath := homedir.Dir(home).DotEnv()
 	for _, it := range servers {
 		cfg.Servers = append(cfg.Servers, buildServer(keyString(it.Key), it.Value, lookup, envPath, env))
 	}
@@ -389,7 +374,7 @@ func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]stri
 	}
 	var b strings.Builder
 	emitKV(&b, 0, ServersKey, Map{{name, fields}})
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	servers, err := decodeServers(path, []byte(b.String()))
 	if err != nil {
 		return nil, err
@@ -402,7 +387,7 @@ func LoadEntryEnv(home, name string, entry *ServerEntry, pending map[string]stri
 		return nil, err
 	}
 	value, dropped := dropKeys(servers[0].Value, ignore)
-	s := buildServer(name, value, varLookupEnv(env, pending, dotenv), filepath.Join(home, DotEnvFile), env)
+	s := buildServer(name, value, varLookupEnv(env, pending, dotenv), homedir.Dir(home).DotEnv(), env)
 	s.Origin.Ignored = dropped
 	return s, nil
 }

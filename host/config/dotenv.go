@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // DotEnvFile is the name of the secrets file inside the Hermes home folder.
-const DotEnvFile = ".env"
+const DotEnvFile = homedir.DotEnvName
 
 var envKeyRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -23,7 +23,7 @@ var envKeyRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // escapes \n \r \t \" \\ and \$; an unquoted value ends at " #" and is trimmed.
 // When a key appears twice the last line wins.
 func LoadDotEnv(home string) (map[string]string, error) {
-	path := filepath.Join(home, DotEnvFile)
+	path := homedir.Dir(home).DotEnv()
 	data, err := readDotEnv(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
@@ -135,7 +135,7 @@ func SetDotEnv(home, key, value string) error {
 	if !envKeyRE.MatchString(key) {
 		return fmt.Errorf("set %q in .env: a key must match [A-Za-z_][A-Za-z0-9_]*; choose another name", key)
 	}
-	path := filepath.Join(home, DotEnvFile)
+	path := homedir.Dir(home).DotEnv()
 	return withLock(path, func() error {
 		data, err := readDotEnv(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {

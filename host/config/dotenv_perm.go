@@ -2,9 +2,9 @@ package config
 
 import (
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"syscall"
 )
@@ -18,7 +18,7 @@ import (
 // would break a working setup for a leak the user can see and fix);
 // SetDotEnv makes it private when it writes it.
 func DotEnvWarning(home string) string {
-	path := filepath.Join(home, DotEnvFile)
+	path := homedir.Dir(home).DotEnv()
 	fi, err := os.Stat(path)
 	if err != nil {
 		return ""

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // Edit opens <home>/config.yaml for editing: it takes an exclusive lock
@@ -18,7 +18,7 @@ import (
 // not parse is never written: Edit returns a *ParseError naming the line and
 // column.
 func Edit(home string, fn func(d *Document) error) error {
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	return withLock(path, func() error {
 		mode := fs.FileMode(0o600)
 		src, err := readLimited(path, MaxConfigBytes, false)

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +90,7 @@ const maxSearchOver = 10_000_000
 // LoadSearchOver returns tools.search_over of <home>/config.yaml; a missing
 // file or key is off.
 func LoadSearchOver(home string) (SearchOver, error) {
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return SearchOver{}, nil

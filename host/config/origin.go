@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,7 +238,7 @@ func ServersFrom(path string, src []byte, home string, env func(string) (string,
 		return nil, err
 	}
 	lookup := varLookupEnv(env, dotenv)
-	envPath := filepath.Join(home, DotEnvFile)
+	envPath := homedir.Dir(home).DotEnv()
 	out := make([]*Server, 0, len(servers))
 	for _, it := range servers {
 		value, dropped := dropKeys(it.Value, ignore)

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
-	"path/filepath"
 )
 
 // RootsKey is the top-level key of config.yaml listing the folders offered
@@ -26,7 +26,7 @@ type RootEntry struct {
 // A ${VAR} is looked up in env (the run's environment, as LoadEnv's; nil
 // is the process's), then in <home>/.env.
 func LoadRoots(home string, env func(string) (string, bool)) ([]RootEntry, error) {
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -59,7 +59,7 @@ func LoadRoots(home string, env func(string) (string, bool)) ([]RootEntry, error
 		v := plain(interpolateValue(it, lookup, &missing))
 		where := fmt.Sprintf("%s: %s[%d]", path, RootsKey, i)
 		if len(missing) > 0 {
-			return nil, fmt.Errorf("%s needs ${%s}: set it in the environment or in %s", where, missing[0], filepath.Join(home, DotEnvFile))
+			return nil, fmt.Errorf("%s needs ${%s}: set it in the environment or in %s", where, missing[0], homedir.Dir(home).DotEnv())
 		}
 		var e RootEntry
 		switch t := v.(type) {

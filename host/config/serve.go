@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
-	"path/filepath"
 	"time"
 )
 
@@ -50,7 +50,7 @@ func LoadServe(home string, env func(string) (string, bool)) (*ServeSettings, er
 		CallTimeout:     DefaultServeCallTimeout,
 		Bridges:         map[string]map[string]any{},
 	}
-	path := filepath.Join(home, File)
+	path := homedir.Dir(home).Config()
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -74,7 +74,7 @@ func LoadServe(home string, env func(string) (string, bool)) (*ServeSettings, er
 		var missing []string
 		v := plain(interpolateValue(it.Value, lookup, &missing))
 		if len(missing) > 0 {
-			return nil, fmt.Errorf("%s: %s.%s needs ${%s}: set it in the environment or in %s", path, ServeKey, key, missing[0], filepath.Join(home, DotEnvFile))
+			return nil, fmt.Errorf("%s: %s.%s needs ${%s}: set it in the environment or in %s", path, ServeKey, key, missing[0], homedir.Dir(home).DotEnv())
 		}
 		switch key {
 		case "max_result_mb":

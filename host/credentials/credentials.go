@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"path/filepath"
 	"sync"
 	"time"
@@ -77,7 +78,7 @@ func New(o Options) *Manager {
 }
 
 // TokenDir is the folder of every auth plugin's files under home.
-func TokenDir(home string) string { return filepath.Join(home, auth.TokenDirName) }
+func TokenDir(home string) string { return homedir.Dir(home).Tokens() }
 
 // ServerTokenDir is the folder of srv's auth files: TokenDir, or for a
 // server a project file declared, a folder of that project's own under it,

@@ -3,8 +3,8 @@ package install
 import (
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
-	"path/filepath"
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
@@ -38,7 +38,7 @@ func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, 
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	envPath := filepath.Join(home, config.DotEnvFile)
+	envPath := homedir.Dir(home).DotEnv()
 	p.Line("Configure credentials:")
 	var out []envValue
 	for _, spec := range m.Auth.Env {

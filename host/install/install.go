@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,7 +241,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		p.Warn("'%s' is installed, but cleaning up after it failed: %s; the next hermes command tries again", m.Name, err)
 	}
 	for _, k := range saved {
-		p.OK("Saved %s to %s", k, filepath.Join(home, config.DotEnvFile))
+		p.OK("Saved %s to %s", k, homedir.Dir(home).DotEnv())
 	}
 	switch outcome {
 	case probeKept:
@@ -424,5 +425,5 @@ func Uninstall(home, name string) (entry, folder bool, err error) {
 
 // trashDir is where Uninstall moves an install folder to delete it.
 func trashDir(home, name string) string {
-	return filepath.Join(home, InstallsDir, ".uninstall-"+name)
+	return filepath.Join(homedir.Dir(home).Installs(), ".uninstall-"+name)
 }

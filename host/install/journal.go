@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ import (
 // touches the catalog or the config (Recover).
 const (
 	// InstallsDir is the folder of $HERMES_HOME holding the install folders.
-	InstallsDir = "mcp-installs"
+	InstallsDir = homedir.InstallsName
 	// journalPrefix starts the journal folder's and the lock's names. A
 	// server name never starts with ".", so neither can be an install
 	// folder.
@@ -103,15 +104,15 @@ type journalConfig struct {
 
 // InstallDir is the install folder of catalog entry name.
 func InstallDir(home, name string) string {
-	return filepath.Join(home, InstallsDir, name)
+	return homedir.Dir(home).Install(name)
 }
 
 func journalDir(home, name string) string {
-	return filepath.Join(home, InstallsDir, journalPrefix+name)
+	return filepath.Join(homedir.Dir(home).Installs(), journalPrefix+name)
 }
 
 func lockPath(home, name string) string {
-	return filepath.Join(home, InstallsDir, journalPrefix+name+".lock")
+	return filepath.Join(homedir.Dir(home).Installs(), journalPrefix+name+".lock")
 }
 
 // ErrBusy is returned when another hermes process is installing or
@@ -120,8 +121,8 @@ var ErrBusy = errors.New("another hermes is installing or removing this entry")
 
 // lockEntry takes the install lock of name without waiting.
 func lockEntry(home, name string) (*flock.Flock, error) {
-	if err := os.MkdirAll(filepath.Join(home, InstallsDir), 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Join(home, InstallsDir), err)
+	if err := os.MkdirAll(homedir.Dir(home).Installs(), 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", homedir.Dir(home).Installs(), err)
 	}
 	lk := flock.New(lockPath(home, name))
 	ok, err := lk.TryLock()
@@ -172,7 +173,7 @@ func beginInstall(home, name string) (*txn, error) {
 			os.RemoveAll(t.dir)
 			return fail(fmt.Errorf("move the current install of '%s' aside: %w", name, err))
 		}
-		atomicfile.SyncDir(filepath.Join(home, InstallsDir))
+		atomicfile.SyncDir(homedir.Dir(home).Installs())
 	}
 	installStage("begun")
 	return t, nil
@@ -239,7 +240,7 @@ func (t *txn) commit(values []envValue, edit func(d *config.Document) error) (sa
 		values = fresh
 	}
 	if len(values) > 0 {
-		path := filepath.Join(t.home, config.DotEnvFile)
+		path := homedir.Dir(t.home).DotEnv()
 		jd := &journalDotEnv{SHA256: installSHA256Hex(nil)}
 		if fi, err := os.Stat(path); err == nil {
 			cur, err := os.ReadFile(path)
@@ -263,7 +264,7 @@ func (t *txn) commit(values []envValue, edit func(d *config.Document) error) (sa
 		saved = append(saved, v.key)
 		installStage("dotenv-written")
 	}
-	path := filepath.Join(t.home, config.File)
+	path := homedir.Dir(t.home).Config()
 	err = config.Edit(t.home, func(d *config.Document) error {
 		before := d.Bytes()
 		jc := &journalConfig{Mode: 0o600}
@@ -336,12 +337,12 @@ type Recovered struct {
 // left alone. Every hermes command that touches the catalog or the config
 // calls it first.
 func Recover(home string) ([]Recovered, error) {
-	ents, err := os.ReadDir(filepath.Join(home, InstallsDir))
+	ents, err := os.ReadDir(homedir.Dir(home).Installs())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(home, InstallsDir), err)
+		return nil, fmt.Errorf("read %s: %w", homedir.Dir(home).Installs(), err)
 	}
 	var out []Recovered
 	var errs []error
@@ -349,7 +350,7 @@ func Recover(home string) ([]Recovered, error) {
 		if trash, ok := strings.CutPrefix(e.Name(), ".uninstall-"); ok && config.ValidName(trash) {
 			// An uninstall killed while deleting the folder.
 			if lk, err := lockEntry(home, trash); err == nil {
-				if err := installRemoveTree(filepath.Join(home, InstallsDir, e.Name())); err != nil {
+				if err := installRemoveTree(filepath.Join(homedir.Dir(home).Installs(), e.Name())); err != nil {
 					errs = append(errs, err)
 				}
 				lk.Unlock()
@@ -454,7 +455,7 @@ func restoreConfig(home, name, dir string, jc *journalConfig) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(home, config.File)
+	path := homedir.Dir(home).Config()
 	done := false
 	// The lock config.Edit takes (documented there), so no other hermes
 	// writes in between.
@@ -526,7 +527,7 @@ func serverValue(src []byte, name string) (any, bool) {
 // When what is left is .env as it was, those exact bytes (and mode) come
 // back; when someone else changed .env meanwhile, their change stays.
 func restoreDotEnv(home string, jd *journalDotEnv) error {
-	path := filepath.Join(home, config.DotEnvFile)
+	path := homedir.Dir(home).DotEnv()
 	return atomicfile.WithLock(path, func() error {
 		cur, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io"
 	"io/fs"
 	"os"
@@ -21,7 +22,7 @@ import (
 )
 
 // Dir is the store's folder under $HERMES_HOME.
-const Dir = "offered"
+const Dir = homedir.OfferedName
 
 // DefaultMaxBytes bounds a file of the store when the server's entry does
 // not say (config.DefaultMaxMessageMB).
@@ -78,7 +79,7 @@ func Open(home string, log hclog.Logger) *Store {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &Store{dir: filepath.Join(home, Dir), log: log, now: time.Now, reported: map[string]bool{}}
+	return &Store{dir: homedir.Dir(home).Offered(), log: log, now: time.Now, reported: map[string]bool{}}
 }
 
 // RecordPath is the file of server's Record.

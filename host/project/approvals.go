@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/atomicfile"
@@ -15,7 +15,7 @@ import (
 // ApprovalsFile is the file in $HERMES_HOME that holds the person's
 // decisions on project entries. It is hermes's own state (0600, replaced
 // atomically under a lock): a repository cannot approve itself.
-const ApprovalsFile = "project-approvals.json"
+const ApprovalsFile = homedir.ProjectApprovalsName
 
 // maxApprovalsBytes bounds the approvals file.
 const maxApprovalsBytes = 4 << 20
@@ -47,7 +47,7 @@ func (d *decisions) lookup(root, name string) (Decision, bool) {
 	return x, ok
 }
 
-func approvalsPath(home string) string { return filepath.Join(home, ApprovalsFile) }
+func approvalsPath(home string) string { return homedir.Dir(home).ProjectApprovals() }
 
 // readDecisions reads the approvals file; a missing file holds none. A
 // file that does not read back is an error naming it: a decision is never

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"sync"
 	"time"
 
@@ -132,7 +132,7 @@ func (b *memBudget) settle(_ context.Context, id, tokens int64) {
 // used of its limits in the minute and the day up to now, as counted in
 // home's state.db by every process; none when there is no state.db yet.
 func Usage(ctx context.Context, home, key string, now time.Time) (statedb.SamplingUsage, error) {
-	db, err := statedb.OpenRead(filepath.Join(home, statedb.FileName))
+	db, err := statedb.OpenRead(homedir.Dir(home).StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return statedb.SamplingUsage{}, nil
 	}
@@ -142,7 +142,7 @@ func Usage(ctx context.Context, home, key string, now time.Time) (statedb.Sampli
 	defer db.Close()
 	u, err := statedb.SamplingUsageOf(ctx, db, key, statedb.UnixSeconds(now))
 	if err != nil {
-		return u, fmt.Errorf("%s: %w", filepath.Join(home, statedb.FileName), err)
+		return u, fmt.Errorf("%s: %w", homedir.Dir(home).StateDB(), err)
 	}
 	return u, nil
 }

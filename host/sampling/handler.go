@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"slices"
 	"strings"
 	"sync"
@@ -75,7 +75,7 @@ func New(opts Options) *Host {
 	}
 	h := &Host{opts: opts, log: log.Named("sampling"), servers: map[string]*serverState{}}
 	if opts.Home != "" {
-		h.budget = &dbBudget{path: filepath.Join(opts.Home, statedb.FileName), log: h.log}
+		h.budget = &dbBudget{path: homedir.Dir(opts.Home).StateDB(), log: h.log}
 	} else {
 		h.budget = &memBudget{}
 	}

@@ -2,7 +2,7 @@ package sampling
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"github.com/hermes-agent/hermes/host/homedir"
 
 	"github.com/hermes-agent/hermes/host/atomicfile"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -10,7 +10,7 @@ import (
 
 // MetricsFile is the file under $HERMES_HOME that keeps every server's
 // sampling metrics, summed over the processes that answered its requests.
-const MetricsFile = "sampling_metrics.json"
+const MetricsFile = homedir.SamplingMetricsName
 
 // maxMetricsBytes bounds the metrics file (it is read back).
 const maxMetricsBytes = 1 << 20
@@ -30,7 +30,7 @@ type Metrics struct {
 // LoadMetrics returns the saved metrics of every server (empty when there
 // are none or the file cannot be read).
 func LoadMetrics(home string) map[string]Metrics {
-	b, err := atomicfile.ReadSmall(filepath.Join(home, MetricsFile), maxMetricsBytes)
+	b, err := atomicfile.ReadSmall(homedir.Dir(home).SamplingMetrics(), maxMetricsBytes)
 	out := map[string]Metrics{}
 	if err == nil {
 		_ = json.Unmarshal(b, &out)
@@ -40,7 +40,7 @@ func LoadMetrics(home string) map[string]Metrics {
 
 // record adds one request's outcome to the saved metrics of server.
 func record(home, server string, tokens int64, err error, res *mcp.CreateMessageResult) error {
-	return atomicfile.Update(filepath.Join(home, MetricsFile), maxMetricsBytes, func(old []byte) ([]byte, error) {
+	return atomicfile.Update(homedir.Dir(home).SamplingMetrics(), maxMetricsBytes, func(old []byte) ([]byte, error) {
 		all := map[string]Metrics{}
 		if old != nil {
 			_ = json.Unmarshal(old, &all)

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"path/filepath"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"slices"
 	"strings"
 
@@ -16,7 +16,7 @@ import (
 // which protocol revision each server spoke, so that the next start goes
 // straight there (a server of an older revision is not probed with
 // server/discover again).
-const MemoryFile = "mcp-protocols.json"
+const MemoryFile = homedir.ProtocolsName
 
 // maxMemoryBytes bounds the state file; a larger one is ignored and
 // rebuilt.
@@ -46,7 +46,7 @@ func memoryPath(home string) string {
 	if home == "" {
 		return ""
 	}
-	return filepath.Join(home, MemoryFile)
+	return homedir.Dir(home).Protocols()
 }
 
 // entryDigest identifies what a server entry connects to.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,7 @@ import (
 
 // InstallDir is the folder a catalog install put server name's files in.
 func InstallDir(home, name string) string {
-	return filepath.Join(home, "mcp-installs", name)
+	return homedir.Dir(home).Install(name)
 }
 
 // SandboxPolicy turns a server's sandbox: block into what its transport

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io"
 	"net"
 	"os"
@@ -108,7 +109,7 @@ func (s *Supervisor) SearchPath() []string {
 		dirs = append(dirs, filepath.Dir(exe))
 	}
 	if s.opts.Home != "" {
-		dirs = append(dirs, filepath.Join(s.opts.Home, "plugins"))
+		dirs = append(dirs, homedir.Dir(s.opts.Home).Plugins())
 	}
 	return append(dirs, s.opts.ExtraDirs...)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,7 +27,7 @@ func maxBase64Len() int { return mediaCap*4/3 + 4 }
 
 // CacheDir returns the media cache folder inside a Hermes home folder.
 func CacheDir(home string) string {
-	return filepath.Join(home, "cache")
+	return homedir.Dir(home).MediaCache()
 }
 
 // errTooLarge is returned by MediaCache.save when the content exceeds
