@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/roots"
+	"github.com/hermes-agent/hermes/host/session"
+)
+
+// Mode is how a registry runs, by what the command needs.
+type Mode int
+
+const (
+	// Snapshot connects every enabled server for a command that lists or
+	// calls once and exits ('hermes mcp call', 'hermes tools --live'): no
+	// notification streams, no retry.
+	Snapshot Mode = iota
+	// Cached is Snapshot for a listing: a server with a fresh record of
+	// what it offered registers its tools from it and is not started
+	// ('hermes tools').
+	Cached
+	// Live is a long-lived process's ('hermes chat', 'hermes mcp serve'
+	// with tools): notification streams open, lazy start from the records,
+	// idle stop, reconnects.
+	Live
+)
+
+// Builtins are the names of the host's own tools, which an MCP tool never
+// takes. This build has none yet; the registry still reserves them.
+var Builtins []string
+
+// Registry builds a registry of servers in mode m with the host's session
+// dependencies and the run's request handlers. The roots returned are the
+// ones its servers were offered (see Requests.Bind).
+func (f *Factory) Registry(m Mode, servers []*config.Server) (*registry.Manager, *roots.Set) {
+	opts := registry.Options{
+		Servers:  servers,
+		Builtins: Builtins,
+		Deps:     f.SessionDeps(),
+		Snapshot: m != Live,
+	}
+	set := f.Requests().Bind(&opts)
+	if m != Snapshot {
+		opts.Lazy = true
+		opts.Records = registry.RecordsFrom(f.Offered())
+	}
+	return registry.New(opts), set
+}
+
+// SessionDeps are the session dependencies of the run: its home,
+// supervisor, log, environment and background credentials (a server that
+// needs a login fails with the plugin's message naming 'hermes mcp
+// login'; nothing opens a browser).
+func (f *Factory) SessionDeps() session.Deps {
+	return session.Deps{
+		Home:       f.HomePath(),
+		Supervisor: f.sup,
+		Logger:     f.Log,
+		Auth:       f.Credentials().Sessions(),
+		Environ:    f.opts.Env,
+	}
+}
+
+// Connect opens one session to srv with the run's handlers, without a
+// registry ('hermes mcp test').
+func (f *Factory) Connect(ctx context.Context, srv *config.Server) (*session.Session, error) {
+	d := f.SessionDeps()
+	f.Requests().BindSession(&d, srv)
+	return session.Connect(ctx, srv, d)
+}
