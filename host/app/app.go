@@ -56,6 +56,10 @@ type Options struct {
 	// (elicitation) and the chat's approvals; nil: nobody, and requests
 	// that need a person are declined.
 	Prompter elicit.Prompter
+	// Terminal says the run's stdin is a terminal: elicitation asks the
+	// Prompter only then (and declines at once otherwise); the chat's
+	// approvals ask it always, and it answers that nobody is there.
+	Terminal bool
 	// OpenPage opens a URL-mode elicitation page; nil shows the URL only.
 	OpenPage func(ctx context.Context, url string) error
 	// LoginUI relays an auth plugin's login steps to the person (a browser

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"github.com/hermes-agent/hermes/host/credentials"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -53,12 +54,18 @@ func (f *Factory) Registry(m Mode, servers []*config.Server) (*registry.Manager,
 // supervisor, log, environment and background credentials (a server that
 // needs a login fails with the plugin's message naming 'hermes mcp
 // login'; nothing opens a browser).
-func (f *Factory) SessionDeps() session.Deps {
+func (f *Factory) SessionDeps() session.Deps { return f.sessionDeps(f.Credentials()) }
+
+// LoginSessionDeps are SessionDeps with the login manager's credentials: a
+// challenge may open a browser and step up ('hermes mcp login').
+func (f *Factory) LoginSessionDeps() session.Deps { return f.sessionDeps(f.LoginCredentials()) }
+
+func (f *Factory) sessionDeps(m *credentials.Manager) session.Deps {
 	return session.Deps{
 		Home:       f.HomePath(),
 		Supervisor: f.sup,
 		Logger:     f.Log,
-		Auth:       f.Credentials().Sessions(),
+		Auth:       m.Sessions(),
 		Environ:    f.opts.Env,
 	}
 }

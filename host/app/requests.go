@@ -120,7 +120,11 @@ func (r *Requests) Elicitation(srv *config.Server) *elicit.Handler {
 		f.WarnOnce("elicitation/"+srv.Name, oneLine(err.Error())+"; until then its elicitation requests are declined")
 		s.Enabled = false
 	}
-	return elicit.New(srv.Name, s, f.opts.Prompter, f.opts.OpenPage, f.Log.Named("elicitation"))
+	var p elicit.Prompter
+	if f.opts.Terminal {
+		p = f.opts.Prompter
+	}
+	return elicit.New(srv.Name, s, p, f.opts.OpenPage, f.Log.Named("elicitation"))
 }
 
 // Prompter is the person at the run's terminal (nil: nobody). The chat's

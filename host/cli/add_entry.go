@@ -247,7 +247,7 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 // before anything is written, logged in to or started: the entry as it
 // would be saved, ${VAR}s read as they would be at run time.
 func (e *env) screenAdd(name string, plan *addPlan) error {
-	srv, err := config.LoadEntryEnv(e.home, name, plan.entry, plan.pending(), e.configEnv())
+	srv, err := config.LoadEntryEnv(e.home, name, plan.entry, plan.pending(), e.f.ConfigEnv())
 	if err != nil {
 		return failf("%s", oneLine(err.Error()))
 	}

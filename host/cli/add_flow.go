@@ -458,7 +458,7 @@ func (e *env) keepArgvFolders(name string, plan *addPlan) {
 	if c, ok := plan.entry.Fields.Get("cwd"); ok {
 		cwd, _ = c.(string)
 	}
-	folders := argvFolders(args, cwd, e.userHome, e.workDir)
+	folders := argvFolders(args, cwd, e.f.UserHome, e.f.WorkDir)
 	if len(folders) == 0 {
 		return
 	}

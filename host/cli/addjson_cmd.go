@@ -63,8 +63,8 @@ func addJSONCommand(e *env) *cli.Command {
 			if strings.TrimSpace(string(data)) == "" {
 				return usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.name)
 			}
-			home, _ := e.userHome()
-			cwd, _ := e.workDir()
+			home, _ := e.f.UserHome()
+			cwd, _ := e.f.WorkDir()
 			srv, err := importer.FromJSON(o.name, data, home, cwd)
 			if err != nil {
 				return usagef("invalid server JSON for '%s': %s; give one object such as '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}' (see 'hermes mcp add-json --help')", o.name, oneLine(err.Error()))

@@ -8,11 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/app"
 	"io"
-	"log"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,12 +19,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
-	"github.com/hermes-agent/hermes/sdk/logfile"
 	"github.com/urfave/cli/v3"
 )
 
@@ -54,47 +49,43 @@ func usagef(format string, args ...any) error {
 	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-// env is what every command shares: streams, home, logger, supervisor,
-// and the managers of auth plugins.
+// env is what every command shares: the run's streams and terminal, and
+// its composition root (f, built by setup: everything else a command
+// uses comes from there).
 type env struct {
 	// probeTimeout bounds the probe of an install (--probe-timeout); 0
 	// is probeConnectTimeout.
 	probeTimeout time.Duration
 
-	in       io.Reader
-	input    *inputSource // the one reader of stdin (in reads through it)
-	out, err io.Writer
-	p        *ui.Printer
-	home     string
-	verbose  bool
-	log      hclog.Logger
-	logFile  *logfile.File
-	sup      *supervisor.Supervisor
-	supMu    sync.Mutex
-	// credsMu guards the auth plugin managers, built on first use:
-	// background (no UI: a server that needs a login says so) and login
-	// (the terminal UI; a step-up may log in again).
-	credsMu    sync.Mutex
-	bgCreds    *credentials.Manager
-	loginCreds *credentials.Manager
+	in      io.Reader
+	input   *inputSource // the one reader of stdin (in reads through it)
+	out     io.Writer
+	err     io.Writer
+	p       *ui.Printer
+	verbose bool
+	// f is the run's composition root, set once by setup (read through
+	// factory() where a signal may race with it); home and log are its
+	// Home and Log.
+	f    *app.Factory
+	fMu  sync.Mutex
+	home string
+	log  hclog.Logger
 	// interrupted is set when SIGINT/SIGTERM arrived.
 	interrupted atomic.Bool
 	// onSignal, when set, sees SIGINT/SIGTERM first: a signal it takes
 	// (hermes chat cancelling its running turn) does not end the run.
 	onSignal atomic.Pointer[signalHook]
-	// environ is the run's environment (Options.Env), dir its working
-	// folder ("" is the process's), ownsProcess Options.OwnsProcess.
-	environ     []string
-	dir         string
-	ownsProcess bool
-	// projectWarned is set once the project's files were found unreadable.
-	projectWarned atomic.Bool
+	// opts are the run's Options (environment, working folder).
+	opts Options
+	// prompt is the person at this terminal, for elicitation and the
+	// chat's approvals: one per run, so that requests take turns.
+	prompt *termPrompter
 }
 
 // lookupEnv returns the value of key in the run's environment.
 func (e *env) lookupEnv(key string) (string, bool) {
-	for i := len(e.environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(e.environ[i], "="); ok && k == key {
+	for i := len(e.opts.Env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.opts.Env[i], "="); ok && k == key {
 			return v, true
 		}
 	}
@@ -107,96 +98,42 @@ func (e *env) getenv(key string) string {
 	return v
 }
 
-// userHome returns the user's home folder: $HOME of the run's
-// environment, else the process's.
-func (e *env) userHome() (string, error) {
-	if h := e.getenv("HOME"); h != "" {
-		return h, nil
-	}
-	return os.UserHomeDir()
-}
-
-// workDir returns the run's working folder.
-func (e *env) workDir() (string, error) {
-	if e.dir != "" {
-		return e.dir, nil
-	}
-	return os.Getwd()
-}
-
-// stderrRoute takes os.Stderr away from the terminal, once per process
-// (see supervisor.StderrRoute).
-var stderrRoute = sync.OnceValues(supervisor.RouteStderr)
-
-// setup opens the log and the supervisor; close undoes it.
+// setup builds the run's composition root; close undoes it.
 func (e *env) setup() {
-	if e.log != nil {
+	if e.factory() != nil {
 		return
 	}
-	e.home = config.HomeFrom(e.getenv)
-	var sinks []io.Writer
-	// The host log rotates by size (logfile.DefaultMaxBytes, keeping
-	// logfile.DefaultBackups old files), however much is logged.
-	if f, err := logfile.Open(filepath.Join(e.home, "logs", "hermes.log"), logfile.Options{}); err == nil {
-		e.logFile = f
-		sinks = append(sinks, f)
-	}
-	level := hclog.Info
-	if e.verbose {
-		sinks = append(sinks, e.err)
-		level = hclog.Debug
-	}
-	var w io.Writer = io.Discard
-	if len(sinks) > 0 {
-		// One line per entry, escaped: a server's log data or a plugin's
-		// logger name cannot forge lines or reach the terminal as control.
-		w = termsafe.LogWriter(io.MultiWriter(sinks...))
-	}
-	e.log = hclog.New(&hclog.LoggerOptions{Name: "hermes", Level: level, Output: w})
-	if e.ownsProcess {
-		// net/rpc logs through the standard logger; keep it in ours.
-		log.SetOutput(e.log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
-		log.SetFlags(0)
-		// go-plugin's multiplexer (yamux) writes its errors to os.Stderr
-		// itself: they go to the log too, and reach the terminal only
-		// with -v. The host's own output keeps using e.err, the real
-		// stderr. The route stays to the end of the process: plugins
-		// stopped at the end of a command still make yamux complain.
-		if rt, err := stderrRoute(); err == nil {
-			rt.To(e.log.Named("go-plugin"))
-		}
-	}
-	if w := config.DotEnvWarning(e.home); w != "" {
-		e.log.Warn(w)
-		fmt.Fprintf(e.err, "Warning: %s\n", termsafe.Escape(w))
-	}
-	sup := supervisor.New(supervisor.Options{Home: e.home, Logger: e.log, Env: e.lookupEnv})
-	e.supMu.Lock()
-	e.sup = sup
-	e.supMu.Unlock()
+	e.prompt = &termPrompter{in: e.input, out: e.err, turn: make(chan struct{}, 1)}
+	f := app.New(app.Options{
+		Env: e.opts.Env, Dir: e.opts.Dir, Stderr: e.err, Verbose: e.verbose, OwnsProcess: e.opts.OwnsProcess,
+		Prompter: e.prompt, Terminal: e.input != nil && e.input.terminal(), OpenPage: e.openPage,
+		LoginUI: &termUI{p: e.p, out: e.out, in: e.input, getenv: e.getenv},
+	})
+	e.home, e.log = f.HomePath(), f.Log
+	e.fMu.Lock()
+	e.f = f
+	e.fMu.Unlock()
 }
 
-// supervisor returns the supervisor once setup made it, safely from the
-// signal handler.
+// factory returns the run's composition root once setup made it (nil
+// before), safely from the signal handler.
+func (e *env) factory() *app.Factory {
+	e.fMu.Lock()
+	defer e.fMu.Unlock()
+	return e.f
+}
+
+// supervisor returns the run's supervisor once setup made it, else nil.
 func (e *env) supervisor() *supervisor.Supervisor {
-	e.supMu.Lock()
-	defer e.supMu.Unlock()
-	return e.sup
+	if f := e.factory(); f != nil {
+		return f.Supervisor()
+	}
+	return nil
 }
 
 func (e *env) close() {
-	defer e.forgetSampling()
-	// Auth plugins first: a transport still closing asks them nothing more.
-	e.closeCredentials()
-	if sup := e.supervisor(); sup != nil {
-		if e.interrupted.Load() {
-			sup.Interrupt()
-		} else {
-			sup.KillAll()
-		}
-	}
-	if e.logFile != nil {
-		e.logFile.Close()
+	if f := e.factory(); f != nil {
+		f.Close(e.interrupted.Load())
 	}
 }
 
@@ -253,7 +190,7 @@ func Run(opts Options) int {
 		stderr = io.Discard
 	}
 	input, in := newInput(stdin)
-	e := &env{in: in, input: input, out: stdout, err: stderr, environ: opts.Env, dir: opts.Dir, ownsProcess: opts.OwnsProcess}
+	e := &env{in: in, input: input, out: stdout, err: stderr, opts: opts}
 	e.p = ui.NewEnv(stdout, stderr, in, e.getenv)
 	defer e.close()
 

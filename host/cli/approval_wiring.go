@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"path/filepath"
 
 	"github.com/hermes-agent/hermes/host/approval"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/statedb"
 )
 
@@ -15,11 +13,7 @@ import (
 // through the prompter that elicitation uses (so the two take turns) and
 // recording in state.db; /reload-mcp reads them again.
 func (e *env) approvalSettings() (approval.Settings, error) {
-	raw, path, err := config.LoadApproval(e.home, e.configEnv())
-	if err != nil {
-		return approval.Settings{}, err
-	}
-	return approval.ParseSettings(raw, path)
+	return e.f.Requests().ApprovalSettings()
 }
 
 // alwaysAllowed returns the tools of server (its config.Server.StateKey)
@@ -27,7 +21,7 @@ func (e *env) approvalSettings() (approval.Settings, error) {
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
 func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error) {
-	db, err := statedb.OpenRead(filepath.Join(e.home, statedb.FileName))
+	db, err := statedb.OpenRead(e.f.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return nil, nil
 	}
@@ -49,7 +43,7 @@ func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error
 // revokeAlways forgets allow-always of server's tools (every tool for
 // "all") and returns how many were forgotten.
 func (e *env) revokeAlways(ctx context.Context, server string, tools []string) (int64, error) {
-	db, err := statedb.OpenWrite(filepath.Join(e.home, statedb.FileName))
+	db, err := statedb.OpenWrite(e.f.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return 0, nil
 	}

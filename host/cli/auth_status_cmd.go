@@ -85,7 +85,7 @@ server without auth:), not approved.`,
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp auth-status [--json]")
 			}
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
@@ -148,7 +148,7 @@ func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntr
 	}
 	sctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
-	s, err := e.creds().For(sctx, srv)
+	s, err := e.f.Credentials().For(sctx, srv)
 	var st auth.Status
 	if err == nil {
 		st, err = s.Status(sctx)

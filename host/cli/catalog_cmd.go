@@ -33,7 +33,7 @@ func (e *env) loadCatalogView(home string) (*catalogView, error) {
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	cfg, err := e.loadConfig(home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/app"
 	"io"
 	"os"
 	"slices"
@@ -106,21 +107,14 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 	if modelName == "" && client.Settings().Default == "" {
 		return nil, usagef("no model named: set model.default in config.yaml or name one with -m")
 	}
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
 	e.admitProject(cfg.Servers...)
-	var builtins []string
-	for _, ts := range builtinToolsets {
-		builtins = append(builtins, ts.Tools...)
-	}
-	opts := e.withSampling(registry.Options{Servers: cfg.Servers, Builtins: builtins, Deps: e.sessionDeps(e.creds())})
-	set := e.bindElicitRoots(&opts)
 	// Servers with a record of what they offered register their tools from
-	// it and start on their first call; idle ones stop (issue 25).
-	e.startLazily(&opts)
-	m := registry.New(opts)
+	// it and start on their first call; idle ones stop.
+	m, set := e.f.Registry(app.Live, cfg.Servers)
 	set.OnChange(func(ctx context.Context) { m.NotifyRootsChanged(ctx) })
 	if err := m.Start(ctx); err != nil {
 		m.Close()
@@ -150,15 +144,15 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 
 // chatModel returns the model client of the model: block.
 func (e *env) chatModel() (*model.Client, error) {
-	st, err := model.Load(e.home, e.lookupEnv)
+	st, err := e.f.ModelSettings()
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	bin, err := e.supervisor().Find("model", "openai")
+	c, err := e.f.Model(st)
 	if err != nil {
 		return nil, failf("%s", oneLine(err.Error()))
 	}
-	return model.New(st, bin, e.environ), nil
+	return c, nil
 }
 
 func (s *chatSession) close() {
@@ -236,7 +230,7 @@ func (s *chatSession) interactive(ctx context.Context) error {
 func (s *chatSession) readLine(ctx context.Context, t *term.Terminal) (string, error) {
 	var line string
 	var rerr error
-	err := s.e.prompter().Converse(ctx, func(elicit.Terminal) error {
+	err := s.e.prompt.Converse(ctx, func(elicit.Terminal) error {
 		if fd, ok := inFd(s.e.in); ok {
 			if old, err := term.MakeRaw(fd); err == nil {
 				defer term.Restore(fd, old)
@@ -436,7 +430,7 @@ func (s *chatSession) printServers() {
 // what changed, a line per block. It runs between turns only.
 func (s *chatSession) reload(ctx context.Context) error {
 	e := s.e
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return fmt.Errorf("%s; nothing was reloaded", oneLine(err.Error()))
 	}
@@ -456,9 +450,9 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if a, ok := s.loop.Approver.(*chatApprover); ok {
 		blocks = append(blocks, a.reload(e.approvalSettings())...)
 	}
-	if wd, err := e.workDir(); err == nil {
-		home, _ := e.userHome()
-		if changed, err := s.roots.Reload(ctx, e.home, wd, home, e.configEnv()); err != nil {
+	if wd, err := e.f.WorkDir(); err == nil {
+		home, _ := e.f.UserHome()
+		if changed, err := s.roots.Reload(ctx, e.home, wd, home, e.f.ConfigEnv()); err != nil {
 			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", oneLine(err.Error())))
 		} else if changed {
 			blocks = append(blocks, "roots: changed (servers are told)")

@@ -37,7 +37,7 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 	gateOnly := func(err error) func() {
 		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
 		a := &chatApprover{m: m, err: err, log: e.log}
-		if raw, path, lerr := config.LoadApproval(e.home, e.configEnv()); lerr == nil {
+		if raw, path, lerr := config.LoadApproval(e.home, e.f.ConfigEnv()); lerr == nil {
 			if s, perr := approval.ParseSettings(raw, path); perr == nil {
 				a.settings = s
 				a.gate = approval.New(nil, s, nil, e.log)
@@ -50,13 +50,13 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 	if err != nil {
 		return gateOnly(err)
 	}
-	wd, _ := e.workDir()
+	wd, _ := e.f.WorkDir()
 	sess, err := w.CreateSession(ctx, statedb.Session{Model: l.ModelName, Cwd: wd, SystemPrompt: l.System})
 	if err != nil {
 		w.Close()
 		return gateOnly(err)
 	}
-	a := &chatApprover{m: m, w: w, prompter: e.prompter(), log: e.log, key: statedb.TerminalSessionKey(sess.ID)}
+	a := &chatApprover{m: m, w: w, prompter: e.prompt, log: e.log, key: statedb.TerminalSessionKey(sess.ID)}
 	settings, err := e.approvalSettings()
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the

@@ -119,7 +119,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
 	}
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return
 	}
@@ -148,7 +148,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 // servers offered when that is fresh, else connecting to it within
 // completionTimeout.
 func (e *env) completeTools(ctx context.Context, srv *config.Server) {
-	if names, ok := cachedToolNames(e.offeredStore(), srv); ok {
+	if names, ok := cachedToolNames(e.f.Offered(), srv); ok {
 		for _, name := range names {
 			if completionToolRE.MatchString(name) {
 				fmt.Fprintln(e.out, name)

@@ -92,15 +92,12 @@ func printDrift(e *env, server string, notes []driftNote, unreadable string) {
 	}
 }
 
-// offeredStore is the store of what servers offered under the home.
-func (e *env) offeredStore() *offered.Store { return offered.Open(e.home, e.log) }
-
 // approveOffered makes tools (all a server lists now) the approved
 // definitions of server: the person saw them at add, install or
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
 func (e *env) approveOffered(name string, tools []mcp.Tool, how string) {
-	if _, err := e.offeredStore().Approve(name, tools, nil, how); err != nil {
+	if _, err := e.f.Offered().Approve(name, tools, nil, how); err != nil {
 		e.p.Warn("could not record the approved tools of '%s': %s", name, oneLine(err.Error()))
 	}
 }
@@ -125,7 +122,7 @@ func changeLines(c offered.Change) []string {
 // said, and every tool is shown as new. It reports whether changes were
 // left unaccepted.
 func (e *env) reviewDrift(srv *config.Server, tools []mcp.Tool, ask bool) (pending bool, err error) {
-	st := e.offeredStore()
+	st := e.f.Offered()
 	key := srv.StateKey()
 	b, err := st.Baseline(key)
 	var ue *offered.UnusableError

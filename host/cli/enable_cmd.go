@@ -29,7 +29,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 				return err
 			}
 			was := true
-			if cfg, err := e.loadConfig(e.home); err == nil {
+			if cfg, err := e.f.Config(); err == nil {
 				if s := cfg.Server(srvName); s != nil {
 					was = s.Enabled
 				}
@@ -68,7 +68,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 // --json: the server as config.yaml now has it, and whether the command
 // changed it.
 func (e *env) printServerChanged(j *jsonOutput, name string, changed bool) error {
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}

@@ -90,7 +90,7 @@ func getCommand(e *env) *cli.Command {
 				return usagef("usage: hermes mcp get <name> [--json]")
 			}
 			name := c.Args().First()
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

@@ -129,11 +129,11 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		// Progress and questions on stderr; stdout is the JSON.
 		e.p = ui.NewEnv(e.err, e.err, e.in, e.getenv)
 	}
-	home, err := e.userHome()
+	home, err := e.f.UserHome()
 	if err != nil {
 		return failf("cannot find your home folder (%s); set HOME, or name a file with --from FILE", oneLine(err.Error()))
 	}
-	cwd, err := e.workDir()
+	cwd, err := e.f.WorkDir()
 	if err != nil {
 		return failf("cannot read the current folder (%s); cd into a folder you can read", oneLine(err.Error()))
 	}

@@ -194,7 +194,7 @@ func uninstallCommand(e *env) *cli.Command {
 // configServer is server name of config.yaml as loaded, nil when the file
 // does not load or has no such server.
 func (e *env) configServer(name string) *config.Server {
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return nil
 	}

@@ -286,7 +286,7 @@ func (e *env) progressToStderr() {
 
 // printServer prints the configured server name as serverJSON has it.
 func (e *env) printServer(j *jsonOutput, name string) error {
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}

@@ -15,30 +15,6 @@ import (
 // server's tools from the store of what it offered instead of starting it,
 // and how listings say where a server's tools came from.
 
-// startLazily makes opts a lazy registry: a server with a fresh record
-// registers its tools from it and starts on its first call; idle ones stop
-// after their idle_timeout. For long-lived processes (hermes chat, hermes
-// mcp serve when it exposes tools) and for listings that should not start
-// what they can read (hermes tools without --live).
-func (e *env) startLazily(opts *registry.Options) {
-	opts.Lazy = true
-	opts.Records = registry.RecordsFrom(e.offeredStore())
-}
-
-// newLiveManager builds the registry of a long-lived process: the host's
-// session deps and request handlers, notification streams open, lazy
-// start and idle stop.
-func (e *env) newLiveManager(servers []*config.Server) *registry.Manager {
-	var builtins []string
-	for _, ts := range builtinToolsets {
-		builtins = append(builtins, ts.Tools...)
-	}
-	opts := e.withSampling(registry.Options{Servers: servers, Builtins: builtins, Deps: e.sessionDeps(e.creds())})
-	e.bindElicitRoots(&opts)
-	e.startLazily(&opts)
-	return registry.New(opts)
-}
-
 // cacheState says what the store holds for a server, for listings.
 type cacheState struct {
 	// State is fresh (usable for lazy start), stale (made with other

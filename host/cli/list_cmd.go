@@ -58,7 +58,7 @@ func listCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp list [--check] [--json]")
 			}
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
@@ -68,7 +68,7 @@ func listCommand(e *env) *cli.Command {
 			}
 			// What each server offered at its last connection: read, never
 			// connected for (the list stays instant).
-			store, now := e.offeredStore(), time.Now()
+			store, now := e.f.Offered(), time.Now()
 			caches := make(map[string]cacheState, len(cfg.Servers))
 			for _, s := range cfg.Servers {
 				caches[s.Name] = cacheOf(store, s)

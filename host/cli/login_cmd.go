@@ -107,7 +107,7 @@ func remote(srv *config.Server) bool {
 // server's login timeout plus loginMargin. Its error is the plugin's (see
 // loginFailed).
 func (e *env) login(ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
-	s, err := e.loginManager().For(ctx, srv)
+	s, err := e.f.LoginCredentials().For(ctx, srv)
 	if err != nil {
 		return auth.Status{}, err
 	}
@@ -180,7 +180,7 @@ func (e *env) loginAndCheck(ctx context.Context, srv *config.Server, o auth.Logi
 func (e *env) countTools(ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
 	withProbeTimeout(&probe)
-	s, err := session.Connect(ctx, &probe, e.sessionDeps(e.loginManager()))
+	s, err := session.Connect(ctx, &probe, e.f.LoginSessionDeps())
 	if err != nil {
 		return 0, err
 	}
@@ -312,7 +312,7 @@ func (e *env) forgetCredentials(ctx context.Context, name string, srv *config.Se
 	var f forgotten
 	if srv != nil && srv.Auth != "" && remote(srv) {
 		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
-		s, err := e.creds().For(lctx, srv)
+		s, err := e.f.Credentials().For(lctx, srv)
 		if err == nil {
 			var r auth.LogoutResult
 			r, err = s.Logout(lctx)
@@ -366,7 +366,7 @@ once new ones have arrived.`,
 				_, err = e.loginAndCheck(ctx, srv, lf.options())
 				return err
 			}
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return failf("%s", oneLine(err.Error()))
 			}

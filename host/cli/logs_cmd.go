@@ -68,7 +68,7 @@ func logsCommand(e *env) *cli.Command {
 			}
 			name := c.Args().First()
 			// Any server hermes runs here, a project's too.
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

@@ -93,7 +93,7 @@ func modelTestCommand(e *env) *cli.Command {
 			if j.on {
 				e.progressToStderr()
 			}
-			s, err := model.Load(e.home, e.lookupEnv)
+			s, err := e.f.ModelSettings()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
@@ -121,12 +121,12 @@ func modelTestCommand(e *env) *cli.Command {
 				return &exitError{code: ExitUsage}
 			}
 			e.p.Line("Model: %s", shown)
-			bin, err := e.supervisor().Find("model", "openai")
+			client, err := e.f.Model(s)
 			if err != nil {
 				return failf("%s", oneLine(err.Error()))
 			}
 			start := time.Now()
-			res, err := model.New(s, bin, e.environ).Chat(ctx, model.Request{
+			res, err := client.Chat(ctx, model.Request{
 				Model:     modelName,
 				Messages:  []model.Message{{Role: "user", Text: modelTestPrompt}},
 				MaxTokens: 16,

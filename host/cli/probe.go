@@ -96,7 +96,7 @@ func (e *env) candidateServer(name string, entry *config.ServerEntry, pending ma
 	if config.SafeModeFrom(e.getenv) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
-	return config.LoadEntryEnv(e.home, name, entry, pending, e.configEnv())
+	return config.LoadEntryEnv(e.home, name, entry, pending, e.f.ConfigEnv())
 }
 
 // serverNames reads the names of the configured servers, in file order,
@@ -136,7 +136,7 @@ func (e *env) requireServer(name string) error {
 			return nil
 		}
 	}
-	if p, err := e.loadProject(e.home); err == nil && p != nil {
+	if p, err := e.f.Project(); err == nil && p != nil {
 		for _, s := range p.Servers {
 			if s.Name == name {
 				return withCode(codeProjectServer, failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))

@@ -60,7 +60,7 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	testbin.Path(t, "hermes-transport-http")
 	var out bytes.Buffer
 	e := &env{in: strings.NewReader(""), out: &out, err: &out, p: ui.New(&out, &out, strings.NewReader("")),
-		environ: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}
+		opts: Options{Env: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}}
 	e.setup()
 	defer func() {
 		e.close()

@@ -139,7 +139,7 @@ func (e *env) admitProject(servers ...*config.Server) {
 // projectServers loads the merged config and returns the project servers
 // named (all of them with all), failing for a name that is not one.
 func (e *env) projectServers(names []string, all bool) ([]*config.Server, *config.Config, error) {
-	cfg, err := e.loadConfig(e.home)
+	cfg, err := e.f.Config()
 	if err != nil {
 		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -265,7 +265,7 @@ func resetProjectChoicesCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp reset-project-choices")
 			}
-			p, err := e.loadProject(e.home)
+			p, err := e.f.Project()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}

@@ -39,7 +39,7 @@ func removeCommand(e *env) *cli.Command {
 			}
 			// The entry as it was: its auth plugin revokes its tokens.
 			var srv *config.Server
-			if cfg, err := e.loadConfig(e.home); err == nil && !cfg.SafeMode {
+			if cfg, err := e.f.Config(); err == nil && !cfg.SafeMode {
 				srv = cfg.Server(name)
 			}
 			var names []string
@@ -61,7 +61,7 @@ func removeCommand(e *env) *cli.Command {
 			}
 			// What it offered and the tools approved go with it: a server
 			// added again under this name is approved afresh.
-			if err := e.offeredStore().RemoveServer(name); err != nil {
+			if err := e.f.Offered().RemoveServer(name); err != nil {
 				e.log.Warn("could not delete what the server offered", "server", name, "error", oneLine(err.Error()))
 			}
 			r, err := e.forgetCredentials(ctx, name, srv)

@@ -6,88 +6,11 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/elicit"
-	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/host/roots"
-	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/termsafe"
 )
-
-// bindElicitRoots gives every server of a registry the host's elicitation
-// handler (asking the person on this terminal, declining without one) and
-// the roots (the working folder and roots: of config.yaml), on top of
-// whatever handlers o already binds. It returns the roots: a long-lived
-// command hooks its registry to them (set.OnChange calling
-// Manager.NotifyRootsChanged) and calls set.Reload after a config reload
-// or a change of working folder.
-func (e *env) bindElicitRoots(o *registry.Options) *roots.Set {
-	set := e.rootSet()
-	prev := o.Requests
-	o.Requests = func(srv *config.Server) registry.Requests {
-		var r registry.Requests
-		if prev != nil {
-			r = prev(srv)
-		}
-		r.Elicitation = e.elicitHandler(srv)
-		if !srv.NoRoots {
-			r.Roots = set
-		}
-		return r
-	}
-	return set
-}
-
-// bindElicitRootsDeps is bindElicitRoots for a single session (hermes mcp
-// test).
-func (e *env) bindElicitRootsDeps(d *session.Deps, srv *config.Server) {
-	d.Elicitation = e.elicitHandler(srv)
-	if !srv.NoRoots {
-		d.Roots = e.rootSet()
-	}
-}
-
-// rootSet returns the roots offered to servers: the working folder, then
-// roots: of config.yaml. A roots: that cannot be read is reported once and
-// only the working folder is offered.
-func (e *env) rootSet() *roots.Set {
-	wd, err := e.workDir()
-	if err != nil {
-		wd = ""
-	}
-	home, _ := e.userHome()
-	list, err := roots.Load(e.home, wd, home, e.configEnv())
-	if err != nil {
-		e.warnOnce("roots", fmt.Sprintf("%s; offering servers only the working folder as a root", oneLine(err.Error())))
-		list, _ = roots.Resolve(wd, home, nil)
-	}
-	return roots.NewSet(list)
-}
-
-// elicitHandler returns srv's elicitation handler: its elicitation: block,
-// the terminal when there is one (else every request is declined), and the
-// browser for URL-mode pages. A wrong elicitation: block declines every
-// request and says why once.
-func (e *env) elicitHandler(srv *config.Server) *elicit.Handler {
-	s, err := elicit.ParseSettings(srv.Name, srv.Elicitation)
-	if err != nil {
-		e.warnOnce("elicitation/"+srv.Name, fmt.Sprintf("%s; until then its elicitation requests are declined", oneLine(err.Error())))
-		s.Enabled = false
-	}
-	var p elicit.Prompter
-	if e.input != nil && e.input.terminal() {
-		p = e.prompter()
-	}
-	var log hclog.Logger
-	if e.log != nil {
-		log = e.log.Named("elicitation")
-	}
-	return elicit.New(srv.Name, s, p, e.openPage, log)
-}
 
 // openPage opens a URL-mode page: with $BROWSER when it is set, waiting
 // up to browserStartWait for it (a one-shot command must not end before
@@ -117,36 +40,8 @@ func (e *env) openPage(ctx context.Context, rawURL string) error {
 	return nil
 }
 
-var (
-	warnedMu sync.Mutex
-	warned   = map[*env]map[string]bool{}
-	// prompters holds each run's terminal prompter: one per run, so
-	// that the requests of every server take turns.
-	prompters sync.Map // *env → *termPrompter
-)
-
 // warnOnce prints a warning (and logs it) once per run and key.
-func (e *env) warnOnce(key, msg string) {
-	warnedMu.Lock()
-	if warned[e] == nil {
-		warned[e] = map[string]bool{}
-	}
-	seen := warned[e][key]
-	warned[e][key] = true
-	warnedMu.Unlock()
-	if seen {
-		return
-	}
-	if e.log != nil {
-		e.log.Warn(msg)
-	}
-	fmt.Fprintf(e.err, "Warning: %s\n", termsafe.Escape(msg))
-}
-
-func (e *env) prompter() *termPrompter {
-	p, _ := prompters.LoadOrStore(e, &termPrompter{in: e.input, out: e.err, turn: make(chan struct{}, 1)})
-	return p.(*termPrompter)
-}
+func (e *env) warnOnce(key, msg string) { e.f.WarnOnce(key, msg) }
 
 // termPrompter is the person at this terminal (elicit.Prompter): it writes
 // to stderr, so that a command's output stays clean, and reads stdin's

@@ -53,7 +53,7 @@ func serveCommand(e *env) *cli.Command {
 }
 
 func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
-	settings, err := config.LoadServe(e.home, e.configEnv())
+	settings, err := config.LoadServe(e.home, e.f.ConfigEnv())
 	if err != nil {
 		return failf("%s", termsafe.Escape(err.Error()))
 	}

@@ -191,7 +191,7 @@ func testCommand(e *env) *cli.Command {
 					for _, t := range tools {
 						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
-					d, err := registry.RecordOffered(e.offeredStore(), srv, s, tools)
+					d, err := registry.RecordOffered(e.f.Offered(), srv, s, tools)
 					if err != nil && d.Unreadable == "" {
 						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+oneLine(err.Error()))
 					}

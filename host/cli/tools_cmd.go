@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/app"
 	"os"
 	"time"
 
@@ -11,14 +12,15 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// builtinToolsets are the host's own toolsets. This build has none yet;
-// the registry still reserves their tool names when there are some.
-var builtinToolsets = []toolsetInfo{}
-
+// toolsetInfo is a toolset of 'hermes tools --json'.
 type toolsetInfo struct {
 	Name  string   `json:"name"`
 	Tools []string `json:"tools"`
 }
+
+// builtinToolsets are the host's own toolsets (app.Builtins are their
+// tools): this build has none yet.
+var builtinToolsets = []toolsetInfo{}
 
 // toolsReport is what 'hermes tools --json' prints.
 type toolsReport struct {
@@ -62,27 +64,11 @@ type toolsServerEntry struct {
 	cachedAge string
 }
 
-// newManager builds a registry for servers with the host's session deps,
-// for a command that lists or calls once and exits (Snapshot: no
-// notification streams).
+// newManager builds a registry for servers, for a command that lists or
+// calls once and exits (app.Snapshot: no notification streams).
 func (e *env) newManager(servers []*config.Server) *registry.Manager {
-	return registry.New(e.snapshotOptions(servers))
-}
-
-// snapshotOptions are newManager's registry options.
-func (e *env) snapshotOptions(servers []*config.Server) registry.Options {
-	var builtins []string
-	for _, ts := range builtinToolsets {
-		builtins = append(builtins, ts.Tools...)
-	}
-	opts := e.withSampling(registry.Options{
-		Servers:  servers,
-		Builtins: builtins,
-		Deps:     e.sessionDeps(e.creds()),
-		Snapshot: true,
-	})
-	e.bindElicitRoots(&opts)
-	return opts
+	m, _ := e.f.Registry(app.Snapshot, servers)
+	return m
 }
 
 func toolsCommand(e *env) *cli.Command {
@@ -98,7 +84,7 @@ func toolsCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes tools [--live] [--json]")
 			}
-			cfg, err := e.loadConfig(e.home)
+			cfg, err := e.f.Config()
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
@@ -107,11 +93,11 @@ func toolsCommand(e *env) *cli.Command {
 			if n := e.toConnect(cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
 				e.p.Info("Connecting to %d MCP server(s)...", n)
 			}
-			opts := e.snapshotOptions(cfg.Servers)
-			if !live {
-				e.startLazily(&opts)
+			mode := app.Cached
+			if live {
+				mode = app.Snapshot
 			}
-			m := registry.New(opts)
+			m, _ := e.f.Registry(mode, cfg.Servers)
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))
@@ -210,7 +196,7 @@ func plural(n int, what string) string {
 // a cheap look, not a read). Listing from the records connects nothing and
 // says nothing.
 func (e *env) toConnect(servers []*config.Server, live bool) int {
-	st := e.offeredStore()
+	st := e.f.Offered()
 	n := 0
 	for _, s := range servers {
 		if !s.Enabled || s.Err != nil {
