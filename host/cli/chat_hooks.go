@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +45,7 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 		l.Approver = a
 		return func() {}
 	}
-	w, err := statedb.OpenWriter(ctx, filepath.Join(e.home, statedb.FileName))
+	w, err := statedb.OpenWriter(ctx, e.f.Home.StateDB())
 	if err != nil {
 		return gateOnly(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -260,7 +259,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		return nil
 	}
 	if entry {
-		e.p.OK("Removed '%s' from %s", name, filepath.Join(e.home, config.File))
+		e.p.OK("Removed '%s' from %s", name, e.f.Home.Config())
 	}
 	if folder {
 		e.p.OK("Deleted its install folder %s", dir)
@@ -274,9 +273,9 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		if len(keys) == 1 {
 			them = "it"
 		}
-		e.p.Info("Kept %s in %s; delete %s there if you no longer need %s.", strings.Join(keys, ", "), filepath.Join(e.home, config.DotEnvFile), them, them)
+		e.p.Info("Kept %s in %s; delete %s there if you no longer need %s.", strings.Join(keys, ", "), e.f.Home.DotEnv(), them, them)
 	} else {
-		e.p.Info("Values in %s are kept.", filepath.Join(e.home, config.DotEnvFile))
+		e.p.Info("Values in %s are kept.", e.f.Home.DotEnv())
 	}
 	return nil
 }

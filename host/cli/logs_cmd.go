@@ -94,7 +94,7 @@ type logLine struct {
 // showLogs prints the last n lines about name, then follows the files when
 // follow is set.
 func (e *env) showLogs(ctx context.Context, name string, n int, follow bool) error {
-	dir := filepath.Join(e.home, "logs")
+	dir := e.f.Home.Logs()
 	m := logMatcher{name: name}
 	var all []logLine
 	all = append(m.tail(filepath.Join(dir, hostLogFile), false, n), m.tail(filepath.Join(dir, serverLogFile), true, n)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -169,7 +170,7 @@ func TokenFileBase(name string) string { return auth.FileStem(name) }
 // project server named like one of the user's never counts or deletes the
 // user's tokens. srv may be nil: a server of the user's config.
 func tokenFiles(home, name string, srv *config.Server) []string {
-	dir := filepath.Join(home, auth.TokenDirName)
+	dir := homedir.Dir(home).Tokens()
 	if srv != nil {
 		dir = credentials.ServerTokenDir(srv, home)
 	}
