@@ -289,43 +289,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		return fail(err)
 	}
 	tr, probe := watchProbe(tr)
-	var copts []client.ClientOption
-	if probe.http {
-		// Over HTTP every request has its own answer, and a server that
-		// does not know server/discover refuses it at once (the plugin
-		// hands the host the refusal): the probe needs no bound of its
-		// own beyond connect_timeout. mcp-go's 5 s bound is for stdio
-		// servers that never answer; on a loaded machine it cut slow
-		// answers short and sent a modern server initialize instead.
-		copts = append(copts, client.WithDiscoverTimeout(-1))
-	}
-	// The capabilities mcp-go would not declare by itself; it fills in the
-	// others from the handlers set.
-	var caps mcp.ClientCapabilities
-	if d.Sampling != nil {
-		copts = append(copts, client.WithSamplingHandler(d.Sampling))
-		// The host's sampling converts tools and toolChoice both ways
-		// (host/sampling); mcp-go declares sampling without them, and a
-		// server must not send tools unless the client declares it.
-		caps.Sampling = &mcp.SamplingCapability{Tools: &struct{}{}}
-	}
-	if d.Elicitation != nil {
-		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
-		if c, ok := d.Elicitation.(interface {
-			Capability() mcp.ElicitationCapability
-		}); ok {
-			// mcp-go offers form mode only; a handler may offer URL mode.
-			ec := c.Capability()
-			caps.Elicitation = &ec
-		}
-	}
-	if caps.Sampling != nil || caps.Elicitation != nil {
-		copts = append(copts, client.WithClientCapabilities(caps))
-	}
-	if d.Roots != nil {
-		copts = append(copts, client.WithRootsHandler(d.Roots))
-	}
-	c := client.NewClient(tr, copts...)
+	c := client.NewClient(tr, clientOptions(d, probe.http)...)
 	if d.OnNotification != nil {
 		name := srv.Name
 		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
