@@ -35,7 +35,7 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 func (e *env) connect(ctx context.Context, srv *config.Server) (*session.Session, error) {
 	d := e.withSamplingDeps(srv, e.sessionDeps(e.creds()))
 	e.bindElicitRootsDeps(&d, srv)
-	return session.Connect(ctx, srv, d)
+	return session.Connect(ctx, session.PlanFor(srv, d.Home, d.Environ), d)
 }
 
 // sessionDeps are the session dependencies of a command, with credentials
