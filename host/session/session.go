@@ -1,11 +1,13 @@
 // Package session owns the host's live MCP connection to one server: the
 // transport plugin process, the sdk transport client across the process
 // boundary, and mcp-go's client on top of it (capabilities, handlers). It
-// negotiates the protocol revision (protocol.go) and remembers per server
-// what was spoken (memory.go, $HERMES_HOME/mcp-protocols.json), keeps tool
-// schemas as servers wrote them (schemas.go), and turns failures into
-// one-line reasons a user can act on. It does not decide when to reconnect
-// or which tools a model sees.
+// resolves a server entry once into a launch plan (plan.go) that Connect
+// carries out, negotiates the protocol revision (protocol.go) and
+// remembers per server what was spoken (memory.go,
+// $HERMES_HOME/mcp-protocols.json), keeps tool schemas as servers wrote
+// them (schemas.go), and turns failures into one-line reasons a user can
+// act on. It does not decide when to reconnect or which tools a model
+// sees.
 package session
 
 import (
