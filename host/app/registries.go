@@ -75,5 +75,5 @@ func (f *Factory) sessionDeps(m *credentials.Manager) session.Deps {
 func (f *Factory) Connect(ctx context.Context, srv *config.Server) (*session.Session, error) {
 	d := f.SessionDeps()
 	f.Requests().BindSession(&d, srv)
-	return session.Connect(ctx, srv, d)
+	return session.Connect(ctx, session.PlanFor(srv, d.Home, d.Environ), d)
 }

@@ -186,8 +186,9 @@ func pluginSession(b *testing.B, dir, server, rev string) *session.Session {
 // connect connects a session to server through sup, in revision rev (""
 // negotiates); the caller closes it.
 func connect(b *testing.B, sup *supervisor.Supervisor, home, server, rev string) *session.Session {
-	s, err := session.Connect(context.Background(), &config.Server{Name: "bench", Transport: "stdio", Command: server,
-		Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute, Protocol: rev}, session.Deps{Home: home, Supervisor: sup})
+	srv := &config.Server{Name: "bench", Transport: "stdio", Command: server,
+		Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute, Protocol: rev}
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -384,11 +384,11 @@ func (h *hostileHost) start() error {
 	h.sup = supervisor.New(supervisor.Options{Home: h.home})
 	log := hclog.New(&hclog.LoggerOptions{Output: &warnTap{ch: h.warnings}, Level: hclog.Warn, JSONFormat: true})
 	d := session.Deps{Home: h.home, Supervisor: h.sup, Logger: log, Sampling: slowModel{}}
-	if h.good, err = session.Connect(context.Background(), cfg.Server("good"), d); err != nil {
+	if h.good, err = session.Connect(context.Background(), session.PlanFor(cfg.Server("good"), d.Home, d.Environ), d); err != nil {
 		return fmt.Errorf("connect the other server: %w", err)
 	}
 	h.evilCfg = cfg.Server("evil")
-	if h.evil, err = session.Connect(context.Background(), h.evilCfg, d); err != nil {
+	if h.evil, err = session.Connect(context.Background(), session.PlanFor(h.evilCfg, d.Home, d.Environ), d); err != nil {
 		return fmt.Errorf("connect the hostile server: %w", err)
 	}
 	return nil

@@ -134,7 +134,7 @@ func lazyBench(b *testing.B, launch func(i int) (string, []string), tool string,
 // registry does on every connection.
 func writeRecord(b *testing.B, deps session.Deps, store *offered.Store, srv *config.Server) {
 	b.Helper()
-	sess, err := session.Connect(context.Background(), srv, deps)
+	sess, err := session.Connect(context.Background(), session.PlanFor(srv, deps.Home, deps.Environ), deps)
 	if err != nil {
 		b.Fatalf("connect %s: %v", srv.Name, err)
 	}

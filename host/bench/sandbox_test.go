@@ -54,7 +54,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	names := [3]string{"plain", "sandbox", "sandbox-hosts"}
 	start := func(srv *config.Server, logAs string) time.Duration {
 		t0 := time.Now()
-		s, err := session.Connect(context.Background(), srv, session.Deps{Home: home, Supervisor: sup})
+		s, err := session.Connect(context.Background(), session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup})
 		took := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)

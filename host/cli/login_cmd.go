@@ -180,7 +180,8 @@ func (e *env) loginAndCheck(ctx context.Context, srv *config.Server, o auth.Logi
 func (e *env) countTools(ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
 	withProbeTimeout(&probe)
-	s, err := session.Connect(ctx, &probe, e.f.LoginSessionDeps())
+	d := e.f.LoginSessionDeps()
+	s, err := session.Connect(ctx, session.PlanFor(&probe, d.Home, d.Environ), d)
 	if err != nil {
 		return 0, err
 	}

@@ -141,7 +141,7 @@ func (r *rig) login(ctx context.Context, m *credentials.Manager, srv *config.Ser
 
 // connect opens a session to srv with m's credentials.
 func (r *rig) connect(ctx context.Context, m *credentials.Manager, srv *config.Server) (*session.Session, error) {
-	s, err := session.Connect(ctx, srv, session.Deps{Home: r.home, Supervisor: r.sup, Logger: r.log, Auth: m.Sessions()})
+	s, err := session.Connect(ctx, session.PlanFor(srv, r.home, nil), session.Deps{Home: r.home, Supervisor: r.sup, Logger: r.log, Auth: m.Sessions()})
 	if err == nil {
 		r.t.Cleanup(func() { s.Close() })
 	}
@@ -814,7 +814,7 @@ func refresher() int {
 	if _, err := a.Headers(ctx, transport.HeadersRequest{Method: http.MethodPost, URL: url}); err != nil {
 		return fail("headers", err)
 	}
-	s, err := session.Connect(ctx, srv, session.Deps{Home: home, Supervisor: sup, Logger: log, Auth: m.Sessions()})
+	s, err := session.Connect(ctx, session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup, Logger: log, Auth: m.Sessions()})
 	if err != nil {
 		return fail("connect", err)
 	}

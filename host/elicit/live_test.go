@@ -91,7 +91,7 @@ func connect(t *testing.T, rev string, h *elicit.Handler) *session.Session {
 		Enabled: true, ConnectTimeout: 60 * time.Second, Timeout: 60 * time.Second,
 		KeepaliveInterval: config.DefaultKeepaliveInterval, Protocol: rev,
 	}
-	s, err := session.Connect(context.Background(), srv, session.Deps{Home: home, Supervisor: sup, Logger: hclog.NewNullLogger(), Elicitation: h})
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup, Logger: hclog.NewNullLogger(), Elicitation: h})
 	if err != nil {
 		t.Fatalf("connect (%s): %v", rev, err)
 	}

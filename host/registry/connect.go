@@ -50,7 +50,8 @@ func (s *server) open(ctx context.Context) (*conn, *supervisor.Plugin, error) {
 // connect opens a session and prepares it: log level, tools. A failure
 // after the handshake closes the session.
 func (s *server) connect(ctx context.Context) (*conn, error) {
-	sess, err := session.Connect(ctx, s.firstConnect(), s.deps())
+	d := s.deps()
+	sess, err := session.Connect(ctx, session.PlanFor(s.firstConnect(), d.Home, d.Environ), d)
 	if err != nil {
 		return nil, err
 	}

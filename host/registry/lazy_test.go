@@ -51,7 +51,7 @@ func processes(mark string) int {
 // stores what it offered: the record lazy start reads.
 func recordServer(t testing.TB, deps session.Deps, st *offered.Store, srv *config.Server, edit func([]mcp.Tool) []mcp.Tool) {
 	t.Helper()
-	sess, err := session.Connect(context.Background(), srv, deps)
+	sess, err := session.Connect(context.Background(), session.PlanFor(srv, deps.Home, deps.Environ), deps)
 	if err != nil {
 		t.Fatalf("connect %s: %v", srv.Name, err)
 	}

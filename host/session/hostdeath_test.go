@@ -20,7 +20,7 @@ import (
 )
 
 func connect0(d session.Deps, srv *config.Server) (*session.Session, error) {
-	return session.Connect(context.Background(), srv, d)
+	return session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

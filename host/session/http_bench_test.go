@@ -77,7 +77,7 @@ func benchHTTP(b *testing.B, req mcp.CallToolRequest, warm int, name string, flo
 			srv := remote("http", url)
 			srv.ConnectTimeout = 30 * time.Second
 			srv.Protocol = rev
-			s, err := session.Connect(ctx, srv, session.Deps{Home: home, Supervisor: sup})
+			s, err := session.Connect(ctx, session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup})
 			if err != nil {
 				b.Fatal(err)
 			}

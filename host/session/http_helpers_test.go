@@ -130,7 +130,7 @@ func remote(transport, url string) *config.Server {
 
 func mustConnect(t *testing.T, srv *config.Server, d session.Deps) *session.Session {
 	t.Helper()
-	s, err := session.Connect(context.Background(), srv, d)
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	if err != nil {
 		t.Fatalf("connect %s: %v", srv.URL, err)
 	}
@@ -328,7 +328,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // connectOnce connects and, on success, closes again: for tests that expect
 // a failure.
 func connectOnce(srv *config.Server, d session.Deps) (*session.Session, error) {
-	s, err := session.Connect(context.Background(), srv, d)
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	if err == nil {
 		_ = s.Close()
 	}

@@ -143,7 +143,7 @@ func TestNegotiationPinned(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := testServer(dir, "--protocols", c.protocols)
 			srv.Protocol = c.pin
-			_, err := session.Connect(context.Background(), srv, d)
+			_, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 			var ce *session.ConnectError
 			if !errors.As(err, &ce) || ce.Code() != sdk.CodeConfig {
 				t.Fatalf("connect = %v (%T), want a config error", err, err)
@@ -200,7 +200,7 @@ func TestNegotiateHTTP(t *testing.T) {
 	// Pinned to the legacy revision, the refusal says why, not "wrong URL".
 	pinned := remote("http", p.URL+"/mcp")
 	pinned.Protocol = "2025-11-25"
-	_, err := session.Connect(context.Background(), pinned, d)
+	_, err := session.Connect(context.Background(), session.PlanFor(pinned, d.Home, d.Environ), d)
 	if err == nil || !strings.Contains(err.Error(), "does not speak the pinned protocol 2025-11-25; it speaks 2026-07-28") ||
 		strings.Contains(err.Error(), "transport: sse") {
 		t.Fatalf("pinned legacy against a current server: %v", err)
@@ -270,7 +270,7 @@ func TestNoCommonRevision(t *testing.T) {
 		}
 	}))
 	t.Cleanup(ts.Close)
-	_, err := session.Connect(context.Background(), remote("http", ts.URL+"/mcp"), d)
+	_, err := session.Connect(context.Background(), session.PlanFor(remote("http", ts.URL+"/mcp"), d.Home, d.Environ), d)
 	var ce *session.ConnectError
 	if !errors.As(err, &ce) || ce.Code() != sdk.CodeConfig {
 		t.Fatalf("connect = %v (%T), want a config error", err, err)

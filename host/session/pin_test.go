@@ -92,8 +92,8 @@ func TestPinnedTransportPluginConnects(t *testing.T) {
 	t.Parallel()
 	p := newPinnedTransport(t)
 	srv := p.server(p.sum)
-	if spec := session.TransportSpec(srv); spec.Path != p.bin || spec.SHA256 != p.sum || spec.Reinstall != "ts" || spec.Dir != "" {
-		t.Fatalf("TransportSpec = %+v, want the pinned binary", spec)
+	if spec := session.PlanFor(srv, t.TempDir(), nil).Spec; spec.Path != p.bin || spec.SHA256 != p.sum || spec.Reinstall != "ts" || spec.Dir != "" {
+		t.Fatalf("plan's Spec = %+v, want the pinned binary", spec)
 	}
 	s := connect(t, p.d, srv)
 	if s.Plugin.Path != p.bin {
@@ -189,7 +189,7 @@ func TestAuthPinLeavesTransportUnpinned(t *testing.T) {
 	t.Parallel()
 	srv := &config.Server{Name: "gh", Transport: "http", URL: "https://example.com/mcp", Auth: "fake",
 		Plugin: &config.PluginPin{Kind: sdk.KindAuth, Name: "fake", Path: "/x/hermes-auth-fake", SHA256: strings.Repeat("0", 64)}}
-	if spec := session.TransportSpec(srv); spec.Path != "" || spec.SHA256 != "" || spec.Reinstall != "" || spec.Name != "http" || spec.Kind != sdk.KindTransport {
-		t.Fatalf("TransportSpec = %+v, want the unpinned hermes-transport-http", spec)
+	if spec := session.PlanFor(srv, t.TempDir(), nil).Spec; spec.Path != "" || spec.SHA256 != "" || spec.Reinstall != "" || spec.Name != "http" || spec.Kind != sdk.KindTransport {
+		t.Fatalf("plan's Spec = %+v, want the unpinned hermes-transport-http", spec)
 	}
 }

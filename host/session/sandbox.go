@@ -16,18 +16,16 @@ func InstallDir(home, name string) string {
 	return homedir.Dir(home).Install(name)
 }
 
-// SandboxPolicy turns a server's sandbox: block into what its transport
-// applies: $HERMES_HOME is never readable (its .env, tokens and config),
-// apart from the server's own install folder, which is writable when it
-// exists. nil when the server asked for no sandbox.
-func SandboxPolicy(home string, srv *config.Server) *transport.Sandbox {
-	s := srv.Launch().Sandbox
+// sandboxPolicy turns a server's sandbox: block (l.Sandbox) into what its
+// transport applies: $HERMES_HOME is never readable (its .env, tokens and
+// config), apart from the server's own install folder, which is writable
+// when it exists. nil when the server asked for no sandbox.
+func sandboxPolicy(home string, srv *config.Server, l config.Launch) *transport.Sandbox {
+	s := l.Sandbox
 	if s == nil {
 		return nil
 	}
-	if abs, err := filepath.Abs(home); err == nil {
-		home = abs
-	}
+	home = absHome(home)
 	p := &transport.Sandbox{
 		Enforce:  s.Enforce,
 		Writable: slices.Clone(s.Writable),
@@ -49,12 +47,29 @@ func SandboxPolicy(home string, srv *config.Server) *transport.Sandbox {
 			p.DenyRead = append(p.DenyRead, d)
 		}
 	}
-	// A server named like a catalog install is not given that install's
-	// folder unless it is the install: a project's server never is.
-	if dir := InstallDir(home, srv.Name); isDir(dir) && !s.NoInstallFolder && !srv.FromProject() {
-		p.InstallDir = dir
-	}
+	p.InstallDir = installDir(home, srv, l)
 	return p
+}
+
+// installDir is the install folder the sandbox of srv is given, or "": a
+// server named like a catalog install is not given that install's folder
+// unless it is the install (a project's server never is), nor when its
+// sandbox: block says no_install_folder or the folder does not exist.
+func installDir(home string, srv *config.Server, l config.Launch) string {
+	dir := InstallDir(absHome(home), srv.Name)
+	if l.Sandbox == nil || l.Sandbox.NoInstallFolder || srv.FromProject() || !isDir(dir) {
+		return ""
+	}
+	return dir
+}
+
+// absHome is home made absolute, as the sandbox names it; home itself
+// when it cannot be.
+func absHome(home string) string {
+	if abs, err := filepath.Abs(home); err == nil {
+		return abs
+	}
+	return home
 }
 
 func isDir(p string) bool {
@@ -62,43 +77,17 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// checkSandboxPaths resolves the sandbox's paths when the plan is made,
-// before any plugin starts, and refuses a writable path a symbolic link
-// carries where the server must not write (config.SandboxSettings
-// .CheckPaths). The transport resolves and checks them again at the start
-// itself: this refusal only comes first.
-func checkSandboxPaths(home string, srv *config.Server) error {
-	if srv.Sandbox == nil || sandboxMisplaced(srv) != "" {
-		return nil
-	}
-	if abs, err := filepath.Abs(home); err == nil {
-		home = abs
-	}
-	dir := InstallDir(home, srv.Name)
-	if !isDir(dir) || srv.Sandbox.NoInstallFolder || srv.FromProject() {
-		dir = ""
-	}
-	if err := srv.Sandbox.CheckPaths(home, dir); err != nil {
-		return connectErr(srv.Name, sdk.CodeSandbox, "sandbox of server %q refused: %v", srv.Name, err)
-	}
-	return nil
-}
-
 // checkSandboxed refuses a connection whose server asked for a sandbox the
 // transport did not report applying: a transport that cannot sandbox must
 // not run the server unconfined.
-func checkSandboxed(srv *config.Server, props transport.Properties) error {
-	if srv.Sandbox == nil || props.Sandbox != nil {
+func checkSandboxed(plan Plan, props transport.Properties) error {
+	if plan.Transport.Sandbox == nil || props.Sandbox != nil {
 		return nil
 	}
-	return connectErr(srv.Name, sdk.CodeSandbox,
+	return connectErr(plan.Server.Name, sdk.CodeSandbox,
 		"transport %s cannot sandbox a server, so %q was not started; use the built-in stdio transport or remove sandbox: from the entry",
-		PluginName(srv), srv.Name)
+		plan.Launch.Plugin, plan.Server.Name)
 }
-
-// sandboxMisplaced says why a sandbox: block cannot apply to srv (a
-// remote server has no process here to confine); "" when it can.
-func sandboxMisplaced(srv *config.Server) string { return srv.SandboxMisplaced() }
 
 // Sandbox is what the transport reported putting the server under; nil
 // when the server runs without a sandbox.

@@ -64,7 +64,7 @@ func TestSandboxWritableSwappedForLinkRefused(t *testing.T) {
 			if tc.to == "root" {
 				rel = w.hermesHome
 			}
-			s2, err := session.Connect(context.Background(), srv, w.d)
+			s2, err := session.Connect(context.Background(), session.PlanFor(srv, w.d.Home, w.d.Environ), w.d)
 			if err == nil {
 				defer s2.Close()
 				env := try(t, s2, attempt{"read .env", "read_file", map[string]any{"path": filepath.Join(data+rel, ".env")}})

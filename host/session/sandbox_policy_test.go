@@ -14,33 +14,42 @@ import (
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
-// The policy a transport gets: $HERMES_HOME never readable, the user's
-// deny list after it, the install folder writable when it exists.
+// The policy a transport gets (the plan's Transport.Sandbox):
+// $HERMES_HOME never readable, the user's deny list after it, the install
+// folder writable when it exists.
 func TestSandboxPolicy(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
+	policy := func(srv *config.Server) *transport.Sandbox {
+		t.Helper()
+		plan := session.PlanFor(srv, home, nil)
+		if plan.Refused != nil {
+			t.Fatalf("plan of %s refused: %v", srv.Name, plan.Refused)
+		}
+		return plan.Transport.Sandbox
+	}
 	srv := &config.Server{Name: "fs", Command: "x", Sandbox: &config.SandboxSettings{
 		Enforce: true, Writable: []string{"/w"}, DenyRead: []string{"/k", home}, Network: "hosts",
 		Hosts: []string{"a.example"}, Memory: 1 << 30, CPUSeconds: 9, OpenFiles: 64, Processes: 32}}
 	want := &transport.Sandbox{Enforce: true, Writable: []string{"/w"}, DenyRead: []string{home, "/k"},
 		Network: transport.Network{Mode: transport.NetworkHosts, Hosts: []string{"a.example"}},
 		Limits:  transport.Limits{MemoryBytes: 1 << 30, CPUSeconds: 9, OpenFiles: 64, Processes: 32}}
-	if got := session.SandboxPolicy(home, srv); !reflect.DeepEqual(got, want) {
+	if got := policy(srv); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 	if err := os.MkdirAll(session.InstallDir(home, "fs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if got := session.SandboxPolicy(home, srv).InstallDir; got != filepath.Join(home, "mcp-installs", "fs") {
+	if got := policy(srv).InstallDir; got != filepath.Join(home, "mcp-installs", "fs") {
 		t.Fatalf("install dir %q", got)
 	}
-	if session.SandboxPolicy(home, &config.Server{Name: "x", Command: "x"}) != nil {
+	if policy(&config.Server{Name: "x", Command: "x"}) != nil {
 		t.Fatal("a server without sandbox: got a policy")
 	}
 	// A project's server named like the install is not given its folder.
 	proj := *srv
-	proj.Origin = config.Origin{File: "/repo/.mcp.json", Project: "/repo"}
-	if got := session.SandboxPolicy(home, &proj).InstallDir; got != "" {
+	proj.Origin = config.Origin{File: "/repo/.mcp.json", Project: "/repo", Approval: config.ApprovalApproved}
+	if got := policy(&proj).InstallDir; got != "" {
 		t.Fatalf("a project server named like a catalog install may write its folder %q", got)
 	}
 }

@@ -420,7 +420,7 @@ func TestSandboxRefusedWhenItCannotBeEnforced(t *testing.T) {
 			Args:           []string{"-c", `touch "$0" && exec "$1"`, marker, filepath.Join(dir, "hermes-sandboxprobe")},
 			ConnectTimeout: 30 * time.Second, Timeout: 30 * time.Second, Sandbox: sb}
 	}
-	_, err := session.Connect(context.Background(), entry(true), d)
+	_, err := session.Connect(context.Background(), session.PlanFor(entry(true), d.Home, d.Environ), d)
 	ce := connectErr(t, err)
 	if ce.Code() != sdk.CodeSandbox || !strings.Contains(err.Error(), "sandbox: {enforce: false}") || !strings.Contains(err.Error(), secret) {
 		t.Fatalf("want a sandbox refusal naming %s and the override, got %v", secret, err)

@@ -1,20 +1,22 @@
 // Package session owns the host's live MCP connection to one server: the
 // transport plugin process, the sdk transport client across the process
 // boundary, and mcp-go's client on top of it (capabilities, handlers). It
-// negotiates the protocol revision (protocol.go) and remembers per server
-// what was spoken (memory.go, $HERMES_HOME/mcp-protocols.json), keeps tool
-// schemas as servers wrote them (schemas.go), and turns failures into
-// one-line reasons a user can act on. It does not decide when to reconnect
-// or which tools a model sees.
+// resolves a server entry once into a launch plan (plan.go) that Connect
+// carries out, negotiates the protocol revision (protocol.go) and
+// remembers per server what was spoken (memory.go,
+// $HERMES_HOME/mcp-protocols.json), keeps tool schemas as servers wrote
+// them (schemas.go), and turns failures into one-line reasons a user can
+// act on. It does not decide when to reconnect or which tools a model
+// sees.
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,10 +24,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
-	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
@@ -38,8 +38,11 @@ import (
 // Version is the host's version, sent as clientInfo.
 var Version = "0.1.0"
 
-// Deps are what Connect needs from the host.
+// Deps are what Connect needs from the host to carry out a plan, and
+// (Home, Environ) the host's place that its callers make plans for.
 type Deps struct {
+	// Home is the host's $HERMES_HOME, for PlanFor; Connect itself reads
+	// the plan's.
 	Home       string
 	Supervisor *supervisor.Supervisor
 	Logger     hclog.Logger
@@ -64,8 +67,8 @@ type Deps struct {
 	// then says to log in).
 	Auth Credentials
 	// Environ is the host's environment ("KEY=value" lines) whose safe
-	// part a stdio server inherits (config.ChildEnvFrom); nil is the
-	// process's. The CLI passes its run's (cli.Options.Env).
+	// part a stdio server inherits (config.ChildEnvFrom), for PlanFor;
+	// nil is the process's. The CLI passes its run's (cli.Options.Env).
 	Environ []string
 }
 
@@ -108,139 +111,41 @@ type Session struct {
 // sse, else the transport's own name.
 func PluginName(srv *config.Server) string { return srv.Launch().Plugin }
 
-// TransportConfig builds what the plugin learns about srv, from the
-// entry's resolution (config.Server.Launch).
-func TransportConfig(srv *config.Server, home string) transport.Config {
-	return transportConfig(srv, home, nil)
-}
-
-// transportConfig is TransportConfig with the host's environment given
-// (nil is the process's), see Deps.Environ.
-func transportConfig(srv *config.Server, home string, environ []string) transport.Config {
-	l := srv.Launch()
-	cfg := transport.Config{
-		Server:         srv.Name,
-		Transport:      l.Transport,
-		ConnectTimeout: srv.ConnectTimeout,
-		Timeout:        srv.Timeout,
-	}
-	// Keys the host does not know (e.g. skip_preflight, or a third-party
-	// transport's own settings) are for the plugin, ${VAR}s resolved.
-	cfg.Extra = srv.Extra
-	if l.Local {
-		cfg.Command = srv.Command
-		cfg.Args = srv.Args
-		cfg.Env = config.ChildEnvFrom(environ, srv.Env)
-		cfg.Cwd = srv.Cwd
-		cfg.StderrLog = filepath.Join(home, "logs", "mcp-stderr.log")
-		cfg.LogLinesPerSecond, cfg.LogBurst = l.LogLinesPerSecond, l.LogBurst
-		cfg.Sandbox = SandboxPolicy(home, srv)
-	}
-	if !l.Remote {
-		return cfg
-	}
-	cfg.URL = srv.URL
-	cfg.Headers = srv.Headers
-	cfg.InsecureSkipVerify = !srv.SSLVerify
-	cfg.CABundle = srv.CABundle
-	cfg.ClientCert = srv.ClientCert
-	cfg.ClientKey = srv.ClientKey
-	return cfg
-}
-
 // pluginExitWait bounds how long a broken message stream waits for its
 // plugin process to be gone, to say how it ended.
 const pluginExitWait = time.Second
 
-// Connect starts the server's transport plugin and completes the MCP
-// handshake, all within the server's connect_timeout (and ctx).
-func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) {
-	if srv.Err != nil {
-		return nil, srv.Err
+// Connect carries out plan: it starts the server's transport plugin, dials
+// the server through it and negotiates the MCP handshake, all within the
+// plan's connect timeout (and ctx). A refused plan starts nothing and
+// returns its Refused.
+func Connect(ctx context.Context, plan Plan, d Deps) (*Session, error) {
+	if plan.Refused != nil || plan.Server == nil {
+		return nil, cmp.Or(plan.Refused, errNoPlan)
 	}
-	// A project file's entry runs only once the person approved it as it
-	// is now (its digest).
-	if err := srv.AdmitOrigin(); err != nil {
-		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
-	}
-	// An entry the security screening rejects is never started, even when
-	// it reached config.yaml some other way than hermes mcp add.
-	if err := screening.Admit(srv); err != nil {
-		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", err.Error())
-	}
-	// A project file never picks the transport plugin that runs: however
-	// an entry got here, only hermes's built-in transports start for it.
-	if l := srv.Launch(); srv.FromProject() && !config.ProjectTransport(l.Transport) {
-		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", &config.ProjectTransportError{Server: srv.Name, File: srv.Origin.File, Transport: l.Transport})
-	}
-	if why := sandboxMisplaced(srv); why != "" {
-		return nil, connectErr(srv.Name, sdk.CodeConfig, "%s", why)
-	}
-	if err := checkSandboxPaths(d.Home, srv); err != nil {
-		return nil, err
-	}
+	srv := plan.Server
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}
 	start := time.Now()
-	timeout := srv.ConnectTimeout
-	if timeout <= 0 {
-		timeout = config.DefaultConnectTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, plan.ConnectTimeout)
 	defer cancel()
-
-	headers, challenge := d.Headers, (func(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error))(nil)
-	if headers == nil && d.Auth != nil && srv.Auth != "" && PluginName(srv) != "stdio" {
-		creds, err := d.Auth.For(ctx, srv)
-		if err != nil {
-			se := sdk.AsError(err)
-			code := se.Code
-			if code == sdk.CodeOther {
-				code = sdk.CodeAuth
-			}
-			return nil, connectErr(srv.Name, code, "%s", flatten(err))
-		}
-		headers, challenge = creds.Headers, creds.Challenge
-	}
-	p, err := d.Supervisor.Launch(TransportSpec(srv))
+	headers, challenge, err := d.credentials(ctx, plan)
 	if err != nil {
-		code := sdk.CodeOther
-		if errors.Is(err, supervisor.ErrNotFound) {
-			code = sdk.CodeNotFound
-		}
-		var ce *supervisor.ContractError
-		if errors.As(err, &ce) {
-			code = sdk.CodeContract
-		}
-		// A pinned plugin binary that changed since install stays refused
-		// until the entry is installed again: retrying cannot help.
-		var sum *supervisor.ChecksumError
-		if errors.As(err, &sum) {
-			code = sdk.CodeConfig
-		}
-		return nil, connectErr(srv.Name, code, "%s", flatten(err))
+		return nil, err
+	}
+	p, err := d.Supervisor.Launch(plan.Spec)
+	if err != nil {
+		return nil, launchErr(srv.Name, err)
 	}
 	// fail stops the plugin and returns every failure as a *ConnectError.
 	fail := func(err error) (*Session, error) {
 		p.Kill()
-		var ce *ConnectError
-		if errors.As(err, &ce) {
-			return nil, projectHeadersRefused(srv, ce, headers != nil)
-		}
-		var se *sdk.Error
-		if errors.As(err, &se) {
-			return nil, projectHeadersRefused(srv, &ConnectError{Server: srv.Name, Err: se}, headers != nil)
-		}
-		return nil, connectErr(srv.Name, sdk.CodeOther, "%s", flatten(err))
+		return nil, connectFailure(srv, err, headers != nil)
 	}
-	raw, err := p.Dispense()
+	h, err := dispense(p)
 	if err != nil {
 		return fail(err)
-	}
-	h, ok := raw.(*pluginhost.Transport)
-	if !ok {
-		return fail(fmt.Errorf("plugin %s is not a transport plugin", p.Path))
 	}
 	// A stdio server that writes non-JSON to stdout before it has answered
 	// initialize gets garbageGrace to answer all the same (a banner line);
@@ -249,15 +154,134 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	negotiateCtx, endNegotiate := context.WithCancel(ctx)
 	defer endNegotiate()
 	var garbage atomic.Pointer[sdk.Error]
-	// Only a stdio server's stdout is the protocol stream itself; over
-	// HTTP a stray message is one bad response among good ones.
-	stdio := PluginName(srv) == "stdio"
+	opts := dialOptions(plan, d, p, headers, challenge, func(w *sdk.Error) {
+		// Only a stdio server's stdout is the protocol stream itself; over
+		// HTTP a stray message is one bad response among good ones.
+		if w.Code == sdk.CodeGarbage && plan.Launch.Plugin == config.TransportStdio && garbage.CompareAndSwap(nil, w) {
+			time.AfterFunc(garbageGrace, endNegotiate)
+		}
+	})
+	tcfg := plan.Transport
+	tcfg.DynamicHeaders = headers != nil
+	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(connectErr(srv.Name, sdk.CodeTimeout, "no answer to connect within %s (connect_timeout)", plan.ConnectTimeout))
+		}
+		return fail(err)
+	}
+	if err := checkSandboxed(plan, conn.Properties()); err != nil {
+		return fail(err)
+	}
+	tr, probe := watchProbe(tr)
+	c := client.NewClient(tr, clientOptions(d, probe.http)...)
+	if d.OnNotification != nil {
+		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(srv.Name, n) })
+	}
+	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
+	if err := c.Start(ctx); err != nil {
+		return fail(s.explain(ctx, "start", err, plan.ConnectTimeout))
+	}
+	init, proto, err := negotiate(negotiateCtx, c, probe, srv, plan.Remembered)
+	if err != nil {
+		if g := garbage.Load(); g != nil && ctx.Err() == nil {
+			return fail(connectErr(srv.Name, sdk.CodeGarbage, "%s (no answer to initialize followed within %s)", g.Message, garbageGrace))
+		}
+		return fail(s.explain(ctx, "initialize", err, plan.ConnectTimeout))
+	}
+	// Connected: later garbage is a warning only.
+	garbage.CompareAndSwap(nil, &sdk.Error{})
+	s.Init, s.Protocol = init, proto
+	if proto.Source != SourcePinned && proto.Revision != plan.Remembered {
+		if err := remember(plan.Home, srv, proto.Revision); err != nil {
+			d.Logger.Debug("cannot remember the protocol revision", "server", srv.Name, "error", err)
+		}
+	}
+	s.Latency = time.Since(start)
+	return s, nil
+}
+
+// connectFailure is err, a failure after the plugin started, as a
+// *ConnectError (see projectHeadersRefused for dynamic).
+func connectFailure(srv *config.Server, err error, dynamic bool) *ConnectError {
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		return projectHeadersRefused(srv, ce, dynamic)
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return projectHeadersRefused(srv, &ConnectError{Server: srv.Name, Err: se}, dynamic)
+	}
+	return connectErr(srv.Name, sdk.CodeOther, "%s", flatten(err))
+}
+
+// dispense is the transport of plugin p.
+func dispense(p *supervisor.Plugin) (*pluginhost.Transport, error) {
+	raw, err := p.Dispense()
+	if err != nil {
+		return nil, err
+	}
+	h, ok := raw.(*pluginhost.Transport)
+	if !ok {
+		return nil, fmt.Errorf("plugin %s is not a transport plugin", p.Path)
+	}
+	return h, nil
+}
+
+// errNoPlan is Connect's answer to a Plan that PlanFor did not make.
+var errNoPlan = errors.New("session: Connect was given no plan (PlanFor makes one)")
+
+// credentials are the header and challenge callbacks of the transport:
+// d.Headers when set, else, for a plan that needs them (Plan.Auth), the
+// credentials of d.Auth, else none.
+func (d Deps) credentials(ctx context.Context, plan Plan) (func(context.Context, transport.HeadersRequest) (map[string]string, error), func(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error), error) {
+	if d.Headers != nil || d.Auth == nil || !plan.Auth {
+		return d.Headers, nil, nil
+	}
+	creds, err := d.Auth.For(ctx, plan.Server)
+	if err != nil {
+		code := sdk.AsError(err).Code
+		if code == sdk.CodeOther {
+			code = sdk.CodeAuth
+		}
+		return nil, nil, connectErr(plan.Server.Name, code, "%s", flatten(err))
+	}
+	return creds.Headers, creds.Challenge, nil
+}
+
+// launchErr is the failure to start a transport plugin, with its code.
+func launchErr(server string, err error) *ConnectError {
+	code := sdk.CodeOther
+	if errors.Is(err, supervisor.ErrNotFound) {
+		code = sdk.CodeNotFound
+	}
+	var ce *supervisor.ContractError
+	if errors.As(err, &ce) {
+		code = sdk.CodeContract
+	}
+	// A pinned plugin binary that changed since install stays refused
+	// until the entry is installed again: retrying cannot help.
+	var sum *supervisor.ChecksumError
+	if errors.As(err, &sum) {
+		code = sdk.CodeConfig
+	}
+	return connectErr(server, code, "%s", flatten(err))
+}
+
+// dialOptions are the options of the dial through plugin p: its message
+// stream and bounds, the transport's header and challenge callbacks, the
+// log of warnings (each also given to onWarning) and of undeliverable
+// messages, and d.OnClosed told whether the connection was dropped or
+// ended by hermes.
+func dialOptions(plan Plan, d Deps, p *supervisor.Plugin,
+	headers func(context.Context, transport.HeadersRequest) (map[string]string, error),
+	challenge func(context.Context, transport.ChallengeRequest) (transport.ChallengeAnswer, error),
+	onWarning func(*sdk.Error)) pluginconn.DialOptions {
+	name := plan.Server.Name
 	opts := pluginconn.DialOptions{TransportOptions: pluginhost.TransportOptions{
 		OnWarning: func(w *sdk.Error) {
-			d.Logger.Warn(w.Message, "server", srv.Name)
-			if w.Code == sdk.CodeGarbage && stdio && garbage.CompareAndSwap(nil, w) {
-				time.AfterFunc(garbageGrace, endNegotiate)
-			}
+			d.Logger.Warn(w.Message, "server", name)
+			onWarning(w)
 		},
 		Stream:          p.Stream(),
 		MaxMessageBytes: p.Spec().MaxFrameBytes,
@@ -265,94 +289,18 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 		Headers:         headers,
 		Challenge:       challenge,
 		PluginExit:      func() string { return p.ExitReason(pluginExitWait) },
-	}, MaxServerRequests: srv.MaxServerRequests, RequestsLimitName: "max_server_requests"}
-	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", srv.Name, "error", e.Message) }
+	}, MaxServerRequests: plan.Server.MaxServerRequests, RequestsLimitName: "max_server_requests"}
+	opts.OnUndeliverable = func(e *sdk.Error) { d.Logger.Debug("message to server failed", "server", name, "error", e.Message) }
 	if d.OnClosed != nil {
 		opts.OnClosed = func(err *sdk.Error) {
 			if p.Stopped() {
-				d.OnClosed(srv.Name, nil)
+				d.OnClosed(name, nil)
 				return
 			}
-			d.OnClosed(srv.Name, err)
+			d.OnClosed(name, err)
 		}
 	}
-	tcfg := transportConfig(srv, d.Home, d.Environ)
-	tcfg.DynamicHeaders = headers != nil
-	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fail(connectErr(srv.Name, sdk.CodeTimeout, "no answer to connect within %s (connect_timeout)", timeout))
-		}
-		return fail(err)
-	}
-	if err := checkSandboxed(srv, conn.Properties()); err != nil {
-		return fail(err)
-	}
-	tr, probe := watchProbe(tr)
-	var copts []client.ClientOption
-	if probe.http {
-		// Over HTTP every request has its own answer, and a server that
-		// does not know server/discover refuses it at once (the plugin
-		// hands the host the refusal): the probe needs no bound of its
-		// own beyond connect_timeout. mcp-go's 5 s bound is for stdio
-		// servers that never answer; on a loaded machine it cut slow
-		// answers short and sent a modern server initialize instead.
-		copts = append(copts, client.WithDiscoverTimeout(-1))
-	}
-	// The capabilities mcp-go would not declare by itself; it fills in the
-	// others from the handlers set.
-	var caps mcp.ClientCapabilities
-	if d.Sampling != nil {
-		copts = append(copts, client.WithSamplingHandler(d.Sampling))
-		// The host's sampling converts tools and toolChoice both ways
-		// (host/sampling); mcp-go declares sampling without them, and a
-		// server must not send tools unless the client declares it.
-		caps.Sampling = &mcp.SamplingCapability{Tools: &struct{}{}}
-	}
-	if d.Elicitation != nil {
-		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
-		if c, ok := d.Elicitation.(interface {
-			Capability() mcp.ElicitationCapability
-		}); ok {
-			// mcp-go offers form mode only; a handler may offer URL mode.
-			ec := c.Capability()
-			caps.Elicitation = &ec
-		}
-	}
-	if caps.Sampling != nil || caps.Elicitation != nil {
-		copts = append(copts, client.WithClientCapabilities(caps))
-	}
-	if d.Roots != nil {
-		copts = append(copts, client.WithRootsHandler(d.Roots))
-	}
-	c := client.NewClient(tr, copts...)
-	if d.OnNotification != nil {
-		name := srv.Name
-		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
-	}
-	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
-	if err := c.Start(ctx); err != nil {
-		return fail(s.explain(ctx, "start", err, timeout))
-	}
-	mem := remembered(d.Home, srv)
-	init, proto, err := negotiate(negotiateCtx, c, probe, srv, mem)
-	if err != nil {
-		if g := garbage.Load(); g != nil && ctx.Err() == nil {
-			return fail(connectErr(srv.Name, sdk.CodeGarbage, "%s (no answer to initialize followed within %s)", g.Message, garbageGrace))
-		}
-		return fail(s.explain(ctx, "initialize", err, timeout))
-	}
-	// Connected: later garbage is a warning only.
-	garbage.CompareAndSwap(nil, &sdk.Error{})
-	s.Init = init
-	s.Protocol = proto
-	if proto.Source != SourcePinned && proto.Revision != mem {
-		if err := remember(d.Home, srv, proto.Revision); err != nil {
-			d.Logger.Debug("cannot remember the protocol revision", "server", srv.Name, "error", err)
-		}
-	}
-	s.Latency = time.Since(start)
-	return s, nil
+	return opts
 }
 
 // projectHeadersRefused is ce, or, when the server of a project entry
@@ -391,23 +339,6 @@ func projectHeadersRefused(srv *config.Server, ce *ConnectError, dynamic bool) *
 // garbageGrace is how long a server that wrote non-JSON to stdout still
 // has to answer initialize before the connect fails with what it wrote.
 const garbageGrace = 5 * time.Second
-
-// TransportSpec is the launch spec of srv's transport plugin,
-// hermes-transport-<PluginName>: the binary srv's plugin: block pins when
-// the pin is for that plugin (config.Launch.Pin; supervisor.PinnedSpec:
-// that exact file only, its sha256 checked on the file executed at every
-// start, a changed one refused naming the install to redo), else the one
-// on the search path.
-func TransportSpec(srv *config.Server) supervisor.Spec {
-	l := srv.Launch()
-	return supervisor.PinnedSpec(supervisor.Spec{
-		Kind:          sdk.KindTransport,
-		Name:          l.Plugin,
-		Label:         srv.Name,
-		Plugins:       map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}},
-		MaxFrameBytes: l.MaxMessageBytes,
-	}, (*supervisor.Pin)(l.Pin), srv.Name)
-}
 
 // explain turns a failed start or initialize into one line naming the cause.
 func (s *Session) explain(ctx context.Context, step string, err error, timeout time.Duration) error {

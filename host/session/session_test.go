@@ -67,7 +67,7 @@ func testServer(dir string, args ...string) *config.Server {
 
 func connect(t *testing.T, d session.Deps, srv *config.Server) *session.Session {
 	t.Helper()
-	s, err := session.Connect(context.Background(), srv, d)
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	if err != nil {
 		t.Fatalf("connect %s: %v", srv.Name, err)
 	}
@@ -204,7 +204,7 @@ func TestInitializeTimeout(t *testing.T) {
 	// long leaves the plugin's start room on a loaded machine, so the
 	// bound hit is initialize's.
 	srv.ConnectTimeout = 10 * time.Second
-	_, err := session.Connect(context.Background(), srv, d)
+	_, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	var ce *session.ConnectError
 	if !errors.As(err, &ce) || ce.Code() != "timeout" || !strings.Contains(err.Error(), "connect_timeout") {
 		t.Fatalf("want a connect_timeout error, got %v", err)
@@ -218,7 +218,7 @@ func TestGarbageOnStdout(t *testing.T) {
 	// The connect fails on what the server wrote, well before its
 	// connect_timeout (the code says which: garbage, not timeout).
 	srv.ConnectTimeout = 2 * time.Minute
-	_, err := session.Connect(context.Background(), srv, d)
+	_, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	var ce *session.ConnectError
 	if !errors.As(err, &ce) || ce.Code() != sdk.CodeGarbage || !strings.Contains(err.Error(), "non-JSON") || !strings.Contains(err.Error(), "no answer to initialize followed") {
 		t.Fatalf("want a garbage error about non-JSON output, got %v", err)
@@ -232,7 +232,7 @@ func TestBannerThenServe(t *testing.T) {
 	d, dir := deps(t)
 	srv := testServer(dir, "--banner")
 	srv.ConnectTimeout = time.Minute
-	s, err := session.Connect(context.Background(), srv, d)
+	s, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	if err != nil {
 		t.Fatalf("a server with a banner line did not connect: %v", err)
 	}
@@ -242,14 +242,14 @@ func TestBannerThenServe(t *testing.T) {
 func TestMissingExecutable(t *testing.T) {
 	d, _ := deps(t)
 	srv := &config.Server{Name: "nope", Transport: "stdio", Command: "npx-does-not-exist-here", Enabled: true, ConnectTimeout: 5 * time.Second}
-	_, err := session.Connect(context.Background(), srv, d)
+	_, err := session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	var ce *session.ConnectError
 	if !errors.As(err, &ce) || ce.Code() != sdk.CodeNotFound || !strings.Contains(err.Error(), "missing executable 'npx-does-not-exist-here'") {
 		t.Fatalf("got %v", err)
 	}
 	srv.Command = "npx"
 	t.Setenv("PATH", t.TempDir())
-	_, err = session.Connect(context.Background(), srv, d)
+	_, err = session.Connect(context.Background(), session.PlanFor(srv, d.Home, d.Environ), d)
 	if err == nil || !strings.Contains(err.Error(), "Node.js") {
 		t.Fatalf("want a Node.js hint, got %v", err)
 	}
@@ -258,7 +258,7 @@ func TestMissingExecutable(t *testing.T) {
 func TestServerFailsAtStart(t *testing.T) {
 	t.Parallel()
 	d, dir := deps(t)
-	_, err := session.Connect(context.Background(), testServer(dir, "--fail-start", "database is locked"), d)
+	_, err := session.Connect(context.Background(), session.PlanFor(testServer(dir, "--fail-start", "database is locked"), d.Home, d.Environ), d)
 	if err == nil || !strings.Contains(err.Error(), "database is locked") || !strings.Contains(err.Error(), "status 1") {
 		t.Fatalf("want the server's last stderr line and status, got %v", err)
 	}

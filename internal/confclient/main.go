@@ -75,7 +75,7 @@ func run(args []string) int {
 	}
 	oauthFor(srv, scenario, log)
 	ctx := context.Background()
-	s, err := session.Connect(ctx, srv, d)
+	s, err := session.Connect(ctx, session.PlanFor(srv, home, nil), d)
 	if err != nil {
 		log.Error("connect failed", "url", url, "error", err)
 		return 1
