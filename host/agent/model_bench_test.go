@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/agent"
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -25,12 +24,12 @@ import (
 // the same round with the model scripted in this process (echoRound);
 // chat-us/round and scripted-us/round are the medians, model-us/round
 // their difference (what the model client costs per round: two
-// completions).
+// completions). model-processes counts the model plugin processes started
+// for all the rounds: one.
 func BenchmarkChatToolRound(b *testing.B) {
 	dir := testbin.Dir(b)
 	testbin.Path(b, "hermes-transport-stdio")
 	server := testbin.Path(b, "hermes-testserver")
-	bin := testbin.Path(b, model.Binary)
 	home := b.TempDir()
 	env := func(k string) (string, bool) {
 		if k == "HERMES_PLUGIN_PATH" {
@@ -54,12 +53,7 @@ func BenchmarkChatToolRound(b *testing.B) {
 	}
 	ep := testmodel.New(b)
 	ep.Key = "sk-test-key"
-	s, err := model.Parse(map[string]any{"base_url": ep.URL, "default": "test-model"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.APIKey = "sk-test-key"
-	client := model.New(s, bin, os.Environ())
+	client := modelClient(b, ep)
 	round := []testmodel.Reply{
 		{ToolCalls: []testmodel.ToolCall{{ID: "c", Name: "mcp_ts_echo", Arguments: `{"message":"hello"}`}}},
 		{Text: "done"},
@@ -105,4 +99,9 @@ func BenchmarkChatToolRound(b *testing.B) {
 	b.ReportMetric(float64(c.Microseconds()), "chat-us/round")
 	b.ReportMetric(float64(sc.Microseconds()), "scripted-us/round")
 	b.ReportMetric(float64(c-sc)/1e3, "model-us/round")
+	// The first turn started the model plugin; no round after it did.
+	b.ReportMetric(float64(client.Starts()), "model-processes")
+	if client.Starts() != 1 {
+		b.Fatalf("%d model plugin processes for %d rounds", client.Starts(), b.N+5)
+	}
 }

@@ -99,7 +99,7 @@ type chatSession struct {
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
 func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, error) {
-	client, err := e.chatModel()
+	client, err := newModelClient(e)
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +146,6 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		}
 	}
 	return s, nil
-}
-
-// chatModel returns the model client of the model: block.
-func (e *env) chatModel() (*model.Client, error) {
-	st, err := model.Load(e.home, e.lookupEnv)
-	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
-	}
-	bin, err := e.supervisor().Find("model", "openai")
-	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
-	}
-	return model.New(st, bin, e.environ), nil
 }
 
 func (s *chatSession) close() {
@@ -440,7 +427,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s; nothing was reloaded", oneLine(err.Error()))
 	}
-	client, err := e.chatModel()
+	client, err := newModelClient(e)
 	if err != nil {
 		return err
 	}

@@ -93,10 +93,11 @@ func modelTestCommand(e *env) *cli.Command {
 			if j.on {
 				e.progressToStderr()
 			}
-			s, err := model.Load(e.home, e.lookupEnv)
+			client, err := newModelClient(e)
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return err
 			}
+			s := client.Settings()
 			shown := modelName
 			if shown == "" {
 				shown = s.Default
@@ -121,12 +122,8 @@ func modelTestCommand(e *env) *cli.Command {
 				return &exitError{code: ExitUsage}
 			}
 			e.p.Line("Model: %s", shown)
-			bin, err := e.supervisor().Find("model", "openai")
-			if err != nil {
-				return failf("%s", oneLine(err.Error()))
-			}
 			start := time.Now()
-			res, err := model.New(s, bin, e.environ).Chat(ctx, model.Request{
+			res, err := client.Chat(ctx, model.Request{
 				Model:     modelName,
 				Messages:  []model.Message{{Role: "user", Text: modelTestPrompt}},
 				MaxTokens: 16,

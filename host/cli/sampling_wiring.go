@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/session"
@@ -29,15 +28,11 @@ func (e *env) samplingHost() *sampling.Host {
 		Home:   e.home,
 		Logger: e.log,
 		Model: func() (sampling.Chatter, error) {
-			s, err := model.Load(e.home, e.lookupEnv)
+			c, err := newModelClient(e)
 			if err != nil {
 				return nil, err
 			}
-			bin, err := e.supervisor().Find("model", "openai")
-			if err != nil {
-				return nil, err
-			}
-			return model.New(s, bin, e.environ), nil
+			return c, nil
 		},
 	})
 	actual, _ := samplingHosts.LoadOrStore(e, h)
