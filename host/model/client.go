@@ -76,8 +76,11 @@ func New(s *Settings, o Options) *Client {
 		// A model call that finds its plugin gone starts it again at
 		// once; only a start that fails backs off.
 		HealthyOnStart: true,
+		// Told of every end but Drop's and Close's: a crash, or the end
+		// of the run (the supervisor stops its plugins), which is no
+		// warning; a crash during a call is the call's error.
 		OnExit: func(reason string) {
-			c.log.Warn("model plugin exited; the next call starts it again", "reason", reason)
+			c.log.Info("model plugin exited; the next call starts it again", "reason", reason)
 		},
 	})
 	return c
