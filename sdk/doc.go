@@ -6,8 +6,9 @@
 //
 // Each kind's contract lives in its own small package, with its own
 // contract version: [transport] (moving JSON-RPC messages as bytes),
-// [auth] (request headers for a server that wants credentials) and
-// [bridge] (tools over the agent's data for `hermes mcp serve`). A plugin
+// [auth] (request headers for a server that wants credentials),
+// [bridge] (tools over the agent's data for `hermes mcp serve`) and
+// [model] (a chat completion of a model endpoint, for `hermes chat`). A plugin
 // author imports the root and one kind package, and calls that kind's
 // Serve. sdktest checks a plugin of any kind in a test; the mcp-go adapter
 // for transports is the module github.com/hermes-agent/hermes/sdk/mcpgo.
@@ -21,4 +22,5 @@
 // [transport]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/transport
 // [auth]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/auth
 // [bridge]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/bridge
+// [model]: https://pkg.go.dev/github.com/hermes-agent/hermes/sdk/model
 package sdk

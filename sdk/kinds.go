@@ -11,9 +11,10 @@ import (
 
 // Version is the version of this sdk module (its git tag is sdk/v<Version>).
 // Each kind's contract has a version of its own (transport.ContractVersion,
-// auth.ContractVersion, bridge.ContractVersion): the host refuses a plugin
-// built for another version of its kind's contract, and only those.
-const Version = "0.3.0"
+// auth.ContractVersion, bridge.ContractVersion, model.ContractVersion): the
+// host refuses a plugin built for another version of its kind's contract,
+// and only those.
+const Version = "0.4.0"
 
 // Plugin kinds. A plugin binary is named hermes-<kind>-<name>, and the
 // go-plugin plugin set it serves has one entry named after its kind.
@@ -21,6 +22,7 @@ const (
 	KindTransport = "transport"
 	KindAuth      = "auth"
 	KindBridge    = "bridge"
+	KindModel     = "model"
 )
 
 // BinaryName returns the file name of a plugin binary of the given kind and

@@ -1,59 +1,47 @@
-// Command hermes-model-openai makes one chat completion for hermes: it
-// reads a model.Call as JSON on stdin, the API key from
-// $HERMES_MODEL_API_KEY, calls the endpoint through
-// github.com/openai/openai-go/v3 (host/model/openaichat) and writes
-// model.Line JSON lines on stdout. It is a process of its own so that the
-// OpenAI client library is initialised only by the calls that use a model.
+// Command hermes-model-openai is hermes's model plugin (kind model, name
+// openai): it serves the model contract (sdk/model) over go-plugin, and
+// makes each completion through github.com/openai/openai-go/v3
+// (host/model/openaichat) against the OpenAI-compatible endpoint it was
+// opened with. The host keeps one process for a chat and cancels a call by
+// its context. It is a process of its own so that the OpenAI client
+// library is initialised only by the runs that use a model.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/model/openaichat"
+	sdkmodel "github.com/hermes-agent/hermes/sdk/model"
 )
 
-// maxCall bounds what hermes sends (the conversation).
-const maxCall = 256 << 20
+func main() { sdkmodel.Serve(open) }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Stdin, os.Stdout))
+// open builds the model of cfg: an openai-go client of its endpoint, with
+// its key (which came over the plugin's connection, not the environment).
+func open(_ context.Context, cfg sdkmodel.Config) (sdkmodel.Model, error) {
+	s := model.FromConfig(cfg)
+	return &completer{s: s, c: openaichat.New(s, nil)}, nil
 }
 
-func run(ctx context.Context, in io.Reader, out io.Writer) int {
-	b, err := io.ReadAll(io.LimitReader(in, maxCall))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "read the call:", err)
-		return 2
-	}
-	var call model.Call
-	if err := json.Unmarshal(b, &call); err != nil {
-		fmt.Fprintln(os.Stderr, "decode the call:", err)
-		return 2
-	}
-	s := call.Settings
-	s.APIKey = os.Getenv(model.KeyVar)
-	enc := json.NewEncoder(out)
-	req := call.Request
-	req.OnText = func(d string) { _ = enc.Encode(model.Line{Text: d}) }
-	res, err := openaichat.New(&s, nil).Chat(ctx, req)
+// completer is the plugin's Model.
+type completer struct {
+	s *model.Settings
+	c *openaichat.Client
+}
+
+// Complete makes one completion; the endpoint's failures go back typed,
+// with the key taken out (openaichat redacts them, and anything else is
+// redacted here).
+func (m *completer) Complete(ctx context.Context, req sdkmodel.Request) (sdkmodel.Response, error) {
+	res, err := m.c.Chat(ctx, req)
 	var me *model.Error
 	switch {
 	case errors.As(err, &me):
-		_ = enc.Encode(model.Line{Error: me})
+		return sdkmodel.Response{}, me.Plugin()
 	case err != nil:
-		_ = enc.Encode(model.Line{Error: &model.Error{Kind: model.KindRejected, BaseURL: s.BaseURL, Detail: model.Clean(s.Redact(err.Error()))}})
-	default:
-		_ = enc.Encode(model.Line{Response: res})
+		return sdkmodel.Response{}, &sdkmodel.Error{Kind: sdkmodel.KindRejected, BaseURL: m.s.BaseURL, Detail: model.Clean(m.s.Redact(err.Error()))}
 	}
-	return 0
+	return *res, nil
 }

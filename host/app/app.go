@@ -18,6 +18,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"io"
 	"log"
@@ -88,6 +89,9 @@ type Factory struct {
 
 	reqOnce sync.Once
 	req     *Requests
+
+	modelMu sync.Mutex
+	model   *model.Client
 }
 
 // stderrRoute takes os.Stderr away from the terminal, once per process
@@ -150,6 +154,11 @@ func (f *Factory) HomePath() string { return string(f.Home) }
 func (f *Factory) Close(interrupted bool) {
 	f.closeRequests()
 	f.closeCredentials()
+	f.modelMu.Lock()
+	if f.model != nil {
+		f.model.Close()
+	}
+	f.modelMu.Unlock()
 	if interrupted {
 		f.sup.Interrupt()
 	} else {

@@ -30,9 +30,15 @@ func (f *Factory) Requests() *Requests {
 		f.req = &Requests{f: f, sampling: sampling.New(sampling.Options{
 			Home:   f.HomePath(),
 			Logger: f.Log,
-			// The model client is built at the first sampling request,
-			// from the model: block and the key it names.
-			Model: func() (sampling.Chatter, error) { return f.samplingModel() },
+			// The run's model client, built at the first sampling
+			// request (from the model: block and the key it names) unless
+			// the chat built it first.
+			Model: func() (sampling.Chatter, error) {
+				if _, err := f.Model(); err != nil {
+					return nil, err
+				}
+				return samplingModel{f}, nil
+			},
 		})}
 	})
 	return f.req

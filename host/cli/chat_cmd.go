@@ -100,7 +100,7 @@ type chatSession struct {
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
 func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, error) {
-	client, err := e.chatModel()
+	client, err := modelClient(e.f.Model())
 	if err != nil {
 		return nil, err
 	}
@@ -140,19 +140,6 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		}
 	}
 	return s, nil
-}
-
-// chatModel returns the model client of the model: block.
-func (e *env) chatModel() (*model.Client, error) {
-	st, err := e.f.ModelSettings()
-	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
-	}
-	c, err := e.f.Model(st)
-	if err != nil {
-		return nil, failf("%s", oneLine(err.Error()))
-	}
-	return c, nil
 }
 
 func (s *chatSession) close() {
@@ -434,7 +421,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s; nothing was reloaded", oneLine(err.Error()))
 	}
-	client, err := e.chatModel()
+	client, err := modelClient(e.f.ReloadModel())
 	if err != nil {
 		return err
 	}

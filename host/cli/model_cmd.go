@@ -93,10 +93,11 @@ func modelTestCommand(e *env) *cli.Command {
 			if j.on {
 				e.progressToStderr()
 			}
-			s, err := e.f.ModelSettings()
+			client, err := modelClient(e.f.Model())
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return err
 			}
+			s := client.Settings()
 			shown := modelName
 			if shown == "" {
 				shown = s.Default
@@ -121,10 +122,6 @@ func modelTestCommand(e *env) *cli.Command {
 				return &exitError{code: ExitUsage}
 			}
 			e.p.Line("Model: %s", shown)
-			client, err := e.f.Model(s)
-			if err != nil {
-				return failf("%s", oneLine(err.Error()))
-			}
 			start := time.Now()
 			res, err := client.Chat(ctx, model.Request{
 				Model:     modelName,

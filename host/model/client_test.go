@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/model"
+	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
@@ -25,9 +26,33 @@ func settings(t *testing.T, url string) *model.Settings {
 	return s
 }
 
+// testSupervisor returns a supervisor that finds the model plugin the
+// tests built, stopped when the test ends.
+func testSupervisor(t testing.TB) *supervisor.Supervisor {
+	t.Helper()
+	dir := testbin.Dir(t)
+	testbin.Path(t, model.Binary)
+	sup := supervisor.New(supervisor.Options{Home: t.TempDir(), Env: func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}})
+	t.Cleanup(sup.KillAll)
+	return sup
+}
+
+// client returns a client of s through the tests' model plugin.
+func client(t testing.TB, s *model.Settings) *model.Client {
+	t.Helper()
+	c := model.New(s, model.Options{Supervisor: testSupervisor(t)})
+	t.Cleanup(c.Close)
+	return c
+}
+
 func chat(t *testing.T, s *model.Settings, req model.Request) (*model.Response, error) {
 	t.Helper()
-	return model.New(s, testbin.Path(t, model.Binary), os.Environ()).Chat(context.Background(), req)
+	return client(t, s).Chat(context.Background(), req)
 }
 
 func kindOf(t *testing.T, err error) *model.Error {
@@ -223,7 +248,7 @@ func TestChatTimeout(t *testing.T) {
 	s.MaxRetryDelay = time.Hour
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := model.New(s, testbin.Path(t, model.Binary), os.Environ()).Chat(ctx, model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}})
+	_, err := client(t, s).Chat(ctx, model.Request{Messages: []model.Message{{Role: "user", Text: "hi"}}})
 	if me := kindOf(t, err); me.Kind != model.KindTimeout && me.Kind != model.KindServer {
 		t.Errorf("timeout: %v", err)
 	}
@@ -241,8 +266,9 @@ func TestChatTextArrivesBeforeTheEnd(t *testing.T) {
 	var got strings.Builder
 	seen := make(chan struct{})
 	done := make(chan error, 1)
+	c := client(t, settings(t, srv.URL))
 	go func() {
-		_, err := model.New(settings(t, srv.URL), testbin.Path(t, model.Binary), os.Environ()).Chat(ctx, model.Request{
+		_, err := c.Chat(ctx, model.Request{
 			Messages: []model.Message{{Role: "user", Text: "hi"}},
 			OnText: func(d string) {
 				mu.Lock()

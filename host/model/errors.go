@@ -4,36 +4,38 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	sdkmodel "github.com/hermes-agent/hermes/sdk/model"
 )
 
 // Kind says what went wrong with a call to the model endpoint; callers
-// decide on it, never on the message.
-type Kind string
+// decide on it, never on the message. The kinds are the model plugin
+// contract's (sdk/model).
+type Kind = sdkmodel.Kind
 
 // The kinds of Error.
 const (
 	// KindAuth: the endpoint refused the API key (401, 403).
-	KindAuth Kind = "auth"
-	// KindUnknownModel: the endpoint does not serve the model (404 with a
-	// JSON error, or code model_not_found).
-	KindUnknownModel Kind = "unknown_model"
+	KindAuth = sdkmodel.KindAuth
+	// KindUnknownModel: the endpoint does not serve the model.
+	KindUnknownModel = sdkmodel.KindUnknownModel
 	// KindNotCompatible: what answered is not an OpenAI-compatible
 	// chat-completions endpoint (HTML, another shape, a malformed chunk).
-	KindNotCompatible Kind = "not_compatible"
+	KindNotCompatible = sdkmodel.KindNotCompatible
 	// KindUnreachable: nothing answered at model.base_url.
-	KindUnreachable Kind = "unreachable"
+	KindUnreachable = sdkmodel.KindUnreachable
 	// KindRateLimited: 429, still after the retries.
-	KindRateLimited Kind = "rate_limited"
+	KindRateLimited = sdkmodel.KindRateLimited
 	// KindServer: 5xx, still after the retries.
-	KindServer Kind = "server"
+	KindServer = sdkmodel.KindServer
 	// KindTooLarge: the response passed model.max_response_kb.
-	KindTooLarge Kind = "too_large"
-	// KindTimeout: the call passed its time limit.
-	KindTimeout Kind = "timeout"
+	KindTooLarge = sdkmodel.KindTooLarge
+	// KindTimeout: the call passed its time limit or was cancelled.
+	KindTimeout = sdkmodel.KindTimeout
 	// KindRejected: any other refusal of the request (400, 422, ...).
-	KindRejected Kind = "rejected"
+	KindRejected = sdkmodel.KindRejected
 	// KindNoModel: no model was named and model.default is not set.
-	KindNoModel Kind = "no_model"
+	KindNoModel = sdkmodel.KindNoModel
 )
 
 // Error is a failed call to the model endpoint. Error() is one line that
@@ -50,8 +52,19 @@ type Error struct {
 	// Detail is the endpoint's message, cleaned.
 	Detail string
 	// Cause is the underlying error, when the call ran in this process.
-	Cause error `json:"-"`
+	Cause error
 	msg   string
+}
+
+// FromPlugin returns the error a model plugin reported (e), with its
+// message written for the endpoint of s.
+func FromPlugin(e *sdkmodel.Error, s *Settings) *Error {
+	return NewError(&Error{Kind: e.Kind, Status: e.Status, Attempts: e.Attempts, Model: e.Model, BaseURL: e.BaseURL, Detail: Clean(e.Detail)}, s)
+}
+
+// Plugin returns e as the model plugin contract carries it.
+func (e *Error) Plugin() *sdkmodel.Error {
+	return &sdkmodel.Error{Kind: e.Kind, Status: e.Status, Attempts: e.Attempts, Model: e.Model, BaseURL: e.BaseURL, Detail: e.Detail}
 }
 
 // NewError returns e with its message written for the endpoint of s.

@@ -1,13 +1,16 @@
 // Package model is the host's client of a model endpoint: any
 // OpenAI-compatible chat-completions API (OpenAI, OpenRouter, Ollama,
 // vLLM, llama.cpp's server, LM Studio). It owns the model: block of
-// config.yaml (Settings), the API key's lookup (never logged or printed),
-// the conversation types, and the typed errors (Error, Kind) whose
-// one-line messages say what to do. The calls themselves (streaming, tool
-// calls, retries on 429 and 5xx, the response bound) are made by
-// github.com/openai/openai-go/v3 in the process hermes-model-openai
-// (host/model/openaichat), which Client runs once per call: linked into
-// hermes, openai-go's initialisation would cost every command.
+// config.yaml once read (Settings; the file itself is host/config's), the
+// API key's lookup (never logged or printed), the typed errors (Error,
+// Kind) whose one-line messages say what to do, and Client, which keeps
+// the model plugin hermes-model-openai running for a chat (started through
+// host/supervisor on first use, stopped when idle, started again when it
+// died) and asks it for each completion. The conversation's types are the
+// model plugin contract's (sdk/model). The calls themselves (streaming,
+// tool calls, retries on 429 and 5xx, the response bound) are made by
+// github.com/openai/openai-go/v3 in the plugin (host/model/openaichat):
+// linked into hermes, openai-go's initialisation would cost every command.
 package model
 
 import (
@@ -15,9 +18,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/fields"
+	sdkmodel "github.com/hermes-agent/hermes/sdk/model"
 )
+
+// Key is the config.yaml key of the model: block.
+const Key = "model"
 
 // Defaults of the model: block.
 const (
@@ -79,15 +85,12 @@ type Settings struct {
 	MaxToolRounds int
 }
 
-// Load reads the model: block of <home>/config.yaml and the API key it
-// names: both the block's ${VAR}s and the key from lookupEnv first (the
-// run's environment), then from <home>/.env. A value of the wrong type is
-// an error naming the key.
-func Load(home string, lookupEnv func(string) (string, bool)) (*Settings, error) {
-	block, path, err := config.LoadModel(home, lookupEnv)
-	if err != nil {
-		return nil, err
-	}
+// Load applies block, the model: block of the config file path (both as
+// host/config reads them, ${VAR}s expanded; nil gives the defaults), and
+// finds the API key it names: in lookupEnv first (the run's environment),
+// then in what dotenv returns ($HERMES_HOME/.env, read only then; nil is
+// none). A value of the wrong type is an error naming the file and key.
+func Load(block map[string]any, path string, lookupEnv func(string) (string, bool), dotenv func() (map[string]string, error)) (*Settings, error) {
 	s, err := Parse(block)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; fix the file", path, err)
@@ -97,18 +100,39 @@ func Load(home string, lookupEnv func(string) (string, bool)) (*Settings, error)
 		s.APIKey, s.KeyFrom = v, "environment"
 		return s, nil
 	}
-	dotenv, err := config.LoadDotEnv(home)
+	if dotenv == nil {
+		return s, nil
+	}
+	vars, err := dotenv()
 	if err != nil {
 		return nil, err
 	}
-	if v := dotenv[s.APIKeyEnv]; v != "" {
+	if v := vars[s.APIKeyEnv]; v != "" {
 		s.APIKey, s.KeyFrom = v, ".env"
 	}
 	return s, nil
 }
 
-// Parse reads a model: block (as config.LoadModel returns it); nil gives
-// the defaults. The API key is Load's to find.
+// Config returns what the model plugin is opened with: the endpoint, the
+// key and the bounds of a call.
+func (s *Settings) Config() sdkmodel.Config {
+	return sdkmodel.Config{
+		BaseURL: s.BaseURL, Default: s.Default, APIKey: s.APIKey,
+		MaxResponseBytes: s.MaxResponseBytes, MaxRetries: s.MaxRetries, MaxRetryDelay: s.MaxRetryDelay, Timeout: s.Timeout,
+	}
+}
+
+// FromConfig returns the settings a model plugin was opened with (the
+// plugin's side of Config); the fields only the host uses stay zero.
+func FromConfig(c sdkmodel.Config) *Settings {
+	return &Settings{
+		BaseURL: c.BaseURL, Default: c.Default, APIKey: c.APIKey,
+		MaxResponseBytes: c.MaxResponseBytes, MaxRetries: c.MaxRetries, MaxRetryDelay: c.MaxRetryDelay, Timeout: c.Timeout,
+	}
+}
+
+// Parse reads a model: block (as host/config reads it); nil gives the
+// defaults. The API key is Load's to find.
 func Parse(block map[string]any) (*Settings, error) {
 	s := &Settings{
 		BaseURL:          DefaultBaseURL,
@@ -120,7 +144,7 @@ func Parse(block map[string]any) (*Settings, error) {
 		MaxToolRounds:    DefaultMaxToolRounds,
 	}
 	for k, v := range block {
-		key := config.ModelKey + "." + k
+		key := Key + "." + k
 		switch k {
 		case "base_url":
 			str, err := stringValue(key, v)

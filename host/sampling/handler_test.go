@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
+	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
@@ -26,8 +27,24 @@ func newHost(t *testing.T, srv *testmodel.Server) (*sampling.Host, string) {
 		t.Fatal(err)
 	}
 	s.APIKey = "sk-test"
-	bin := testbin.Path(t, model.Binary)
-	return sampling.New(sampling.Options{Home: home, Model: func() (sampling.Chatter, error) { return model.New(s, bin, os.Environ()), nil }}), home
+	c := modelClient(t, s)
+	return sampling.New(sampling.Options{Home: home, Model: func() (sampling.Chatter, error) { return c, nil }}), home
+}
+
+// modelClient returns a client of s whose model plugin is the one the
+// tests built, started through a supervisor of the test's own.
+func modelClient(t *testing.T, s *model.Settings) *model.Client {
+	t.Helper()
+	dir := testbin.Dir(t)
+	testbin.Path(t, model.Binary)
+	sup := supervisor.New(supervisor.Options{Home: t.TempDir(), Env: func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}})
+	t.Cleanup(sup.KillAll)
+	return model.New(s, model.Options{Supervisor: sup})
 }
 
 func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) interface {

@@ -2,7 +2,6 @@ package sampling_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
-	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -37,8 +35,8 @@ func hostAt(t *testing.T, srv *testmodel.Server, home string, c *clock) *samplin
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := testbin.Path(t, model.Binary)
-	h := sampling.New(sampling.Options{Home: home, Now: c.now, Model: func() (sampling.Chatter, error) { return model.New(s, bin, os.Environ()), nil }})
+	mc := modelClient(t, s)
+	h := sampling.New(sampling.Options{Home: home, Now: c.now, Model: func() (sampling.Chatter, error) { return mc, nil }})
 	t.Cleanup(func() { h.Close() })
 	return h
 }

@@ -1,14 +1,15 @@
 // Package pluginhost is the host's side of the Hermes plugin contract, for
 // hosts; plugin authors never import this. It holds the go-plugin glue a
-// host puts in its plugin sets (TransportPlugin, AuthPlugin, BridgePlugin),
-// the handles Dispense returns and the clients they open (Transport and
-// TransportConn, Auth and AuthClient, Bridge and BridgeClient), and the
-// handshake with each kind's contract version.
+// host puts in its plugin sets (TransportPlugin, AuthPlugin, BridgePlugin,
+// ModelPlugin), the handles Dispense returns and the clients they open
+// (Transport and TransportConn, Auth and AuthClient, Bridge and
+// BridgeClient, Model and ModelClient), and the handshake with each kind's
+// contract version.
 //
 // It sits in the sdk module, next to the plugin side it speaks to, on the
 // same internal wire definitions, and the two are tested together: what a
-// plugin author's package shows (sdk/transport, sdk/auth, sdk/bridge) stays
-// what an author implements and calls.
+// plugin author's package shows (sdk/transport, sdk/auth, sdk/bridge,
+// sdk/model) stays what an author implements and calls.
 package pluginhost
 
 import (
@@ -17,12 +18,13 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/hermes-agent/hermes/sdk/bridge"
 	"github.com/hermes-agent/hermes/sdk/internal/serve"
+	"github.com/hermes-agent/hermes/sdk/model"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 // ContractVersion returns the contract version of a plugin kind
 // (transport.ContractVersion, auth.ContractVersion,
-// bridge.ContractVersion), or 0 for an unknown kind.
+// bridge.ContractVersion, model.ContractVersion), or 0 for an unknown kind.
 func ContractVersion(kind string) int {
 	switch kind {
 	case sdk.KindTransport:
@@ -31,6 +33,8 @@ func ContractVersion(kind string) int {
 		return auth.ContractVersion
 	case sdk.KindBridge:
 		return bridge.ContractVersion
+	case sdk.KindModel:
+		return model.ContractVersion
 	}
 	return 0
 }

@@ -3,12 +3,15 @@ package sdktest
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"strings"
 	"testing"
 
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/hermes-agent/hermes/sdk/bridge"
+	"github.com/hermes-agent/hermes/sdk/model"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 )
 
@@ -146,6 +149,78 @@ func CheckBridge(t *testing.T, desc bridge.Description, open bridge.Opener, cfg 
 		ccancel()
 		if _, err := c.Call(cctx, "sdktest_no_such_tool", json.RawMessage(`{}`)); err == nil {
 			t.Error("bridge plugin: a call whose context had ended succeeded")
+		}
+	})
+}
+
+// CheckModel runs a model plugin's Opener through the model contract
+// in-process, as the host calls it, against the endpoint cfg names (one
+// the test serves, answering any completion with some text). Each step is
+// a subtest:
+//
+//   - open: the Opener builds a Model for cfg;
+//   - complete: a completion answers, and the text handed to OnText is the
+//     answer's text, in order;
+//   - cancel: a completion whose context had ended fails, with a
+//     cancellation and not a Response;
+//   - unreachable: a completion of a Model opened on an address where
+//     nothing listens fails with a *model.Error whose text does not show
+//     cfg.APIKey.
+func CheckModel(t *testing.T, open model.Opener, cfg model.Config) {
+	t.Helper()
+	h := ModelInProcess(t, open)
+	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
+	defer cancel()
+	c, err := h.Open(ctx, cfg, pluginhost.ModelOptions{})
+	if err != nil {
+		t.Fatalf("model plugin: Opener failed for %s: %v (code %q). Open must build a Model from the Config, without calling the endpoint", cfg.BaseURL, err, sdk.ErrorCode(err))
+	}
+	req := model.Request{Messages: []model.Message{{Role: "user", Text: "Say hello."}}, MaxTokens: 16}
+	t.Run("complete", func(t *testing.T) {
+		var streamed strings.Builder
+		r := req
+		r.OnText = func(d string) { streamed.WriteString(d) }
+		res, err := c.Complete(ctx, r)
+		if err != nil {
+			t.Fatalf("model plugin: a completion failed: %v", err)
+		}
+		if streamed.Len() > 0 && streamed.String() != res.Text {
+			t.Errorf("model plugin: OnText received %q but the answer's text is %q; hand every delta to Request.OnText, in order", trim(streamed.String()), trim(res.Text))
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		cctx, ccancel := context.WithCancel(ctx)
+		ccancel()
+		if res, err := c.Complete(cctx, req); err == nil {
+			t.Errorf("model plugin: a completion whose context had ended answered %+v; end the call with the context", res)
+		}
+	})
+	t.Run("unreachable", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		bad := cfg
+		bad.BaseURL, bad.MaxRetries = "http://"+addr+"/v1", 0
+		if bad.APIKey == "" {
+			bad.APIKey = "sk-sdktest-secret-key"
+		}
+		bc, err := ModelInProcess(t, open).Open(ctx, bad, pluginhost.ModelOptions{})
+		if err != nil {
+			t.Fatalf("model plugin: Opener failed for %s: %v", bad.BaseURL, err)
+		}
+		_, err = bc.Complete(ctx, req)
+		var me *model.Error
+		switch {
+		case err == nil:
+			t.Fatal("model plugin: a completion where nothing listens answered")
+		case !errors.As(err, &me):
+			t.Errorf("model plugin: a completion where nothing listens failed with %v (%T); return a *model.Error (Kind unreachable)", err, err)
+		}
+		if strings.Contains(err.Error(), bad.APIKey) {
+			t.Error("model plugin: the error of a failed completion shows the API key; take it out of every error")
 		}
 	})
 }

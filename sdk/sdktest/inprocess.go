@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/hermes-agent/hermes/sdk/bridge"
 	"github.com/hermes-agent/hermes/sdk/internal/serve"
+	"github.com/hermes-agent/hermes/sdk/model"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -68,4 +69,11 @@ func AuthInProcess(t testing.TB, open auth.Opener) *pluginhost.Auth {
 func BridgeInProcess(t testing.TB, desc bridge.Description, open bridge.Opener) *pluginhost.Bridge {
 	t.Helper()
 	return inProcess(t, sdk.KindBridge, pluginhost.BridgePlugin{}, desc, open).(*pluginhost.Bridge)
+}
+
+// ModelInProcess serves open in this process, as model.Serve would in a
+// plugin's, and returns the host's handle on it.
+func ModelInProcess(t testing.TB, open model.Opener) *pluginhost.Model {
+	t.Helper()
+	return inProcess(t, sdk.KindModel, pluginhost.ModelPlugin{}, open).(*pluginhost.Model)
 }

@@ -7,9 +7,11 @@
 //     raw JSON-RPC server over stdio).
 //   - CheckAuth and CheckBridge run an auth or bridge plugin's Opener through
 //     its contract in-process.
-//   - TransportInProcess, AuthInProcess and BridgeInProcess serve an Opener in
-//     the test's process and return the host's handle on it (sdk/pluginhost),
-//     for unit tests without building a binary.
+//   - CheckModel runs a model plugin's Opener through its contract
+//     in-process, against an endpoint the test provides.
+//   - TransportInProcess, AuthInProcess, BridgeInProcess and ModelInProcess
+//     serve an Opener in the test's process and return the host's handle on
+//     it (sdk/pluginhost), for unit tests without building a binary.
 //
 // It links neither mcp-go nor anything that pulls it in.
 package sdktest

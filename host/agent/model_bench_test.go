@@ -1,0 +1,107 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/agent"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/registry"
+	"github.com/hermes-agent/hermes/host/session"
+	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testmodel"
+)
+
+// BenchmarkChatToolRound is a chat turn of one tool round as hermes chat
+// makes it, the model included: the scripted model (internal/testmodel,
+// on loopback) asks for the Go test server's echo through hermes's model
+// client, then answers. Each iteration makes one such turn and one turn of
+// the same round with the model scripted in this process (echoRound);
+// chat-us/round and scripted-us/round are the medians, model-us/round
+// their difference (what the model client costs per round: two
+// completions). model-processes counts the model plugin processes started
+// for all the rounds: one.
+func BenchmarkChatToolRound(b *testing.B) {
+	dir := testbin.Dir(b)
+	testbin.Path(b, "hermes-transport-stdio")
+	server := testbin.Path(b, "hermes-testserver")
+	home := b.TempDir()
+	env := func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
+	log := hclog.NewNullLogger()
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: log, Env: env})
+	defer sup.KillAll()
+	srv := &config.Server{
+		Name: "ts", Transport: "stdio", Command: server, Enabled: true,
+		ConnectTimeout: time.Minute, Timeout: time.Minute, KeepaliveInterval: config.DefaultKeepaliveInterval,
+		Tools: config.ToolsFilter{Resources: true, Prompts: true},
+	}
+	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: session.Deps{Home: filepath.Join(home), Supervisor: sup, Logger: log}})
+	defer m.Close()
+	ctx := context.Background()
+	if err := m.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	ep := testmodel.New(b)
+	ep.Key = "sk-test-key"
+	client := modelClient(b, ep)
+	round := []testmodel.Reply{
+		{ToolCalls: []testmodel.ToolCall{{ID: "c", Name: "mcp_ts_echo", Arguments: `{"message":"hello"}`}}},
+		{Text: "done"},
+	}
+	chat := func() time.Duration {
+		ep.Script(round...)
+		l := &agent.Loop{Model: client, Tools: m}
+		start := time.Now()
+		res, err := l.Turn(ctx, "echo hello")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res != "done" {
+			b.Fatalf("the turn answered %q", res)
+		}
+		return time.Since(start)
+	}
+	scripted := func() time.Duration {
+		l := &agent.Loop{Model: &echoRound{}, Tools: m}
+		start := time.Now()
+		if _, err := l.Turn(ctx, "echo hello"); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for range 5 { // warm both paths
+		chat()
+		scripted()
+	}
+	var cs, ss []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			cs = append(cs, chat())
+			ss = append(ss, scripted())
+		} else {
+			ss = append(ss, scripted())
+			cs = append(cs, chat())
+		}
+	}
+	b.StopTimer()
+	c, sc := median(cs), median(ss)
+	b.ReportMetric(float64(c.Microseconds()), "chat-us/round")
+	b.ReportMetric(float64(sc.Microseconds()), "scripted-us/round")
+	b.ReportMetric(float64(c-sc)/1e3, "model-us/round")
+	// The first turn started the model plugin; no round after it did.
+	b.ReportMetric(float64(client.Starts()), "model-processes")
+	if client.Starts() != 1 {
+		b.Fatalf("%d model plugin processes for %d rounds", client.Starts(), b.N+5)
+	}
+}
