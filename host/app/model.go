@@ -88,4 +88,3 @@ func (m samplingModel) Chat(ctx context.Context, req model.Request) (*model.Resp
 	}
 	return c.Chat(ctx, req)
 }
-
