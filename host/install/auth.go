@@ -8,8 +8,8 @@ import (
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/ui"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // installVarRE is a variable name auth.env may ask for.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // pinnedCommitRE is a full commit SHA: the only ref an install accepts, so that
