@@ -76,7 +76,7 @@ func decodeParts(data []byte, strict bool) (string, []json.RawMessage, bool) {
 		if json.Unmarshal(data, &str) == nil {
 			return str, nil, true
 		}
-		if _, ok := jsonObject(data); !ok {
+		if _, ok := JSONObject(data); !ok {
 			return "", nil, false
 		}
 		list = []json.RawMessage{data}
@@ -86,7 +86,7 @@ func decodeParts(data []byte, strict bool) (string, []json.RawMessage, bool) {
 			return "", nil, false
 		}
 		for _, raw := range list {
-			part, ok := jsonObject(raw)
+			part, ok := JSONObject(raw)
 			if !ok {
 				return "", nil, false
 			}
@@ -98,12 +98,12 @@ func decodeParts(data []byte, strict bool) (string, []json.RawMessage, bool) {
 	var texts []string
 	var parts []json.RawMessage
 	for _, raw := range list {
-		part, ok := jsonObject(raw)
+		part, ok := JSONObject(raw)
 		if !ok {
 			continue // neither text nor an attachment
 		}
-		if jsonString(part["type"]) == "text" {
-			texts = append(texts, jsonString(part["text"]))
+		if JSONString(part["type"]) == "text" {
+			texts = append(texts, JSONString(part["text"]))
 			continue
 		}
 		parts = append(parts, raw)
@@ -113,17 +113,9 @@ func decodeParts(data []byte, strict bool) (string, []json.RawMessage, bool) {
 
 // PartType returns the "type" of a stored part ("" when it has none).
 func PartType(raw json.RawMessage) string {
-	m, ok := jsonObject(raw)
+	m, ok := JSONObject(raw)
 	if !ok {
 		return ""
 	}
-	return jsonString(m["type"])
+	return JSONString(m["type"])
 }
-
-// PartObject decodes a stored part as a JSON object of raw values; ok is
-// false when it is not an object.
-func PartObject(raw json.RawMessage) (map[string]json.RawMessage, bool) { return jsonObject(raw) }
-
-// JSONString converts a stored JSON value to a string: strings as they
-// are, numbers and booleans as their JSON text, null and containers as "".
-func JSONString(raw json.RawMessage) string { return jsonString(raw) }

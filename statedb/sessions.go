@@ -37,7 +37,7 @@ type Origin struct {
 // ParseOrigin decodes an origin object; ok is false unless data is a
 // non-empty JSON object. Fields of the wrong type read as empty.
 func ParseOrigin(data []byte) (Origin, bool) {
-	m, ok := jsonObject(data)
+	m, ok := JSONObject(data)
 	if !ok || len(m) == 0 {
 		return Origin{}, false
 	}
@@ -47,12 +47,12 @@ func ParseOrigin(data []byte) (Origin, bool) {
 // OriginFrom reads an origin from a decoded JSON object.
 func OriginFrom(m map[string]json.RawMessage) Origin {
 	return Origin{
-		Platform: jsonString(m["platform"]),
-		ChatID:   jsonString(m["chat_id"]),
-		ChatName: jsonString(m["chat_name"]),
-		ChatType: jsonString(m["chat_type"]),
-		UserID:   jsonString(m["user_id"]),
-		UserName: jsonString(m["user_name"]),
+		Platform: JSONString(m["platform"]),
+		ChatID:   JSONString(m["chat_id"]),
+		ChatName: JSONString(m["chat_name"]),
+		ChatType: JSONString(m["chat_type"]),
+		UserID:   JSONString(m["user_id"]),
+		UserName: JSONString(m["user_name"]),
 		ThreadID: jsonOptString(m["thread_id"]),
 	}
 }

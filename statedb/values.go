@@ -11,6 +11,8 @@ import (
 
 // Lenient conversions of values that come from files and columns the store
 // does not control: a wrong type yields the zero value, never an error.
+// The JSON ones are exported for the bridge's readers of sessions.json and
+// channel_directory.json, so each decoder has one copy.
 
 // sqlString converts a scanned column value to a string.
 func sqlString(v any) string {
@@ -76,9 +78,9 @@ func clampFloat(f float64) int64 {
 	return int64(f)
 }
 
-// jsonString converts a JSON value to a string: strings as they are,
+// JSONString converts a JSON value to a string: strings as they are,
 // numbers and booleans as their JSON text, null and containers as "".
-func jsonString(raw json.RawMessage) string {
+func JSONString(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ""
@@ -96,25 +98,25 @@ func jsonString(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// jsonOptString is jsonString that tells a JSON null (or an absent value)
+// jsonOptString is JSONString that tells a JSON null (or an absent value)
 // apart from the empty string.
 func jsonOptString(raw json.RawMessage) *string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	s := jsonString(raw)
+	s := JSONString(raw)
 	return &s
 }
 
-// jsonInt converts a JSON number (or a string of digits) to an int64.
-func jsonInt(raw json.RawMessage) int64 {
+// JSONInt converts a JSON number (or a string of digits) to an int64.
+func JSONInt(raw json.RawMessage) int64 {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return 0
 	}
 	if raw[0] == '"' {
-		return parseIntString(jsonString(raw))
+		return parseIntString(JSONString(raw))
 	}
 	if raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') {
 		return parseIntString(string(raw))
@@ -122,9 +124,9 @@ func jsonInt(raw json.RawMessage) int64 {
 	return 0
 }
 
-// jsonObject decodes raw as a JSON object of raw values; ok is false when
+// JSONObject decodes raw as a JSON object of raw values; ok is false when
 // it is not an object.
-func jsonObject(raw []byte) (map[string]json.RawMessage, bool) {
+func JSONObject(raw []byte) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, false

@@ -72,7 +72,7 @@ const hermesModule = "github.com/hermes-agent/hermes"
 const (
 	// ownInitBudget is the most a package of this repository may allocate
 	// at init: compile expressions, templates and schemas on first use
-	// (internal/lazyregexp, sync.OnceValue) instead.
+	// (host/internal/lazyregexp, sync.OnceValue) instead.
 	ownInitBudget = 16 << 10
 	// libInitBudget is the most another package may allocate at init
 	// without being named in heavyInit.
@@ -148,7 +148,7 @@ func TestInitAllocations(t *testing.T) {
 			}
 			if strings.HasPrefix(p.pkg, hermesModule+"/") {
 				if p.bytes > ownInitBudget {
-					t.Errorf("%s: package %s allocates %d bytes (%d allocations) at init, over %d: compile what it builds on first use (internal/lazyregexp, sync.OnceValue)",
+					t.Errorf("%s: package %s allocates %d bytes (%d allocations) at init, over %d: compile what it builds on first use (host/internal/lazyregexp, sync.OnceValue)",
 						s.name, p.pkg, p.bytes, p.allocs, ownInitBudget)
 				}
 				continue

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/fields"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // Limits on a manifest. A manifest is hostile input until it is parsed:

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // Registries of a Pin.

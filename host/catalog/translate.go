@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // TranslateOptions are the facts of one install that a manifest cannot

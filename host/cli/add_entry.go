@@ -8,9 +8,9 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // preset fills the transport of a well-known server.

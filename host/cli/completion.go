@@ -12,8 +12,8 @@ import (
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // serverArgCommands are the `hermes mcp` commands whose first argument is

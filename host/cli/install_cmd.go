@@ -100,7 +100,7 @@ func (e *env) lookupEntry(name string) (*catalog.Manifest, error) {
 func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
 		Home:         e.home,
-		Prompter:     e.p,
+		Prompter:     installPrompter{p: e.p},
 		Probe:        e.catalogProbe,
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,

@@ -472,11 +472,14 @@ plugin:
   sha256: "` + pin + `"
 `
 	}
-	run := func(home, cat string, args ...string) runResult {
+	// run runs one command line of the (sub)test t with the catalog cat.
+	run := func(t *testing.T, home, cat string, args ...string) runResult {
+		t.Helper()
 		return runHermesEnv(t, home, []string{"HERMES_OPTIONAL_MCPS=" + cat}, args...)
 	}
 
 	t.Run("wrong pin", func(t *testing.T) {
+		t.Parallel()
 		wrong := strings.Repeat("0", 64)
 		home := newHome(t)
 		// A previous install of plug, and other settings.
@@ -493,46 +496,49 @@ plugin:
 		}
 		before := installTree(t, home)
 		cat := catalogDir(t, map[string]string{"plug": entry(wrong)})
-		run(home, cat, "mcp", "install", "plug", "--yes").must(t, 1).
+		run(t, home, cat, "mcp", "install", "plug", "--yes").must(t, 1).
 			oneLineErr(t, "installing 'plug' failed: ", "does not match the manifest's pin "+wrong, "nothing was installed")
 		if after := installTree(t, home); after != before {
 			t.Errorf("not as before:\n%s\nwas:\n%s", after, before)
 		}
 	})
 
-	home := newHome(t)
-	cat := catalogDir(t, map[string]string{"plug": entry(pin)})
-	r := run(home, cat, "mcp", "install", "plug", "--yes").must(t, 0)
-	if !strings.Contains(r.stdout, "Plugin: hermes-transport-mcpgostdio from bin/hermes-transport-mcpgostdio (sha256 must be "+pin+")") ||
-		!strings.Contains(r.stdout, "✓ Plugin hermes-transport-mcpgostdio checked: sha256 "+pin) {
-		t.Errorf("output:\n%s", r.stdout)
-	}
-	bin := filepath.Join(home, "mcp-installs", "plug", "bin", "hermes-transport-mcpgostdio")
-	s := loadConfig(t, home).Server("plug")
-	if s == nil || s.Err != nil || s.Transport != "mcpgostdio" || s.Plugin == nil || s.Plugin.Path != bin || s.Plugin.SHA256 != pin {
-		t.Fatalf("server %+v", s)
-	}
-	// It runs, through its own plugin.
-	if r := run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=through-the-pin").must(t, 0); !strings.Contains(r.stdout, "through-the-pin") {
-		t.Errorf("call output:\n%s", r.stdout)
-	}
+	t.Run("pinned", func(t *testing.T) {
+		t.Parallel()
+		home := newHome(t)
+		cat := catalogDir(t, map[string]string{"plug": entry(pin)})
+		r := run(t, home, cat, "mcp", "install", "plug", "--yes").must(t, 0)
+		if !strings.Contains(r.stdout, "Plugin: hermes-transport-mcpgostdio from bin/hermes-transport-mcpgostdio (sha256 must be "+pin+")") ||
+			!strings.Contains(r.stdout, "✓ Plugin hermes-transport-mcpgostdio checked: sha256 "+pin) {
+			t.Errorf("output:\n%s", r.stdout)
+		}
+		bin := filepath.Join(home, "mcp-installs", "plug", "bin", "hermes-transport-mcpgostdio")
+		s := loadConfig(t, home).Server("plug")
+		if s == nil || s.Err != nil || s.Transport != "mcpgostdio" || s.Plugin == nil || s.Plugin.Path != bin || s.Plugin.SHA256 != pin {
+			t.Fatalf("server %+v", s)
+		}
+		// It runs, through its own plugin.
+		if r := run(t, home, cat, "mcp", "call", "plug", "echo", "--arg", "message=through-the-pin").must(t, 0); !strings.Contains(r.stdout, "through-the-pin") {
+			t.Errorf("call output:\n%s", r.stdout)
+		}
 
-	// The binary is swapped after the install: refused at start.
-	swapped := append(append([]byte(nil), plugin...), "swapped"...)
-	if err := os.WriteFile(bin+".new", swapped, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(bin+".new", bin); err != nil {
-		t.Fatal(err)
-	}
-	run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=hi").must(t, 1).
-		oneLineErr(t, "plugin binary "+bin+" changed since install", "run `hermes mcp install plug` again")
+		// The binary is swapped after the install: refused at start.
+		swapped := append(append([]byte(nil), plugin...), "swapped"...)
+		if err := os.WriteFile(bin+".new", swapped, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(bin+".new", bin); err != nil {
+			t.Fatal(err)
+		}
+		run(t, home, cat, "mcp", "call", "plug", "echo", "--arg", "message=hi").must(t, 1).
+			oneLineErr(t, "plugin binary "+bin+" changed since install", "run `hermes mcp install plug` again")
 
-	// Installing again, as the message says, puts the pinned binary back.
-	run(home, cat, "mcp", "install", "plug", "--yes").must(t, 0)
-	if r := run(home, cat, "mcp", "call", "plug", "echo", "--arg", "message=back-again").must(t, 0); !strings.Contains(r.stdout, "back-again") {
-		t.Errorf("call output after reinstall:\n%s", r.stdout)
-	}
+		// Installing again, as the message says, puts the pinned binary back.
+		run(t, home, cat, "mcp", "install", "plug", "--yes").must(t, 0)
+		if r := run(t, home, cat, "mcp", "call", "plug", "echo", "--arg", "message=back-again").must(t, 0); !strings.Contains(r.stdout, "back-again") {
+			t.Errorf("call output after reinstall:\n%s", r.stdout)
+		}
+	})
 }
 
 // The sandbox the manifest asks for is shown before anything runs and

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/host/failure"
 )
 
 // goldenTypes is the documented type of each golden file of TestJSONGolden:
@@ -164,5 +166,73 @@ func jsonFields(t reflect.Type, names map[string]bool, done map[reflect.Type]boo
 		}
 		names[name] = true
 		jsonFields(f.Type, names, done)
+	}
+}
+
+// docs/JSON.md's tables of error codes are host/failure's: the same codes
+// in the same order, each given by the same side, with the same meaning
+// (the doc's backquotes aside).
+func TestJSONCodesDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "JSON.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Error codes\n")
+	if !ok {
+		t.Fatal("docs/JSON.md has no section \"## Error codes\"")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	// The two tables of the section, each row's cells without backquotes.
+	var tables [][][]string
+	inTable := false
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			inTable = false
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(strings.TrimSpace(c), "`", "")
+		}
+		if !inTable {
+			tables = append(tables, nil)
+			inTable = true
+		}
+		if cells[0] == "code" || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		tables = append(tables[:len(tables)-1], append(tables[len(tables)-1], cells))
+	}
+	if len(tables) != 2 {
+		t.Fatalf("docs/JSON.md's error codes: want 2 tables (servers', model endpoint's), got %d", len(tables))
+	}
+	var want [][]string
+	for _, m := range failure.Reported() {
+		want = append(want, []string{string(m.Code), m.From(), m.Text})
+	}
+	sameRows(t, "failure.Reported", tables[0], want)
+	want = nil
+	for _, m := range failure.ModelReported() {
+		want = append(want, []string{string(m.Code), m.Text})
+	}
+	sameRows(t, "failure.ModelReported", tables[1], want)
+}
+
+// sameRows reports each row of docs/JSON.md's table that differs from
+// what the table of host/failure named from says.
+func sameRows(t *testing.T, from string, got, want [][]string) {
+	t.Helper()
+	for i := range max(len(got), len(want)) {
+		var g, w []string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if !slices.Equal(g, w) {
+			t.Errorf("docs/JSON.md's error codes, row %d: %q; %s has %q", i+1, g, from, w)
+		}
 	}
 }

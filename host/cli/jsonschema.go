@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
@@ -37,41 +38,43 @@ const (
 	stateNotApproved    = "not_approved"    // a project file's server you have not approved as it is now (or rejected)
 )
 
-// Error codes of jsonError that are the host's own. A failure that came
-// from a plugin keeps the plugin's code (sdk.Code*: timeout, auth,
-// login_needed, not_mcp, http, ...); sdk.CodeNotFound is a missing
-// executable.
+// Error codes of jsonError: the codes and their meanings are decided in
+// host/failure (failure.Reported, failure.ModelReported); these are the
+// names the commands use. A failure that came from a plugin keeps the
+// plugin's code (sdk.Code*: timeout, auth, login_needed, not_mcp, http,
+// ...); sdk.CodeNotFound is a missing executable.
 const (
-	codeUnknownServer = "unknown_server" // no server of that name is configured
-	codeConfig        = "config"         // config.yaml cannot be read, or the entry is unusable (sdk.CodeConfig)
-	codeSafeMode      = "safe_mode"      // HERMES_SAFE_MODE is set, so no server is loaded
-	codeRejected      = "rejected"       // the security check refuses the entry
-	codeNeedsEnv      = "needs_env"      // a ${VAR} of the entry is set nowhere
-	codeNoAnswer      = "no_answer"      // the server never answered a listing
-	codeUnknownEntry  = "unknown_entry"  // no catalog entry of that name
-	codeInstall       = "install"        // installing a catalog entry failed; nothing was installed
-	codeNotInstalled  = "not_installed"  // uninstall: the server was not installed from the catalog
-	codeExists        = "exists"         // import: a server of that name is configured already (--force replaces it)
-	codeDuplicate     = "duplicate"      // import: another file's server of the same name is imported instead
-	codeNotApproved   = "not_approved"   // a project file's server you have not approved as it is now (hermes mcp approve)
-	codeProjectServer = "project_server" // the server is a project file's: change it in that file, not with this command
-	codeNoSuchTool    = "no_such_tool"   // call: the server offers no tool of that name
-	codeCancelled     = sdk.CodeCanceled // the person declined, or hermes was interrupted
-	codeOther         = sdk.CodeOther    // anything else; the message says what
+	codeUnknownServer = string(failure.CodeUnknownServer)
+	codeConfig        = string(failure.CodeConfig)
+	codeSafeMode      = string(failure.CodeSafeMode)
+	codeRejected      = string(failure.CodeRejected)
+	codeNeedsEnv      = string(failure.CodeNeedsEnv)
+	codeNoAnswer      = string(failure.CodeNoAnswer)
+	codeUnknownEntry  = string(failure.CodeUnknownEntry)
+	codeInstall       = string(failure.CodeInstall)
+	codeNotInstalled  = string(failure.CodeNotInstalled)
+	codeExists        = string(failure.CodeExists)
+	codeDuplicate     = string(failure.CodeDuplicate)
+	codeNotApproved   = string(failure.CodeNotApproved)
+	codeProjectServer = string(failure.CodeProjectServer)
+	codeNoSuchTool    = string(failure.CodeNoSuchTool)
+	codeCancelled     = string(failure.CodeCanceled)
+	codeOther         = string(failure.CodeOther)
 )
 
-// jsonStates are all the connection states, jsonCodes all the error codes
-// (the host's and the sdk's), as docs/JSON.md lists them.
+// jsonStates are all the connection states, as docs/JSON.md lists them;
+// jsonCodes all the error codes (the host's, the sdk's and a model
+// endpoint's), as host/failure decides them.
 var (
 	jsonStates = []string{stateConnected, stateConnecting, stateCached, stateFailed, stateConfigured, stateDisabled,
 		stateNeedsAuth, stateNeedsEnv, stateRejected, stateInvalid, stateMissingCommand, stateNotApproved}
-	jsonCodes = []string{codeUnknownServer, codeConfig, codeSafeMode, codeRejected, codeNeedsEnv, codeNoAnswer,
-		codeUnknownEntry, codeInstall, codeNotInstalled, codeExists, codeDuplicate, codeNotApproved, codeProjectServer,
-		codeNoSuchTool, codeCancelled, codeOther,
-		sdk.CodeClosed, sdk.CodeNotFound, sdk.CodeAuth, sdk.CodeLoginNeeded, sdk.CodeNotMCP, sdk.CodeSessionExpired,
-		sdk.CodeHTTP, sdk.CodeTimeout, sdk.CodeGarbage, sdk.CodeTooLarge, sdk.CodeSandbox, sdk.CodeContract,
-		// a model endpoint's (hermes model test): modelCodes
-		"unknown_model", "not_compatible", "unreachable", "rate_limited", "model_server", "model_rejected", "no_model"}
+	jsonCodes = func() []string {
+		var codes []string
+		for _, m := range append(failure.Reported(), failure.ModelReported()...) {
+			codes = append(codes, string(m.Code))
+		}
+		return codes
+	}()
 )
 
 // jsonError is a failure: a stable code to branch on and the one-line

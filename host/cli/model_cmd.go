@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/urfave/cli/v3"
 )
@@ -53,16 +54,16 @@ type modelUsageJSON struct {
 // the servers' failures use keeps one meaning (a model endpoint's 5xx is
 // model_server, its other refusals model_rejected).
 var modelCodes = map[model.Kind]string{
-	model.KindAuth:          "auth",
-	model.KindUnknownModel:  "unknown_model",
-	model.KindNotCompatible: "not_compatible",
-	model.KindUnreachable:   "unreachable",
-	model.KindRateLimited:   "rate_limited",
-	model.KindServer:        "model_server",
-	model.KindTooLarge:      "too_large",
-	model.KindTimeout:       "timeout",
-	model.KindRejected:      "model_rejected",
-	model.KindNoModel:       "no_model",
+	model.KindAuth:          string(failure.CodeAuth),
+	model.KindUnknownModel:  string(failure.CodeUnknownModel),
+	model.KindNotCompatible: string(failure.CodeNotCompatible),
+	model.KindUnreachable:   string(failure.CodeUnreachable),
+	model.KindRateLimited:   string(failure.CodeRateLimited),
+	model.KindServer:        string(failure.CodeModelServer),
+	model.KindTooLarge:      string(failure.CodeTooLarge),
+	model.KindTimeout:       string(failure.CodeTimeout),
+	model.KindRejected:      string(failure.CodeModelRejected),
+	model.KindNoModel:       string(failure.CodeNoModel),
 }
 
 // modelErrorCode is the jsonError code of a failed model call.

@@ -16,8 +16,8 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 

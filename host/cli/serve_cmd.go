@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/serve"
 	"github.com/hermes-agent/hermes/host/termsafe"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // bridgeNameRE is what --bridge accepts: the NAME of a plugin binary

@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // File is the name of the config file inside the Hermes home folder.

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // DotEnvFile is the name of the secrets file inside the Hermes home folder.

@@ -1,7 +1,9 @@
 // Package failure owns the host's one classification of what went wrong:
 // a typed Code for every failure the host acts on, how an error gets its
 // code (Of), and the questions the host asks of a failure (Retry,
-// Reconnect, NeedsLogin, Filtered, NotFound, ...).
+// Reconnect, NeedsLogin, Filtered, NotFound, ...), and the codes a person
+// or a script reads in a command's --json output with what each means
+// (Reported, ModelReported).
 //
 // The codes a plugin reports cross the process boundary as sdk.Error codes
 // and keep their spelling here (CodeClosed is sdk.CodeClosed); the host adds

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	fielddec "github.com/hermes-agent/hermes/host/fields"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // Parse reads the servers of data, the content of src.Path in

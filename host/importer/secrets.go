@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
 )
 
 // Secret is a value that goes to $HERMES_HOME/.env instead of config.yaml,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // MaxServers bounds the servers read from one file: more is not a person's

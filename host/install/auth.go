@@ -8,24 +8,23 @@ import (
 
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/ui"
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // installVarRE is a variable name auth.env may ask for.
 var installVarRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // credentials collects the auth.env values of m that .env does not hold
-// yet: asked on a terminal (hidden when secret), else taken from the
-// environment or the prompt's default. Nothing is written here: the values
+// yet: asked of the person when there is one (Prompter.Value; a secret is
+// not echoed), else taken from the environment or the prompt's default. Nothing is written here: the values
 // are saved to .env when the install commits. A value is never printed.
 func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, error) {
 	p := in.Prompter
 	switch {
 	case m.Auth.Type == "oauth" && m.Auth.Provider != "":
-		p.Info("'%s' logs in through %s: run `hermes auth %s` after installing.", m.Name, m.Auth.Provider, m.Auth.Provider)
+		p.Tell(NoteDetail, "'%s' logs in through %s: run `hermes auth %s` after installing.", m.Name, m.Auth.Provider, m.Auth.Provider)
 	case m.Auth.Type == "oauth":
-		p.Info("OAuth: tokens will be acquired on first connection (browser flow); or log in now with: hermes mcp login %s", m.Name)
+		p.Tell(NoteDetail, "OAuth: tokens will be acquired on first connection (browser flow); or log in now with: hermes mcp login %s", m.Name)
 	}
 	if len(m.Auth.Env) == 0 {
 		return nil, nil
@@ -39,14 +38,14 @@ func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, 
 		lookup = os.LookupEnv
 	}
 	envPath := homedir.Dir(home).DotEnv()
-	p.Line("Configure credentials:")
+	p.Tell(NoteText, "Configure credentials:")
 	var out []envValue
 	for _, spec := range m.Auth.Env {
 		if !installVarRE.MatchString(spec.Name) {
 			return nil, fmt.Errorf("manifest of '%s' asks for %q, which is not a variable name", m.Name, spec.Name)
 		}
 		if _, ok := have[spec.Name]; ok {
-			p.OK("%s already set in .env", spec.Name)
+			p.Tell(NoteDone, "%s already set in .env", spec.Name)
 			continue
 		}
 		prompt := spec.Prompt
@@ -55,8 +54,8 @@ func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, 
 		}
 		var v string
 		if p.Interactive() {
-			v, err = askValue(p, prompt, spec)
-			if errors.Is(err, ui.ErrCancelled) {
+			v, err = p.Value(Variable{Name: spec.Name, Prompt: prompt, Secret: spec.Secret, Default: spec.Default})
+			if errors.Is(err, ErrDeclined) {
 				return nil, fmt.Errorf("%w: nothing was installed", ErrDeclined)
 			}
 			if err != nil {
@@ -64,7 +63,7 @@ func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, 
 			}
 		} else if ev, ok := lookup(spec.Name); ok && ev != "" {
 			v = ev
-			p.OK("%s taken from the environment", spec.Name)
+			p.Tell(NoteDone, "%s taken from the environment", spec.Name)
 		} else {
 			v = spec.Default
 			if v == "" && spec.Required {
@@ -77,23 +76,4 @@ func (in *Installer) credentials(m *catalog.Manifest, home string) ([]envValue, 
 		out = append(out, envValue{key: spec.Name, value: v})
 	}
 	return out, nil
-}
-
-// askValue reads one value on the terminal: hidden when secret (ENTER keeps
-// the default, which is not shown), else visible with the default offered.
-func askValue(p Prompter, prompt string, spec catalog.EnvPrompt) (string, error) {
-	if !spec.Secret {
-		return p.Ask(prompt, spec.Default)
-	}
-	if spec.Default != "" {
-		prompt += " (ENTER keeps the default)"
-	}
-	v, err := p.Secret(prompt)
-	if err != nil {
-		return "", err
-	}
-	if v == "" {
-		v = spec.Default
-	}
-	return v, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // pinnedCommitRE is a full commit SHA: the only ref an install accepts, so that
@@ -57,12 +57,12 @@ func (in *Installer) clone(ctx context.Context, t *txn, url, ref, dest string, l
 	if _, err := exec.LookPath("git"); err != nil {
 		return fmt.Errorf("git is not installed, and '%s' is installed from a git repository; install git and run the command again", t.name)
 	}
-	in.Prompter.Line("Cloning %s at %s ...", url, ref)
+	in.Prompter.Tell(NoteText, "Cloning %s at %s ...", url, ref)
 	var last outputTail
 	last.n = 5
 	show := func(s string) {
 		last.add(s)
-		in.Prompter.Info("  %s", s)
+		in.Prompter.Tell(NoteDetail, "  %s", s)
 	}
 	steps := []struct {
 		what string

@@ -149,7 +149,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		if pr.exists {
 			verb = "Reinstall"
 		}
-		if !p.Confirm(fmt.Sprintf("%s '%s'?", verb, m.Name), false) {
+		if !p.Approve(fmt.Sprintf("%s '%s'?", verb, m.Name)) {
 			return fmt.Errorf("%w: nothing was installed", ErrDeclined)
 		}
 	}
@@ -164,7 +164,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 			return
 		}
 		if rerr := t.rollback(); rerr != nil {
-			p.Fail("Undoing the install of '%s' failed: %s; run any hermes mcp command to try again", m.Name, rerr)
+			p.Tell(NoteFailure, "Undoing the install of '%s' failed: %s; run any hermes mcp command to try again", m.Name, rerr)
 		}
 	}()
 
@@ -193,7 +193,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 		if entry, err = catalog.Translate(m, topts); err != nil {
 			return err
 		}
-		p.OK("Plugin %s checked: sha256 %s", filepath.Base(path), sum)
+		p.Tell(NoteDone, "Plugin %s checked: sha256 %s", filepath.Base(path), sum)
 	}
 
 	values, err := in.credentials(m, home)
@@ -220,7 +220,7 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 			return
 		}
 		if kept := removeCreated(created); len(kept) > 0 {
-			p.Info("Kept %s: the server wrote into it while it was probed", strings.Join(kept, ", "))
+			p.Tell(NoteDetail, "Kept %s: the server wrote into it while it was probed", strings.Join(kept, ", "))
 		}
 	}()
 	if err != nil {
@@ -238,25 +238,25 @@ func (in *Installer) Install(ctx context.Context, m *catalog.Manifest, o Options
 	}
 	committed = true
 	if err := t.finish(); err != nil {
-		p.Warn("'%s' is installed, but cleaning up after it failed: %s; the next hermes command tries again", m.Name, err)
+		p.Tell(NoteWarning, "'%s' is installed, but cleaning up after it failed: %s; the next hermes command tries again", m.Name, err)
 	}
 	for _, k := range saved {
-		p.OK("Saved %s to %s", k, homedir.Dir(home).DotEnv())
+		p.Tell(NoteDone, "Saved %s to %s", k, homedir.Dir(home).DotEnv())
 	}
 	switch outcome {
 	case probeKept:
-		p.OK("Installed '%s', disabled: it did not connect (--keep-failed).", m.Name)
-		p.Line("Fix the issue, then: hermes mcp test %s", m.Name)
-		p.Info("and turn it on with: hermes mcp enable %s", m.Name)
+		p.Tell(NoteDone, "Installed '%s', disabled: it did not connect (--keep-failed).", m.Name)
+		p.Tell(NoteText, "Fix the issue, then: hermes mcp test %s", m.Name)
+		p.Tell(NoteDetail, "and turn it on with: hermes mcp enable %s", m.Name)
 	case probeNeedsLogin:
-		p.OK("Installed '%s' (enabled), not connected yet: log in with: hermes mcp login %s", m.Name, m.Name)
+		p.Tell(NoteDone, "Installed '%s' (enabled), not connected yet: log in with: hermes mcp login %s", m.Name, m.Name)
 	default:
-		p.OK("Installed '%s' (enabled). Start a new Hermes session to load its tools.", m.Name)
+		p.Tell(NoteDone, "Installed '%s' (enabled). Start a new Hermes session to load its tools.", m.Name)
 	}
 	if s := strings.TrimRight(m.PostInstall, "\n"); strings.TrimSpace(s) != "" {
-		p.Line("")
+		p.Tell(NoteText, "")
 		for _, l := range strings.Split(s, "\n") {
-			p.Line("%s", l)
+			p.Tell(NoteText, "%s", l)
 		}
 	}
 	return nil
@@ -295,7 +295,7 @@ func (in *Installer) makeWritable(m *catalog.Manifest, o Options, topts catalog.
 	}
 	created, err := makeWritable(dirs)
 	for _, d := range created {
-		in.Prompter.OK("Created %s (mode 0700), a folder '%s' writes in", d, m.Name)
+		in.Prompter.Tell(NoteDone, "Created %s (mode 0700), a folder '%s' writes in", d, m.Name)
 	}
 	return created, err
 }
@@ -342,19 +342,19 @@ func priorEntry(home string, m *catalog.Manifest, env func(string) (string, bool
 // escapes what the manifest says.
 func (in *Installer) showPlan(m *catalog.Manifest, plan *catalog.Plan, pr priorEntryInfo) {
 	p := in.Prompter
-	p.Header(fmt.Sprintf("Installing MCP '%s'", m.Name))
-	p.Line("%s", m.Description)
+	p.Tell(NoteTitle, "Installing MCP '%s'", m.Name)
+	p.Tell(NoteText, "%s", m.Description)
 	for _, l := range plan.Lines() {
-		p.Line("%s", l)
+		p.Tell(NoteText, "%s", l)
 	}
 	if len(plan.Bootstrap) > 0 {
-		p.Info("Each bootstrap step runs with sh -c in the clone, at most %s (--step-timeout).", installOrDuration(in.StepTimeout, DefaultStepTimeout))
+		p.Tell(NoteDetail, "Each bootstrap step runs with sh -c in the clone, at most %s (--step-timeout).", installOrDuration(in.StepTimeout, DefaultStepTimeout))
 	}
 	if plan.SandboxOff {
-		p.Warn("--no-sandbox: '%s' will run unconfined, with your user's rights (its manifest asks for a sandbox)", m.Name)
+		p.Tell(NoteWarning, "--no-sandbox: '%s' will run unconfined, with your user's rights (its manifest asks for a sandbox)", m.Name)
 	}
 	if pr.exists {
-		p.Warn("'%s' is in config.yaml already: its entry is replaced (the tool selection is kept)", m.Name)
+		p.Tell(NoteWarning, "'%s' is in config.yaml already: its entry is replaced (the tool selection is kept)", m.Name)
 	}
 }
 
@@ -363,10 +363,10 @@ func (in *Installer) bootstrap(ctx context.Context, t *txn, steps []string, dir 
 	limit := installOrDuration(in.StepTimeout, DefaultStepTimeout)
 	env := config.ChildEnv(map[string]string{"INSTALL_DIR": dir})
 	for _, s := range steps {
-		in.Prompter.Line("$ %s", s)
+		in.Prompter.Tell(NoteText, "$ %s", s)
 		code, err := t.run(ctx, installCmd{
 			argv: []string{"/bin/sh", "-c", s}, dir: dir, env: env, timeout: limit,
-			line: func(l string) { in.Prompter.Info("  %s", l) },
+			line: func(l string) { in.Prompter.Tell(NoteDetail, "  %s", l) },
 		})
 		switch {
 		case errors.Is(err, errTimedOut):

@@ -61,7 +61,7 @@ var demoTools = []Tool{{Name: "echo"}, {Name: "add"}, {Name: "sub"}}
 func testInstaller(home string, out *bytes.Buffer, env map[string]string) *Installer {
 	return &Installer{
 		Home:     home,
-		Prompter: ui.New(out, out, nil),
+		Prompter: printed{ui.New(out, out, nil)},
 		Probe: func(ctx context.Context, srv *config.Server) ([]Tool, error) {
 			return demoTools, nil
 		},

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,8 @@ type fakePrompter struct {
 	secret  string
 	pick    []string
 	confirm bool
+	// cancel: the person cancels when asked for a value.
+	cancel bool
 }
 
 func (f *fakePrompter) log(to *[]string, format string, args ...any) {
@@ -30,28 +33,58 @@ func (f *fakePrompter) log(to *[]string, format string, args ...any) {
 	*to = append(*to, fmt.Sprintf(format, args...))
 }
 
-func (f *fakePrompter) Interactive() bool               { return true }
-func (f *fakePrompter) Header(s string)                 { f.log(&f.shown, "%s", s) }
-func (f *fakePrompter) Line(format string, args ...any) { f.log(&f.shown, format, args...) }
-func (f *fakePrompter) Info(format string, args ...any) { f.log(&f.shown, format, args...) }
-func (f *fakePrompter) OK(format string, args ...any)   { f.log(&f.shown, format, args...) }
-func (f *fakePrompter) Warn(format string, args ...any) { f.log(&f.shown, format, args...) }
-func (f *fakePrompter) Fail(format string, args ...any) { f.log(&f.shown, format, args...) }
-func (f *fakePrompter) Confirm(q string, _ bool) bool {
-	f.log(&f.asked, "confirm %s", q)
+func (f *fakePrompter) Interactive() bool { return true }
+func (f *fakePrompter) Tell(_ Note, format string, args ...any) {
+	f.log(&f.shown, format, args...)
+}
+func (f *fakePrompter) Approve(q string) bool {
+	f.log(&f.asked, "approve %s", q)
 	return f.confirm
 }
-func (f *fakePrompter) Ask(p, def string) (string, error) {
-	f.log(&f.asked, "ask %s", p)
-	return def, nil
+func (f *fakePrompter) Value(v Variable) (string, error) {
+	if f.cancel {
+		f.log(&f.asked, "cancelled at %s", v.Prompt)
+		return "", fmt.Errorf("%w: the person cancelled", ErrDeclined)
+	}
+	if v.Secret {
+		f.log(&f.asked, "secret %s", v.Prompt)
+		return f.secret, nil
+	}
+	f.log(&f.asked, "ask %s", v.Prompt)
+	return v.Default, nil
 }
-func (f *fakePrompter) Secret(p string) (string, error) {
-	f.log(&f.asked, "secret %s", p)
-	return f.secret, nil
-}
-func (f *fakePrompter) Checklist(title string, items []ui.ChecklistItem) ([]string, error) {
-	f.log(&f.asked, "checklist %s (%d)", title, len(items))
+func (f *fakePrompter) PickTools(server string, tools []ToolChoice) ([]string, error) {
+	f.log(&f.asked, "pick tools of %s (%d)", server, len(tools))
 	return f.pick, nil
+}
+
+// printed is the person at a terminal as host/cli shows an install to
+// them, on a ui.Printer: for the tests that read what an install prints.
+type printed struct{ p *ui.Printer }
+
+func (t printed) Interactive() bool { return t.p.Interactive() }
+func (t printed) Tell(kind Note, format string, args ...any) {
+	switch kind {
+	case NoteTitle:
+		t.p.Header(fmt.Sprintf(format, args...))
+	case NoteDetail:
+		t.p.Info(format, args...)
+	case NoteDone:
+		t.p.OK(format, args...)
+	case NoteWarning:
+		t.p.Warn(format, args...)
+	case NoteFailure:
+		t.p.Fail(format, args...)
+	default:
+		t.p.Line(format, args...)
+	}
+}
+func (t printed) Approve(q string) bool { return t.p.Confirm(q, false) }
+func (t printed) Value(v Variable) (string, error) {
+	return "", fmt.Errorf("no value for %s: these tests have no terminal", v.Name)
+}
+func (t printed) PickTools(string, []ToolChoice) ([]string, error) {
+	return nil, errors.New("no tools picked: these tests have no terminal")
 }
 
 // An install talks to its person only through the Prompter it is given:
@@ -71,7 +104,7 @@ func TestInstallAsksThroughPrompter(t *testing.T) {
 		t.Fatalf("install: %v\nshown: %q", err, f.shown)
 	}
 	asked := strings.Join(f.asked, "\n")
-	for _, want := range []string{"confirm Install 'demo'?", "secret Demo token", "checklist"} {
+	for _, want := range []string{"approve Install 'demo'?", "secret Demo token", "pick tools of demo (3)"} {
 		if !strings.Contains(asked, want) {
 			t.Errorf("the prompter was not asked %q; asked:\n%s", want, asked)
 		}
@@ -91,5 +124,30 @@ func TestInstallAsksThroughPrompter(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(InstallDir(home, "demo"), "bin", "server")); err != nil {
 		t.Error(err)
+	}
+}
+
+// A person who cancels a question declines the install: nothing is
+// installed, and the install says so.
+func TestInstallCancelledAtAQuestion(t *testing.T) {
+	repo, sha := gitRepo(t, map[string]string{"bin/server": "#!/bin/sh\necho server\n"})
+	home := t.TempDir()
+	f := &fakePrompter{confirm: true, cancel: true}
+	in := &Installer{
+		Home:      home,
+		Prompter:  f,
+		Probe:     func(context.Context, *config.Server) ([]Tool, error) { return demoTools, nil },
+		LookupEnv: func(string) (string, bool) { return "", false },
+	}
+	before := snapshot(t, home)
+	err := in.Install(context.Background(), demoManifest(repo, sha), Options{})
+	if !errors.Is(err, ErrDeclined) || err.Error() != "declined: nothing was installed" {
+		t.Fatalf("err = %v, want ErrDeclined: nothing was installed", err)
+	}
+	if !strings.Contains(strings.Join(f.asked, "\n"), "cancelled at Demo token") {
+		t.Errorf("asked: %q", f.asked)
+	}
+	if after := snapshot(t, home); after != before {
+		t.Errorf("the home changed:\n%s\nwas:\n%s", after, before)
 	}
 }

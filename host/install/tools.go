@@ -76,20 +76,20 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 	case in.Probe == nil:
 		err = errors.New("this hermes has no way to start it")
 	case srv.Auth != "":
-		p.Info("'%s' needs a login first (auth: %s), so it is not probed now.", name, srv.Auth)
+		p.Tell(NoteDetail, "'%s' needs a login first (auth: %s), so it is not probed now.", name, srv.Auth)
 		outcome = probeNeedsLogin
 	default:
-		p.Line("Connecting to '%s'...", name)
+		p.Tell(NoteText, "Connecting to '%s'...", name)
 		tools, err = in.Probe(ctx, srv)
 	}
 	if ctx.Err() != nil {
 		return outcome, ctx.Err()
 	}
 	if err != nil {
-		p.Fail("'%s' did not start: %s", name, err)
+		p.Tell(NoteFailure, "'%s' did not start: %s", name, err)
 		keep := o.KeepFailed
 		if !keep && p.Interactive() && !o.Yes {
-			keep = p.Confirm(fmt.Sprintf("Keep '%s' installed but disabled (you can fix it and test it later)?", name), false)
+			keep = p.Approve(fmt.Sprintf("Keep '%s' installed but disabled (you can fix it and test it later)?", name))
 		}
 		if !keep {
 			return outcome, &ProbeError{Name: name, Err: err}
@@ -101,43 +101,43 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 		switch {
 		case len(o.Tools) > 0:
 			e.Include(o.Tools...)
-			p.Info("Enabled only %s, not checked against the server. Run `hermes mcp configure %s` once it connects to check.", strings.Join(o.Tools, ", "), name)
+			p.Tell(NoteDetail, "Enabled only %s, not checked against the server. Run `hermes mcp configure %s` once it connects to check.", strings.Join(o.Tools, ", "), name)
 		case keepPrior():
-			p.Info("Kept your previous tool selection. Run `hermes mcp configure %s` once it connects to change it.", name)
+			p.Tell(NoteDetail, "Kept your previous tool selection. Run `hermes mcp configure %s` once it connects to change it.", name)
 		case len(m.Tools.DefaultExcluded) > 0:
 			e.Exclude(m.Tools.DefaultExcluded...)
-			p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(m.Tools.DefaultExcluded, ", "), name)
+			p.Tell(NoteDetail, "Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(m.Tools.DefaultExcluded, ", "), name)
 		case len(m.Tools.DefaultEnabled) > 0:
 			e.Include(m.Tools.DefaultEnabled...)
-			p.Info("Applied the manifest's default (%d tools). Run `hermes mcp configure %s` once it connects to pick tools.", len(m.Tools.DefaultEnabled), name)
+			p.Tell(NoteDetail, "Applied the manifest's default (%d tools). Run `hermes mcp configure %s` once it connects to pick tools.", len(m.Tools.DefaultEnabled), name)
 		default:
-			p.Info("Every tool the server offers will be enabled. Run `hermes mcp configure %s` once it connects to pick tools.", name)
+			p.Tell(NoteDetail, "Every tool the server offers will be enabled. Run `hermes mcp configure %s` once it connects to pick tools.", name)
 		}
 		return outcome, nil
 	}
 	if len(m.Tools.DefaultExcluded) > 0 && len(pr.include) == 0 && len(o.Tools) == 0 {
-		p.OK("Connected! Found %d tool(s) from '%s'.", len(tools), name)
+		p.Tell(NoteDone, "Connected! Found %d tool(s) from '%s'.", len(tools), name)
 		exc := pr.exclude
 		if len(exc) == 0 {
 			exc = m.Tools.DefaultExcluded
 		}
 		e.Exclude(exc...)
-		p.Info("Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(exc, ", "), name)
+		p.Tell(NoteDetail, "Every tool but %s is enabled (pick others with: hermes mcp configure %s)", strings.Join(exc, ", "), name)
 		return outcome, nil
 	}
 	if len(tools) == 0 {
 		if len(o.Tools) > 0 {
 			return outcome, fmt.Errorf("'%s' reports no tools, so nothing matches --tools %s", name, strings.Join(o.Tools, ","))
 		}
-		p.Warn("Server connected but reported no tools.")
+		p.Tell(NoteWarning, "Server connected but reported no tools.")
 		keepPrior()
 		return outcome, nil
 	}
-	p.OK("Connected! Found %d tool(s) from '%s':", len(tools), name)
+	p.Tell(NoteDone, "Connected! Found %d tool(s) from '%s':", len(tools), name)
 	all := make([]string, len(tools))
 	for i, t := range tools {
 		all[i] = t.Name
-		p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(strings.Join(strings.Fields(t.Description), " ")), 60, "..."))
+		p.Tell(NoteText, "  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(strings.Join(strings.Fields(t.Description), " ")), 60, "..."))
 	}
 	allows := func(f toolview.Filter) []string {
 		var on []string
@@ -175,12 +175,12 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 		case len(m.Tools.DefaultEnabled) > 0:
 			on = allows(toolview.Filter{Include: m.Tools.DefaultEnabled})
 		}
-		items := make([]ui.ChecklistItem, len(tools))
+		choices := make([]ToolChoice, len(tools))
 		for i, t := range tools {
-			items[i] = ui.ChecklistItem{Key: t.Name, Description: t.Description, Checked: slices.Contains(on, t.Name)}
+			choices[i] = ToolChoice{Name: t.Name, Description: t.Description, Enabled: slices.Contains(on, t.Name)}
 		}
-		sel, err := p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
-		if errors.Is(err, ui.ErrCancelled) {
+		sel, err := p.PickTools(name, choices)
+		if errors.Is(err, ErrDeclined) {
 			return outcome, fmt.Errorf("%w: nothing was installed", ErrDeclined)
 		}
 		if err != nil {
@@ -189,22 +189,22 @@ func (in *Installer) chooseTools(ctx context.Context, m *catalog.Manifest, srv *
 		switch {
 		case len(sel) == 0:
 			e.Include()
-			p.Warn("No tools selected: '%s' is installed with none enabled; pick some with: hermes mcp configure %s", name, name)
+			p.Tell(NoteWarning, "No tools selected: '%s' is installed with none enabled; pick some with: hermes mcp configure %s", name, name)
 		case len(sel) == len(all):
-			p.Info("All %d tools enabled; new tools the server adds later will be auto-enabled.", len(all))
+			p.Tell(NoteDetail, "All %d tools enabled; new tools the server adds later will be auto-enabled.", len(all))
 		default:
 			e.Include(sel...)
-			p.Info("%d/%d tools enabled.", len(sel), len(all))
+			p.Tell(NoteDetail, "%d/%d tools enabled.", len(sel), len(all))
 		}
 	default:
 		switch {
 		case keepPrior():
-			p.Info("Kept your previous tool selection.")
+			p.Tell(NoteDetail, "Kept your previous tool selection.")
 		case len(m.Tools.DefaultEnabled) > 0:
 			on := allows(toolview.Filter{Include: m.Tools.DefaultEnabled})
 			if len(on) > 0 {
 				setInclude(on)
-				p.Info("%d/%d tools enabled (the manifest's default).", len(on), len(all))
+				p.Tell(NoteDetail, "%d/%d tools enabled (the manifest's default).", len(on), len(all))
 			}
 		}
 	}

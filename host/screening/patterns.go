@@ -3,7 +3,7 @@ package screening
 import (
 	"strings"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // Indicators are the known hermes-0day indicators of compromise, in the

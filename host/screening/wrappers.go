@@ -5,7 +5,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/hermes-agent/hermes/internal/lazyregexp"
+	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
 // optSpec is how a wrapper reads its options, getopt style: short options

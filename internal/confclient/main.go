@@ -6,16 +6,22 @@
 //	confclient <server URL>
 //
 // with MCP_CONFORMANCE_SCENARIO naming the scenario. confclient connects the
-// way hermes does: session.Connect with a server entry for the URL, through
-// the real HTTP transport plugin (found beside this binary or on
-// HERMES_PLUGIN_PATH). Then, by scenario:
+// way hermes mcp call does: a registry (host/registry) of one server entry
+// for the URL, started once, through the real HTTP transport plugin (found
+// beside this binary or on HERMES_PLUGIN_PATH). Then, by scenario:
 //
 //   - initialize: connect and close;
 //   - everything else (tools_call, sse-retry,
-//     elicitation-sep1034-client-defaults, ...): list the tools and call each
-//     one with arguments made from its input schema. Elicitation requests are
-//     accepted with the defaults of the requested schema; sampling requests
-//     get a fixed answer; roots are the working directory.
+//     elicitation-sep1034-client-defaults, ...): call the tools the
+//     registry lists, each with arguments made from the input schema the
+//     model would see. Elicitation requests are accepted with the defaults
+//     of the requested schema; sampling requests get a fixed answer; roots
+//     are the working directory.
+//
+// Of the host it needs the server entry (config), the registry and what a
+// registry's sessions are given (session.Deps: the plugin supervisor and
+// the credentials of host/credentials); it knows nothing of how a session
+// is connected or how a tool is shown to the model.
 //
 // Every entry has auth: oauth, so a scenario's 401 starts a login through
 // hermes-auth-oauth, whose browser is a robot that follows the
@@ -37,7 +43,6 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -66,44 +71,51 @@ func run(args []string) int {
 	h := handlers{log: log}
 	creds := credentials.New(credentials.Options{Home: home, Supervisor: sup, Logger: log, UI: robot{log: log}, StepUp: true})
 	defer creds.Close()
-	d := session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,
-		OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) },
-		Auth:           creds.Sessions()}
 	srv := &config.Server{
 		Name: "conformance", Transport: "http", URL: url, SSLVerify: true, Enabled: true,
 		ConnectTimeout: 30 * time.Second, Timeout: 60 * time.Second,
 	}
 	oauthFor(srv, scenario, log)
+	reg := registry.New(registry.Options{
+		Servers: []*config.Server{srv},
+		Deps: session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,
+			OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) },
+			Auth:           creds.Sessions()},
+		// Connect once, list, call and exit, as hermes mcp call does.
+		Snapshot: true,
+	})
+	defer reg.Close()
 	ctx := context.Background()
-	s, err := session.Connect(ctx, session.PlanFor(srv, home, nil), d)
-	if err != nil {
-		log.Error("connect failed", "url", url, "error", err)
+	if err := reg.Start(ctx); err != nil {
+		log.Error("registry did not start", "error", err)
 		return 1
 	}
-	defer s.Close()
-	log.Info("connected", "scenario", scenario, "server", s.Init.ServerInfo.Name, "protocol", s.Init.ProtocolVersion)
+	st := reg.Status()[0]
+	if st.State != registry.StateConnected {
+		log.Error("connect failed", "url", url, "state", st.State, "code", st.Code, "error", st.Error)
+		return 1
+	}
+	log.Info("connected", "scenario", scenario, "server", st.Name, "tools", st.Total)
 	if scenario == "initialize" {
 		return 0
 	}
-	return callAll(ctx, s, scenario, log)
+	return callAll(ctx, reg, srv.Name, scenario, log)
 }
 
-// callAll lists the server's tools the way the registry does (the schemas
-// the model would see) and calls them: the calls the scenario's context
-// names (MCP_CONFORMANCE_CONTEXT's toolCalls) in order, else each tool once
-// with arguments made from its schema. In json-schema-2020-12-preservation
-// the echo tool gets the schema the model would see for the other tool.
-func callAll(ctx context.Context, s *session.Session, scenario string, log hclog.Logger) int {
-	listing, err := registry.ListTools(ctx, s, s.Server)
-	if err != nil {
-		log.Error("tools/list failed", "error", err)
-		return 1
-	}
+// callAll calls the tools of server the registry lists, with the schemas
+// the model would see: the calls the scenario's context names
+// (MCP_CONFORMANCE_CONTEXT's toolCalls) in order, else each tool once with
+// arguments made from its schema. In json-schema-2020-12-preservation the
+// echo tool gets the schema the model would see for the other tool.
+func callAll(ctx context.Context, reg *registry.Manager, server, scenario string, log hclog.Logger) int {
 	schemas := map[string]map[string]any{}
 	var names []string
-	for _, tool := range listing.Tools {
-		schemas[tool.Name] = toolview.ConvertTool(s.Server.Name, tool).Parameters
-		names = append(names, tool.Name)
+	for _, tool := range reg.Tools() {
+		if tool.Server != server || tool.Utility != "" {
+			continue // another server's, or a host's tool over resources or prompts
+		}
+		schemas[tool.OriginalName] = tool.Parameters
+		names = append(names, tool.OriginalName)
 	}
 	type call struct {
 		Name      string         `json:"name"`
@@ -137,7 +149,7 @@ func callAll(ctx context.Context, s *session.Session, scenario string, log hclog
 	}
 	rc := 0
 	for _, c := range calls {
-		res, err := s.Client.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: c.Name, Arguments: c.Arguments}})
+		res, err := reg.CallTool(ctx, server, c.Name, c.Arguments)
 		if err != nil {
 			log.Error("tools/call failed", "tool", c.Name, "error", err)
 			rc = 1

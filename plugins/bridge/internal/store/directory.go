@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/hermes-agent/hermes/statedb"
 )
 
 // MaxDirectoryFileSize bounds channel_directory.json: a larger file is
@@ -34,7 +36,7 @@ func ParseDirectory(data []byte) ([]Channel, error) {
 	if len(data) > MaxDirectoryFileSize {
 		return nil, fmt.Errorf("channel directory of %d bytes is larger than MaxDirectoryFileSize (%d bytes); delete it, the gateway rebuilds it", len(data), MaxDirectoryFileSize)
 	}
-	top, ok := jsonObject(data)
+	top, ok := statedb.JSONObject(data)
 	if !ok {
 		return nil, errors.New("channel directory is not a JSON object; delete it, the gateway rebuilds it")
 	}
@@ -49,7 +51,7 @@ func ParseDirectory(data []byte) ([]Channel, error) {
 			continue
 		}
 		for _, raw := range list {
-			ch, ok := jsonObject(raw)
+			ch, ok := statedb.JSONObject(raw)
 			if !ok {
 				continue
 			}
@@ -61,8 +63,8 @@ func ParseDirectory(data []byte) ([]Channel, error) {
 			if !present {
 				name = ch["display_name"]
 			}
-			c := Channel{Platform: p.key, Name: jsonString(name), ChatType: jsonString(ch["type"]), Target: p.key}
-			if chatID := jsonString(id); chatID != "" {
+			c := Channel{Platform: p.key, Name: statedb.JSONString(name), ChatType: statedb.JSONString(ch["type"]), Target: p.key}
+			if chatID := statedb.JSONString(id); chatID != "" {
 				c.Target = p.key + ":" + chatID
 			}
 			out = append(out, c)
@@ -115,7 +117,7 @@ func (s *Store) Channels(ctx context.Context, platform string) ([]Channel, error
 	// A missing, unreadable or empty directory is no directory, as in the
 	// original bridge: the session index still names the chats.
 	if data, err := readBounded(path, MaxDirectoryFileSize, "MaxDirectoryFileSize"); err == nil {
-		if top, ok := jsonObject(data); ok && len(top) > 0 {
+		if top, ok := statedb.JSONObject(data); ok && len(top) > 0 {
 			if chans, err := ParseDirectory(data); err == nil {
 				return filterChannels(chans, platform), nil
 			}

@@ -168,23 +168,23 @@ func ParseIndex(data []byte) ([]Entry, error) {
 		if strings.HasPrefix(key, "_") {
 			continue
 		}
-		m, ok := jsonObject(raw)
+		m, ok := statedb.JSONObject(raw)
 		if !ok {
 			continue
 		}
 		e := Entry{
 			SessionKey:   key, // the routing key entries are looked up by
-			SessionID:    jsonString(m["session_id"]),
-			Platform:     jsonString(m["platform"]),
-			ChatType:     jsonString(m["chat_type"]),
-			DisplayName:  jsonString(m["display_name"]),
-			CreatedAt:    jsonString(m["created_at"]),
-			UpdatedAt:    jsonString(m["updated_at"]),
-			InputTokens:  jsonInt(m["input_tokens"]),
-			OutputTokens: jsonInt(m["output_tokens"]),
-			TotalTokens:  jsonInt(m["total_tokens"]),
+			SessionID:    statedb.JSONString(m["session_id"]),
+			Platform:     statedb.JSONString(m["platform"]),
+			ChatType:     statedb.JSONString(m["chat_type"]),
+			DisplayName:  statedb.JSONString(m["display_name"]),
+			CreatedAt:    statedb.JSONString(m["created_at"]),
+			UpdatedAt:    statedb.JSONString(m["updated_at"]),
+			InputTokens:  statedb.JSONInt(m["input_tokens"]),
+			OutputTokens: statedb.JSONInt(m["output_tokens"]),
+			TotalTokens:  statedb.JSONInt(m["total_tokens"]),
 		}
-		if om, ok := jsonObject(m["origin"]); ok {
+		if om, ok := statedb.JSONObject(m["origin"]); ok {
 			e.Origin = statedb.OriginFrom(om)
 		}
 		e.LastActive = NewTimestamp(e.UpdatedAt)

@@ -35,25 +35,25 @@ var mediaTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 func Attachments(m Message) []Attachment {
 	out := []Attachment{}
 	for _, raw := range m.Parts {
-		part, ok := jsonObject(raw)
+		part, ok := statedb.JSONObject(raw)
 		if !ok {
 			continue
 		}
-		ptype := jsonString(part["type"])
+		ptype := statedb.JSONString(part["type"])
 		switch ptype {
 		case "text":
 		case "image_url":
-			if iu, ok := jsonObject(part["image_url"]); ok {
-				if u := jsonString(iu["url"]); u != "" {
+			if iu, ok := statedb.JSONObject(part["image_url"]); ok {
+				if u := statedb.JSONString(iu["url"]); u != "" {
 					out = append(out, Attachment{Type: "image", URL: u})
 				}
 			}
 		case "image":
 			u := ""
 			if v, present := part["url"]; present {
-				u = jsonString(v)
-			} else if src, ok := jsonObject(part["source"]); ok {
-				u = jsonString(src["url"])
+				u = statedb.JSONString(v)
+			} else if src, ok := statedb.JSONObject(part["source"]); ok {
+				u = statedb.JSONString(src["url"])
 			}
 			if u != "" {
 				out = append(out, Attachment{Type: "image", URL: u})
