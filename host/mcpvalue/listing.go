@@ -35,3 +35,19 @@ type PromptMessage struct {
 	Role    string
 	Content Content
 }
+
+// Notification is a notification a server sent: its method and its
+// params (nil: none).
+type Notification struct {
+	Method string
+	Params map[string]any
+}
+
+// Methods of the notifications the host acts on.
+const (
+	MethodToolsListChanged     = "notifications/tools/list_changed"
+	MethodPromptsListChanged   = "notifications/prompts/list_changed"
+	MethodResourcesListChanged = "notifications/resources/list_changed"
+	MethodMessage              = "notifications/message"
+	MethodProgress             = "notifications/progress"
+)

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
@@ -45,7 +46,7 @@ type Deps struct {
 	Logger     hclog.Logger
 	// OnNotification receives every server notification (list_changed,
 	// logging, progress...). It runs on the transport's reader: return fast.
-	OnNotification func(server string, n mcp.JSONRPCNotification)
+	OnNotification func(server string, n mcpvalue.Notification)
 	// OnClosed is called once when the connection ends without Close (the
 	// plugin died, the server exited), with why. err is nil when hermes
 	// stopped the plugin on purpose (at the end of a one-shot command, say):
@@ -328,7 +329,7 @@ func Connect(ctx context.Context, srv *config.Server, d Deps) (*Session, error) 
 	c := client.NewClient(tr, copts...)
 	if d.OnNotification != nil {
 		name := srv.Name
-		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, n) })
+		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(name, NotificationValue(n)) })
 	}
 	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
 	if err := c.Start(ctx); err != nil {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -263,4 +264,186 @@ func PromptResultValue(r *mcp.GetPromptResult) *mcpvalue.PromptResult {
 		out.Messages[i] = mcpvalue.PromptMessage{Role: string(m.Role), Content: ContentValue(m.Content)}
 	}
 	return out
+}
+
+// The session's requests in hermes's values: what the registry and the
+// commands call instead of mcp-go's client.
+
+// ListToolsPage lists one page of the server's tools (cursor "" for the
+// first), each with its schemas as the server wrote them, and the cursor
+// of the next page ("" when it was the last).
+func (s *Session) ListToolsPage(ctx context.Context, cursor string) ([]mcpvalue.Tool, string, error) {
+	var req mcp.ListToolsRequest
+	req.Params.Cursor = mcp.Cursor(cursor)
+	res, err := s.ListToolsByPage(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return ToolValues(res.Tools), string(res.NextCursor), nil
+}
+
+// ListResourcesPage lists one page of the server's resources.
+func (s *Session) ListResourcesPage(ctx context.Context, cursor string) ([]mcpvalue.Resource, string, error) {
+	var req mcp.ListResourcesRequest
+	req.Params.Cursor = mcp.Cursor(cursor)
+	res, err := s.Client.ListResourcesByPage(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return ResourceValues(res.Resources), string(res.NextCursor), nil
+}
+
+// ListResourceTemplatesPage lists one page of the server's resource
+// templates.
+func (s *Session) ListResourceTemplatesPage(ctx context.Context, cursor string) ([]mcpvalue.ResourceTemplate, string, error) {
+	var req mcp.ListResourceTemplatesRequest
+	req.Params.Cursor = mcp.Cursor(cursor)
+	res, err := s.Client.ListResourceTemplatesByPage(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return TemplateValues(res.ResourceTemplates), string(res.NextCursor), nil
+}
+
+// ListPromptsPage lists one page of the server's prompts.
+func (s *Session) ListPromptsPage(ctx context.Context, cursor string) ([]mcpvalue.Prompt, string, error) {
+	var req mcp.ListPromptsRequest
+	req.Params.Cursor = mcp.Cursor(cursor)
+	res, err := s.Client.ListPromptsByPage(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	return PromptValues(res.Prompts), string(res.NextCursor), nil
+}
+
+// ReadResource reads the resource at uri (resources/read).
+func (s *Session) ReadResource(ctx context.Context, uri string) ([]mcpvalue.ResourceContents, error) {
+	res, err := s.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+	if err != nil {
+		return nil, err
+	}
+	return ReadResultValue(res), nil
+}
+
+// GetPrompt gets the prompt name with args (prompts/get).
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcpvalue.PromptResult, error) {
+	res, err := s.Client.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: name, Arguments: args}})
+	if err != nil {
+		return nil, err
+	}
+	return PromptResultValue(res), nil
+}
+
+// Call calls tool with args, the arguments object as the model or the
+// person wrote it (nil or null: {}), sent as it is, without decoding it. progress
+// is the call's progress token (nil: none). The result is decoded once,
+// by the adapter, from the message it arrived in (CallTool).
+func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage, progress any) (mcpvalue.CallResult, error) {
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		// Servers validate arguments as an object; null is refused.
+		args = json.RawMessage("{}")
+	}
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}}
+	if progress != nil {
+		req.Params.Meta = &mcp.Meta{ProgressToken: progress}
+	}
+	res, err := s.CallTool(ctx, req)
+	if err != nil {
+		return mcpvalue.CallResult{}, err
+	}
+	return CallResultValue(res), nil
+}
+
+// SetLogLevel asks the server to send log messages of level ("debug",
+// "info", ...) and above.
+func (s *Session) SetLogLevel(ctx context.Context, level string) error {
+	return s.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+}
+
+// Ping pings the server; on the 2026-07-28 revision, which has no ping,
+// it asks server/discover, as cheap and stateless.
+func (s *Session) Ping(ctx context.Context) error {
+	if s.Stateless() {
+		_, err := s.Client.Discover(ctx, mcp.DiscoverRequest{})
+		return err
+	}
+	return s.Client.Ping(ctx)
+}
+
+// Stateless reports whether the revision in use has no initialize and no
+// ping (2026-07-28 and later).
+func (s *Session) Stateless() bool { return mcp.IsModernProtocol(s.Protocol.Revision) }
+
+// ServerInfo names the server as it introduced itself.
+func (s *Session) ServerInfo() mcpvalue.Implementation {
+	if s.Init == nil {
+		return mcpvalue.Implementation{}
+	}
+	i := s.Init.ServerInfo
+	return mcpvalue.Implementation{Name: i.Name, Title: i.Title, Version: i.Version}
+}
+
+// Instructions are the server's instructions ("" for none).
+func (s *Session) Instructions() string {
+	if s.Init == nil {
+		return ""
+	}
+	return s.Init.Instructions
+}
+
+// Capabilities are the capabilities the server declared.
+func (s *Session) Capabilities() mcpvalue.Capabilities {
+	if s.Init == nil {
+		return mcpvalue.Capabilities{}
+	}
+	return CapabilitiesValue(s.Init.Capabilities)
+}
+
+// CapabilitiesValue is a server's capabilities as hermes keeps them.
+func CapabilitiesValue(c mcp.ServerCapabilities) mcpvalue.Capabilities {
+	var v mcpvalue.Capabilities
+	if c.Tools != nil {
+		v.Tools = encodeValue(c.Tools)
+	}
+	if c.Resources != nil {
+		v.Resources = encodeValue(c.Resources)
+	}
+	if c.Prompts != nil {
+		v.Prompts = encodeValue(c.Prompts)
+	}
+	if c.Logging != nil {
+		v.Logging = encodeValue(c.Logging)
+	}
+	if c.Completions != nil {
+		v.Completions = encodeValue(c.Completions)
+	}
+	return v
+}
+
+// NotificationValue is a server notification as hermes keeps it.
+func NotificationValue(n mcp.JSONRPCNotification) mcpvalue.Notification {
+	return mcpvalue.Notification{Method: n.Method, Params: n.Params.AdditionalFields}
+}
+
+// ErrMethodNotFound is the error of a request the server does not know
+// (JSON-RPC -32601), as errors.Is finds it.
+var ErrMethodNotFound = mcp.ErrMethodNotFound
+
+// Revision is the protocol revision in use: the negotiated one, else the
+// one the server's initialize answer named.
+func (s *Session) Revision() string {
+	if s.Protocol.Revision == "" && s.Init != nil {
+		return s.Init.ProtocolVersion
+	}
+	return s.Protocol.Revision
+}
+
+// ListPrompts lists every prompt of the server, following its cursors (a
+// repeated cursor is an error).
+func (s *Session) ListPrompts(ctx context.Context) ([]mcpvalue.Prompt, error) {
+	res, err := s.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return PromptValues(res.Prompts), nil
 }

@@ -392,3 +392,28 @@ func marshalJSON(v any) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// Reply is a tool call's answer as the model and a person get it.
+type Reply struct {
+	// Text is the JSON text the model receives.
+	Text string
+	// Failed: the call failed: the result's own isError flag, or a call
+	// that produced no result.
+	Failed bool
+	// Error is, when Failed, the failure as a person reads it (redacted).
+	Error string
+}
+
+// ReplyOf renders a tools/call result of server once (RenderCallResultMax)
+// into the reply the model gets; Failed is the result's IsError.
+func ReplyOf(server string, res *mcpvalue.CallResult, cache *MediaCache, maxResult int) Reply {
+	r := renderCall(server, res, cache, maxResult)
+	return Reply{Text: r.model(), Failed: r.failed, Error: r.errText}
+}
+
+// Failure is the reply of a call that produced no result: msg, redacted,
+// as {"error": msg} for the model (ErrorResult) and as it is for a person.
+func Failure(msg string) Reply {
+	red := Redact(msg)
+	return Reply{Text: errorJSON(red), Failed: true, Error: red}
+}

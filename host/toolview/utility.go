@@ -67,9 +67,10 @@ func UtilityTools(server string, hasResources, hasPrompts, allowResources, allow
 
 // MissingParamError renders the error for a utility call without a required
 // argument: {"error":"Missing required parameter '<name>'"}.
-func MissingParamError(name string) string {
-	return ErrorResult(fmt.Sprintf("Missing required parameter '%s'", name))
-}
+func MissingParamError(name string) string { return ErrorResult(missingParam(name)) }
+
+// missingParam says that the parameter name is missing.
+func missingParam(name string) string { return fmt.Sprintf("Missing required parameter '%s'", name) }
 
 type resourceEntry struct {
 	URI         string `json:"uri"`

@@ -34,6 +34,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -67,7 +68,7 @@ func run(args []string) int {
 	creds := credentials.New(credentials.Options{Home: home, Supervisor: sup, Logger: log, UI: robot{log: log}, StepUp: true})
 	defer creds.Close()
 	d := session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,
-		OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) },
+		OnNotification: func(_ string, n mcpvalue.Notification) { log.Info("notification", "method", n.Method) },
 		Auth:           creds.Sessions()}
 	srv := &config.Server{
 		Name: "conformance", Transport: "http", URL: url, SSLVerify: true, Enabled: true,
