@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
-	"github.com/hermes-agent/hermes/host/session"
 )
 
 // MaxSchemaDepth caps how deeply a tool's input or output schema may nest
@@ -252,7 +252,7 @@ func ListResources(ctx context.Context, cl Lister, srv *config.Server) ([]mcpval
 // error.
 func ListResourceTemplates(ctx context.Context, cl Lister, srv *config.Server) ([]mcpvalue.ResourceTemplate, error) {
 	out, err := collectPages(ctx, srv, methodResourcesTemplatesList, cl.ListResourceTemplatesPage)
-	if errors.Is(err, session.ErrMethodNotFound) {
+	if failure.Of(err) == failure.CodeMethodNotFound {
 		return nil, nil
 	}
 	return out, err

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -277,7 +279,7 @@ func (s *Session) ListToolsPage(ctx context.Context, cursor string) ([]mcpvalue.
 	req.Params.Cursor = mcp.Cursor(cursor)
 	res, err := s.ListToolsByPage(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, "", Classify(err)
 	}
 	return ToolValues(res.Tools), string(res.NextCursor), nil
 }
@@ -288,7 +290,7 @@ func (s *Session) ListResourcesPage(ctx context.Context, cursor string) ([]mcpva
 	req.Params.Cursor = mcp.Cursor(cursor)
 	res, err := s.Client.ListResourcesByPage(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, "", Classify(err)
 	}
 	return ResourceValues(res.Resources), string(res.NextCursor), nil
 }
@@ -300,7 +302,7 @@ func (s *Session) ListResourceTemplatesPage(ctx context.Context, cursor string) 
 	req.Params.Cursor = mcp.Cursor(cursor)
 	res, err := s.Client.ListResourceTemplatesByPage(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, "", Classify(err)
 	}
 	return TemplateValues(res.ResourceTemplates), string(res.NextCursor), nil
 }
@@ -311,7 +313,7 @@ func (s *Session) ListPromptsPage(ctx context.Context, cursor string) ([]mcpvalu
 	req.Params.Cursor = mcp.Cursor(cursor)
 	res, err := s.Client.ListPromptsByPage(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return nil, "", Classify(err)
 	}
 	return PromptValues(res.Prompts), string(res.NextCursor), nil
 }
@@ -320,7 +322,7 @@ func (s *Session) ListPromptsPage(ctx context.Context, cursor string) ([]mcpvalu
 func (s *Session) ReadResource(ctx context.Context, uri string) ([]mcpvalue.ResourceContents, error) {
 	res, err := s.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
 	if err != nil {
-		return nil, err
+		return nil, Classify(err)
 	}
 	return ReadResultValue(res), nil
 }
@@ -329,10 +331,12 @@ func (s *Session) ReadResource(ctx context.Context, uri string) ([]mcpvalue.Reso
 func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcpvalue.PromptResult, error) {
 	res, err := s.Client.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: name, Arguments: args}})
 	if err != nil {
-		return nil, err
+		return nil, Classify(err)
 	}
 	return PromptResultValue(res), nil
 }
+
+// The errors of these requests carry their failure code (Classify).
 
 // Call calls tool with args, the arguments object as the model or the
 // person wrote it (nil or null: {}), sent as it is, without decoding it. progress
@@ -349,7 +353,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage, p
 	}
 	res, err := s.CallTool(ctx, req)
 	if err != nil {
-		return mcpvalue.CallResult{}, err
+		return mcpvalue.CallResult{}, Classify(err)
 	}
 	return CallResultValue(res), nil
 }
@@ -357,7 +361,7 @@ func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage, p
 // SetLogLevel asks the server to send log messages of level ("debug",
 // "info", ...) and above.
 func (s *Session) SetLogLevel(ctx context.Context, level string) error {
-	return s.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+	return Classify(s.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}}))
 }
 
 // Ping pings the server; on the 2026-07-28 revision, which has no ping,
@@ -365,9 +369,9 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 func (s *Session) Ping(ctx context.Context) error {
 	if s.Stateless() {
 		_, err := s.Client.Discover(ctx, mcp.DiscoverRequest{})
-		return err
+		return Classify(err)
 	}
-	return s.Client.Ping(ctx)
+	return Classify(s.Client.Ping(ctx))
 }
 
 // Stateless reports whether the revision in use has no initialize and no
@@ -425,9 +429,15 @@ func NotificationValue(n mcp.JSONRPCNotification) mcpvalue.Notification {
 	return mcpvalue.Notification{Method: n.Method, Params: n.Params.AdditionalFields}
 }
 
-// ErrMethodNotFound is the error of a request the server does not know
-// (JSON-RPC -32601), as errors.Is finds it.
-var ErrMethodNotFound = mcp.ErrMethodNotFound
+// Classify gives an error of mcp-go's client its failure code, once, where
+// it leaves the engine: a request the server does not know (JSON-RPC
+// -32601) is failure.CodeMethodNotFound; the rest is failure.FromClient's.
+func Classify(err error) error {
+	if err != nil && errors.Is(err, mcp.ErrMethodNotFound) {
+		return failure.Wrap(failure.CodeMethodNotFound, err)
+	}
+	return failure.FromClient(err)
+}
 
 // Revision is the protocol revision in use: the negotiated one, else the
 // one the server's initialize answer named.
@@ -443,7 +453,7 @@ func (s *Session) Revision() string {
 func (s *Session) ListPrompts(ctx context.Context) ([]mcpvalue.Prompt, error) {
 	res, err := s.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
 	if err != nil {
-		return nil, err
+		return nil, Classify(err)
 	}
 	return PromptValues(res.Prompts), nil
 }
