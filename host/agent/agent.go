@@ -13,6 +13,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,10 +38,12 @@ type Tools interface {
 	// Tools are the tools offered to the model, exactly as `hermes tools`
 	// shows them.
 	Tools() []toolview.ToolDef
-	// Call runs the tool the model knows as name and returns the JSON text
+	// Call runs the tool the model knows as name with its arguments
+	// object as the model wrote it, and returns the reply: the JSON text
 	// handed back to the model (a failure is rendered too; err says it
-	// failed). A progress callback travels in ctx (registry.WithProgress).
-	Call(ctx context.Context, name string, args map[string]any) (string, error)
+	// failed) and whether the call failed (the result's isError flag). A
+	// progress callback travels in ctx (registry.WithProgress).
+	Call(ctx context.Context, name string, args json.RawMessage) (toolview.Reply, error)
 	// ParallelSafe reports whether calls of name may run beside others
 	// (its server has supports_parallel_tool_calls).
 	ParallelSafe(name string) bool
@@ -53,9 +56,9 @@ type Tools interface {
 type ApprovalRequest struct {
 	// Name is the model-visible name (mcp_<server>_<tool>).
 	Name string
-	// Arguments are the call's arguments as the model wrote them, parsed;
-	// RawArguments is their JSON text ("{}" when the model sent none).
-	Arguments    map[string]any
+	// RawArguments are the call's arguments as the model wrote them, a
+	// JSON object ("{}" when the model sent none). The loop does not
+	// decode them: an approver that reads them does.
 	RawArguments string
 }
 
@@ -111,9 +114,10 @@ type Observer interface {
 	ToolStart(c ToolCall)
 	// Progress is a progress notification of a running call.
 	Progress(c ToolCall, p registry.Progress)
-	// ToolEnd is called when a call ended: result is what the model gets,
-	// failed says the call did not produce a tool result or was an error.
-	ToolEnd(c ToolCall, result string, failed bool)
+	// ToolEnd is called when a call ended: r.Text is what the model gets,
+	// r.Failed says the call did not produce a tool result or was an
+	// error, and r.Error then says why.
+	ToolEnd(c ToolCall, r toolview.Reply)
 	// Notice is a line for the person (drift, a recorder failure).
 	Notice(line string)
 }
@@ -297,7 +301,10 @@ func (l *Loop) runCalls(ctx context.Context, calls []model.ToolCall, offered map
 // cancelledResult is what the model is told of a call the person
 // cancelled.
 // It is built on first use: ErrorResult redacts, which compiles patterns.
-var cancelledResult = sync.OnceValue(func() string { return toolview.ErrorResult("the call was cancelled by the user") })
+var cancelledResult = sync.OnceValue(func() string { return toolview.ErrorResult(cancelledMsg) })
+
+// cancelledMsg is what a person is shown of a call they cancelled.
+const cancelledMsg = "the call was cancelled by the user"
 
 // runCall runs one call: the tool checked to be one offered this round,
 // arguments parsed, approval asked, the tool run.
@@ -307,54 +314,57 @@ func (l *Loop) runCall(ctx context.Context, mc model.ToolCall, offered map[strin
 		return cancelledResult()
 	}
 	if !offered[mc.Name] {
-		res := toolview.ErrorResult(notOffered(mc.Name, offered))
-		l.end(c, res, true)
-		return res
+		return l.fail(c, notOffered(mc.Name, offered))
 	}
-	args, err := parseArguments(mc.Arguments)
+	args, err := argumentsObject(mc.Arguments)
 	if err != nil {
-		res := toolview.ErrorResult(fmt.Sprintf("the arguments of %s are not a JSON object (%v); call it again with an object", mc.Name, err))
-		l.end(c, res, true)
-		return res
+		return l.fail(c, fmt.Sprintf("the arguments of %s are not a JSON object (%v); call it again with an object", mc.Name, err))
 	}
 	if l.Approver != nil && !searchTool(mc.Name) {
 		raw := mc.Arguments
 		if raw == "" {
 			raw = "{}"
 		}
-		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, Arguments: args, RawArguments: raw})
+		d, err := l.Approver.Decide(ctx, ApprovalRequest{Name: mc.Name, RawArguments: raw})
 		switch {
 		case ctx.Err() != nil:
 			return cancelledResult()
 		case err != nil:
-			res := toolview.ErrorResult(fmt.Sprintf("the call of %s was not approved: %v", mc.Name, err))
-			l.end(c, res, true)
-			return res
+			return l.fail(c, fmt.Sprintf("the call of %s was not approved: %v", mc.Name, err))
 		case !d.Allow:
 			reason := d.Reason
 			if reason == "" {
 				reason = "the user denied it"
 			}
-			res := toolview.ErrorResult(fmt.Sprintf("the call of %s was not approved: %s", mc.Name, reason))
-			l.end(c, res, true)
-			return res
+			return l.fail(c, fmt.Sprintf("the call of %s was not approved: %s", mc.Name, reason))
 		}
 	}
 	if l.Observer != nil {
 		l.Observer.ToolStart(c)
 		ctx = registry.WithProgress(ctx, func(p registry.Progress) { l.Observer.Progress(c, p) })
 	}
-	res, err := l.Tools.Call(ctx, mc.Name, args)
-	if err != nil && ctx.Err() != nil {
-		res = cancelledResult()
+	r, err := l.Tools.Call(ctx, mc.Name, args)
+	if err != nil {
+		r.Failed = true
+		if ctx.Err() != nil {
+			r = toolview.Reply{Text: cancelledResult(), Failed: true, Error: cancelledMsg}
+		}
 	}
-	l.end(c, res, err != nil || isErrorResult(res))
-	return res
+	l.end(c, r)
+	return r.Text
 }
 
-func (l *Loop) end(c ToolCall, res string, failed bool) {
+// fail ends the call c with msg, told to the model, and returns what the
+// model gets.
+func (l *Loop) fail(c ToolCall, msg string) string {
+	r := toolview.Failure(msg)
+	l.end(c, r)
+	return r.Text
+}
+
+func (l *Loop) end(c ToolCall, r toolview.Reply) {
 	if l.Observer != nil {
-		l.Observer.ToolEnd(c, res, failed)
+		l.Observer.ToolEnd(c, r)
 	}
 }
 
@@ -391,12 +401,21 @@ func parseArguments(s string) (map[string]any, error) {
 	return args, nil
 }
 
-// isErrorResult reports whether a rendered result is an {"error": ...}.
-func isErrorResult(res string) bool {
-	var v struct {
-		Error *string `json:"error"`
+// argumentsObject returns the model's arguments as the JSON object they
+// are ({} for none or null), checked without decoding them; when they are
+// not one, the error is what decoding them says.
+func argumentsObject(s string) (json.RawMessage, error) {
+	raw := bytes.TrimSpace([]byte(s))
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return json.RawMessage("{}"), nil
+	case raw[0] == '{' && json.Valid(raw):
+		return raw, nil
 	}
-	return json.Unmarshal([]byte(res), &v) == nil && v.Error != nil
+	if _, err := parseArguments(s); err != nil {
+		return nil, err
+	}
+	return json.RawMessage("{}"), nil
 }
 
 // functions are the tools as the model is offered them.

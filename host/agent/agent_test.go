@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,11 +65,16 @@ type tools struct {
 
 func (t *tools) Tools() []toolview.ToolDef     { return t.defs }
 func (t *tools) ParallelSafe(name string) bool { return t.parallel[name] }
-func (t *tools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+func (t *tools) Call(ctx context.Context, name string, raw json.RawMessage) (toolview.Reply, error) {
 	t.mu.Lock()
 	t.called = append(t.called, name)
 	t.mu.Unlock()
-	return t.fn(ctx, name, args)
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return toolview.Reply{}, fmt.Errorf("the loop handed on arguments that are not an object: %s", raw)
+	}
+	text, err := t.fn(ctx, name, args)
+	return toolview.Reply{Text: text, Failed: err != nil}, err
 }
 
 func newTools(fn func(ctx context.Context, name string, args map[string]any) (string, error), parallel ...string) *tools {
@@ -109,9 +115,9 @@ func (o *observer) Progress(c agent.ToolCall, p registry.Progress) {
 	o.prog = append(o.prog, p)
 	o.mu.Unlock()
 }
-func (o *observer) ToolEnd(c agent.ToolCall, res string, failed bool) {
+func (o *observer) ToolEnd(c agent.ToolCall, r toolview.Reply) {
 	o.mu.Lock()
-	o.ended = append(o.ended, fmt.Sprintf("%s %v", c.Name, failed))
+	o.ended = append(o.ended, fmt.Sprintf("%s %v", c.Name, r.Failed))
 	o.mu.Unlock()
 }
 func (o *observer) Notice(l string) { o.mu.Lock(); o.notices = append(o.notices, l); o.mu.Unlock() }
@@ -291,7 +297,7 @@ func TestApproverRecorderDrift(t *testing.T) {
 	if len(tl.called) != 1 || tl.called[0] != "mcp_a_echo" {
 		t.Errorf("called %v; only the approved call should run", tl.called)
 	}
-	if len(ap.seen) != 3 || ap.seen[0].Name != "mcp_a_echo" || ap.seen[0].Arguments["message"] != "hi" || ap.seen[0].RawArguments != `{"message":"hi"}` {
+	if len(ap.seen) != 3 || ap.seen[0].Name != "mcp_a_echo" || ap.seen[0].RawArguments != `{"message":"hi"}` {
 		t.Errorf("approval requests %+v", ap.seen)
 	}
 	msgs := l.Messages()
@@ -464,5 +470,52 @@ func TestSetSystemReplacesTheSystemMessage(t *testing.T) {
 	}
 	if msgs := m2.reqs[1].Messages; msgs[0].Role != "system" || msgs[0].Text != "added" || msgs[1].Text != "one" {
 		t.Fatalf("SetSystem on a conversation without one: %+v", msgs)
+	}
+}
+
+// flagTools answers every call with reply, as the registry does: its
+// Failed is the result's isError flag.
+type flagTools struct {
+	reply toolview.Reply
+	args  []string
+}
+
+func (t *flagTools) Tools() []toolview.ToolDef {
+	return []toolview.ToolDef{{Name: "mcp_a_echo", Server: "a", OriginalName: "echo", Parameters: map[string]any{"type": "object"}}}
+}
+func (t *flagTools) ParallelSafe(string) bool { return false }
+func (t *flagTools) Call(_ context.Context, _ string, args json.RawMessage) (toolview.Reply, error) {
+	t.args = append(t.args, string(args))
+	return t.reply, nil
+}
+
+// Whether a call failed is the result's flag, not what its text looks
+// like: a tool's isError result fails, a successful result whose text is
+// an {"error": ...} object does not. The arguments reach the registry as
+// the model wrote them.
+func TestToolEndUsesResultFlag(t *testing.T) {
+	for _, tt := range []struct {
+		reply  toolview.Reply
+		failed string
+	}{
+		{toolview.Reply{Text: `{"error":"no such file"}`, Failed: true, Error: "no such file"}, "mcp_a_echo true"},
+		{toolview.Reply{Text: `{"error":"a value the tool returned"}`}, "mcp_a_echo false"},
+	} {
+		tl := &flagTools{reply: tt.reply}
+		obs := &observer{}
+		m := &scripted{replies: []*model.Response{
+			calls("mcp_a_echo", `{"path": "x.txt", "n": 1.50}`),
+			{Text: "done"},
+		}}
+		l := &agent.Loop{Model: m, Tools: tl, Observer: obs}
+		if _, err := l.Turn(context.Background(), "x"); err != nil {
+			t.Fatal(err)
+		}
+		if len(obs.ended) != 1 || obs.ended[0] != tt.failed {
+			t.Errorf("reply %+v: ended %v, want %q", tt.reply, obs.ended, tt.failed)
+		}
+		if len(tl.args) != 1 || tl.args[0] != `{"path": "x.txt", "n": 1.50}` {
+			t.Errorf("arguments handed on as %q", tl.args)
+		}
 	}
 }

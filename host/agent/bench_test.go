@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func BenchmarkLoopToolRound(b *testing.B) {
 	if _, ok := m.Tool("mcp_ts_echo"); !ok {
 		b.Fatalf("the test server did not connect: %+v", m.Status())
 	}
-	args := map[string]any{"message": "hello"}
+	args := json.RawMessage(`{"message":"hello"}`)
 	direct := func() time.Duration {
 		start := time.Now()
 		if _, err := m.Call(ctx, "mcp_ts_echo", args); err != nil {

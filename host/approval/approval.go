@@ -49,8 +49,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/host/fields"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/statedb"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultTimeout is how long a decision is waited for (approval.timeout)
@@ -145,8 +145,8 @@ type Request struct {
 	// destructive asks: a server cannot drop destructiveHint after
 	// approval to skip the question. Both come from the registry's record
 	// of the tool (registry.Manager.Resolve), never from the caller.
-	Annotations mcp.ToolAnnotation
-	Approved    *mcp.ToolAnnotation
+	Annotations mcpvalue.Annotations
+	Approved    *mcpvalue.Annotations
 	// GrantKey is what allow-always grants of the server are kept under
 	// (config.Server.StateKey); "" is Server.
 	GrantKey string
@@ -244,9 +244,9 @@ func (g *Gate) Required(r Request) bool {
 // destructiveHint means something only for a tool that is not read-only
 // (MCP's ToolAnnotations): mcp-go's servers send destructiveHint: true on
 // every tool unless it is marked read-only.
-func marksDestructive(a mcp.ToolAnnotation) bool {
-	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
-	return a.DestructiveHint != nil && *a.DestructiveHint && !readOnly
+func marksDestructive(a mcpvalue.Annotations) bool {
+	readOnly := a.ReadOnly != nil && *a.ReadOnly
+	return a.Destructive != nil && *a.Destructive && !readOnly
 }
 
 // Grants lists the remembered allow-always of server's tools.

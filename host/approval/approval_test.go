@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/elicit"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/statedb"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 var ctx = context.Background()
@@ -72,7 +72,7 @@ func no() *bool  { b := false; return &b }
 
 func destructive(name string) Request {
 	return Request{Server: "fs", Tool: name, Name: "mcp_fs_" + name, Arguments: json.RawMessage("{\"path\": \"/tmp/x\x1b[31m\"}"),
-		Annotations: mcp.ToolAnnotation{DestructiveHint: yes()}}
+		Annotations: mcpvalue.Annotations{Destructive: yes()}}
 }
 
 // TestRequired: destructive tools and approval.require's globs over
@@ -86,24 +86,24 @@ func TestRequired(t *testing.T) {
 		want bool
 	}{
 		{destructive("delete"), true},
-		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcp.ToolAnnotation{DestructiveHint: no()}}, false},
+		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcpvalue.Annotations{Destructive: no()}}, false},
 		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read"}, false},
 		// mcp-go's servers send destructiveHint: true beside readOnlyHint:
 		// true; a read-only tool destroys nothing.
-		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, false},
+		{Request{Server: "fs", Tool: "read", Name: "mcp_fs_read", Annotations: mcpvalue.Annotations{Destructive: yes(), ReadOnly: yes()}}, false},
 		{Request{Server: "git", Tool: "push", Name: "mcp_git_push_tags"}, true},
 		{Request{Server: "sh", Tool: "exec", Name: "mcp_sh_exec"}, true},
 		{Request{Server: "git", Tool: "push", Name: "git_push"}, false},
 		// Approved as destructive, listed read-only now: a server cannot
 		// drop the marking after approval to skip the question.
-		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()},
-			Approved: &mcp.ToolAnnotation{DestructiveHint: yes()}}, true},
-		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: no()}}, true},
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcpvalue.Annotations{Destructive: yes(), ReadOnly: yes()},
+			Approved: &mcpvalue.Annotations{Destructive: yes()}}, true},
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Approved: &mcpvalue.Annotations{Destructive: yes(), ReadOnly: no()}}, true},
 		// Approved read-only, destructive now: asks too.
-		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcp.ToolAnnotation{DestructiveHint: yes()},
-			Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, true},
-		{Request{Server: "fs", Tool: "ls", Name: "mcp_fs_ls", Annotations: mcp.ToolAnnotation{ReadOnlyHint: yes()},
-			Approved: &mcp.ToolAnnotation{DestructiveHint: yes(), ReadOnlyHint: yes()}}, false},
+		{Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Annotations: mcpvalue.Annotations{Destructive: yes()},
+			Approved: &mcpvalue.Annotations{Destructive: yes(), ReadOnly: yes()}}, true},
+		{Request{Server: "fs", Tool: "ls", Name: "mcp_fs_ls", Annotations: mcpvalue.Annotations{ReadOnly: yes()},
+			Approved: &mcpvalue.Annotations{Destructive: yes(), ReadOnly: yes()}}, false},
 	} {
 		if got := g.Required(tc.r); got != tc.want {
 			t.Errorf("Required(%s) = %v, want %v", tc.r.Name, got, tc.want)
@@ -369,7 +369,7 @@ func TestApprovedDestructiveAsksWithReason(t *testing.T) {
 	g := New(w, DefaultSettings(), p, nil)
 	p.answers <- "d"
 	r := Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm", Arguments: json.RawMessage(`{"path":"/"}`),
-		Annotations: mcp.ToolAnnotation{ReadOnlyHint: yes()}, Approved: &mcp.ToolAnnotation{DestructiveHint: yes()}}
+		Annotations: mcpvalue.Annotations{ReadOnly: yes()}, Approved: &mcpvalue.Annotations{Destructive: yes()}}
 	d, err := g.Decide(ctx, r)
 	if err != nil || d.Allowed || d.By != ByTerminal {
 		t.Fatalf("decision %+v %v", d, err)

@@ -456,7 +456,8 @@ func renderLarge(h *hostileHost, o *outcome) {
 		o.Error = err.Error()
 		return
 	}
-	out := toolview.RenderCallResultMax("evil", res, toolview.NewMediaCache(toolview.CacheDir(h.home)), h.evilCfg.MaxResultBytes)
+	val := session.CallResultValue(res)
+	out := toolview.RenderCallResultMax("evil", &val, toolview.NewMediaCache(toolview.CacheDir(h.home)), h.evilCfg.MaxResultBytes)
 	o.Clear = time.Since(t0)
 	var r struct{ Result string }
 	_ = json.Unmarshal([]byte(out), &r)

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -54,6 +55,10 @@ func BenchmarkLazy(b *testing.B) {
 const lazyServers = 10
 
 func lazyBench(b *testing.B, launch func(i int) (string, []string), tool string, args map[string]any) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		b.Fatal(err)
+	}
 	home := b.TempDir()
 	sup := supervisor.New(supervisor.Options{Home: home})
 	defer sup.KillAll()
@@ -90,12 +95,12 @@ func lazyBench(b *testing.B, launch func(i int) (string, []string), tool string,
 		}
 		r.tree = treeMB()
 		t0 = time.Now()
-		if out, err := m.Call(context.Background(), name, args); err != nil {
-			b.Fatalf("%s: %v %s", name, err, out)
+		if out, err := m.Call(context.Background(), name, raw); err != nil {
+			b.Fatalf("%s: %v %s", name, err, out.Text)
 		}
 		r.call = time.Since(t0)
 		t0 = time.Now()
-		if _, err := m.Call(context.Background(), name, args); err != nil {
+		if _, err := m.Call(context.Background(), name, raw); err != nil {
 			b.Fatal(err)
 		}
 		r.again = time.Since(t0)
@@ -143,8 +148,8 @@ func writeRecord(b *testing.B, deps session.Deps, store *offered.Store, srv *con
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := &offered.Record{Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Capabilities: sess.Init.Capabilities,
-		Tools: res.Tools, Protocol: sess.Init.ProtocolVersion, ServerInfo: sess.Init.ServerInfo}
+	rec := &offered.Record{Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Capabilities: sess.Capabilities(),
+		Tools: session.ToolValues(res.Tools), Protocol: sess.Revision(), ServerInfo: sess.ServerInfo()}
 	if err := store.Save(rec); err != nil {
 		b.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func (e *env) runAdd(ctx context.Context, o *addOptions) error {
@@ -373,7 +373,7 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 // addProbe connects to the entry as it would be saved and lists its tools.
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
-func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcp.Tool, error) {
+func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
 	srv, err := e.candidateServer(o.name, plan.entry, plan.pending())
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/internal/testpty"
 	"github.com/hermes-agent/hermes/statedb"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestApprovalAtPseudoTerminal: the gate asks through the CLI's terminal
@@ -40,7 +40,7 @@ func TestApprovalAtPseudoTerminal(t *testing.T) {
 	done := make(chan approval.Decision, 1)
 	go func() {
 		d, err := gate.Decide(ctx, approval.Request{Server: "fs", Tool: "rm", Name: "mcp_fs_rm",
-			Arguments: json.RawMessage("{\"path\":\"a\x1b]0;pwned\x07\"}"), Annotations: mcp.ToolAnnotation{DestructiveHint: &destructive}})
+			Arguments: json.RawMessage("{\"path\":\"a\x1b]0;pwned\x07\"}"), Annotations: mcpvalue.Annotations{Destructive: &destructive}})
 		if err != nil {
 			t.Error(err)
 		}

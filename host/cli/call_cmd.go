@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/urfave/cli/v3"
 )
 
@@ -77,14 +76,18 @@ func callCommand(e *env) *cli.Command {
 			}
 			def := l.Def
 			schema, _ := json.Marshal(def.Parameters)
-			args, err := BuildArguments(&mcp.Tool{Name: tool, RawInputSchema: schema}, kvs, argsJSON)
+			built, err := BuildArguments(&mcpvalue.Tool{Name: tool, InputSchema: schema}, kvs, argsJSON)
 			if err != nil {
 				return usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
+			}
+			args, err := json.Marshal(built)
+			if err != nil {
+				return usagef("the arguments of %s cannot be sent: %v", tool, err)
 			}
 			if def.Utility != "" {
 				// Resource and prompt utilities have only a rendered form.
 				out, err := m.Call(ctx, toolName, args)
-				writeRendered(e, out)
+				writeRendered(e, out.Text)
 				if err != nil {
 					return &exitError{code: ExitFail}
 				}
@@ -104,11 +107,11 @@ func callCommand(e *env) *cli.Command {
 			case asJSON:
 				j.write(res)
 			case rendered:
-				writeRendered(e, m.Render(name, res))
+				writeRendered(e, m.Render(name, &res))
 			default:
 				// A result is the server's text: shown with its lines,
 				// any other control character escaped.
-				fmt.Fprintln(e.out, termsafe.EscapeText(plainResult(m.Render(name, res))))
+				fmt.Fprintln(e.out, termsafe.EscapeText(m.RenderPerson(name, &res)))
 			}
 			if res.IsError {
 				return &exitError{code: ExitFail}
@@ -171,60 +174,11 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// plainResult turns the model's JSON string into text for a person: the
-// result text (or error), then any structured content as indented JSON,
-// which is printed alone when the text is that same JSON (as the
-// specification asks servers to send it).
-func plainResult(rendered string) string {
-	var v struct {
-		Result            json.RawMessage `json:"result"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		Error             *string         `json:"error"`
-	}
-	if json.Unmarshal([]byte(rendered), &v) != nil {
-		return rendered
-	}
-	if v.Error != nil {
-		return "error: " + *v.Error
-	}
-	var parts []string
-	var text string
-	switch {
-	case json.Unmarshal(v.Result, &text) == nil:
-		if len(v.StructuredContent) == 0 || !sameJSON([]byte(text), v.StructuredContent) {
-			parts = append(parts, text)
-		}
-	case len(v.Result) > 0:
-		parts = append(parts, indentJSON(v.Result))
-	}
-	if len(v.StructuredContent) > 0 {
-		parts = append(parts, indentJSON(v.StructuredContent))
-	}
-	return strings.Join(parts, "\n")
-}
-
-// sameJSON reports whether a and b are JSON documents of equal value.
-func sameJSON(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-func indentJSON(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return buf.String()
-}
-
 // BuildArguments merges --args-json (base) and --arg k=v pairs (which win),
 // converting each k=v value by the type the tool's input schema gives k:
 // number, integer, boolean, object or array (as JSON); anything else stays a
 // string.
-func BuildArguments(tool *mcp.Tool, kvs []string, argsJSON string) (map[string]any, error) {
+func BuildArguments(tool *mcpvalue.Tool, kvs []string, argsJSON string) (map[string]any, error) {
 	args := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
 		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
@@ -237,15 +191,12 @@ func BuildArguments(tool *mcp.Tool, kvs []string, argsJSON string) (map[string]a
 	props := map[string]any{}
 	var required []string
 	if tool != nil {
-		props, required = tool.InputSchema.Properties, tool.InputSchema.Required
-		if props == nil && len(tool.RawInputSchema) > 0 {
-			var raw struct {
-				Properties map[string]any `json:"properties"`
-				Required   []string       `json:"required"`
-			}
-			_ = json.Unmarshal(tool.RawInputSchema, &raw)
-			props, required = raw.Properties, raw.Required
+		var raw struct {
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
 		}
+		_ = json.Unmarshal(tool.InputSchema, &raw)
+		props, required = raw.Properties, raw.Required
 	}
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")

@@ -559,13 +559,12 @@ func (v *chatView) Progress(c agent.ToolCall, p registry.Progress) {
 	v.progress.Show("  " + ui.ProgressText(c.Name, p.Progress, p.Total, p.Message))
 }
 
-func (v *chatView) ToolEnd(c agent.ToolCall, result string, failed bool) {
-	if !failed {
+func (v *chatView) ToolEnd(c agent.ToolCall, r toolview.Reply) {
+	if !r.Failed {
 		v.line("  ✓ " + c.Name)
 		return
 	}
-	msg := plainResult(result)
-	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(oneLine(strings.TrimPrefix(msg, "error: ")), 200)))
+	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(oneLine(r.Error), 200)))
 }
 
 func (v *chatView) Notice(l string) { v.line("  ⚠ " + l) }

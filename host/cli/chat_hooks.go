@@ -213,16 +213,16 @@ type searchTools struct {
 
 func (t searchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
 
-func (t searchTools) Call(ctx context.Context, name string, args map[string]any) (string, error) {
+func (t searchTools) Call(ctx context.Context, name string, args json.RawMessage) (toolview.Reply, error) {
 	all := t.m.Tools()
 	if t.s.Handles(name) {
-		return t.s.Call(all, name, args)
+		return t.s.Reply(all, name, args)
 	}
 	// The loop refuses what it did not offer; a tool not loaded is
 	// refused here too, whoever calls.
 	if t.s.Active(all) && !t.s.Offers(all, name) {
 		msg := toolview.NotLoaded(name)
-		return toolview.ErrorResult(msg), errors.New(msg)
+		return toolview.Failure(msg), errors.New(msg)
 	}
 	return t.m.Call(ctx, name, args)
 }

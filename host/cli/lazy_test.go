@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
+	"github.com/hermes-agent/hermes/host/session"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,10 +31,8 @@ func cachedHome(t *testing.T) (home, marker string) {
 	}
 	srv := cfg.Server("cached")
 	rec := &offered.Record{Server: "cached", SettingsDigest: offered.SettingsDigest(srv),
-		Capabilities: mcp.ServerCapabilities{Tools: &struct {
-			ListChanged bool `json:"listChanged,omitempty"`
-		}{}},
-		Tools: []mcp.Tool{mcp.NewTool("echo", mcp.WithDescription("echo")), mcp.NewTool("add", mcp.WithDescription("add"))}}
+		Capabilities: mcpvalue.Capabilities{Tools: json.RawMessage(`{}`)},
+		Tools:        session.ToolValues([]mcp.Tool{mcp.NewTool("echo", mcp.WithDescription("echo")), mcp.NewTool("add", mcp.WithDescription("add"))})}
 	if err := offered.Open(home, nil).Save(rec); err != nil {
 		t.Fatal(err)
 	}

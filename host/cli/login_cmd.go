@@ -186,7 +186,7 @@ func (e *env) countTools(ctx context.Context, srv *config.Server) (int, error) {
 		return 0, err
 	}
 	defer s.Detach() // the output is complete: do not wait for the server to stop
-	if s.Init.Capabilities.Tools == nil {
+	if s.Capabilities().Tools == nil {
 		return 0, nil
 	}
 	l, err := registry.ListTools(ctx, s, srv)

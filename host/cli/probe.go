@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
@@ -40,7 +40,7 @@ const probeConnectTimeout = config.FirstConnectTimeout
 //
 // The probe is one-shot: once the tools are listed the Manager is
 // detached, so the server's shutdown does not hold the prompt.
-func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, error) {
+func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
 	probe := *srv
 	probe.Enabled = true
 	m := e.newManager([]*config.Server{&probe})
@@ -54,7 +54,7 @@ func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcp.Tool, e
 	}
 	tools, _ := m.ServerTools(srv.Name)
 	if tools == nil {
-		tools = []mcp.Tool{}
+		tools = []mcpvalue.Tool{}
 	}
 	return tools, nil
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"io"
 	"os"
 	"path/filepath"
@@ -198,7 +199,7 @@ func TestApprovalAnsweredThroughServe(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		d, err := gate.Decide(ctx, approval.Request{Server: "fs", Tool: "delete_file", Name: "mcp_fs_delete_file",
-			Arguments: json.RawMessage(`{"path":"notes.txt"}`), Annotations: mcp.ToolAnnotation{DestructiveHint: &destructive},
+			Arguments: json.RawMessage(`{"path":"notes.txt"}`), Annotations: mcpvalue.Annotations{Destructive: &destructive},
 			SessionKey: "agent:main:cli:dm:x"})
 		done <- result{d, err}
 	}()
@@ -244,7 +245,7 @@ func TestApprovalBothAnswerAtOnce(t *testing.T) {
 		done := make(chan approval.Decision, 1)
 		go func() {
 			d, err := gate.Decide(ctx, approval.Request{Server: "fs", Tool: tool, Name: "mcp_fs_" + tool,
-				Annotations: mcp.ToolAnnotation{DestructiveHint: &destructive}})
+				Annotations: mcpvalue.Annotations{Destructive: &destructive}})
 			if err != nil {
 				t.Error(err)
 			}
@@ -265,7 +266,7 @@ func TestApprovalBothAnswerAtOnce(t *testing.T) {
 				t.Fatalf("round %d: serve's allow-always stood (%s), gate decided %+v", round, text(t, res), d)
 			}
 			again, err := approval.New(w, approval.DefaultSettings(), nil, nil).Decide(ctx, approval.Request{Server: "fs", Tool: tool, Name: "mcp_fs_" + tool,
-				Annotations: mcp.ToolAnnotation{DestructiveHint: &destructive}})
+				Annotations: mcpvalue.Annotations{Destructive: &destructive}})
 			if err != nil || again.By != approval.ByRemembered {
 				t.Fatalf("round %d: allow-always not remembered: %+v %v", round, again, err)
 			}

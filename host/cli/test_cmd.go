@@ -165,15 +165,15 @@ func testCommand(e *env) *cli.Command {
 				return &exitError{code: ExitFail}
 			}
 			defer s.Detach() // the output is complete: do not wait for the server to stop
-			rep.ServerName = s.Init.ServerInfo.Name
-			rep.ServerVersion = s.Init.ServerInfo.Version
+			rep.ServerName = s.ServerInfo().Name
+			rep.ServerVersion = s.ServerInfo().Version
 			rep.ProtocolVersion = s.Protocol.Revision
 			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
-			rep.Instructions = clipRunes(strings.TrimSpace(s.Init.Instructions), instructionsMax)
+			rep.Instructions = clipRunes(strings.TrimSpace(s.Instructions()), instructionsMax)
 			if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
 				rep.Sandbox.Applied, rep.Sandbox.Gaps = boundedLines(r.Applied), boundedLines(r.Gaps)
 			}
-			caps := s.Init.Capabilities
+			caps := s.Capabilities()
 			// Every listing is bounded (registry.ListBound) and reported
 			// as what failed, like the registry does it.
 			var skipped []string // tools the registry skips
@@ -214,11 +214,11 @@ func testCommand(e *env) *cli.Command {
 				return nil
 			}
 			if caps.Resources != nil && rep.Error == nil {
-				rep.Resources = count(registry.CountResources(ctx, s.Client, srv))
-				rep.ResourceTemplates = count(registry.CountResourceTemplates(ctx, s.Client, srv))
+				rep.Resources = count(registry.CountResources(ctx, s, srv))
+				rep.ResourceTemplates = count(registry.CountResourceTemplates(ctx, s, srv))
 			}
 			if caps.Prompts != nil && rep.Error == nil {
-				rep.Prompts = count(registry.CountPrompts(ctx, s.Client, srv))
+				rep.Prompts = count(registry.CountPrompts(ctx, s, srv))
 			}
 			if asJSON {
 				j.write(rep)

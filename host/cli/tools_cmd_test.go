@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/hermes-agent/hermes/host/cli"
 	"github.com/hermes-agent/hermes/internal/testbin"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // toolsCLI runs the built hermes with home and returns stdout, stderr and
@@ -163,7 +163,7 @@ func TestCallFromTheShell(t *testing.T) {
 // BuildArguments checks choices (enum) against the schema, for --arg and
 // --args-json alike, with the choices in the error.
 func TestBuildArgumentsChoices(t *testing.T) {
-	tool := &mcp.Tool{Name: "t", RawInputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","safe"]},"n":{"type":"integer","enum":[1,2]}},"required":["mode"]}`)}
+	tool := &mcpvalue.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","safe"]},"n":{"type":"integer","enum":[1,2]}},"required":["mode"]}`)}
 	if _, err := cli.BuildArguments(tool, []string{"mode=fast", "n=2"}, ""); err != nil {
 		t.Errorf("valid choices refused: %v", err)
 	}

@@ -20,7 +20,6 @@ import (
 	"fmt"
 
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Code is what kind of failure an error is.
@@ -142,13 +141,14 @@ func Of(err error) Code {
 	return CodeOther
 }
 
-// FromClient classifies an error returned by mcp-go's client for a request
-// on a live session, where it enters the host. An error that carries a code
-// keeps it: the transport's failures do (mcp-go wraps the plugin's
-// *sdk.Error, or the end of the request's context). Any other error is the
-// server's own JSON-RPC error answer (or an answer mcp-go could not use):
-// CodeMethodNotFound for -32601, else CodeRefused. The message is
-// unchanged; a nil err stays nil.
+// FromClient classifies an error returned by the MCP engine for a request
+// on a live session, where it enters the host (host/session.Classify,
+// which first marks a -32601 answer CodeMethodNotFound). An error that
+// carries a code keeps it: the transport's failures do (the engine wraps
+// the plugin's *sdk.Error, or the end of the request's context). Any other
+// error is the server's own JSON-RPC error answer (or an answer the engine
+// could not use): CodeRefused. The message is unchanged; a nil err stays
+// nil.
 func FromClient(err error) error {
 	if err == nil {
 		return nil
@@ -157,9 +157,6 @@ func FromClient(err error) error {
 	var se *sdk.Error
 	if errors.As(err, &c) || errors.As(err, &se) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err
-	}
-	if errors.Is(err, mcp.ErrMethodNotFound) {
-		return Wrap(CodeMethodNotFound, err)
 	}
 	return Wrap(CodeRefused, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-agent/hermes/host/session"
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/failure"
@@ -35,7 +36,7 @@ func TestClassification(t *testing.T) {
 		{"server text like a closed transport", errors.New("transport is closed"), failure.CodeRefused},
 		{"unknown method text", errors.New("Unknown method: ping"), failure.CodeRefused},
 	} {
-		err := failure.FromClient(c.err)
+		err := session.Classify(c.err)
 		if got := failure.Of(err); got != c.want {
 			t.Errorf("%s: Of(FromClient(%v)) = %q, want %q", c.name, c.err, got, c.want)
 		}
@@ -94,7 +95,7 @@ func TestPredicates(t *testing.T) {
 		{"not found server", failure.NotFound(failure.New(failure.CodeUnknownServer, "x")), true},
 		{"not found executable", failure.NotFound(code(sdk.CodeNotFound)), true},
 		{"not found filtered", failure.NotFound(failure.New(failure.CodeFiltered, "x")), false},
-		{"answered -32601", failure.Answered(failure.FromClient(mcp.ErrMethodNotFound)), true},
+		{"answered -32601", failure.Answered(session.Classify(mcp.ErrMethodNotFound)), true},
 		{"answered other error", failure.Answered(failure.FromClient(errors.New("internal"))), true},
 		{"answered closed", failure.Answered(failure.FromClient(code(sdk.CodeClosed))), false},
 		{"answered deadline", failure.Answered(failure.FromClient(context.DeadlineExceeded)), false},

@@ -10,13 +10,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // BaselineVersion is the version of the baseline files this package
 // writes. Version 1 kept each approved tool's whole definition, so its
-// size grew with what the server sent; it is still read (and rewritten as
-// version 2 at the next approval).
+// size grew with what the server sent, in the engine's encoding of a tool
+// (mcp-go's mcp.Tool); it is still read, and rewritten once as version 2
+// by the store that reads it (Store.Baseline). Version 2 holds hermes's
+// own values only: digests, parts, hints.
 const BaselineVersion = 2
 
 // Bounds of one approved tool in a baseline. They keep a baseline's size
@@ -53,6 +55,10 @@ type Baseline struct {
 	Server string `json:"server"`
 	// Tools maps a tool's key (ToolKey of its name) to what was approved.
 	Tools map[string]ApprovedTool `json:"tools"`
+
+	// upgraded: read from a file of an older version (the store that read
+	// it rewrites it).
+	upgraded bool
 }
 
 // ApprovedTool is one approved tool definition: its digest (ToolDigest,
@@ -79,12 +85,12 @@ type Hints struct {
 }
 
 // hintsOf are t's Hints, nil when it sets neither.
-func hintsOf(t mcp.Tool) *Hints {
+func hintsOf(t mcpvalue.Tool) *Hints {
 	a := t.Annotations
-	if a.DestructiveHint == nil && a.ReadOnlyHint == nil {
+	if a.Destructive == nil && a.ReadOnly == nil {
 		return nil
 	}
-	return &Hints{Destructive: a.DestructiveHint, ReadOnly: a.ReadOnlyHint}
+	return &Hints{Destructive: a.Destructive, ReadOnly: a.ReadOnly}
 }
 
 // Parts are the parts of a tool definition drift reports on, each as a
@@ -145,7 +151,7 @@ func excerpt(s string) string {
 }
 
 // partsOf returns the parts of t's definition.
-func partsOf(t mcp.Tool) (Parts, error) {
+func partsOf(t mcpvalue.Tool) (Parts, error) {
 	d, err := defOf(t)
 	if err != nil {
 		return Parts{}, err
@@ -182,7 +188,7 @@ func partDigests(m map[string]json.RawMessage) (map[string]string, bool) {
 }
 
 // approvedTool is t approved now, how.
-func approvedTool(t mcp.Tool, how string, now time.Time) (ApprovedTool, error) {
+func approvedTool(t mcpvalue.Tool, how string, now time.Time) (ApprovedTool, error) {
 	d, err := ToolDigest(t)
 	if err != nil {
 		return ApprovedTool{}, err
@@ -300,10 +306,10 @@ func isHex(s string, n int) bool {
 // approvedToolV1 is an approved tool of a version 1 baseline: the whole
 // definition.
 type approvedToolV1 struct {
-	Digest     string    `json:"digest"`
-	ApprovedAt time.Time `json:"approved_at"`
-	How        string    `json:"how"`
-	Tool       mcp.Tool  `json:"tool"`
+	Digest     string        `json:"digest"`
+	ApprovedAt time.Time     `json:"approved_at"`
+	How        string        `json:"how"`
+	Tool       mcpvalue.Tool `json:"tool"`
 }
 
 // UnmarshalJSON decodes an approved tool, keeping its schemas as written.
@@ -342,7 +348,7 @@ func decodeBaselineV1(data []byte) (*Baseline, error) {
 	if len(v1.Tools) > MaxTools {
 		return nil, fmt.Errorf("%d tools, more than %d", len(v1.Tools), MaxTools)
 	}
-	b := &Baseline{Version: BaselineVersion, Server: v1.Server, Tools: make(map[string]ApprovedTool, len(v1.Tools))}
+	b := &Baseline{Version: BaselineVersion, Server: v1.Server, Tools: make(map[string]ApprovedTool, len(v1.Tools)), upgraded: true}
 	for name, a := range v1.Tools {
 		if name == "" || a.Tool.Name != name {
 			return nil, fmt.Errorf("approved tool %q is filed under %q", a.Tool.Name, name)

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // definition is what a tool's digest covers: what a model reads to decide
@@ -20,15 +20,17 @@ type definition struct {
 	Annotations json.RawMessage `json:"annotations"`
 }
 
+// noInputSchema is what the digest of a tool without an input schema
+// covers: the encoding of an empty schema by the engine that wrote the
+// first records (mcp-go's mcp.ToolInputSchema{}), so that such a tool keeps
+// its digest, and its approval, across versions of the record.
+const noInputSchema = `{"properties":{},"required":[],"type":""}`
+
 // defOf returns the canonical parts of t's definition.
-func defOf(t mcp.Tool) (definition, error) {
-	schema := t.RawInputSchema
-	if len(schema) == 0 {
-		b, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return definition{}, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
-		}
-		schema = b
+func defOf(t mcpvalue.Tool) (definition, error) {
+	schema := []byte(t.InputSchema)
+	if !mcpvalue.HasSchema(t.InputSchema) {
+		schema = []byte(noInputSchema)
 	}
 	cs, err := Canonical(schema)
 	if err != nil {
@@ -48,7 +50,7 @@ func defOf(t mcp.Tool) (definition, error) {
 // ToolDigest is the hex sha256 of t's name, description, input schema and
 // annotations in canonical JSON (object keys sorted, numbers as written),
 // so the order of keys in what the server sent does not matter.
-func ToolDigest(t mcp.Tool) (string, error) {
+func ToolDigest(t mcpvalue.Tool) (string, error) {
 	d, err := defOf(t)
 	if err != nil {
 		return "", err

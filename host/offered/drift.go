@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // ChangeKind says how a tool differs from its approved definition.
@@ -36,8 +36,8 @@ type Change struct {
 	Annotations []string `json:"annotations,omitempty"`
 	// WasDescription is the approved description, cut to MaxExcerptBytes
 	// (Changed); Current the listed definition (Changed, Added).
-	WasDescription string    `json:"-"`
-	Current        *mcp.Tool `json:"-"`
+	WasDescription string         `json:"-"`
+	Current        *mcpvalue.Tool `json:"-"`
 }
 
 // SchemaChange is how an input schema changed.
@@ -94,13 +94,13 @@ func (c Change) Summary() string {
 // Compare returns how tools (a listing) differ from the baseline b, sorted
 // by tool name: changed and added tools, then removed ones (named by their
 // ToolKey). A nil b has nothing approved: every tool is added.
-func Compare(b *Baseline, tools []mcp.Tool) []Change { return CompareDigests(b, tools, nil) }
+func Compare(b *Baseline, tools []mcpvalue.Tool) []Change { return CompareDigests(b, tools, nil) }
 
 // CompareDigests is Compare with the tools' digests known: digests maps a
 // tool's name to its ToolDigest (a Record's Digests), and a tool it lacks
 // is digested. Only a tool whose digest differs from its approved one is
 // looked at further.
-func CompareDigests(b *Baseline, tools []mcp.Tool, digests map[string]string) []Change {
+func CompareDigests(b *Baseline, tools []mcpvalue.Tool, digests map[string]string) []Change {
 	approved := map[string]ApprovedTool{}
 	if b != nil {
 		approved = b.Tools
@@ -141,7 +141,7 @@ func CompareDigests(b *Baseline, tools []mcp.Tool, digests map[string]string) []
 
 // describe fills what changed between the approved parts a and the
 // current definition t.
-func describe(c *Change, a Parts, t mcp.Tool) {
+func describe(c *Change, a Parts, t mcpvalue.Tool) {
 	p, err := partsOf(t)
 	if err != nil {
 		c.Description = true

@@ -7,14 +7,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 const helperEnv = "HERMES_OFFERED_WRITER"
 
-var writerTools = func() []mcp.Tool {
-	var out []mcp.Tool
+var writerTools = func() []mcpvalue.Tool {
+	var out []mcpvalue.Tool
 	for i := 0; i < 4; i++ {
 		for _, p := range []string{"a", "b"} {
 			out = append(out, tool(fmt.Sprintf("%s%d", p, i), "tool"))

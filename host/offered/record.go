@@ -10,15 +10,20 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // FormatVersion is the version of the record files this package writes.
-// Version 2 adds ToolsSum, so that a record is read without recomputing
-// its tools' digests; a record of version 1 is still read, its digests
-// recomputed and checked (the next Save rewrites it as version 2). A
-// record of another version is ignored (and rebuilt).
-const FormatVersion = 2
+// Version 3 holds each tool as hermes keeps it (mcpvalue.Tool: name,
+// title, description, the schemas as the server wrote them, annotations);
+// versions 1 and 2 held the engine's encoding of a tool (mcp-go's
+// mcp.Tool), with fields hermes never reads. Version 2 added ToolsSum, so
+// that a record is read without recomputing its tools' digests. A record
+// of version 1 or 2 is still read (in version 1 its digests recomputed and
+// checked) and rewritten once as version 3 (Store.LoadAny); a tool's
+// digest is the same in every version. A record of another version is
+// ignored (and rebuilt).
+const FormatVersion = 3
 
 // MaxTools bounds the tools of one record or baseline.
 const MaxTools = 10000
@@ -36,14 +41,14 @@ type Record struct {
 	// FetchedAt is when the listing was made.
 	FetchedAt time.Time `json:"fetched_at"`
 	// Protocol is the negotiated MCP revision.
-	Protocol     string                 `json:"protocol"`
-	ServerInfo   mcp.Implementation     `json:"server_info"`
-	Instructions string                 `json:"instructions,omitempty"`
-	Capabilities mcp.ServerCapabilities `json:"capabilities"`
+	Protocol     string                  `json:"protocol"`
+	ServerInfo   mcpvalue.Implementation `json:"server_info"`
+	Instructions string                  `json:"instructions,omitempty"`
+	Capabilities mcpvalue.Capabilities   `json:"capabilities"`
 	// Tools is the whole tools/list, in the server's order, before the
 	// entry's tools filter (empty for a server without the tools
 	// capability).
-	Tools []mcp.Tool `json:"tools"`
+	Tools []mcpvalue.Tool `json:"tools"`
 	// Digests maps each tool's name to its ToolDigest, of the tool as it
 	// reads back from the record; Save fills it. A reader compares these
 	// with an approved baseline instead of digesting every tool again.
@@ -55,11 +60,15 @@ type Record struct {
 	ToolsSum string `json:"tools_sum,omitempty"`
 }
 
+// Upgraded reports whether the record was read from a file of an older
+// version (it is rewritten as FormatVersion by the store that read it).
+func (r *Record) Upgraded() bool { return r.Version != FormatVersion }
+
 // Resources reports whether the server has the resources capability.
-func (r *Record) Resources() bool { return r.Capabilities.Resources != nil }
+func (r *Record) Resources() bool { return mcpvalue.HasSchema(r.Capabilities.Resources) }
 
 // Prompts reports whether the server has the prompts capability.
-func (r *Record) Prompts() bool { return r.Capabilities.Prompts != nil }
+func (r *Record) Prompts() bool { return mcpvalue.HasSchema(r.Capabilities.Prompts) }
 
 // Age is how long ago the listing was made.
 func (r *Record) Age(now time.Time) time.Duration { return now.Sub(r.FetchedAt) }
@@ -133,7 +142,7 @@ func toolsSum(tools []byte) string {
 
 // DecodeRecord parses a record file and checks it whole: its version, the
 // server's name, no tool twice, one digest per tool, and that the tools
-// are those written: in version 2 by ToolsSum (the stored digests are then
+// are those written: from version 2 on by ToolsSum (the stored digests are then
 // taken as they are), in version 1 by recomputing every digest. Any
 // failure is an error saying what is wrong; the caller ignores the file.
 func DecodeRecord(data []byte) (*Record, error) {
@@ -142,7 +151,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if err := decodeStrict(data, &w); err != nil {
 		return nil, err
 	}
-	if r.Version != FormatVersion && r.Version != 1 {
+	if r.Version < 1 || r.Version > FormatVersion {
 		return nil, fmt.Errorf("format version %d, want %d", r.Version, FormatVersion)
 	}
 	if !config.ValidStateKey(r.Server) {
@@ -151,7 +160,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if r.SettingsDigest == "" {
 		return nil, errors.New("no settings digest")
 	}
-	if r.Version == FormatVersion && (r.ToolsSum == "" || toolsSum(w.Tools) != r.ToolsSum) {
+	if r.Version >= 2 && (r.ToolsSum == "" || toolsSum(w.Tools) != r.ToolsSum) {
 		return nil, errors.New("its tools do not match their checksum (tools_sum)")
 	}
 	tools, err := decodeTools(w.Tools)
@@ -168,7 +177,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 // checkTools checks that tools are at most MaxTools, named, unique, and
 // that want holds exactly one digest for each, a sha256; with recompute,
 // that each is the tool's digest.
-func checkTools(tools []mcp.Tool, want map[string]string, recompute bool) error {
+func checkTools(tools []mcpvalue.Tool, want map[string]string, recompute bool) error {
 	if len(tools) > MaxTools {
 		return fmt.Errorf("%d tools, more than %d", len(tools), MaxTools)
 	}

@@ -10,20 +10,23 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/offered"
+	"github.com/hermes-agent/hermes/host/session"
 )
 
-// A record of version 1 (no tools_sum) is still read: its digests are
-// recomputed, and one that does not match its tool is refused.
+// A record of version 1 (no tools_sum, the engine's encoding of a tool) is
+// still read: its digests are recomputed, and one that does not match its
+// tool is refused. One that is read is rewritten as the current version.
 func TestRecordVersion1StillRead(t *testing.T) {
 	st := offered.Open(t.TempDir(), nil)
 	srv := server("a")
-	echo := tool("echo", "says it back", "text")
+	engine := engineTool("echo", "says it back", "text")
+	echo := session.ToolValue(engine)
 	d, err := offered.ToolDigest(echo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v1 := func(digest string) []byte {
-		tools, _ := json.Marshal([]any{echo})
+		tools, _ := json.Marshal([]any{engine})
 		return []byte(`{"version":1,"server":"a","settings_digest":"` + offered.SettingsDigest(srv) +
 			`","fetched_at":"2026-01-02T03:04:05Z","protocol":"2025-11-25","server_info":{"name":"t","version":"1"},"capabilities":{},"tools":` +
 			string(tools) + `,"digests":{"echo":"` + digest + `"}}`)
@@ -38,8 +41,14 @@ func TestRecordVersion1StillRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("version 1 record: %v", err)
 	}
-	if r.Version != 1 || len(r.Tools) != 1 || r.Digests["echo"] != d {
+	if r.Version != offered.FormatVersion || len(r.Tools) != 1 || r.Digests["echo"] != d {
 		t.Fatalf("version 1 record read as %+v", r)
+	}
+	if data, err := os.ReadFile(st.RecordPath("a")); err != nil || !bytes.Contains(data, []byte(`"version":3,`)) {
+		t.Fatalf("the version 1 record was not rewritten: %v\n%s", err, data)
+	}
+	if r, err := st.Load(srv); err != nil || r.Digests["echo"] != d || r.ToolsSum == "" {
+		t.Fatalf("the rewritten record: %+v, %v", r, err)
 	}
 	wrong := strings.Repeat("0", 64)
 	if err := os.WriteFile(st.RecordPath("a"), v1(wrong), 0o600); err != nil {
@@ -49,7 +58,7 @@ func TestRecordVersion1StillRead(t *testing.T) {
 	if _, err := st.Load(srv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not match its digest") {
 		t.Fatalf("version 1 record with a wrong digest: %v, want refused", err)
 	}
-	// The next Save writes version 2.
+	// The next Save writes the current version.
 	if err := st.Save(record(srv, echo)); err != nil {
 		t.Fatal(err)
 	}

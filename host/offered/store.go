@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/atomicfile"
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Dir is the store's folder under $HERMES_HOME.
@@ -142,7 +142,39 @@ func (s *Store) LoadAny(server string, maxBytes int64) (*Record, error) {
 	if err != nil {
 		return nil, s.unusable(path, err.Error())
 	}
+	if r.Upgraded() {
+		s.upgradeRecord(path, data, r)
+	}
 	return r, nil
+}
+
+// upgradeRecord rewrites the record r, read from data at path in an older
+// format version, as FormatVersion, unless the file changed since it was
+// read. Its digests are those of its tools (a tool's digest is the same
+// in every version). A failure leaves the old file, read again next time.
+func (s *Store) upgradeRecord(path string, data []byte, r *Record) {
+	up := *r
+	if err := up.fill(); err != nil {
+		s.log.Warn("cannot rewrite in the current format", "path", path, "error", err)
+		return
+	}
+	out, err := encodeCompact(&up)
+	if err != nil {
+		s.log.Warn("cannot rewrite in the current format", "path", path, "error", err)
+		return
+	}
+	err = s.locked(path, func() error {
+		now, err := s.read(path, int64(len(data)))
+		if err != nil || !bytes.Equal(now, data) {
+			return nil
+		}
+		return replaceFile(path, out)
+	})
+	if err != nil {
+		s.log.Warn("cannot rewrite in the current format", "path", path, "error", err)
+		return
+	}
+	*r = up
 }
 
 // Save writes rec (filling its Version and Digests) as its server's
@@ -194,33 +226,69 @@ func replaceFile(path string, data []byte) error {
 // takes an unusable baseline for a missing one: the person approved
 // something hermes can no longer compare with.
 func (s *Store) Baseline(server string) (*Baseline, error) {
-	if err := checkName(server); err != nil {
+	b, data, err := s.baseline(server)
+	if err != nil {
 		return nil, err
+	}
+	if b.upgraded {
+		s.upgradeBaseline(server, data, b)
+	}
+	return b, nil
+}
+
+// baseline is Baseline without the rewrite of an older version, and the
+// file's content: for callers that hold the file's lock.
+func (s *Store) baseline(server string) (*Baseline, []byte, error) {
+	if err := checkName(server); err != nil {
+		return nil, nil, err
 	}
 	path := s.BaselinePath(server)
 	data, err := s.readAs(path, MaxBaselineBytes, server)
 	if err != nil {
 		var ue *UnusableError
 		if errors.Is(err, ErrNotFound) || errors.As(err, &ue) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, s.unusableBaseline(server, path, err.Error())
+		return nil, nil, s.unusableBaseline(server, path, err.Error())
 	}
 	b, err := DecodeBaseline(data)
 	if err == nil && b.Server != server {
 		err = fmt.Errorf("it is the baseline of server %q", b.Server)
 	}
 	if err != nil {
-		return nil, s.unusableBaseline(server, path, err.Error())
+		return nil, nil, s.unusableBaseline(server, path, err.Error())
 	}
-	return b, nil
+	return b, data, nil
+}
+
+// upgradeBaseline rewrites the baseline b, read from data at path in an
+// older format version, as BaselineVersion, unless the file changed since
+// it was read. A failure leaves the old file, read again next time.
+// The caller does not hold the file's lock.
+func (s *Store) upgradeBaseline(server string, data []byte, b *Baseline) {
+	path := s.BaselinePath(server)
+	out, err := encodeCompact(b)
+	if err == nil {
+		err = s.locked(path, func() error {
+			now, err := s.readAs(path, MaxBaselineBytes, server)
+			if err != nil || !bytes.Equal(now, data) {
+				return nil
+			}
+			return replaceFile(path, out)
+		})
+	}
+	if err != nil {
+		s.log.Warn("cannot rewrite in the current format", "path", path, "error", err)
+		return
+	}
+	b.upgraded = false
 }
 
 // Trust records tools as server's baseline when it has none (trust on
 // first use) and returns the baseline in force, and whether it was made
 // now. A baseline that exists is never changed by Trust, and one that
 // cannot be read is not replaced: Trust returns its *UnusableError.
-func (s *Store) Trust(server string, tools []mcp.Tool) (*Baseline, bool, error) {
+func (s *Store) Trust(server string, tools []mcpvalue.Tool) (*Baseline, bool, error) {
 	var out *Baseline
 	var made bool
 	err := s.changeBaseline(server, false, func(b *Baseline, found bool) (bool, error) {
@@ -244,7 +312,7 @@ func (s *Store) Trust(server string, tools []mcp.Tool) (*Baseline, bool, error) 
 // lacks is forgotten too (its removal is accepted). how says how they were
 // approved ("add", "configure", ...). A baseline that cannot be read is
 // replaced: the person approves afresh.
-func (s *Store) Approve(server string, tools []mcp.Tool, only []string, how string) (*Baseline, error) {
+func (s *Store) Approve(server string, tools []mcpvalue.Tool, only []string, how string) (*Baseline, error) {
 	var out *Baseline
 	err := s.changeBaseline(server, true, func(b *Baseline, _ bool) (bool, error) {
 		out = b
@@ -253,7 +321,7 @@ func (s *Store) Approve(server string, tools []mcp.Tool, only []string, how stri
 	return out, err
 }
 
-func (b *Baseline) approve(tools []mcp.Tool, only []string, how string, now time.Time) error {
+func (b *Baseline) approve(tools []mcpvalue.Tool, only []string, how string, now time.Time) error {
 	want := map[string]bool{}
 	for _, n := range only {
 		want[ToolKey(n)] = true
@@ -299,7 +367,7 @@ func (s *Store) changeBaseline(server string, replace bool, change func(b *Basel
 	}
 	path := s.BaselinePath(server)
 	return s.locked(path, func() error {
-		b, err := s.Baseline(server)
+		b, _, err := s.baseline(server)
 		found := err == nil
 		var ue *UnusableError
 		switch {

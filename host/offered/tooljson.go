@@ -4,60 +4,47 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
-// mcp.Tool has no decoder of its own: decoded as a plain struct its schemas
-// land in InputSchema and OutputSchema, which drop what their fields do
-// not name ($schema, additionalProperties, $defs, ...). A tool read back
-// from the store would then be another tool than the one the server sent:
-// its digest would not match (the record refused), and the model would be
-// offered a poorer schema. decodeTool keeps the schemas as written, in
-// RawInputSchema and RawOutputSchema, as the session's listing has them,
-// in one pass over the tool's JSON.
-func decodeTool(data []byte) (mcp.Tool, error) {
-	var w toolWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return mcp.Tool{}, err
+// decodeTool decodes one tool of a record or of a version 1 baseline: as
+// hermes writes it (version 3), or as mcp-go wrote it (versions 1 and 2),
+// whose fields hermes keeps are named the same; the others (icons,
+// execution, _meta) are dropped. The schemas stay as written; a schema
+// that is JSON null is none.
+func decodeTool(data []byte) (mcpvalue.Tool, error) {
+	var t mcpvalue.Tool
+	if err := json.Unmarshal(data, &t); err != nil {
+		return mcpvalue.Tool{}, err
 	}
-	return w.tool(), nil
+	tidy(&t)
+	return t, nil
 }
 
-// plainTool is an mcp.Tool without its methods (its MarshalJSON).
-type plainTool mcp.Tool
-
-// toolWire decodes a tool with its schemas as written: the outer fields
-// take the schemas' keys from the embedded tool's.
-type toolWire struct {
-	plainTool
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-}
-
-// tool is the decoded tool, its schemas raw when they were given.
-func (w *toolWire) tool() mcp.Tool {
-	t := mcp.Tool(w.plainTool)
-	if len(w.InputSchema) > 0 && string(w.InputSchema) != "null" {
-		t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, w.InputSchema
+// tidy drops schemas that are JSON null.
+func tidy(t *mcpvalue.Tool) {
+	if !mcpvalue.HasSchema(t.InputSchema) {
+		t.InputSchema = nil
 	}
-	if len(w.OutputSchema) > 0 && string(w.OutputSchema) != "null" {
-		t.OutputSchema, t.RawOutputSchema = mcp.ToolOutputSchema{}, w.OutputSchema
+	if !mcpvalue.HasSchema(t.OutputSchema) {
+		t.OutputSchema = nil
 	}
-	return t
 }
 
 // decodeTools decodes a JSON array of tools (null or absent: none), each
 // as decodeTool does.
-func decodeTools(data []byte) ([]mcp.Tool, error) {
-	var ws []toolWire
+func decodeTools(data []byte) ([]mcpvalue.Tool, error) {
+	var tools []mcpvalue.Tool
 	if len(data) > 0 {
-		if err := json.Unmarshal(data, &ws); err != nil {
+		if err := json.Unmarshal(data, &tools); err != nil {
 			return nil, fmt.Errorf("tools: %w", err)
 		}
 	}
-	tools := make([]mcp.Tool, len(ws))
-	for i := range ws {
-		tools[i] = ws[i].tool()
+	if tools == nil {
+		tools = []mcpvalue.Tool{}
+	}
+	for i := range tools {
+		tidy(&tools[i])
 	}
 	return tools, nil
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // CallError is a tool call that did not produce a tool result. Its message
@@ -32,76 +33,102 @@ func (e *CallError) Unwrap() error { return e.Err }
 // FailureCode returns e.Code.
 func (e *CallError) FailureCode() failure.Code { return e.Code }
 
-// Call runs the tool the model knows as name with args and returns the
-// JSON string handed back to the model: the rendered result
-// (toolview.RenderCallResultMax with the server's max_result_kb, or a
-// utility renderer), which for a tool's own isError result is an
-// {"error": ...} object with err nil. When the call
-// could not produce a result (unknown or filtered tool, open breaker,
-// transport down, timeout, failure) err is a *CallError and the string is
-// toolview.ErrorResult of its message, ready for the model as well.
-func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (string, error) {
-	ref, utility, err := m.resolve(name)
+// Call runs the tool the model knows as name with args, its arguments
+// object as the model wrote it (nil or empty: {}), which is handed to the
+// server as it is, and returns what the model gets: the rendered result
+// (toolview.ReplyOf with the server's max_result_kb, or a utility
+// renderer) whose Failed is the result's own isError flag, err nil. When
+// the call could not produce a result (unknown or filtered tool, open
+// breaker, transport down, timeout, failure) err is a *CallError and the
+// reply is toolview.Failure of its message, ready for the model as well.
+// The name is looked up once: the registry's snapshot maps it to its
+// server and its tool.
+func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage) (toolview.Reply, error) {
+	t, err := m.resolve(name)
 	if err != nil {
 		return failed(err)
 	}
-	s := m.server(ref.Server)
-	if s == nil {
-		return failed(&CallError{Server: ref.Server, Tool: name, Code: failure.CodeUnknownServer,
-			Msg: fmt.Sprintf("tool %s is not available: MCP server '%s' is not configured", name, ref.Server)})
+	if t.srv == nil {
+		return failed(&CallError{Server: t.ref.Server, Tool: name, Code: failure.CodeUnknownServer,
+			Msg: fmt.Sprintf("tool %s is not available: MCP server '%s' is not configured", name, t.ref.Server)})
 	}
-	if utility != "" {
-		return s.callUtility(ctx, utility, args)
+	if t.utility != "" {
+		return t.srv.callUtility(ctx, t.utility, args)
 	}
-	res, err := s.callTool(ctx, ref.Tool, args)
+	res, err := t.srv.callTool(ctx, t.ref.Tool, args)
 	if err != nil {
 		return failed(err)
 	}
-	return toolview.RenderCallResultMax(s.cfg.Name, res, m.media, s.cfg.MaxResultBytes), nil
+	return toolview.ReplyOf(t.srv.cfg.Name, &res, m.media, t.srv.cfg.MaxResultBytes), nil
+}
+
+// target is where a call of a model-visible name goes.
+type target struct {
+	ref toolview.ToolRef
+	// utility is "" for a server's own tool.
+	utility string
+	// srv is the server (nil: not configured), ann the tool's
+	// annotations as the server lists it now (zero for a server that is
+	// down).
+	srv *server
+	ann mcpvalue.Annotations
 }
 
 // resolve is where a call of the model-visible name goes: the server and
 // MCP name, and the utility it is ("" for a server's own tool). A name
 // that cannot be called is a *CallError saying why (Lookup's Err). Call
 // and Resolve both resolve here, so what a gate decides on is what runs.
-func (m *Manager) resolve(name string) (ref toolview.ToolRef, utility string, err error) {
+func (m *Manager) resolve(name string) (target, error) {
 	l := m.Lookup(name)
 	switch {
 	case l.Availability == Available:
-		return toolview.ToolRef{Server: l.Def.Server, Tool: l.Def.OriginalName}, l.Def.Utility, nil
+		return target{ref: toolview.ToolRef{Server: l.Def.Server, Tool: l.Def.OriginalName}, utility: l.Def.Utility,
+			srv: l.rec.srv, ann: l.rec.ann}, nil
 	case l.Availability == ServerDown && l.ref != nil:
 		// A tool of a server that is down: the call revives it.
-		ref = *l.ref
-		if isUtility(ref.Tool) && toolview.ToolName(ref.Server, ref.Tool) == name {
-			utility = ref.Tool
+		t := target{ref: *l.ref, srv: m.server(l.ref.Server)}
+		if isUtility(t.ref.Tool) && toolview.ToolName(t.ref.Server, t.ref.Tool) == name {
+			t.utility = t.ref.Tool
 		}
-		return ref, utility, nil
+		return t, nil
 	}
-	return toolview.ToolRef{}, "", l.Err()
+	return target{}, l.Err()
 }
 
-// CallTool calls tool (its MCP name) of server with the same guards as
-// Call (filter, breaker, reconnect) and returns the raw result, for callers
-// that show it themselves. A tool the filter removes is refused.
-func (m *Manager) CallTool(ctx context.Context, server, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+// CallTool calls tool (its MCP name) of server with args (a JSON object;
+// nil: {}) with the same guards as Call (filter, breaker, reconnect) and
+// returns the result, for callers that show it themselves (Render,
+// RenderPerson). A tool the filter removes is refused.
+func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (mcpvalue.CallResult, error) {
 	s := m.server(server)
 	if s == nil {
-		return nil, &CallError{Server: server, Tool: tool, Code: failure.CodeUnknownServer, Msg: fmt.Sprintf("MCP server '%s' is not configured", server)}
+		return mcpvalue.CallResult{}, &CallError{Server: server, Tool: tool, Code: failure.CodeUnknownServer, Msg: fmt.Sprintf("MCP server '%s' is not configured", server)}
 	}
 	return s.callTool(ctx, tool, args)
 }
 
-// Render renders a raw result of server as Call would.
-func (m *Manager) Render(server string, res *mcp.CallToolResult) string {
-	max := 0
-	if s := m.server(server); s != nil {
-		max = s.cfg.MaxResultBytes
-	}
-	return toolview.RenderCallResultMax(server, res, m.media, max)
+// Render renders a result of server as Call gives it to the model.
+func (m *Manager) Render(server string, res *mcpvalue.CallResult) string {
+	return toolview.RenderCallResultMax(server, res, m.media, m.maxResult(server))
 }
 
-func failed(err error) (string, error) {
-	return toolview.ErrorResult(err.Error()), err
+// RenderPerson renders a result of server for a person
+// (toolview.RenderCallResultPerson), its media and oversized parts saved
+// as for the model.
+func (m *Manager) RenderPerson(server string, res *mcpvalue.CallResult) string {
+	return toolview.RenderCallResultPerson(server, res, m.media, m.maxResult(server))
+}
+
+// maxResult is server's max_result_kb in bytes (0: the default).
+func (m *Manager) maxResult(server string) int {
+	if s := m.server(server); s != nil {
+		return s.cfg.MaxResultBytes
+	}
+	return 0
+}
+
+func failed(err error) (toolview.Reply, error) {
+	return toolview.Failure(err.Error()), err
 }
 
 func isUtility(tool string) bool {
@@ -122,31 +149,26 @@ func (s *server) timeout() time.Duration {
 
 // callTool runs tools/call with the breaker, reconnect and timeout rules of
 // REFERENCE §4.5.
-func (s *server) callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+func (s *server) callTool(ctx context.Context, tool string, args json.RawMessage) (mcpvalue.CallResult, error) {
 	name := toolview.ToolName(s.cfg.Name, tool)
 	if !s.filter.Allows(tool) {
-		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeFiltered,
+		return mcpvalue.CallResult{}, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeFiltered,
 			Msg: fmt.Sprintf("tool %s is not available: it is filtered by tools.include/exclude of server %s", name, s.cfg.Name)}
 	}
 	if err := s.m.driftError(s.cfg.Name, tool); err != nil {
-		return nil, err
-	}
-	if args == nil {
-		// Servers validate arguments as an object; null is refused.
-		args = map[string]any{}
+		return mcpvalue.CallResult{}, err
 	}
 	ok, probe, failures, left := s.brk.allow()
 	if !ok {
-		return nil, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
+		return mcpvalue.CallResult{}, &CallError{Server: s.cfg.Name, Tool: tool, Code: failure.CodeBreaker, Msg: breakerMessage(s.cfg.Name, failures, left)}
 	}
 	// Every call carries a progress token; the caller's callback, if any,
 	// gets the notifications sent for it.
 	token, unroute := s.progress.open(ProgressFrom(ctx))
 	defer unroute()
-	res, err := s.doCall(ctx, tool, func(ctx context.Context, c *conn) (*mcp.CallToolResult, error) {
-		req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}}
-		req.Params.Meta = &mcp.Meta{ProgressToken: token}
-		return c.sess.CallTool(ctx, req)
+	// Servers validate arguments as an object: none is sent as {} (Call).
+	res, err := doCallGeneric(s, ctx, tool, func(ctx context.Context, c *conn) (mcpvalue.CallResult, error) {
+		return c.sess.Call(ctx, tool, args, token)
 	})
 	switch {
 	case err == nil:
@@ -234,71 +256,72 @@ func doCallGeneric[T any](s *server, ctx context.Context, what string, fn func(c
 // error waits to see whether the connection really ended.
 const closedSettle = 200 * time.Millisecond
 
-func (s *server) doCall(ctx context.Context, what string, fn func(context.Context, *conn) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
-	return doCallGeneric(s, ctx, what, fn)
-}
-
 func interrupted(s *server, what string, err error) *CallError {
 	return &CallError{Server: s.cfg.Name, Tool: what, Code: failure.CodeCanceled, Err: err, Msg: "MCP call interrupted: the caller cancelled it"}
 }
 
-// callUtility runs a resource or prompt utility tool. Utilities share the
-// session rules of tool calls but not the breaker.
-func (s *server) callUtility(ctx context.Context, kind string, args map[string]any) (string, error) {
+// callUtility runs a resource or prompt utility tool with its arguments
+// object (decoded here, once). Utilities share the session rules of tool
+// calls but not the breaker.
+func (s *server) callUtility(ctx context.Context, kind string, raw json.RawMessage) (toolview.Reply, error) {
 	media := s.m.media
+	var args map[string]any
+	if len(bytes.TrimSpace(raw)) > 0 {
+		_ = json.Unmarshal(raw, &args)
+	}
 	switch kind {
 	case toolview.UtilityListResources:
 		// Resources and resource templates, each paginated and bounded
 		// as a listing is (ListResources, ListResourceTemplates).
 		type listing struct {
-			resources []mcp.Resource
-			templates []mcp.ResourceTemplate
+			resources []mcpvalue.Resource
+			templates []mcpvalue.ResourceTemplate
 		}
 		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (listing, error) {
-			r, err := ListResources(ctx, c.sess.Client, s.cfg)
+			r, err := ListResources(ctx, c.sess, s.cfg)
 			if err != nil {
 				return listing{}, err
 			}
-			t, err := ListResourceTemplates(ctx, c.sess.Client, s.cfg)
+			t, err := ListResourceTemplates(ctx, c.sess, s.cfg)
 			return listing{r, t}, err
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderResources(res.resources, res.templates), nil
+		return toolview.Reply{Text: toolview.RenderResources(res.resources, res.templates)}, nil
 	case toolview.UtilityReadResource:
 		uri, _ := args["uri"].(string)
 		if uri == "" {
-			return toolview.MissingParamError("uri"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'uri'"}
+			return toolview.Failure("Missing required parameter 'uri'"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'uri'"}
 		}
-		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ReadResourceResult, error) {
-			return c.sess.Client.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) ([]mcpvalue.ResourceContents, error) {
+			return c.sess.ReadResource(ctx, uri)
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderReadResourceMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes), nil
+		return toolview.Reply{Text: toolview.RenderReadResourceMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes)}, nil
 	case toolview.UtilityListPrompts:
-		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.ListPromptsResult, error) {
-			return c.sess.Client.ListPrompts(ctx, mcp.ListPromptsRequest{})
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) ([]mcpvalue.Prompt, error) {
+			return c.sess.ListPrompts(ctx)
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderPromptList(res), nil
+		return toolview.Reply{Text: toolview.RenderPromptList(res)}, nil
 	case toolview.UtilityGetPrompt:
 		name, _ := args["name"].(string)
 		if name == "" {
-			return toolview.MissingParamError("name"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'name'"}
+			return toolview.Failure("Missing required parameter 'name'"), &CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeInvalid, Msg: "Missing required parameter 'name'"}
 		}
 		pargs := promptArgs(args["arguments"])
-		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcp.GetPromptResult, error) {
-			return c.sess.Client.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: name, Arguments: pargs}})
+		res, err := doCallGeneric(s, ctx, kind, func(ctx context.Context, c *conn) (*mcpvalue.PromptResult, error) {
+			return c.sess.GetPrompt(ctx, name, pargs)
 		})
 		if err != nil {
 			return failed(err)
 		}
-		return toolview.RenderGetPromptMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes), nil
+		return toolview.Reply{Text: toolview.RenderGetPromptMax(s.cfg.Name, res, media, s.cfg.MaxResultBytes)}, nil
 	}
 	return failed(&CallError{Server: s.cfg.Name, Tool: kind, Code: failure.CodeNoSuchTool, Msg: "unknown utility tool " + kind})
 }

@@ -7,11 +7,11 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // retryable reports whether a failed connect is worth retrying with
@@ -56,14 +56,14 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	c := &conn{sess: sess, req: make(chan struct{})}
-	caps := sess.Init.Capabilities
+	caps := sess.Capabilities()
 	if caps.Logging != nil {
-		level := mcp.LoggingLevelInfo
+		level := "info"
 		if s.log.IsDebug() {
-			level = mcp.LoggingLevelDebug
+			level = "debug"
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.m.timings.ProbeTimeout)
-		if err := sess.Client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: level}}); err != nil {
+		if err := sess.SetLogLevel(ctx, level); err != nil {
 			s.log.Debug("logging/setLevel refused", "error", toolview.Redact(err.Error()))
 		}
 		cancel()
@@ -127,7 +127,7 @@ func (s *server) deps() session.Deps {
 			d.Roots = r.Roots
 		}
 	}
-	d.OnNotification = func(name string, n mcp.JSONRPCNotification) {
+	d.OnNotification = func(name string, n mcpvalue.Notification) {
 		s.onNotification(n)
 		if userNote != nil {
 			userNote(name, n)

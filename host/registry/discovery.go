@@ -3,15 +3,15 @@ package registry
 import (
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // listTools lists every tool of the session (ListTools: pagination up to
 // MaxListPages, within the server's listing bound, tools with schemas
 // nested past MaxSchemaDepth skipped with a warning).
-func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
+func (s *server) listTools(sess *session.Session) ([]mcpvalue.Tool, error) {
 	l, err := ListTools(s.ctx, sess, s.cfg)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (s *server) listTools(sess *session.Session) ([]mcp.Tool, error) {
 // listing first (toolview.UniqueTools), with one warning each, so the model
 // is never offered two functions with one name. It returns the original
 // names added and removed since the previous listing.
-func (s *server) storeTools(tools []mcp.Tool, caps mcp.ServerCapabilities) (added, removed []string) {
+func (s *server) storeTools(tools []mcpvalue.Tool, caps mcpvalue.Capabilities) (added, removed []string) {
 	tools, skipped := toolview.UniqueTools(s.cfg.Name, tools)
 	for _, w := range skipped {
 		s.m.warnOnce(w)
@@ -88,9 +88,9 @@ type view struct {
 	name      string
 	live      bool // tools are registered (connected, or reconnecting after a drop)
 	listed    bool
-	tools     []mcp.Tool
+	tools     []mcpvalue.Tool
 	defs      []toolview.ToolDef
-	caps      mcp.ServerCapabilities
+	caps      mcpvalue.Capabilities
 	filter    toolview.Filter
 	resources bool
 	prompts   bool
@@ -109,7 +109,10 @@ func (s *server) view() view {
 // snapshot is one consistent picture of the registered tools.
 type snapshot struct {
 	defs   []toolview.ToolDef
-	byName map[string]int // index into defs
+	byName map[string]int // index into defs and recs
+	// recs are, beside defs, where a call of each goes: one lookup of
+	// byName finds the tool's server and annotations.
+	recs []callRecord
 	// filtered maps the names of tools a filter removed to their server.
 	filtered map[string]string
 	// withdrawn maps the names of tools of servers that are down (parked or
@@ -120,6 +123,13 @@ type snapshot struct {
 	// held maps the names of tools withheld for drift (tools.on_change:
 	// deny) to where they lead.
 	held map[string]toolview.ToolRef
+}
+
+// callRecord is where a call of a registered name goes: its server, and
+// the tool's annotations as the server lists it now.
+type callRecord struct {
+	srv *server
+	ann mcpvalue.Annotations
 }
 
 // rebuild recomputes the registered tools from every server's current
@@ -135,9 +145,10 @@ func (m *Manager) rebuild() {
 
 	table := toolview.NewNameTable(m.builtins...)
 	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}, held: map[string]toolview.ToolRef{}}
-	add := func(d toolview.ToolDef) {
+	add := func(s *server, d toolview.ToolDef, ann mcpvalue.Annotations) {
 		snap.byName[d.Name] = len(snap.defs)
 		snap.defs = append(snap.defs, d)
+		snap.recs = append(snap.recs, callRecord{srv: s, ann: ann})
 		snap.perServer[d.Server] = append(snap.perServer[d.Server], d.Name)
 	}
 	var down []view
@@ -163,14 +174,14 @@ func (m *Manager) rebuild() {
 				m.warnOnce(warning)
 				continue
 			}
-			add(v.defs[i])
+			add(s, v.defs[i], t.Annotations)
 		}
 		for _, u := range toolview.UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
 			if warning, ok := table.RegisterName(u.Name, toolview.ToolRef{Server: v.name, Tool: u.OriginalName}); !ok {
 				m.warnOnce(warning)
 				continue
 			}
-			add(u)
+			add(s, u, mcpvalue.Annotations{})
 		}
 	}
 	for _, v := range down {

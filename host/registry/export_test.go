@@ -1,15 +1,15 @@
 package registry
 
 import (
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/session"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // DriftFromCache applies drift to tools of server name as lazy start from
 // the store would (tests only).
-func (m *Manager) DriftFromCache(name string, tools []mcp.Tool) bool {
+func (m *Manager) DriftFromCache(name string, tools []mcpvalue.Tool) bool {
 	return m.server(name).driftFromCache(tools)
 }
 

@@ -25,7 +25,7 @@ func TestServerErrorTextIsNotASessionExpiry(t *testing.T) {
 	sess := m.SessionOf("ts")
 	// Two calls: a third failure in a row would open the breaker.
 	for _, tool := range []string{"unknown session", "broken pipe"} {
-		_, err := m.CallTool(context.Background(), "ts", tool, nil)
+		_, err := callTool(m, context.Background(), "ts", tool, nil)
 		if err == nil || !strings.Contains(err.Error(), "'"+tool+"' not found") {
 			t.Fatalf("call of %q: %v", tool, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-agent/hermes/host/failure"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // keepalive probes the session: ping, or tools/list once the server said
@@ -14,17 +14,16 @@ import (
 func (s *server) keepalive(c *conn, pingUnsupported *bool) error {
 	ctx, cancel := context.WithTimeout(s.ctx, s.m.timings.ProbeTimeout)
 	defer cancel()
-	if mcp.IsModernProtocol(c.sess.Protocol.Revision) {
-		_, err := c.sess.Client.Discover(ctx, mcp.DiscoverRequest{})
-		return err
+	if c.sess.Stateless() {
+		return c.sess.Ping(ctx)
 	}
-	return probe(ctx, c.sess.Client, c.sess.Init.Capabilities.Tools != nil, pingUnsupported)
+	return probe(ctx, c.sess, c.sess.Capabilities().Tools != nil, pingUnsupported)
 }
 
-// pinger is the part of an MCP client the keepalive uses.
+// pinger is the part of a session the keepalive uses.
 type pinger interface {
 	Ping(ctx context.Context) error
-	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+	ListToolsPage(ctx context.Context, cursor string) ([]mcpvalue.Tool, string, error)
 }
 
 // probe runs one keepalive probe on cl. When the server answers ping with
@@ -44,6 +43,6 @@ func probe(ctx context.Context, cl pinger, hasTools bool, pingUnsupported *bool)
 	if !hasTools {
 		return nil
 	}
-	_, err := cl.ListToolsByPage(ctx, mcp.ListToolsRequest{})
+	_, _, err := cl.ListToolsPage(ctx, "")
 	return err
 }

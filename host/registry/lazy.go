@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Lazy start and idle stop (issue 25). In a manager built with
@@ -110,7 +110,7 @@ func (s *server) prepareLazy() (noWait bool) {
 // (the connection that made the record trusted its listing; the next
 // connection trusts again); a baseline that cannot be read withholds
 // every tool, as a connection would.
-func (s *server) recordDrift(tools []mcp.Tool, digests map[string]string) {
+func (s *server) recordDrift(tools []mcpvalue.Tool, digests map[string]string) {
 	st := s.m.off.store
 	if st == nil {
 		return

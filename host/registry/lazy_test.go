@@ -56,7 +56,7 @@ func recordServer(t testing.TB, deps session.Deps, st *offered.Store, srv *confi
 		t.Fatalf("connect %s: %v", srv.Name, err)
 	}
 	res, err := sess.Client.ListTools(context.Background(), mcp.ListToolsRequest{})
-	caps := sess.Init.Capabilities
+	caps := sess.Capabilities()
 	_ = sess.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +65,8 @@ func recordServer(t testing.TB, deps session.Deps, st *offered.Store, srv *confi
 	if edit != nil {
 		tools = edit(tools)
 	}
-	rec := &offered.Record{Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Capabilities: caps, Tools: tools,
-		Protocol: sess.Init.ProtocolVersion, ServerInfo: sess.Init.ServerInfo}
+	rec := &offered.Record{Server: srv.Name, SettingsDigest: offered.SettingsDigest(srv), Capabilities: caps, Tools: session.ToolValues(tools),
+		Protocol: sess.Revision(), ServerInfo: sess.ServerInfo()}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestLazyRecordDriftWithheld(t *testing.T) {
 		approved = tools
 		return tools
 	})
-	if _, _, err := st.Trust("dr", approved); err != nil {
+	if _, _, err := st.Trust("dr", session.ToolValues(approved)); err != nil {
 		t.Fatal(err)
 	}
 	// A later record in which echo says something else.

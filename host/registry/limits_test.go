@@ -30,7 +30,7 @@ func TestMessageLimitFailsTheCall(t *testing.T) {
 	}
 	// The connection ended; the server reconnects and serves again.
 	eventually(t, 10*time.Second, "a call served after the reconnect", func() bool {
-		out, err := m.Call(context.Background(), "mcp_big_echo", map[string]any{"message": "still here"})
+		out, err := call(m, context.Background(), "mcp_big_echo", map[string]any{"message": "still here"})
 		return err == nil && strings.Contains(out, "still here")
 	})
 }
@@ -66,7 +66,7 @@ func TestUtilityResultsHeldToMaxResult(t *testing.T) {
 		return string(b)
 	}
 
-	out, err := m.Call(context.Background(), "mcp_rsrc_read_resource", map[string]any{"uri": "test://items/" + id})
+	out, err := call(m, context.Background(), "mcp_rsrc_read_resource", map[string]any{"uri": "test://items/" + id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestUtilityResultsHeldToMaxResult(t *testing.T) {
 		t.Errorf("the saved resource is %d bytes, want the whole text", len(whole))
 	}
 
-	out, err = m.Call(context.Background(), "mcp_rsrc_get_prompt", map[string]any{"name": "summarize", "arguments": map[string]any{"text": id}})
+	out, err = call(m, context.Background(), "mcp_rsrc_get_prompt", map[string]any{"name": "summarize", "arguments": map[string]any{"text": id}})
 	if err != nil {
 		t.Fatal(err)
 	}

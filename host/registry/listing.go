@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // MaxSchemaDepth caps how deeply a tool's input or output schema may nest
@@ -57,18 +57,35 @@ func seconds(d time.Duration) string {
 // Listing is the outcome of ListTools.
 type Listing struct {
 	// Tools are the tools offered, in the server's order, minus Skipped.
-	Tools []mcp.Tool
+	Tools []mcpvalue.Tool
 	// Skipped says, one line each, which tools were left out and why.
 	Skipped []string
 	// Notes are other warnings (a listing cut short).
 	Notes []string
 }
 
-// ToolLister lists one page of a server's tools: a *session.Session (which
-// keeps each tool's schemas as the server wrote them) or an mcp-go client.
+// ToolLister lists one page of a server's tools (cursor "" for the first)
+// and gives the next page's cursor ("" after the last): a
+// *session.Session, which keeps each tool's schemas as the server wrote
+// them.
 type ToolLister interface {
-	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+	ListToolsPage(ctx context.Context, cursor string) ([]mcpvalue.Tool, string, error)
 }
+
+// Lister is what the other listings need of a session.
+type Lister interface {
+	ListResourcesPage(ctx context.Context, cursor string) ([]mcpvalue.Resource, string, error)
+	ListResourceTemplatesPage(ctx context.Context, cursor string) ([]mcpvalue.ResourceTemplate, string, error)
+	ListPromptsPage(ctx context.Context, cursor string) ([]mcpvalue.Prompt, string, error)
+}
+
+// Methods of the listings, named in their failures.
+const (
+	methodToolsList              = "tools/list"
+	methodResourcesList          = "resources/list"
+	methodResourcesTemplatesList = "resources/templates/list"
+	methodPromptsList            = "prompts/list"
+)
 
 // ListTools lists every tool of srv on cl within ListBound(srv),
 // following pagination up to MaxListPages pages (a server that pages
@@ -81,14 +98,14 @@ func ListTools(ctx context.Context, cl ToolLister, srv *config.Server) (Listing,
 	bound := ListBound(srv)
 	lctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	var req mcp.ListToolsRequest
-	seen := map[mcp.Cursor]bool{}
+	var cursor string
+	seen := map[string]bool{}
 	for page := 1; ; page++ {
-		res, err := cl.ListToolsByPage(lctx, req)
+		tools, next, err := cl.ListToolsPage(lctx, cursor)
 		if err != nil {
-			return Listing{}, listFailure(ctx, lctx, err, string(mcp.MethodToolsList), srv.Name, page, bound)
+			return Listing{}, listFailure(ctx, lctx, err, methodToolsList, srv.Name, page, bound)
 		}
-		for _, t := range res.Tools {
+		for _, t := range tools {
 			if d := toolDepth(t); d > MaxSchemaDepth {
 				out.Skipped = append(out.Skipped, fmt.Sprintf("tool %q of '%s' skipped: its schema nests %s levels deep, more than the %d hermes accepts (MaxSchemaDepth)",
 					t.Name, srv.Name, depthText(d), MaxSchemaDepth))
@@ -96,7 +113,6 @@ func ListTools(ctx context.Context, cl ToolLister, srv *config.Server) (Listing,
 			}
 			out.Tools = append(out.Tools, t)
 		}
-		next := res.NextCursor
 		switch {
 		case next == "":
 			return out, nil
@@ -108,44 +124,34 @@ func ListTools(ctx context.Context, cl ToolLister, srv *config.Server) (Listing,
 			return out, nil
 		}
 		seen[next] = true
-		req.Params.Cursor = next
+		cursor = next
 	}
 }
 
 // CountResources counts the resources srv offers on cl, following
 // pagination up to MaxListPages pages, bounded like ListTools.
-func CountResources(ctx context.Context, cl *client.Client, srv *config.Server) (int, error) {
-	return countPages(ctx, srv, string(mcp.MethodResourcesList), func(ctx context.Context, cur mcp.Cursor) (int, mcp.Cursor, error) {
-		var req mcp.ListResourcesRequest
-		req.Params.Cursor = cur
-		res, err := cl.ListResourcesByPage(ctx, req)
-		if err != nil {
-			return 0, "", err
-		}
-		return len(res.Resources), res.NextCursor, nil
+func CountResources(ctx context.Context, cl Lister, srv *config.Server) (int, error) {
+	return countPages(ctx, srv, methodResourcesList, func(ctx context.Context, cur string) (int, string, error) {
+		r, next, err := cl.ListResourcesPage(ctx, cur)
+		return len(r), next, err
 	})
 }
 
 // CountPrompts: see CountResources.
-func CountPrompts(ctx context.Context, cl *client.Client, srv *config.Server) (int, error) {
-	return countPages(ctx, srv, string(mcp.MethodPromptsList), func(ctx context.Context, cur mcp.Cursor) (int, mcp.Cursor, error) {
-		var req mcp.ListPromptsRequest
-		req.Params.Cursor = cur
-		res, err := cl.ListPromptsByPage(ctx, req)
-		if err != nil {
-			return 0, "", err
-		}
-		return len(res.Prompts), res.NextCursor, nil
+func CountPrompts(ctx context.Context, cl Lister, srv *config.Server) (int, error) {
+	return countPages(ctx, srv, methodPromptsList, func(ctx context.Context, cur string) (int, string, error) {
+		p, next, err := cl.ListPromptsPage(ctx, cur)
+		return len(p), next, err
 	})
 }
 
-func countPages(ctx context.Context, srv *config.Server, method string, page func(context.Context, mcp.Cursor) (int, mcp.Cursor, error)) (int, error) {
+func countPages(ctx context.Context, srv *config.Server, method string, page func(context.Context, string) (int, string, error)) (int, error) {
 	bound := ListBound(srv)
 	lctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	total := 0
-	var cur mcp.Cursor
-	seen := map[mcp.Cursor]bool{}
+	var cur string
+	seen := map[string]bool{}
 	for p := 1; p <= MaxListPages; p++ {
 		n, next, err := page(lctx, cur)
 		if err != nil {
@@ -175,14 +181,8 @@ func listFailure(ctx, lctx context.Context, err error, method, server string, pa
 
 // toolDepth is how deeply t's input and output schemas nest, as JSON: an
 // object or a list is one level more than its deepest value.
-func toolDepth(t mcp.Tool) int {
-	d := max(argsDepth(mcp.ToolArgumentsSchema(t.InputSchema)), argsDepth(mcp.ToolArgumentsSchema(t.OutputSchema)))
-	return max(d, rawDepth(t.RawInputSchema), rawDepth(t.RawOutputSchema))
-}
-
-// argsDepth is the JSON depth of a decoded schema object.
-func argsDepth(s mcp.ToolArgumentsSchema) int {
-	return 1 + max(valueDepth(s.Defs), valueDepth(s.Properties), valueDepth(s.AdditionalProperties))
+func toolDepth(t mcpvalue.Tool) int {
+	return max(rawDepth(t.InputSchema), rawDepth(t.OutputSchema))
 }
 
 // valueDepth is the JSON depth of a decoded value (0 for a scalar).
@@ -242,33 +242,17 @@ func depthText(d int) string {
 // ListResources lists every resource srv offers on cl, following
 // pagination up to MaxListPages pages within ListBound(srv), as ListTools
 // does (a repeated cursor ends the listing too).
-func ListResources(ctx context.Context, cl *client.Client, srv *config.Server) ([]mcp.Resource, error) {
-	return collectPages(ctx, srv, string(mcp.MethodResourcesList), func(ctx context.Context, cur mcp.Cursor) ([]mcp.Resource, mcp.Cursor, error) {
-		var req mcp.ListResourcesRequest
-		req.Params.Cursor = cur
-		res, err := cl.ListResourcesByPage(ctx, req)
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Resources, res.NextCursor, nil
-	})
+func ListResources(ctx context.Context, cl Lister, srv *config.Server) ([]mcpvalue.Resource, error) {
+	return collectPages(ctx, srv, methodResourcesList, cl.ListResourcesPage)
 }
 
 // ListResourceTemplates lists every resource template srv offers on cl
 // (resources/templates/list), paginated and bounded like ListResources.
 // A server that does not know the method has none: an empty list, no
 // error.
-func ListResourceTemplates(ctx context.Context, cl *client.Client, srv *config.Server) ([]mcp.ResourceTemplate, error) {
-	out, err := collectPages(ctx, srv, string(mcp.MethodResourcesTemplatesList), func(ctx context.Context, cur mcp.Cursor) ([]mcp.ResourceTemplate, mcp.Cursor, error) {
-		var req mcp.ListResourceTemplatesRequest
-		req.Params.Cursor = cur
-		res, err := cl.ListResourceTemplatesByPage(ctx, req)
-		if err != nil {
-			return nil, "", err
-		}
-		return res.ResourceTemplates, res.NextCursor, nil
-	})
-	if errors.Is(err, mcp.ErrMethodNotFound) {
+func ListResourceTemplates(ctx context.Context, cl Lister, srv *config.Server) ([]mcpvalue.ResourceTemplate, error) {
+	out, err := collectPages(ctx, srv, methodResourcesTemplatesList, cl.ListResourceTemplatesPage)
+	if failure.Of(err) == failure.CodeMethodNotFound {
 		return nil, nil
 	}
 	return out, err
@@ -276,20 +260,20 @@ func ListResourceTemplates(ctx context.Context, cl *client.Client, srv *config.S
 
 // CountResourceTemplates counts the resource templates srv offers on cl
 // (ListResourceTemplates).
-func CountResourceTemplates(ctx context.Context, cl *client.Client, srv *config.Server) (int, error) {
+func CountResourceTemplates(ctx context.Context, cl Lister, srv *config.Server) (int, error) {
 	t, err := ListResourceTemplates(ctx, cl, srv)
 	return len(t), err
 }
 
 // collectPages gathers the items of a paginated listing: up to
 // MaxListPages pages, within ListBound(srv), stopping at a repeated cursor.
-func collectPages[T any](ctx context.Context, srv *config.Server, method string, page func(context.Context, mcp.Cursor) ([]T, mcp.Cursor, error)) ([]T, error) {
+func collectPages[T any](ctx context.Context, srv *config.Server, method string, page func(context.Context, string) ([]T, string, error)) ([]T, error) {
 	bound := ListBound(srv)
 	lctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var out []T
-	var cur mcp.Cursor
-	seen := map[mcp.Cursor]bool{}
+	var cur string
+	seen := map[string]bool{}
 	for p := 1; p <= MaxListPages; p++ {
 		items, next, err := page(lctx, cur)
 		if err != nil {

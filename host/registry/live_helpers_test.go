@@ -83,7 +83,7 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 // mustCall calls name and decodes {"result": ...}.
 func mustCall(t *testing.T, m *registry.Manager, name string, args map[string]any) map[string]any {
 	t.Helper()
-	out, err := m.Call(context.Background(), name, args)
+	out, err := call(m, context.Background(), name, args)
 	if err != nil {
 		t.Fatalf("Call %s: %v (%s)", name, err, out)
 	}
@@ -101,7 +101,7 @@ func decode(t *testing.T, s string) map[string]any {
 
 func callErr(t *testing.T, m *registry.Manager, name string, args map[string]any) *registry.CallError {
 	t.Helper()
-	out, err := m.Call(context.Background(), name, args)
+	out, err := call(m, context.Background(), name, args)
 	var ce *registry.CallError
 	if !errors.As(err, &ce) {
 		t.Fatalf("Call %s: want a CallError, got %v (%s)", name, err, out)

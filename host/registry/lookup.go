@@ -71,6 +71,8 @@ type Lookup struct {
 	// connect, Reason that failure in one line (redacted), and Challenge
 	// the WWW-Authenticate of its 401/403; all "" while it has not failed.
 	Code, Reason, Challenge string
+	// rec is where a call of an Available name goes.
+	rec *callRecord
 	// ref is where a withdrawn tool of a ServerDown server leads.
 	ref *toolview.ToolRef
 	// held is the refusal of a Withheld tool.
@@ -83,7 +85,7 @@ func (m *Manager) Lookup(name string) Lookup {
 	snap := m.snap.Load()
 	l := Lookup{Name: name}
 	if i, ok := snap.byName[name]; ok {
-		l.Availability, l.Def, l.Server = Available, snap.defs[i], snap.defs[i].Server
+		l.Availability, l.Def, l.Server, l.rec = Available, snap.defs[i], snap.defs[i].Server, &snap.recs[i]
 		return l
 	}
 	if srv, ok := snap.filtered[name]; ok {

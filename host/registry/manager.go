@@ -13,9 +13,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Options configure a Manager.
@@ -306,7 +306,7 @@ func (m *Manager) Status() []ServerStatus {
 // tool without a name and repeats of a name skipped with a warning).
 // listed is false until a listing succeeded; a server without the tools
 // capability is listed with no tools.
-func (m *Manager) ServerTools(name string) (tools []mcp.Tool, listed bool) {
+func (m *Manager) ServerTools(name string) (tools []mcpvalue.Tool, listed bool) {
 	s := m.server(name)
 	if s == nil {
 		return nil, false

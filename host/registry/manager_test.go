@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,7 +73,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	// ServerTools is the whole listing the registry registers from, before
 	// the filter; a server without tools is listed with none.
 	tools, listed := m.ServerTools("alpha")
-	if !listed || len(tools) != status(m, "alpha").Total || !slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == "sleep" }) {
+	if !listed || len(tools) != status(m, "alpha").Total || !slices.ContainsFunc(tools, func(t mcpvalue.Tool) bool { return t.Name == "sleep" }) {
 		t.Errorf("ServerTools(alpha) = %d tools, listed %v", len(tools), listed)
 	}
 	if tools, listed := m.ServerTools("rsrc"); !listed || len(tools) != 0 {
@@ -93,7 +94,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	if ce.Code != failure.CodeFiltered || !strings.Contains(ce.Msg, "filtered by tools.include/exclude of server alpha") {
 		t.Errorf("filtered call: %+v", ce)
 	}
-	if _, err := m.CallTool(context.Background(), "beta", "crash", nil); err == nil || !strings.Contains(err.Error(), "filtered") {
+	if _, err := callTool(m, context.Background(), "beta", "crash", nil); err == nil || !strings.Contains(err.Error(), "filtered") {
 		t.Errorf("CallTool of an excluded tool: %v", err)
 	}
 	if ce := callErr(t, m, "mcp_nope_tool", nil); !failure.NotFound(ce) {
@@ -113,7 +114,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	if tm, _ := r["resourceTemplates"].([]any); len(tm) != 1 || toJSON(tm[0]) != `{"description":"An item by id.","mimeType":"application/json","name":"item","uriTemplate":"test://items/{id}"}` {
 		t.Errorf("list_resources templates = %v", r["resourceTemplates"])
 	}
-	out, err := m.Call(context.Background(), "mcp_rsrc_read_resource", nil)
+	out, err := call(m, context.Background(), "mcp_rsrc_read_resource", nil)
 	if err == nil || out != `{"error":"Missing required parameter 'uri'"}` {
 		t.Errorf("read_resource without uri = %s, %v", out, err)
 	}
@@ -121,7 +122,7 @@ func TestNamesFiltersAndUtilities(t *testing.T) {
 	if s, _ := r["result"].(string); s == "" {
 		t.Errorf("read_resource = %v", r)
 	}
-	if out, err := m.Call(context.Background(), "mcp_rsrc_get_prompt", map[string]any{}); err == nil || !strings.Contains(out, "Missing required parameter 'name'") {
+	if out, err := call(m, context.Background(), "mcp_rsrc_get_prompt", map[string]any{}); err == nil || !strings.Contains(out, "Missing required parameter 'name'") {
 		t.Errorf("get_prompt without name = %s", out)
 	}
 	r = mustCall(t, m, "mcp_rsrc_get_prompt", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
@@ -265,7 +266,7 @@ func TestReconnectAfterServerKilled(t *testing.T) {
 	pid = pidOf(t, m, "mcp_ts_pid")
 	errc := make(chan error, 1)
 	go func() {
-		_, err := m.Call(context.Background(), "mcp_ts_sleep", map[string]any{"ms": 20000})
+		_, err := call(m, context.Background(), "mcp_ts_sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
 	eventually(t, 10*time.Second, "the call to reach the server", func() bool {
@@ -389,7 +390,7 @@ func TestCallWakesParkedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server never listed tools, so the call goes by MCP name.
-	res, err := m.CallTool(context.Background(), "ts", "echo", map[string]any{"message": "woken"})
+	res, err := callTool(m, context.Background(), "ts", "echo", map[string]any{"message": "woken"})
 	if err != nil || res.IsError {
 		t.Fatalf("call did not wake the server: %v", err)
 	}
@@ -497,7 +498,7 @@ func TestConcurrentCalls(t *testing.T) {
 			defer wg.Done()
 			// Sleeps far longer than the test: they end when ctx is
 			// cancelled.
-			_, _ = m.Call(ctx, "mcp_a_sleep", map[string]any{"ms": 600000})
+			_, _ = call(m, ctx, "mcp_a_sleep", map[string]any{"ms": 600000})
 		}()
 	}
 	eventually(t, 60*time.Second, "4 sleeps running at once", func() bool {

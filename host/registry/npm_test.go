@@ -105,7 +105,7 @@ func TestEverythingServer(t *testing.T) {
 	if r := mustCall(t, m, "mcp_everything_read_resource", map[string]any{"uri": uri}); r["result"] == "" {
 		t.Errorf("read_resource %s = %v", uri, r)
 	}
-	if out, err := m.Call(context.Background(), "mcp_everything_read_resource", map[string]any{}); err == nil || !strings.Contains(out, "Missing required parameter 'uri'") {
+	if out, err := call(m, context.Background(), "mcp_everything_read_resource", map[string]any{}); err == nil || !strings.Contains(out, "Missing required parameter 'uri'") {
 		t.Errorf("read_resource without uri = %s", out)
 	}
 }

@@ -11,11 +11,11 @@ import (
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // This file keeps the store of what each server offered (package offered)
@@ -97,16 +97,11 @@ func (m *Manager) Instructions(name string) string {
 // approved yet (first use), and returns how the listing differs from the
 // baseline. A record that cannot be written is an error; the drift is
 // still returned.
-func RecordOffered(store *offered.Store, srv *config.Server, sess *session.Session, tools []mcp.Tool) (*Drift, error) {
+func RecordOffered(store *offered.Store, srv *config.Server, sess *session.Session, tools []mcpvalue.Tool) (*Drift, error) {
 	rec := &offered.Record{
-		Server: srv.StateKey(), SettingsDigest: offered.SettingsDigest(srv), Protocol: sess.Protocol.Revision,
+		Server: srv.StateKey(), SettingsDigest: offered.SettingsDigest(srv), Protocol: sess.Revision(),
+		ServerInfo: sess.ServerInfo(), Instructions: sess.Instructions(), Capabilities: sess.Capabilities(),
 		Tools: tools,
-	}
-	if in := sess.Init; in != nil {
-		rec.ServerInfo, rec.Instructions, rec.Capabilities = in.ServerInfo, in.Instructions, in.Capabilities
-		if rec.Protocol == "" {
-			rec.Protocol = in.ProtocolVersion
-		}
 	}
 	saveErr := store.Save(rec)
 	d, err := CompareOffered(store, srv, tools, true)
@@ -119,7 +114,7 @@ func RecordOffered(store *offered.Store, srv *config.Server, sess *session.Sessi
 // drifted; without, every tool is new. A baseline that exists but cannot
 // be read is never taken for a missing one: every tool is withheld and
 // Drift.Unreadable says why (the error is returned too).
-func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, trust bool) (*Drift, error) {
+func CompareOffered(store *offered.Store, srv *config.Server, tools []mcpvalue.Tool, trust bool) (*Drift, error) {
 	var b *offered.Baseline
 	var err error
 	if trust {
@@ -138,7 +133,7 @@ func CompareOffered(store *offered.Store, srv *config.Server, tools []mcp.Tool, 
 // to compute them. An unusable baseline withholds every tool; another
 // error without a baseline (the store could not be locked, ...) compares
 // with nothing approved.
-func driftOf(srv *config.Server, b *offered.Baseline, err error, tools []mcp.Tool, digests map[string]string) *Drift {
+func driftOf(srv *config.Server, b *offered.Baseline, err error, tools []mcpvalue.Tool, digests map[string]string) *Drift {
 	d := &Drift{Server: srv.Name, OnChange: onChange(srv)}
 	d.Changes = offered.CompareDigests(b, tools, digests)
 	var ue *offered.UnusableError
@@ -200,7 +195,7 @@ func (s *server) offer(sess *session.Session) bool {
 // withholding as a live listing, trusting them on first use as a listing
 // would be, without writing the record. It reports whether the withheld
 // tools changed (the caller rebuilds).
-func (s *server) driftFromCache(tools []mcp.Tool) bool {
+func (s *server) driftFromCache(tools []mcpvalue.Tool) bool {
 	o := &s.m.off
 	if o.store == nil {
 		return false

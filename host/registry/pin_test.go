@@ -44,7 +44,7 @@ func TestPinnedTransportChanged(t *testing.T) {
 	if st.Rejected {
 		t.Error("a changed plugin is marked as rejected by the security check")
 	}
-	if _, err := m.CallTool(context.Background(), "ts", "echo", map[string]any{"message": "x"}); err == nil {
+	if _, err := callTool(m, context.Background(), "ts", "echo", map[string]any{"message": "x"}); err == nil {
 		t.Error("a tool call reached a server behind a changed plugin")
 	}
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hermes-agent/hermes/host/fields"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Progress is one notifications/progress of a running tool call, as the
@@ -70,8 +70,8 @@ func (r *progressRoutes) open(fn func(Progress)) (string, func()) {
 
 // deliver routes a notifications/progress to its call's callback; a token
 // of no running call is dropped.
-func (r *progressRoutes) deliver(n mcp.JSONRPCNotification) {
-	f := n.Params.AdditionalFields
+func (r *progressRoutes) deliver(n mcpvalue.Notification) {
+	f := n.Params
 	token, ok := f["progressToken"].(string)
 	if !ok {
 		return

@@ -28,7 +28,7 @@ func TestProgressReachesTheCall(t *testing.T) {
 	if r := mustCall(t, m, "mcp_ts_slow_stream", nil); r["result"] != "done" {
 		t.Fatalf("without a callback: %v", r)
 	}
-	out, err := m.Call(ctx, "mcp_ts_slow_stream", map[string]any{"steps": 3, "interval_ms": 1})
+	out, err := call(m, ctx, "mcp_ts_slow_stream", map[string]any{"steps": 3, "interval_ms": 1})
 	if err != nil || decode(t, out)["result"] != "done" {
 		t.Fatalf("call: %s %v", out, err)
 	}

@@ -6,26 +6,26 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // onNotification handles a server notification. It runs on the
 // transport's reader, so it only records and signals: a tool-list change
 // marks the server dirty for its refresher, a log entry is written.
-func (s *server) onNotification(n mcp.JSONRPCNotification) {
+func (s *server) onNotification(n mcpvalue.Notification) {
 	switch n.Method {
-	case string(mcp.MethodNotificationToolsListChanged):
+	case mcpvalue.MethodToolsListChanged:
 		s.dirty.Store(true)
 		select {
 		case s.refreshKick <- struct{}{}:
 		default:
 		}
-	case string(mcp.MethodNotificationMessage):
-		s.serverLog(n.Params.AdditionalFields)
-	case string(mcp.MethodNotificationProgress):
+	case mcpvalue.MethodMessage:
+		s.serverLog(n.Params)
+	case mcpvalue.MethodProgress:
 		s.progress.deliver(n)
-	case string(mcp.MethodNotificationPromptsListChanged), string(mcp.MethodNotificationResourcesListChanged):
+	case mcpvalue.MethodPromptsListChanged, mcpvalue.MethodResourcesListChanged:
 		s.log.Debug("list changed (ignored)", "method", n.Method)
 	}
 }
@@ -57,7 +57,7 @@ func (s *server) refresh() {
 	if c == nil || c.dead() {
 		return // the next connect lists the tools anyway
 	}
-	caps := c.sess.Init.Capabilities
+	caps := c.sess.Capabilities()
 	if caps.Tools == nil {
 		return
 	}

@@ -85,7 +85,7 @@ func TestRejectedEntryNeverStarts(t *testing.T) {
 	if err := m.Reconnect("evil"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.CallTool(context.Background(), "evil", "echo", map[string]any{"message": "x"}); err == nil {
+	if _, err := callTool(m, context.Background(), "evil", "echo", map[string]any{"message": "x"}); err == nil {
 		t.Error("a tool call reached the rejected server")
 	}
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {

@@ -1,8 +1,8 @@
 package registry
 
 import (
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // ToolRecord is the registry's own record of the tool a model-visible
@@ -23,11 +23,11 @@ type ToolRecord struct {
 	// Annotations are the tool's annotations as the server lists it now
 	// (zero when its last listing does not hold it: a tool of a server
 	// that is down).
-	Annotations mcp.ToolAnnotation
+	Annotations mcpvalue.Annotations
 	// Approved are the annotations of the tool's definition the person
 	// approved (the drift baseline in package offered); nil when no
 	// definition of it was approved or the baseline cannot be read.
-	Approved *mcp.ToolAnnotation
+	Approved *mcpvalue.Annotations
 }
 
 // Resolve returns the record of the tool that a call of the model-visible
@@ -36,24 +36,16 @@ type ToolRecord struct {
 // is the *CallError Call would report (its message is ready for the
 // model).
 func (m *Manager) Resolve(name string) (ToolRecord, error) {
-	ref, utility, err := m.resolve(name)
+	t, err := m.resolve(name)
 	if err != nil {
 		return ToolRecord{}, err
 	}
-	rec := ToolRecord{Name: name, Server: ref.Server, StateKey: m.StateKey(ref.Server), Tool: ref.Tool, Utility: utility}
-	s := m.server(ref.Server)
-	if s == nil || utility != "" {
+	rec := ToolRecord{Name: name, Server: t.ref.Server, StateKey: m.StateKey(t.ref.Server), Tool: t.ref.Tool, Utility: t.utility,
+		Annotations: t.ann}
+	if t.srv == nil || t.utility != "" {
 		return rec, nil
 	}
-	s.mu.Lock()
-	for _, t := range s.tools {
-		if t.Name == ref.Tool {
-			rec.Annotations = t.Annotations
-			break
-		}
-	}
-	s.mu.Unlock()
-	rec.Approved = m.approvedAnnotations(s, ref.Tool)
+	rec.Approved = m.approvedAnnotations(t.srv, t.ref.Tool)
 	return rec, nil
 }
 
@@ -61,7 +53,7 @@ func (m *Manager) Resolve(name string) (ToolRecord, error) {
 // readOnlyHint) of tool in s's approved baseline, nil when it has none (no
 // home, nothing approved yet, or an approval without hints). A baseline
 // that cannot be read never gets here: it withholds the server's tools.
-func (m *Manager) approvedAnnotations(s *server, tool string) *mcp.ToolAnnotation {
+func (m *Manager) approvedAnnotations(s *server, tool string) *mcpvalue.Annotations {
 	st := m.off.store
 	if st == nil {
 		return nil
@@ -74,5 +66,5 @@ func (m *Manager) approvedAnnotations(s *server, tool string) *mcp.ToolAnnotatio
 	if !ok || a.Hints == nil {
 		return nil
 	}
-	return &mcp.ToolAnnotation{DestructiveHint: a.Hints.Destructive, ReadOnlyHint: a.Hints.ReadOnly}
+	return &mcpvalue.Annotations{Destructive: a.Hints.Destructive, ReadOnly: a.Hints.ReadOnly}
 }

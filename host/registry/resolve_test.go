@@ -33,13 +33,13 @@ func TestResolveRecordsListedAndApprovedAnnotations(t *testing.T) {
 	if rec.Server != "r" || rec.Tool != "echo" || rec.StateKey != srv.StateKey() || rec.Utility != "" {
 		t.Fatalf("record %+v", rec)
 	}
-	if ro := rec.Annotations.ReadOnlyHint; ro == nil || !*ro {
+	if ro := rec.Annotations.ReadOnly; ro == nil || !*ro {
 		t.Fatalf("listed annotations %+v, want readOnlyHint: true", rec.Annotations)
 	}
 	if rec.Approved == nil {
 		t.Fatal("no approved annotations of echo, though first use approved it")
 	}
-	if d, ro := rec.Approved.DestructiveHint, rec.Approved.ReadOnlyHint; d == nil || !*d || (ro != nil && *ro) {
+	if d, ro := rec.Approved.Destructive, rec.Approved.ReadOnly; d == nil || !*d || (ro != nil && *ro) {
 		t.Fatalf("approved annotations %+v, want destructive and not read-only", *rec.Approved)
 	}
 
@@ -51,7 +51,7 @@ func TestResolveRecordsListedAndApprovedAnnotations(t *testing.T) {
 		if _, err := m.Resolve(name); failure.Of(err) != code {
 			t.Errorf("Resolve(%s): %v, want code %s", name, err, code)
 		}
-		if _, err := m.Call(context.Background(), name, nil); failure.Of(err) != code {
+		if _, err := call(m, context.Background(), name, nil); failure.Of(err) != code {
 			t.Errorf("Call(%s): %v, want code %s like Resolve", name, err, code)
 		}
 	}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // State is where a server is in its life.
@@ -114,9 +114,9 @@ type server struct {
 	httpStatus int                // that failure's HTTP status, if any
 	connected  bool               // a session was up at least once
 	listed     bool               // tools holds a successful listing
-	tools      []mcp.Tool         // all tools the server offers, as last listed
+	tools      []mcpvalue.Tool    // all tools the server offers, as last listed
 	defs       []toolview.ToolDef // toolview.ConvertTool of each of tools
-	caps       mcp.ServerCapabilities
+	caps       mcpvalue.Capabilities
 	descSeen   map[string]string
 	// instructions are what the last session said in initialize.
 	instructions string
@@ -316,9 +316,7 @@ func (s *server) publish(c *conn) {
 	s.m.rebuild()
 	s.mu.Lock()
 	s.cur = c
-	if c.sess.Init != nil {
-		s.instructions = c.sess.Init.Instructions
-	}
+	s.instructions = c.sess.Instructions()
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"sync"
 	"testing"
 	"time"
@@ -92,9 +93,9 @@ type pingless struct {
 }
 
 func (p *pingless) Ping(context.Context) error { p.pings++; return p.pingErr }
-func (p *pingless) ListToolsByPage(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+func (p *pingless) ListToolsPage(context.Context, string) ([]mcpvalue.Tool, string, error) {
 	p.lists++
-	return &mcp.ListToolsResult{}, nil
+	return nil, "", nil
 }
 
 func TestKeepaliveFallsBackToToolsList(t *testing.T) {

@@ -2,6 +2,7 @@ package roots_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,11 +163,11 @@ func TestListChangedReachesServers(t *testing.T) {
 	}
 	call := func(srv string, args map[string]any) string {
 		t.Helper()
-		res, err := m.CallTool(ctx, srv, "roots", args)
+		res, err := m.CallTool(ctx, srv, "roots", argsJSON(t, args))
 		if err != nil || res.IsError {
 			t.Fatalf("%s roots: %v %+v", srv, err, res)
 		}
-		return res.Content[0].(mcp.TextContent).Text
+		return res.Content[0].Text
 	}
 	for _, srv := range []string{"legacy", "modern"} {
 		if got := call(srv, nil); !strings.Contains(got, "file:///one") {
@@ -229,4 +230,14 @@ func TestReload(t *testing.T) {
 	if changed, err := set.Reload(ctx, home, "/w", "/h", nil); changed || err == nil || len(set.Roots()) != 3 || changes != 2 {
 		t.Fatalf("a broken roots: %v %v, %v", changed, err, set.Roots())
 	}
+}
+
+// argsJSON is a call's arguments as the registry takes them.
+func argsJSON(t *testing.T, args map[string]any) json.RawMessage {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

@@ -2,13 +2,14 @@ package sampling_test
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -62,15 +63,15 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func resultText(t *testing.T, res *mcp.CallToolResult, err error) string {
+func resultText(t *testing.T, res mcpvalue.CallResult, err error) string {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := mcp.AsTextContent(c); ok {
-			b.WriteString(tc.Text)
+		if c.Type == mcpvalue.TypeText {
+			b.WriteString(c.Text)
 		}
 	}
 	return b.String()
@@ -90,7 +91,8 @@ func TestEverythingSampling(t *testing.T) {
 	ctx := context.Background()
 	args := map[string]any{"prompt": "hello there", "maxTokens": 1000}
 	call := func(server string) string {
-		res, err := m.CallTool(ctx, server, "trigger-sampling-request", args)
+		raw, _ := json.Marshal(args)
+		res, err := m.CallTool(ctx, server, "trigger-sampling-request", raw)
 		return resultText(t, res, err)
 	}
 
@@ -149,7 +151,7 @@ func TestEverythingSampling(t *testing.T) {
 		t.Errorf("tools of the disabled server: %v", names)
 	}
 	everythingTools, _ := m.ServerTools("everything")
-	if !slices.ContainsFunc(everythingTools, func(tl mcp.Tool) bool { return tl.Name == "trigger-sampling-request" }) {
+	if !slices.ContainsFunc(everythingTools, func(tl mcpvalue.Tool) bool { return tl.Name == "trigger-sampling-request" }) {
 		t.Errorf("the enabled server lacks trigger-sampling-request")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/statedb"
@@ -342,7 +343,11 @@ func (h *handler) convert(params mcp.CreateMessageParams) (model.Request, error)
 	}
 	if params.ToolChoice == nil || params.ToolChoice.Mode != mcp.ToolChoiceModeNone {
 		for _, t := range params.Tools {
-			def := toolview.ConvertTool(h.server, t)
+			schema := t.RawInputSchema
+			if len(schema) == 0 {
+				schema, _ = json.Marshal(t.InputSchema)
+			}
+			def := toolview.ConvertTool(h.server, mcpvalue.Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
 			out.Tools = append(out.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: def.Parameters})
 		}
 		if params.ToolChoice != nil && params.ToolChoice.Mode == mcp.ToolChoiceModeRequired && len(out.Tools) > 0 {

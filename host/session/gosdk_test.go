@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -79,7 +80,7 @@ func TestGoSDKListChanged(t *testing.T) {
 			pin := c.pin
 			d, _ := deps(t)
 			got := make(chan string, 16)
-			d.OnNotification = func(_ string, n mcp.JSONRPCNotification) { got <- n.Method }
+			d.OnNotification = func(_ string, n mcpvalue.Notification) { got <- n.Method }
 			s := mustConnect(t, at(remote("http", base+c.path), pin), d)
 			if s.Protocol.Revision != "2025-11-25" {
 				t.Fatalf("protocol %+v", s.Protocol)

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,10 +18,10 @@ import (
 // noteLog collects notifications.
 type noteLog struct {
 	mu    sync.Mutex
-	notes []mcp.JSONRPCNotification
+	notes []mcpvalue.Notification
 }
 
-func (l *noteLog) add(_ string, n mcp.JSONRPCNotification) {
+func (l *noteLog) add(_ string, n mcpvalue.Notification) {
 	l.mu.Lock()
 	l.notes = append(l.notes, n)
 	l.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"io"
 	"net"
 	"os"
@@ -219,14 +220,15 @@ func registryCall(t *testing.T, m *registry.Manager, server, tool string, args m
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := m.CallTool(ctx, server, tool, args)
+	raw, _ := json.Marshal(args)
+	res, err := m.CallTool(ctx, server, tool, raw)
 	if err != nil {
 		t.Fatalf("registry call %s: %v", tool, err)
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			b.WriteString(tc.Text)
+		if c.Type == mcpvalue.TypeText {
+			b.WriteString(c.Text)
 		}
 	}
 	if res.IsError {

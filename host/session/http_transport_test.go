@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"path/filepath"
 	"strings"
@@ -428,7 +429,7 @@ func TestHTTPListChanged(t *testing.T) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			got := make(chan string, 16)
-			d.OnNotification = func(_ string, n mcp.JSONRPCNotification) { got <- n.Method }
+			d.OnNotification = func(_ string, n mcpvalue.Notification) { got <- n.Method }
 			s := mustConnect(t, at(remote("http", p.URL+"/mcp"), rev), d)
 			s.Listen(nil)
 			if mcp.IsModernProtocol(rev) {

@@ -108,8 +108,8 @@ func (c *revConn) progressOf(token string) []map[string]any {
 	defer c.notes.mu.Unlock()
 	var out []map[string]any
 	for _, n := range c.notes.notes {
-		if n.Method == string(mcp.MethodNotificationProgress) && n.Params.AdditionalFields["progressToken"] == token {
-			out = append(out, n.Params.AdditionalFields)
+		if n.Method == string(mcp.MethodNotificationProgress) && n.Params["progressToken"] == token {
+			out = append(out, n.Params)
 		}
 	}
 	return out

@@ -59,8 +59,8 @@ func TestToolSchemasKeep2020Keywords(t *testing.T) {
 				t.Fatalf("listing %+v, %v", l, err)
 			}
 			var got map[string]any
-			if err := json.Unmarshal(l.Tools[0].RawInputSchema, &got); err != nil || !reflect.DeepEqual(got, want) {
-				t.Fatalf("raw schema %s, %v", l.Tools[0].RawInputSchema, err)
+			if err := json.Unmarshal(l.Tools[0].InputSchema, &got); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("raw schema %s, %v", l.Tools[0].InputSchema, err)
 			}
 			params, _ := json.Marshal(toolview.ConvertTool("x", l.Tools[0]).Parameters)
 			var model map[string]any

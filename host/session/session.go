@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
@@ -48,7 +49,7 @@ type Deps struct {
 	Logger     hclog.Logger
 	// OnNotification receives every server notification (list_changed,
 	// logging, progress...). It runs on the transport's reader: return fast.
-	OnNotification func(server string, n mcp.JSONRPCNotification)
+	OnNotification func(server string, n mcpvalue.Notification)
 	// OnClosed is called once when the connection ends without Close (the
 	// plugin died, the server exited), with why. err is nil when hermes
 	// stopped the plugin on purpose (at the end of a one-shot command, say):
@@ -176,7 +177,7 @@ func Connect(ctx context.Context, plan Plan, d Deps) (*Session, error) {
 	tr, probe := watchProbe(tr)
 	c := client.NewClient(tr, clientOptions(d, probe.http)...)
 	if d.OnNotification != nil {
-		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(srv.Name, n) })
+		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(srv.Name, NotificationValue(n)) })
 	}
 	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
 	if err := c.Start(ctx); err != nil {

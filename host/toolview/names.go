@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // maxToolNameLen is the longest tool name a model provider accepts. Longer
@@ -78,7 +78,7 @@ func Toolset(server string) string {
 // whole request. warnings has one line for each name skipped, however
 // often it was repeated, and one for the tools without a name, each naming
 // the server. The input is returned as it is when nothing is skipped.
-func UniqueTools(server string, tools []mcp.Tool) (kept []mcp.Tool, warnings []string) {
+func UniqueTools(server string, tools []mcpvalue.Tool) (kept []mcpvalue.Tool, warnings []string) {
 	seen := make(map[string]int, len(tools))
 	unnamed, dups := 0, 0
 	for _, t := range tools {
@@ -93,7 +93,7 @@ func UniqueTools(server string, tools []mcp.Tool) (kept []mcp.Tool, warnings []s
 	if unnamed == 0 && dups == 0 {
 		return tools, nil
 	}
-	kept = make([]mcp.Tool, 0, len(tools)-unnamed-dups)
+	kept = make([]mcpvalue.Tool, 0, len(tools)-unnamed-dups)
 	warned := map[string]bool{}
 	for _, t := range tools {
 		switch {

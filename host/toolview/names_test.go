@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 func TestSanitizeComponent(t *testing.T) {
@@ -191,12 +191,12 @@ func FuzzToolName(f *testing.F) {
 }
 
 func TestUniqueTools(t *testing.T) {
-	tool := func(name, desc string) mcp.Tool { return mcp.Tool{Name: name, Description: desc} }
-	clean := []mcp.Tool{tool("a", ""), tool("b", "")}
+	tool := func(name, desc string) mcpvalue.Tool { return mcpvalue.Tool{Name: name, Description: desc} }
+	clean := []mcpvalue.Tool{tool("a", ""), tool("b", "")}
 	if kept, warns := UniqueTools("s", clean); &kept[0] != &clean[0] || len(kept) != 2 || warns != nil {
 		t.Errorf("a clean listing was changed: %v %q", kept, warns)
 	}
-	in := []mcp.Tool{tool("echo", "first"), tool("", "no name"), tool("add", ""), tool("echo", "second"), tool("echo", "third"), tool("", "")}
+	in := []mcpvalue.Tool{tool("echo", "first"), tool("", "no name"), tool("add", ""), tool("echo", "second"), tool("echo", "third"), tool("", "")}
 	kept, warns := UniqueTools("srv", in)
 	var got []string
 	for _, k := range kept {

@@ -21,7 +21,7 @@ func TestOversizedResultToFile(t *testing.T) {
 	var out struct {
 		Result string `json:"result"`
 	}
-	got := RenderCallResultMax("files", res, cache, 10<<10)
+	got := renderCallResultMax("files", res, cache, 10<<10)
 	if err := json.Unmarshal([]byte(got), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -41,12 +41,12 @@ func TestOversizedResultToFile(t *testing.T) {
 		t.Fatalf("%s: mode %v", path, fi.Mode().Perm())
 	}
 
-	small := RenderCallResultMax("files", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("ok")}}, cache, 10<<10)
+	small := renderCallResultMax("files", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("ok")}}, cache, 10<<10)
 	if small != `{"result":"ok"}` {
 		t.Fatalf("a small result became %s", small)
 	}
 	// The default limit is 512 KiB.
-	if got := RenderCallResult("files", res, cache); !strings.Contains(got, "line of a huge result") || strings.Contains(got, "too large") {
+	if got := renderCallResult("files", res, cache); !strings.Contains(got, "line of a huge result") || strings.Contains(got, "too large") {
 		t.Fatalf("44 KB under the default limit: %.200s", got)
 	}
 }
@@ -58,7 +58,7 @@ func TestOversizedOtherParts(t *testing.T) {
 	rows := make([]int, 5000)
 	structured := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("summary")}, StructuredContent: map[string]any{"rows": rows}}
 	var out map[string]any
-	if err := json.Unmarshal([]byte(RenderCallResultMax("s", structured, cache, 4<<10)), &out); err != nil {
+	if err := json.Unmarshal([]byte(renderCallResultMax("s", structured, cache, 4<<10)), &out); err != nil {
 		t.Fatal(err)
 	}
 	text, _ := out["result"].(string)
@@ -71,7 +71,7 @@ func TestOversizedOtherParts(t *testing.T) {
 
 	errText := "Authorization: Bearer sk-abcdefghijklmnop " + strings.Repeat("e", 8000)
 	failed := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(errText)}}
-	if err := json.Unmarshal([]byte(RenderCallResultMax("s", failed, cache, 4<<10)), &out); err != nil {
+	if err := json.Unmarshal([]byte(renderCallResultMax("s", failed, cache, 4<<10)), &out); err != nil {
 		t.Fatal(err)
 	}
 	msg, _ := out["error"].(string)
@@ -83,7 +83,7 @@ func TestOversizedOtherParts(t *testing.T) {
 	}
 
 	big := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(strings.Repeat("y", 9000))}}
-	got := RenderCallResultMax("s", big, nil, 4<<10)
+	got := renderCallResultMax("s", big, nil, 4<<10)
 	if !strings.Contains(got, "could not be saved") || !strings.Contains(got, "max_result_kb is 4") || len(got) > 4<<10 {
 		t.Fatalf("without a cache: %.300s", got)
 	}
@@ -95,7 +95,7 @@ func TestOversizedOverMediaCap(t *testing.T) {
 	mediaCap = 1000
 	t.Cleanup(func() { mediaCap = old })
 	cache := NewMediaCache(t.TempDir())
-	got := RenderCallResultMax("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(strings.Repeat("z", 3000))}}, cache, 100)
+	got := renderCallResultMax("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(strings.Repeat("z", 3000))}}, cache, 100)
 	var out struct{ Result string }
 	_ = json.Unmarshal([]byte(got), &out)
 	if !strings.Contains(out.Result, "its first 1000 bytes are saved to") {
@@ -124,10 +124,10 @@ func TestOversizedSavedWithoutCopies(t *testing.T) {
 	cache := NewMediaCache(t.TempDir())
 	big := strings.Repeat("x", 8<<20)
 	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(big)}}
-	RenderCallResultMax("files", res, cache, 10<<10) // the folder exists, as it will
+	renderCallResultMax("files", res, cache, 10<<10) // the folder exists, as it will
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	got := RenderCallResultMax("files", res, cache, 10<<10)
+	got := renderCallResultMax("files", res, cache, 10<<10)
 	runtime.ReadMemStats(&after)
 	if !strings.Contains(got, "saved to") {
 		t.Fatalf("not saved: %.300s", got)

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Error texts of tool results.
@@ -26,7 +27,7 @@ const DefaultMaxResultBytes = 512 << 10
 // RenderCallResult renders a tools/call result of server as the JSON string
 // the model receives, with the default result limit (DefaultMaxResultBytes);
 // see RenderCallResultMax.
-func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache) string {
+func RenderCallResult(server string, res *mcpvalue.CallResult, cache *MediaCache) string {
 	return RenderCallResultMax(server, res, cache, DefaultMaxResultBytes)
 }
 
@@ -48,17 +49,45 @@ func RenderCallResult(server string, res *mcp.CallToolResult, cache *MediaCache)
 // than a model can read: it is saved to a file by cache (up to 50 MiB) and
 // the model gets a note naming the file, the limit and how to raise it,
 // followed by the text's beginning.
-func RenderCallResultMax(server string, res *mcp.CallToolResult, cache *MediaCache, maxResult int) string {
+func RenderCallResultMax(server string, res *mcpvalue.CallResult, cache *MediaCache, maxResult int) string {
+	return renderCall(server, res, cache, maxResult).model()
+}
+
+// RenderCallResultPerson renders a tools/call result of server as text
+// for a person: the result's text (or "error: " and its error), then any
+// structured content as indented JSON, which is shown alone when the text
+// is that same JSON (as the specification asks servers to send it). Media
+// and oversized parts are saved as for the model (RenderCallResultMax) and
+// named the same way.
+func RenderCallResultPerson(server string, res *mcpvalue.CallResult, cache *MediaCache, maxResult int) string {
+	return renderCall(server, res, cache, maxResult).person()
+}
+
+// rendered is a result rendered once, before it is written for the model
+// or for a person.
+type rendered struct {
+	// failed: an error result, whose message is errText (redacted).
+	failed  bool
+	errText string
+	// text is the result's text; structured its structured content
+	// (nil: none), as JSON.
+	text       string
+	structured json.RawMessage
+}
+
+// renderCall renders res: its blocks in order, media saved, oversized
+// parts saved and noted (see RenderCallResultMax).
+func renderCall(server string, res *mcpvalue.CallResult, cache *MediaCache, maxResult int) rendered {
 	if maxResult <= 0 {
 		maxResult = DefaultMaxResultBytes
 	}
 	if res == nil {
-		return ErrorResult(msgNoResult)
+		return rendered{failed: true, errText: Redact(msgNoResult)}
 	}
 	if res.IsError {
 		var parts []string
-		for _, c := range res.Content {
-			if t, ok := contentText(c); ok && t != "" {
+		for i := range res.Content {
+			if t, ok := res.Content[i].TextOf(); ok && t != "" {
 				parts = append(parts, t)
 			}
 		}
@@ -67,22 +96,19 @@ func RenderCallResultMax(server string, res *mcp.CallToolResult, cache *MediaCac
 			msg = msgToolError
 		}
 		if len(msg) > maxResult {
-			return ErrorResult(oversized(server, "error text", Redact(msg), "text/plain", cache, maxResult))
+			msg = oversized(server, "error text", Redact(msg), "text/plain", cache, maxResult)
 		}
-		return ErrorResult(msg)
+		return rendered{failed: true, errText: Redact(msg)}
 	}
 	text := renderBlocks(server, res.Content, cache)
 	if len(text) > maxResult {
 		text = oversized(server, "result", text, "text/plain", cache, maxResult)
 	}
-	structured := structuredContent(res)
-	if structured != nil {
-		raw, ok := structured.(json.RawMessage)
-		if !ok {
-			raw, _ = json.Marshal(structured)
-		}
-		if len(raw) > maxResult {
-			note := oversized(server, "structured content", string(raw), "application/json", cache, maxResult)
+	var structured json.RawMessage
+	if res.HasStructured() && json.Valid(res.Structured) {
+		structured = res.Structured
+		if len(structured) > maxResult {
+			note := oversized(server, "structured content", string(structured), "application/json", cache, maxResult)
 			structured = nil
 			if text != "" {
 				text += "\n"
@@ -90,21 +116,85 @@ func RenderCallResultMax(server string, res *mcp.CallToolResult, cache *MediaCac
 			text += note
 		}
 	}
+	return rendered{text: text, structured: structured}
+}
+
+// model writes r as the JSON string the model receives.
+func (r rendered) model() string {
 	switch {
-	case structured == nil:
+	case r.failed:
+		return errorJSON(r.errText)
+	case r.structured == nil:
 		return marshalJSON(struct {
 			Result string `json:"result"`
-		}{text})
-	case text == "":
+		}{r.text})
+	case r.text == "":
 		return marshalJSON(struct {
-			Result any `json:"result"`
-		}{structured})
+			Result json.RawMessage `json:"result"`
+		}{r.structured})
 	default:
 		return marshalJSON(struct {
-			Result            string `json:"result"`
-			StructuredContent any    `json:"structuredContent"`
-		}{text, structured})
+			Result            string          `json:"result"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}{r.text, r.structured})
 	}
+}
+
+// person writes r as text for a person (RenderCallResultPerson).
+func (r rendered) person() string {
+	if r.failed {
+		return "error: " + validText(r.errText)
+	}
+	var parts []string
+	switch {
+	case r.structured == nil:
+		parts = append(parts, validText(r.text))
+	case r.text == "":
+	case !sameJSON([]byte(r.text), r.structured):
+		parts = append(parts, validText(r.text))
+	}
+	if r.structured != nil {
+		parts = append(parts, indentJSON(r.structured))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// validText is s as it reads back from the JSON the model gets: each byte
+// of an invalid UTF-8 sequence replaced by U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// sameJSON reports whether a and b are JSON documents of equal value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// indentJSON is raw indented by two spaces, or raw as it is when it is
+// not JSON.
+func indentJSON(raw json.RawMessage) string {
+	var compact, buf bytes.Buffer
+	if json.Compact(&compact, raw) != nil || json.Indent(&buf, compact.Bytes(), "", "  ") != nil {
+		return string(raw)
+	}
+	return buf.String()
 }
 
 // previewBytes is how much of an oversized result the model still sees.
@@ -142,59 +232,21 @@ func preview(s string, n int) string {
 }
 
 // ErrorResult renders msg as {"error": msg} with secrets redacted.
-func ErrorResult(msg string) string {
+func ErrorResult(msg string) string { return errorJSON(Redact(msg)) }
+
+// errorJSON is {"error": msg}, msg already redacted.
+func errorJSON(msg string) string {
 	return marshalJSON(struct {
 		Error string `json:"error"`
-	}{Redact(msg)})
-}
-
-// structuredContent returns the result's structured content, preferring the
-// raw bytes received, or nil when there is none.
-func structuredContent(res *mcp.CallToolResult) any {
-	if raw := bytes.TrimSpace(res.RawStructuredContent); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && json.Valid(raw) {
-		return json.RawMessage(raw)
-	}
-	return res.StructuredContent
-}
-
-// contentText returns the text of a text block or of an embedded text
-// resource.
-func contentText(c mcp.Content) (string, bool) {
-	switch v := c.(type) {
-	case mcp.TextContent:
-		return v.Text, true
-	case *mcp.TextContent:
-		if v != nil {
-			return v.Text, true
-		}
-	case mcp.EmbeddedResource:
-		return resourceText(v.Resource)
-	case *mcp.EmbeddedResource:
-		if v != nil {
-			return resourceText(v.Resource)
-		}
-	}
-	return "", false
-}
-
-func resourceText(rc mcp.ResourceContents) (string, bool) {
-	switch r := rc.(type) {
-	case mcp.TextResourceContents:
-		return r.Text, true
-	case *mcp.TextResourceContents:
-		if r != nil {
-			return r.Text, true
-		}
-	}
-	return "", false
+	}{msg})
 }
 
 // renderBlocks renders content blocks in order, skipping empty ones, joined
 // by newlines.
-func renderBlocks(server string, blocks []mcp.Content, cache *MediaCache) string {
+func renderBlocks(server string, blocks []mcpvalue.Content, cache *MediaCache) string {
 	parts := make([]string, 0, len(blocks))
-	for _, c := range blocks {
-		if s := renderBlock(server, c, cache); s != "" {
+	for i := range blocks {
+		if s := renderBlock(server, &blocks[i], cache); s != "" {
 			parts = append(parts, s)
 		}
 	}
@@ -202,42 +254,21 @@ func renderBlocks(server string, blocks []mcp.Content, cache *MediaCache) string
 }
 
 // renderBlock renders one content block as text.
-func renderBlock(server string, c mcp.Content, cache *MediaCache) string {
-	switch v := c.(type) {
-	case mcp.TextContent:
-		return v.Text
-	case *mcp.TextContent:
-		if v != nil {
-			return v.Text
-		}
-	case mcp.ImageContent:
-		return renderMedia("image", v.Data, v.MIMEType, cache)
-	case *mcp.ImageContent:
-		if v != nil {
-			return renderMedia("image", v.Data, v.MIMEType, cache)
-		}
-	case mcp.AudioContent:
-		return renderMedia("audio", v.Data, v.MIMEType, cache)
-	case *mcp.AudioContent:
-		if v != nil {
-			return renderMedia("audio", v.Data, v.MIMEType, cache)
-		}
-	case mcp.ResourceLink:
-		return renderResourceLink(server, v)
-	case *mcp.ResourceLink:
-		if v != nil {
-			return renderResourceLink(server, *v)
-		}
-	case mcp.EmbeddedResource:
-		return renderEmbedded(v.Resource, cache)
-	case *mcp.EmbeddedResource:
-		if v != nil {
-			return renderEmbedded(v.Resource, cache)
-		}
-	case nil:
-		return ""
-	default:
-		return fmt.Sprintf("[MCP content of unsupported type %T omitted]", c)
+func renderBlock(server string, c *mcpvalue.Content, cache *MediaCache) string {
+	switch c.Type {
+	case mcpvalue.TypeText:
+		return c.Text
+	case mcpvalue.TypeImage:
+		return renderMedia("image", c.Data, c.MIMEType, cache)
+	case mcpvalue.TypeAudio:
+		return renderMedia("audio", c.Data, c.MIMEType, cache)
+	case mcpvalue.TypeResourceLink:
+		return renderResourceLink(server, c)
+	case mcpvalue.TypeResource:
+		return renderEmbedded(c.Resource, cache)
+	}
+	if c.Unknown != "" {
+		return fmt.Sprintf("[MCP content of unsupported type %s omitted]", c.Unknown)
 	}
 	return ""
 }
@@ -267,7 +298,7 @@ func renderMedia(kind, data, mimeType string, cache *MediaCache) string {
 }
 
 // renderResourceLink describes a resource link and how to read it.
-func renderResourceLink(server string, l mcp.ResourceLink) string {
+func renderResourceLink(server string, l *mcpvalue.Content) string {
 	if l.URI == "" {
 		return ""
 	}
@@ -282,24 +313,19 @@ func renderResourceLink(server string, l mcp.ResourceLink) string {
 }
 
 // renderEmbedded inlines an embedded text resource or saves a blob.
-func renderEmbedded(rc mcp.ResourceContents, cache *MediaCache) string {
-	if t, ok := resourceText(rc); ok {
-		return t
+func renderEmbedded(rc *mcpvalue.ResourceContents, cache *MediaCache) string {
+	switch {
+	case rc == nil:
+		return ""
+	case !rc.IsBlob:
+		return rc.Text
 	}
-	switch r := rc.(type) {
-	case mcp.BlobResourceContents:
-		return renderBlob(r, cache, "")
-	case *mcp.BlobResourceContents:
-		if r != nil {
-			return renderBlob(*r, cache, "")
-		}
-	}
-	return ""
+	return renderBlob(rc, cache, "")
 }
 
 // renderBlob saves a blob resource and describes where it went. noCache is
 // the text used when cache is nil; "" selects the default note.
-func renderBlob(b mcp.BlobResourceContents, cache *MediaCache, noCache string) string {
+func renderBlob(b *mcpvalue.ResourceContents, cache *MediaCache, noCache string) string {
 	uri, mt := clean(b.URI), clean(b.MIMEType)
 	if b.Blob == "" {
 		return ""
@@ -365,4 +391,29 @@ func marshalJSON(v any) string {
 		}{Redact(msg)})
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// Reply is a tool call's answer as the model and a person get it.
+type Reply struct {
+	// Text is the JSON text the model receives.
+	Text string
+	// Failed: the call failed: the result's own isError flag, or a call
+	// that produced no result.
+	Failed bool
+	// Error is, when Failed, the failure as a person reads it (redacted).
+	Error string
+}
+
+// ReplyOf renders a tools/call result of server once (RenderCallResultMax)
+// into the reply the model gets; Failed is the result's IsError.
+func ReplyOf(server string, res *mcpvalue.CallResult, cache *MediaCache, maxResult int) Reply {
+	r := renderCall(server, res, cache, maxResult)
+	return Reply{Text: r.model(), Failed: r.failed, Error: r.errText}
+}
+
+// Failure is the reply of a call that produced no result: msg, redacted,
+// as {"error": msg} for the model (ErrorResult) and as it is for a person.
+func Failure(msg string) Reply {
+	red := Redact(msg)
+	return Reply{Text: errorJSON(red), Failed: true, Error: red}
 }

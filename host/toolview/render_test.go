@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,7 @@ func TestRenderCallResultGolden(t *testing.T) {
 			if tt.noCache {
 				use = nil
 			}
-			got := RenderCallResult("my-srv", tt.res, use)
+			got := renderCallResult("my-srv", tt.res, use)
 			checkGolden(t, "render/"+tt.name, got, cache)
 		})
 	}
@@ -116,7 +117,7 @@ func TestRenderCallResultGolden(t *testing.T) {
 
 func TestRenderCallResultWritesMedia(t *testing.T) {
 	cache := NewMediaCache(filepath.Join(t.TempDir(), "cache"))
-	got := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache)
+	got := renderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache)
 	want := filepath.Join(cache.dir, sha("PNGDATA")+".png")
 	if !strings.Contains(got, "MEDIA:"+want) {
 		t.Fatalf("result %s does not name %s", got, want)
@@ -134,7 +135,7 @@ func TestRenderCallResultWritesMedia(t *testing.T) {
 		t.Errorf("folder mode %v", dst.Mode().Perm())
 	}
 	// Same content again: same path, no temporary files left behind.
-	if again := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache); again != got {
+	if again := renderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("PNGDATA"), "image/png")}}, cache); again != got {
 		t.Errorf("second render differs: %s", again)
 	}
 	entries, _ := os.ReadDir(cache.dir)
@@ -168,7 +169,7 @@ func TestRenderSizeCap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{tt.content}}, cache)
+			got := renderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{tt.content}}, cache)
 			checkGolden(t, "render/too_large_"+tt.name, got, cache)
 		})
 	}
@@ -192,7 +193,7 @@ func TestMediaCacheErrors(t *testing.T) {
 	if _, err := c.save([]byte("x"), "image/png", ""); err == nil || !strings.Contains(err.Error(), blocker) {
 		t.Errorf("error %v does not name the folder", err)
 	}
-	got := RenderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("x"), "image/png")}}, c)
+	got := renderCallResult("s", &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(b64("x"), "image/png")}}, c)
 	if got != `{"result":"[MCP image could not be cached: image/png]"}` {
 		t.Errorf("got %s", got)
 	}
@@ -243,9 +244,19 @@ func TestErrorResult(t *testing.T) {
 	}
 }
 
+// A value the renderer cannot encode becomes an error result. Structured
+// content arrives as the JSON the server wrote (mcpvalue.CallResult), so
+// only the encoder's own guard is left to see it.
 func TestRenderUnencodableStructured(t *testing.T) {
-	got := RenderCallResult("s", &mcp.CallToolResult{StructuredContent: map[string]any{"f": func() {}}}, nil)
+	got := marshalJSON(struct {
+		Result any `json:"result"`
+	}{map[string]any{"f": func() {}}})
 	if !strings.HasPrefix(got, `{"error":"render MCP result: `) || !json.Valid([]byte(got)) {
+		t.Errorf("got %s", got)
+	}
+	// Structured content that is not JSON is not handed on.
+	res := &mcpvalue.CallResult{Content: []mcpvalue.Content{mcpvalue.Text("ok")}, Structured: json.RawMessage(`{"a":`)}
+	if got := RenderCallResult("s", res, nil); got != `{"result":"ok"}` {
 		t.Errorf("got %s", got)
 	}
 }

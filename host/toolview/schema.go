@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Schema keywords whose values are schemas, by shape. Only these positions
@@ -38,18 +38,19 @@ func emptyObjectSchema() map[string]any {
 }
 
 // inputSchemaOf returns the input schema of an MCP tool in the most
-// faithful form available: its raw JSON when set, else its typed schema.
+// faithful form available: its raw JSON as the server wrote it (nil when
+// it gave none).
 // The result is meant for normalizeInputSchema.
-func inputSchemaOf(t mcp.Tool) any {
-	if len(t.RawInputSchema) > 0 {
-		return t.RawInputSchema
+func inputSchemaOf(t mcpvalue.Tool) any {
+	if len(t.InputSchema) > 0 {
+		return t.InputSchema
 	}
-	return t.InputSchema
+	return nil
 }
 
 // normalizeInputSchema turns an MCP tool's input schema into one that every
 // model provider accepts. raw may be nil, a map[string]any, JSON
-// (json.RawMessage, []byte or string), an mcp.ToolInputSchema or anything
+// (json.RawMessage, []byte or string), an mcpvalue.ToolInputSchema or anything
 // else that marshals to JSON. The input is never modified; numbers are kept
 // exactly (as json.Number when decoded from JSON).
 //

@@ -213,7 +213,7 @@ func TestRewriteRef(t *testing.T) {
 
 func TestConvertTool(t *testing.T) {
 	raw := mcp.NewToolWithRawSchema("list-items.v2", "", json.RawMessage(`{"definitions":{"A":{}},"properties":{"a":{"$ref":"#/definitions/A"}}}`))
-	got := ConvertTool("my-api", raw)
+	got := convertTool("my-api", raw)
 	want := ToolDef{
 		Name:        "mcp_my_api_list_items_v2",
 		Description: "MCP tool list-items.v2 from my-api",
@@ -230,7 +230,7 @@ func TestConvertTool(t *testing.T) {
 	}
 
 	typed := mcp.NewTool("read", mcp.WithDescription("Reads."), mcp.WithString("path", mcp.Required()))
-	got = ConvertTool("fs", typed)
+	got = convertTool("fs", typed)
 	if got.Description != "Reads." || got.Name != "mcp_fs_read" {
 		t.Errorf("got %+v", got)
 	}

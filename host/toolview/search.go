@@ -172,11 +172,24 @@ func (s *Search) Handles(name string) bool {
 // registered tools all and returns the JSON text handed back to the model;
 // err is set (and the text is an {"error": ...}) for bad arguments.
 func (s *Search) Call(all []ToolDef, name string, args map[string]any) (string, error) {
+	r, err := s.reply(all, name, args)
+	return r.Text, err
+}
+
+// Reply is Call with the model's arguments as it wrote them (decoded here,
+// once) and the answer as a Reply.
+func (s *Search) Reply(all []ToolDef, name string, raw json.RawMessage) (Reply, error) {
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	return s.reply(all, name, args)
+}
+
+func (s *Search) reply(all []ToolDef, name string, args map[string]any) (Reply, error) {
 	switch name {
 	case SearchToolsName:
 		q, _ := args["query"].(string)
 		if strings.TrimSpace(q) == "" {
-			return MissingParamError("query"), fmt.Errorf("search_tools: missing query")
+			return Failure(missingParam("query")), fmt.Errorf("search_tools: missing query")
 		}
 		limit := DefaultSearchResults
 		if f, ok := args["limit"].(float64); ok && f >= 1 {
@@ -184,15 +197,15 @@ func (s *Search) Call(all []ToolDef, name string, args map[string]any) (string, 
 		}
 		matches := Find(all, q, limit)
 		b, _ := json.Marshal(map[string]any{"matches": matches, "hint": "call load_tools with the names you need; their definitions come with the next turn"})
-		return string(b), nil
+		return Reply{Text: string(b)}, nil
 	case LoadToolsName:
 		raw, _ := args["names"].([]any)
 		if len(raw) == 0 {
-			return MissingParamError("names"), fmt.Errorf("load_tools: missing names")
+			return Failure(missingParam("names")), fmt.Errorf("load_tools: missing names")
 		}
 		if len(raw) > MaxLoadPerCall {
 			msg := fmt.Sprintf("load_tools takes at most %d names at a time; load fewer", MaxLoadPerCall)
-			return ErrorResult(msg), fmt.Errorf("%s", msg)
+			return Failure(msg), fmt.Errorf("%s", msg)
 		}
 		have := make(map[string]bool, len(all))
 		for _, d := range all {
@@ -216,9 +229,9 @@ func (s *Search) Call(all []ToolDef, name string, args map[string]any) (string, 
 			out["hint"] = "unknown names are not registered tools; search_tools lists the names"
 		}
 		b, _ := json.Marshal(out)
-		return string(b), nil
+		return Reply{Text: string(b)}, nil
 	}
-	return ErrorResult("unknown tool " + cut(name, 100)), fmt.Errorf("tool search: unknown tool %q", cut(name, 100))
+	return Failure("unknown tool " + cut(name, 100)), fmt.Errorf("tool search: unknown tool %q", cut(name, 100))
 }
 
 // Loaded returns the names loaded so far, sorted.

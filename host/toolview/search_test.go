@@ -20,12 +20,12 @@ func manyTools(servers, each int) []ToolDef {
 				mcp.WithDescription(fmt.Sprintf("Does thing number %d of %s with care.\nSecond line of detail.", i, server)),
 				mcp.WithString("path", mcp.Required(), mcp.Description("the path to work on")),
 				mcp.WithNumber("count", mcp.Description("how many times")))
-			out = append(out, ConvertTool(server, t))
+			out = append(out, convertTool(server, t))
 		}
 	}
 	out = append(out,
-		ConvertTool("files", mcp.NewTool("readFile", mcp.WithDescription("Read a file from disk"))),
-		ConvertTool("weather", mcp.NewTool("get_forecast", mcp.WithDescription("Weather forecast for a city"))))
+		convertTool("files", mcp.NewTool("readFile", mcp.WithDescription("Read a file from disk"))),
+		convertTool("weather", mcp.NewTool("get_forecast", mcp.WithDescription("Weather forecast for a city"))))
 	return out
 }
 

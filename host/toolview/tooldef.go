@@ -3,7 +3,7 @@ package toolview
 import (
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // ToolDef is one tool as the model sees it, with where calls to it go.
@@ -36,7 +36,7 @@ func defaultDescription(server, tool string) string {
 // <server>" when the server gave none) and its normalized input schema (see
 // normalizeInputSchema for the rules). Filtering and collision checks are
 // separate (Filter, NameTable).
-func ConvertTool(server string, t mcp.Tool) ToolDef {
+func ConvertTool(server string, t mcpvalue.Tool) ToolDef {
 	desc := t.Description
 	if desc == "" {
 		desc = defaultDescription(server, t.Name)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Utility tool kinds: the tool-name suffix of each utility tool, also the
@@ -67,9 +67,10 @@ func UtilityTools(server string, hasResources, hasPrompts, allowResources, allow
 
 // MissingParamError renders the error for a utility call without a required
 // argument: {"error":"Missing required parameter '<name>'"}.
-func MissingParamError(name string) string {
-	return ErrorResult(fmt.Sprintf("Missing required parameter '%s'", name))
-}
+func MissingParamError(name string) string { return ErrorResult(missingParam(name)) }
+
+// missingParam says that the parameter name is missing.
+func missingParam(name string) string { return fmt.Sprintf("Missing required parameter '%s'", name) }
 
 type resourceEntry struct {
 	URI         string `json:"uri"`
@@ -87,11 +88,8 @@ type templateEntry struct {
 
 // RenderResourceList renders a resources/list result:
 // {"resources":[{"uri","name","description"?,"mimeType"?}]}.
-func RenderResourceList(res *mcp.ListResourcesResult) string {
-	if res == nil {
-		return RenderResources(nil, nil)
-	}
-	return RenderResources(res.Resources, nil)
+func RenderResourceList(resources []mcpvalue.Resource) string {
+	return RenderResources(resources, nil)
 }
 
 // RenderResources renders what list_resources returns: the resources
@@ -99,18 +97,14 @@ func RenderResourceList(res *mcp.ListResourcesResult) string {
 // (resources/templates/list), whose URIs the model fills in to read:
 // {"resources":[{"uri","name","description"?,"mimeType"?}],
 // "resourceTemplates"?:[{"uriTemplate","name","description"?,"mimeType"?}]}.
-func RenderResources(resources []mcp.Resource, templates []mcp.ResourceTemplate) string {
+func RenderResources(resources []mcpvalue.Resource, templates []mcpvalue.ResourceTemplate) string {
 	entries := []resourceEntry{}
 	for _, r := range resources {
 		entries = append(entries, resourceEntry{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType})
 	}
 	var tmpl []templateEntry
 	for _, t := range templates {
-		e := templateEntry{Name: t.Name, Description: t.Description, MIMEType: t.MIMEType}
-		if t.URITemplate != nil {
-			e.URITemplate = t.URITemplate.Raw()
-		}
-		tmpl = append(tmpl, e)
+		tmpl = append(tmpl, templateEntry{URITemplate: t.URITemplate, Name: t.Name, Description: t.Description, MIMEType: t.MIMEType})
 	}
 	return marshalJSON(struct {
 		Resources []resourceEntry `json:"resources"`
@@ -121,7 +115,7 @@ func RenderResources(resources []mcp.Resource, templates []mcp.ResourceTemplate)
 // RenderReadResource renders a resources/read result as {"result": text}
 // with the default result limit (DefaultMaxResultBytes); see
 // RenderReadResourceMax.
-func RenderReadResource(res *mcp.ReadResourceResult, cache *MediaCache) string {
+func RenderReadResource(res []mcpvalue.ResourceContents, cache *MediaCache) string {
 	return RenderReadResourceMax("", res, cache, DefaultMaxResultBytes)
 }
 
@@ -131,29 +125,18 @@ func RenderReadResource(res *mcp.ReadResourceResult, cache *MediaCache) string {
 // newlines. Text over maxResult (the server's max_result_kb in bytes; 0 or
 // less: DefaultMaxResultBytes) is saved by cache like an oversized tool
 // result, and the model gets the note and the text's beginning.
-func RenderReadResourceMax(server string, res *mcp.ReadResourceResult, cache *MediaCache, maxResult int) string {
+func RenderReadResourceMax(server string, res []mcpvalue.ResourceContents, cache *MediaCache, maxResult int) string {
 	if maxResult <= 0 {
 		maxResult = DefaultMaxResultBytes
 	}
 	var parts []string
-	if res != nil {
-		for _, rc := range res.Contents {
-			var s string
-			if t, ok := resourceText(rc); ok {
-				s = t
-			} else {
-				switch b := rc.(type) {
-				case mcp.BlobResourceContents:
-					s = renderBlob(b, cache, "[binary data, %d bytes]")
-				case *mcp.BlobResourceContents:
-					if b != nil {
-						s = renderBlob(*b, cache, "[binary data, %d bytes]")
-					}
-				}
-			}
-			if s != "" {
-				parts = append(parts, s)
-			}
+	for i := range res {
+		s := res[i].Text
+		if res[i].IsBlob {
+			s = renderBlob(&res[i], cache, "[binary data, %d bytes]")
+		}
+		if s != "" {
+			parts = append(parts, s)
 		}
 	}
 	text := strings.Join(parts, "\n")
@@ -180,16 +163,14 @@ type promptEntry struct {
 // RenderPromptList renders a prompts/list result:
 // {"prompts":[{"name","description"?,"arguments"?:[{"name","description"?,"required"?}]}]}.
 // "required" appears only for required arguments.
-func RenderPromptList(res *mcp.ListPromptsResult) string {
+func RenderPromptList(prompts []mcpvalue.Prompt) string {
 	entries := []promptEntry{}
-	if res != nil {
-		for _, p := range res.Prompts {
-			e := promptEntry{Name: p.Name, Description: p.Description}
-			for _, a := range p.Arguments {
-				e.Arguments = append(e.Arguments, promptArgEntry{Name: a.Name, Description: a.Description, Required: a.Required})
-			}
-			entries = append(entries, e)
+	for _, p := range prompts {
+		e := promptEntry{Name: p.Name, Description: p.Description}
+		for _, a := range p.Arguments {
+			e.Arguments = append(e.Arguments, promptArgEntry{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
+		entries = append(entries, e)
 	}
 	return marshalJSON(struct {
 		Prompts []promptEntry `json:"prompts"`
@@ -203,7 +184,7 @@ type promptMessageEntry struct {
 
 // RenderGetPrompt renders a prompts/get result of server with the default
 // result limit (DefaultMaxResultBytes); see RenderGetPromptMax.
-func RenderGetPrompt(server string, res *mcp.GetPromptResult, cache *MediaCache) string {
+func RenderGetPrompt(server string, res *mcpvalue.PromptResult, cache *MediaCache) string {
 	return RenderGetPromptMax(server, res, cache, DefaultMaxResultBytes)
 }
 
@@ -217,7 +198,7 @@ func RenderGetPrompt(server string, res *mcp.GetPromptResult, cache *MediaCache)
 // cache as that JSON, like an oversized tool result, and the model gets
 // {"result": note, "description"?}: the note names the file, the limit and
 // how to raise it, and shows the JSON's beginning.
-func RenderGetPromptMax(server string, res *mcp.GetPromptResult, cache *MediaCache, maxResult int) string {
+func RenderGetPromptMax(server string, res *mcpvalue.PromptResult, cache *MediaCache, maxResult int) string {
 	if maxResult <= 0 {
 		maxResult = DefaultMaxResultBytes
 	}
@@ -226,8 +207,9 @@ func RenderGetPromptMax(server string, res *mcp.GetPromptResult, cache *MediaCac
 	size := 0
 	if res != nil {
 		desc = res.Description
-		for _, m := range res.Messages {
-			e := promptMessageEntry{Role: string(m.Role), Content: renderBlock(server, m.Content, cache)}
+		for i := range res.Messages {
+			m := &res.Messages[i]
+			e := promptMessageEntry{Role: m.Role, Content: renderBlock(server, &m.Content, cache)}
 			size += len(e.Content) + len(e.Role)
 			msgs = append(msgs, e)
 		}

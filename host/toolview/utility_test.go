@@ -64,30 +64,30 @@ func TestUtilityRenderGolden(t *testing.T) {
 		render func() string
 	}{
 		{"resource_list", func() string {
-			return RenderResourceList(&mcp.ListResourcesResult{Resources: []mcp.Resource{
+			return renderResourceList(&mcp.ListResourcesResult{Resources: []mcp.Resource{
 				{URI: "file:///a.txt", Name: "a.txt", Description: "First <file>", MIMEType: "text/plain"},
 				{URI: "mem://b", Name: "b"},
 			}})
 		}},
-		{"resource_list_empty", func() string { return RenderResourceList(&mcp.ListResourcesResult{}) }},
-		{"resource_list_nil", func() string { return RenderResourceList(nil) }},
+		{"resource_list_empty", func() string { return renderResourceList(&mcp.ListResourcesResult{}) }},
+		{"resource_list_nil", func() string { return renderResourceList(nil) }},
 		{"read_resource_text", func() string {
-			return RenderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+			return renderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 				mcp.TextResourceContents{URI: "file:///a.txt", Text: "line 1"},
 				&mcp.TextResourceContents{URI: "file:///a.txt", Text: "line 2"},
 			}}, cache)
 		}},
 		{"read_resource_blob", func() string {
-			return RenderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+			return renderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 				mcp.TextResourceContents{URI: "file:///a.txt", Text: "caption"}, blob,
 			}}, cache)
 		}},
 		{"read_resource_blob_no_cache", func() string {
-			return RenderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&blob}}, nil)
+			return renderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&blob}}, nil)
 		}},
-		{"read_resource_nil", func() string { return RenderReadResource(nil, cache) }},
+		{"read_resource_nil", func() string { return renderReadResource(nil, cache) }},
 		{"prompt_list", func() string {
-			return RenderPromptList(&mcp.ListPromptsResult{Prompts: []mcp.Prompt{
+			return renderPromptList(&mcp.ListPromptsResult{Prompts: []mcp.Prompt{
 				{Name: "summarize", Description: "Summarize text", Arguments: []mcp.PromptArgument{
 					{Name: "text", Description: "Text to summarize", Required: true},
 					{Name: "style"},
@@ -95,9 +95,9 @@ func TestUtilityRenderGolden(t *testing.T) {
 				{Name: "plain"},
 			}})
 		}},
-		{"prompt_list_nil", func() string { return RenderPromptList(nil) }},
+		{"prompt_list_nil", func() string { return renderPromptList(nil) }},
 		{"get_prompt", func() string {
-			return RenderGetPrompt("my-srv", &mcp.GetPromptResult{
+			return renderGetPrompt("my-srv", &mcp.GetPromptResult{
 				Description: "A review prompt",
 				Messages: []mcp.PromptMessage{
 					mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Review this")),
@@ -108,11 +108,11 @@ func TestUtilityRenderGolden(t *testing.T) {
 			}, cache)
 		}},
 		{"get_prompt_no_description", func() string {
-			return RenderGetPrompt("s", &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+			return renderGetPrompt("s", &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
 				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("hi")),
 			}}, nil)
 		}},
-		{"get_prompt_nil", func() string { return RenderGetPrompt("s", nil, nil) }},
+		{"get_prompt_nil", func() string { return renderGetPrompt("s", nil, nil) }},
 		{"missing_uri", func() string { return MissingParamError("uri") }},
 		{"missing_name", func() string { return MissingParamError("name") }},
 	}
@@ -125,7 +125,7 @@ func TestUtilityRenderGolden(t *testing.T) {
 
 func TestReadResourceBlobSaved(t *testing.T) {
 	cache := NewMediaCache(filepath.Join(t.TempDir(), "cache"))
-	got := RenderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+	got := renderReadResource(&mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
 		mcp.BlobResourceContents{URI: "file:///img/logo.png", MIMEType: "image/png", Blob: b64("LOGO")},
 	}}, cache)
 	if want := filepath.Join(cache.dir, sha("LOGO")+".png"); !strings.Contains(got, want) {

@@ -40,6 +40,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -79,7 +80,7 @@ func run(args []string) int {
 	reg := registry.New(registry.Options{
 		Servers: []*config.Server{srv},
 		Deps: session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,
-			OnNotification: func(_ string, n mcp.JSONRPCNotification) { log.Info("notification", "method", n.Method) },
+			OnNotification: func(_ string, n mcpvalue.Notification) { log.Info("notification", "method", n.Method) },
 			Auth:           creds.Sessions()},
 		// Connect once, list, call and exit, as hermes mcp call does.
 		Snapshot: true,
@@ -149,7 +150,13 @@ func callAll(ctx context.Context, reg *registry.Manager, server, scenario string
 	}
 	rc := 0
 	for _, c := range calls {
-		res, err := reg.CallTool(ctx, server, c.Name, c.Arguments)
+		raw, err := json.Marshal(c.Arguments)
+		if err != nil {
+			log.Error("tools/call arguments", "tool", c.Name, "error", err)
+			rc = 1
+			continue
+		}
+		res, err := reg.CallTool(ctx, server, c.Name, raw)
 		if err != nil {
 			log.Error("tools/call failed", "tool", c.Name, "error", err)
 			rc = 1
