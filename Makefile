@@ -96,6 +96,7 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'ServeCallTool' -benchtime 1000x -count 3 ./host/serve/
 	$(GO) test -run '^$$' -bench 'SandboxStart' -benchtime 10x -count 3 ./host/bench/
 	$(GO) test -run '^$$' -bench 'LoopToolRound' -benchtime 1000x -count 3 ./host/agent/
+	$(GO) test -run '^$$' -bench 'ChatToolRound' -benchtime 100x -count 3 ./host/agent/
 	$(GO) test -run '^$$' -bench 'ModelCall' -benchtime 20x -count 3 ./host/model/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile

@@ -55,7 +55,7 @@ func TestVersion(t *testing.T) {
 	if _, err := os.Stat(home); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("--version made its home folder (%v)", err)
 	}
-	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contracts transport v3, auth v3, bridge v2") || strings.Contains(line, "\n") {
+	if !strings.HasPrefix(line, "hermes ") || !strings.Contains(line, runtime.Version()) || !strings.Contains(line, "plugin contracts transport v3, auth v3, bridge v2, model v1") || strings.Contains(line, "\n") {
 		t.Fatalf("--version = %q", line)
 	}
 	var v struct {
@@ -63,7 +63,7 @@ func TestVersion(t *testing.T) {
 		Contracts           map[string]int `json:"plugin_contracts"`
 	}
 	out := runHermes(t, home, "version", "--json").must(t, 0).stdout
-	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" || v.Go != runtime.Version() || v.Contracts["transport"] != 3 || v.Contracts["bridge"] != 2 {
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" || v.Go != runtime.Version() || v.Contracts["transport"] != 3 || v.Contracts["bridge"] != 2 || v.Contracts["model"] != 1 {
 		t.Fatalf("version --json = %q (%v)", out, err)
 	}
 	if got := strings.TrimSpace(runHermes(t, home, "version").must(t, 0).stdout); got != line {

@@ -35,7 +35,7 @@ var buildCommit string
 // readBuildInfo reads what the Go toolchain recorded in the binary.
 func readBuildInfo() buildInfo {
 	b := buildInfo{Version: version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
-	for _, k := range []string{sdk.KindTransport, sdk.KindAuth, sdk.KindBridge} {
+	for _, k := range []string{sdk.KindTransport, sdk.KindAuth, sdk.KindBridge, sdk.KindModel} {
 		b.Contracts[k] = pluginhost.ContractVersion(k)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -65,8 +65,8 @@ func (b buildInfo) String() string {
 	if b.Modified {
 		commit += "+changes"
 	}
-	return fmt.Sprintf("hermes %s (commit %s, %s, sdk %s, plugin contracts transport v%d, auth v%d, bridge v%d)", b.Version, commit, b.Go, b.SDK,
-		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge])
+	return fmt.Sprintf("hermes %s (commit %s, %s, sdk %s, plugin contracts transport v%d, auth v%d, bridge v%d, model v%d)", b.Version, commit, b.Go, b.SDK,
+		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge], b.Contracts[sdk.KindModel])
 }
 
 func (e *env) printVersion(asJSON bool) error {
