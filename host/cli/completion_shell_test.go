@@ -3,11 +3,14 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,6 +294,13 @@ func TestCompletionScriptsTreatOutputAsData(t *testing.T) {
 	if err := os.WriteFile(real, []byte(fake), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// A process another test forks in the same instant inherits the
+	// script's write descriptor until it execs, and the kernel refuses to
+	// run a file open for writing ("text file busy"): wait until it runs.
+	testwait.For(t, time.Minute, "the fake hermes to be executable", func() bool {
+		err := exec.Command(real).Run()
+		return !errors.Is(err, syscall.ETXTBSY)
+	})
 	var want []string
 	for l := range strings.Lines(lines) {
 		want = append(want, strings.TrimSuffix(l, "\n"))
