@@ -99,6 +99,11 @@ type ModelClient struct {
 // it), CodeCanceled or CodeTimeout when ctx ended, CodeTooLarge past
 // ModelOptions' bounds, or what the plugin returned.
 func (c *ModelClient) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	// A completion whose context already ended is not asked for: the
+	// plugin could answer it before the cancellation reached it.
+	if err := ctx.Err(); err != nil {
+		return model.Response{}, sdk.AsError(err)
+	}
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("encode the model request: %w", err)
