@@ -4,7 +4,8 @@
 //
 // The values are plain data: a tool with its schemas as the raw JSON the
 // server wrote, a tool call's result as one value with its error flag,
-// the resources and prompts a server lists. Turning them into what a model
+// the resources and prompts a server lists, and what a server asks of the
+// host (sampling, elicitation, roots) with the host's answers. Turning them into what a model
 // or a person reads is host/toolview's; speaking the protocol is
 // host/session's. This package imports nothing of either.
 package mcpvalue
