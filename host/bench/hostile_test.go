@@ -24,6 +24,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -589,9 +590,9 @@ func killPlugin(h *hostileHost, o *outcome) {
 // its time, for as long as the request lives.
 type slowModel struct{}
 
-func (slowModel) CreateMessage(ctx context.Context, _ mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (slowModel) Sample(ctx context.Context, _ mcpvalue.SamplingRequest) (mcpvalue.SamplingResult, error) {
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return mcpvalue.SamplingResult{}, ctx.Err()
 }
 
 // warnTap passes the messages of the host's warnings (JSON log lines) on.

@@ -12,6 +12,7 @@ package elicit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/fields"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/termsafe"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultTimeout is how long a person has to answer one request
@@ -130,8 +131,7 @@ type Terminal interface {
 // not (no browser here), and the URL is then shown to be opened by hand.
 type Opener func(ctx context.Context, rawURL string) error
 
-// Handler answers one server's elicitation requests (mcp-go's
-// client.ElicitationHandler).
+// Handler answers one server's elicitation requests (session.Elicitor).
 type Handler struct {
 	// Server is the server's name, shown with every request.
 	Server   string
@@ -152,12 +152,12 @@ func New(server string, s Settings, p Prompter, open Opener, log hclog.Logger) *
 }
 
 // Capability is what the handler offers: form and URL mode.
-func (h *Handler) Capability() mcp.ElicitationCapability {
-	return mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
+func (h *Handler) Capability() mcpvalue.ElicitationCapability {
+	return mcpvalue.ElicitationCapability{Form: true, URL: true}
 }
 
-func result(a mcp.ElicitationResponseAction, content any) *mcp.ElicitationResult {
-	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: a, Content: content}}
+func result(action string, content map[string]any) mcpvalue.ElicitationResult {
+	return mcpvalue.ElicitationResult{Action: action, Content: content}
 }
 
 // errDeclined and errCancelled end a conversation with that answer.
@@ -171,43 +171,55 @@ var (
 // cancel (the person dismissed it, or gave no answer within the timeout).
 // A request past a bound, or with a schema that is not a form, is refused
 // with an error (a JSON-RPC error to the server), and the person is told.
-func (h *Handler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	p := req.Params
+func (h *Handler) Elicit(ctx context.Context, p mcpvalue.ElicitationRequest) (mcpvalue.ElicitationResult, error) {
+	var none mcpvalue.ElicitationResult
 	if !h.Settings.Enabled {
 		h.Logger.Info("elicitation declined: disabled for the server (elicitation.enabled)", "server", h.Server)
-		return result(mcp.ElicitationResponseActionDecline, nil), nil
+		return result(mcpvalue.ElicitationDecline, nil), nil
 	}
 	if len(p.Message) > MaxMessageBytes {
-		return nil, h.refuse(ctx, &LimitError{Server: h.Server, What: "message", Got: len(p.Message), Limit: MaxMessageBytes, Unit: "bytes"})
+		return none, h.refuse(ctx, &LimitError{Server: h.Server, What: "message", Got: len(p.Message), Limit: MaxMessageBytes, Unit: "bytes"})
 	}
 	if h.Prompter == nil {
 		h.Logger.Info("elicitation declined: no person to ask", "server", h.Server)
-		return result(mcp.ElicitationResponseActionDecline, nil), nil
+		return result(mcpvalue.ElicitationDecline, nil), nil
 	}
 	timeout := h.Settings.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	switch p.Mode {
-	case "", mcp.ElicitationModeForm:
-		fields, err := ParseSchema(h.Server, p.RequestedSchema)
+	case "", mcpvalue.ElicitationModeForm:
+		fields, err := h.parseSchema(p.RequestedSchema)
 		if err != nil {
-			return nil, h.refuse(ctx, err)
+			return none, h.refuse(ctx, err)
 		}
-		return h.converse(ctx, timeout, func(tctx context.Context, t Terminal) (*mcp.ElicitationResult, error) {
+		return h.converse(ctx, timeout, func(tctx context.Context, t Terminal) (mcpvalue.ElicitationResult, error) {
 			return h.form(tctx, t, p.Message, fields)
 		})
-	case mcp.ElicitationModeURL:
+	case mcpvalue.ElicitationModeURL:
 		u, err := h.checkURL(p.URL)
 		if err != nil {
-			return nil, h.refuse(ctx, err)
+			return none, h.refuse(ctx, err)
 		}
-		return h.converse(ctx, timeout, func(tctx context.Context, t Terminal) (*mcp.ElicitationResult, error) {
+		return h.converse(ctx, timeout, func(tctx context.Context, t Terminal) (mcpvalue.ElicitationResult, error) {
 			return h.openURL(tctx, t, p.Message, u)
 		})
 	default:
-		return nil, h.refuse(ctx, &SchemaError{Server: h.Server, Reason: fmt.Sprintf("unknown mode %s", shown(p.Mode))})
+		return none, h.refuse(ctx, &SchemaError{Server: h.Server, Reason: fmt.Sprintf("unknown mode %s", shown(p.Mode))})
 	}
+}
+
+// parseSchema reads a form's requestedSchema as the server wrote it
+// (ParseSchema); none, or JSON that cannot be read, is not a form.
+func (h *Handler) parseSchema(raw json.RawMessage) ([]Field, error) {
+	var schema any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			return nil, &SchemaError{Server: h.Server, Reason: "its requestedSchema is not a JSON object"}
+		}
+	}
+	return ParseSchema(h.Server, schema)
 }
 
 // refuse tells the person (when there is one) and logs why a request was
@@ -227,10 +239,11 @@ func (h *Handler) refuse(ctx context.Context, err error) error {
 
 // converse runs ask on the terminal within timeout, turning the end of
 // input into cancel and the timeout into cancel (and says so).
-func (h *Handler) converse(ctx context.Context, timeout time.Duration, ask func(context.Context, Terminal) (*mcp.ElicitationResult, error)) (*mcp.ElicitationResult, error) {
+func (h *Handler) converse(ctx context.Context, timeout time.Duration, ask func(context.Context, Terminal) (mcpvalue.ElicitationResult, error)) (mcpvalue.ElicitationResult, error) {
+	var none mcpvalue.ElicitationResult
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var res *mcp.ElicitationResult
+	var res mcpvalue.ElicitationResult
 	var askErr error
 	err := h.Prompter.Converse(tctx, func(t Terminal) error {
 		res, askErr = ask(tctx, t)
@@ -247,32 +260,32 @@ func (h *Handler) converse(ctx context.Context, timeout time.Duration, ask func(
 	switch {
 	case errors.Is(err, ErrNoPerson):
 		h.Logger.Info("elicitation declined: no person to ask (not on a terminal)", "server", h.Server)
-		return result(mcp.ElicitationResponseActionDecline, nil), nil
+		return result(mcpvalue.ElicitationDecline, nil), nil
 	case err != nil && ctx.Err() != nil:
-		return nil, ctx.Err()
+		return none, ctx.Err()
 	case err != nil && tctx.Err() != nil:
 		// The terminal stayed busy past the timeout.
 		h.Logger.Info("elicitation cancelled: no answer within elicitation.timeout", "server", h.Server, "timeout", timeout)
-		return result(mcp.ElicitationResponseActionCancel, nil), nil
+		return result(mcpvalue.ElicitationCancel, nil), nil
 	case err != nil:
-		return nil, err
+		return none, err
 	}
 	switch {
 	case askErr == nil:
 		return res, nil
 	case errors.Is(askErr, errDeclined):
-		return result(mcp.ElicitationResponseActionDecline, nil), nil
+		return result(mcpvalue.ElicitationDecline, nil), nil
 	case errors.Is(askErr, errCancelled), errors.Is(askErr, io.EOF):
-		return result(mcp.ElicitationResponseActionCancel, nil), nil
+		return result(mcpvalue.ElicitationCancel, nil), nil
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return none, ctx.Err()
 	case tctx.Err() != nil:
 		h.Logger.Info("elicitation cancelled: no answer within elicitation.timeout", "server", h.Server, "timeout", timeout)
-		return result(mcp.ElicitationResponseActionCancel, nil), nil
+		return result(mcpvalue.ElicitationCancel, nil), nil
 	}
 	// The terminal failed: nobody can answer.
 	h.Logger.Warn("elicitation declined: reading the answer failed", "server", h.Server, "error", askErr)
-	return result(mcp.ElicitationResponseActionDecline, nil), nil
+	return result(mcpvalue.ElicitationDecline, nil), nil
 }
 
 // header prints the server's message under a line naming the server.
@@ -303,29 +316,30 @@ func decide(ctx context.Context, t Terminal, question string) error {
 	}
 }
 
-func (h *Handler) form(ctx context.Context, t Terminal, message string, fields []Field) (*mcp.ElicitationResult, error) {
+func (h *Handler) form(ctx context.Context, t Terminal, message string, fields []Field) (mcpvalue.ElicitationResult, error) {
+	var none mcpvalue.ElicitationResult
 	h.header(t, "asks for information", message)
 	if len(fields) == 0 {
 		if err := decide(ctx, t, "Agree?"); err != nil {
-			return nil, err
+			return none, err
 		}
-		return result(mcp.ElicitationResponseActionAccept, map[string]any{}), nil
+		return result(mcpvalue.ElicitationAccept, map[string]any{}), nil
 	}
 	if err := decide(ctx, t, fmt.Sprintf("Answer (%d field(s); empty takes the [default]; ctrl-d cancels)?", len(fields))); err != nil {
-		return nil, err
+		return none, err
 	}
 	content := map[string]any{}
 	for i := range fields {
 		f := &fields[i]
 		v, ok, err := askField(ctx, t, f)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		if ok {
 			content[f.Name] = v
 		}
 	}
-	return result(mcp.ElicitationResponseActionAccept, content), nil
+	return result(mcpvalue.ElicitationAccept, content), nil
 }
 
 // askField asks one field until the answer is valid; ok false leaves an
@@ -423,17 +437,17 @@ func (h *Handler) checkURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func (h *Handler) openURL(ctx context.Context, t Terminal, message string, u *url.URL) (*mcp.ElicitationResult, error) {
+func (h *Handler) openURL(ctx context.Context, t Terminal, message string, u *url.URL) (mcpvalue.ElicitationResult, error) {
 	h.header(t, "asks you to open a web page", message)
 	t.Say("  URL:  " + termsafe.Escape(u.String()))
 	t.Say("  Site: " + termsafe.Escape(u.Hostname()))
 	if err := decide(ctx, t, "Open it in your browser?"); err != nil {
-		return nil, err
+		return mcpvalue.ElicitationResult{}, err
 	}
 	if h.Open == nil || h.Open(ctx, u.String()) != nil {
 		t.Say("  Open this URL in your browser: " + termsafe.Escape(u.String()))
 	} else {
 		t.Say("  Opened in your browser.")
 	}
-	return result(mcp.ElicitationResponseActionAccept, nil), nil
+	return result(mcpvalue.ElicitationAccept, nil), nil
 }

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // MaxPathBytes bounds one root's path.
@@ -26,14 +26,14 @@ const MaxPathBytes = 4 << 10
 // roots: wd first, then each entry in order ("~" expanded with userHome,
 // relative paths taken from wd, made absolute and clean), without
 // duplicates. A name defaults to the folder's base name.
-func Resolve(wd, userHome string, entries []config.RootEntry) ([]mcp.Root, error) {
-	var out []mcp.Root
+func Resolve(wd, userHome string, entries []config.RootEntry) ([]mcpvalue.Root, error) {
+	var out []mcpvalue.Root
 	add := func(path, name string) {
-		r := mcp.Root{URI: FileURI(path), Name: name}
+		r := mcpvalue.Root{URI: FileURI(path), Name: name}
 		if r.Name == "" {
 			r.Name = filepath.Base(path)
 		}
-		if slices.ContainsFunc(out, func(x mcp.Root) bool { return x.URI == r.URI }) {
+		if slices.ContainsFunc(out, func(x mcpvalue.Root) bool { return x.URI == r.URI }) {
 			return
 		}
 		out = append(out, r)
@@ -80,7 +80,7 @@ func FileURI(path string) string {
 // Load reads roots: from <home>/config.yaml, its ${VAR}s looked up in env
 // (the run's environment; nil is the process's) and .env, and resolves it
 // with the working folder (Resolve).
-func Load(home, wd, userHome string, env func(string) (string, bool)) ([]mcp.Root, error) {
+func Load(home, wd, userHome string, env func(string) (string, bool)) ([]mcpvalue.Root, error) {
 	entries, err := config.LoadRoots(home, env)
 	if err != nil {
 		return nil, err
@@ -89,30 +89,30 @@ func Load(home, wd, userHome string, env func(string) (string, bool)) ([]mcp.Roo
 }
 
 // Set is the current list of roots, the roots/list handler of every
-// server (mcp-go's client.RootsHandler).
+// server (session.RootsLister).
 type Set struct {
 	mu       sync.Mutex
-	roots    []mcp.Root
+	roots    []mcpvalue.Root
 	onChange []func(ctx context.Context)
 }
 
 // NewSet returns a set holding roots.
-func NewSet(roots []mcp.Root) *Set { return &Set{roots: slices.Clone(roots)} }
+func NewSet(roots []mcpvalue.Root) *Set { return &Set{roots: slices.Clone(roots)} }
 
 // Roots returns a copy of the current list.
-func (s *Set) Roots() []mcp.Root {
+func (s *Set) Roots() []mcpvalue.Root {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.roots)
 }
 
-// ListRoots answers roots/list with the current list.
-func (s *Set) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+// ListRoots answers roots/list with the current list (never nil).
+func (s *Set) ListRoots(context.Context) ([]mcpvalue.Root, error) {
 	r := s.Roots()
 	if r == nil {
-		r = []mcp.Root{}
+		r = []mcpvalue.Root{}
 	}
-	return &mcp.ListRootsResult{Roots: r}, nil
+	return r, nil
 }
 
 // OnChange adds fn to what runs after the list changed (Update): the
@@ -125,7 +125,7 @@ func (s *Set) OnChange(fn func(ctx context.Context)) {
 
 // Update replaces the list. When it differs from the current one it runs
 // the OnChange functions and reports true.
-func (s *Set) Update(ctx context.Context, roots []mcp.Root) bool {
+func (s *Set) Update(ctx context.Context, roots []mcpvalue.Root) bool {
 	s.mu.Lock()
 	if slices.Equal(s.roots, roots) {
 		s.mu.Unlock()

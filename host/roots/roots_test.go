@@ -11,13 +11,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/roots"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestLoadResolves: the working folder comes first, then roots: in
@@ -42,7 +42,7 @@ func TestLoadResolves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []mcp.Root{
+	want := []mcpvalue.Root{
 		{URI: "file:///srv/project", Name: "project"},
 		{URI: "file:///home/me/src", Name: "src"},
 		{URI: "file:///srv/shared", Name: "shared"},
@@ -148,7 +148,7 @@ func TestListChangedReachesServers(t *testing.T) {
 			KeepaliveInterval: config.DefaultKeepaliveInterval, Protocol: rev,
 		}
 	}
-	set := roots.NewSet([]mcp.Root{{URI: "file:///one", Name: "one"}})
+	set := roots.NewSet([]mcpvalue.Root{{URI: "file:///one", Name: "one"}})
 	m := registry.New(registry.Options{
 		Servers:  []*config.Server{server("legacy", "2025-11-25"), server("modern", "2026-07-28")},
 		Deps:     session.Deps{Home: home, Supervisor: sup, Logger: hclog.NewNullLogger()},
@@ -177,7 +177,7 @@ func TestListChangedReachesServers(t *testing.T) {
 	if set.Update(ctx, set.Roots()) {
 		t.Fatal("an unchanged list counts as a change")
 	}
-	if !set.Update(ctx, []mcp.Root{{URI: "file:///two", Name: "two"}}) {
+	if !set.Update(ctx, []mcpvalue.Root{{URI: "file:///two", Name: "two"}}) {
 		t.Fatal("a new list does not count as a change")
 	}
 	if len(told) != 1 || told[0] != "legacy" {

@@ -46,7 +46,11 @@ func liveRegistry(t *testing.T, h *sampling.Host, servers ...*config.Server) *re
 		Servers: servers,
 		Deps:    session.Deps{Home: home, Supervisor: sup, Logger: logger},
 		Requests: func(srv *config.Server) registry.Requests {
-			return registry.Requests{Sampling: h.Handler(srv)}
+			var q registry.Requests
+			if hd := h.Handler(srv); hd != nil {
+				q.Sampling = hd
+			}
+			return q
 		},
 	})
 	t.Cleanup(func() { m.Close() })

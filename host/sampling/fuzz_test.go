@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
+	"github.com/hermes-agent/hermes/host/session"
 )
 
 // echoModel answers with what it was asked, counting messages: the fuzz
@@ -25,8 +26,9 @@ func (echoModel) Chat(_ context.Context, req model.Request) (*model.Response, er
 }
 
 // FuzzCreateMessage feeds arbitrary sampling/createMessage params, as a
-// server would send them, through the handler's conversion: it never
-// panics, and a request over the bounds is refused, not converted.
+// server would send them, through the session's conversion into hermes's
+// values and the handler's into the model's: it never panics, and a
+// request over the bounds is refused, not converted.
 func FuzzCreateMessage(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5}`))
 	f.Add([]byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"t","input":{"x":1}}]},{"role":"user","content":{"type":"tool_result","toolUseId":"a","content":[{"type":"text","text":"r"}]}}],"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`))
@@ -44,9 +46,9 @@ func FuzzCreateMessage(f *testing.F) {
 				params.Messages[i].Content = c
 			}
 		}
-		res, err := hd.CreateMessage(context.Background(), mcp.CreateMessageRequest{CreateMessageParams: params})
-		if err == nil && res == nil {
-			t.Fatal("no result and no error")
+		res, err := hd.Sample(context.Background(), session.SamplingRequestValue(params))
+		if err == nil && len(res.Content) == 0 {
+			t.Fatal("no answer and no error")
 		}
 		if len(params.Messages) > 50 && err == nil {
 			t.Fatalf("%d messages were converted past max_messages", len(params.Messages))

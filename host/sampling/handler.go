@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
@@ -113,8 +111,9 @@ func (h *Host) Metrics(key string) Metrics {
 
 // Handler returns srv's sampling handler, or nil when its sampling: block
 // turns sampling off (the capability is then not offered) or cannot be
-// read (logged; a server with a broken policy gets no sampling).
-func (h *Host) Handler(srv *config.Server) client.SamplingHandler {
+// read (logged; a server with a broken policy gets no sampling). Check
+// for nil before storing it in an interface.
+func (h *Host) Handler(srv *config.Server) *Handler {
 	p, err := ParsePolicy(srv.Sampling)
 	if err != nil {
 		h.log.Warn("sampling disabled for server: bad sampling: block", "server", srv.Name, "error", err.Error())
@@ -123,10 +122,12 @@ func (h *Host) Handler(srv *config.Server) client.SamplingHandler {
 	if !p.Enabled {
 		return nil
 	}
-	return &handler{h: h, server: srv.Name, key: srv.StateKey(), policy: p, st: h.state(srv.StateKey())}
+	return &Handler{h: h, server: srv.Name, key: srv.StateKey(), policy: p, st: h.state(srv.StateKey())}
 }
 
-type handler struct {
+// Handler answers one server's sampling requests (session.Sampler) under
+// its policy.
+type Handler struct {
 	h *Host
 	// server is the name shown; key the state key everything is counted
 	// under.
@@ -147,7 +148,7 @@ func (e *Error) JSONRPCCode() int { return -1 }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
-func (h *handler) audit(msg string, args ...any) {
+func (h *Handler) audit(msg string, args ...any) {
 	switch h.policy.LogLevel {
 	case "debug":
 		h.h.log.Debug(msg, args...)
@@ -158,8 +159,8 @@ func (h *handler) audit(msg string, args ...any) {
 	}
 }
 
-// CreateMessage answers one sampling/createMessage.
-func (h *handler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+// Sample answers one sampling/createMessage.
+func (h *Handler) Sample(ctx context.Context, req mcpvalue.SamplingRequest) (mcpvalue.SamplingResult, error) {
 	res, tokens, err := h.createMessage(ctx, req)
 	h.st.mu.Lock()
 	h.st.metrics.Requests++
@@ -172,25 +173,25 @@ func (h *handler) CreateMessage(ctx context.Context, req mcp.CreateMessageReques
 	}
 	h.st.mu.Unlock()
 	if h.h.opts.Home != "" {
-		if perr := record(h.h.opts.Home, h.key, tokens, err, res); perr != nil {
+		if perr := record(h.h.opts.Home, h.key, tokens, err, res.StopReason); perr != nil {
 			h.h.log.Warn("cannot save sampling metrics", "error", perr.Error())
 		}
 	}
 	if err != nil {
 		h.audit("sampling request refused or failed", "server", h.server, "error", err.Error())
-		return nil, err
+		return mcpvalue.SamplingResult{}, err
 	}
 	h.audit("sampling request answered", "server", h.server, "model", res.Model, "stop_reason", res.StopReason, "tokens", tokens)
 	return res, nil
 }
 
-func (h *handler) createMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, int64, error) {
+func (h *Handler) createMessage(ctx context.Context, params mcpvalue.SamplingRequest) (mcpvalue.SamplingResult, int64, error) {
+	var none mcpvalue.SamplingResult
 	p := h.policy
-	params := req.CreateMessageParams
 	modelName := h.chooseModel(params.ModelPreferences)
 	mreq, err := h.convert(params)
 	if err != nil {
-		return nil, 0, err
+		return none, 0, err
 	}
 	mreq.Model = modelName
 	// The request is counted before the call, at its max_tokens; the
@@ -201,9 +202,9 @@ func (h *handler) createMessage(ctx context.Context, req mcp.CreateMessageReques
 	if err != nil {
 		var le *statedb.SamplingLimitError
 		if errors.As(err, &le) {
-			return nil, 0, limitError(h.server, p, le)
+			return none, 0, limitError(h.server, p, le)
 		}
-		return nil, 0, errorf("Sampling refused for server '%s': its requests cannot be counted (%s); check that $HERMES_HOME/state.db is writable", h.server, sanitize(err.Error()))
+		return none, 0, errorf("Sampling refused for server '%s': its requests cannot be counted (%s); check that $HERMES_HOME/state.db is writable", h.server, sanitize(err.Error()))
 	}
 	res, tokens, err := h.call(ctx, modelName, params, mreq)
 	h.h.budget.settle(context.WithoutCancel(ctx), id, tokens)
@@ -214,18 +215,15 @@ func (h *handler) createMessage(ctx context.Context, req mcp.CreateMessageReques
 // first of the server's hints that sampling.allowed_models lists, else
 // sampling.model, else "" (model.default). A hint not listed is ignored:
 // a server never spends the person's key on a model of its choosing.
-func (h *handler) chooseModel(prefs *mcp.ModelPreferences) string {
-	if prefs == nil {
-		return h.policy.Model
-	}
+func (h *Handler) chooseModel(prefs mcpvalue.ModelPreferences) string {
 	for _, hint := range prefs.Hints {
-		if hint.Name != "" && slices.Contains(h.policy.AllowedModels, hint.Name) {
-			return hint.Name
+		if hint != "" && slices.Contains(h.policy.AllowedModels, hint) {
+			return hint
 		}
 	}
 	for _, hint := range prefs.Hints {
-		if hint.Name != "" {
-			h.h.log.Debug("model hint ignored: not in sampling.allowed_models", "server", h.server, "hint", hint.Name)
+		if hint != "" {
+			h.h.log.Debug("model hint ignored: not in sampling.allowed_models", "server", h.server, "hint", hint)
 			break
 		}
 	}
@@ -233,7 +231,8 @@ func (h *handler) chooseModel(prefs *mcp.ModelPreferences) string {
 }
 
 // call asks the model and converts its answer; tokens is what it used.
-func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateMessageParams, mreq model.Request) (*mcp.CreateMessageResult, int64, error) {
+func (h *Handler) call(ctx context.Context, modelName string, params mcpvalue.SamplingRequest, mreq model.Request) (mcpvalue.SamplingResult, int64, error) {
+	var none mcpvalue.SamplingResult
 	p := h.policy
 	h.h.modelOnce.Do(func() {
 		if h.h.opts.Model == nil {
@@ -243,7 +242,7 @@ func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateM
 		h.h.chatter, h.h.modelErr = h.h.opts.Model()
 	})
 	if h.h.modelErr != nil {
-		return nil, 0, errorf("Sampling LLM call failed: %s", sanitize(h.h.modelErr.Error()))
+		return none, 0, errorf("Sampling LLM call failed: %s", sanitize(h.h.modelErr.Error()))
 	}
 	h.audit("sampling request", "server", h.server, "model", modelName, "messages", len(params.Messages), "max_tokens", mreq.MaxTokens, "tools", len(mreq.Tools))
 	cctx, cancel := context.WithTimeout(ctx, p.Timeout)
@@ -252,23 +251,23 @@ func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateM
 	if err != nil {
 		var me *model.Error
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
+			return none, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
 		}
 		if errors.As(err, &me) && me.Kind == model.KindTimeout && ctx.Err() == nil {
-			return nil, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
+			return none, 0, errorf("Sampling LLM call timed out after %gs for server '%s'", p.Timeout.Seconds(), h.server)
 		}
-		return nil, 0, errorf("Sampling LLM call failed: %s", sanitize(err.Error()))
+		return none, 0, errorf("Sampling LLM call failed: %s", sanitize(err.Error()))
 	}
 	tokens := resp.Usage.Total
 	if resp.Choices == 0 {
-		return nil, tokens, errorf("LLM returned empty response (no choices) for server '%s'", h.server)
+		return none, tokens, errorf("LLM returned empty response (no choices) for server '%s'", h.server)
 	}
 	if resp.FinishReason == "tool_calls" || len(resp.ToolCalls) > 0 {
 		h.st.mu.Lock()
 		if p.MaxToolRounds == 0 {
 			h.st.toolRounds = 0
 			h.st.mu.Unlock()
-			return nil, tokens, errorf("Tool loops disabled for server '%s' (max_tool_rounds=0)", h.server)
+			return none, tokens, errorf("Tool loops disabled for server '%s' (max_tool_rounds=0)", h.server)
 		}
 		h.st.toolRounds++
 		over := h.st.toolRounds > p.MaxToolRounds
@@ -277,21 +276,13 @@ func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateM
 		}
 		h.st.mu.Unlock()
 		if over {
-			return nil, tokens, errorf("Tool loop limit exceeded for server '%s' (max %d rounds)", h.server, p.MaxToolRounds)
+			return none, tokens, errorf("Tool loop limit exceeded for server '%s' (max %d rounds)", h.server, p.MaxToolRounds)
 		}
-		var content []mcp.Content
+		var content []mcpvalue.SamplingContent
 		for _, tc := range resp.ToolCalls {
-			var input any
-			if err := json.Unmarshal([]byte(tc.Arguments), &input); err != nil || tc.Arguments == "" {
-				input = map[string]any{"_raw": tc.Arguments}
-			}
-			content = append(content, mcp.NewToolUseContent(tc.ID, tc.Name, input))
+			content = append(content, mcpvalue.SamplingContent{Type: mcpvalue.TypeToolUse, ID: tc.ID, Name: tc.Name, Input: toolInput(tc.Arguments)})
 		}
-		return &mcp.CreateMessageResult{
-			SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: content},
-			Model:           resp.Model,
-			StopReason:      "toolUse",
-		}, tokens, nil
+		return mcpvalue.SamplingResult{Role: "assistant", Content: content, Model: resp.Model, StopReason: "toolUse"}, tokens, nil
 	}
 	h.st.mu.Lock()
 	h.st.toolRounds = 0
@@ -300,11 +291,22 @@ func (h *handler) call(ctx context.Context, modelName string, params mcp.CreateM
 	if stop == "" {
 		stop = "endTurn"
 	}
-	return &mcp.CreateMessageResult{
-		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent(sanitize(resp.Text))},
-		Model:           resp.Model,
-		StopReason:      stop,
+	return mcpvalue.SamplingResult{
+		Role:    "assistant",
+		Content: []mcpvalue.SamplingContent{{Type: mcpvalue.TypeText, Text: sanitize(resp.Text)}},
+		Model:   resp.Model, StopReason: stop,
 	}, tokens, nil
+}
+
+// toolInput is a tool call's arguments as a tool use's input: the JSON the
+// model wrote, else (not JSON, or none) {"_raw": what it wrote}.
+func toolInput(args string) json.RawMessage {
+	var input any
+	if err := json.Unmarshal([]byte(args), &input); err != nil || args == "" {
+		input = map[string]any{"_raw": args}
+	}
+	b, _ := json.Marshal(input)
+	return b
 }
 
 // sanitize keeps credentials out of what goes back to a server.
@@ -312,7 +314,7 @@ func sanitize(s string) string { return toolview.Redact(s) }
 
 // convert turns the server's request into the model's, within the
 // policy's bounds.
-func (h *handler) convert(params mcp.CreateMessageParams) (model.Request, error) {
+func (h *Handler) convert(params mcpvalue.SamplingRequest) (model.Request, error) {
 	p := h.policy
 	if n := len(params.Messages); n > p.MaxMessages {
 		return model.Request{}, errorf("Sampling request from server '%s' has %d messages, more than sampling.max_messages (%d); raise it in the server's sampling: block", h.server, n, p.MaxMessages)
@@ -341,86 +343,43 @@ func (h *handler) convert(params mcp.CreateMessageParams) (model.Request, error)
 	if text > p.MaxTextBytes {
 		return out, errorf("Sampling request from server '%s' has %d KiB of text, more than sampling.max_text_kb (%d); raise it in the server's sampling: block", h.server, text>>10, p.MaxTextBytes>>10)
 	}
-	if params.ToolChoice == nil || params.ToolChoice.Mode != mcp.ToolChoiceModeNone {
+	if params.ToolChoice != mcpvalue.ToolChoiceNone {
 		for _, t := range params.Tools {
-			schema := t.RawInputSchema
-			if len(schema) == 0 {
-				schema, _ = json.Marshal(t.InputSchema)
-			}
-			def := toolview.ConvertTool(h.server, mcpvalue.Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+			def := toolview.ConvertTool(h.server, mcpvalue.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 			out.Tools = append(out.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: def.Parameters})
 		}
-		if params.ToolChoice != nil && params.ToolChoice.Mode == mcp.ToolChoiceModeRequired && len(out.Tools) > 0 {
+		if params.ToolChoice == mcpvalue.ToolChoiceRequired && len(out.Tools) > 0 {
 			out.ToolChoice = "required"
 		}
 	}
 	return out, nil
 }
 
-// blocks returns a message's content as a list.
-func blocks(c any) []any {
-	switch x := c.(type) {
-	case []mcp.Content:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = x[i]
-		}
-		return out
-	case []any:
-		return x
-	case nil:
-		return nil
-	default:
-		return []any{x}
-	}
-}
-
 // convertMessage converts one sampling message; n is its text's size.
-func (h *handler) convertMessage(m mcp.SamplingMessage) ([]model.Message, int, error) {
-	role := string(m.Role)
+func (h *Handler) convertMessage(m mcpvalue.SamplingMessage) ([]model.Message, int, error) {
+	role := m.Role
 	if role != "assistant" {
 		role = "user"
 	}
 	cur := model.Message{Role: role}
 	var out []model.Message
 	n := 0
-	for _, b := range blocks(m.Content) {
-		if c, err := mcp.ParseSamplingContent(b); err == nil && c != nil {
-			b = c
-		}
-		switch c := b.(type) {
-		case mcp.TextContent:
+	for _, c := range m.Content {
+		switch c.Type {
+		case mcpvalue.TypeText:
 			cur.Text += c.Text
 			n += len(c.Text)
-		case *mcp.TextContent:
-			cur.Text += c.Text
-			n += len(c.Text)
-		case mcp.ImageContent:
+		case mcpvalue.TypeImage:
 			if err := h.checkImage(len(c.Data)); err != nil {
 				return nil, 0, err
 			}
 			cur.Images = append(cur.Images, model.Image{MIME: c.MIMEType, Data: c.Data})
-		case *mcp.ImageContent:
-			if err := h.checkImage(len(c.Data)); err != nil {
-				return nil, 0, err
-			}
-			cur.Images = append(cur.Images, model.Image{MIME: c.MIMEType, Data: c.Data})
-		case mcp.ToolUseContent:
-			args, _ := json.Marshal(c.Input)
+		case mcpvalue.TypeToolUse:
 			cur.Role = "assistant"
-			cur.ToolCalls = append(cur.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(args)})
-			n += len(args)
-		case *mcp.ToolUseContent:
-			args, _ := json.Marshal(c.Input)
-			cur.Role = "assistant"
-			cur.ToolCalls = append(cur.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(args)})
-			n += len(args)
-		case mcp.ToolResultContent:
+			cur.ToolCalls = append(cur.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Input)})
+			n += len(c.Input)
+		case mcpvalue.TypeToolResult:
 			t := resultText(c)
-			n += len(t)
-			out = append(out, model.Message{Role: "tool", ToolCallID: c.ToolUseID, Text: t})
-		case *mcp.ToolResultContent:
-			t := resultText(*c)
 			n += len(t)
 			out = append(out, model.Message{Role: "tool", ToolCallID: c.ToolUseID, Text: t})
 		default:
@@ -435,24 +394,24 @@ func (h *handler) convertMessage(m mcp.SamplingMessage) ([]model.Message, int, e
 	return out, n, nil
 }
 
-func (h *handler) checkImage(size int) error {
+func (h *Handler) checkImage(size int) error {
 	if size > h.policy.MaxImageB64 {
 		return errorf("Sampling request from server '%s' has an image of %d KiB, more than sampling.max_image_kb (%d); raise it in the server's sampling: block", h.server, size>>10, h.policy.MaxImageB64>>10)
 	}
 	return nil
 }
 
-// resultText is a tool result's text content, joined.
-func resultText(c mcp.ToolResultContent) string {
+// resultText is a tool result's text content, joined; without any, its
+// structured content.
+func resultText(c mcpvalue.SamplingContent) string {
 	var parts []string
 	for _, b := range c.Content {
-		if t, ok := mcp.AsTextContent(b); ok {
-			parts = append(parts, t.Text)
+		if b.Type == mcpvalue.TypeText {
+			parts = append(parts, b.Text)
 		}
 	}
-	if len(parts) == 0 && c.StructuredContent != nil {
-		b, _ := json.Marshal(c.StructuredContent)
-		parts = append(parts, string(b))
+	if len(parts) == 0 && len(c.Structured) > 0 {
+		parts = append(parts, string(c.Structured))
 	}
 	return strings.Join(parts, "\n")
 }

@@ -2,14 +2,14 @@ package sampling_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/supervisor"
@@ -47,9 +47,7 @@ func modelClient(t *testing.T, s *model.Settings) *model.Client {
 	return model.New(s, model.Options{Supervisor: sup})
 }
 
-func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) interface {
-	CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
-} {
+func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) *sampling.Handler {
 	t.Helper()
 	hd := h.Handler(&config.Server{Name: name, Sampling: block})
 	if hd == nil {
@@ -58,11 +56,15 @@ func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) 
 	return hd
 }
 
-func ask(text string, maxTokens int) mcp.CreateMessageRequest {
-	return mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
-		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(text)}},
+func ask(text string, maxTokens int) mcpvalue.SamplingRequest {
+	return mcpvalue.SamplingRequest{
+		Messages:  []mcpvalue.SamplingMessage{{Role: "user", Content: []mcpvalue.SamplingContent{textBlock(text)}}},
 		MaxTokens: maxTokens,
-	}}
+	}
+}
+
+func textBlock(text string) mcpvalue.SamplingContent {
+	return mcpvalue.SamplingContent{Type: mcpvalue.TypeText, Text: text}
 }
 
 func wantErr(t *testing.T, err error, want string) {
@@ -81,14 +83,14 @@ func TestSamplingAnswersWithPolicyApplied(t *testing.T) {
 	req := ask("hello", 1000)
 	req.SystemPrompt = "You are a test."
 	req.Temperature = 0.7
-	req.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "hinted-model"}}}
-	res, err := hd.CreateMessage(context.Background(), req)
+	req.ModelPreferences = mcpvalue.ModelPreferences{Hints: []string{"hinted-model"}}
+	res, err := hd.Sample(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The hint is not in allowed_models: the person's model.default is
 	// asked.
-	if tc, ok := res.Content.(mcp.TextContent); !ok || tc.Text != "sampled text" || res.StopReason != "endTurn" || res.Model != "default-model" {
+	if len(res.Content) != 1 || res.Content[0].Type != mcpvalue.TypeText || res.Content[0].Text != "sampled text" || res.Role != "assistant" || res.StopReason != "endTurn" || res.Model != "default-model" {
 		t.Fatalf("result %+v", res)
 	}
 	got := srv.Last(t)
@@ -100,7 +102,7 @@ func TestSamplingAnswersWithPolicyApplied(t *testing.T) {
 	}
 	// The config's model is used when no hint is allowed.
 	hd = handler(t, h, "other", map[string]any{"model": "forced", "allowed_models": []any{"other-model"}})
-	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+	if _, err := hd.Sample(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	if m := srv.Last(t).Model(); m != "forced" {
@@ -122,27 +124,28 @@ func TestSamplingConvertsToolsBothWays(t *testing.T) {
 	}})
 	h, _ := newHost(t, srv)
 	hd := handler(t, h, "srv", nil)
-	req := mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
-		Messages: []mcp.SamplingMessage{
-			{Role: mcp.RoleUser, Content: []mcp.Content{mcp.NewTextContent("look"), mcp.NewImageContent("AAAA", "image/png")}},
-			{Role: mcp.RoleAssistant, Content: mcp.NewToolUseContent("c0", "weather", map[string]any{"city": "Bergen"})},
-			{Role: mcp.RoleUser, Content: mcp.ToolResultContent{Type: "tool_result", ToolUseID: "c0", Content: []mcp.Content{mcp.NewTextContent("rain")}}},
+	req := mcpvalue.SamplingRequest{
+		Messages: []mcpvalue.SamplingMessage{
+			{Role: "user", Content: []mcpvalue.SamplingContent{textBlock("look"), {Type: mcpvalue.TypeImage, Data: "AAAA", MIMEType: "image/png"}}},
+			{Role: "assistant", Content: []mcpvalue.SamplingContent{{Type: mcpvalue.TypeToolUse, ID: "c0", Name: "weather", Input: json.RawMessage(`{"city":"Bergen"}`)}}},
+			{Role: "user", Content: []mcpvalue.SamplingContent{{Type: mcpvalue.TypeToolResult, ToolUseID: "c0", Content: []mcpvalue.Content{{Type: mcpvalue.TypeText, Text: "rain"}}}}},
 		},
 		MaxTokens: 10,
-		Tools:     []mcp.Tool{mcp.NewTool("weather", mcp.WithDescription("the weather"), mcp.WithString("city"))},
-	}}
-	res, err := hd.CreateMessage(context.Background(), req)
+		Tools: []mcpvalue.Tool{{Name: "weather", Description: "the weather",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}},
+	}
+	res, err := hd.Sample(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, ok := res.Content.([]mcp.Content)
-	if !ok || len(calls) != 2 || res.StopReason != "toolUse" {
+	calls := res.Content
+	if len(calls) != 2 || res.StopReason != "toolUse" || calls[0].Type != mcpvalue.TypeToolUse || calls[1].Type != mcpvalue.TypeToolUse {
 		t.Fatalf("result %#v", res)
 	}
-	if u := calls[0].(mcp.ToolUseContent); u.ID != "c1" || u.Input.(map[string]any)["city"] != "Oslo" {
+	if u := calls[0]; u.ID != "c1" || u.Name != "weather" || string(u.Input) != `{"city":"Oslo"}` {
 		t.Errorf("first call %+v", u)
 	}
-	if u := calls[1].(mcp.ToolUseContent); u.Input.(map[string]any)["_raw"] != "not json" {
+	if u := calls[1]; string(u.Input) != `{"_raw":"not json"}` {
 		t.Errorf("unparseable arguments %+v", u)
 	}
 	got := srv.Last(t)
@@ -162,15 +165,15 @@ func TestSamplingConvertsToolsBothWays(t *testing.T) {
 	// A server that requires a tool call gets tool_choice "required"; one
 	// that forbids tools gets none offered.
 	srv.Script(testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c3", Name: "weather", Arguments: `{}`}}}, testmodel.Reply{Text: "no tools"})
-	req.CreateMessageParams.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceModeRequired}
-	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+	req.ToolChoice = mcpvalue.ToolChoiceRequired
+	if _, err := hd.Sample(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	if got := srv.Last(t); !got.Contains(`"tool_choice":"required"`) {
 		t.Errorf("toolChoice required was not forwarded: %s", got.Raw)
 	}
-	req.CreateMessageParams.ToolChoice = &mcp.ToolChoice{Mode: mcp.ToolChoiceModeNone}
-	if _, err := hd.CreateMessage(context.Background(), req); err != nil {
+	req.ToolChoice = mcpvalue.ToolChoiceNone
+	if _, err := hd.Sample(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
 	if got := srv.Last(t); got.Contains(`"tools"`) || got.Contains(`"tool_choice"`) {
@@ -186,14 +189,14 @@ func TestSamplingErrors(t *testing.T) {
 	t.Run("rate limit", func(t *testing.T) {
 		hd := handler(t, h, "rpm", map[string]any{"max_rpm": "2"})
 		for range 2 {
-			if _, err := hd.CreateMessage(ctx, ask("hi", 5)); err != nil {
+			if _, err := hd.Sample(ctx, ask("hi", 5)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		_, err := hd.CreateMessage(ctx, ask("hi", 5))
+		_, err := hd.Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute); raise sampling.max_rpm in the server's sampling: block")
 		// The window is the server's, not the connection's.
-		_, err = handler(t, h, "rpm", map[string]any{"max_rpm": 2}).CreateMessage(ctx, ask("hi", 5))
+		_, err = handler(t, h, "rpm", map[string]any{"max_rpm": 2}).Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "Sampling rate limit exceeded for server 'rpm' (2 requests/minute); raise sampling.max_rpm in the server's sampling: block")
 		if m := sampling.LoadMetrics(home)["rpm"]; m.Requests != 4 || m.Errors != 2 {
 			t.Errorf("saved metrics %+v", m)
@@ -201,25 +204,25 @@ func TestSamplingErrors(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		srv.Script(testmodel.Reply{Hang: true})
-		_, err := handler(t, h, "slow", map[string]any{"timeout": 1}).CreateMessage(ctx, ask("hi", 5))
+		_, err := handler(t, h, "slow", map[string]any{"timeout": 1}).Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "Sampling LLM call timed out after 1s for server 'slow'")
 	})
 	t.Run("call failed", func(t *testing.T) {
 		srv.Script(testmodel.Reply{Status: 400})
-		_, err := handler(t, h, "bad", nil).CreateMessage(ctx, ask("hi", 5))
+		_, err := handler(t, h, "bad", nil).Sample(ctx, ask("hi", 5))
 		if err == nil || !strings.HasPrefix(err.Error(), "Sampling LLM call failed: ") || !strings.Contains(err.Error(), "HTTP 400") {
 			t.Fatalf("error %v", err)
 		}
 	})
 	t.Run("no choices", func(t *testing.T) {
 		srv.Script(testmodel.Reply{NoChoices: true})
-		_, err := handler(t, h, "empty", nil).CreateMessage(ctx, ask("hi", 5))
+		_, err := handler(t, h, "empty", nil).Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "LLM returned empty response (no choices) for server 'empty'")
 	})
 	tool := testmodel.Reply{ToolCalls: []testmodel.ToolCall{{ID: "c", Name: "t", Arguments: "{}"}}}
 	t.Run("tool loops disabled", func(t *testing.T) {
 		srv.Script(tool)
-		_, err := handler(t, h, "noloop", map[string]any{"max_tool_rounds": 0}).CreateMessage(ctx, ask("hi", 5))
+		_, err := handler(t, h, "noloop", map[string]any{"max_tool_rounds": 0}).Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "Tool loops disabled for server 'noloop' (max_tool_rounds=0)")
 	})
 	t.Run("tool loop limit", func(t *testing.T) {
@@ -227,24 +230,24 @@ func TestSamplingErrors(t *testing.T) {
 		// A text answer resets the count.
 		srv.Script(tool, testmodel.Reply{Text: "done"}, tool, tool, tool)
 		for i := range 4 {
-			if _, err := hd.CreateMessage(ctx, ask("hi", 5)); err != nil {
+			if _, err := hd.Sample(ctx, ask("hi", 5)); err != nil {
 				t.Fatalf("round %d: %v", i, err)
 			}
 		}
-		_, err := hd.CreateMessage(ctx, ask("hi", 5))
+		_, err := hd.Sample(ctx, ask("hi", 5))
 		wantErr(t, err, "Tool loop limit exceeded for server 'loop' (max 2 rounds)")
 	})
 	t.Run("bounds", func(t *testing.T) {
 		hd := handler(t, h, "big", map[string]any{"max_messages": 2, "max_text_kb": 1, "max_image_kb": 1})
 		req := ask("hi", 5)
 		req.Messages = append(req.Messages, req.Messages[0], req.Messages[0])
-		_, err := hd.CreateMessage(ctx, req)
+		_, err := hd.Sample(ctx, req)
 		wantErr(t, err, "Sampling request from server 'big' has 3 messages, more than sampling.max_messages (2); raise it in the server's sampling: block")
-		_, err = hd.CreateMessage(ctx, ask(strings.Repeat("x", 2048), 5))
+		_, err = hd.Sample(ctx, ask(strings.Repeat("x", 2048), 5))
 		wantErr(t, err, "Sampling request from server 'big' has 2 KiB of text, more than sampling.max_text_kb (1); raise it in the server's sampling: block")
 		req = ask("hi", 5)
-		req.Messages[0].Content = mcp.NewImageContent(strings.Repeat("A", 4096), "image/png")
-		_, err = hd.CreateMessage(ctx, req)
+		req.Messages[0].Content = []mcpvalue.SamplingContent{{Type: mcpvalue.TypeImage, Data: strings.Repeat("A", 4096), MIMEType: "image/png"}}
+		_, err = hd.Sample(ctx, req)
 		wantErr(t, err, "Sampling request from server 'big' has an image of 4 KiB, more than sampling.max_image_kb (1); raise it in the server's sampling: block")
 	})
 	t.Run("disabled", func(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/internal/testmodel"
@@ -47,7 +46,7 @@ func TestSamplingHintOnlyFromAllowedModels(t *testing.T) {
 	srv := testmodel.New(t)
 	h, _ := newHost(t, srv)
 	req := ask("hi", 5)
-	req.ModelPreferences = &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "o1-pro-most-expensive"}, {Name: "cheap"}}}
+	req.ModelPreferences = mcpvalue.ModelPreferences{Hints: []string{"o1-pro-most-expensive", "cheap"}}
 	for _, tc := range []struct {
 		block map[string]any
 		want  string
@@ -58,7 +57,7 @@ func TestSamplingHintOnlyFromAllowedModels(t *testing.T) {
 		{map[string]any{"allowed_models": []any{"cheap"}}, "cheap"},
 		{map[string]any{"model": "chosen", "allowed_models": []any{"o1-pro-most-expensive"}}, "o1-pro-most-expensive"},
 	} {
-		if _, err := handler(t, h, "srv", tc.block).CreateMessage(context.Background(), req); err != nil {
+		if _, err := handler(t, h, "srv", tc.block).Sample(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 		if got := srv.Last(t).Model(); got != tc.want {
@@ -83,16 +82,16 @@ func TestSamplingLimitsAcrossProcesses(t *testing.T) {
 		t.Fatalf("the project's server has the user's state key %q", user.StateKey())
 	}
 	for i := range 2 {
-		if _, err := first.Handler(user).CreateMessage(ctx, ask("hi", 5)); err != nil {
+		if _, err := first.Handler(user).Sample(ctx, ask("hi", 5)); err != nil {
 			t.Fatalf("first process, request %d: %v", i, err)
 		}
 	}
-	if _, err := second.Handler(user).CreateMessage(ctx, ask("hi", 5)); err != nil {
+	if _, err := second.Handler(user).Sample(ctx, ask("hi", 5)); err != nil {
 		t.Fatalf("second process, third request: %v", err)
 	}
-	_, err := second.Handler(user).CreateMessage(ctx, ask("hi", 5))
+	_, err := second.Handler(user).Sample(ctx, ask("hi", 5))
 	wantErr(t, err, "Sampling rate limit exceeded for server 'fs' (3 requests/minute); raise sampling.max_rpm in the server's sampling: block")
-	if _, err := first.Handler(project).CreateMessage(ctx, ask("hi", 5)); err != nil {
+	if _, err := first.Handler(project).Sample(ctx, ask("hi", 5)); err != nil {
 		t.Fatalf("the project's server shares the user's budget: %v", err)
 	}
 	if n := len(srv.Requests()); n != 4 {
@@ -103,7 +102,7 @@ func TestSamplingLimitsAcrossProcesses(t *testing.T) {
 		t.Errorf("usage of %s: %+v %v", user.StateKey(), u, err)
 	}
 	c.add(61 * time.Second)
-	if _, err := second.Handler(user).CreateMessage(ctx, ask("hi", 5)); err != nil {
+	if _, err := second.Handler(user).Sample(ctx, ask("hi", 5)); err != nil {
 		t.Fatalf("a minute later: %v", err)
 	}
 }
@@ -118,27 +117,27 @@ func TestSamplingDailyLimits(t *testing.T) {
 	ctx := context.Background()
 	day := &config.Server{Name: "day", Sampling: map[string]any{"max_per_day": 2}}
 	for range 2 {
-		if _, err := h.Handler(day).CreateMessage(ctx, ask("hi", 5)); err != nil {
+		if _, err := h.Handler(day).Sample(ctx, ask("hi", 5)); err != nil {
 			t.Fatal(err)
 		}
 		c.add(2 * time.Minute)
 	}
-	_, err := hostAt(t, srv, home, c).Handler(day).CreateMessage(ctx, ask("hi", 5))
+	_, err := hostAt(t, srv, home, c).Handler(day).Sample(ctx, ask("hi", 5))
 	wantErr(t, err, "Sampling daily limit exceeded for server 'day' (2 requests/day); raise sampling.max_per_day in the server's sampling: block")
 
 	// 100 tokens a day: a request of 40 used leaves 60; one that may use
 	// 80 more is refused, one of 50 fits.
 	tok := &config.Server{Name: "tok", Sampling: map[string]any{"max_tokens_per_day": 100}}
-	if _, err := h.Handler(tok).CreateMessage(ctx, ask("hi", 50)); err != nil {
+	if _, err := h.Handler(tok).Sample(ctx, ask("hi", 50)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.Handler(tok).CreateMessage(ctx, ask("hi", 80))
+	_, err = h.Handler(tok).Sample(ctx, ask("hi", 80))
 	wantErr(t, err, "Sampling token limit exceeded for server 'tok' (40 of 100 tokens/day used, this request may use 80); raise sampling.max_tokens_per_day in the server's sampling: block")
-	if _, err := h.Handler(tok).CreateMessage(ctx, ask("hi", 50)); err != nil {
+	if _, err := h.Handler(tok).Sample(ctx, ask("hi", 50)); err != nil {
 		t.Fatalf("a request that fits: %v", err)
 	}
 	c.add(24 * time.Hour)
-	if _, err := h.Handler(day).CreateMessage(ctx, ask("hi", 5)); err != nil {
+	if _, err := h.Handler(day).Sample(ctx, ask("hi", 5)); err != nil {
 		t.Fatalf("a day later: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"github.com/hermes-agent/hermes/host/homedir"
 
 	"github.com/hermes-agent/hermes/host/atomicfile"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // MetricsFile is the file under $HERMES_HOME that keeps every server's
@@ -39,7 +38,7 @@ func LoadMetrics(home string) map[string]Metrics {
 }
 
 // record adds one request's outcome to the saved metrics of server.
-func record(home, server string, tokens int64, err error, res *mcp.CreateMessageResult) error {
+func record(home, server string, tokens int64, err error, stopReason string) error {
 	return atomicfile.Update(homedir.Dir(home).SamplingMetrics(), maxMetricsBytes, func(old []byte) ([]byte, error) {
 		all := map[string]Metrics{}
 		if old != nil {
@@ -54,7 +53,7 @@ func record(home, server string, tokens int64, err error, res *mcp.CreateMessage
 			if r := []rune(m.LastError); len(r) > maxLastError {
 				m.LastError = string(r[:maxLastError]) + "…"
 			}
-		} else if res != nil && res.StopReason == "toolUse" {
+		} else if stopReason == "toolUse" {
 			m.ToolUseCount++
 		}
 		all[server] = m

@@ -7,8 +7,9 @@ import (
 
 // clientOptions are the options of mcp-go's client for one session: the
 // handlers of d that answer server requests (sampling, elicitation,
-// roots), the capabilities mcp-go would not declare by itself, and, over
-// HTTP, no discover bound of its own.
+// roots, behind the adapters of requests.go), the capabilities mcp-go
+// would not declare by itself, and, over HTTP, no discover bound of its
+// own.
 func clientOptions(d Deps, overHTTP bool) []client.ClientOption {
 	var copts []client.ClientOption
 	if overHTTP {
@@ -24,27 +25,22 @@ func clientOptions(d Deps, overHTTP bool) []client.ClientOption {
 	// others from the handlers set.
 	var caps mcp.ClientCapabilities
 	if d.Sampling != nil {
-		copts = append(copts, client.WithSamplingHandler(d.Sampling))
+		copts = append(copts, client.WithSamplingHandler(samplingAdapter{d.Sampling}))
 		// The host's sampling converts tools and toolChoice both ways
 		// (host/sampling); mcp-go declares sampling without them, and a
 		// server must not send tools unless the client declares it.
 		caps.Sampling = &mcp.SamplingCapability{Tools: &struct{}{}}
 	}
 	if d.Elicitation != nil {
-		copts = append(copts, client.WithElicitationHandler(d.Elicitation))
-		if c, ok := d.Elicitation.(interface {
-			Capability() mcp.ElicitationCapability
-		}); ok {
-			// mcp-go offers form mode only; a handler may offer URL mode.
-			ec := c.Capability()
-			caps.Elicitation = &ec
-		}
+		copts = append(copts, client.WithElicitationHandler(elicitationAdapter{d.Elicitation}))
+		// mcp-go offers form mode only; a handler may offer URL mode.
+		caps.Elicitation = elicitationCapability(d.Elicitation)
 	}
 	if caps.Sampling != nil || caps.Elicitation != nil {
 		copts = append(copts, client.WithClientCapabilities(caps))
 	}
 	if d.Roots != nil {
-		copts = append(copts, client.WithRootsHandler(d.Roots))
+		copts = append(copts, client.WithRootsHandler(rootsAdapter{d.Roots}))
 	}
 	return copts
 }

@@ -256,38 +256,34 @@ type handlers struct {
 	elicited []string
 }
 
-func (h *handlers) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (h *handlers) Sample(_ context.Context, req mcpvalue.SamplingRequest) (mcpvalue.SamplingResult, error) {
 	prompt := ""
-	if len(req.Messages) > 0 {
-		raw, _ := json.Marshal(req.Messages[0].Content)
-		var tc struct {
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(raw, &tc)
-		prompt = tc.Text
+	if len(req.Messages) > 0 && len(req.Messages[0].Content) > 0 {
+		prompt = req.Messages[0].Content[0].Text
 	}
 	h.mu.Lock()
 	h.sampled = append(h.sampled, prompt)
 	h.mu.Unlock()
-	return &mcp.CreateMessageResult{
-		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("model says: " + prompt)},
-		Model:           "test-model",
-		StopReason:      "endTurn",
+	return mcpvalue.SamplingResult{
+		Role:       "assistant",
+		Content:    []mcpvalue.SamplingContent{{Type: mcpvalue.TypeText, Text: "model says: " + prompt}},
+		Model:      "test-model",
+		StopReason: "endTurn",
 	}, nil
 }
 
-func (h *handlers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///project", Name: "project"}}}, nil
+func (h *handlers) ListRoots(context.Context) ([]mcpvalue.Root, error) {
+	return []mcpvalue.Root{{URI: "file:///project", Name: "project"}}, nil
 }
 
-func (h *handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (h *handlers) Elicit(_ context.Context, req mcpvalue.ElicitationRequest) (mcpvalue.ElicitationResult, error) {
 	h.mu.Lock()
-	h.elicited = append(h.elicited, req.Params.Message)
+	h.elicited = append(h.elicited, req.Message)
 	h.mu.Unlock()
 	content := map[string]any{"value": "yes"}
 	// Fill every required property from the schema's defaults or a value of
 	// its type, so any form is accepted.
-	raw, _ := json.Marshal(req.Params.RequestedSchema)
+	raw := req.RequestedSchema
 	var schema struct {
 		Properties map[string]struct {
 			Type    string `json:"type"`
@@ -320,9 +316,7 @@ func (h *handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.E
 			}
 		}
 	}
-	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
-		Action: mcp.ElicitationResponseActionAccept, Content: content,
-	}}, nil
+	return mcpvalue.ElicitationResult{Action: mcpvalue.ElicitationAccept, Content: content}, nil
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/internal/testwait"
@@ -42,9 +43,9 @@ type revHandlers struct {
 	roots atomic.Int32
 }
 
-func (h *revHandlers) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (h *revHandlers) ListRoots(ctx context.Context) ([]mcpvalue.Root, error) {
 	h.roots.Add(1)
-	return h.handlers.ListRoots(ctx, req)
+	return h.handlers.ListRoots(ctx)
 }
 
 // sampledPrompts and elicitedMessages return what the host's sampling and

@@ -55,11 +55,11 @@ type Deps struct {
 	// stopped the plugin on purpose (at the end of a one-shot command, say):
 	// the connection was ended, not dropped.
 	OnClosed func(server string, err error)
-	// Sampling, Elicitation and Roots answer server requests; nil declines
-	// to offer the capability.
-	Sampling    client.SamplingHandler
-	Elicitation client.ElicitationHandler
-	Roots       client.RootsHandler
+	// Sampling, Elicitation and Roots answer server requests
+	// (requests.go); nil declines to offer the capability.
+	Sampling    Sampler
+	Elicitation Elicitor
+	Roots       RootsLister
 	// Headers supplies per-request headers; nil for none. It wins over
 	// Auth.
 	Headers func(ctx context.Context, req transport.HeadersRequest) (map[string]string, error)

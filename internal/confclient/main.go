@@ -44,7 +44,6 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func main() {
@@ -202,24 +201,27 @@ type handlers struct {
 	log hclog.Logger
 }
 
-// CreateMessage answers sampling with a fixed text.
-func (h handlers) CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	return &mcp.CreateMessageResult{
-		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("conformance answer")},
-		Model:           "conformance-model",
-		StopReason:      "endTurn",
+// Sample answers sampling with a fixed text.
+func (h handlers) Sample(context.Context, mcpvalue.SamplingRequest) (mcpvalue.SamplingResult, error) {
+	return mcpvalue.SamplingResult{
+		Role:       "assistant",
+		Content:    []mcpvalue.SamplingContent{{Type: mcpvalue.TypeText, Text: "conformance answer"}},
+		Model:      "conformance-model",
+		StopReason: "endTurn",
 	}, nil
 }
 
 // Elicit accepts with the requested schema's defaults.
-func (h handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (h handlers) Elicit(_ context.Context, req mcpvalue.ElicitationRequest) (mcpvalue.ElicitationResult, error) {
 	content := map[string]any{}
-	raw, _ := json.Marshal(req.Params.RequestedSchema)
 	var schema struct {
 		Properties map[string]map[string]any `json:"properties"`
 	}
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		return nil, fmt.Errorf("read requested schema: %w", err)
+	if len(req.RequestedSchema) == 0 {
+		req.RequestedSchema = json.RawMessage("null") // a URL-mode request: nothing to fill
+	}
+	if err := json.Unmarshal(req.RequestedSchema, &schema); err != nil {
+		return mcpvalue.ElicitationResult{}, fmt.Errorf("read requested schema %.200q: %w", req.RequestedSchema, err)
 	}
 	for name, prop := range schema.Properties {
 		if def, ok := prop["default"]; ok {
@@ -227,13 +229,11 @@ func (h handlers) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.El
 		}
 	}
 	h.log.Info("elicitation accepted with defaults", "fields", len(content))
-	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
-		Action: mcp.ElicitationResponseActionAccept, Content: content,
-	}}, nil
+	return mcpvalue.ElicitationResult{Action: mcpvalue.ElicitationAccept, Content: content}, nil
 }
 
 // ListRoots offers the working directory.
-func (h handlers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (h handlers) ListRoots(context.Context) ([]mcpvalue.Root, error) {
 	wd, _ := os.Getwd()
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file://" + wd, Name: "cwd"}}}, nil
+	return []mcpvalue.Root{{URI: "file://" + wd, Name: "cwd"}}, nil
 }
