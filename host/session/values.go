@@ -13,7 +13,8 @@ import (
 )
 
 // This file is the one place where mcp-go's values become hermes's own
-// (package mcpvalue) and back: the rest of the host speaks mcpvalue.
+// (package mcpvalue) and back, with requests.go for what a server asks of
+// the host: the rest of the host speaks mcpvalue.
 
 // ToolValue is t as hermes keeps it: its schemas as the raw JSON the server
 // wrote (RawInputSchema, RawOutputSchema, as the session's listing fills
