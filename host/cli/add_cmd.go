@@ -189,7 +189,7 @@ func hermesFlagsIn(argv []string) []string {
 // are meant for the server (default no); without one it is a usage error
 // (exit 2) naming the flags and the two ways to write what was meant. The
 // "--" form passes everything after it to the server without asking.
-func (e *env) confirmArgvFlags(o *addOptions) error {
+func confirmArgvFlags(e *env, o *addOptions) error {
 	if len(o.argvFlags) == 0 {
 		return nil
 	}
@@ -248,15 +248,15 @@ func addCommand(e *env) *cli.Command {
 					}
 					o.name = c.Args().First()
 					if j.on = o.asJSON; j.on {
-						e.progressToStderr()
+						progressToStderr(e)
 					}
-					if err := e.confirmArgvFlags(o); err != nil {
+					if err := confirmArgvFlags(e, o); err != nil {
 						return err
 					}
-					if err := e.runAdd(ctx, o); err != nil || !j.on {
+					if err := runAdd(e, ctx, o); err != nil || !j.on {
 						return err
 					}
-					return e.printServer(j, o.name)
+					return printServer(e, j, o.name)
 				}),
 			}
 			// The inner command is a root of its own: give it a context

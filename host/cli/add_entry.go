@@ -246,7 +246,7 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 // screenAdd refuses an entry the security check rejects (host/screening),
 // before anything is written, logged in to or started: the entry as it
 // would be saved, ${VAR}s read as they would be at run time.
-func (e *env) screenAdd(name string, plan *addPlan) error {
+func screenAdd(e *env, name string, plan *addPlan) error {
 	srv, err := config.LoadEntryEnv(e.home, name, plan.entry, plan.pending(), e.f.ConfigEnv())
 	if err != nil {
 		return failf("%s", oneLine(err.Error()))
@@ -261,8 +261,8 @@ func (e *env) screenAdd(name string, plan *addPlan) error {
 
 // saveAdd writes the secrets (a token typed, a client secret) and the
 // entry, once the security check admits it.
-func (e *env) saveAdd(name string, plan *addPlan) error {
-	if err := e.screenAdd(name, plan); err != nil {
+func saveAdd(e *env, name string, plan *addPlan) error {
+	if err := screenAdd(e, name, plan); err != nil {
 		return err
 	}
 	for _, s := range plan.secrets {

@@ -21,7 +21,7 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-func (e *env) runAdd(ctx context.Context, o *addOptions) error {
+func runAdd(e *env, ctx context.Context, o *addOptions) error {
 	entry, err := buildAddEntry(o)
 	if err != nil {
 		return err
@@ -37,24 +37,24 @@ func (e *env) runAdd(ctx context.Context, o *addOptions) error {
 	if o.clientSecret != "" {
 		plan.secrets = append(plan.secrets, dotEnvValue{ClientSecretVar(o.name), o.clientSecret})
 	}
-	return e.addEntry(ctx, o, plan)
+	return addEntry(e, ctx, o, plan)
 }
 
 // addEntry is the add flow for an entry already built (by 'hermes mcp
 // add', add-json or import): screen it, probe it, let the person pick its
 // tools, save it with its secrets. The entry's own tools filter (an
 // imported one) pre-checks the checklist and is kept when nobody picks.
-func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error {
+func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	entry := plan.entry
 	_, isStdio := entry.Fields.Get("command")
 	plan.stdio = isStdio
 	plan.filter = entryFilter(entry)
 	// A suspicious entry is refused before anything else happens: no
 	// prompt, no login, no probe, and config.yaml is left as it was.
-	if err := e.screenAdd(o.name, plan); err != nil {
+	if err := screenAdd(e, o.name, plan); err != nil {
 		return err
 	}
-	e.keepArgvFolders(o.name, plan)
+	keepArgvFolders(e, o.name, plan)
 	if o.tools != "" {
 		plan.include = splitList(o.tools)
 		if len(plan.include) == 0 {
@@ -63,7 +63,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	}
 
 	// An existing entry is replaced only when the person agrees.
-	path, names, err := e.serverNames()
+	path, names, err := serverNames(e)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 	// A token is asked for up front only with --auth header; otherwise
 	// only once the server has answered 401 (below).
 	if !plan.stdio && !plan.noAuthPrompt && o.auth == "header" {
-		if err := e.addAuth(o, plan); err != nil {
+		if err := addAuth(e, o, plan); err != nil {
 			return err
 		}
 	}
@@ -92,7 +92,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 			entry.Include(plan.include...)
 			e.p.Info("--tools was not checked against the server (--auth exec is not probed)")
 		}
-		if err := e.saveAdd(o.name, plan); err != nil {
+		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		plan.result = resultUnprobed
@@ -105,7 +105,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 			entry.Include(plan.include...)
 			e.p.Info("--tools was not checked against the server (--no-probe)")
 		}
-		if err := e.saveAdd(o.name, plan); err != nil {
+		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		plan.result = resultUnprobed
@@ -129,14 +129,14 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		}
 	}()
 	if o.logsIn() {
-		if err := e.addLogin(ctx, o, plan); err != nil {
+		if err := addLogin(e, ctx, o, plan); err != nil {
 			return err
 		}
 		loggedIn = true
 	}
 
 	e.p.Line("Connecting to '%s'...", o.name)
-	tools, err := e.addProbe(ctx, o, plan)
+	tools, err := addProbe(e, ctx, o, plan)
 	failShown := false
 	if err != nil && o.auth == "" && usesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
@@ -155,22 +155,22 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		if e.p.Confirm(fmt.Sprintf("Switch '%s' to OAuth and log in now?", o.name), true) {
 			o.auth = "oauth"
 			entry.Auth("oauth")
-			if err := e.addLogin(ctx, o, plan); err != nil {
+			if err := addLogin(e, ctx, o, plan); err != nil {
 				return err
 			}
 			loggedIn, failShown = true, false
 			e.p.Line("Connecting to '%s'...", o.name)
-			tools, err = e.addProbe(ctx, o, plan)
+			tools, err = addProbe(e, ctx, o, plan)
 		} else if !plan.noAuthPrompt && !hasHeader(plan.entry, "Authorization") &&
 			e.p.Confirm("Use an API key or bearer token instead?", false) {
 			// Some servers that offer OAuth take a static token too.
-			if aerr := e.addAuth(o, plan); aerr != nil {
+			if aerr := addAuth(e, o, plan); aerr != nil {
 				return aerr
 			}
 			if hasHeader(plan.entry, "Authorization") {
 				failShown = false
 				e.p.Line("Connecting to '%s'...", o.name)
-				tools, err = e.addProbe(ctx, o, plan)
+				tools, err = addProbe(e, ctx, o, plan)
 			}
 		}
 	}
@@ -180,12 +180,12 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		// token now, and try again with it.
 		e.p.Fail("Failed to connect: %s", shownErr(err))
 		e.p.Info("The server wants credentials: paste its API key or bearer token (saved to .env, referenced from config.yaml)")
-		if aerr := e.addAuth(o, plan); aerr != nil {
+		if aerr := addAuth(e, o, plan); aerr != nil {
 			return aerr
 		}
 		if hasHeader(plan.entry, "Authorization") {
 			e.p.Line("Connecting to '%s'...", o.name)
-			tools, err = e.addProbe(ctx, o, plan)
+			tools, err = addProbe(e, ctx, o, plan)
 		} else {
 			failShown = true
 		}
@@ -208,7 +208,7 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 			entry.Include(plan.include...)
 		}
 		entry.Enabled(false)
-		if err := e.saveAdd(o.name, plan); err != nil {
+		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		plan.result = resultDisabled
@@ -226,10 +226,10 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		if !e.p.Confirm("Save config anyway?", true) {
 			return failf("'%s' was not saved", o.name)
 		}
-		if err := e.saveAdd(o.name, plan); err != nil {
+		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
-		e.approveOffered(o.name, tools, "add")
+		approveOffered(e, o.name, tools, "add")
 		plan.result, plan.tools = resultSaved, "0/0"
 		e.p.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
 		return nil
@@ -295,10 +295,10 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 		setToolsChoice(entry, chosen)
 		enabled = countAllowed(toolview.Filter{Include: chosen}, all)
 	}
-	if err := e.saveAdd(o.name, plan); err != nil {
+	if err := saveAdd(e, o.name, plan); err != nil {
 		return err
 	}
-	e.approveOffered(o.name, tools, "add")
+	approveOffered(e, o.name, tools, "add")
 	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
 	e.p.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
 	e.p.Line("%s", readyLine(o.name))
@@ -308,8 +308,8 @@ func (e *env) addEntry(ctx context.Context, o *addOptions, plan *addPlan) error 
 // addLogin logs in to the entry as it would be saved (the oauth: block
 // and a client secret resolved through the config layer), before anything
 // is written. A failed login is the add's error: nothing is saved.
-func (e *env) addLogin(ctx context.Context, o *addOptions, plan *addPlan) error {
-	srv, err := e.candidateServer(o.name, plan.entry, plan.pending())
+func addLogin(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
+	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
 		return failf("%s", oneLine(err.Error()))
 	}
@@ -317,7 +317,7 @@ func (e *env) addLogin(ctx context.Context, o *addOptions, plan *addPlan) error 
 		return failf("'%s' cannot be used: %s; nothing was saved", o.name, shownErr(srv.Err))
 	}
 	e.p.Line("Logging in to '%s'...", o.name)
-	st, err := e.login(ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
+	st, err := login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -331,7 +331,7 @@ func (e *env) addLogin(ctx context.Context, o *addOptions, plan *addPlan) error 
 // addAuth asks, on a terminal, for an HTTP server's bearer token (with
 // --auth header, or once the server answered 401) and wires it in through
 // .env; a key already in .env is used as it is.
-func (e *env) addAuth(o *addOptions, plan *addPlan) error {
+func addAuth(e *env, o *addOptions, plan *addPlan) error {
 	if (o.auth != "" && o.auth != "header") || hasHeader(plan.entry, "Authorization") {
 		return nil
 	}
@@ -373,8 +373,8 @@ func (e *env) addAuth(o *addOptions, plan *addPlan) error {
 // addProbe connects to the entry as it would be saved and lists its tools.
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
-func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
-	srv, err := e.candidateServer(o.name, plan.entry, plan.pending())
+func addProbe(e *env, ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
+	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +382,7 @@ func (e *env) addProbe(ctx context.Context, o *addOptions, plan *addPlan) ([]mcp
 		return nil, srv.Err
 	}
 	withProbeTimeout(srv)
-	return e.probeTools(ctx, srv)
+	return probeTools(e, ctx, srv)
 }
 
 // countAllowed counts the tools f lets through.
@@ -445,7 +445,7 @@ func longerTimeout(used time.Duration) string {
 // when offered some (server-filesystem does: it served the folder hermes
 // was started from, not the one the person named). The person is told why
 // and how to offer roots anyway.
-func (e *env) keepArgvFolders(name string, plan *addPlan) {
+func keepArgvFolders(e *env, name string, plan *addPlan) {
 	if !plan.stdio {
 		return
 	}

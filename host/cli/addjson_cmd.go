@@ -42,7 +42,7 @@ func addJSONCommand(e *env) *cli.Command {
 			o.name = args[0]
 			if j.on {
 				// stdout is the JSON; notes and progress go to stderr.
-				e.progressToStderr()
+				progressToStderr(e)
 			}
 			if !config.ValidName(o.name) {
 				return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
@@ -88,10 +88,10 @@ func addJSONCommand(e *env) *cli.Command {
 			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
 				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
 			}
-			if err := e.addEntry(ctx, o, plan); err != nil || !j.on {
+			if err := addEntry(e, ctx, o, plan); err != nil || !j.on {
 				return err
 			}
-			return e.printServer(j, o.name)
+			return printServer(e, j, o.name)
 		}),
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/app"
 	"io"
 	"os"
 	"os/signal"
@@ -18,36 +17,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/app"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
-
-// Exit codes.
-const (
-	ExitOK    = 0
-	ExitFail  = 1
-	ExitUsage = 2
-)
-
-// exitError carries an exit code through urfave/cli.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// failf is a one-line failure (exit 1).
-func failf(format string, args ...any) error {
-	return &exitError{code: ExitFail, msg: fmt.Sprintf(format, args...)}
-}
-
-// usagef is a usage error (exit 2).
-func usagef(format string, args ...any) error {
-	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
-}
 
 // env is what every command shares: the run's streams and terminal, and
 // its composition root (f, built by setup: everything else a command
@@ -83,7 +59,7 @@ type env struct {
 }
 
 // lookupEnv returns the value of key in the run's environment.
-func (e *env) lookupEnv(key string) (string, bool) {
+func lookupEnv(e *env, key string) (string, bool) {
 	for i := len(e.opts.Env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(e.opts.Env[i], "="); ok && k == key {
 			return v, true
@@ -93,21 +69,21 @@ func (e *env) lookupEnv(key string) (string, bool) {
 }
 
 // getenv returns the value of key in the run's environment, "" when unset.
-func (e *env) getenv(key string) string {
-	v, _ := e.lookupEnv(key)
+func getenv(e *env, key string) string {
+	v, _ := lookupEnv(e, key)
 	return v
 }
 
 // setup builds the run's composition root; close undoes it.
-func (e *env) setup() {
-	if e.factory() != nil {
+func setup(e *env) {
+	if factory(e) != nil {
 		return
 	}
 	e.prompt = &termPrompter{in: e.input, out: e.err, turn: make(chan struct{}, 1)}
 	f := app.New(app.Options{
 		Env: e.opts.Env, Dir: e.opts.Dir, Stderr: e.err, Verbose: e.verbose, OwnsProcess: e.opts.OwnsProcess,
-		Prompter: e.prompt, Terminal: e.input != nil && e.input.terminal(), OpenPage: e.openPage,
-		LoginUI: &termUI{p: e.p, out: e.out, in: e.input, getenv: e.getenv},
+		Prompter: e.prompt, Terminal: e.input != nil && e.input.terminal(), OpenPage: func(a0 context.Context, a1 string) error { return openPage(e, a0, a1) },
+		LoginUI: &termUI{p: e.p, out: e.out, in: e.input, getenv: func(a0 string) string { return getenv(e, a0) }},
 	})
 	e.home, e.log = f.HomePath(), f.Log
 	e.fMu.Lock()
@@ -117,22 +93,22 @@ func (e *env) setup() {
 
 // factory returns the run's composition root once setup made it (nil
 // before), safely from the signal handler.
-func (e *env) factory() *app.Factory {
+func factory(e *env) *app.Factory {
 	e.fMu.Lock()
 	defer e.fMu.Unlock()
 	return e.f
 }
 
-// supervisor returns the run's supervisor once setup made it, else nil.
-func (e *env) supervisor() *supervisor.Supervisor {
-	if f := e.factory(); f != nil {
+// runSupervisor returns the run's runSupervisor once setup made it, else nil.
+func runSupervisor(e *env) *supervisor.Supervisor {
+	if f := factory(e); f != nil {
 		return f.Supervisor()
 	}
 	return nil
 }
 
-func (e *env) close() {
-	if f := e.factory(); f != nil {
+func closeRun(e *env) {
+	if f := factory(e); f != nil {
 		f.Close(e.interrupted.Load())
 	}
 }
@@ -191,8 +167,8 @@ func Run(opts Options) int {
 	}
 	input, in := newInput(stdin)
 	e := &env{in: in, input: input, out: stdout, err: stderr, opts: opts}
-	e.p = ui.NewEnv(stdout, stderr, in, e.getenv)
-	defer e.close()
+	e.p = ui.NewEnv(stdout, stderr, in, func(a0 string) string { return getenv(e, a0) })
+	defer closeRun(e)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -223,7 +199,7 @@ func Run(opts Options) int {
 		}
 		e.interrupted.Store(true) // before cancel: close sees it
 		cancel()
-		if sup := e.supervisor(); sup != nil {
+		if sup := runSupervisor(e); sup != nil {
 			sup.Interrupt()
 		}
 		close(interrupted)
@@ -321,10 +297,8 @@ func isFailExit(err error) bool {
 	return errors.As(err, &ee) && ee.code == ExitFail
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func newApp(e *env) *cli.Command {
-	return e.withCompletion(argumentsFirst(&cli.Command{
+	return withCompletion(e, argumentsFirst(&cli.Command{
 		Name:                  "hermes",
 		Usage:                 "connect an agent to MCP servers, each in its own plugin process",
 		EnableShellCompletion: true,
@@ -338,7 +312,7 @@ func newApp(e *env) *cli.Command {
 		Action: func(ctx context.Context, c *cli.Command) error {
 			switch {
 			case c.Bool("version"):
-				return e.printVersion(false)
+				return printVersion(e, false)
 			case c.Args().Len() > 0:
 				return unknownCommand(c, c.Args().First())
 			}
@@ -349,12 +323,12 @@ func newApp(e *env) *cli.Command {
 				// hermes --version touches no file: no log, no home.
 				return ctx, nil
 			}
-			e.setup()
+			setup(e)
 			// Every command sees config.yaml, .env and the install
 			// folders whole: what a killed install left is put back
 			// first (installs still running hold their lock and are
 			// left alone).
-			return e.recoverInstalls(ctx, c)
+			return recoverInstalls(e, ctx, c)
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
@@ -371,7 +345,7 @@ func mcpCommand(e *env) *cli.Command {
 		Name:  "mcp",
 		Usage: "manage and use MCP servers; without a command, the catalog picker (on a terminal) or the catalog",
 		// No command: the picker on a terminal, the catalog elsewhere.
-		Action: e.mcpAction,
+		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
 			testCommand(e),
 			logsCommand(e),

@@ -12,7 +12,7 @@ import (
 // (chatApprover) is built from them, asking at this run's terminal
 // through the prompter that elicitation uses (so the two take turns) and
 // recording in state.db; /reload-mcp reads them again.
-func (e *env) approvalSettings() (approval.Settings, error) {
+func approvalSettings(e *env) (approval.Settings, error) {
 	return e.f.Requests().ApprovalSettings()
 }
 
@@ -20,7 +20,7 @@ func (e *env) approvalSettings() (approval.Settings, error) {
 // whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
-func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error) {
+func alwaysAllowed(e *env, ctx context.Context, server string) ([]string, error) {
 	db, err := statedb.OpenRead(e.f.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return nil, nil
@@ -42,7 +42,7 @@ func (e *env) alwaysAllowed(ctx context.Context, server string) ([]string, error
 
 // revokeAlways forgets allow-always of server's tools (every tool for
 // "all") and returns how many were forgotten.
-func (e *env) revokeAlways(ctx context.Context, server string, tools []string) (int64, error) {
+func revokeAlways(e *env, ctx context.Context, server string, tools []string) (int64, error) {
 	db, err := statedb.OpenWrite(e.f.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return 0, nil

@@ -97,7 +97,7 @@ server without auth:), not approved.`,
 				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
 				return nil
 			}
-			entries := e.authStatuses(ctx, cfg.Servers)
+			entries := authStatuses(e, ctx, cfg.Servers)
 			if j.on {
 				j.write(entries)
 				return nil
@@ -109,7 +109,7 @@ server without auth:), not approved.`,
 }
 
 // authStatuses asks each server's plugin for its status, side by side.
-func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []authStatusEntry {
+func authStatuses(e *env, ctx context.Context, servers []*config.Server) []authStatusEntry {
 	var picked []*config.Server
 	for _, s := range servers {
 		if (s.Auth != "" && remote(s)) || countTokenFiles(e.home, s) > 0 {
@@ -122,7 +122,7 @@ func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []auth
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			entries[i] = e.authStatus(ctx, s)
+			entries[i] = authStatus(e, ctx, s)
 		}()
 	}
 	wg.Wait()
@@ -130,7 +130,7 @@ func (e *env) authStatuses(ctx context.Context, servers []*config.Server) []auth
 }
 
 // authStatus describes one server's credentials.
-func (e *env) authStatus(ctx context.Context, srv *config.Server) authStatusEntry {
+func authStatus(e *env, ctx context.Context, srv *config.Server) authStatusEntry {
 	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv)}
 	if srv.Auth == "" || !remote(srv) {
 		ent.Method = orDefault(srv.Auth, "none")

@@ -53,7 +53,7 @@ func callCommand(e *env) *cli.Command {
 				return usagef("--json and --rendered cannot be combined; pick one")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := e.loadServer(name)
+			_, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func callCommand(e *env) *cli.Command {
 			}
 			// Single-server discovery: the same registry the agent uses, so
 			// filters, names and rendering are the model's.
-			m := e.newManager([]*config.Server{srv})
+			m := newManager(e, []*config.Server{srv})
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))

@@ -28,8 +28,8 @@ type catalogView struct {
 // loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
 // and config.yaml of home, and merges them. Its errors are one line that
 // says what to do next.
-func (e *env) loadCatalogView(home string) (*catalogView, error) {
-	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
+func loadCatalogView(e *env, home string) (*catalogView, error) {
+	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -37,7 +37,7 @@ func (e *env) loadCatalogView(home string) (*catalogView, error) {
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	v := &catalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, e.hasInstallDir), Diagnostics: cat.Diagnostics}
+	v := &catalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(a0 string) bool { return hasInstallDir(e, a0) }), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
 		v.Warnings = append(v.Warnings, d.Warning())
 	}
@@ -47,7 +47,7 @@ func (e *env) loadCatalogView(home string) (*catalogView, error) {
 // writeCatalogTable writes rows as the catalog table (Name, Status,
 // Description; with numbered, a leading # column counting from 1) to w.
 // Every cell is manifest or config text and is escaped for the terminal.
-func (e *env) writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) {
+func writeCatalogTable(e *env, w io.Writer, rows []catalog.Row, numbered bool) {
 	headers := []string{"Name", "Status", "Description"}
 	if numbered {
 		headers = append([]string{"#"}, headers...)
@@ -61,7 +61,7 @@ func (e *env) writeCatalogTable(w io.Writer, rows []catalog.Row, numbered bool) 
 	}
 	// The description is cut to the terminal's width, never the name or
 	// the status.
-	ui.NewEnv(w, io.Discard, nil, e.getenv).TableFit(headers, cells, len(headers)-1)
+	ui.NewEnv(w, io.Discard, nil, func(a0 string) string { return getenv(e, a0) }).TableFit(headers, cells, len(headers)-1)
 }
 
 // writeCatalogWarnings writes each warning to w as one escaped line,
@@ -127,7 +127,7 @@ func catalogCommand(e *env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return usagef("usage: hermes mcp catalog [--json]")
 			}
-			v, err := e.loadCatalogView(e.home)
+			v, err := loadCatalogView(e, e.home)
 			if err != nil {
 				return err
 			}
@@ -149,7 +149,7 @@ func catalogCommand(e *env) *cli.Command {
 			if len(v.Rows) == 0 {
 				e.p.Line("The catalog is empty and no server is configured.")
 			} else {
-				e.writeCatalogTable(e.out, v.Rows, false)
+				writeCatalogTable(e, e.out, v.Rows, false)
 				e.p.Line("")
 				e.p.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
 			}

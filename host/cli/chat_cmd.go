@@ -60,7 +60,7 @@ func chatCommand(e *env) *cli.Command {
 					return usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
 				}
 			}
-			s, err := e.startChat(ctx, modelName)
+			s, err := startChat(e, ctx, modelName)
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ type chatSession struct {
 // startChat reads the model: block, builds the model client and connects
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
-func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, error) {
+func startChat(e *env, ctx context.Context, modelName string) (*chatSession, error) {
 	client, err := modelClient(e.f.Model())
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
-	e.admitProject(cfg.Servers...)
+	admitProject(e, cfg.Servers...)
 	// Servers with a record of what they offered register their tools from
 	// it and start on their first call; idle ones stop.
 	m, set := e.f.Registry(app.Live, cfg.Servers)
@@ -128,12 +128,12 @@ func (e *env) startChat(ctx context.Context, modelName string) (*chatSession, er
 		MaxToolRounds: client.Settings().MaxToolRounds,
 		Observer:      view,
 	}}
-	s.cfg, s.over = cfg, e.searchOver(view.Notice)
+	s.cfg, s.over = cfg, searchOver(e, view.Notice)
 	s.loop.Tools, s.search = chatTools(m, s.over)
 	// The system message is built before the state.db session, which
 	// records it.
 	s.refreshSystem()
-	s.endHooks = e.bindChatHooks(ctx, s.loop, m)
+	s.endHooks = bindChatHooks(e, ctx, s.loop, m)
 	for _, st := range m.Status() {
 		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
 			view.Notice(fmt.Sprintf("MCP server '%s' is not connected: %s", st.Name, st.Error))
@@ -400,7 +400,7 @@ func (s *chatSession) printServers() {
 		}
 		if srv := cfgServer(cfg, x.Name); srv != nil {
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil && p.Enabled {
-				_, line := s.e.samplingUsage(context.Background(), p, key)
+				_, line := samplingUsage(s.e, context.Background(), p, key)
 				fmt.Fprintf(s.e.out, "      sampling limits: %s\n", termsafe.Escape(line))
 			}
 		}
@@ -435,7 +435,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	s.loop.Model = client
 	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
 	if a, ok := s.loop.Approver.(*chatApprover); ok {
-		blocks = append(blocks, a.reload(e.approvalSettings())...)
+		blocks = append(blocks, a.reload(approvalSettings(e))...)
 	}
 	if wd, err := e.f.WorkDir(); err == nil {
 		home, _ := e.f.UserHome()
@@ -445,7 +445,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 			blocks = append(blocks, "roots: changed (servers are told)")
 		}
 	}
-	if over := e.searchOver(s.view.Notice); over != s.over {
+	if over := searchOver(e, s.view.Notice); over != s.over {
 		s.over = over
 		s.loop.Tools, s.search = chatTools(s.m, over)
 		blocks = append(blocks, "tools.search_over: changed")

@@ -31,7 +31,7 @@ import (
 // When state.db cannot be opened, the chat goes on unrecorded, and a call
 // that needs approval is denied (an approval that serve cannot see is
 // not the one the person configured); the notice says why.
-func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
+func bindChatHooks(e *env, ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
 	l.Drift = chatDrift{m}
 	gateOnly := func(err error) func() {
 		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
@@ -56,7 +56,7 @@ func (e *env) bindChatHooks(ctx context.Context, l *agent.Loop, m *registry.Mana
 		return gateOnly(err)
 	}
 	a := &chatApprover{m: m, w: w, prompter: e.prompt, log: e.log, key: statedb.TerminalSessionKey(sess.ID)}
-	settings, err := e.approvalSettings()
+	settings, err := approvalSettings(e)
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the
 		// defaults (destructive tools still ask).
@@ -244,7 +244,7 @@ func chatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, sea
 
 // searchOver reads tools.search_over; one that cannot be read is said
 // once and tool search is off (every definition is offered).
-func (e *env) searchOver(notice func(string)) config.SearchOver {
+func searchOver(e *env, notice func(string)) config.SearchOver {
 	o, err := config.LoadSearchOver(e.home)
 	if err != nil {
 		notice(oneLine(err.Error()) + "; every tool definition is offered")

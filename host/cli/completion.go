@@ -67,7 +67,7 @@ Only names of letters, digits, "_" and "-" are offered.`
 // withCompletion lists `hermes completion bash|zsh|fish` in the help and
 // makes TAB complete what each command takes: server names, catalog entry
 // names for install, and tool names after `hermes mcp call NAME`.
-func (e *env) withCompletion(root *cli.Command) *cli.Command {
+func withCompletion(e *env, root *cli.Command) *cli.Command {
 	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
 		c.Hidden = false
 		c.Usage = "print the shell completion script: hermes completion bash|zsh|fish (see --help for how to load it)"
@@ -96,9 +96,9 @@ func (e *env) withCompletion(root *cli.Command) *cli.Command {
 		for _, c := range mcp.Commands {
 			switch {
 			case serverArgCommands[c.Name]:
-				c.ShellComplete = e.completeServer
+				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeServer(e, a0, a1) }
 			case c.Name == "install":
-				c.ShellComplete = e.completeCatalog
+				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeCatalog(e, a0, a1) }
 			}
 		}
 	}
@@ -114,7 +114,7 @@ func completingFlag(c *cli.Command) bool {
 
 // completeServer prints the configured server names for the first
 // argument, and for `call` the server's tools for the second.
-func (e *env) completeServer(ctx context.Context, c *cli.Command) {
+func completeServer(e *env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
@@ -137,7 +137,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 		}
 		for _, s := range cfg.Servers {
 			if s.Name == c.Args().First() && s.Err == nil && s.Enabled {
-				e.completeTools(ctx, s)
+				completeTools(e, ctx, s)
 			}
 		}
 	}
@@ -147,7 +147,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 // are plain (completionToolRE): from its record in the store of what
 // servers offered when that is fresh, else connecting to it within
 // completionTimeout.
-func (e *env) completeTools(ctx context.Context, srv *config.Server) {
+func completeTools(e *env, ctx context.Context, srv *config.Server) {
 	if names, ok := cachedToolNames(e.f.Offered(), srv); ok {
 		for _, name := range names {
 			if completionToolRE.MatchString(name) {
@@ -156,19 +156,19 @@ func (e *env) completeTools(ctx context.Context, srv *config.Server) {
 		}
 		return
 	}
-	bound := completionTimeout(e.getenv)
+	bound := completionTimeout(func(a0 string) string { return getenv(e, a0) })
 	if bound <= 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	m := e.newManager([]*config.Server{srv})
+	m := newManager(e, []*config.Server{srv})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil || m.Status()[0].State != registry.StateConnected {
 		// Not connected within the bound: end the plugin and its server
 		// now, as Ctrl-C would, instead of waiting out their graces with
 		// the user's shell waiting on us.
-		if sup := e.supervisor(); sup != nil {
+		if sup := runSupervisor(e); sup != nil {
 			sup.Interrupt()
 		}
 		return
@@ -198,7 +198,7 @@ func completionTimeout(getenv func(string) string) time.Duration {
 }
 
 // completeCatalog prints the catalog's entry names.
-func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
+func completeCatalog(e *env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
@@ -206,7 +206,7 @@ func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
 	if c.Args().Len() > 0 {
 		return
 	}
-	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
+	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
 	if err != nil {
 		return
 	}

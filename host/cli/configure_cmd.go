@@ -52,7 +52,7 @@ func configureCommand(e *env) *cli.Command {
 				if j.on {
 					return usagef("--accept-changes prints for a person; leave out --json")
 				}
-				if err := e.acceptChanges(ctx, name); err != nil || given == 0 {
+				if err := acceptChanges(e, ctx, name); err != nil || given == 0 {
 					return err
 				}
 			}
@@ -68,7 +68,7 @@ func configureCommand(e *env) *cli.Command {
 						return usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 					}
 				}
-				return e.setFilter(j, name, inc, exc)
+				return setFilter(e, j, name, inc, exc)
 			}
 			if j.on {
 				return usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
@@ -76,14 +76,14 @@ func configureCommand(e *env) *cli.Command {
 			if !e.p.Interactive() {
 				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
 			}
-			return e.configureInteractive(ctx, name)
+			return configureInteractive(e, ctx, name)
 		}),
 	}
 }
 
 // setFilter writes tools.include / tools.exclude of name, reporting whether
 // anything changed (with --json, the server as it is now).
-func (e *env) setFilter(j *jsonOutput, name string, inc, exc []string) error {
+func setFilter(e *env, j *jsonOutput, name string, inc, exc []string) error {
 	changed := false
 	err := config.Edit(e.home, func(d *config.Document) error {
 		if !d.Has(name) {
@@ -104,7 +104,7 @@ func (e *env) setFilter(j *jsonOutput, name string, inc, exc []string) error {
 		return withCode(codeConfig, failf("configuring '%s': %s", name, oneLine(err.Error())))
 	}
 	if j.on {
-		return e.printServerChanged(j, name, changed)
+		return printServerChanged(e, j, name, changed)
 	}
 	if !changed {
 		e.p.Info("No changes made.")
@@ -122,21 +122,21 @@ func (e *env) setFilter(j *jsonOutput, name string, inc, exc []string) error {
 	return nil
 }
 
-func (e *env) configureInteractive(ctx context.Context, name string) error {
-	if err := e.requireServer(name); err != nil {
+func configureInteractive(e *env, ctx context.Context, name string) error {
+	if err := requireServer(e, name); err != nil {
 		return err
 	}
-	_, srv, err := e.loadServer(name)
+	_, srv, err := loadServer(e, name)
 	if err != nil {
 		return err
 	}
 	withProbeTimeout(srv)
 	e.p.Line("Connecting to '%s'...", name)
-	tools, err := e.probeTools(ctx, srv)
+	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
 		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, shownErr(err), name)
 	}
-	if _, err := e.reviewDrift(srv, tools, true); err != nil {
+	if _, err := reviewDrift(e, srv, tools, true); err != nil {
 		return err
 	}
 	if len(tools) == 0 {
@@ -199,20 +199,20 @@ func (e *env) configureInteractive(ctx context.Context, name string) error {
 
 // acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
 // show what changed since the tools were approved, accept it.
-func (e *env) acceptChanges(ctx context.Context, name string) error {
-	if err := e.requireServer(name); err != nil {
+func acceptChanges(e *env, ctx context.Context, name string) error {
+	if err := requireServer(e, name); err != nil {
 		return err
 	}
-	_, srv, err := e.loadServer(name)
+	_, srv, err := loadServer(e, name)
 	if err != nil {
 		return err
 	}
 	withProbeTimeout(srv)
 	e.p.Line("Connecting to '%s'...", name)
-	tools, err := e.probeTools(ctx, srv)
+	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
 		return failf("cannot list the tools of '%s', so no change can be accepted: %s; run 'hermes mcp test %s'", name, shownErr(err), name)
 	}
-	_, err = e.reviewDrift(srv, tools, false)
+	_, err = reviewDrift(e, srv, tools, false)
 	return err
 }

@@ -11,7 +11,7 @@ import (
 // loadServer loads config.yaml (with the project's servers merged over it)
 // and returns the named server; a project server waiting for a decision is
 // asked about on a terminal first (admitProject).
-func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
+func loadServer(e *env, name string) (*config.Config, *config.Server, error) {
 	cfg, err := e.f.Config()
 	if err != nil {
 		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
@@ -23,7 +23,7 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 	if srv == nil {
 		return nil, nil, notFound(name, cfg.Names())
 	}
-	e.admitProject(srv)
+	admitProject(e, srv)
 	return cfg, srv, nil
 }
 
@@ -31,7 +31,7 @@ func (e *env) loadServer(name string) (*config.Config, *config.Server, error) {
 // an auth: method gets its credentials from the background manager: it
 // never opens a browser or asks anything, and a server that needs a login
 // fails with the plugin's message naming 'hermes mcp login'.
-func (e *env) connect(ctx context.Context, srv *config.Server) (*session.Session, error) {
+func connect(e *env, ctx context.Context, srv *config.Server) (*session.Session, error) {
 	return e.f.Connect(ctx, srv)
 }
 

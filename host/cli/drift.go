@@ -96,7 +96,7 @@ func printDrift(e *env, server string, notes []driftNote, unreadable string) {
 // definitions of server: the person saw them at add, install or
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
-func (e *env) approveOffered(name string, tools []mcpvalue.Tool, how string) {
+func approveOffered(e *env, name string, tools []mcpvalue.Tool, how string) {
 	if _, err := e.f.Offered().Approve(name, tools, nil, how); err != nil {
 		e.p.Warn("could not record the approved tools of '%s': %s", name, oneLine(err.Error()))
 	}
@@ -121,7 +121,7 @@ func changeLines(c offered.Change) []string {
 // at once when not (--accept-changes). An approval that cannot be read is
 // said, and every tool is shown as new. It reports whether changes were
 // left unaccepted.
-func (e *env) reviewDrift(srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
+func reviewDrift(e *env, srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
 	st := e.f.Offered()
 	key := srv.StateKey()
 	b, err := st.Baseline(key)

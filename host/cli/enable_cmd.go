@@ -25,7 +25,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 				return usagef("usage: hermes mcp %s <name> [--json]", name)
 			}
 			srvName := c.Args().First()
-			if err := e.requireServer(srvName); err != nil {
+			if err := requireServer(e, srvName); err != nil {
 				return err
 			}
 			was := true
@@ -34,9 +34,9 @@ func enableCommand(e *env, on bool) *cli.Command {
 					was = s.Enabled
 				}
 			}
-			if was == on && !config.SafeModeFrom(e.getenv) {
+			if was == on && !config.SafeModeFrom(func(a0 string) string { return getenv(e, a0) }) {
 				if j.on {
-					return e.printServerChanged(j, srvName, false)
+					return printServerChanged(e, j, srvName, false)
 				}
 				e.p.Info("'%s' is already %sd.", srvName, name)
 				return nil
@@ -55,7 +55,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 				return withCode(codeConfig, failf("%s '%s': %s", name, srvName, oneLine(err.Error())))
 			}
 			if j.on {
-				return e.printServerChanged(j, srvName, true)
+				return printServerChanged(e, j, srvName, true)
 			}
 			e.p.OK("%s '%s'.", past, srvName)
 			e.p.Line("%s", changedLine)
@@ -67,7 +67,7 @@ func enableCommand(e *env, on bool) *cli.Command {
 // printServerChanged prints what enable, disable and configure print with
 // --json: the server as config.yaml now has it, and whether the command
 // changed it.
-func (e *env) printServerChanged(j *jsonOutput, name string, changed bool) error {
+func printServerChanged(e *env, j *jsonOutput, name string, changed bool) error {
 	cfg, err := e.f.Config()
 	if err != nil {
 		return withCode(codeConfig, failf("%s", oneLine(err.Error())))

@@ -104,19 +104,19 @@ func getCommand(e *env) *cli.Command {
 			rep := getReport{jsonServer: serverJSON(srv), le: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
 			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
-				n, err := e.revokeAlways(ctx, srv.StateKey(), revoke)
+				n, err := revokeAlways(e, ctx, srv.StateKey(), revoke)
 				if err != nil {
 					return failf("revoking allow-always of '%s': %s", name, oneLine(err.Error()))
 				}
 				e.p.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
 			}
-			if rep.AlwaysAllowed, err = e.alwaysAllowed(ctx, srv.StateKey()); err != nil {
+			if rep.AlwaysAllowed, err = alwaysAllowed(e, ctx, srv.StateKey()); err != nil {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
 			}
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
 				rep.Sampling = &getSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
 					MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
-				rep.Sampling.SamplingUsage, rep.samplingLine = e.samplingUsage(ctx, p, srv.StateKey())
+				rep.Sampling.SamplingUsage, rep.samplingLine = samplingUsage(e, ctx, p, srv.StateKey())
 				if !p.Enabled {
 					rep.samplingLine = "off (sampling.enabled is false)"
 				}
@@ -130,8 +130,8 @@ func getCommand(e *env) *cli.Command {
 				ordered, line = entryAsWritten(cfg.Path, name)
 				rep.Origin.Line = line
 			}
-			if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil && !srv.FromProject() {
-				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, e.hasInstallDir(name)) {
+			if cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
+				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, hasInstallDir(e, name)) {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
 						rep.Origin.InstallDir = install.InstallDir(e.home, name)
@@ -147,14 +147,14 @@ func getCommand(e *env) *cli.Command {
 				j.write(rep)
 				return nil
 			}
-			e.printGet(rep, srv, ordered)
+			printGet(e, rep, srv, ordered)
 			return nil
 		}),
 	}
 }
 
 // printGet prints the report as text.
-func (e *env) printGet(rep getReport, srv *config.Server, ordered yaml.MapSlice) {
+func printGet(e *env, rep getReport, srv *config.Server, ordered yaml.MapSlice) {
 	e.p.Header(rep.Name + ":")
 	e.p.Line("  Status:    %s", listStatus(rep.le))
 	where := rep.Origin.File

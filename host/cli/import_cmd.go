@@ -105,7 +105,7 @@ func importCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			o.names = c.Args().Slice()
-			return e.runImport(ctx, o)
+			return runImport(e, ctx, o)
 		},
 	}
 }
@@ -116,7 +116,7 @@ type importCandidate struct {
 	res *importResult
 }
 
-func (e *env) runImport(ctx context.Context, o *importOptions) error {
+func runImport(e *env, ctx context.Context, o *importOptions) error {
 	switch {
 	case o.all && len(o.names) > 0:
 		return usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
@@ -127,7 +127,7 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 	}
 	if o.json {
 		// Progress and questions on stderr; stdout is the JSON.
-		e.p = ui.NewEnv(e.err, e.err, e.in, e.getenv)
+		e.p = ui.NewEnv(e.err, e.err, e.in, func(a0 string) string { return getenv(e, a0) })
 	}
 	home, err := e.f.UserHome()
 	if err != nil {
@@ -137,7 +137,7 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 	if err != nil {
 		return failf("cannot read the current folder (%s); cd into a folder you can read", oneLine(err.Error()))
 	}
-	sources, clients, err := e.importSources(o.from, home, cwd)
+	sources, clients, err := importSources(e, o.from, home, cwd)
 	if err != nil {
 		return err
 	}
@@ -170,14 +170,14 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 	}
 
 	// Which of them.
-	chosen, err := e.chooseImports(o, found)
+	chosen, err := chooseImports(e, o, found)
 	if err != nil {
 		return err
 	}
 	if !o.dryRun && !o.yes && !o.noProbe && !e.p.Interactive() {
 		return usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
 	}
-	path, existing, err := e.serverNames()
+	path, existing, err := serverNames(e)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		cands = append(cands, importCandidate{srv: s, res: res})
 	}
 
-	e.showImportPlan(cands, o.dryRun)
+	showImportPlan(e, cands, o.dryRun)
 	todo := 0
 	for _, c := range cands {
 		if c.res.Status == "" {
@@ -248,19 +248,19 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 				continue
 			}
 			c.res.Status = "would_import"
-			if err := e.screenAdd(c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
+			if err := screenAdd(e, c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
 				c.res.fail("failed", errorCode(err), errMessage(err))
 				e.p.Fail("%s", c.res.problem)
 			}
 		}
 		e.p.Line("Dry run: nothing was written.")
-		return e.importDone(o, cands)
+		return importDone(e, o, cands)
 	}
 	if todo == 0 {
 		// Servers config.yaml already has are no failure: a second
 		// import of the same files changes nothing and succeeds.
 		e.p.Line("Nothing to import: every server chosen was skipped (see above).")
-		return e.importDone(o, cands)
+		return importDone(e, o, cands)
 	}
 	if e.p.Interactive() && !o.yes && !e.p.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
 		return failf("Cancelled; nothing was imported")
@@ -273,23 +273,23 @@ func (e *env) runImport(ctx context.Context, o *importOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e.importOne(ctx, o, c)
+		importOne(e, ctx, o, c)
 	}
-	return e.importDone(o, cands)
+	return importDone(e, o, cands)
 }
 
 // importSources resolves --from into the files to read and the clients
 // in the order their servers win a name clash.
-func (e *env) importSources(from, home, cwd string) ([]importer.Source, []importer.Client, error) {
+func importSources(e *env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
 	if from == "" {
 		var out []importer.Source
 		for _, c := range importer.Clients {
-			out = append(out, importer.SourcesFrom(c, home, cwd, e.getenv)...)
+			out = append(out, importer.SourcesFrom(c, home, cwd, func(a0 string) string { return getenv(e, a0) })...)
 		}
 		return out, importer.Clients, nil
 	}
 	if c, ok := importer.ParseClient(from); ok {
-		return importer.SourcesFrom(c, home, cwd, e.getenv), []importer.Client{c}, nil
+		return importer.SourcesFrom(c, home, cwd, func(a0 string) string { return getenv(e, a0) }), []importer.Client{c}, nil
 	}
 	// A relative file is in the run's working folder.
 	path := from
@@ -317,7 +317,7 @@ func (e *env) importSources(from, home, cwd string) ([]importer.Source, []import
 
 // chooseImports picks the servers to import: those named, all, or (on a
 // terminal) those checked in a checklist.
-func (e *env) chooseImports(o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
+func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
 	var all []string
 	for _, s := range found {
 		all = append(all, s.Name)
@@ -369,7 +369,7 @@ func (e *env) chooseImports(o *importOptions, found []*importer.Server) ([]*impo
 
 // showImportPlan prints what will be added (with the entries, masked, on
 // --dry-run) and what is skipped, one line each.
-func (e *env) showImportPlan(cands []importCandidate, entries bool) {
+func showImportPlan(e *env, cands []importCandidate, entries bool) {
 	e.p.Header("Servers to import:")
 	for _, c := range cands {
 		s, r := c.srv, c.res
@@ -410,7 +410,7 @@ func (e *env) showImportPlan(cands []importCandidate, entries bool) {
 }
 
 // importOne runs the add flow for one server and records the result.
-func (e *env) importOne(ctx context.Context, o *importOptions, c importCandidate) {
+func importOne(e *env, ctx context.Context, o *importOptions, c importCandidate) {
 	s, r := c.srv, c.res
 	ao := &addOptions{name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
 	plan := &addPlan{
@@ -436,7 +436,7 @@ func (e *env) importOne(ctx context.Context, o *importOptions, c importCandidate
 		ao.noProbe = true
 		e.p.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
 	}
-	err := e.addEntry(ctx, ao, plan)
+	err := addEntry(e, ctx, ao, plan)
 	if err != nil {
 		r.fail("failed", errorCode(err), errMessage(err))
 		if !plan.saved {
@@ -459,7 +459,7 @@ func (e *env) importOne(ctx context.Context, o *importOptions, c importCandidate
 
 // importDone prints the summary (or the JSON) and sets the exit code: 1
 // when a server chosen could not be imported.
-func (e *env) importDone(o *importOptions, cands []importCandidate) error {
+func importDone(e *env, o *importOptions, cands []importCandidate) error {
 	failed, done, skipped := 0, 0, 0
 	results := make([]importResult, 0, len(cands))
 	for _, c := range cands {

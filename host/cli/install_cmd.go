@@ -66,25 +66,25 @@ func installCommand(e *env) *cli.Command {
 				return usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
 			}
 			e.probeTimeout = probeTimeout
-			m, err := e.lookupEntry(c.Args().First())
+			m, err := lookupEntry(e, c.Args().First())
 			if err != nil {
 				return err
 			}
 			if j.on {
-				e.progressToStderr()
+				progressToStderr(e)
 			}
-			if err := e.install(ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.on {
+			if err := installEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.on {
 				return err
 			}
-			return e.printServer(j, m.Name)
+			return printServer(e, j, m.Name)
 		}),
 	}
 }
 
 // lookupEntry finds a catalog entry in the catalog hermes reads (the
 // built-in one, or $HERMES_OPTIONAL_MCPS).
-func (e *env) lookupEntry(name string) (*catalog.Manifest, error) {
-	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
+func lookupEntry(e *env, name string) (*catalog.Manifest, error) {
+	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
 	if err != nil {
 		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
 	}
@@ -97,15 +97,15 @@ func (e *env) lookupEntry(name string) (*catalog.Manifest, error) {
 
 // installer is the install engine wired to this command line: its
 // printer, the probe 'hermes mcp add' uses, and the security check.
-func (e *env) installer(stepTimeout, cloneTimeout time.Duration) *install.Installer {
+func installer(e *env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
 		Home:         e.home,
 		Prompter:     installPrompter{p: e.p},
-		Probe:        e.catalogProbe,
+		Probe:        func(a0 context.Context, a1 *config.Server) ([]install.Tool, error) { return catalogProbe(e, a0, a1) },
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
 		Admit:        admitInstall,
-		LookupEnv:    e.lookupEnv,
+		LookupEnv:    func(a0 string) (string, bool) { return lookupEnv(e, a0) },
 	}
 }
 
@@ -121,9 +121,9 @@ func admitInstall(srv *config.Server) error {
 	return nil
 }
 
-// install runs the install engine and turns its errors into exit codes.
-func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
-	err := e.installer(stepTimeout, cloneTimeout).Install(ctx, m, o)
+// installEntry runs the installEntry engine and turns its errors into exit codes.
+func installEntry(e *env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
+	err := installer(e, stepTimeout, cloneTimeout).Install(ctx, m, o)
 	switch {
 	case err == nil:
 		return nil
@@ -144,8 +144,8 @@ func (e *env) install(ctx context.Context, m *catalog.Manifest, o install.Option
 
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
-func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.Tool, error) {
-	if config.SafeModeFrom(e.getenv) {
+func catalogProbe(e *env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
+	if config.SafeModeFrom(func(a0 string) string { return getenv(e, a0) }) {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
 	if srv.Err != nil {
@@ -155,13 +155,13 @@ func (e *env) catalogProbe(ctx context.Context, srv *config.Server) ([]install.T
 	if _, set := srv.Raw["connect_timeout"]; !set && e.probeTimeout > 0 {
 		srv.ConnectTimeout = e.probeTimeout
 	}
-	tools, err := e.probeTools(ctx, srv)
+	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
 		return nil, errors.New(shownErr(err))
 	}
 	// The person is shown these tools to install: they are the approved
 	// ones (tool-definition drift is measured against them).
-	e.approveOffered(srv.Name, tools, "install")
+	approveOffered(e, srv.Name, tools, "install")
 	out := make([]install.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = install.Tool{Name: t.Name, Description: t.Description}
@@ -185,14 +185,14 @@ func uninstallCommand(e *env) *cli.Command {
 			if c.Args().Len() != 1 {
 				return usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
 			}
-			return e.uninstall(j, c.Args().First(), yes)
+			return uninstall(e, j, c.Args().First(), yes)
 		}),
 	}
 }
 
 // configServer is server name of config.yaml as loaded, nil when the file
 // does not load or has no such server.
-func (e *env) configServer(name string) *config.Server {
+func configServer(e *env, name string) *config.Server {
 	cfg, err := e.f.Config()
 	if err != nil {
 		return nil
@@ -201,7 +201,7 @@ func (e *env) configServer(name string) *config.Server {
 }
 
 // hasInstallDir reports whether an install folder of name exists.
-func (e *env) hasInstallDir(name string) bool {
+func hasInstallDir(e *env, name string) bool {
 	_, err := os.Lstat(install.InstallDir(e.home, name))
 	return err == nil
 }
@@ -209,15 +209,15 @@ func (e *env) hasInstallDir(name string) bool {
 // uninstall removes an installed catalog entry: its config entry and its
 // install folder. Its .env values stay. A server the user added is never
 // the catalog's, whatever its name (catalog.FromCatalog).
-func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
+func uninstall(e *env, j *jsonOutput, name string, yes bool) error {
 	if !config.ValidName(name) {
 		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
 	var m *catalog.Manifest
-	if cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir)); err == nil {
+	if cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir)); err == nil {
 		m, _ = cat.Lookup(name)
 	}
-	_, names, err := e.serverNames()
+	_, names, err := serverNames(e)
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 		return withCode(codeNotInstalled, failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
 		return withCode(codeNotInstalled, failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
-	case inConfig && !catalog.FromCatalog(e.configServer(name), m, hasFolder):
+	case inConfig && !catalog.FromCatalog(configServer(e, name), m, hasFolder):
 		return withCode(codeNotInstalled, failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {
@@ -284,7 +284,7 @@ func (e *env) uninstall(j *jsonOutput, name string, yes bool) error {
 // install.Recover), before any 'hermes mcp' command reads or changes the
 // config. It says so on stderr, which 'hermes mcp serve' keeps off its
 // protocol stream.
-func (e *env) recoverInstalls(ctx context.Context, c *cli.Command) (context.Context, error) {
+func recoverInstalls(e *env, ctx context.Context, c *cli.Command) (context.Context, error) {
 	if e.home == "" {
 		return ctx, nil
 	}

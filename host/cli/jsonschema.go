@@ -10,7 +10,6 @@ import (
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/urfave/cli/v3"
 )
@@ -278,27 +277,6 @@ func (j *jsonOutput) action(f cli.ActionFunc) cli.ActionFunc {
 		j.write(fail)
 		return err
 	}
-}
-
-// progressToStderr sends what a command prints for a person to stderr, so
-// that stdout holds its JSON only (a terminal on stderr and stdin still
-// gets its prompts).
-func (e *env) progressToStderr() {
-	e.p = ui.NewEnv(e.err, e.err, e.in, e.getenv)
-}
-
-// printServer prints the configured server name as serverJSON has it.
-func (e *env) printServer(j *jsonOutput, name string) error {
-	cfg, err := e.f.Config()
-	if err != nil {
-		return withCode(codeConfig, failf("%s", oneLine(err.Error())))
-	}
-	srv := cfg.Server(name)
-	if srv == nil {
-		return notFound(name, cfg.Names())
-	}
-	j.write(serverJSON(srv))
-	return nil
 }
 
 // serverJSON describes a configured server without connecting to it: its

@@ -64,7 +64,7 @@ func listCommand(e *env) *cli.Command {
 			}
 			var live map[string]listCheck
 			if check && !cfg.SafeMode {
-				live = e.checkServers(ctx, cfg.Servers)
+				live = checkServers(e, ctx, cfg.Servers)
 			}
 			// What each server offered at its last connection: read, never
 			// connected for (the list stays instant).
@@ -183,7 +183,7 @@ type listCheck struct {
 // checkServers connects every enabled server at once, through the same
 // registry as 'hermes tools' (each within its connect_timeout), and returns
 // each one's state by name. Disabled and invalid servers are not started.
-func (e *env) checkServers(ctx context.Context, servers []*config.Server) map[string]listCheck {
+func checkServers(e *env, ctx context.Context, servers []*config.Server) map[string]listCheck {
 	var run []*config.Server
 	for _, s := range servers {
 		if s.Enabled && s.Err == nil && len(s.NeedsVars) == 0 {
@@ -194,7 +194,7 @@ func (e *env) checkServers(ctx context.Context, servers []*config.Server) map[st
 	if len(run) == 0 {
 		return out
 	}
-	m := e.newManager(run)
+	m := newManager(e, run)
 	defer m.Detach()
 	_ = m.Start(ctx) // each server's outcome is in its status
 	for _, st := range m.Status() {

@@ -64,7 +64,7 @@ have arrived.`,
 				return usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
 			}
 			name := c.Args().First()
-			cfg, srv, err := e.loadServer(name)
+			cfg, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -82,14 +82,14 @@ have arrived.`,
 					return failf("setting auth: oauth on '%s': %s", name, oneLine(err.Error()))
 				}
 				e.p.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
-				if _, srv, err = e.loadServer(name); err != nil {
+				if _, srv, err = loadServer(e, name); err != nil {
 					return err
 				}
 			}
 			if srv.Err != nil {
 				return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
 			}
-			if _, err := e.loginAndCheck(ctx, srv, lf.options()); err != nil {
+			if _, err := loginAndCheck(e, ctx, srv, lf.options()); err != nil {
 				return err
 			}
 			return nil
@@ -106,7 +106,7 @@ func remote(srv *config.Server) bool {
 // login logs in to srv through the interactive manager, bounded by the
 // server's login timeout plus loginMargin. Its error is the plugin's (see
 // loginFailed).
-func (e *env) login(ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+func login(e *env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
 	s, err := e.f.LoginCredentials().For(ctx, srv)
 	if err != nil {
 		return auth.Status{}, err
@@ -156,13 +156,13 @@ func loginMessage(name string, err error) string {
 // loginAndCheck logs in to srv, says so, then connects once with the new
 // credentials and shows how many tools the server offers; a connection
 // that fails is a warning (the login itself succeeded).
-func (e *env) loginAndCheck(ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
-	st, err := e.login(ctx, srv, o)
+func loginAndCheck(e *env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+	st, err := login(e, ctx, srv, o)
 	if err != nil {
 		return st, loginFailed(srv.Name, err)
 	}
 	e.p.OK("%s", loggedInLine(srv.Name, st, time.Now()))
-	n, err := e.countTools(ctx, srv)
+	n, err := countTools(e, ctx, srv)
 	if err != nil {
 		e.p.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, shownErr(err))
 		return st, nil
@@ -177,7 +177,7 @@ func (e *env) loginAndCheck(ctx context.Context, srv *config.Server, o auth.Logi
 // countTools connects to srv with the login manager's credentials (those
 // just obtained, also when they live only in the plugin's memory) and
 // counts its tools.
-func (e *env) countTools(ctx context.Context, srv *config.Server) (int, error) {
+func countTools(e *env, ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
 	withProbeTimeout(&probe)
 	d := e.f.LoginSessionDeps()
@@ -266,11 +266,11 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 				return usagef("usage: hermes mcp logout <name>")
 			}
 			name := c.Args().First()
-			_, srv, err := e.loadServer(name)
+			_, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
-			r, err := e.forgetCredentials(ctx, name, srv)
+			r, err := forgetCredentials(e, ctx, name, srv)
 			if err != nil {
 				return failf("logging out of '%s': %s; delete its files under %s by hand", name, oneLine(err.Error()), credentials.TokenDir(e.home))
 			}
@@ -309,7 +309,7 @@ type forgotten struct {
 // left for the server's name (those of a server without auth:, or of a
 // plugin that could not run). srv may be nil (an entry that could not be
 // loaded): the files of name are deleted.
-func (e *env) forgetCredentials(ctx context.Context, name string, srv *config.Server) (forgotten, error) {
+func forgetCredentials(e *env, ctx context.Context, name string, srv *config.Server) (forgotten, error) {
 	var f forgotten
 	if srv != nil && srv.Auth != "" && remote(srv) {
 		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
@@ -352,7 +352,7 @@ once new ones have arrived.`,
 			}
 			if !all {
 				name := c.Args().First()
-				cfg, srv, err := e.loadServer(name)
+				cfg, srv, err := loadServer(e, name)
 				if err != nil {
 					return err
 				}
@@ -364,7 +364,7 @@ once new ones have arrived.`,
 				case srv.Err != nil:
 					return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
 				}
-				_, err = e.loginAndCheck(ctx, srv, lf.options())
+				_, err = loginAndCheck(e, ctx, srv, lf.options())
 				return err
 			}
 			cfg, err := e.f.Config()
@@ -394,7 +394,7 @@ once new ones have arrived.`,
 					e.p.Fail("'%s' cannot be used: %s", s.Name, shownErr(s.Err))
 					continue
 				}
-				if _, err := e.loginAndCheck(ctx, s, lf.options()); err != nil {
+				if _, err := loginAndCheck(e, ctx, s, lf.options()); err != nil {
 					if ctx.Err() != nil {
 						return err
 					}

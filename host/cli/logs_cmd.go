@@ -73,13 +73,13 @@ func logsCommand(e *env) *cli.Command {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				if err := e.requireServer(name); err != nil {
+				if err := requireServer(e, name); err != nil {
 					return err
 				}
 			} else if cfg.Server(name) == nil {
 				return notFound(name, cfg.Names())
 			}
-			return e.showLogs(ctx, name, lines, follow)
+			return showLogs(e, ctx, name, lines, follow)
 		},
 	}
 }
@@ -93,7 +93,7 @@ type logLine struct {
 
 // showLogs prints the last n lines about name, then follows the files when
 // follow is set.
-func (e *env) showLogs(ctx context.Context, name string, n int, follow bool) error {
+func showLogs(e *env, ctx context.Context, name string, n int, follow bool) error {
 	dir := e.f.Home.Logs()
 	m := logMatcher{name: name}
 	var all []logLine

@@ -92,7 +92,7 @@ func modelTestCommand(e *env) *cli.Command {
 				return usagef("usage: hermes model test [-m MODEL] [--json]")
 			}
 			if j.on {
-				e.progressToStderr()
+				progressToStderr(e)
 			}
 			client, err := modelClient(e.f.Model())
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 
 // mcpAction is bare 'hermes mcp': on a terminal the interactive picker,
 // otherwise the catalog as a table.
-func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
+func mcpAction(e *env, ctx context.Context, c *cli.Command) error {
 	if c.Args().Len() > 0 {
 		return unknownCommand(c, c.Args().First())
 	}
@@ -23,21 +23,21 @@ func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
 		cat := catalogCommand(e)
 		return cat.Run(ctx, []string{cat.Name})
 	}
-	return e.picker(ctx, c)
+	return picker(e, ctx, c)
 }
 
 // picker lets a person at a terminal pick a server and an action, until
 // they quit: install, enable, disable, configure tools, uninstall and
 // reinstall a catalog entry; configure, toggle and remove a custom one.
-func (e *env) picker(ctx context.Context, c *cli.Command) error {
+func picker(e *env, ctx context.Context, c *cli.Command) error {
 	for {
-		v, err := e.loadCatalogView(e.home)
+		v, err := loadCatalogView(e, e.home)
 		if err != nil {
 			return err
 		}
 		rows := v.Rows
 		e.p.Header("MCP servers: the catalog and your config")
-		e.writeCatalogTable(e.out, rows, true)
+		writeCatalogTable(e, e.out, rows, true)
 		for _, w := range v.Warnings {
 			e.p.Warn("%s", w)
 		}
@@ -54,7 +54,7 @@ func (e *env) picker(ctx context.Context, c *cli.Command) error {
 			e.p.Fail("No server '%s' in the list; type its number or name", ans)
 			continue
 		}
-		if err := e.pickAction(ctx, r); err != nil {
+		if err := pickAction(e, ctx, r); err != nil {
 			if errors.Is(err, errPickerQuit) {
 				return nil
 			}
@@ -93,20 +93,20 @@ func pickFind(rows []catalog.Row, ans string) (catalog.Row, bool) {
 }
 
 // pickAction offers the actions of one row and runs the one chosen.
-func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
+func pickAction(e *env, ctx context.Context, r catalog.Row) error {
 	type action struct {
 		label string
 		run   func() error
 	}
 	install := func() error {
-		return e.install(ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
+		return installEntry(e, ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
 	}
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
 	enable, disable := sub(enableCommand(e, true), r.Name), sub(enableCommand(e, false), r.Name)
 	configure := sub(configureCommand(e), r.Name)
-	uninstall := func() error { return e.uninstall(&jsonOutput{e: e}, r.Name, false) }
+	uninstall := func() error { return uninstall(e, &jsonOutput{e: e}, r.Name, false) }
 	var acts []action
 	switch {
 	case r.Status == catalog.StatusNeedsNewer:

@@ -40,10 +40,10 @@ const probeConnectTimeout = config.FirstConnectTimeout
 //
 // The probe is one-shot: once the tools are listed the Manager is
 // detached, so the server's shutdown does not hold the prompt.
-func (e *env) probeTools(ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
+func probeTools(e *env, ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
 	probe := *srv
 	probe.Enabled = true
-	m := e.newManager([]*config.Server{&probe})
+	m := newManager(e, []*config.Server{&probe})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil {
 		return nil, err
@@ -93,8 +93,8 @@ func withProbeTimeout(srv *config.Server) {
 // that will be saved with the entry (a token just typed); they resolve its
 // ${VAR}s through the config layer only, and never enter the process
 // environment or a file.
-func (e *env) candidateServer(name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
-	if config.SafeModeFrom(e.getenv) {
+func candidateServer(e *env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
+	if config.SafeModeFrom(func(a0 string) string { return getenv(e, a0) }) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
 	return config.LoadEntryEnv(e.home, name, entry, pending, e.f.ConfigEnv())
@@ -102,7 +102,7 @@ func (e *env) candidateServer(name string, entry *config.ServerEntry, pending ma
 
 // serverNames reads the names of the configured servers, in file order,
 // without changing the file. A config that does not parse is an error.
-func (e *env) serverNames() (path string, names []string, err error) {
+func serverNames(e *env) (path string, names []string, err error) {
 	err = config.Edit(e.home, func(d *config.Document) error {
 		path = d.Path()
 		names = d.Names()
@@ -127,8 +127,8 @@ func notFound(name string, names []string) error {
 // requireServer fails unless name is configured in config.yaml, the file
 // the commands that change a server edit; a name only a project file
 // declares is refused with where to change it.
-func (e *env) requireServer(name string) error {
-	_, names, err := e.serverNames()
+func requireServer(e *env, name string) error {
+	_, names, err := serverNames(e)
 	if err != nil {
 		return err
 	}

@@ -61,15 +61,15 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	var out bytes.Buffer
 	e := &env{in: strings.NewReader(""), out: &out, err: &out, p: ui.New(&out, &out, strings.NewReader("")),
 		opts: Options{Env: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}}
-	e.setup()
+	setup(e)
 	defer func() {
-		e.close()
+		closeRun(e)
 		log.SetOutput(os.Stderr)
 	}()
 
 	entry := config.NewServerEntry().URL(spy.URL+"/mcp").Header("Authorization", "Bearer ${"+key+"}")
 	plan := &addPlan{entry: entry, secrets: []dotEnvValue{{key, token}}}
-	tools, err := e.addProbe(context.Background(), &addOptions{name: "spy"}, plan)
+	tools, err := addProbe(e, context.Background(), &addOptions{name: "spy"}, plan)
 	if err != nil {
 		t.Fatalf("probe: %v\n%s", err, out.String())
 	}
@@ -89,7 +89,7 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 		t.Fatal("the probe wrote config.yaml")
 	}
 
-	if err := e.saveAdd("spy", plan); err != nil {
+	if err := saveAdd(e, "spy", plan); err != nil {
 		t.Fatal(err)
 	}
 	if held := filesHolding(t, token, home, tmp); len(held) != 1 || held[0] != filepath.Join(home, config.DotEnvFile) {

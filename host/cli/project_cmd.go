@@ -86,7 +86,7 @@ func shownHeaders(srv *config.Server) string {
 }
 
 // showProjectServer prints srv for a decision.
-func (e *env) showProjectServer(srv *config.Server) {
+func showProjectServer(e *env, srv *config.Server) {
 	e.p.Header(fmt.Sprintf("Project server '%s' from %s (project %s):", srv.Name, srv.OriginText(), srv.Origin.Project))
 	for _, l := range projectDetails(srv) {
 		e.p.Line("  %s", l)
@@ -100,7 +100,7 @@ func (e *env) showProjectServer(srv *config.Server) {
 // pending. Without a terminal nothing is asked: the connection is refused
 // with the command that approves. An entry the security screening refuses
 // is never offered for approval.
-func (e *env) admitProject(servers ...*config.Server) {
+func admitProject(e *env, servers ...*config.Server) {
 	for _, srv := range servers {
 		if !srv.FromProject() || !srv.Enabled || srv.Err != nil || srv.Origin.Approval != config.ApprovalPending {
 			continue
@@ -108,7 +108,7 @@ func (e *env) admitProject(servers ...*config.Server) {
 		if !e.p.Interactive() || screening.Admit(srv) != nil {
 			continue
 		}
-		e.showProjectServer(srv)
+		showProjectServer(e, srv)
 		ans, err := e.p.Ask(fmt.Sprintf("Run '%s'? y: approve, n: reject, Enter: not now", srv.Name), "")
 		if err != nil {
 			continue
@@ -138,7 +138,7 @@ func (e *env) admitProject(servers ...*config.Server) {
 
 // projectServers loads the merged config and returns the project servers
 // named (all of them with all), failing for a name that is not one.
-func (e *env) projectServers(names []string, all bool) ([]*config.Server, *config.Config, error) {
+func projectServers(e *env, names []string, all bool) ([]*config.Server, *config.Config, error) {
 	cfg, err := e.f.Config()
 	if err != nil {
 		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
@@ -189,7 +189,7 @@ func approveCommand(e *env) *cli.Command {
 			if (c.Args().Len() == 0) == !all {
 				return usagef("usage: hermes mcp approve <name>... | --all [--yes] [--no-sandbox]")
 			}
-			servers, _, err := e.projectServers(c.Args().Slice(), all)
+			servers, _, err := projectServers(e, c.Args().Slice(), all)
 			if err != nil {
 				return err
 			}
@@ -206,7 +206,7 @@ func approveCommand(e *env) *cli.Command {
 					srv.Origin.Unsandboxed = true
 					srv.Sandbox = nil
 				}
-				e.showProjectServer(srv)
+				showProjectServer(e, srv)
 				if !yes {
 					if !e.p.Interactive() {
 						return usagef("hermes mcp approve: no terminal to confirm on; add --yes to approve '%s'", srv.Name)
@@ -242,7 +242,7 @@ func rejectCommand(e *env) *cli.Command {
 			if c.Args().Len() == 0 {
 				return usagef("usage: hermes mcp reject <name>...")
 			}
-			servers, _, err := e.projectServers(c.Args().Slice(), false)
+			servers, _, err := projectServers(e, c.Args().Slice(), false)
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ func removeCommand(e *env) *cli.Command {
 				return usagef("usage: hermes mcp remove <name> [--yes] [--json]")
 			}
 			name := c.Args().First()
-			if err := e.requireServer(name); err != nil {
+			if err := requireServer(e, name); err != nil {
 				return err
 			}
 			if !yes {
@@ -64,7 +64,7 @@ func removeCommand(e *env) *cli.Command {
 			if err := e.f.Offered().RemoveServer(name); err != nil {
 				e.log.Warn("could not delete what the server offered", "server", name, "error", oneLine(err.Error()))
 			}
-			r, err := e.forgetCredentials(ctx, name, srv)
+			r, err := forgetCredentials(e, ctx, name, srv)
 			if err != nil {
 				return failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, oneLine(err.Error()))
 			}

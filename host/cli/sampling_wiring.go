@@ -13,7 +13,7 @@ import (
 // samplingUsage returns what the server with state key key used of p's
 // limits (counted in state.db by every process) and the line that shows
 // it.
-func (e *env) samplingUsage(ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
+func samplingUsage(e *env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
 	u, err := sampling.Usage(ctx, e.home, key, time.Now())
 	if err != nil {
 		return u, "sampling usage unreadable: " + oneLine(err.Error())
@@ -40,7 +40,7 @@ func printSampling(e *env, srv *config.Server) {
 	}
 	e.p.Line("Sampling: on (model: %s; max_tokens_cap %d, max_rpm %d, timeout %s, max_tool_rounds %d)",
 		modelName, p.MaxTokensCap, p.MaxRPM, p.Timeout, p.MaxToolRounds)
-	_, usage := e.samplingUsage(context.Background(), p, srv.StateKey())
+	_, usage := samplingUsage(e, context.Background(), p, srv.StateKey())
 	e.p.Line("Sampling limits: %s", usage)
 	m := sampling.LoadMetrics(e.home)[srv.StateKey()]
 	e.p.Line("Sampling requests: %d, errors: %d, tokens: %d, tool uses: %d", m.Requests, m.Errors, m.TokensUsed, m.ToolUseCount)

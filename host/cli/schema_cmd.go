@@ -53,14 +53,14 @@ func toolsSchemaCommand(e *env) *cli.Command {
 				return usagef("usage: hermes mcp tools <name> [tool] [--json]")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := e.loadServer(name)
+			_, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
 			if !srv.Enabled {
 				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 			}
-			m := e.newManager([]*config.Server{srv})
+			m := newManager(e, []*config.Server{srv})
 			defer m.Detach()
 			if err := m.Start(ctx); err != nil {
 				return failf("%s", shownErr(err))

@@ -47,12 +47,12 @@ func serveCommand(e *env) *cli.Command {
 			if allowRemote && httpAddr == "" {
 				return usagef("--allow-remote only applies to --http; add --http HOST:PORT")
 			}
-			return e.serve(ctx, httpAddr, allowRemote, bridgeName)
+			return runServe(e, ctx, httpAddr, allowRemote, bridgeName)
 		},
 	}
 }
 
-func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
+func runServe(e *env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
 	settings, err := config.LoadServe(e.home, e.f.ConfigEnv())
 	if err != nil {
 		return failf("%s", termsafe.Escape(err.Error()))
@@ -75,7 +75,7 @@ func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, brid
 			return failf("%s", termsafe.Escape(err.Error()))
 		}
 		httpOpts.Token = token
-		b, err := e.startBridge(ctx, bridgeName, settings, dotenv)
+		b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
 		if err != nil {
 			return err
 		}
@@ -94,21 +94,21 @@ func (e *env) serve(ctx context.Context, httpAddr string, allowRemote bool, brid
 	}
 	out, restore := protocolOut(e.out)
 	defer restore()
-	b, err := e.startBridge(ctx, bridgeName, settings, dotenv)
+	b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
-	if err := serve.ServeStdio(ctx, s, e.rawIn(), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.log.Named("serve")}); err != nil {
+	if err := serve.ServeStdio(ctx, s, rawIn(e), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.log.Named("serve")}); err != nil {
 		return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 	}
 	return nil
 }
 
-func (e *env) startBridge(ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
+func startBridge(e *env, ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
 	b, err := serve.StartBridge(ctx, serve.BridgeOptions{
-		Supervisor:     e.supervisor(),
+		Supervisor:     runSupervisor(e),
 		Name:           name,
 		Home:           e.home,
 		Settings:       settings.Bridges[name],
@@ -123,7 +123,7 @@ func (e *env) startBridge(ctx context.Context, name string, settings *config.Ser
 }
 
 // rawIn is stdin as it is, for a protocol reader that owns it.
-func (e *env) rawIn() io.Reader {
+func rawIn(e *env) io.Reader {
 	if e.input != nil {
 		return e.input.src
 	}

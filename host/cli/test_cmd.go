@@ -112,7 +112,7 @@ func testCommand(e *env) *cli.Command {
 				return usagef("usage: hermes mcp test <name>")
 			}
 			name := c.Args().First()
-			_, srv, err := e.loadServer(name)
+			_, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -150,7 +150,7 @@ func testCommand(e *env) *cli.Command {
 				}
 			}
 			start := time.Now()
-			s, err := e.connect(ctx, srv)
+			s, err := connect(e, ctx, srv)
 			rep.LatencyMS = time.Since(start).Milliseconds()
 			if err != nil {
 				fail(err)

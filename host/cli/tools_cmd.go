@@ -66,7 +66,7 @@ type toolsServerEntry struct {
 
 // newManager builds a registry for servers, for a command that lists or
 // calls once and exits (app.Snapshot: no notification streams).
-func (e *env) newManager(servers []*config.Server) *registry.Manager {
+func newManager(e *env, servers []*config.Server) *registry.Manager {
 	m, _ := e.f.Registry(app.Snapshot, servers)
 	return m
 }
@@ -88,9 +88,9 @@ func toolsCommand(e *env) *cli.Command {
 			if err != nil {
 				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
 			}
-			e.admitProject(cfg.Servers...)
+			admitProject(e, cfg.Servers...)
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
-			if n := e.toConnect(cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
+			if n := toConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
 				e.p.Info("Connecting to %d MCP server(s)...", n)
 			}
 			mode := app.Cached
@@ -195,7 +195,7 @@ func plural(n int, what string) string {
 // file; whether it is still usable is the registry's to decide, so this is
 // a cheap look, not a read). Listing from the records connects nothing and
 // says nothing.
-func (e *env) toConnect(servers []*config.Server, live bool) int {
+func toConnect(e *env, servers []*config.Server, live bool) int {
 	st := e.f.Offered()
 	n := 0
 	for _, s := range servers {

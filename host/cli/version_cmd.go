@@ -69,7 +69,7 @@ func (b buildInfo) String() string {
 		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge], b.Contracts[sdk.KindModel])
 }
 
-func (e *env) printVersion(asJSON bool) error {
+func printVersion(e *env, asJSON bool) error {
 	b := readBuildInfo()
 	if asJSON {
 		enc := json.NewEncoder(e.out)
@@ -92,7 +92,7 @@ func versionCommand(e *env) *cli.Command {
 			if c.Args().Len() > 0 {
 				return usagef("usage: hermes version [--json]")
 			}
-			return e.printVersion(asJSON)
+			return printVersion(e, asJSON)
 		},
 	}
 }
