@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/urfave/cli/v3"
 )
@@ -95,8 +97,8 @@ func addFlags(o *addOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.device},
 		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.transport},
 		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.preset},
-		&timeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.connectTimeout},
-		&timeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.timeout},
+		&cmdkit.TimeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.connectTimeout},
+		&cmdkit.TimeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.timeout},
 		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
 		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
@@ -189,27 +191,27 @@ func hermesFlagsIn(argv []string) []string {
 // are meant for the server (default no); without one it is a usage error
 // (exit 2) naming the flags and the two ways to write what was meant. The
 // "--" form passes everything after it to the server without asking.
-func confirmArgvFlags(e *env, o *addOptions) error {
+func confirmArgvFlags(e *cmdkit.Env, o *addOptions) error {
 	if len(o.argvFlags) == 0 {
 		return nil
 	}
 	flags := strings.Join(o.argvFlags, " ")
 	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.name)
-	if !e.p.Interactive() {
-		return usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
+	if !e.P.Interactive() {
+		return cmdkit.Usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
 	}
-	e.p.Warn("%s after --args would be saved as the server's own arguments, not read by hermes", flags)
-	if e.p.Confirm("Are they the server's arguments?", false) {
+	e.P.Warn("%s after --args would be saved as the server's own arguments, not read by hermes", flags)
+	if e.P.Confirm("Are they the server's arguments?", false) {
 		return nil
 	}
-	return usagef("nothing was saved: %s", fix)
+	return cmdkit.Usagef("nothing was saved: %s", fix)
 }
 
 // addCommand is 'hermes mcp add'. The child argv after --args must never
 // reach the flag parser, so this command takes its words unparsed, splits
 // them with SplitAddArgs and parses only the front part with an inner
 // command that owns the real flags.
-func addCommand(e *env) *cli.Command {
+func addCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:            "add",
 		Usage:           "add a server: connect, pick its tools, save it",
@@ -228,32 +230,32 @@ func addCommand(e *env) *cli.Command {
 			if sep == SepArgs {
 				o.argvFlags = hermesFlagsIn(child)
 			}
-			j := &jsonOutput{e: e}
+			j := &cmdkit.JSONOutput{E: e}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
 				Flags:                     addFlags(o),
 				DisableSliceFlagSeparator: true,
-				Writer:                    e.out,
-				ErrWriter:                 e.err,
-				Reader:                    e.in,
+				Writer:                    e.Out,
+				ErrWriter:                 e.Err,
+				Reader:                    e.In,
 				OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
-					return usageError(c, err)
+					return cmdkit.UsageError(c, err)
 				},
 				// The name to add is a name, also when it is "h" or
 				// "help" (see argumentsFirst).
 				HideHelpCommand: true,
-				Action: j.action(func(ctx context.Context, c *cli.Command) error {
+				Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 					if c.Args().Len() != 1 {
-						return usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
+						return cmdkit.Usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
 					o.name = c.Args().First()
-					if j.on = o.asJSON; j.on {
+					if j.On = o.asJSON; j.On {
 						progressToStderr(e)
 					}
 					if err := confirmArgvFlags(e, o); err != nil {
 						return err
 					}
-					if err := runAdd(e, ctx, o); err != nil || !j.on {
+					if err := runAdd(e, ctx, o); err != nil || !j.On {
 						return err
 					}
 					return printServer(e, j, o.name)
@@ -266,9 +268,9 @@ func addCommand(e *env) *cli.Command {
 			stop := context.AfterFunc(ctx, cancel)
 			defer stop()
 			err := inner.Run(ictx, append([]string{"hermes mcp add"}, front...))
-			var ee *exitError
+			var ee *cmdkit.ExitError
 			if err != nil && !errors.As(err, &ee) {
-				return usageError(inner, err)
+				return cmdkit.UsageError(inner, err)
 			}
 			return err
 		},

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
@@ -91,7 +93,7 @@ func (p *addPlan) pending() map[string]string {
 func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	o.secrets, o.secretNotes = nil, nil
 	if !config.ValidName(o.name) {
-		return nil, usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
+		return nil, cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
 	}
 	type kv struct{ k, v string }
 	var envs []kv
@@ -99,11 +101,11 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		k, v, ok := strings.Cut(item, "=")
 		switch {
 		case !ok:
-			return nil, usagef("Invalid --env value '%s' (expected KEY=VALUE)", item)
+			return nil, cmdkit.Usagef("Invalid --env value '%s' (expected KEY=VALUE)", item)
 		case k == "":
-			return nil, usagef("Invalid --env value '%s' (missing variable name)", item)
+			return nil, cmdkit.Usagef("Invalid --env value '%s' (missing variable name)", item)
 		case !envNameRE.MatchString(k):
-			return nil, usagef("Invalid --env variable name '%s'", k)
+			return nil, cmdkit.Usagef("Invalid --env variable name '%s'", k)
 		}
 		envs = append(envs, kv{k, v})
 	}
@@ -122,7 +124,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return nil, usagef("Unknown MCP preset: %s (known: %s)", o.preset, strings.Join(names, ", "))
+			return nil, cmdkit.Usagef("Unknown MCP preset: %s (known: %s)", o.preset, strings.Join(names, ", "))
 		}
 		// Explicit flags win: the preset fills only what was not given.
 		if command == "" && url == "" {
@@ -133,28 +135,28 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		}
 	}
 	if url != "" && len(envs) > 0 {
-		return nil, usagef("--env is only supported for stdio MCP servers (--command or stdio presets)")
+		return nil, cmdkit.Usagef("--env is only supported for stdio MCP servers (--command or stdio presets)")
 	}
 	switch {
 	case url == "" && command == "":
-		return nil, usagef("Must specify --url <endpoint>, --command <cmd>, or --preset <name>; e.g. hermes mcp add %s --url https://example.com/mcp, or hermes mcp add %s --command npx --args -y some-mcp-server", o.name, o.name)
+		return nil, cmdkit.Usagef("Must specify --url <endpoint>, --command <cmd>, or --preset <name>; e.g. hermes mcp add %s --url https://example.com/mcp, or hermes mcp add %s --command npx --args -y some-mcp-server", o.name, o.name)
 	case url != "" && command != "":
-		return nil, usagef("give either --url (HTTP server) or --command (stdio server), not both")
+		return nil, cmdkit.Usagef("give either --url (HTTP server) or --command (stdio server), not both")
 	case url != "" && hasArgs && len(args) > 0:
-		return nil, usagef("--args is only for stdio MCP servers (--command); an HTTP server takes no argv")
+		return nil, cmdkit.Usagef("--args is only for stdio MCP servers (--command); an HTTP server takes no argv")
 	case url != "" && o.cwd != "":
-		return nil, usagef("--cwd is only for stdio MCP servers (--command)")
+		return nil, cmdkit.Usagef("--cwd is only for stdio MCP servers (--command)")
 	case command != "" && len(o.headers) > 0:
-		return nil, usagef("--header is only for HTTP MCP servers (--url)")
+		return nil, cmdkit.Usagef("--header is only for HTTP MCP servers (--url)")
 	case command != "" && o.auth != "":
-		return nil, usagef("--auth is only for HTTP MCP servers (--url)")
+		return nil, cmdkit.Usagef("--auth is only for HTTP MCP servers (--url)")
 	}
 	if url != "" {
 		// Checked with --no-probe too: a saved URL that can never connect
 		// helps nobody. ${VAR}s are resolved later, so only a literal
 		// scheme is checked.
 		if err := checkServerURL(url); err != nil {
-			return nil, usagef("--url %q %s; give the server's http:// or https:// endpoint, e.g. https://example.com/mcp", url, err)
+			return nil, cmdkit.Usagef("--url %q %s; give the server's http:// or https:// endpoint, e.g. https://example.com/mcp", url, err)
 		}
 	}
 	switch o.auth {
@@ -162,7 +164,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	default:
 		// A third-party auth plugin, hermes-auth-<name>.
 		if !authNameRE.MatchString(o.auth) {
-			return nil, usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.auth)
+			return nil, cmdkit.Usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.auth)
 		}
 	}
 	if o.auth != "oauth" {
@@ -171,14 +173,14 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			set  bool
 		}{{"--client-id", o.clientID != ""}, {"--client-secret", o.clientSecret != ""}, {"--scope", o.scope != ""}} {
 			if f.set {
-				return nil, usagef("%s is only for --auth oauth", f.flag)
+				return nil, cmdkit.Usagef("%s is only for --auth oauth", f.flag)
 			}
 		}
 	}
 	// How to log in matters where add may log in: --auth oauth (or a
 	// plugin), and a server that turns out to use OAuth.
 	if (o.noBrowser || o.device) && (o.auth == "header" || o.auth == "exec") {
-		return nil, usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.auth)
+		return nil, cmdkit.Usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.auth)
 	}
 
 	entry := config.NewServerEntry()
@@ -191,7 +193,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			k, v, ok := strings.Cut(h, ":")
 			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, usagef("Invalid --header value '%s' (expected 'Name: value')", h)
+				return nil, cmdkit.Usagef("Invalid --header value '%s' (expected 'Name: value')", h)
 			}
 			entry.Header(k, o.keepSecret(k, v, true))
 		}
@@ -219,7 +221,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			entry.Cwd(o.cwd)
 		}
 		if name, _ := config.TransportName(o.transport); o.transport != "" && name != config.TransportStdio {
-			return nil, usagef("--transport is only for --url servers")
+			return nil, cmdkit.Usagef("--transport is only for --url servers")
 		}
 	}
 	if o.connectTimeout > 0 {
@@ -246,33 +248,33 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 // screenAdd refuses an entry the security check rejects (host/screening),
 // before anything is written, logged in to or started: the entry as it
 // would be saved, ${VAR}s read as they would be at run time.
-func screenAdd(e *env, name string, plan *addPlan) error {
-	srv, err := config.LoadEntryEnv(e.home, name, plan.entry, plan.pending(), e.f.ConfigEnv())
+func screenAdd(e *cmdkit.Env, name string, plan *addPlan) error {
+	srv, err := config.LoadEntryEnv(e.Home, name, plan.entry, plan.pending(), e.F.ConfigEnv())
 	if err != nil {
-		return failf("%s", oneLine(err.Error()))
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	var re *screening.RejectedError
 	if err := screening.Admit(srv); errors.As(err, &re) {
-		return failf("Server '%s' was NOT saved due to suspicious configuration. %s; check where this command came from before adding it",
-			name, oneLine(strings.Join(re.Messages(), "; ")))
+		return cmdkit.Failf("Server '%s' was NOT saved due to suspicious configuration. %s; check where this command came from before adding it",
+			name, cmdkit.OneLine(strings.Join(re.Messages(), "; ")))
 	}
 	return nil
 }
 
 // saveAdd writes the secrets (a token typed, a client secret) and the
 // entry, once the security check admits it.
-func saveAdd(e *env, name string, plan *addPlan) error {
+func saveAdd(e *cmdkit.Env, name string, plan *addPlan) error {
 	if err := screenAdd(e, name, plan); err != nil {
 		return err
 	}
 	for _, s := range plan.secrets {
-		if err := config.SetDotEnv(e.home, s.key, s.value); err != nil {
-			return failf("saving %s to %s/.env: %s", s.key, e.home, oneLine(err.Error()))
+		if err := config.SetDotEnv(e.Home, s.key, s.value); err != nil {
+			return cmdkit.Failf("saving %s to %s/.env: %s", s.key, e.Home, cmdkit.OneLine(err.Error()))
 		}
 	}
-	err := config.Edit(e.home, func(d *config.Document) error { return d.SetServer(name, plan.entry) })
+	err := config.Edit(e.Home, func(d *config.Document) error { return d.SetServer(name, plan.entry) })
 	if err != nil {
-		return failf("saving '%s': %s", name, oneLine(err.Error()))
+		return cmdkit.Failf("saving '%s': %s", name, cmdkit.OneLine(err.Error()))
 	}
 	plan.saved = true
 	for _, s := range plan.secrets {
@@ -283,7 +285,7 @@ func saveAdd(e *env, name string, plan *addPlan) error {
 		if from := plan.secretFrom[s.key]; from != "" {
 			what = "Secret of " + from
 		}
-		e.p.OK("%s saved to %s/.env as %s", what, e.home, s.key)
+		e.P.OK("%s saved to %s/.env as %s", what, e.Home, s.key)
 	}
 	return nil
 }

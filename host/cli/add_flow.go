@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
@@ -21,14 +23,14 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-func runAdd(e *env, ctx context.Context, o *addOptions) error {
+func runAdd(e *cmdkit.Env, ctx context.Context, o *addOptions) error {
 	entry, err := buildAddEntry(o)
 	if err != nil {
 		return err
 	}
-	plan := &addPlan{entry: entry, interactive: e.p.Interactive() && !o.yes, secretFrom: map[string]string{}}
+	plan := &addPlan{entry: entry, interactive: e.P.Interactive() && !o.yes, secretFrom: map[string]string{}}
 	for _, n := range o.secretNotes {
-		e.p.Info("note: %s", n)
+		e.P.Info("note: %s", n)
 	}
 	for _, sec := range o.secrets {
 		plan.secrets = append(plan.secrets, dotEnvValue{sec.Var, sec.Value})
@@ -44,7 +46,7 @@ func runAdd(e *env, ctx context.Context, o *addOptions) error {
 // add', add-json or import): screen it, probe it, let the person pick its
 // tools, save it with its secrets. The entry's own tools filter (an
 // imported one) pre-checks the checklist and is kept when nobody picks.
-func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
+func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	entry := plan.entry
 	_, isStdio := entry.Fields.Get("command")
 	plan.stdio = isStdio
@@ -58,7 +60,7 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	if o.tools != "" {
 		plan.include = splitList(o.tools)
 		if len(plan.include) == 0 {
-			return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+			return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 		}
 	}
 
@@ -70,10 +72,10 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	existed := slices.Contains(names, o.name)
 	if existed && !o.yes && !plan.overwrite {
 		if !plan.interactive {
-			return failf("Server '%s' already exists in %s; pass --yes to overwrite it", o.name, path)
+			return cmdkit.Failf("Server '%s' already exists in %s; pass --yes to overwrite it", o.name, path)
 		}
-		if !e.p.Confirm(fmt.Sprintf("Server '%s' already exists. Overwrite?", o.name), false) {
-			return failf("Cancelled; '%s' was not changed", o.name)
+		if !e.P.Confirm(fmt.Sprintf("Server '%s' already exists. Overwrite?", o.name), false) {
+			return cmdkit.Failf("Cancelled; '%s' was not changed", o.name)
 		}
 	}
 
@@ -90,30 +92,30 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 		// flag: the entry is saved for it to be added by hand.
 		if len(plan.include) > 0 {
 			entry.Include(plan.include...)
-			e.p.Info("--tools was not checked against the server (--auth exec is not probed)")
+			e.P.Info("--tools was not checked against the server (--auth exec is not probed)")
 		}
 		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		plan.result = resultUnprobed
-		e.p.OK("Saved '%s' to %s with auth: exec (not connected)", o.name, path)
-		e.p.Info("Add its exec: block to '%s' in %s (command: the program that prints the token; args: its arguments), then check it with: hermes mcp login %s", o.name, path, o.name)
+		e.P.OK("Saved '%s' to %s with auth: exec (not connected)", o.name, path)
+		e.P.Info("Add its exec: block to '%s' in %s (command: the program that prints the token; args: its arguments), then check it with: hermes mcp login %s", o.name, path, o.name)
 		return nil
 	}
 	if o.noProbe {
 		if len(plan.include) > 0 {
 			entry.Include(plan.include...)
-			e.p.Info("--tools was not checked against the server (--no-probe)")
+			e.P.Info("--tools was not checked against the server (--no-probe)")
 		}
 		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		plan.result = resultUnprobed
-		e.p.OK("Saved '%s' to %s (not connected: --no-probe)", o.name, path)
+		e.P.OK("Saved '%s' to %s (not connected: --no-probe)", o.name, path)
 		if o.logsIn() {
-			e.p.Info("Log in with: hermes mcp login %s", o.name)
+			e.P.Info("Log in with: hermes mcp login %s", o.name)
 		} else {
-			e.p.Info("Check it with: hermes mcp test %s", o.name)
+			e.P.Info("Check it with: hermes mcp test %s", o.name)
 		}
 		return nil
 	}
@@ -123,8 +125,8 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	loggedIn := false
 	defer func() {
 		if loggedIn && !plan.saved && !existed {
-			if _, err := removeTokenFiles(e.home, o.name, nil); err != nil {
-				e.log.Warn("deleting the tokens of an entry not saved", "server", o.name, "error", err)
+			if _, err := removeTokenFiles(e.Home, o.name, nil); err != nil {
+				e.Log.Warn("deleting the tokens of an entry not saved", "server", o.name, "error", err)
 			}
 		}
 	}()
@@ -135,7 +137,7 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 		loggedIn = true
 	}
 
-	e.p.Line("Connecting to '%s'...", o.name)
+	e.P.Line("Connecting to '%s'...", o.name)
 	tools, err := addProbe(e, ctx, o, plan)
 	failShown := false
 	if err != nil && o.auth == "" && usesOAuth(err) {
@@ -144,32 +146,32 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 		// generic advice (a header, or auth: oauth in config.yaml) is
 		// left out, since the server said it wants an OAuth login.
 		if !plan.interactive && plan.imported {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, credentialsRefused(err), o.name))
+			return cmdkit.WithCode(cmdkit.ErrorCode(err), cmdkit.Failf("Failed to connect to '%s': %s; it uses OAuth: pass --no-probe to save it, then run 'hermes mcp login %s'", o.name, credentialsRefused(err), o.name))
 		}
 		if !plan.interactive {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; it uses OAuth: add it again with --auth oauth to log in now", o.name, credentialsRefused(err)))
+			return cmdkit.WithCode(cmdkit.ErrorCode(err), cmdkit.Failf("Failed to connect to '%s': %s; it uses OAuth: add it again with --auth oauth to log in now", o.name, credentialsRefused(err)))
 		}
-		e.p.Fail("Failed to connect: %s", shownErr(err))
-		e.p.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
+		e.P.Fail("Failed to connect: %s", cmdkit.ShownErr(err))
+		e.P.Warn("This server uses OAuth; run: hermes mcp login %s", o.name)
 		failShown = true
-		if e.p.Confirm(fmt.Sprintf("Switch '%s' to OAuth and log in now?", o.name), true) {
+		if e.P.Confirm(fmt.Sprintf("Switch '%s' to OAuth and log in now?", o.name), true) {
 			o.auth = "oauth"
 			entry.Auth("oauth")
 			if err := addLogin(e, ctx, o, plan); err != nil {
 				return err
 			}
 			loggedIn, failShown = true, false
-			e.p.Line("Connecting to '%s'...", o.name)
+			e.P.Line("Connecting to '%s'...", o.name)
 			tools, err = addProbe(e, ctx, o, plan)
 		} else if !plan.noAuthPrompt && !hasHeader(plan.entry, "Authorization") &&
-			e.p.Confirm("Use an API key or bearer token instead?", false) {
+			e.P.Confirm("Use an API key or bearer token instead?", false) {
 			// Some servers that offer OAuth take a static token too.
 			if aerr := addAuth(e, o, plan); aerr != nil {
 				return aerr
 			}
 			if hasHeader(plan.entry, "Authorization") {
 				failShown = false
-				e.p.Line("Connecting to '%s'...", o.name)
+				e.P.Line("Connecting to '%s'...", o.name)
 				tools, err = addProbe(e, ctx, o, plan)
 			}
 		}
@@ -178,31 +180,31 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 		authChallenged(err) && !hasHeader(plan.entry, "Authorization") {
 		// The server wants credentials and names no OAuth: ask for the
 		// token now, and try again with it.
-		e.p.Fail("Failed to connect: %s", shownErr(err))
-		e.p.Info("The server wants credentials: paste its API key or bearer token (saved to .env, referenced from config.yaml)")
+		e.P.Fail("Failed to connect: %s", cmdkit.ShownErr(err))
+		e.P.Info("The server wants credentials: paste its API key or bearer token (saved to .env, referenced from config.yaml)")
 		if aerr := addAuth(e, o, plan); aerr != nil {
 			return aerr
 		}
 		if hasHeader(plan.entry, "Authorization") {
-			e.p.Line("Connecting to '%s'...", o.name)
+			e.P.Line("Connecting to '%s'...", o.name)
 			tools, err = addProbe(e, ctx, o, plan)
 		} else {
 			failShown = true
 		}
 	}
 	if err != nil {
-		msg := shownErr(err)
-		if errorCode(err) == string(failure.CodeTimeout) {
+		msg := cmdkit.ShownErr(err)
+		if cmdkit.ErrorCode(err) == string(failure.CodeTimeout) {
 			msg += fmt.Sprintf("; a server that starts slowly (a first npx or uvx download, a large server) needs more time: add it again with --connect-timeout %s (saved as its connect_timeout)", longerTimeout(o.connectTimeout))
 		}
 		if !plan.interactive {
-			return withCode(errorCode(err), failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg))
+			return cmdkit.WithCode(cmdkit.ErrorCode(err), cmdkit.Failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.name, msg))
 		}
 		if !failShown {
-			e.p.Fail("Failed to connect: %s", msg)
+			e.P.Fail("Failed to connect: %s", msg)
 		}
-		if !e.p.Confirm("Save config anyway (you can test later)?", false) {
-			return failf("'%s' was not saved", o.name)
+		if !e.P.Confirm("Save config anyway (you can test later)?", false) {
+			return cmdkit.Failf("'%s' was not saved", o.name)
 		}
 		if len(plan.include) > 0 {
 			entry.Include(plan.include...)
@@ -212,36 +214,36 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 			return err
 		}
 		plan.result = resultDisabled
-		e.p.OK("Saved '%s' to %s (disabled)", o.name, path)
-		e.p.Line("Fix the issue, then: hermes mcp test %s", o.name)
-		e.p.Info("and turn it on with: hermes mcp enable %s", o.name)
+		e.P.OK("Saved '%s' to %s (disabled)", o.name, path)
+		e.P.Line("Fix the issue, then: hermes mcp test %s", o.name)
+		e.P.Info("and turn it on with: hermes mcp enable %s", o.name)
 		return nil
 	}
 
 	if len(tools) == 0 {
 		if len(plan.include) > 0 {
-			return failf("'%s' reports no tools, so nothing matches --tools; nothing was saved", o.name)
+			return cmdkit.Failf("'%s' reports no tools, so nothing matches --tools; nothing was saved", o.name)
 		}
-		e.p.Warn("Server connected but reported no tools.")
-		if !e.p.Confirm("Save config anyway?", true) {
-			return failf("'%s' was not saved", o.name)
+		e.P.Warn("Server connected but reported no tools.")
+		if !e.P.Confirm("Save config anyway?", true) {
+			return cmdkit.Failf("'%s' was not saved", o.name)
 		}
 		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
 		approveOffered(e, o.name, tools, "add")
 		plan.result, plan.tools = resultSaved, "0/0"
-		e.p.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
+		e.P.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
 		return nil
 	}
 
 	if plan.interactive && len(plan.include) == 0 {
 		// The checklist below shows the tools: once is enough.
-		e.p.OK("Connected! Found %d tool(s) from '%s'.", len(tools), o.name)
+		e.P.OK("Connected! Found %d tool(s) from '%s'.", len(tools), o.name)
 	} else {
-		e.p.OK("Connected! Found %d tool(s) from '%s':", len(tools), o.name)
+		e.P.OK("Connected! Found %d tool(s) from '%s':", len(tools), o.name)
 		for _, t := range tools {
-			e.p.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(oneLine(t.Description)), 60, "..."))
+			e.P.Line("  %-40s %s", t.Name, ui.Truncate(termsafe.Escape(cmdkit.OneLine(t.Description)), 60, "..."))
 		}
 	}
 	all := make([]string, len(tools))
@@ -254,7 +256,7 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	case len(plan.include) > 0:
 		for _, p := range plan.include {
 			if !slices.Contains(all, p) && !(toolview.IsGlob(p) && slices.ContainsFunc(all, func(n string) bool { return toolview.GlobMatch(p, n) })) {
-				return failf("'%s' has no tool matching '%s'; available tools: %s; nothing was saved", o.name, p, strings.Join(all, ", "))
+				return cmdkit.Failf("'%s' has no tool matching '%s'; available tools: %s; nothing was saved", o.name, p, strings.Join(all, ", "))
 			}
 		}
 		if countAllowed(toolview.Filter{Include: plan.include}, all) < len(all) {
@@ -266,17 +268,17 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	case plan.interactive:
 		items := make([]ui.ChecklistItem, len(tools))
 		for i, t := range tools {
-			items[i] = ui.ChecklistItem{Key: t.Name, Description: oneLine(t.Description), Checked: plan.filter.Allows(t.Name)}
+			items[i] = ui.ChecklistItem{Key: t.Name, Description: cmdkit.OneLine(t.Description), Checked: plan.filter.Allows(t.Name)}
 		}
-		sel, err := e.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", o.name), items)
+		sel, err := e.P.Checklist(fmt.Sprintf("Tools to enable for '%s'", o.name), items)
 		if errors.Is(err, ui.ErrCancelled) {
-			return failf("Cancelled; '%s' was not saved", o.name)
+			return cmdkit.Failf("Cancelled; '%s' was not saved", o.name)
 		}
 		if err != nil {
-			return failf("tool checklist: %s", oneLine(err.Error()))
+			return cmdkit.Failf("tool checklist: %s", cmdkit.OneLine(err.Error()))
 		}
 		if len(sel) == 0 {
-			return failf("No tools selected; '%s' was not saved", o.name)
+			return cmdkit.Failf("No tools selected; '%s' was not saved", o.name)
 		}
 		if len(sel) < len(all) {
 			chosen = sel
@@ -300,38 +302,38 @@ func addEntry(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	}
 	approveOffered(e, o.name, tools, "add")
 	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
-	e.p.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
-	e.p.Line("%s", readyLine(o.name))
+	e.P.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
+	e.P.Line("%s", readyLine(o.name))
 	return nil
 }
 
 // addLogin logs in to the entry as it would be saved (the oauth: block
 // and a client secret resolved through the config layer), before anything
 // is written. A failed login is the add's error: nothing is saved.
-func addLogin(e *env, ctx context.Context, o *addOptions, plan *addPlan) error {
+func addLogin(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) error {
 	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
-		return failf("%s", oneLine(err.Error()))
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	if srv.Err != nil {
-		return failf("'%s' cannot be used: %s; nothing was saved", o.name, shownErr(srv.Err))
+		return cmdkit.Failf("'%s' cannot be used: %s; nothing was saved", o.name, cmdkit.ShownErr(srv.Err))
 	}
-	e.p.Line("Logging in to '%s'...", o.name)
+	e.P.Line("Logging in to '%s'...", o.name)
 	st, err := login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
-		return failf("%s; nothing was saved: run the same 'hermes mcp add' again to retry (with --no-browser to open the URL elsewhere), or add --no-probe to save '%s' now and log in later with 'hermes mcp login %s'", loginMessage(o.name, err), o.name, o.name)
+		return cmdkit.Failf("%s; nothing was saved: run the same 'hermes mcp add' again to retry (with --no-browser to open the URL elsewhere), or add --no-probe to save '%s' now and log in later with 'hermes mcp login %s'", loginMessage(o.name, err), o.name, o.name)
 	}
-	e.p.OK("%s", loggedInLine(o.name, st, time.Now()))
+	e.P.OK("%s", loggedInLine(o.name, st, time.Now()))
 	return nil
 }
 
 // addAuth asks, on a terminal, for an HTTP server's bearer token (with
 // --auth header, or once the server answered 401) and wires it in through
 // .env; a key already in .env is used as it is.
-func addAuth(e *env, o *addOptions, plan *addPlan) error {
+func addAuth(e *cmdkit.Env, o *addOptions, plan *addPlan) error {
 	if (o.auth != "" && o.auth != "header") || hasHeader(plan.entry, "Authorization") {
 		return nil
 	}
@@ -339,30 +341,30 @@ func addAuth(e *env, o *addOptions, plan *addPlan) error {
 		return nil
 	}
 	key := APIKeyVar(o.name)
-	dotenv, err := config.LoadDotEnv(e.home)
+	dotenv, err := config.LoadDotEnv(e.Home)
 	if err != nil {
-		return failf("%s", oneLine(err.Error()))
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	if _, ok := dotenv[key]; ok {
-		e.p.OK("%s: already configured", key)
+		e.P.OK("%s: already configured", key)
 		plan.entry.Header("Authorization", "Bearer ${"+key+"}")
 		return nil
 	}
 	if !plan.interactive {
-		return failf("--auth header needs a terminal to type the token; set %s in %s/.env, or pass --header 'Authorization: Bearer ${%s}'", key, e.home, key)
+		return cmdkit.Failf("--auth header needs a terminal to type the token; set %s in %s/.env, or pass --header 'Authorization: Bearer ${%s}'", key, e.Home, key)
 	}
-	tok, err := e.p.Secret("API key / Bearer token")
+	tok, err := e.P.Secret("API key / Bearer token")
 	if err != nil {
 		if errors.Is(err, ui.ErrCancelled) {
-			return failf("Cancelled; '%s' was not saved", o.name)
+			return cmdkit.Failf("Cancelled; '%s' was not saved", o.name)
 		}
-		return failf("reading the token: %s", oneLine(err.Error()))
+		return cmdkit.Failf("reading the token: %s", cmdkit.OneLine(err.Error()))
 	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
 		tok = strings.TrimSpace(tok[7:])
 	}
 	if tok == "" {
-		e.p.Warn("No token entered; continuing without authentication")
+		e.P.Warn("No token entered; continuing without authentication")
 		return nil
 	}
 	plan.secrets = append(plan.secrets, dotEnvValue{key, tok})
@@ -373,7 +375,7 @@ func addAuth(e *env, o *addOptions, plan *addPlan) error {
 // addProbe connects to the entry as it would be saved and lists its tools.
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
-func addProbe(e *env, ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
+func addProbe(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
 	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
 		return nil, err
@@ -445,7 +447,7 @@ func longerTimeout(used time.Duration) string {
 // when offered some (server-filesystem does: it served the folder hermes
 // was started from, not the one the person named). The person is told why
 // and how to offer roots anyway.
-func keepArgvFolders(e *env, name string, plan *addPlan) {
+func keepArgvFolders(e *cmdkit.Env, name string, plan *addPlan) {
 	if !plan.stdio {
 		return
 	}
@@ -458,12 +460,12 @@ func keepArgvFolders(e *env, name string, plan *addPlan) {
 	if c, ok := plan.entry.Fields.Get("cwd"); ok {
 		cwd, _ = c.(string)
 	}
-	folders := argvFolders(args, cwd, e.f.UserHome, e.f.WorkDir)
+	folders := argvFolders(args, cwd, e.F.UserHome, e.F.WorkDir)
 	if len(folders) == 0 {
 		return
 	}
 	plan.entry.Set("roots", false)
-	e.p.Info("'%s' names folders on its command line (%s): it is saved with roots: false, so it keeps them (a server such as server-filesystem replaces them with the client's roots when offered some); set roots: true in config.yaml to offer it the working folder and roots:", name, strings.Join(folders, ", "))
+	e.P.Info("'%s' names folders on its command line (%s): it is saved with roots: false, so it keeps them (a server such as server-filesystem replaces them with the client's roots when offered some); set roots: true in config.yaml to offer it the working folder and roots:", name, strings.Join(folders, ", "))
 }
 
 // argvFolders are the words of args (or the values of --flag=VALUE words)
@@ -529,15 +531,15 @@ const changedLine = "Commands from now on use the change; a chat already running
 func credentialsRefused(err error) string {
 	status := 0
 	var se *sdk.Error
-	var pe *probeError
+	var pe *cmdkit.ProbeError
 	switch {
 	case errors.As(err, &pe):
-		status = pe.status
+		status = pe.Status
 	case errors.As(err, &se):
 		status = se.Status
 	}
 	if status == 0 {
-		return shownErr(err)
+		return cmdkit.ShownErr(err)
 	}
 	return fmt.Sprintf("it needs credentials (HTTP %d %s)", status, http.StatusText(status))
 }

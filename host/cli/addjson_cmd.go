@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/urfave/cli/v3"
@@ -20,9 +22,9 @@ The server is then added like 'hermes mcp add' adds one: screened, probed
 unless --no-probe, its tools picked on a terminal or with --tools.
 For a whole config file use 'hermes mcp import --from FILE'.`
 
-func addJSONCommand(e *env) *cli.Command {
+func addJSONCommand(e *cmdkit.Env) *cli.Command {
 	o := &addOptions{}
-	j := &jsonOutput{e: e}
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:        "add-json",
 		Usage:       "add a server given as JSON in the shape other MCP clients use",
@@ -32,54 +34,54 @@ func addJSONCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
 			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
-			j.flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
+			j.Flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			args := c.Args().Slice()
 			if len(args) < 1 || len(args) > 2 {
-				return usagef("usage: hermes mcp add-json <name> [JSON | -]; run 'hermes mcp add-json --help'")
+				return cmdkit.Usagef("usage: hermes mcp add-json <name> [JSON | -]; run 'hermes mcp add-json --help'")
 			}
 			o.name = args[0]
-			if j.on {
+			if j.On {
 				// stdout is the JSON; notes and progress go to stderr.
 				progressToStderr(e)
 			}
 			if !config.ValidName(o.name) {
-				return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
+				return cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
 			}
 			var data []byte
 			if len(args) == 2 && args[1] != "-" {
 				data = []byte(args[1])
 			} else {
-				b, err := io.ReadAll(io.LimitReader(e.in, config.MaxConfigBytes+1))
+				b, err := io.ReadAll(io.LimitReader(e.In, config.MaxConfigBytes+1))
 				if err != nil {
-					return failf("reading the JSON from stdin: %s", oneLine(err.Error()))
+					return cmdkit.Failf("reading the JSON from stdin: %s", cmdkit.OneLine(err.Error()))
 				}
 				if len(b) > config.MaxConfigBytes {
-					return failf("the JSON on stdin is over %d MiB; give one server's settings", config.MaxConfigBytes>>20)
+					return cmdkit.Failf("the JSON on stdin is over %d MiB; give one server's settings", config.MaxConfigBytes>>20)
 				}
 				data = b
 			}
 			if strings.TrimSpace(string(data)) == "" {
-				return usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.name)
+				return cmdkit.Usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.name)
 			}
-			home, _ := e.f.UserHome()
-			cwd, _ := e.f.WorkDir()
+			home, _ := e.F.UserHome()
+			cwd, _ := e.F.WorkDir()
 			srv, err := importer.FromJSON(o.name, data, home, cwd)
 			if err != nil {
-				return usagef("invalid server JSON for '%s': %s; give one object such as '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}' (see 'hermes mcp add-json --help')", o.name, oneLine(err.Error()))
+				return cmdkit.Usagef("invalid server JSON for '%s': %s; give one object such as '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}' (see 'hermes mcp add-json --help')", o.name, cmdkit.OneLine(err.Error()))
 			}
 			if srv.Err != nil {
-				return usagef("cannot add '%s': %s; give a command (stdio) or a url (HTTP), see 'hermes mcp add-json --help'", o.name, oneLine(srv.Err.Error()))
+				return cmdkit.Usagef("cannot add '%s': %s; give a command (stdio) or a url (HTTP), see 'hermes mcp add-json --help'", o.name, cmdkit.OneLine(srv.Err.Error()))
 			}
 			for _, n := range srv.Notes {
-				e.p.Info("note: %s", n)
+				e.P.Info("note: %s", n)
 			}
 			if o.tools != "" && len(splitList(o.tools)) == 0 {
-				return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 			}
 			plan := &addPlan{
-				entry: srv.Entry, interactive: e.p.Interactive() && !o.yes,
+				entry: srv.Entry, interactive: e.P.Interactive() && !o.yes,
 				secrets: importSecrets(srv), secretFrom: map[string]string{},
 			}
 			for _, sec := range srv.Secrets {
@@ -88,7 +90,7 @@ func addJSONCommand(e *env) *cli.Command {
 			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
 				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
 			}
-			if err := addEntry(e, ctx, o, plan); err != nil || !j.on {
+			if err := addEntry(e, ctx, o, plan); err != nil || !j.On {
 				return err
 			}
 			return printServer(e, j, o.name)

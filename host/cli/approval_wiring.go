@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/statedb"
 )
@@ -12,16 +14,16 @@ import (
 // (chatApprover) is built from them, asking at this run's terminal
 // through the prompter that elicitation uses (so the two take turns) and
 // recording in state.db; /reload-mcp reads them again.
-func approvalSettings(e *env) (approval.Settings, error) {
-	return e.f.Requests().ApprovalSettings()
+func approvalSettings(e *cmdkit.Env) (approval.Settings, error) {
+	return e.F.Requests().ApprovalSettings()
 }
 
 // alwaysAllowed returns the tools of server (its config.Server.StateKey)
 // whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
-func alwaysAllowed(e *env, ctx context.Context, server string) ([]string, error) {
-	db, err := statedb.OpenRead(e.f.Home.StateDB())
+func alwaysAllowed(e *cmdkit.Env, ctx context.Context, server string) ([]string, error) {
+	db, err := statedb.OpenRead(e.F.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return nil, nil
 	}
@@ -42,8 +44,8 @@ func alwaysAllowed(e *env, ctx context.Context, server string) ([]string, error)
 
 // revokeAlways forgets allow-always of server's tools (every tool for
 // "all") and returns how many were forgotten.
-func revokeAlways(e *env, ctx context.Context, server string, tools []string) (int64, error) {
-	db, err := statedb.OpenWrite(e.f.Home.StateDB())
+func revokeAlways(e *cmdkit.Env, ctx context.Context, server string, tools []string) (int64, error) {
+	db, err := statedb.OpenWrite(e.F.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return 0, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/urfave/cli/v3"
@@ -42,11 +44,11 @@ type authStatusEntry struct {
 	Name string `json:"name"`
 	// Method is the auth: method, or "none" for a server that has only
 	// credential files left.
-	Method    string     `json:"auth"`
-	AuthState string     `json:"auth_state"`
-	Error     *jsonError `json:"error,omitempty"`
-	Account   string     `json:"account,omitempty"`
-	Scopes    []string   `json:"scopes"`
+	Method    string            `json:"auth"`
+	AuthState string            `json:"auth_state"`
+	Error     *cmdkit.JSONError `json:"error,omitempty"`
+	Account   string            `json:"account,omitempty"`
+	Scopes    []string          `json:"scopes"`
 	// ExpiresAt and LastRefresh are RFC 3339; ExpiresInSeconds is negative
 	// once expired.
 	ExpiresAt        string `json:"expires_at,omitempty"`
@@ -66,8 +68,8 @@ type authStatusEntry struct {
 	refused bool
 }
 
-func authStatusCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func authStatusCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:  "auth-status",
 		Usage: "show each server's credentials: method, account, scopes, expiry, state (never a token)",
@@ -80,26 +82,26 @@ expired grant says "expired or revoked", never ok. A project server not
 approved (or rejected) is not asked about: nothing starts or contacts it.
 States: ok, expired (refreshable), login needed, error, unused (files of a
 server without auth:), not approved.`,
-		Flags: []cli.Flag{j.flag("print a JSON array (see docs/JSON.md)")},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.Flag("print a JSON array (see docs/JSON.md)")},
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes mcp auth-status [--json]")
+				return cmdkit.Usagef("usage: hermes mcp auth-status [--json]")
 			}
-			cfg, err := e.f.Config()
+			cfg, err := e.F.Config()
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				if j.on {
-					j.write([]authStatusEntry{})
+				if j.On {
+					j.Write([]authStatusEntry{})
 					return nil
 				}
-				e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
+				e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
 				return nil
 			}
 			entries := authStatuses(e, ctx, cfg.Servers)
-			if j.on {
-				j.write(entries)
+			if j.On {
+				j.Write(entries)
 				return nil
 			}
 			printAuthStatus(e, entries, time.Now())
@@ -109,10 +111,10 @@ server without auth:), not approved.`,
 }
 
 // authStatuses asks each server's plugin for its status, side by side.
-func authStatuses(e *env, ctx context.Context, servers []*config.Server) []authStatusEntry {
+func authStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) []authStatusEntry {
 	var picked []*config.Server
 	for _, s := range servers {
-		if (s.Auth != "" && remote(s)) || countTokenFiles(e.home, s) > 0 {
+		if (s.Auth != "" && remote(s)) || countTokenFiles(e.Home, s) > 0 {
 			picked = append(picked, s)
 		}
 	}
@@ -130,8 +132,8 @@ func authStatuses(e *env, ctx context.Context, servers []*config.Server) []authS
 }
 
 // authStatus describes one server's credentials.
-func authStatus(e *env, ctx context.Context, srv *config.Server) authStatusEntry {
-	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.home, srv)}
+func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStatusEntry {
+	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.Home, srv)}
 	if srv.Auth == "" || !remote(srv) {
 		ent.Method = orDefault(srv.Auth, "none")
 		ent.AuthState = authUnused
@@ -143,18 +145,18 @@ func authStatus(e *env, ctx context.Context, srv *config.Server) authStatusEntry
 	// earlier approval of another entry).
 	if err := srv.AdmitOrigin(); err != nil {
 		ent.AuthState = authNotApproved
-		ent.Detail = oneLine(err.Error())
+		ent.Detail = cmdkit.OneLine(err.Error())
 		return ent
 	}
 	sctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
-	s, err := e.f.Credentials().For(sctx, srv)
+	s, err := e.F.Credentials().For(sctx, srv)
 	var st auth.Status
 	if err == nil {
 		st, err = s.Status(sctx)
 	}
 	if err != nil {
-		ent.AuthState, ent.Error = authError, &jsonError{Code: errorCode(err), Message: shownErr(err)}
+		ent.AuthState, ent.Error = authError, &cmdkit.JSONError{Code: cmdkit.ErrorCode(err), Message: cmdkit.ShownErr(err)}
 		return ent
 	}
 	now := time.Now()
@@ -206,55 +208,55 @@ func countTokenFiles(home string, srv *config.Server) int {
 	return n
 }
 
-func printAuthStatus(e *env, entries []authStatusEntry, now time.Time) {
+func printAuthStatus(e *cmdkit.Env, entries []authStatusEntry, now time.Time) {
 	if len(entries) == 0 {
-		e.p.Line("No server has an auth: method or stored credentials; log in to a remote server with 'hermes mcp login <name>'")
+		e.P.Line("No server has an auth: method or stored credentials; log in to a remote server with 'hermes mcp login <name>'")
 		return
 	}
 	for i, ent := range entries {
 		if i > 0 {
-			e.p.Line("")
+			e.P.Line("")
 		}
 		head := fmt.Sprintf("%s (%s): ", ent.Name, ent.Method)
 		switch ent.AuthState {
 		case authOK:
-			e.p.OK("%s", head+"ok")
+			e.P.OK("%s", head+"ok")
 		case authExpiredRefreshable:
-			e.p.OK("%s", head+"expired, refreshable")
+			e.P.OK("%s", head+"expired, refreshable")
 		case authLoginNeeded:
 			if ent.refused {
-				e.p.Warn("%s", head+fmt.Sprintf("expired or revoked; run: hermes mcp login %s", ent.Name))
+				e.P.Warn("%s", head+fmt.Sprintf("expired or revoked; run: hermes mcp login %s", ent.Name))
 				break
 			}
-			e.p.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
+			e.P.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
 		case authUnused:
-			e.p.Warn("%s", head+"credential files of a server without auth:")
+			e.P.Warn("%s", head+"credential files of a server without auth:")
 		case authNotApproved:
-			e.p.Warn("%s", head+"not approved (not contacted)")
+			e.P.Warn("%s", head+"not approved (not contacted)")
 		default:
-			e.p.Fail("%s", head+"error: "+ent.Error.Message)
+			e.P.Fail("%s", head+"error: "+ent.Error.Message)
 		}
 		if ent.Account != "" {
-			e.p.Line("    account: %s", ent.Account)
+			e.P.Line("    account: %s", ent.Account)
 		}
 		if len(ent.Scopes) > 0 {
-			e.p.Line("    scopes: %s", strings.Join(ent.Scopes, " "))
+			e.P.Line("    scopes: %s", strings.Join(ent.Scopes, " "))
 		}
 		if !ent.expires.IsZero() {
 			rel := "in " + shortDuration(ent.expires.Sub(now))
 			if !ent.expires.After(now) {
 				rel = shortDuration(now.Sub(ent.expires)) + " ago"
 			}
-			e.p.Line("    expires: %s (%s)", rel, localTime(ent.expires))
+			e.P.Line("    expires: %s (%s)", rel, localTime(ent.expires))
 		}
 		if !ent.refreshed.IsZero() {
-			e.p.Line("    last refresh: %s ago (%s)", shortDuration(now.Sub(ent.refreshed)), localTime(ent.refreshed))
+			e.P.Line("    last refresh: %s ago (%s)", shortDuration(now.Sub(ent.refreshed)), localTime(ent.refreshed))
 		}
 		if ent.Issuer != "" {
-			e.p.Line("    from: %s", ent.Issuer)
+			e.P.Line("    from: %s", ent.Issuer)
 		}
 		if ent.Detail != "" {
-			e.p.Line("    %s", ent.Detail)
+			e.P.Line("    %s", ent.Detail)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
@@ -26,9 +28,9 @@ func TestInputAbandonedPromptLosesNothing(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
 	reading := make(chan struct{}, 1)
-	src, in := newInput(&notifyingReader{r: pr, reading: reading})
+	src, in := cmdkit.NewInput(&notifyingReader{r: pr, reading: reading})
 	out := &lockedBuffer{}
-	u := &termUI{p: ui.New(out, out, in), out: out, in: src}
+	u := &cmdkit.TermUI{P: ui.New(out, out, in), Out: out, In: src}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -93,12 +95,12 @@ func (l *lockedBuffer) String() string {
 // and the next line is read as it is.
 func TestInputLongLineRefused(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", maxAnswerBytes+10)
-	src, _ := newInput(strings.NewReader(long + "\nok\r\n"))
-	if _, err := src.readLine(context.Background(), maxAnswerBytes); !errors.Is(err, errLineTooLong) {
+	long := strings.Repeat("x", cmdkit.MaxAnswerBytes+10)
+	src, _ := cmdkit.NewInput(strings.NewReader(long + "\nok\r\n"))
+	if _, err := src.ReadLine(context.Background(), cmdkit.MaxAnswerBytes); !errors.Is(err, cmdkit.ErrLineTooLong) {
 		t.Fatalf("long line: %v", err)
 	}
-	if l, err := src.readLine(context.Background(), maxAnswerBytes); l != "ok" || err != nil {
+	if l, err := src.ReadLine(context.Background(), cmdkit.MaxAnswerBytes); l != "ok" || err != nil {
 		t.Fatalf("next line = %q, %v", l, err)
 	}
 }
@@ -108,7 +110,7 @@ func TestInputLongLineRefused(t *testing.T) {
 func TestShowEscapes(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	u := &termUI{p: ui.New(&out, &out, nil), out: &out}
+	u := &cmdkit.TermUI{P: ui.New(&out, &out, nil), Out: &out}
 	_ = u.Show(context.Background(), auth.Notice{
 		Text:     "Log in\x1b]0;pwned\x07 here\nsecond line\u202e",
 		URL:      "https://as.example/authorize?x=1\x1b[2J",
@@ -127,7 +129,7 @@ func TestShowEscapes(t *testing.T) {
 func TestOpenURL(t *testing.T) {
 	t.Parallel()
 	environ := map[string]string{}
-	u := &termUI{getenv: func(k string) string { return environ[k] }}
+	u := &cmdkit.TermUI{Getenv: func(k string) string { return environ[k] }}
 	log := filepath.Join(t.TempDir(), "browser.log")
 	environ["BROWSER"] = testbin.Path(t, "fakebrowser") + " --no-fetch --log " + log
 	if err := u.OpenURL(context.Background(), "https://as.example/authorize?a=1&b=$(touch x)"); err != nil {

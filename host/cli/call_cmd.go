@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -19,8 +21,8 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func callCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func callCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	var (
 		rendered bool
 		kvs      []string
@@ -33,24 +35,24 @@ func callCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &kvs},
 			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &argsJSON},
-			j.flag("print the raw MCP result; a failure to call prints the error object (docs/JSON.md)"),
+			j.Flag("print the raw MCP result; a failure to call prints the error object (docs/JSON.md)"),
 			&cli.BoolFlag{Name: "rendered", Usage: "print the JSON string the model would receive", Destination: &rendered},
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.on
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.On
 			if c.Args().Len() < 2 {
-				return usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
+				return cmdkit.Usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
 			}
 			// Words after the tool written k=v are arguments, as --arg
 			// takes them ('hermes mcp call ev echo message=hi').
 			for _, w := range c.Args().Slice()[2:] {
 				if k, _, ok := strings.Cut(w, "="); !ok || k == "" || strings.HasPrefix(w, "-") {
-					return usagef("%q after the tool is not an argument: write arguments as key=value or --arg key=value (--args-json for a JSON object); run 'hermes mcp tools %s %s' for its arguments", w, c.Args().Get(0), c.Args().Get(1))
+					return cmdkit.Usagef("%q after the tool is not an argument: write arguments as key=value or --arg key=value (--args-json for a JSON object); run 'hermes mcp tools %s %s' for its arguments", w, c.Args().Get(0), c.Args().Get(1))
 				}
 				kvs = append(kvs, w)
 			}
 			if asJSON && rendered {
-				return usagef("--json and --rendered cannot be combined; pick one")
+				return cmdkit.Usagef("--json and --rendered cannot be combined; pick one")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
 			_, srv, err := loadServer(e, name)
@@ -58,14 +60,14 @@ func callCommand(e *env) *cli.Command {
 				return err
 			}
 			if !srv.Enabled {
-				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+				return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 			}
 			// Single-server discovery: the same registry the agent uses, so
 			// filters, names and rendering are the model's.
 			m := newManager(e, []*config.Server{srv})
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
-				return failf("%s", shownErr(err))
+				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
 			}
 			// What the registry knows about the tool says whether it can be
 			// called and, if not, why, without calling anything.
@@ -78,43 +80,43 @@ func callCommand(e *env) *cli.Command {
 			schema, _ := json.Marshal(def.Parameters)
 			built, err := BuildArguments(&mcpvalue.Tool{Name: tool, InputSchema: schema}, kvs, argsJSON)
 			if err != nil {
-				return usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
+				return cmdkit.Usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
 			}
 			args, err := json.Marshal(built)
 			if err != nil {
-				return usagef("the arguments of %s cannot be sent: %v", tool, err)
+				return cmdkit.Usagef("the arguments of %s cannot be sent: %v", tool, err)
 			}
 			if def.Utility != "" {
 				// Resource and prompt utilities have only a rendered form.
 				out, err := m.Call(ctx, toolName, args)
 				writeRendered(e, out.Text)
 				if err != nil {
-					return &exitError{code: ExitFail}
+					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 				}
 				return nil
 			}
 			// Progress the server sends is a live line on a terminal.
-			line := ui.NewProgressLine(e.err)
+			line := ui.NewProgressLine(e.Err)
 			callCtx := registry.WithProgress(ctx, func(p registry.Progress) {
 				line.Show(ui.ProgressText(tool, p.Progress, p.Total, p.Message))
 			})
 			res, err := m.CallTool(callCtx, name, def.OriginalName, args)
 			line.Close()
 			if err != nil {
-				return failf("calling '%s' on '%s' failed: %s", tool, name, shownErr(err))
+				return cmdkit.Failf("calling '%s' on '%s' failed: %s", tool, name, cmdkit.ShownErr(err))
 			}
 			switch {
 			case asJSON:
-				j.write(res)
+				j.Write(res)
 			case rendered:
 				writeRendered(e, m.Render(name, &res))
 			default:
 				// A result is the server's text: shown with its lines,
 				// any other control character escaped.
-				fmt.Fprintln(e.out, termsafe.EscapeText(m.RenderPerson(name, &res)))
+				fmt.Fprintln(e.Out, termsafe.EscapeText(m.RenderPerson(name, &res)))
 			}
 			if res.IsError {
-				return &exitError{code: ExitFail}
+				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 			}
 			return nil
 		}),
@@ -131,29 +133,29 @@ func unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 		return nil
 	case registry.ServerDown:
 		msg := orDefault(l.Reason, "no answer within connect_timeout")
-		if srv.Auth == "" && challengeNamesOAuth(l.Code, l.Challenge) {
+		if srv.Auth == "" && cmdkit.ChallengeNamesOAuth(l.Code, l.Challenge) {
 			msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
 		}
-		err := failf("cannot connect to '%s': %s", name, msg)
+		err := cmdkit.Failf("cannot connect to '%s': %s", name, msg)
 		if l.Code != "" {
-			return withCode(l.Code, err)
+			return cmdkit.WithCode(l.Code, err)
 		}
 		return err
 	case registry.ServerDisabled:
-		return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+		return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 	case registry.Filtered:
-		return failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
+		return cmdkit.Failf("%s; change it with 'hermes mcp configure %s'", l.Err().Error(), name)
 	case registry.Withheld:
-		return failf("%s", l.Err().Error())
+		return cmdkit.Failf("%s", l.Err().Error())
 	}
 	offered := originalNames(m, name)
-	return withCode(codeNoSuchTool, failf("server '%s' has no tool '%s'%s; it offers: %s", name, tool, didYouMean("", tool, offered), strings.Join(offered, ", ")))
+	return cmdkit.WithCode(cmdkit.CodeNoSuchTool, cmdkit.Failf("server '%s' has no tool '%s'%s; it offers: %s", name, tool, cmdkit.DidYouMean("", tool, offered), strings.Join(offered, ", ")))
 }
 
 // writeRendered prints the JSON string the model receives, with what a
 // terminal would act on written as \u escapes (see writeJSON).
-func writeRendered(e *env, rendered string) {
-	_, _ = e.out.Write(termsafe.JSON([]byte(rendered + "\n")))
+func writeRendered(e *cmdkit.Env, rendered string) {
+	_, _ = e.Out.Write(termsafe.JSON([]byte(rendered + "\n")))
 }
 
 // originalNames lists the MCP names of a server's registered tools.

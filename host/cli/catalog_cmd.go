@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/ui"
@@ -28,14 +30,14 @@ type catalogView struct {
 // loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
 // and config.yaml of home, and merges them. Its errors are one line that
 // says what to do next.
-func loadCatalogView(e *env, home string) (*catalogView, error) {
-	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
+func loadCatalogView(e *cmdkit.Env, home string) (*catalogView, error) {
+	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
-	cfg, err := e.f.Config()
+	cfg, err := e.F.Config()
 	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	v := &catalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(a0 string) bool { return hasInstallDir(e, a0) }), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
@@ -47,7 +49,7 @@ func loadCatalogView(e *env, home string) (*catalogView, error) {
 // writeCatalogTable writes rows as the catalog table (Name, Status,
 // Description; with numbered, a leading # column counting from 1) to w.
 // Every cell is manifest or config text and is escaped for the terminal.
-func writeCatalogTable(e *env, w io.Writer, rows []catalog.Row, numbered bool) {
+func writeCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered bool) {
 	headers := []string{"Name", "Status", "Description"}
 	if numbered {
 		headers = append([]string{"#"}, headers...)
@@ -61,7 +63,7 @@ func writeCatalogTable(e *env, w io.Writer, rows []catalog.Row, numbered bool) {
 	}
 	// The description is cut to the terminal's width, never the name or
 	// the status.
-	ui.NewEnv(w, io.Discard, nil, func(a0 string) string { return getenv(e, a0) }).TableFit(headers, cells, len(headers)-1)
+	ui.NewEnv(w, io.Discard, nil, func(a0 string) string { return cmdkit.Getenv(e, a0) }).TableFit(headers, cells, len(headers)-1)
 }
 
 // writeCatalogWarnings writes each warning to w as one escaped line,
@@ -113,8 +115,8 @@ func catalogStatusToken(status string) string {
 }
 
 // catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
-func catalogCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func catalogCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:  "catalog",
 		Usage: "list the curated catalog of MCP servers and whether each is installed",
@@ -122,16 +124,16 @@ func catalogCommand(e *env) *cli.Command {
 			"with their status (available, installed (disabled), enabled), then the servers of config.yaml that are\n" +
 			"not in the catalog (custom). Entries that need a newer Hermes or whose manifest is invalid are warned\n" +
 			"about on stderr.",
-		Flags: []cli.Flag{j.flag(`print one JSON object: {"entries": [...], "warnings": [...]} (see docs/JSON.md)`)},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Flags: []cli.Flag{j.Flag(`print one JSON object: {"entries": [...], "warnings": [...]} (see docs/JSON.md)`)},
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes mcp catalog [--json]")
+				return cmdkit.Usagef("usage: hermes mcp catalog [--json]")
 			}
-			v, err := loadCatalogView(e, e.home)
+			v, err := loadCatalogView(e, e.Home)
 			if err != nil {
 				return err
 			}
-			if j.on {
+			if j.On {
 				out := catalogJSON{Source: v.Source, Entries: []catalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
 				for _, r := range v.Rows {
 					je := catalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
@@ -143,17 +145,17 @@ func catalogCommand(e *env) *cli.Command {
 				}
 				out.Warnings = append(out.Warnings, v.Warnings...)
 				out.Diagnostics = append(out.Diagnostics, v.Diagnostics...)
-				j.write(out)
+				j.Write(out)
 				return nil
 			}
 			if len(v.Rows) == 0 {
-				e.p.Line("The catalog is empty and no server is configured.")
+				e.P.Line("The catalog is empty and no server is configured.")
 			} else {
-				writeCatalogTable(e, e.out, v.Rows, false)
-				e.p.Line("")
-				e.p.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
+				writeCatalogTable(e, e.Out, v.Rows, false)
+				e.P.Line("")
+				e.P.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
 			}
-			writeCatalogWarnings(e.err, v.Warnings)
+			writeCatalogWarnings(e.Err, v.Warnings)
 			return nil
 		}),
 	}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/app"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
+	"github.com/hermes-agent/hermes/host/app"
 
 	"github.com/hermes-agent/hermes/host/agent"
 	"github.com/hermes-agent/hermes/host/config"
@@ -32,7 +35,7 @@ const maxStdinPrompt = 1 << 20
 // chatPrompt is the interactive prompt.
 const chatPrompt = "› "
 
-func chatCommand(e *env) *cli.Command {
+func chatCommand(e *cmdkit.Env) *cli.Command {
 	var modelName string
 	return &cli.Command{
 		Name:      "chat",
@@ -43,21 +46,21 @@ func chatCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			prompt := strings.Join(c.Args().Slice(), " ")
-			interactive := prompt == "" && e.input.terminal() && e.p.Interactive()
+			interactive := prompt == "" && e.Input.Terminal() && e.P.Interactive()
 			if prompt == "" && !interactive {
-				if e.input.terminal() {
-					return usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
+				if e.Input.Terminal() {
+					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
 				}
-				b, err := io.ReadAll(io.LimitReader(e.in, maxStdinPrompt+1))
+				b, err := io.ReadAll(io.LimitReader(e.In, maxStdinPrompt+1))
 				if err != nil {
-					return failf("cannot read the prompt from stdin: %s", oneLine(err.Error()))
+					return cmdkit.Failf("cannot read the prompt from stdin: %s", cmdkit.OneLine(err.Error()))
 				}
 				if len(b) > maxStdinPrompt {
-					return usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", maxStdinPrompt>>10)
+					return cmdkit.Usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", maxStdinPrompt>>10)
 				}
 				prompt = strings.TrimSpace(string(b))
 				if prompt == "" {
-					return usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
+					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
 				}
 			}
 			s, err := startChat(e, ctx, modelName)
@@ -76,7 +79,7 @@ func chatCommand(e *env) *cli.Command {
 // chatSession is one run of hermes chat: the registry, the model and the
 // conversation.
 type chatSession struct {
-	e     *env
+	e     *cmdkit.Env
 	m     *registry.Manager
 	roots *roots.Set
 	loop  *agent.Loop
@@ -99,26 +102,26 @@ type chatSession struct {
 // startChat reads the model: block, builds the model client and connects
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
-func startChat(e *env, ctx context.Context, modelName string) (*chatSession, error) {
-	client, err := modelClient(e.f.Model())
+func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSession, error) {
+	client, err := modelClient(e.F.Model())
 	if err != nil {
 		return nil, err
 	}
 	if modelName == "" && client.Settings().Default == "" {
-		return nil, usagef("no model named: set model.default in config.yaml or name one with -m")
+		return nil, cmdkit.Usagef("no model named: set model.default in config.yaml or name one with -m")
 	}
-	cfg, err := e.f.Config()
+	cfg, err := e.F.Config()
 	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	admitProject(e, cfg.Servers...)
 	// Servers with a record of what they offered register their tools from
 	// it and start on their first call; idle ones stop.
-	m, set := e.f.Registry(app.Live, cfg.Servers)
+	m, set := e.F.Registry(app.Live, cfg.Servers)
 	set.OnChange(func(ctx context.Context) { m.NotifyRootsChanged(ctx) })
 	if err := m.Start(ctx); err != nil {
 		m.Close()
-		return nil, failf("%s", shownErr(err))
+		return nil, cmdkit.Failf("%s", cmdkit.ShownErr(err))
 	}
 	view := newChatView(e)
 	s := &chatSession{e: e, m: m, roots: set, view: view, loop: &agent.Loop{
@@ -147,7 +150,7 @@ func (s *chatSession) close() {
 		s.endHooks()
 	}
 	s.view.progress.Close()
-	s.e.onSignal.Store(nil)
+	s.e.OnSignal.Store(nil)
 	s.m.Detach()
 }
 
@@ -157,7 +160,7 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 	_, err := s.loop.Turn(ctx, prompt)
 	s.view.endText()
 	if err != nil {
-		return failf("%s", oneLine(err.Error()))
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	return nil
 }
@@ -167,17 +170,17 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 // leaves.
 func (s *chatSession) interactive(ctx context.Context) error {
 	e := s.e
-	s.e.onSignal.Store(&signalHook{fn: s.interrupt})
+	s.e.OnSignal.Store(&cmdkit.SignalHook{Fn: s.interrupt})
 	banner := fmt.Sprintf("%s from %s", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
 	if note := s.searchNote(); note != "" {
 		banner += "; " + note
 	}
-	fmt.Fprintf(e.err, "hermes chat: %s. /help lists the commands; Ctrl-D leaves.\n", termsafe.Escape(banner))
+	fmt.Fprintf(e.Err, "hermes chat: %s. /help lists the commands; Ctrl-D leaves.\n", termsafe.Escape(banner))
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{e.in, e.out}, chatPrompt)
-	if fd, ok := outFd(e.out); ok {
+	}{e.In, e.Out}, chatPrompt)
+	if fd, ok := outFd(e.Out); ok {
 		if w, h, err := term.GetSize(fd); err == nil {
 			_ = t.SetSize(w, h)
 		}
@@ -186,10 +189,10 @@ func (s *chatSession) interactive(ctx context.Context) error {
 		line, err := s.readLine(ctx, t)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, io.EOF) {
-				fmt.Fprintln(e.err)
+				fmt.Fprintln(e.Err)
 				return nil
 			}
-			return failf("cannot read the terminal: %s", oneLine(err.Error()))
+			return cmdkit.Failf("cannot read the terminal: %s", cmdkit.OneLine(err.Error()))
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -217,8 +220,8 @@ func (s *chatSession) interactive(ctx context.Context) error {
 func (s *chatSession) readLine(ctx context.Context, t *term.Terminal) (string, error) {
 	var line string
 	var rerr error
-	err := s.e.prompt.Converse(ctx, func(elicit.Terminal) error {
-		if fd, ok := inFd(s.e.in); ok {
+	err := s.e.Prompt.Converse(ctx, func(elicit.Terminal) error {
+		if fd, ok := inFd(s.e.In); ok {
 			if old, err := term.MakeRaw(fd); err == nil {
 				defer term.Restore(fd, old)
 			}
@@ -249,9 +252,9 @@ func (s *chatSession) runTurn(ctx context.Context, fn func(context.Context) erro
 	switch {
 	case ctx.Err() != nil:
 	case cancelled:
-		fmt.Fprintln(s.e.err, "  Cancelled.")
+		fmt.Fprintln(s.e.Err, "  Cancelled.")
 	case err != nil:
-		s.view.fail(oneLine(err.Error()))
+		s.view.fail(cmdkit.OneLine(err.Error()))
 	}
 }
 
@@ -270,7 +273,7 @@ func (s *chatSession) interrupt(sig os.Signal) bool {
 	s.cancelled = true
 	s.cancel()
 	s.view.progress.Clear()
-	fmt.Fprintln(s.e.err, "\n  Cancelling... (Ctrl-C again leaves)")
+	fmt.Fprintln(s.e.Err, "\n  Cancelling... (Ctrl-C again leaves)")
 	return true
 }
 
@@ -294,7 +297,7 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 	case "/exit", "/quit":
 		return true
 	case "/help":
-		fmt.Fprintln(e.out, chatHelp)
+		fmt.Fprintln(e.Out, chatHelp)
 	case "/tools":
 		s.printTools()
 	case "/mcp":
@@ -311,9 +314,9 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 		if shown == "" {
 			shown = s.loop.Model.(*model.Client).Settings().Default + " (model.default)"
 		}
-		fmt.Fprintf(e.out, "  Model: %s\n", termsafe.Escape(shown))
+		fmt.Fprintf(e.Out, "  Model: %s\n", termsafe.Escape(shown))
 	default:
-		fmt.Fprintf(e.err, "  Unknown command %s; /help lists them\n", termsafe.Escape(name))
+		fmt.Fprintf(e.Err, "  Unknown command %s; /help lists them\n", termsafe.Escape(name))
 	}
 	return false
 }
@@ -324,22 +327,22 @@ func (s *chatSession) acceptChanges(arg string) {
 	e := s.e
 	words := strings.Fields(arg)
 	if len(words) == 0 {
-		fmt.Fprintln(e.err, "  usage: /accept-changes SERVER [TOOL...]")
+		fmt.Fprintln(e.Err, "  usage: /accept-changes SERVER [TOOL...]")
 		return
 	}
 	d := managerDrift(s.m, words[0])
 	if d == nil || len(d.Changes) == 0 {
-		fmt.Fprintf(e.err, "  No tool of '%s' changed since it was approved\n", termsafe.Escape(words[0]))
+		fmt.Fprintf(e.Err, "  No tool of '%s' changed since it was approved\n", termsafe.Escape(words[0]))
 		return
 	}
 	for _, n := range driftNotes(d) {
-		fmt.Fprintf(e.err, "  %s %s: %s\n", termsafe.Escape(n.Tool), n.Change, termsafe.Escape(n.Summary))
+		fmt.Fprintf(e.Err, "  %s %s: %s\n", termsafe.Escape(n.Tool), n.Change, termsafe.Escape(n.Summary))
 	}
 	if err := s.m.AcceptDrift(words[0], words[1:]...); err != nil {
-		fmt.Fprintf(e.err, "  ✗ %s\n", termsafe.Escape(oneLine(err.Error())))
+		fmt.Fprintf(e.Err, "  ✗ %s\n", termsafe.Escape(cmdkit.OneLine(err.Error())))
 		return
 	}
-	fmt.Fprintf(e.err, "  ✓ Accepted; the model sees the tools of '%s' as they are now\n", termsafe.Escape(words[0]))
+	fmt.Fprintf(e.Err, "  ✓ Accepted; the model sees the tools of '%s' as they are now\n", termsafe.Escape(words[0]))
 }
 
 // printTools lists the tools offered to the model, per server: the names
@@ -347,18 +350,18 @@ func (s *chatSession) acceptChanges(arg string) {
 func (s *chatSession) printTools() {
 	defs := s.m.Tools()
 	if len(defs) == 0 {
-		fmt.Fprintln(s.e.out, "  No tools: no MCP server offers any (see /mcp)")
+		fmt.Fprintln(s.e.Out, "  No tools: no MCP server offers any (see /mcp)")
 		return
 	}
 	last := ""
 	for _, d := range defs {
 		if d.Server != last {
-			fmt.Fprintf(s.e.out, "  mcp-%s\n", termsafe.Escape(d.Server))
+			fmt.Fprintf(s.e.Out, "  mcp-%s\n", termsafe.Escape(d.Server))
 			last = d.Server
 		}
-		fmt.Fprintf(s.e.out, "      %s\n", termsafe.Escape(d.Name))
+		fmt.Fprintf(s.e.Out, "      %s\n", termsafe.Escape(d.Name))
 	}
-	fmt.Fprintf(s.e.out, "  %s\n", termsafe.Escape(s.offeredLine(len(defs))))
+	fmt.Fprintf(s.e.Out, "  %s\n", termsafe.Escape(s.offeredLine(len(defs))))
 }
 
 // offeredLine says how many tools there are and what the model is
@@ -381,11 +384,11 @@ func cfgServer(cfg *config.Config, name string) *config.Server {
 // printServers lists the servers, their states, tools, sampling metrics
 // and what each used of its sampling limits.
 func (s *chatSession) printServers() {
-	metrics := sampling.LoadMetrics(s.e.home)
+	metrics := sampling.LoadMetrics(s.e.Home)
 	cfg := s.cfg // the config in use: as read at the start or the last /reload-mcp
 	st := s.m.Status()
 	if len(st) == 0 {
-		fmt.Fprintln(s.e.out, "  No MCP servers configured; add one with 'hermes mcp add'")
+		fmt.Fprintln(s.e.Out, "  No MCP servers configured; add one with 'hermes mcp add'")
 		return
 	}
 	for _, x := range st {
@@ -393,20 +396,20 @@ func (s *chatSession) printServers() {
 		if x.Error != "" {
 			line += ": " + x.Error
 		}
-		fmt.Fprintln(s.e.out, termsafe.Escape(line))
+		fmt.Fprintln(s.e.Out, termsafe.Escape(line))
 		key := s.m.StateKey(x.Name)
 		if mt, ok := metrics[key]; ok {
-			fmt.Fprintf(s.e.out, "      sampling: %d requests, %d errors, %d tokens, %d tool uses\n", mt.Requests, mt.Errors, mt.TokensUsed, mt.ToolUseCount)
+			fmt.Fprintf(s.e.Out, "      sampling: %d requests, %d errors, %d tokens, %d tool uses\n", mt.Requests, mt.Errors, mt.TokensUsed, mt.ToolUseCount)
 		}
 		if srv := cfgServer(cfg, x.Name); srv != nil {
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil && p.Enabled {
 				_, line := samplingUsage(s.e, context.Background(), p, key)
-				fmt.Fprintf(s.e.out, "      sampling limits: %s\n", termsafe.Escape(line))
+				fmt.Fprintf(s.e.Out, "      sampling limits: %s\n", termsafe.Escape(line))
 			}
 		}
 	}
 	if note := s.searchNote(); note != "" {
-		fmt.Fprintf(s.e.out, "  %s; %s\n", plural(len(s.m.Tools()), "tool"), termsafe.Escape(note))
+		fmt.Fprintf(s.e.Out, "  %s; %s\n", plural(len(s.m.Tools()), "tool"), termsafe.Escape(note))
 	}
 }
 
@@ -417,11 +420,11 @@ func (s *chatSession) printServers() {
 // what changed, a line per block. It runs between turns only.
 func (s *chatSession) reload(ctx context.Context) error {
 	e := s.e
-	cfg, err := e.f.Config()
+	cfg, err := e.F.Config()
 	if err != nil {
-		return fmt.Errorf("%s; nothing was reloaded", oneLine(err.Error()))
+		return fmt.Errorf("%s; nothing was reloaded", cmdkit.OneLine(err.Error()))
 	}
-	client, err := modelClient(e.f.ReloadModel())
+	client, err := modelClient(e.F.ReloadModel())
 	if err != nil {
 		return err
 	}
@@ -437,10 +440,10 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if a, ok := s.loop.Approver.(*chatApprover); ok {
 		blocks = append(blocks, a.reload(approvalSettings(e))...)
 	}
-	if wd, err := e.f.WorkDir(); err == nil {
-		home, _ := e.f.UserHome()
-		if changed, err := s.roots.Reload(ctx, e.home, wd, home, e.f.ConfigEnv()); err != nil {
-			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", oneLine(err.Error())))
+	if wd, err := e.F.WorkDir(); err == nil {
+		home, _ := e.F.UserHome()
+		if changed, err := s.roots.Reload(ctx, e.Home, wd, home, e.F.ConfigEnv()); err != nil {
+			s.view.Notice(fmt.Sprintf("roots: not reloaded: %s", cmdkit.OneLine(err.Error())))
 		} else if changed {
 			blocks = append(blocks, "roots: changed (servers are told)")
 		}
@@ -465,7 +468,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 			removed = append(removed, n)
 		}
 	}
-	out := e.out
+	out := e.Out
 	show := func(what string, list []string) {
 		if len(list) > 0 {
 			fmt.Fprintf(out, "  %s: %s\n", what, termsafe.Escape(strings.Join(list, ", ")))
@@ -512,14 +515,14 @@ func outFd(w io.Writer) (int, bool) {
 // model's text on stdout as it streams, escaped; tool calls, progress
 // (a live line on a terminal) and notices on stderr.
 type chatView struct {
-	e        *env
+	e        *cmdkit.Env
 	progress *ui.ProgressLine
 	mu       sync.Mutex
 	midLine  bool // stdout's last text did not end a line
 }
 
-func newChatView(e *env) *chatView {
-	return &chatView{e: e, progress: ui.NewProgressLine(e.err)}
+func newChatView(e *cmdkit.Env) *chatView {
+	return &chatView{e: e, progress: ui.NewProgressLine(e.Err)}
 }
 
 // Text prints a delta of the model's text, escaped (its lines kept).
@@ -529,7 +532,7 @@ func (v *chatView) Text(d string) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	fmt.Fprint(v.e.out, termsafe.EscapeText(d))
+	fmt.Fprint(v.e.Out, termsafe.EscapeText(d))
 	v.midLine = !strings.HasSuffix(d, "\n")
 }
 
@@ -538,7 +541,7 @@ func (v *chatView) endText() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.midLine {
-		fmt.Fprintln(v.e.out)
+		fmt.Fprintln(v.e.Out)
 		v.midLine = false
 	}
 }
@@ -548,7 +551,7 @@ const maxShownArgs = 120
 
 func (v *chatView) ToolStart(c agent.ToolCall) {
 	v.endText()
-	args := oneLine(c.Arguments)
+	args := cmdkit.OneLine(c.Arguments)
 	if utf8.RuneCountInString(args) > maxShownArgs {
 		args = truncateRunes(args, maxShownArgs)
 	}
@@ -564,7 +567,7 @@ func (v *chatView) ToolEnd(c agent.ToolCall, r toolview.Reply) {
 		v.line("  ✓ " + c.Name)
 		return
 	}
-	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(oneLine(r.Error), 200)))
+	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(cmdkit.OneLine(r.Error), 200)))
 }
 
 func (v *chatView) Notice(l string) { v.line("  ⚠ " + l) }
@@ -576,5 +579,5 @@ func (v *chatView) line(s string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.progress.Clear()
-	fmt.Fprintln(v.e.err, termsafe.Escape(s))
+	fmt.Fprintln(v.e.Err, termsafe.Escape(s))
 }

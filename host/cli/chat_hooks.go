@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/hermes-agent/hermes/host/agent"
@@ -31,45 +33,45 @@ import (
 // When state.db cannot be opened, the chat goes on unrecorded, and a call
 // that needs approval is denied (an approval that serve cannot see is
 // not the one the person configured); the notice says why.
-func bindChatHooks(e *env, ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
+func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
 	l.Drift = chatDrift{m}
 	gateOnly := func(err error) func() {
-		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", oneLine(err.Error())))
-		a := &chatApprover{m: m, err: err, log: e.log}
-		if raw, path, lerr := config.LoadApproval(e.home, e.f.ConfigEnv()); lerr == nil {
+		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", cmdkit.OneLine(err.Error())))
+		a := &chatApprover{m: m, err: err, log: e.Log}
+		if raw, path, lerr := config.LoadApproval(e.Home, e.F.ConfigEnv()); lerr == nil {
 			if s, perr := approval.ParseSettings(raw, path); perr == nil {
 				a.settings = s
-				a.gate = approval.New(nil, s, nil, e.log)
+				a.gate = approval.New(nil, s, nil, e.Log)
 			}
 		}
 		l.Approver = a
 		return func() {}
 	}
-	w, err := statedb.OpenWriter(ctx, e.f.Home.StateDB())
+	w, err := statedb.OpenWriter(ctx, e.F.Home.StateDB())
 	if err != nil {
 		return gateOnly(err)
 	}
-	wd, _ := e.f.WorkDir()
+	wd, _ := e.F.WorkDir()
 	sess, err := w.CreateSession(ctx, statedb.Session{Model: l.ModelName, Cwd: wd, SystemPrompt: l.System})
 	if err != nil {
 		w.Close()
 		return gateOnly(err)
 	}
-	a := &chatApprover{m: m, w: w, prompter: e.prompt, log: e.log, key: statedb.TerminalSessionKey(sess.ID)}
+	a := &chatApprover{m: m, w: w, prompter: e.Prompt, log: e.Log, key: statedb.TerminalSessionKey(sess.ID)}
 	settings, err := approvalSettings(e)
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the
 		// defaults (destructive tools still ask).
-		l.Observer.Notice(oneLine(err.Error()))
+		l.Observer.Notice(cmdkit.OneLine(err.Error()))
 		settings = approval.DefaultSettings()
 	}
 	a.settings = settings
-	a.gate = approval.New(w, settings, a.prompter, e.log)
+	a.gate = approval.New(w, settings, a.prompter, e.Log)
 	l.Approver = a
 	l.Recorder = &chatRecorder{w: w, session: sess.ID, names: map[string]string{}}
 	return func() {
 		if err := w.EndSession(context.WithoutCancel(ctx), sess.ID, "user_exit"); err != nil {
-			e.log.Warn("cannot end the chat session in state.db", "error", err.Error())
+			e.Log.Warn("cannot end the chat session in state.db", "error", err.Error())
 		}
 		w.Close()
 	}
@@ -100,7 +102,7 @@ type chatApprover struct {
 // keeps the gate as it was, and the line says so.
 func (a *chatApprover) reload(settings approval.Settings, err error) []string {
 	if err != nil {
-		return []string{fmt.Sprintf("approval: not reloaded, the settings before stay: %s", oneLine(err.Error()))}
+		return []string{fmt.Sprintf("approval: not reloaded, the settings before stay: %s", cmdkit.OneLine(err.Error()))}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -138,13 +140,13 @@ func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (age
 	rec, err := a.m.Resolve(r.Name)
 	if err != nil {
 		// The registry would refuse the call too: say why, run nothing.
-		return agent.Decision{Reason: oneLine(err.Error())}, nil
+		return agent.Decision{Reason: cmdkit.OneLine(err.Error())}, nil
 	}
 	req := approval.Request{Server: rec.Server, Tool: rec.Tool, Name: rec.Name, Arguments: json.RawMessage(r.RawArguments),
 		Annotations: rec.Annotations, Approved: rec.Approved, SessionKey: a.key, GrantKey: rec.StateKey}
 	if a.err != nil {
 		if gate == nil || gate.Required(req) {
-			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + oneLine(a.err.Error())}, nil
+			return agent.Decision{Reason: "the call needs approval, which cannot be recorded: " + cmdkit.OneLine(a.err.Error())}, nil
 		}
 		return agent.Decision{Allow: true}, nil
 	}
@@ -244,10 +246,10 @@ func chatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, sea
 
 // searchOver reads tools.search_over; one that cannot be read is said
 // once and tool search is off (every definition is offered).
-func searchOver(e *env, notice func(string)) config.SearchOver {
-	o, err := config.LoadSearchOver(e.home)
+func searchOver(e *cmdkit.Env, notice func(string)) config.SearchOver {
+	o, err := config.LoadSearchOver(e.Home)
 	if err != nil {
-		notice(oneLine(err.Error()) + "; every tool definition is offered")
+		notice(cmdkit.OneLine(err.Error()) + "; every tool definition is offered")
 		return config.SearchOver{}
 	}
 	return o

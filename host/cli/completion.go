@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/catalog"
@@ -67,7 +69,7 @@ Only names of letters, digits, "_" and "-" are offered.`
 // withCompletion lists `hermes completion bash|zsh|fish` in the help and
 // makes TAB complete what each command takes: server names, catalog entry
 // names for install, and tool names after `hermes mcp call NAME`.
-func withCompletion(e *env, root *cli.Command) *cli.Command {
+func withCompletion(e *cmdkit.Env, root *cli.Command) *cli.Command {
 	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
 		c.Hidden = false
 		c.Usage = "print the shell completion script: hermes completion bash|zsh|fish (see --help for how to load it)"
@@ -82,7 +84,7 @@ func withCompletion(e *env, root *cli.Command) *cli.Command {
 			}
 			sc.Usage = "print the " + sc.Name + " completion script"
 			sc.Action = func(context.Context, *cli.Command) error {
-				_, err := e.out.Write(script)
+				_, err := e.Out.Write(script)
 				return err
 			}
 			shells = append(shells, sc)
@@ -114,12 +116,12 @@ func completingFlag(c *cli.Command) bool {
 
 // completeServer prints the configured server names for the first
 // argument, and for `call` the server's tools for the second.
-func completeServer(e *env, ctx context.Context, c *cli.Command) {
+func completeServer(e *cmdkit.Env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
 	}
-	cfg, err := e.f.Config()
+	cfg, err := e.F.Config()
 	if err != nil {
 		return
 	}
@@ -128,7 +130,7 @@ func completeServer(e *env, ctx context.Context, c *cli.Command) {
 		for _, s := range cfg.Servers {
 			// A key hermes refuses as a server name is not offered.
 			if config.ValidName(s.Name) {
-				fmt.Fprintln(e.out, s.Name)
+				fmt.Fprintln(e.Out, s.Name)
 			}
 		}
 	case 1:
@@ -147,16 +149,16 @@ func completeServer(e *env, ctx context.Context, c *cli.Command) {
 // are plain (completionToolRE): from its record in the store of what
 // servers offered when that is fresh, else connecting to it within
 // completionTimeout.
-func completeTools(e *env, ctx context.Context, srv *config.Server) {
-	if names, ok := cachedToolNames(e.f.Offered(), srv); ok {
+func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
+	if names, ok := cachedToolNames(e.F.Offered(), srv); ok {
 		for _, name := range names {
 			if completionToolRE.MatchString(name) {
-				fmt.Fprintln(e.out, name)
+				fmt.Fprintln(e.Out, name)
 			}
 		}
 		return
 	}
-	bound := completionTimeout(func(a0 string) string { return getenv(e, a0) })
+	bound := completionTimeout(func(a0 string) string { return cmdkit.Getenv(e, a0) })
 	if bound <= 0 {
 		return
 	}
@@ -168,14 +170,14 @@ func completeTools(e *env, ctx context.Context, srv *config.Server) {
 		// Not connected within the bound: end the plugin and its server
 		// now, as Ctrl-C would, instead of waiting out their graces with
 		// the user's shell waiting on us.
-		if sup := runSupervisor(e); sup != nil {
+		if sup := cmdkit.RunSupervisor(e); sup != nil {
 			sup.Interrupt()
 		}
 		return
 	}
 	for _, name := range originalNames(m, srv.Name) {
 		if completionToolRE.MatchString(name) {
-			fmt.Fprintln(e.out, name)
+			fmt.Fprintln(e.Out, name)
 		}
 	}
 }
@@ -198,7 +200,7 @@ func completionTimeout(getenv func(string) string) time.Duration {
 }
 
 // completeCatalog prints the catalog's entry names.
-func completeCatalog(e *env, ctx context.Context, c *cli.Command) {
+func completeCatalog(e *cmdkit.Env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
@@ -206,13 +208,13 @@ func completeCatalog(e *env, ctx context.Context, c *cli.Command) {
 	if c.Args().Len() > 0 {
 		return
 	}
-	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
+	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
 		return
 	}
 	for _, entry := range cat.Entries {
 		if config.ValidName(entry.Name) {
-			fmt.Fprintln(e.out, entry.Name)
+			fmt.Fprintln(e.Out, entry.Name)
 		}
 	}
 }

@@ -7,16 +7,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/toolview"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
 
-func configureCommand(e *env) *cli.Command {
+func configureCommand(e *cmdkit.Env) *cli.Command {
 	var include, exclude string
 	var all, accept bool
-	j := &jsonOutput{e: e}
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "configure",
 		Aliases:   []string{"config"},
@@ -32,11 +34,11 @@ func configureCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &exclude},
 			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &all},
 			&cli.BoolFlag{Name: "accept-changes", Usage: "connect, show the tools whose definitions changed since they were approved, and accept them", Destination: &accept},
-			j.flag("with --include, --exclude or --all: print the server as it is now (see docs/JSON.md)"),
+			j.Flag("with --include, --exclude or --all: print the server as it is now (see docs/JSON.md)"),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all] [--json]")
+				return cmdkit.Usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all] [--json]")
 			}
 			name := c.Args().First()
 			given := 0
@@ -46,11 +48,11 @@ func configureCommand(e *env) *cli.Command {
 				}
 			}
 			if given > 1 {
-				return usagef("--include, --exclude and --all are mutually exclusive; give one of them")
+				return cmdkit.Usagef("--include, --exclude and --all are mutually exclusive; give one of them")
 			}
 			if accept {
-				if j.on {
-					return usagef("--accept-changes prints for a person; leave out --json")
+				if j.On {
+					return cmdkit.Usagef("--accept-changes prints for a person; leave out --json")
 				}
 				if err := acceptChanges(e, ctx, name); err != nil || given == 0 {
 					return err
@@ -61,20 +63,20 @@ func configureCommand(e *env) *cli.Command {
 				switch {
 				case c.IsSet("include"):
 					if inc = splitList(include); len(inc) == 0 {
-						return usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
+						return cmdkit.Usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
 					}
 				case c.IsSet("exclude"):
 					if exc = splitList(exclude); len(exc) == 0 {
-						return usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
+						return cmdkit.Usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 					}
 				}
 				return setFilter(e, j, name, inc, exc)
 			}
-			if j.on {
-				return usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
+			if j.On {
+				return cmdkit.Usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
 			}
-			if !e.p.Interactive() {
-				return failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
+			if !e.P.Interactive() {
+				return cmdkit.Failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
 			}
 			return configureInteractive(e, ctx, name)
 		}),
@@ -83,9 +85,9 @@ func configureCommand(e *env) *cli.Command {
 
 // setFilter writes tools.include / tools.exclude of name, reporting whether
 // anything changed (with --json, the server as it is now).
-func setFilter(e *env, j *jsonOutput, name string, inc, exc []string) error {
+func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []string) error {
 	changed := false
-	err := config.Edit(e.home, func(d *config.Document) error {
+	err := config.Edit(e.Home, func(d *config.Document) error {
 		if !d.Has(name) {
 			return notFound(name, d.Names())
 		}
@@ -97,32 +99,32 @@ func setFilter(e *env, j *jsonOutput, name string, inc, exc []string) error {
 		return nil
 	})
 	if err != nil {
-		var ee *exitError
+		var ee *cmdkit.ExitError
 		if errors.As(err, &ee) {
 			return err
 		}
-		return withCode(codeConfig, failf("configuring '%s': %s", name, oneLine(err.Error())))
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("configuring '%s': %s", name, cmdkit.OneLine(err.Error())))
 	}
-	if j.on {
+	if j.On {
 		return printServerChanged(e, j, name, changed)
 	}
 	if !changed {
-		e.p.Info("No changes made.")
+		e.P.Info("No changes made.")
 		return nil
 	}
 	switch {
 	case len(inc) > 0:
-		e.p.OK("Updated '%s': only %s enabled", name, strings.Join(inc, ", "))
+		e.P.OK("Updated '%s': only %s enabled", name, strings.Join(inc, ", "))
 	case len(exc) > 0:
-		e.p.OK("Updated '%s': all tools except %s enabled", name, strings.Join(exc, ", "))
+		e.P.OK("Updated '%s': all tools except %s enabled", name, strings.Join(exc, ", "))
 	default:
-		e.p.OK("Updated '%s': all tools enabled", name)
+		e.P.OK("Updated '%s': all tools enabled", name)
 	}
-	e.p.Line("%s", changedLine)
+	e.P.Line("%s", changedLine)
 	return nil
 }
 
-func configureInteractive(e *env, ctx context.Context, name string) error {
+func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := requireServer(e, name); err != nil {
 		return err
 	}
@@ -131,47 +133,47 @@ func configureInteractive(e *env, ctx context.Context, name string) error {
 		return err
 	}
 	withProbeTimeout(srv)
-	e.p.Line("Connecting to '%s'...", name)
+	e.P.Line("Connecting to '%s'...", name)
 	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
-		return failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, shownErr(err), name)
+		return cmdkit.Failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, cmdkit.ShownErr(err), name)
 	}
 	if _, err := reviewDrift(e, srv, tools, true); err != nil {
 		return err
 	}
 	if len(tools) == 0 {
-		return failf("'%s' reports no tools, so there is nothing to choose", name)
+		return cmdkit.Failf("'%s' reports no tools, so there is nothing to choose", name)
 	}
 	cur := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
 	items := make([]ui.ChecklistItem, len(tools))
 	var before, all []string
 	for i, t := range tools {
 		on := cur.Allows(t.Name)
-		items[i] = ui.ChecklistItem{Key: t.Name, Description: oneLine(t.Description), Checked: on}
+		items[i] = ui.ChecklistItem{Key: t.Name, Description: cmdkit.OneLine(t.Description), Checked: on}
 		all = append(all, t.Name)
 		if on {
 			before = append(before, t.Name)
 		}
 	}
-	e.p.Line("Currently %d/%d tools enabled for '%s'.", len(before), len(all), name)
-	sel, err := e.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
+	e.P.Line("Currently %d/%d tools enabled for '%s'.", len(before), len(all), name)
+	sel, err := e.P.Checklist(fmt.Sprintf("Tools to enable for '%s'", name), items)
 	if errors.Is(err, ui.ErrCancelled) {
 		// Cancelling is exit code 1, as everywhere.
-		return failf("Cancelled. No changes made.")
+		return cmdkit.Failf("Cancelled. No changes made.")
 	}
 	if err != nil {
-		return failf("tool checklist: %s", oneLine(err.Error()))
+		return cmdkit.Failf("tool checklist: %s", cmdkit.OneLine(err.Error()))
 	}
 	if slices.Equal(sel, before) {
-		e.p.Info("No changes made.")
+		e.P.Info("No changes made.")
 		return nil
 	}
 	if len(sel) == 0 {
-		return failf("No tools selected; nothing changed. To turn '%s' off, run: hermes mcp disable %s", name, name)
+		return cmdkit.Failf("No tools selected; nothing changed. To turn '%s' off, run: hermes mcp disable %s", name, name)
 	}
 	for _, p := range append(slices.Clone(cur.Include), cur.Exclude...) {
 		if toolview.IsGlob(p) {
-			e.p.Warn("The patterns in tools.include/exclude are replaced by the tools you picked")
+			e.P.Warn("The patterns in tools.include/exclude are replaced by the tools you picked")
 			break
 		}
 	}
@@ -179,27 +181,27 @@ func configureInteractive(e *env, ctx context.Context, name string) error {
 	if len(sel) < len(all) {
 		inc = sel
 	}
-	err = config.Edit(e.home, func(d *config.Document) error {
+	err = config.Edit(e.Home, func(d *config.Document) error {
 		if !d.Has(name) {
 			return notFound(name, d.Names())
 		}
 		return d.SetToolsFilter(name, inc, nil)
 	})
 	if err != nil {
-		var ee *exitError
+		var ee *cmdkit.ExitError
 		if errors.As(err, &ee) {
 			return err
 		}
-		return failf("configuring '%s': %s", name, oneLine(err.Error()))
+		return cmdkit.Failf("configuring '%s': %s", name, cmdkit.OneLine(err.Error()))
 	}
-	e.p.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
-	e.p.Line("%s", changedLine)
+	e.P.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
+	e.P.Line("%s", changedLine)
 	return nil
 }
 
 // acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
 // show what changed since the tools were approved, accept it.
-func acceptChanges(e *env, ctx context.Context, name string) error {
+func acceptChanges(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := requireServer(e, name); err != nil {
 		return err
 	}
@@ -208,10 +210,10 @@ func acceptChanges(e *env, ctx context.Context, name string) error {
 		return err
 	}
 	withProbeTimeout(srv)
-	e.p.Line("Connecting to '%s'...", name)
+	e.P.Line("Connecting to '%s'...", name)
 	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
-		return failf("cannot list the tools of '%s', so no change can be accepted: %s; run 'hermes mcp test %s'", name, shownErr(err), name)
+		return cmdkit.Failf("cannot list the tools of '%s', so no change can be accepted: %s; run 'hermes mcp test %s'", name, cmdkit.ShownErr(err), name)
 	}
 	_, err = reviewDrift(e, srv, tools, false)
 	return err

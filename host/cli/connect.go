@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 )
@@ -11,13 +13,13 @@ import (
 // loadServer loads config.yaml (with the project's servers merged over it)
 // and returns the named server; a project server waiting for a decision is
 // asked about on a terminal first (admitProject).
-func loadServer(e *env, name string) (*config.Config, *config.Server, error) {
-	cfg, err := e.f.Config()
+func loadServer(e *cmdkit.Env, name string) (*config.Config, *config.Server, error) {
+	cfg, err := e.F.Config()
 	if err != nil {
-		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	if cfg.SafeMode {
-		return nil, nil, withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to use '%s'", name))
+		return nil, nil, cmdkit.WithCode(cmdkit.CodeSafeMode, cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to use '%s'", name))
 	}
 	srv := cfg.Server(name)
 	if srv == nil {
@@ -31,8 +33,8 @@ func loadServer(e *env, name string) (*config.Config, *config.Server, error) {
 // an auth: method gets its credentials from the background manager: it
 // never opens a browser or asks anything, and a server that needs a login
 // fails with the plugin's message naming 'hermes mcp login'.
-func connect(e *env, ctx context.Context, srv *config.Server) (*session.Session, error) {
-	return e.f.Connect(ctx, srv)
+func connect(e *cmdkit.Env, ctx context.Context, srv *config.Server) (*session.Session, error) {
+	return e.F.Connect(ctx, srv)
 }
 
 // transportLine describes how a server is reached, for people, as it is
@@ -40,7 +42,7 @@ func connect(e *env, ctx context.Context, srv *config.Server) (*session.Session,
 func transportLine(srv *config.Server) string {
 	l := srv.Launch()
 	if l.Plugin == config.TransportStdio {
-		return fmt.Sprintf("stdio → %s", shownCommandLine(srv))
+		return fmt.Sprintf("stdio → %s", cmdkit.ShownCommandLine(srv))
 	}
 	kind := "HTTP"
 	if l.Transport == config.TransportSSE {
@@ -48,5 +50,5 @@ func transportLine(srv *config.Server) string {
 	} else if l.Transport != config.TransportHTTP {
 		kind = l.Transport
 	}
-	return fmt.Sprintf("%s → %s", kind, shownURL(srv))
+	return fmt.Sprintf("%s → %s", kind, cmdkit.ShownURL(srv))
 }

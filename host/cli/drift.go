@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
@@ -73,9 +75,9 @@ func approvalUnreadable(d *registry.Drift) string {
 // printDrift prints a note per changed tool of server, and how to review
 // them; unreadable (approvalUnreadable) comes first when set, and says
 // what to do itself.
-func printDrift(e *env, server string, notes []driftNote, unreadable string) {
+func printDrift(e *cmdkit.Env, server string, notes []driftNote, unreadable string) {
 	if unreadable != "" {
-		e.p.Warn("%s", unreadable)
+		e.P.Warn("%s", unreadable)
 	}
 	if len(notes) == 0 {
 		return
@@ -85,10 +87,10 @@ func printDrift(e *env, server string, notes []driftNote, unreadable string) {
 		if n.Withheld {
 			held = " (withheld from the model)"
 		}
-		e.p.Warn("    tool %s %s since it was approved: %s%s", n.Tool, n.Change, n.Summary, held)
+		e.P.Warn("    tool %s %s since it was approved: %s%s", n.Tool, n.Change, n.Summary, held)
 	}
 	if unreadable == "" {
-		e.p.Info("    review and accept the changes with: hermes mcp configure %s", server)
+		e.P.Info("    review and accept the changes with: hermes mcp configure %s", server)
 	}
 }
 
@@ -96,9 +98,9 @@ func printDrift(e *env, server string, notes []driftNote, unreadable string) {
 // definitions of server: the person saw them at add, install or
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
-func approveOffered(e *env, name string, tools []mcpvalue.Tool, how string) {
-	if _, err := e.f.Offered().Approve(name, tools, nil, how); err != nil {
-		e.p.Warn("could not record the approved tools of '%s': %s", name, oneLine(err.Error()))
+func approveOffered(e *cmdkit.Env, name string, tools []mcpvalue.Tool, how string) {
+	if _, err := e.F.Offered().Approve(name, tools, nil, how); err != nil {
+		e.P.Warn("could not record the approved tools of '%s': %s", name, cmdkit.OneLine(err.Error()))
 	}
 }
 
@@ -107,10 +109,10 @@ func approveOffered(e *env, name string, tools []mcpvalue.Tool, how string) {
 func changeLines(c offered.Change) []string {
 	out := []string{fmt.Sprintf("%s: %s", c.Tool, c.Summary())}
 	if c.Description && c.Current != nil {
-		out = append(out, "  was: "+oneLine(c.WasDescription), "  now: "+oneLine(c.Current.Description))
+		out = append(out, "  was: "+cmdkit.OneLine(c.WasDescription), "  now: "+cmdkit.OneLine(c.Current.Description))
 	}
 	if c.Kind == offered.Added && c.Current != nil {
-		out = append(out, "  "+oneLine(c.Current.Description))
+		out = append(out, "  "+cmdkit.OneLine(c.Current.Description))
 	}
 	return out
 }
@@ -121,43 +123,43 @@ func changeLines(c offered.Change) []string {
 // at once when not (--accept-changes). An approval that cannot be read is
 // said, and every tool is shown as new. It reports whether changes were
 // left unaccepted.
-func reviewDrift(e *env, srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
-	st := e.f.Offered()
+func reviewDrift(e *cmdkit.Env, srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
+	st := e.F.Offered()
 	key := srv.StateKey()
 	b, err := st.Baseline(key)
 	var ue *offered.UnusableError
 	switch {
 	case errors.Is(err, offered.ErrNotFound):
 		if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
-			return false, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
+			return false, cmdkit.Failf("could not record the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 		}
 		return false, nil
 	case errors.As(err, &ue):
-		e.p.Warn("%s", oneLine(ue.Error()))
+		e.P.Warn("%s", cmdkit.OneLine(ue.Error()))
 		b = nil
 	case err != nil:
-		return false, failf("could not read the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
+		return false, cmdkit.Failf("could not read the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 	}
 	changes := offered.Compare(b, tools)
 	if len(changes) == 0 && ue == nil {
 		if !ask {
-			e.p.Info("The tools of '%s' are as approved; nothing to accept.", srv.Name)
+			e.P.Info("The tools of '%s' are as approved; nothing to accept.", srv.Name)
 		}
 		return false, nil
 	}
-	e.p.Warn("%d tool(s) of '%s' changed since they were approved:", len(changes), srv.Name)
+	e.P.Warn("%d tool(s) of '%s' changed since they were approved:", len(changes), srv.Name)
 	for _, c := range changes {
 		for _, l := range changeLines(c) {
-			e.p.Line("  %s", l)
+			e.P.Line("  %s", l)
 		}
 	}
-	if ask && !e.p.Confirm("Accept these changes?", false) {
-		e.p.Info("Changes not accepted: with tools.on_change: deny the changed tools stay withheld from the model.")
+	if ask && !e.P.Confirm("Accept these changes?", false) {
+		e.P.Info("Changes not accepted: with tools.on_change: deny the changed tools stay withheld from the model.")
 		return true, nil
 	}
 	if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
-		return true, failf("could not record the approved tools of '%s': %s", srv.Name, oneLine(err.Error()))
+		return true, cmdkit.Failf("could not record the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 	}
-	e.p.OK("Accepted the current definitions of the tools of '%s'.", srv.Name)
+	e.P.OK("Accepted the current definitions of the tools of '%s'.", srv.Name)
 	return false, nil
 }

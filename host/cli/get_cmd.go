@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -28,9 +30,9 @@ import (
 // entry as written in config.yaml with env values, headers and other
 // secrets masked (${VAR} references are shown: they are names).
 type getReport struct {
-	jsonServer
+	cmdkit.JSONServer
 	// le is the server as the text shows it.
-	le     listEntry
+	le     cmdkit.ListEntry
 	Origin getOrigin `json:"origin"`
 	// Entry is the entry as written, masked.
 	Entry       map[string]any `json:"entry"`
@@ -74,8 +76,8 @@ type getOrigin struct {
 	InstallDir string `json:"install_dir,omitempty"`
 }
 
-func getCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func getCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "show one server: its whole entry (secrets masked), where it is configured, its status",
@@ -83,35 +85,35 @@ func getCommand(e *env) *cli.Command {
 		Description: "Nothing is connected: the status is what 'hermes mcp list' shows (use 'hermes mcp test' to connect).\n" +
 			"Values of env and headers, and any other value under a secret's name, are masked; ${VAR} references\n" +
 			"are shown as written.",
-		Flags: []cli.Flag{j.flag("print one JSON object (see docs/JSON.md)"),
+		Flags: []cli.Flag{j.Flag("print one JSON object (see docs/JSON.md)"),
 			&cli.StringSliceFlag{Name: "revoke", Usage: "forget allow-always of `TOOL` (repeatable; all: every tool of the server)"}},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp get <name> [--json]")
+				return cmdkit.Usagef("usage: hermes mcp get <name> [--json]")
 			}
 			name := c.Args().First()
-			cfg, err := e.f.Config()
+			cfg, err := e.F.Config()
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				return withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name))
+				return cmdkit.WithCode(cmdkit.CodeSafeMode, cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name))
 			}
 			srv := cfg.Server(name)
 			if srv == nil {
 				return notFound(name, cfg.Names())
 			}
-			rep := getReport{jsonServer: serverJSON(srv), le: describeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
+			rep := getReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
 			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
 				n, err := revokeAlways(e, ctx, srv.StateKey(), revoke)
 				if err != nil {
-					return failf("revoking allow-always of '%s': %s", name, oneLine(err.Error()))
+					return cmdkit.Failf("revoking allow-always of '%s': %s", name, cmdkit.OneLine(err.Error()))
 				}
-				e.p.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
+				e.P.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
 			}
 			if rep.AlwaysAllowed, err = alwaysAllowed(e, ctx, srv.StateKey()); err != nil {
-				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+oneLine(err.Error()))
+				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+cmdkit.OneLine(err.Error()))
 			}
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
 				rep.Sampling = &getSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
@@ -130,21 +132,21 @@ func getCommand(e *env) *cli.Command {
 				ordered, line = entryAsWritten(cfg.Path, name)
 				rep.Origin.Line = line
 			}
-			if cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
+			if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
 				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, hasInstallDir(e, name)) {
 					rep.Origin.Catalog = name
-					if fi, err := os.Stat(install.InstallDir(e.home, name)); err == nil && fi.IsDir() {
-						rep.Origin.InstallDir = install.InstallDir(e.home, name)
+					if fi, err := os.Stat(install.InstallDir(e.Home, name)); err == nil && fi.IsDir() {
+						rep.Origin.InstallDir = install.InstallDir(e.Home, name)
 					}
 				}
 			}
-			if j.on {
+			if j.On {
 				m, _ := maskValue(nil, srv.Written()).(map[string]any)
 				if m == nil {
 					m = map[string]any{}
 				}
 				rep.Entry = m
-				j.write(rep)
+				j.Write(rep)
 				return nil
 			}
 			printGet(e, rep, srv, ordered)
@@ -154,9 +156,9 @@ func getCommand(e *env) *cli.Command {
 }
 
 // printGet prints the report as text.
-func printGet(e *env, rep getReport, srv *config.Server, ordered yaml.MapSlice) {
-	e.p.Header(rep.Name + ":")
-	e.p.Line("  Status:    %s", listStatus(rep.le))
+func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.MapSlice) {
+	e.P.Header(rep.Name + ":")
+	e.P.Line("  Status:    %s", listStatus(rep.le))
 	where := rep.Origin.File
 	if rep.Origin.Line > 0 {
 		where = fmt.Sprintf("%s:%d", where, rep.Origin.Line)
@@ -174,24 +176,24 @@ func printGet(e *env, rep getReport, srv *config.Server, ordered yaml.MapSlice) 
 	default:
 		where += " (custom)"
 	}
-	e.p.Line("  Origin:    %s", where)
-	e.p.Line("  Transport: %s", orDefault(rep.le.Transport, "?"))
-	e.p.Line("  Tools:     %s", rep.le.Tools)
+	e.P.Line("  Origin:    %s", where)
+	e.P.Line("  Transport: %s", orDefault(rep.le.Transport, "?"))
+	e.P.Line("  Tools:     %s", rep.le.Tools)
 	if rep.le.Auth != "" {
-		e.p.Line("  Auth:      %s", rep.le.Auth)
+		e.P.Line("  Auth:      %s", rep.le.Auth)
 	}
 	if rep.samplingLine != "" {
-		e.p.Line("  Sampling:  %s", rep.samplingLine)
+		e.P.Line("  Sampling:  %s", rep.samplingLine)
 	}
 	if len(rep.AlwaysAllowed) > 0 {
-		e.p.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)
+		e.P.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)
 	}
 	if srv.FromProject() {
 		for _, l := range projectDetails(srv) {
-			e.p.Line("  %s", l)
+			e.P.Line("  %s", l)
 		}
 	}
-	e.p.Line("  Entry:")
+	e.P.Line("  Entry:")
 	var lines []string
 	if ordered != nil {
 		lines = yamlLines(maskValue(nil, ordered))
@@ -199,15 +201,15 @@ func printGet(e *env, rep getReport, srv *config.Server, ordered yaml.MapSlice) 
 		lines = yamlLines(maskValue(nil, srv.Written()))
 	}
 	for _, l := range lines {
-		e.p.Line("    %s", l)
+		e.P.Line("    %s", l)
 	}
 	if len(rep.UnknownKeys) > 0 {
-		e.p.Warn("Keys this version does not know (kept in the file): %s", strings.Join(rep.UnknownKeys, ", "))
+		e.P.Warn("Keys this version does not know (kept in the file): %s", strings.Join(rep.UnknownKeys, ", "))
 	}
 	for _, w := range rep.Warnings {
-		e.p.Warn("%s", w)
+		e.P.Warn("%s", w)
 	}
-	e.p.Info("Connect and list its tools with: hermes mcp test %s", rep.Name)
+	e.P.Info("Connect and list its tools with: hermes mcp test %s", rep.Name)
 }
 
 // entryAsWritten returns the server's entry as config.yaml writes it, keys
@@ -386,7 +388,7 @@ func yamlLines(v any) []string {
 	}
 	b, err := yaml.MarshalWithOptions(v, yaml.Indent(2), yaml.IndentSequence(true))
 	if err != nil {
-		return []string{"(cannot show: " + oneLine(err.Error()) + ")"}
+		return []string{"(cannot show: " + cmdkit.OneLine(err.Error()) + ")"}
 	}
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/goccy/go-yaml"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/importer"
@@ -50,7 +52,7 @@ type importResult struct {
 	Notes   []string `json:"notes,omitempty"`
 	// Error says why a server was skipped or failed, with a code as every
 	// --json failure has (docs/JSON.md).
-	Error *jsonError `json:"error,omitempty"`
+	Error *cmdkit.JSONError `json:"error,omitempty"`
 	// problem is Error's message, for the lines on the terminal.
 	problem string
 }
@@ -58,7 +60,7 @@ type importResult struct {
 // fail records why r was skipped or failed, with its code.
 func (r *importResult) fail(status, code, msg string) {
 	r.Status, r.problem = status, msg
-	r.Error = &jsonError{Code: code, Message: msg}
+	r.Error = &cmdkit.JSONError{Code: code, Message: msg}
 }
 
 const importUsage = `hermes mcp import [--from claude|codex|gemini|cursor|vscode|FILE] [--all | NAME...] [--dry-run] [--force]
@@ -85,7 +87,7 @@ checklist; elsewhere name them or pass --all, plus --yes (probe, enable
 every tool) or --no-probe (save without connecting). --dry-run shows what
 would be added and writes nothing.`
 
-func importCommand(e *env) *cli.Command {
+func importCommand(e *cmdkit.Env) *cli.Command {
 	o := &importOptions{}
 	return &cli.Command{
 		Name:        "import",
@@ -116,26 +118,26 @@ type importCandidate struct {
 	res *importResult
 }
 
-func runImport(e *env, ctx context.Context, o *importOptions) error {
+func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 	switch {
 	case o.all && len(o.names) > 0:
-		return usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
+		return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
 	case o.tools != "" && len(o.names) != 1:
-		return usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
+		return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
 	case o.tools != "" && len(splitList(o.tools)) == 0:
-		return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+		return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 	}
 	if o.json {
 		// Progress and questions on stderr; stdout is the JSON.
-		e.p = ui.NewEnv(e.err, e.err, e.in, func(a0 string) string { return getenv(e, a0) })
+		e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return cmdkit.Getenv(e, a0) })
 	}
-	home, err := e.f.UserHome()
+	home, err := e.F.UserHome()
 	if err != nil {
-		return failf("cannot find your home folder (%s); set HOME, or name a file with --from FILE", oneLine(err.Error()))
+		return cmdkit.Failf("cannot find your home folder (%s); set HOME, or name a file with --from FILE", cmdkit.OneLine(err.Error()))
 	}
-	cwd, err := e.f.WorkDir()
+	cwd, err := e.F.WorkDir()
 	if err != nil {
-		return failf("cannot read the current folder (%s); cd into a folder you can read", oneLine(err.Error()))
+		return cmdkit.Failf("cannot read the current folder (%s); cd into a folder you can read", cmdkit.OneLine(err.Error()))
 	}
 	sources, clients, err := importSources(e, o.from, home, cwd)
 	if err != nil {
@@ -151,22 +153,22 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 		case errors.Is(err, fs.ErrNotExist) && src.Scope != importer.ScopeFile:
 			continue
 		case err != nil && src.Scope == importer.ScopeFile:
-			return failf("%s", oneLine(err.Error()))
+			return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 		case err != nil:
 			var tl *config.TooLargeError
 			if errors.As(err, &tl) {
 				// Claude Code's ~/.claude.json also keeps histories.
-				e.p.Warn("Skipped %s: it is over the %d MiB hermes reads from a config file; copy its server list into a smaller file and import that with --from FILE", src.Path, config.MaxConfigBytes>>20)
+				e.P.Warn("Skipped %s: it is over the %d MiB hermes reads from a config file; copy its server list into a smaller file and import that with --from FILE", src.Path, config.MaxConfigBytes>>20)
 				continue
 			}
-			e.p.Warn("Skipped %s", oneLine(err.Error()))
+			e.P.Warn("Skipped %s", cmdkit.OneLine(err.Error()))
 			continue
 		}
 		lists = append(lists, list)
 	}
 	found, shadowed := importer.Merge(clients, lists...)
 	if len(found) == 0 {
-		return failf("No MCP servers found in %s; name a config file with --from FILE", strings.Join(looked, ", "))
+		return cmdkit.Failf("No MCP servers found in %s; name a config file with --from FILE", strings.Join(looked, ", "))
 	}
 
 	// Which of them.
@@ -174,8 +176,8 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.dryRun && !o.yes && !o.noProbe && !e.p.Interactive() {
-		return usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
+	if !o.dryRun && !o.yes && !o.noProbe && !e.P.Interactive() {
+		return cmdkit.Usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
 	}
 	path, existing, err := serverNames(e)
 	if err != nil {
@@ -184,9 +186,9 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 	// A variable .env already holds with another value is another
 	// server's: never overwritten, unless the server it was written for
 	// is the one --force replaces.
-	dotenv, err := config.LoadDotEnv(e.home)
+	dotenv, err := config.LoadDotEnv(e.Home)
 	if err != nil {
-		return failf("%s", oneLine(err.Error()))
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	reserved := map[string]bool{}
 	for _, s := range chosen {
@@ -212,9 +214,9 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 		}
 		switch {
 		case s.Err != nil:
-			res.fail("failed", codeConfig, oneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'")
+			res.fail("failed", cmdkit.CodeConfig, cmdkit.OneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'")
 		case slices.Contains(existing, s.Name) && !o.force:
-			res.fail("skipped", codeExists, fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path))
+			res.fail("skipped", cmdkit.CodeExists, fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path))
 		}
 		cands = append(cands, importCandidate{srv: s, res: res})
 	}
@@ -231,7 +233,7 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
 			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(),
 		}
-		res.fail("skipped", codeDuplicate, why)
+		res.fail("skipped", cmdkit.CodeDuplicate, why)
 		cands = append(cands, importCandidate{srv: s, res: res})
 	}
 
@@ -249,21 +251,21 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 			}
 			c.res.Status = "would_import"
 			if err := screenAdd(e, c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
-				c.res.fail("failed", errorCode(err), errMessage(err))
-				e.p.Fail("%s", c.res.problem)
+				c.res.fail("failed", cmdkit.ErrorCode(err), errMessage(err))
+				e.P.Fail("%s", c.res.problem)
 			}
 		}
-		e.p.Line("Dry run: nothing was written.")
+		e.P.Line("Dry run: nothing was written.")
 		return importDone(e, o, cands)
 	}
 	if todo == 0 {
 		// Servers config.yaml already has are no failure: a second
 		// import of the same files changes nothing and succeeds.
-		e.p.Line("Nothing to import: every server chosen was skipped (see above).")
+		e.P.Line("Nothing to import: every server chosen was skipped (see above).")
 		return importDone(e, o, cands)
 	}
-	if e.p.Interactive() && !o.yes && !e.p.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
-		return failf("Cancelled; nothing was imported")
+	if e.P.Interactive() && !o.yes && !e.P.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
+		return cmdkit.Failf("Cancelled; nothing was imported")
 	}
 
 	for _, c := range cands {
@@ -280,16 +282,16 @@ func runImport(e *env, ctx context.Context, o *importOptions) error {
 
 // importSources resolves --from into the files to read and the clients
 // in the order their servers win a name clash.
-func importSources(e *env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
+func importSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
 	if from == "" {
 		var out []importer.Source
 		for _, c := range importer.Clients {
-			out = append(out, importer.SourcesFrom(c, home, cwd, func(a0 string) string { return getenv(e, a0) })...)
+			out = append(out, importer.SourcesFrom(c, home, cwd, func(a0 string) string { return cmdkit.Getenv(e, a0) })...)
 		}
 		return out, importer.Clients, nil
 	}
 	if c, ok := importer.ParseClient(from); ok {
-		return importer.SourcesFrom(c, home, cwd, func(a0 string) string { return getenv(e, a0) }), []importer.Client{c}, nil
+		return importer.SourcesFrom(c, home, cwd, func(a0 string) string { return cmdkit.Getenv(e, a0) }), []importer.Client{c}, nil
 	}
 	// A relative file is in the run's working folder.
 	path := from
@@ -298,18 +300,18 @@ func importSources(e *env, from, home, cwd string) ([]importer.Source, []importe
 	}
 	path, err := filepath.Abs(path)
 	if err != nil {
-		return nil, nil, usagef("--from %s: %s; name claude, codex, gemini, cursor, vscode or a config file", from, oneLine(err.Error()))
+		return nil, nil, cmdkit.Usagef("--from %s: %s; name claude, codex, gemini, cursor, vscode or a config file", from, cmdkit.OneLine(err.Error()))
 	}
 	data, err := importer.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, usagef("--from %s: no such file; name claude, codex, gemini, cursor, vscode or a config file", from)
+		return nil, nil, cmdkit.Usagef("--from %s: no such file; name claude, codex, gemini, cursor, vscode or a config file", from)
 	}
 	if err != nil {
-		return nil, nil, failf("%s", oneLine(err.Error()))
+		return nil, nil, cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	c, err := importer.Detect(path, data)
 	if err != nil {
-		return nil, nil, failf("%s", oneLine(err.Error()))
+		return nil, nil, cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
 	src := importer.Source{Client: c, Path: path, Scope: importer.ScopeFile, Dir: cwd, Home: home}
 	return []importer.Source{src}, []importer.Client{c}, nil
@@ -317,7 +319,7 @@ func importSources(e *env, from, home, cwd string) ([]importer.Source, []importe
 
 // chooseImports picks the servers to import: those named, all, or (on a
 // terminal) those checked in a checklist.
-func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
+func chooseImports(e *cmdkit.Env, o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
 	var all []string
 	for _, s := range found {
 		all = append(all, s.Name)
@@ -328,7 +330,7 @@ func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*impor
 		for _, n := range o.names {
 			i := slices.IndexFunc(found, func(s *importer.Server) bool { return s.Name == n || s.SourceName == n })
 			if i < 0 {
-				return nil, failf("No server '%s' in the clients' configs; found: %s", n, strings.Join(all, ", "))
+				return nil, cmdkit.Failf("No server '%s' in the clients' configs; found: %s", n, strings.Join(all, ", "))
 			}
 			if !slices.Contains(out, found[i]) {
 				out = append(out, found[i])
@@ -337,8 +339,8 @@ func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*impor
 		return out, nil
 	case o.all, o.dryRun:
 		return found, nil
-	case !e.p.Interactive():
-		return nil, usagef("name the servers to import, or pass --all; found: %s", strings.Join(all, ", "))
+	case !e.P.Interactive():
+		return nil, cmdkit.Usagef("name the servers to import, or pass --all; found: %s", strings.Join(all, ", "))
 	}
 	items := make([]ui.ChecklistItem, len(found))
 	for i, s := range found {
@@ -348,15 +350,15 @@ func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*impor
 		}
 		items[i] = ui.ChecklistItem{Key: s.Name, Description: desc, Checked: s.Err == nil}
 	}
-	sel, err := e.p.Checklist("Servers to import", items)
+	sel, err := e.P.Checklist("Servers to import", items)
 	if errors.Is(err, ui.ErrCancelled) {
-		return nil, failf("Cancelled; nothing was imported")
+		return nil, cmdkit.Failf("Cancelled; nothing was imported")
 	}
 	if err != nil {
-		return nil, failf("server checklist: %s", oneLine(err.Error()))
+		return nil, cmdkit.Failf("server checklist: %s", cmdkit.OneLine(err.Error()))
 	}
 	if len(sel) == 0 {
-		return nil, failf("No servers selected; nothing was imported")
+		return nil, cmdkit.Failf("No servers selected; nothing was imported")
 	}
 	var out []*importer.Server
 	for _, s := range found {
@@ -369,8 +371,8 @@ func chooseImports(e *env, o *importOptions, found []*importer.Server) ([]*impor
 
 // showImportPlan prints what will be added (with the entries, masked, on
 // --dry-run) and what is skipped, one line each.
-func showImportPlan(e *env, cands []importCandidate, entries bool) {
-	e.p.Header("Servers to import:")
+func showImportPlan(e *cmdkit.Env, cands []importCandidate, entries bool) {
+	e.P.Header("Servers to import:")
 	for _, c := range cands {
 		s, r := c.srv, c.res
 		from := r.File
@@ -379,10 +381,10 @@ func showImportPlan(e *env, cands []importCandidate, entries bool) {
 		}
 		switch r.Status {
 		case "skipped":
-			e.p.Warn("Skipping '%s' from %s: %s", r.Name, from, r.problem)
+			e.P.Warn("Skipping '%s' from %s: %s", r.Name, from, r.problem)
 			continue
 		case "failed":
-			e.p.Fail("Cannot import '%s' from %s: %s", r.Name, from, r.problem)
+			e.P.Fail("Cannot import '%s' from %s: %s", r.Name, from, r.problem)
 			continue
 		}
 		name := r.Name
@@ -393,56 +395,56 @@ func showImportPlan(e *env, cands []importCandidate, entries bool) {
 		if !r.Enabled {
 			state = ", disabled"
 		}
-		e.p.Line("+ %s from %s", name, from)
-		e.p.Line("    %s: %s%s", r.Transport, r.Target, state)
+		e.P.Line("+ %s from %s", name, from)
+		e.P.Line("    %s: %s%s", r.Transport, r.Target, state)
 		for _, sec := range s.Secrets {
-			e.p.Line("    %s -> .env as %s", sec.From, sec.Var)
+			e.P.Line("    %s -> .env as %s", sec.From, sec.Var)
 		}
 		for _, n := range s.Notes {
-			e.p.Info("    note: %s", n)
+			e.P.Info("    note: %s", n)
 		}
 		if entries {
 			for _, l := range yamlLines(maskValue(nil, entryValue(s.Entry.Fields))) {
-				e.p.Line("      %s", l)
+				e.P.Line("      %s", l)
 			}
 		}
 	}
 }
 
 // importOne runs the add flow for one server and records the result.
-func importOne(e *env, ctx context.Context, o *importOptions, c importCandidate) {
+func importOne(e *cmdkit.Env, ctx context.Context, o *importOptions, c importCandidate) {
 	s, r := c.srv, c.res
 	ao := &addOptions{name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
 	plan := &addPlan{
-		entry: s.Entry, interactive: e.p.Interactive() && !o.yes,
+		entry: s.Entry, interactive: e.P.Interactive() && !o.yes,
 		overwrite: o.force, noAuthPrompt: true, imported: true,
 		secrets: importSecrets(s), secretFrom: map[string]string{},
 	}
 	for _, sec := range s.Secrets {
 		plan.secretFrom[sec.Var] = sec.From
 	}
-	e.p.Line("")
-	e.p.Line("Importing '%s'...", s.Name)
+	e.P.Line("")
+	e.P.Line("Importing '%s'...", s.Name)
 	authV, _ := s.Entry.Fields.Get("auth")
 	oauth := authV == "oauth"
 	switch {
 	case !s.Enabled() && !ao.noProbe:
 		// Off in the client: kept off, and not started now.
 		ao.noProbe = true
-		e.p.Info("'%s' is disabled in %s: saving it disabled, without connecting", s.Name, s.Source.Path)
+		e.P.Info("'%s' is disabled in %s: saving it disabled, without connecting", s.Name, s.Source.Path)
 	case oauth && !ao.noProbe && plan.interactive:
 		ao.auth = "oauth" // log in now, like add --auth oauth
 	case oauth && !ao.noProbe:
 		ao.noProbe = true
-		e.p.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
+		e.P.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
 	}
 	err := addEntry(e, ctx, ao, plan)
 	if err != nil {
-		r.fail("failed", errorCode(err), errMessage(err))
+		r.fail("failed", cmdkit.ErrorCode(err), errMessage(err))
 		if !plan.saved {
 			r.Secrets = nil
 		}
-		e.p.Fail("'%s' was not imported: %s", s.Name, r.problem)
+		e.P.Fail("'%s' was not imported: %s", s.Name, r.problem)
 		return
 	}
 	r.Enabled = s.Enabled()
@@ -459,7 +461,7 @@ func importOne(e *env, ctx context.Context, o *importOptions, c importCandidate)
 
 // importDone prints the summary (or the JSON) and sets the exit code: 1
 // when a server chosen could not be imported.
-func importDone(e *env, o *importOptions, cands []importCandidate) error {
+func importDone(e *cmdkit.Env, o *importOptions, cands []importCandidate) error {
 	failed, done, skipped := 0, 0, 0
 	results := make([]importResult, 0, len(cands))
 	for _, c := range cands {
@@ -474,16 +476,16 @@ func importDone(e *env, o *importOptions, cands []importCandidate) error {
 		}
 	}
 	if o.json {
-		writeJSON(e, results)
+		cmdkit.WriteJSON(e, results)
 	} else if !o.dryRun {
-		e.p.Line("")
-		e.p.Line("Imported %d server(s); %d skipped, %d failed.", done, skipped, failed)
+		e.P.Line("")
+		e.P.Line("Imported %d server(s); %d skipped, %d failed.", done, skipped, failed)
 		if done > 0 {
-			e.p.Line("Use them now: 'hermes mcp call NAME <tool>' or 'hermes chat' (/reload-mcp in a running chat).")
+			e.P.Line("Use them now: 'hermes mcp call NAME <tool>' or 'hermes chat' (/reload-mcp in a running chat).")
 		}
 	}
 	if failed > 0 && !o.dryRun {
-		return failf("%d server(s) could not be imported; fix what is said above and run the import again for them", failed)
+		return cmdkit.Failf("%d server(s) could not be imported; fix what is said above and run the import again for them", failed)
 	}
 	return nil
 }
@@ -499,11 +501,11 @@ func importSecrets(s *importer.Server) []dotEnvValue {
 
 // errMessage is the text of a command error without a trailing newline.
 func errMessage(err error) string {
-	var ee *exitError
+	var ee *cmdkit.ExitError
 	if errors.As(err, &ee) {
-		return ee.msg
+		return ee.Msg
 	}
-	return oneLine(err.Error())
+	return cmdkit.OneLine(err.Error())
 }
 
 // entryValue turns an entry's fields into the values YAML writes

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/install"
@@ -33,11 +35,11 @@ killed, config.yaml, .env and the install folder are left (or, by the
 next hermes command of any kind, put back) exactly as they were.`
 
 // installCommand is 'hermes mcp install NAME': install a catalog entry.
-func installCommand(e *env) *cli.Command {
+func installCommand(e *cmdkit.Env) *cli.Command {
 	var o install.Options
 	var tools string
 	var stepTimeout, cloneTimeout, probeTimeout time.Duration
-	j := &jsonOutput{e: e}
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:        "install",
 		Usage:       "install a server from the curated catalog",
@@ -48,32 +50,32 @@ func installCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
 			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
-			&timeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &stepTimeout},
-			&timeFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
-			&timeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &cloneTimeout},
-			j.flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
+			&cmdkit.TimeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &stepTimeout},
+			&cmdkit.TimeFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
+			&cmdkit.TimeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &cloneTimeout},
+			j.Flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
+				return cmdkit.Usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
 			}
 			if c.IsSet("tools") {
 				if o.Tools = splitList(tools); len(o.Tools) == 0 {
-					return usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+					return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 				}
 			}
 			if stepTimeout <= 0 || cloneTimeout <= 0 || probeTimeout <= 0 {
-				return usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
+				return cmdkit.Usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
 			}
-			e.probeTimeout = probeTimeout
+			e.ProbeTimeout = probeTimeout
 			m, err := lookupEntry(e, c.Args().First())
 			if err != nil {
 				return err
 			}
-			if j.on {
+			if j.On {
 				progressToStderr(e)
 			}
-			if err := installEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.on {
+			if err := installEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.On {
 				return err
 			}
 			return printServer(e, j, m.Name)
@@ -83,29 +85,29 @@ func installCommand(e *env) *cli.Command {
 
 // lookupEntry finds a catalog entry in the catalog hermes reads (the
 // built-in one, or $HERMES_OPTIONAL_MCPS).
-func lookupEntry(e *env, name string) (*catalog.Manifest, error) {
-	cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir))
+func lookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
+	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	m, err := cat.Lookup(name)
 	if err != nil {
-		return nil, withCode(codeUnknownEntry, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeUnknownEntry, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	return m, nil
 }
 
 // installer is the install engine wired to this command line: its
 // printer, the probe 'hermes mcp add' uses, and the security check.
-func installer(e *env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
+func installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
-		Home:         e.home,
-		Prompter:     installPrompter{p: e.p},
+		Home:         e.Home,
+		Prompter:     installPrompter{p: e.P},
 		Probe:        func(a0 context.Context, a1 *config.Server) ([]install.Tool, error) { return catalogProbe(e, a0, a1) },
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
 		Admit:        admitInstall,
-		LookupEnv:    func(a0 string) (string, bool) { return lookupEnv(e, a0) },
+		LookupEnv:    func(a0 string) (string, bool) { return cmdkit.LookupEnv(e, a0) },
 	}
 }
 
@@ -114,7 +116,7 @@ func installer(e *env, stepTimeout, cloneTimeout time.Duration) *install.Install
 func admitInstall(srv *config.Server) error {
 	var re *screening.RejectedError
 	if err := screening.Admit(srv); errors.As(err, &re) {
-		return fmt.Errorf("suspicious command/args configuration: %s", oneLine(strings.Join(re.Messages(), "; ")))
+		return fmt.Errorf("suspicious command/args configuration: %s", cmdkit.OneLine(strings.Join(re.Messages(), "; ")))
 	} else if err != nil {
 		return err
 	}
@@ -122,42 +124,42 @@ func admitInstall(srv *config.Server) error {
 }
 
 // installEntry runs the installEntry engine and turns its errors into exit codes.
-func installEntry(e *env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
+func installEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
 	err := installer(e, stepTimeout, cloneTimeout).Install(ctx, m, o)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, install.ErrConfirmNeeded):
 		_, msg, _ := strings.Cut(err.Error(), ": ")
-		return usagef("hermes mcp install %s: %s", m.Name, msg)
+		return cmdkit.Usagef("hermes mcp install %s: %s", m.Name, msg)
 	case errors.Is(err, install.ErrDeclined):
-		return withCode(codeCancelled, failf("Cancelled; nothing was installed"))
+		return cmdkit.WithCode(cmdkit.CodeCancelled, cmdkit.Failf("Cancelled; nothing was installed"))
 	case ctx.Err() != nil:
-		return withCode(codeCancelled, failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
+		return cmdkit.WithCode(cmdkit.CodeCancelled, cmdkit.Failf("Interrupted; nothing was installed ('%s' is as it was)", m.Name))
 	}
 	var pe *install.ProbeError
 	if errors.As(err, &pe) {
-		return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed: fix the problem and install again (a server slow to start needs a longer --probe-timeout), or pass --keep-failed to keep it installed but disabled", m.Name, shownErr(err)))
+		return cmdkit.WithCode(cmdkit.CodeInstall, cmdkit.Failf("installing '%s' failed: %s; nothing was installed: fix the problem and install again (a server slow to start needs a longer --probe-timeout), or pass --keep-failed to keep it installed but disabled", m.Name, cmdkit.ShownErr(err)))
 	}
-	return withCode(codeInstall, failf("installing '%s' failed: %s; nothing was installed", m.Name, shownErr(err)))
+	return cmdkit.WithCode(cmdkit.CodeInstall, cmdkit.Failf("installing '%s' failed: %s; nothing was installed", m.Name, cmdkit.ShownErr(err)))
 }
 
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
-func catalogProbe(e *env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
-	if config.SafeModeFrom(func(a0 string) string { return getenv(e, a0) }) {
+func catalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
+	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
 	if srv.Err != nil {
-		return nil, errors.New(shownErr(srv.Err))
+		return nil, errors.New(cmdkit.ShownErr(srv.Err))
 	}
 	withProbeTimeout(srv)
-	if _, set := srv.Raw["connect_timeout"]; !set && e.probeTimeout > 0 {
-		srv.ConnectTimeout = e.probeTimeout
+	if _, set := srv.Raw["connect_timeout"]; !set && e.ProbeTimeout > 0 {
+		srv.ConnectTimeout = e.ProbeTimeout
 	}
 	tools, err := probeTools(e, ctx, srv)
 	if err != nil {
-		return nil, errors.New(shownErr(err))
+		return nil, errors.New(cmdkit.ShownErr(err))
 	}
 	// The person is shown these tools to install: they are the approved
 	// ones (tool-definition drift is measured against them).
@@ -170,20 +172,20 @@ func catalogProbe(e *env, ctx context.Context, srv *config.Server) ([]install.To
 }
 
 // uninstallCommand is 'hermes mcp uninstall NAME'.
-func uninstallCommand(e *env) *cli.Command {
+func uninstallCommand(e *cmdkit.Env) *cli.Command {
 	var yes bool
-	j := &jsonOutput{e: e}
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "uninstall",
 		Usage:     "remove an installed catalog server and its install folder (keeps .env values)",
 		ArgsUsage: "<name>",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
-			j.flag(`print {"name": ..., "removed": true, ...} (see docs/JSON.md)`),
+			j.Flag(`print {"name": ..., "removed": true, ...} (see docs/JSON.md)`),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
+				return cmdkit.Usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
 			}
 			return uninstall(e, j, c.Args().First(), yes)
 		}),
@@ -192,8 +194,8 @@ func uninstallCommand(e *env) *cli.Command {
 
 // configServer is server name of config.yaml as loaded, nil when the file
 // does not load or has no such server.
-func configServer(e *env, name string) *config.Server {
-	cfg, err := e.f.Config()
+func configServer(e *cmdkit.Env, name string) *config.Server {
+	cfg, err := e.F.Config()
 	if err != nil {
 		return nil
 	}
@@ -201,20 +203,20 @@ func configServer(e *env, name string) *config.Server {
 }
 
 // hasInstallDir reports whether an install folder of name exists.
-func hasInstallDir(e *env, name string) bool {
-	_, err := os.Lstat(install.InstallDir(e.home, name))
+func hasInstallDir(e *cmdkit.Env, name string) bool {
+	_, err := os.Lstat(install.InstallDir(e.Home, name))
 	return err == nil
 }
 
 // uninstall removes an installed catalog entry: its config entry and its
 // install folder. Its .env values stay. A server the user added is never
 // the catalog's, whatever its name (catalog.FromCatalog).
-func uninstall(e *env, j *jsonOutput, name string, yes bool) error {
+func uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error {
 	if !config.ValidName(name) {
-		return usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
+		return cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
 	var m *catalog.Manifest
-	if cat, err := catalog.LoadFrom(getenv(e, catalog.EnvDir)); err == nil {
+	if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil {
 		m, _ = cat.Lookup(name)
 	}
 	_, names, err := serverNames(e)
@@ -225,44 +227,44 @@ func uninstall(e *env, j *jsonOutput, name string, yes bool) error {
 	for _, n := range names {
 		inConfig = inConfig || n == name
 	}
-	dir := install.InstallDir(e.home, name)
+	dir := install.InstallDir(e.Home, name)
 	_, ferr := os.Lstat(dir)
 	hasFolder := ferr == nil
 	switch {
 	case !inConfig && !hasFolder && m != nil:
-		return withCode(codeNotInstalled, failf("'%s' is not installed. Install it with: hermes mcp install %s", name, name))
+		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is not installed. Install it with: hermes mcp install %s", name, name))
 	case !inConfig && !hasFolder:
 		if len(names) == 0 {
-			return withCode(codeNotInstalled, failf("'%s' is not installed. Nothing is; see the catalog with: hermes mcp catalog", name))
+			return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is not installed. Nothing is; see the catalog with: hermes mcp catalog", name))
 		}
-		return withCode(codeNotInstalled, failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
+		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
-		return withCode(codeNotInstalled, failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
+		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	case inConfig && !catalog.FromCatalog(configServer(e, name), m, hasFolder):
-		return withCode(codeNotInstalled, failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
+		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {
-		if !e.p.Interactive() {
-			return usagef("hermes mcp uninstall: no terminal to confirm on; add --yes to uninstall '%s'", name)
+		if !e.P.Interactive() {
+			return cmdkit.Usagef("hermes mcp uninstall: no terminal to confirm on; add --yes to uninstall '%s'", name)
 		}
 		// Destructive: the answer defaults to No.
-		if !e.p.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), false) {
-			return withCode(codeCancelled, failf("Cancelled; '%s' was kept", name))
+		if !e.P.Confirm(fmt.Sprintf("Uninstall '%s' (its entry and %s)?", name, dir), false) {
+			return cmdkit.WithCode(cmdkit.CodeCancelled, cmdkit.Failf("Cancelled; '%s' was kept", name))
 		}
 	}
-	entry, folder, err := install.Uninstall(e.home, name)
+	entry, folder, err := install.Uninstall(e.Home, name)
 	if err != nil {
-		return withCode(codeConfig, failf("uninstalling '%s': %s", name, oneLine(err.Error())))
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("uninstalling '%s': %s", name, cmdkit.OneLine(err.Error())))
 	}
-	if j.on {
-		j.write(jsonRemoved{Name: name, Removed: entry || folder, InstallDirDeleted: folder})
+	if j.On {
+		j.Write(cmdkit.JSONRemoved{Name: name, Removed: entry || folder, InstallDirDeleted: folder})
 		return nil
 	}
 	if entry {
-		e.p.OK("Removed '%s' from %s", name, e.f.Home.Config())
+		e.P.OK("Removed '%s' from %s", name, e.F.Home.Config())
 	}
 	if folder {
-		e.p.OK("Deleted its install folder %s", dir)
+		e.P.OK("Deleted its install folder %s", dir)
 	}
 	if m != nil && len(m.Auth.Env) > 0 {
 		var keys []string
@@ -273,9 +275,9 @@ func uninstall(e *env, j *jsonOutput, name string, yes bool) error {
 		if len(keys) == 1 {
 			them = "it"
 		}
-		e.p.Info("Kept %s in %s; delete %s there if you no longer need %s.", strings.Join(keys, ", "), e.f.Home.DotEnv(), them, them)
+		e.P.Info("Kept %s in %s; delete %s there if you no longer need %s.", strings.Join(keys, ", "), e.F.Home.DotEnv(), them, them)
 	} else {
-		e.p.Info("Values in %s are kept.", e.f.Home.DotEnv())
+		e.P.Info("Values in %s are kept.", e.F.Home.DotEnv())
 	}
 	return nil
 }
@@ -284,18 +286,18 @@ func uninstall(e *env, j *jsonOutput, name string, yes bool) error {
 // install.Recover), before any 'hermes mcp' command reads or changes the
 // config. It says so on stderr, which 'hermes mcp serve' keeps off its
 // protocol stream.
-func recoverInstalls(e *env, ctx context.Context, c *cli.Command) (context.Context, error) {
-	if e.home == "" {
+func recoverInstalls(e *cmdkit.Env, ctx context.Context, c *cli.Command) (context.Context, error) {
+	if e.Home == "" {
 		return ctx, nil
 	}
-	rec, err := install.Recover(e.home)
+	rec, err := install.Recover(e.Home)
 	for _, r := range rec {
 		if !r.Committed {
-			e.p.Errorf("Warning: the install of '%s' was interrupted; config.yaml, .env and its install folder are back as they were", r.Name)
+			e.P.Errorf("Warning: the install of '%s' was interrupted; config.yaml, .env and its install folder are back as they were", r.Name)
 		}
 	}
 	if err != nil {
-		e.p.Errorf("Warning: putting back an interrupted install: %s", oneLine(err.Error()))
+		e.P.Errorf("Warning: putting back an interrupted install: %s", cmdkit.OneLine(err.Error()))
 	}
 	return ctx, nil
 }

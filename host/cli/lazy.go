@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/offered"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -107,12 +109,12 @@ func listingSource(st registry.ServerStatus, now time.Time) (running bool, cache
 }
 
 // json is the cache as 'hermes mcp list --json' reports it (nil: none).
-func (c cacheState) json() *jsonCache {
+func (c cacheState) json() *cmdkit.JSONCache {
 	switch c.State {
 	case cacheNone, "":
 		return nil
 	case cacheUnusable:
-		return &jsonCache{State: c.State}
+		return &cmdkit.JSONCache{State: c.State}
 	}
-	return &jsonCache{State: c.State, Tools: c.Tools, FetchedAt: c.FetchedAt.UTC().Format(time.RFC3339)}
+	return &cmdkit.JSONCache{State: c.State, Tools: c.Tools, FetchedAt: c.FetchedAt.UTC().Format(time.RFC3339)}
 }

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
-	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/urfave/cli/v3"
 )
@@ -46,7 +47,7 @@ func (f *loginFlags) options() auth.LoginOptions {
 	return auth.LoginOptions{NoBrowser: f.noBrowser, Device: f.device, Scope: f.scope}
 }
 
-func loginCommand(e *env) *cli.Command {
+func loginCommand(e *cmdkit.Env) *cli.Command {
 	var lf loginFlags
 	return &cli.Command{
 		Name:      "login",
@@ -61,7 +62,7 @@ have arrived.`,
 		Flags: lf.flags(true),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
+				return cmdkit.Usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
 			}
 			name := c.Args().First()
 			cfg, srv, err := loadServer(e, name)
@@ -69,25 +70,25 @@ have arrived.`,
 				return err
 			}
 			if !remote(srv) {
-				return failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
+				return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
 			}
 			if srv.Auth == "" && srv.FromProject() {
 				// The entry is the project file's: config.yaml is not
 				// where its auth: lives, and a project may ask for OAuth
 				// only in its own file (and have that approved).
-				return withCode(codeProjectServer, failf("'%s' is declared by %s with no auth: method; add auth: oauth to its entry there, approve it again (hermes mcp approve %s), then log in", name, srv.Origin.File, name))
+				return cmdkit.WithCode(cmdkit.CodeProjectServer, cmdkit.Failf("'%s' is declared by %s with no auth: method; add auth: oauth to its entry there, approve it again (hermes mcp approve %s), then log in", name, srv.Origin.File, name))
 			}
 			if srv.Auth == "" {
-				if err := config.Edit(e.home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
-					return failf("setting auth: oauth on '%s': %s", name, oneLine(err.Error()))
+				if err := config.Edit(e.Home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
+					return cmdkit.Failf("setting auth: oauth on '%s': %s", name, cmdkit.OneLine(err.Error()))
 				}
-				e.p.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
+				e.P.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
 				if _, srv, err = loadServer(e, name); err != nil {
 					return err
 				}
 			}
 			if srv.Err != nil {
-				return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
+				return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
 			}
 			if _, err := loginAndCheck(e, ctx, srv, lf.options()); err != nil {
 				return err
@@ -106,8 +107,8 @@ func remote(srv *config.Server) bool {
 // login logs in to srv through the interactive manager, bounded by the
 // server's login timeout plus loginMargin. Its error is the plugin's (see
 // loginFailed).
-func login(e *env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
-	s, err := e.f.LoginCredentials().For(ctx, srv)
+func login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+	s, err := e.F.LoginCredentials().For(ctx, srv)
 	if err != nil {
 		return auth.Status{}, err
 	}
@@ -140,13 +141,13 @@ func loginFailed(name string, err error) error {
 	if !strings.Contains(msg, "hermes mcp") {
 		msg += fmt.Sprintf("; run 'hermes mcp login %s' to try again", name)
 	}
-	return failf("%s", msg)
+	return cmdkit.Failf("%s", msg)
 }
 
 // loginMessage is the plugin's message of a failed login, naming the
 // server.
 func loginMessage(name string, err error) string {
-	msg := shownErr(err)
+	msg := cmdkit.ShownErr(err)
 	if !strings.Contains(msg, "'"+name+"'") {
 		msg = fmt.Sprintf("login to '%s' failed: %s", name, msg)
 	}
@@ -156,20 +157,20 @@ func loginMessage(name string, err error) string {
 // loginAndCheck logs in to srv, says so, then connects once with the new
 // credentials and shows how many tools the server offers; a connection
 // that fails is a warning (the login itself succeeded).
-func loginAndCheck(e *env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+func loginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
 	st, err := login(e, ctx, srv, o)
 	if err != nil {
 		return st, loginFailed(srv.Name, err)
 	}
-	e.p.OK("%s", loggedInLine(srv.Name, st, time.Now()))
+	e.P.OK("%s", loggedInLine(srv.Name, st, time.Now()))
 	n, err := countTools(e, ctx, srv)
 	if err != nil {
-		e.p.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, shownErr(err))
+		e.P.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, cmdkit.ShownErr(err))
 		return st, nil
 	}
-	e.p.OK("Connected: %s", plural(n, "tool"))
+	e.P.OK("Connected: %s", plural(n, "tool"))
 	if !srv.Enabled {
-		e.p.Info("'%s' is disabled; turn it on with: hermes mcp enable %s", srv.Name, srv.Name)
+		e.P.Info("'%s' is disabled; turn it on with: hermes mcp enable %s", srv.Name, srv.Name)
 	}
 	return st, nil
 }
@@ -177,10 +178,10 @@ func loginAndCheck(e *env, ctx context.Context, srv *config.Server, o auth.Login
 // countTools connects to srv with the login manager's credentials (those
 // just obtained, also when they live only in the plugin's memory) and
 // counts its tools.
-func countTools(e *env, ctx context.Context, srv *config.Server) (int, error) {
+func countTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
 	withProbeTimeout(&probe)
-	d := e.f.LoginSessionDeps()
+	d := e.F.LoginSessionDeps()
 	s, err := session.Connect(ctx, session.PlanFor(&probe, d.Home, d.Environ), d)
 	if err != nil {
 		return 0, err
@@ -253,7 +254,7 @@ func shortDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", days)
 }
 
-func logoutCommand(e *env) *cli.Command {
+func logoutCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "revoke and delete a server's stored credentials",
@@ -263,7 +264,7 @@ server (where it supports revocation) and delete them. The entry stays in
 config.yaml; log in again with 'hermes mcp login <name>'.`,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp logout <name>")
+				return cmdkit.Usagef("usage: hermes mcp logout <name>")
 			}
 			name := c.Args().First()
 			_, srv, err := loadServer(e, name)
@@ -272,22 +273,22 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 			}
 			r, err := forgetCredentials(e, ctx, name, srv)
 			if err != nil {
-				return failf("logging out of '%s': %s; delete its files under %s by hand", name, oneLine(err.Error()), credentials.TokenDir(e.home))
+				return cmdkit.Failf("logging out of '%s': %s; delete its files under %s by hand", name, cmdkit.OneLine(err.Error()), credentials.TokenDir(e.Home))
 			}
 			if r.pluginErr != "" {
-				e.p.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.pluginErr)
+				e.P.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.pluginErr)
 			}
 			if r.revoked {
-				e.p.OK("Revoked tokens at the authorization server")
+				e.P.OK("Revoked tokens at the authorization server")
 			}
 			if r.removed > 0 {
-				e.p.OK("Deleted %s", plural(r.removed, "credential file"))
+				e.P.OK("Deleted %s", plural(r.removed, "credential file"))
 			}
 			if !r.revoked && r.removed == 0 {
-				e.p.Line("No stored credentials for '%s'", name)
+				e.P.Line("No stored credentials for '%s'", name)
 			}
 			if r.detail != "" {
-				e.p.Info("%s", r.detail)
+				e.P.Info("%s", r.detail)
 			}
 			return nil
 		},
@@ -309,11 +310,11 @@ type forgotten struct {
 // left for the server's name (those of a server without auth:, or of a
 // plugin that could not run). srv may be nil (an entry that could not be
 // loaded): the files of name are deleted.
-func forgetCredentials(e *env, ctx context.Context, name string, srv *config.Server) (forgotten, error) {
+func forgetCredentials(e *cmdkit.Env, ctx context.Context, name string, srv *config.Server) (forgotten, error) {
 	var f forgotten
 	if srv != nil && srv.Auth != "" && remote(srv) {
 		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
-		s, err := e.f.Credentials().For(lctx, srv)
+		s, err := e.F.Credentials().For(lctx, srv)
 		if err == nil {
 			var r auth.LogoutResult
 			r, err = s.Logout(lctx)
@@ -321,18 +322,18 @@ func forgetCredentials(e *env, ctx context.Context, name string, srv *config.Ser
 		}
 		cancel()
 		if err != nil {
-			f.pluginErr = shownErr(err)
+			f.pluginErr = cmdkit.ShownErr(err)
 		}
 		if ctx.Err() != nil {
 			return f, ctx.Err()
 		}
 	}
-	n, err := removeTokenFiles(e.home, name, srv)
+	n, err := removeTokenFiles(e.Home, name, srv)
 	f.removed += n
 	return f, err
 }
 
-func reauthCommand(e *env) *cli.Command {
+func reauthCommand(e *cmdkit.Env) *cli.Command {
 	var lf loginFlags
 	var all bool
 	return &cli.Command{
@@ -346,9 +347,9 @@ once new ones have arrived.`,
 		Action: func(ctx context.Context, c *cli.Command) error {
 			switch {
 			case all && c.Args().Len() > 0:
-				return usagef("give a server name or --all, not both")
+				return cmdkit.Usagef("give a server name or --all, not both")
 			case !all && c.Args().Len() != 1:
-				return usagef("Specify a server name, or use --all to log in again to every server with an auth: method; usage: hermes mcp reauth [<name> | --all]")
+				return cmdkit.Usagef("Specify a server name, or use --all to log in again to every server with an auth: method; usage: hermes mcp reauth [<name> | --all]")
 			}
 			if !all {
 				name := c.Args().First()
@@ -358,21 +359,21 @@ once new ones have arrived.`,
 				}
 				switch {
 				case !remote(srv):
-					return failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
+					return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
 				case srv.Auth == "":
-					return failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
+					return cmdkit.Failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
 				case srv.Err != nil:
-					return failf("'%s' cannot be used: %s; fix it in %s", name, shownErr(srv.Err), cfg.Path)
+					return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
 				}
 				_, err = loginAndCheck(e, ctx, srv, lf.options())
 				return err
 			}
-			cfg, err := e.f.Config()
+			cfg, err := e.F.Config()
 			if err != nil {
-				return failf("%s", oneLine(err.Error()))
+				return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 			}
 			if cfg.SafeMode {
-				return failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to log in")
+				return cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to log in")
 			}
 			var servers []*config.Server
 			for _, s := range cfg.Servers {
@@ -381,32 +382,32 @@ once new ones have arrived.`,
 				}
 			}
 			if len(servers) == 0 {
-				e.p.Line("No remote server in %s has an auth: method; add one with 'hermes mcp login <name>'", cfg.Path)
+				e.P.Line("No remote server in %s has an auth: method; add one with 'hermes mcp login <name>'", cfg.Path)
 				return nil
 			}
 			ok := 0
 			for i, s := range servers {
 				if i > 0 {
-					e.p.Line("")
+					e.P.Line("")
 				}
-				e.p.Header(fmt.Sprintf("%s (%s)", s.Name, s.Auth))
+				e.P.Header(fmt.Sprintf("%s (%s)", s.Name, s.Auth))
 				if s.Err != nil {
-					e.p.Fail("'%s' cannot be used: %s", s.Name, shownErr(s.Err))
+					e.P.Fail("'%s' cannot be used: %s", s.Name, cmdkit.ShownErr(s.Err))
 					continue
 				}
 				if _, err := loginAndCheck(e, ctx, s, lf.options()); err != nil {
 					if ctx.Err() != nil {
 						return err
 					}
-					e.p.Fail("%s", err)
+					e.P.Fail("%s", err)
 					continue
 				}
 				ok++
 			}
-			e.p.Line("")
-			e.p.Line("Re-authenticated %d/%d server(s)", ok, len(servers))
+			e.P.Line("")
+			e.P.Line("Re-authenticated %d/%d server(s)", ok, len(servers))
 			if ok < len(servers) {
-				return &exitError{code: ExitFail}
+				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 			}
 			return nil
 		},
@@ -418,28 +419,16 @@ once new ones have arrived.`,
 func usesOAuth(err error) bool {
 	var code, challenge string
 	var ce *session.ConnectError
-	var pe *probeError
+	var pe *cmdkit.ProbeError
 	switch {
 	case errors.As(err, &ce):
 		code, challenge = ce.Code(), ce.Challenge()
 	case errors.As(err, &pe):
-		code, challenge = pe.code, pe.challenge
+		code, challenge = pe.Code, pe.Challenge
 	default:
 		return false
 	}
-	return challengeNamesOAuth(code, challenge)
-}
-
-// challengeNamesOAuth reports whether a failure with this sdk code and
-// WWW-Authenticate asks for OAuth: a Bearer challenge naming OAuth
-// metadata, read by the sdk's one WWW-Authenticate parser (auth's side),
-// never by substring.
-func challengeNamesOAuth(code, challenge string) bool {
-	if code != sdk.CodeAuth {
-		return false
-	}
-	bearer, ok := auth.ParseBearer(challenge)
-	return ok && bearer.NamesOAuth()
+	return cmdkit.ChallengeNamesOAuth(code, challenge)
 }
 
 // oauthHint is the line that tells how to log in to a server without an

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/termsafe"
@@ -47,7 +49,7 @@ With -f, keeps showing new lines as they are written, across a rotation
 of the files, until Ctrl-C.`
 
 // logsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
-func logsCommand(e *env) *cli.Command {
+func logsCommand(e *cmdkit.Env) *cli.Command {
 	var follow bool
 	var lines int
 	return &cli.Command{
@@ -61,16 +63,16 @@ func logsCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp logs <name> [-f] [--lines N]; see the servers with: hermes mcp list")
+				return cmdkit.Usagef("usage: hermes mcp logs <name> [-f] [--lines N]; see the servers with: hermes mcp list")
 			}
 			if lines < 0 || lines > maxLogLines {
-				return usagef("--lines must be between 0 and %d, e.g. --lines 200", maxLogLines)
+				return cmdkit.Usagef("--lines must be between 0 and %d, e.g. --lines 200", maxLogLines)
 			}
 			name := c.Args().First()
 			// Any server hermes runs here, a project's too.
-			cfg, err := e.f.Config()
+			cfg, err := e.F.Config()
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			if cfg.SafeMode {
 				if err := requireServer(e, name); err != nil {
@@ -93,8 +95,8 @@ type logLine struct {
 
 // showLogs prints the last n lines about name, then follows the files when
 // follow is set.
-func showLogs(e *env, ctx context.Context, name string, n int, follow bool) error {
-	dir := e.f.Home.Logs()
+func showLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow bool) error {
+	dir := e.F.Home.Logs()
 	m := logMatcher{name: name}
 	var all []logLine
 	all = append(m.tail(filepath.Join(dir, hostLogFile), false, n), m.tail(filepath.Join(dir, serverLogFile), true, n)...)
@@ -104,16 +106,16 @@ func showLogs(e *env, ctx context.Context, name string, n int, follow bool) erro
 		all = all[len(all)-n:]
 	}
 	for _, l := range all {
-		fmt.Fprintln(e.out, termsafe.Escape(l.text))
+		fmt.Fprintln(e.Out, termsafe.Escape(l.text))
 	}
 	if len(all) == 0 && !follow {
-		e.p.Info("No log lines about '%s' yet in %s; they are written once it runs (try: hermes mcp test %s)", name, dir, name)
+		e.P.Info("No log lines about '%s' yet in %s; they are written once it runs (try: hermes mcp test %s)", name, dir, name)
 		return nil
 	}
 	if !follow {
 		return nil
 	}
-	return m.follow(ctx, e.out, []*fileTail{{path: filepath.Join(dir, hostLogFile)}, {path: filepath.Join(dir, serverLogFile), stderr: true}})
+	return m.follow(ctx, e.Out, []*fileTail{{path: filepath.Join(dir, hostLogFile)}, {path: filepath.Join(dir, serverLogFile), stderr: true}})
 }
 
 // logMatcher picks the lines about one server.

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/app"
 	"github.com/hermes-agent/hermes/host/model"
 )
@@ -16,7 +18,7 @@ func modelClient(c *model.Client, err error) (*model.Client, error) {
 		return c, nil
 	}
 	if errors.As(err, new(*app.ModelConfigError)) {
-		return nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
-	return nil, failf("%s", oneLine(err.Error()))
+	return nil, cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 }

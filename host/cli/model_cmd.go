@@ -5,12 +5,14 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/urfave/cli/v3"
 )
 
-func modelCommand(e *env) *cli.Command {
+func modelCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "model",
 		Usage: "check the model endpoint (model: in config.yaml)",
@@ -37,10 +39,10 @@ type modelTestJSON struct {
 	KeyFrom string `json:"key_from,omitempty"`
 	OK      bool   `json:"ok"`
 	// AnsweredBy is the model the endpoint says answered.
-	AnsweredBy string          `json:"answered_by,omitempty"`
-	LatencyMS  int64           `json:"latency_ms"`
-	Usage      *modelUsageJSON `json:"usage,omitempty"`
-	Error      *jsonError      `json:"error,omitempty"`
+	AnsweredBy string            `json:"answered_by,omitempty"`
+	LatencyMS  int64             `json:"latency_ms"`
+	Usage      *modelUsageJSON   `json:"usage,omitempty"`
+	Error      *cmdkit.JSONError `json:"error,omitempty"`
 }
 
 // modelUsageJSON is the tokens a model call used.
@@ -74,27 +76,27 @@ func modelErrorCode(err error) string {
 			return c
 		}
 	}
-	return errorCode(err)
+	return cmdkit.ErrorCode(err)
 }
 
-func modelTestCommand(e *env) *cli.Command {
+func modelTestCommand(e *cmdkit.Env) *cli.Command {
 	var modelName string
-	j := &jsonOutput{e: e}
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:  "test",
 		Usage: "check the endpoint, the API key and the model in one call",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model to check (default: model.default)", Destination: &modelName},
-			j.flag("print the outcome as JSON (docs/JSON.md)"),
+			j.Flag("print the outcome as JSON (docs/JSON.md)"),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes model test [-m MODEL] [--json]")
+				return cmdkit.Usagef("usage: hermes model test [-m MODEL] [--json]")
 			}
-			if j.on {
+			if j.On {
 				progressToStderr(e)
 			}
-			client, err := modelClient(e.f.Model())
+			client, err := modelClient(e.F.Model())
 			if err != nil {
 				return err
 			}
@@ -104,25 +106,25 @@ func modelTestCommand(e *env) *cli.Command {
 				shown = s.Default
 			}
 			out := modelTestJSON{Endpoint: s.BaseURL, Model: shown, KeyEnv: s.APIKeyEnv, KeyFrom: s.KeyFrom}
-			e.p.Line("Testing the model endpoint...")
-			e.p.Line("Endpoint: %s", s.BaseURL)
+			e.P.Line("Testing the model endpoint...")
+			e.P.Line("Endpoint: %s", s.BaseURL)
 			switch s.KeyFrom {
 			case "":
-				e.p.Line("Key: none ($%s is not set in the environment or %s)", s.APIKeyEnv, ".env")
+				e.P.Line("Key: none ($%s is not set in the environment or %s)", s.APIKeyEnv, ".env")
 			default:
 				// Where the key is, never what it is.
-				e.p.Line("Key: $%s (from the %s)", s.APIKeyEnv, s.KeyFrom)
+				e.P.Line("Key: $%s (from the %s)", s.APIKeyEnv, s.KeyFrom)
 			}
 			if shown == "" {
 				const msg = "no model named: set model.default in config.yaml or name one with -m"
-				e.p.Fail(msg)
-				if j.on {
-					out.Error = &jsonError{Code: modelCodes[model.KindNoModel], Message: msg}
-					j.write(out)
+				e.P.Fail(msg)
+				if j.On {
+					out.Error = &cmdkit.JSONError{Code: modelCodes[model.KindNoModel], Message: msg}
+					j.Write(out)
 				}
-				return &exitError{code: ExitUsage}
+				return &cmdkit.ExitError{Code: cmdkit.ExitUsage}
 			}
-			e.p.Line("Model: %s", shown)
+			e.P.Line("Model: %s", shown)
 			start := time.Now()
 			res, err := client.Chat(ctx, model.Request{
 				Model:     modelName,
@@ -132,24 +134,24 @@ func modelTestCommand(e *env) *cli.Command {
 			ms := time.Since(start).Milliseconds()
 			out.LatencyMS = ms
 			if err != nil {
-				e.p.Fail("Failed (%dms): %s", ms, err)
-				if j.on {
-					out.Error = &jsonError{Code: modelErrorCode(err), Message: oneLine(err.Error())}
-					j.write(out)
+				e.P.Fail("Failed (%dms): %s", ms, err)
+				if j.On {
+					out.Error = &cmdkit.JSONError{Code: modelErrorCode(err), Message: cmdkit.OneLine(err.Error())}
+					j.Write(out)
 				}
-				return &exitError{code: ExitFail}
+				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 			}
-			e.p.OK("Answered (%dms) by %s", ms, res.Model)
+			e.P.OK("Answered (%dms) by %s", ms, res.Model)
 			if res.Usage.Total > 0 {
-				e.p.Line("Tokens: %d (prompt %d, completion %d)", res.Usage.Total, res.Usage.Prompt, res.Usage.Completion)
+				e.P.Line("Tokens: %d (prompt %d, completion %d)", res.Usage.Total, res.Usage.Prompt, res.Usage.Completion)
 			}
 			if len(res.Text) > 0 {
-				e.p.Line("Reply: %s", truncateRunes(oneLine(res.Text), 80))
+				e.P.Line("Reply: %s", truncateRunes(cmdkit.OneLine(res.Text), 80))
 			}
-			if j.on {
+			if j.On {
 				out.OK, out.AnsweredBy = true, res.Model
 				out.Usage = &modelUsageJSON{Prompt: res.Usage.Prompt, Completion: res.Usage.Completion, Total: res.Usage.Total}
-				j.write(out)
+				j.Write(out)
 			}
 			return nil
 		}),

@@ -4,18 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/homedir"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
+	"github.com/hermes-agent/hermes/host/homedir"
+
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/credentials"
-	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/sdk/auth"
@@ -40,7 +42,7 @@ const probeConnectTimeout = config.FirstConnectTimeout
 //
 // The probe is one-shot: once the tools are listed the Manager is
 // detached, so the server's shutdown does not hold the prompt.
-func probeTools(e *env, ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
+func probeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
 	probe := *srv
 	probe.Enabled = true
 	m := newManager(e, []*config.Server{&probe})
@@ -50,32 +52,13 @@ func probeTools(e *env, ctx context.Context, srv *config.Server) ([]mcpvalue.Too
 	}
 	st := m.Status()[0]
 	if st.State != registry.StateConnected {
-		return nil, &probeError{msg: orDefault(st.Error, "no answer within connect_timeout"), code: st.Code, challenge: st.Challenge, status: st.HTTPStatus}
+		return nil, &cmdkit.ProbeError{Msg: orDefault(st.Error, "no answer within connect_timeout"), Code: st.Code, Challenge: st.Challenge, Status: st.HTTPStatus}
 	}
 	tools, _ := m.ServerTools(srv.Name)
 	if tools == nil {
 		tools = []mcpvalue.Tool{}
 	}
 	return tools, nil
-}
-
-// probeError is a failed probe: the registry's reason, with the sdk code
-// and the 401/403 challenge when the failure had them.
-type probeError struct {
-	msg, code, challenge string
-	// status is the HTTP status of the failure, 0 when it had none.
-	status int
-}
-
-func (e *probeError) Error() string { return e.msg }
-
-// FailureCode is the failure code of the sdk code (failure.CodeOther when
-// the failure had none).
-func (e *probeError) FailureCode() failure.Code {
-	if e.code == "" {
-		return failure.CodeOther
-	}
-	return failure.Code(e.code)
 }
 
 // withProbeTimeout applies the command line's probe timeout to a server
@@ -93,23 +76,23 @@ func withProbeTimeout(srv *config.Server) {
 // that will be saved with the entry (a token just typed); they resolve its
 // ${VAR}s through the config layer only, and never enter the process
 // environment or a file.
-func candidateServer(e *env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
-	if config.SafeModeFrom(func(a0 string) string { return getenv(e, a0) }) {
+func candidateServer(e *cmdkit.Env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
+	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
-	return config.LoadEntryEnv(e.home, name, entry, pending, e.f.ConfigEnv())
+	return config.LoadEntryEnv(e.Home, name, entry, pending, e.F.ConfigEnv())
 }
 
 // serverNames reads the names of the configured servers, in file order,
 // without changing the file. A config that does not parse is an error.
-func serverNames(e *env) (path string, names []string, err error) {
-	err = config.Edit(e.home, func(d *config.Document) error {
+func serverNames(e *cmdkit.Env) (path string, names []string, err error) {
+	err = config.Edit(e.Home, func(d *config.Document) error {
 		path = d.Path()
 		names = d.Names()
 		return nil
 	})
 	if err != nil {
-		return "", nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return "", nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	return path, names, nil
 }
@@ -119,15 +102,15 @@ func serverNames(e *env) (path string, names []string, err error) {
 // when one is close.
 func notFound(name string, names []string) error {
 	if len(names) == 0 {
-		return withCode(codeUnknownServer, failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name))
+		return cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name))
 	}
-	return withCode(codeUnknownServer, failf("no server named '%s'%s; configured: %s", name, didYouMean("", name, names), strings.Join(names, ", ")))
+	return cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no server named '%s'%s; configured: %s", name, cmdkit.DidYouMean("", name, names), strings.Join(names, ", ")))
 }
 
 // requireServer fails unless name is configured in config.yaml, the file
 // the commands that change a server edit; a name only a project file
 // declares is refused with where to change it.
-func requireServer(e *env, name string) error {
+func requireServer(e *cmdkit.Env, name string) error {
 	_, names, err := serverNames(e)
 	if err != nil {
 		return err
@@ -137,10 +120,10 @@ func requireServer(e *env, name string) error {
 			return nil
 		}
 	}
-	if p, err := e.f.Project(); err == nil && p != nil {
+	if p, err := e.F.Project(); err == nil && p != nil {
 		for _, s := range p.Servers {
 			if s.Name == name {
-				return withCode(codeProjectServer, failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))
+				return cmdkit.WithCode(cmdkit.CodeProjectServer, cmdkit.Failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))
 			}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/internal/testbin"
@@ -59,11 +61,11 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	testbin.Path(t, "hermes-transport-http")
 	var out bytes.Buffer
-	e := &env{in: strings.NewReader(""), out: &out, err: &out, p: ui.New(&out, &out, strings.NewReader("")),
-		opts: Options{Env: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}}
-	setup(e)
+	e := &cmdkit.Env{In: strings.NewReader(""), Out: &out, Err: &out, P: ui.New(&out, &out, strings.NewReader("")),
+		Opts: cmdkit.RunOptions{Env: append(os.Environ(), "HERMES_HOME="+home, "HERMES_PLUGIN_PATH="+testbin.Dir(t))}}
+	cmdkit.Setup(e)
 	defer func() {
-		closeRun(e)
+		cmdkit.CloseRun(e)
 		log.SetOutput(os.Stderr)
 	}()
 

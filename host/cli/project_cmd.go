@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/project"
 	"github.com/hermes-agent/hermes/host/screening"
@@ -32,12 +34,12 @@ func projectDetails(srv *config.Server) []string {
 	l := srv.Launch()
 	switch {
 	case l.Local:
-		lines = append(lines, "Runs:      "+shownCommandLine(srv), "In:        "+srv.Cwd)
+		lines = append(lines, "Runs:      "+cmdkit.ShownCommandLine(srv), "In:        "+srv.Cwd)
 		if len(srv.Env) > 0 {
 			lines = append(lines, "Env:       "+strings.Join(slices.Sorted(maps.Keys(srv.Env)), ", "))
 		}
 	case l.Remote:
-		lines = append(lines, "Reaches:   "+shownURL(srv))
+		lines = append(lines, "Reaches:   "+cmdkit.ShownURL(srv))
 		if len(srv.Headers) > 0 {
 			lines = append(lines, "Headers:   "+shownHeaders(srv)+" (as "+srv.OriginText()+" writes them)")
 		}
@@ -46,7 +48,7 @@ func projectDetails(srv *config.Server) []string {
 		lines = append(lines, "Auth:      "+srv.Auth+" (its tokens are this project's own)")
 	}
 	if len(o.Reads) > 0 {
-		lines = append(lines, "Reads:     "+joinVars(o.Reads)+" from your environment and .env, and may send them to the server")
+		lines = append(lines, "Reads:     "+cmdkit.JoinVars(o.Reads)+" from your environment and .env, and may send them to the server")
 	}
 	switch sb := l.Sandbox; {
 	case sb != nil:
@@ -86,10 +88,10 @@ func shownHeaders(srv *config.Server) string {
 }
 
 // showProjectServer prints srv for a decision.
-func showProjectServer(e *env, srv *config.Server) {
-	e.p.Header(fmt.Sprintf("Project server '%s' from %s (project %s):", srv.Name, srv.OriginText(), srv.Origin.Project))
+func showProjectServer(e *cmdkit.Env, srv *config.Server) {
+	e.P.Header(fmt.Sprintf("Project server '%s' from %s (project %s):", srv.Name, srv.OriginText(), srv.Origin.Project))
 	for _, l := range projectDetails(srv) {
-		e.p.Line("  %s", l)
+		e.P.Line("  %s", l)
 	}
 }
 
@@ -100,16 +102,16 @@ func showProjectServer(e *env, srv *config.Server) {
 // pending. Without a terminal nothing is asked: the connection is refused
 // with the command that approves. An entry the security screening refuses
 // is never offered for approval.
-func admitProject(e *env, servers ...*config.Server) {
+func admitProject(e *cmdkit.Env, servers ...*config.Server) {
 	for _, srv := range servers {
 		if !srv.FromProject() || !srv.Enabled || srv.Err != nil || srv.Origin.Approval != config.ApprovalPending {
 			continue
 		}
-		if !e.p.Interactive() || screening.Admit(srv) != nil {
+		if !e.P.Interactive() || screening.Admit(srv) != nil {
 			continue
 		}
 		showProjectServer(e, srv)
-		ans, err := e.p.Ask(fmt.Sprintf("Run '%s'? y: approve, n: reject, Enter: not now", srv.Name), "")
+		ans, err := e.P.Ask(fmt.Sprintf("Run '%s'? y: approve, n: reject, Enter: not now", srv.Name), "")
 		if err != nil {
 			continue
 		}
@@ -120,31 +122,31 @@ func admitProject(e *env, servers ...*config.Server) {
 		case "n", "no":
 			decision = config.ApprovalRejected
 		default:
-			e.p.Info("'%s' stays pending; approve it later with: hermes mcp approve %s", srv.Name, srv.Name)
+			e.P.Info("'%s' stays pending; approve it later with: hermes mcp approve %s", srv.Name, srv.Name)
 			continue
 		}
-		if err := project.Decide(e.home, srv, decision, false); err != nil {
-			e.p.Warn("could not record the decision on '%s': %s", srv.Name, oneLine(err.Error()))
+		if err := project.Decide(e.Home, srv, decision, false); err != nil {
+			e.P.Warn("could not record the decision on '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 			continue
 		}
 		srv.Origin.Approval = decision
 		if decision == config.ApprovalApproved {
-			e.p.OK("Approved '%s' for this project; a change to its entry asks again.", srv.Name)
+			e.P.OK("Approved '%s' for this project; a change to its entry asks again.", srv.Name)
 		} else {
-			e.p.Info("Rejected '%s'; run it after all with: hermes mcp approve %s", srv.Name, srv.Name)
+			e.P.Info("Rejected '%s'; run it after all with: hermes mcp approve %s", srv.Name, srv.Name)
 		}
 	}
 }
 
 // projectServers loads the merged config and returns the project servers
 // named (all of them with all), failing for a name that is not one.
-func projectServers(e *env, names []string, all bool) ([]*config.Server, *config.Config, error) {
-	cfg, err := e.f.Config()
+func projectServers(e *cmdkit.Env, names []string, all bool) ([]*config.Server, *config.Config, error) {
+	cfg, err := e.F.Config()
 	if err != nil {
-		return nil, nil, withCode(codeConfig, failf("%s", oneLine(err.Error())))
+		return nil, nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	if cfg.SafeMode {
-		return nil, nil, withCode(codeSafeMode, failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it first"))
+		return nil, nil, cmdkit.WithCode(cmdkit.CodeSafeMode, cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it first"))
 	}
 	var out []*config.Server
 	if all {
@@ -154,7 +156,7 @@ func projectServers(e *env, names []string, all bool) ([]*config.Server, *config
 			}
 		}
 		if len(out) == 0 {
-			return nil, nil, withCode(codeUnknownServer, failf("no project file here declares a server (hermes reads %s and %s from the working folder up to the repository's top)", project.HermesFile, project.ClaudeFile))
+			return nil, nil, cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no project file here declares a server (hermes reads %s and %s from the working folder up to the repository's top)", project.HermesFile, project.ClaudeFile))
 		}
 		return out, cfg, nil
 	}
@@ -164,14 +166,14 @@ func projectServers(e *env, names []string, all bool) ([]*config.Server, *config
 			return nil, nil, notFound(n, cfg.Names())
 		}
 		if !s.FromProject() {
-			return nil, nil, withCode(codeUnknownServer, failf("'%s' is your own server (config.yaml), not a project file's; only project servers need approval", n))
+			return nil, nil, cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("'%s' is your own server (config.yaml), not a project file's; only project servers need approval", n))
 		}
 		out = append(out, s)
 	}
 	return out, cfg, nil
 }
 
-func approveCommand(e *env) *cli.Command {
+func approveCommand(e *cmdkit.Env) *cli.Command {
 	var yes, all, noSandbox bool
 	return &cli.Command{
 		Name:      "approve",
@@ -187,7 +189,7 @@ func approveCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if (c.Args().Len() == 0) == !all {
-				return usagef("usage: hermes mcp approve <name>... | --all [--yes] [--no-sandbox]")
+				return cmdkit.Usagef("usage: hermes mcp approve <name>... | --all [--yes] [--no-sandbox]")
 			}
 			servers, _, err := projectServers(e, c.Args().Slice(), all)
 			if err != nil {
@@ -195,10 +197,10 @@ func approveCommand(e *env) *cli.Command {
 			}
 			for _, srv := range servers {
 				if srv.Err != nil {
-					return withCode(codeConfig, failf("cannot approve '%s': %s", srv.Name, oneLine(srv.Err.Error())))
+					return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("cannot approve '%s': %s", srv.Name, cmdkit.OneLine(srv.Err.Error())))
 				}
 				if err := screening.Admit(srv); err != nil {
-					return withCode(codeRejected, failf("cannot approve '%s': %s", srv.Name, oneLine(err.Error())))
+					return cmdkit.WithCode(cmdkit.CodeRejected, cmdkit.Failf("cannot approve '%s': %s", srv.Name, cmdkit.OneLine(err.Error())))
 				}
 			}
 			for _, srv := range servers {
@@ -208,16 +210,16 @@ func approveCommand(e *env) *cli.Command {
 				}
 				showProjectServer(e, srv)
 				if !yes {
-					if !e.p.Interactive() {
-						return usagef("hermes mcp approve: no terminal to confirm on; add --yes to approve '%s'", srv.Name)
+					if !e.P.Interactive() {
+						return cmdkit.Usagef("hermes mcp approve: no terminal to confirm on; add --yes to approve '%s'", srv.Name)
 					}
-					if !e.p.Confirm(fmt.Sprintf("Approve '%s'?", srv.Name), false) {
-						e.p.Info("'%s' was left as it was (%s).", srv.Name, srv.Origin.Approval)
+					if !e.P.Confirm(fmt.Sprintf("Approve '%s'?", srv.Name), false) {
+						e.P.Info("'%s' was left as it was (%s).", srv.Name, srv.Origin.Approval)
 						continue
 					}
 				}
-				if err := project.Decide(e.home, srv, config.ApprovalApproved, noSandbox); err != nil {
-					return failf("approving '%s': %s", srv.Name, oneLine(err.Error()))
+				if err := project.Decide(e.Home, srv, config.ApprovalApproved, noSandbox); err != nil {
+					return cmdkit.Failf("approving '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 				}
 				how := "sandboxed"
 				switch {
@@ -226,57 +228,57 @@ func approveCommand(e *env) *cli.Command {
 				case noSandbox:
 					how = "without a sandbox"
 				}
-				e.p.OK("Approved '%s' (%s) for project %s; a change to its entry asks again.", srv.Name, how, srv.Origin.Project)
+				e.P.OK("Approved '%s' (%s) for project %s; a change to its entry asks again.", srv.Name, how, srv.Origin.Project)
 			}
 			return nil
 		},
 	}
 }
 
-func rejectCommand(e *env) *cli.Command {
+func rejectCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "reject",
 		Usage:     "keep servers the project in the working folder declares from running (until their entry changes)",
 		ArgsUsage: "<name>...",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() == 0 {
-				return usagef("usage: hermes mcp reject <name>...")
+				return cmdkit.Usagef("usage: hermes mcp reject <name>...")
 			}
 			servers, _, err := projectServers(e, c.Args().Slice(), false)
 			if err != nil {
 				return err
 			}
 			for _, srv := range servers {
-				if err := project.Decide(e.home, srv, config.ApprovalRejected, false); err != nil {
-					return failf("rejecting '%s': %s", srv.Name, oneLine(err.Error()))
+				if err := project.Decide(e.Home, srv, config.ApprovalRejected, false); err != nil {
+					return cmdkit.Failf("rejecting '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
 				}
-				e.p.OK("Rejected '%s' in project %s; approve it later with: hermes mcp approve %s", srv.Name, srv.Origin.Project, srv.Name)
+				e.P.OK("Rejected '%s' in project %s; approve it later with: hermes mcp approve %s", srv.Name, srv.Origin.Project, srv.Name)
 			}
 			return nil
 		},
 	}
 }
 
-func resetProjectChoicesCommand(e *env) *cli.Command {
+func resetProjectChoicesCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "reset-project-choices",
 		Usage: "forget every approval and rejection of the project in the working folder: its servers ask again",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes mcp reset-project-choices")
+				return cmdkit.Usagef("usage: hermes mcp reset-project-choices")
 			}
-			p, err := e.f.Project()
+			p, err := e.F.Project()
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			if p == nil {
-				return withCode(codeUnknownServer, failf("no project here: hermes reads %s and %s from the working folder up to the repository's top", project.HermesFile, project.ClaudeFile))
+				return cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no project here: hermes reads %s and %s from the working folder up to the repository's top", project.HermesFile, project.ClaudeFile))
 			}
-			n, err := project.Forget(e.home, p.Root)
+			n, err := project.Forget(e.Home, p.Root)
 			if err != nil {
-				return failf("forgetting the choices of %s: %s", p.Root, oneLine(err.Error()))
+				return cmdkit.Failf("forgetting the choices of %s: %s", p.Root, cmdkit.OneLine(err.Error()))
 			}
-			e.p.OK("Forgot %d choice(s) for project %s; its servers ask again.", n, p.Root)
+			e.P.OK("Forgot %d choice(s) for project %s; its servers ask again.", n, p.Root)
 			return nil
 		},
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/statedb"
@@ -13,10 +15,10 @@ import (
 // samplingUsage returns what the server with state key key used of p's
 // limits (counted in state.db by every process) and the line that shows
 // it.
-func samplingUsage(e *env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
-	u, err := sampling.Usage(ctx, e.home, key, time.Now())
+func samplingUsage(e *cmdkit.Env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
+	u, err := sampling.Usage(ctx, e.Home, key, time.Now())
 	if err != nil {
-		return u, "sampling usage unreadable: " + oneLine(err.Error())
+		return u, "sampling usage unreadable: " + cmdkit.OneLine(err.Error())
 	}
 	return u, fmt.Sprintf("%d/%d requests this minute (sampling.max_rpm), %d/%d today (sampling.max_per_day), %d/%d tokens today (sampling.max_tokens_per_day)",
 		u.LastMinute, p.MaxRPM, u.LastDay, p.MaxPerDay, u.TokensDay, p.MaxTokensPerDay)
@@ -24,27 +26,27 @@ func samplingUsage(e *env, ctx context.Context, p sampling.Policy, key string) (
 
 // printSampling prints the Sampling: lines of 'hermes mcp test': srv's
 // policy and the metrics saved for it.
-func printSampling(e *env, srv *config.Server) {
+func printSampling(e *cmdkit.Env, srv *config.Server) {
 	p, err := sampling.ParsePolicy(srv.Sampling)
 	switch {
 	case err != nil:
-		e.p.Warn("Sampling: off, the sampling: block is wrong: %s", err)
+		e.P.Warn("Sampling: off, the sampling: block is wrong: %s", err)
 		return
 	case !p.Enabled:
-		e.p.Line("Sampling: off (sampling.enabled is false)")
+		e.P.Line("Sampling: off (sampling.enabled is false)")
 		return
 	}
 	modelName := p.Model
 	if modelName == "" {
 		modelName = "the server's hint, else model.default"
 	}
-	e.p.Line("Sampling: on (model: %s; max_tokens_cap %d, max_rpm %d, timeout %s, max_tool_rounds %d)",
+	e.P.Line("Sampling: on (model: %s; max_tokens_cap %d, max_rpm %d, timeout %s, max_tool_rounds %d)",
 		modelName, p.MaxTokensCap, p.MaxRPM, p.Timeout, p.MaxToolRounds)
 	_, usage := samplingUsage(e, context.Background(), p, srv.StateKey())
-	e.p.Line("Sampling limits: %s", usage)
-	m := sampling.LoadMetrics(e.home)[srv.StateKey()]
-	e.p.Line("Sampling requests: %d, errors: %d, tokens: %d, tool uses: %d", m.Requests, m.Errors, m.TokensUsed, m.ToolUseCount)
+	e.P.Line("Sampling limits: %s", usage)
+	m := sampling.LoadMetrics(e.Home)[srv.StateKey()]
+	e.P.Line("Sampling requests: %d, errors: %d, tokens: %d, tool uses: %d", m.Requests, m.Errors, m.TokensUsed, m.ToolUseCount)
 	if m.LastError != "" {
-		e.p.Line("Last sampling error: %s", m.LastError)
+		e.P.Line("Last sampling error: %s", m.LastError)
 	}
 }

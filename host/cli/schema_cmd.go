@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -39,18 +41,18 @@ type schemaJSON struct {
 // toolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
 // server's tools as the model sees them (its tools filter applied), for a
 // person to read, or their schemas with --json.
-func toolsSchemaCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "tools",
 		Usage:     "show the arguments of a server's tools (names, types, required, defaults, choices)",
 		ArgsUsage: "<name> [tool]",
 		Flags: []cli.Flag{
-			j.flag("print the tools' input schemas (docs/JSON.md)"),
+			j.Flag("print the tools' input schemas (docs/JSON.md)"),
 		},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() < 1 || c.Args().Len() > 2 {
-				return usagef("usage: hermes mcp tools <name> [tool] [--json]")
+				return cmdkit.Usagef("usage: hermes mcp tools <name> [tool] [--json]")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
 			_, srv, err := loadServer(e, name)
@@ -58,12 +60,12 @@ func toolsSchemaCommand(e *env) *cli.Command {
 				return err
 			}
 			if !srv.Enabled {
-				return failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+				return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 			}
 			m := newManager(e, []*config.Server{srv})
 			defer m.Detach()
 			if err := m.Start(ctx); err != nil {
-				return failf("%s", shownErr(err))
+				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
 			}
 			var defs []toolview.ToolDef
 			if tool != "" {
@@ -85,23 +87,23 @@ func toolsSchemaCommand(e *env) *cli.Command {
 					}
 				}
 			}
-			if j.on {
+			if j.On {
 				out := schemaJSON{Server: name, Tools: []schemaToolJSON{}}
 				for _, d := range defs {
 					out.Tools = append(out.Tools, schemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
 				}
-				j.write(out)
+				j.Write(out)
 				return nil
 			}
 			if len(defs) == 0 {
-				e.p.Info("'%s' offers no tools the model sees (see its tools: filter with 'hermes mcp get %s').", name, name)
+				e.P.Info("'%s' offers no tools the model sees (see its tools: filter with 'hermes mcp get %s').", name, name)
 				return nil
 			}
 			for i, d := range defs {
 				if i > 0 {
-					fmt.Fprintln(e.out)
+					fmt.Fprintln(e.Out)
 				}
-				writeToolSchema(e.out, d)
+				writeToolSchema(e.Out, d)
 			}
 			return nil
 		}),

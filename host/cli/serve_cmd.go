@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -19,7 +21,7 @@ import (
 // hermes-bridge-NAME, never a path.
 var bridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
-func serveCommand(e *env) *cli.Command {
+func serveCommand(e *cmdkit.Env) *cli.Command {
 	var (
 		httpAddr    string
 		allowRemote bool
@@ -39,40 +41,40 @@ func serveCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
-				return usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
+				return cmdkit.Usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
 			}
 			if !bridgeNameRE.MatchString(bridgeName) {
-				return usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", bridgeName)
+				return cmdkit.Usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", bridgeName)
 			}
 			if allowRemote && httpAddr == "" {
-				return usagef("--allow-remote only applies to --http; add --http HOST:PORT")
+				return cmdkit.Usagef("--allow-remote only applies to --http; add --http HOST:PORT")
 			}
 			return runServe(e, ctx, httpAddr, allowRemote, bridgeName)
 		},
 	}
 }
 
-func runServe(e *env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
-	settings, err := config.LoadServe(e.home, e.f.ConfigEnv())
+func runServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
+	settings, err := config.LoadServe(e.Home, e.F.ConfigEnv())
 	if err != nil {
-		return failf("%s", termsafe.Escape(err.Error()))
+		return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 	}
-	dotenv, err := config.LoadDotEnv(e.home)
+	dotenv, err := config.LoadDotEnv(e.Home)
 	if err != nil {
-		return failf("%s", termsafe.Escape(err.Error()))
+		return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 	}
 	var httpOpts serve.HTTPOptions
 	if httpAddr != "" {
 		// Refuse a bad address before anything starts.
-		httpOpts = serve.HTTPOptions{Addr: httpAddr, AllowRemote: allowRemote, MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.log.Named("serve")}
+		httpOpts = serve.HTTPOptions{Addr: httpAddr, AllowRemote: allowRemote, MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.Log.Named("serve")}
 		ln, err := serve.Listen(httpOpts)
 		if err != nil {
-			return failf("%s", termsafe.Escape(err.Error()))
+			return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 		}
 		defer ln.Close()
-		token, created, err := serve.EnsureToken(e.home)
+		token, created, err := serve.EnsureToken(e.Home)
 		if err != nil {
-			return failf("%s", termsafe.Escape(err.Error()))
+			return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 		}
 		httpOpts.Token = token
 		b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
@@ -83,51 +85,51 @@ func runServe(e *env, ctx context.Context, httpAddr string, allowRemote bool, br
 		if created {
 			// The one time the token is shown: the user needs it for
 			// their client. It is never logged.
-			fmt.Fprintf(e.err, "Generated a bearer token for hermes mcp serve and saved it to .env as %s:\n  %s\nClients send it as: Authorization: Bearer <token>\n", serve.TokenVar, token)
+			fmt.Fprintf(e.Err, "Generated a bearer token for hermes mcp serve and saved it to .env as %s:\n  %s\nClients send it as: Authorization: Bearer <token>\n", serve.TokenVar, token)
 		}
-		fmt.Fprintf(e.err, "Serving MCP on %s\n", serve.URL(ln))
-		s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
+		fmt.Fprintf(e.Err, "Serving MCP on %s\n", serve.URL(ln))
+		s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
 		if err := serve.ServeHTTP(ctx, s, ln, httpOpts); err != nil {
-			return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+			return cmdkit.Failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 		}
 		return nil
 	}
-	out, restore := protocolOut(e.out)
+	out, restore := protocolOut(e.Out)
 	defer restore()
 	b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.log.Named("serve")})
-	if err := serve.ServeStdio(ctx, s, rawIn(e), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.log.Named("serve")}); err != nil {
-		return failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
+	if err := serve.ServeStdio(ctx, s, rawIn(e), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.Log.Named("serve")}); err != nil {
+		return cmdkit.Failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 	}
 	return nil
 }
 
-func startBridge(e *env, ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
+func startBridge(e *cmdkit.Env, ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
 	b, err := serve.StartBridge(ctx, serve.BridgeOptions{
-		Supervisor:     runSupervisor(e),
+		Supervisor:     cmdkit.RunSupervisor(e),
 		Name:           name,
-		Home:           e.home,
+		Home:           e.Home,
 		Settings:       settings.Bridges[name],
 		Env:            serve.DotEnvLookup(dotenv),
 		MaxResultBytes: int(settings.MaxResultBytes),
-		Logger:         e.log,
+		Logger:         e.Log,
 	})
 	if err != nil {
-		return nil, failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
+		return nil, cmdkit.Failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 	}
 	return b, nil
 }
 
 // rawIn is stdin as it is, for a protocol reader that owns it.
-func rawIn(e *env) io.Reader {
-	if e.input != nil {
-		return e.input.src
+func rawIn(e *cmdkit.Env) io.Reader {
+	if e.Input != nil {
+		return e.Input.Src
 	}
-	return e.in
+	return e.In
 }
 
 // version is hermes's version as the build recorded it.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -22,7 +23,7 @@ import (
 // state connected, or why not, in Error), and what it offers. Enabled is
 // the entry's: a disabled server is tested all the same, and says so.
 type testReport struct {
-	jsonServer
+	cmdkit.JSONServer
 	// Target is the transport line: the url, or the command line.
 	Target          string `json:"target"`
 	LatencyMS       int64  `json:"latency_ms"`
@@ -82,7 +83,7 @@ func boundedLines(in []string) []string {
 			out = append(out, fmt.Sprintf("(%d more lines not shown)", len(in)-i))
 			break
 		}
-		l = oneLine(l)
+		l = cmdkit.OneLine(l)
 		if r := []rune(l); len(r) > maxSandboxLineRune {
 			l = string(r[:maxSandboxLineRune]) + "…"
 		}
@@ -99,53 +100,53 @@ type toolInfo struct {
 	Enabled bool `json:"enabled"`
 }
 
-func testCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func testCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "connect to a server and show what it offers",
 		ArgsUsage: "<name>",
-		Flags:     []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)")},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.on
+		Flags:     []cli.Flag{j.Flag("print a JSON report (see docs/JSON.md)")},
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.On
 			if c.Args().Len() != 1 {
-				return usagef("usage: hermes mcp test <name>")
+				return cmdkit.Usagef("usage: hermes mcp test <name>")
 			}
 			name := c.Args().First()
 			_, srv, err := loadServer(e, name)
 			if err != nil {
 				return err
 			}
-			rep := testReport{jsonServer: serverJSON(srv), Target: transportLine(srv), DiscoveredTools: []toolInfo{},
+			rep := testReport{JSONServer: cmdkit.ServerJSON(srv), Target: transportLine(srv), DiscoveredTools: []toolInfo{},
 				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: maskedAuth(srv)}
-			static := rep.jsonServer
-			rep.State, rep.Error = stateConnected, nil
+			static := rep.JSONServer
+			rep.State, rep.Error = cmdkit.StateConnected, nil
 			// fail records why the test failed: the server's state and the
 			// error, with its code.
 			fail := func(err error) {
-				rep.State, rep.Error = connState(static, srv, errorCode(err), shownErr(err), usesOAuth(err))
+				rep.State, rep.Error = cmdkit.ConnState(static, srv, cmdkit.ErrorCode(err), cmdkit.ShownErr(err), usesOAuth(err))
 			}
 			if !asJSON {
-				e.p.Line("Testing '%s'...", name)
+				e.P.Line("Testing '%s'...", name)
 				if !srv.Enabled {
 					// Testing it is how to decide whether to enable it.
-					e.p.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
+					e.P.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
 				}
-				e.p.Line("Transport: %s", rep.Target)
-				e.p.Line("Auth: %s", authLine(srv, rep.AuthHeaders))
+				e.P.Line("Transport: %s", rep.Target)
+				e.P.Line("Auth: %s", authLine(srv, rep.AuthHeaders))
 				for _, k := range srv.Unknown {
-					e.p.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
+					e.P.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
 				}
 				for _, w := range srv.Warnings {
-					e.p.Warn("%s", w)
+					e.P.Warn("%s", w)
 				}
 			}
 			if srv.Sandbox != nil {
 				rep.Sandbox = &sandboxInfo{Asked: srv.Sandbox.Describe()}
 				if !asJSON {
-					e.p.Line("Sandbox:")
+					e.P.Line("Sandbox:")
 					for _, l := range rep.Sandbox.Asked {
-						e.p.Line("  %s", l)
+						e.P.Line("  %s", l)
 					}
 				}
 			}
@@ -155,14 +156,14 @@ func testCommand(e *env) *cli.Command {
 			if err != nil {
 				fail(err)
 				if asJSON {
-					j.write(rep)
-					return &exitError{code: ExitFail}
+					j.Write(rep)
+					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 				}
-				e.p.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
+				e.P.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
 				if hint := oauthHint(srv, err); hint != "" {
-					e.p.Info("%s", hint)
+					e.P.Info("%s", hint)
 				}
-				return &exitError{code: ExitFail}
+				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 			}
 			defer s.Detach() // the output is complete: do not wait for the server to stop
 			rep.ServerName = s.ServerInfo().Name
@@ -191,9 +192,9 @@ func testCommand(e *env) *cli.Command {
 					for _, t := range tools {
 						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
-					d, err := registry.RecordOffered(e.f.Offered(), srv, s, tools)
+					d, err := registry.RecordOffered(e.F.Offered(), srv, s, tools)
 					if err != nil && d.Unreadable == "" {
-						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+oneLine(err.Error()))
+						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+cmdkit.OneLine(err.Error()))
 					}
 					rep.Drift, rep.ApprovalUnreadable = driftNotes(d), approvalUnreadable(d)
 				}
@@ -206,8 +207,8 @@ func testCommand(e *env) *cli.Command {
 				case errors.As(err, &na):
 					fail(err)
 				case err != nil:
-					skipped = append(skipped, shownErr(err))
-					rep.Warnings = append(rep.Warnings, shownErr(err))
+					skipped = append(skipped, cmdkit.ShownErr(err))
+					rep.Warnings = append(rep.Warnings, cmdkit.ShownErr(err))
 				default:
 					return &n
 				}
@@ -221,13 +222,13 @@ func testCommand(e *env) *cli.Command {
 				rep.Prompts = count(registry.CountPrompts(ctx, s, srv))
 			}
 			if asJSON {
-				j.write(rep)
+				j.Write(rep)
 			} else {
 				printTestReport(e, rep, skipped, listed)
 				printSampling(e, srv)
 			}
 			if rep.Error != nil {
-				return &exitError{code: ExitFail}
+				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 			}
 			return nil
 		}),
@@ -245,31 +246,31 @@ const instructionsLines = 6
 
 // printTestReport prints rep; listed is false when the tools could not be
 // listed (rep.Error says why).
-func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
-	e.p.OK("Connected (%dms)", rep.LatencyMS)
-	e.p.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
-	e.p.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
+func printTestReport(e *cmdkit.Env, rep testReport, skipped []string, listed bool) {
+	e.P.OK("Connected (%dms)", rep.LatencyMS)
+	e.P.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
+	e.P.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
 	if rep.Instructions != "" {
-		e.p.Line("Instructions:")
+		e.P.Line("Instructions:")
 		lines := strings.Split(rep.Instructions, "\n")
 		for _, l := range lines[:min(len(lines), instructionsLines)] {
-			e.p.Line("  %s", l)
+			e.P.Line("  %s", l)
 		}
 		if more := len(lines) - instructionsLines; more > 0 {
-			e.p.Line("  … %d more lines (hermes mcp test %s --json shows them all)", more, rep.Name)
+			e.P.Line("  … %d more lines (hermes mcp test %s --json shows them all)", more, rep.Name)
 		}
 	}
 	if sb := rep.Sandbox; sb != nil {
-		e.p.OK("Sandbox in force:")
+		e.P.OK("Sandbox in force:")
 		for _, l := range sb.Applied {
-			e.p.Line("  %s", l)
+			e.P.Line("  %s", l)
 		}
 		for _, g := range sb.Gaps {
-			e.p.Warn("not enforced: %s", g)
+			e.P.Warn("not enforced: %s", g)
 		}
 	}
 	if !listed {
-		e.p.Fail("%s", rep.Error.Message)
+		e.P.Fail("%s", rep.Error.Message)
 		return
 	}
 	enabled := 0
@@ -279,20 +280,20 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 		}
 	}
 	if enabled == len(rep.DiscoveredTools) {
-		e.p.OK("Tools discovered: %d", len(rep.DiscoveredTools))
+		e.P.OK("Tools discovered: %d", len(rep.DiscoveredTools))
 	} else {
-		e.p.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.DiscoveredTools), enabled)
+		e.P.OK("Tools discovered: %d (%d enabled by the tools filter)", len(rep.DiscoveredTools), enabled)
 	}
 	for _, t := range rep.DiscoveredTools {
-		desc := ui.Truncate(termsafe.Escape(oneLine(t.Description)), 55, "...")
+		desc := ui.Truncate(termsafe.Escape(cmdkit.OneLine(t.Description)), 55, "...")
 		if !t.Enabled {
 			desc = "(filtered out) " + desc
 		}
-		e.p.Line("  %-36s %s", t.Name, desc)
+		e.P.Line("  %-36s %s", t.Name, desc)
 	}
 	printDrift(e, rep.Name, rep.Drift, rep.ApprovalUnreadable)
 	for _, w := range skipped {
-		e.p.Warn("%s", w)
+		e.P.Warn("%s", w)
 	}
 	var counts []string
 	if rep.Resources != nil {
@@ -305,10 +306,10 @@ func printTestReport(e *env, rep testReport, skipped []string, listed bool) {
 		counts = append(counts, "prompts: "+itoa(*rep.Prompts))
 	}
 	if len(counts) > 0 {
-		e.p.Line("%s", strings.Join(counts, ", "))
+		e.P.Line("%s", strings.Join(counts, ", "))
 	}
 	if rep.Error != nil {
-		e.p.Fail("%s", rep.Error.Message)
+		e.P.Fail("%s", rep.Error.Message)
 	}
 }
 
@@ -325,7 +326,7 @@ func maskedAuth(srv *config.Server) map[string]string {
 		if !strings.Contains(lk, "auth") && !strings.Contains(lk, "key") && !strings.Contains(lk, "token") {
 			continue
 		}
-		if written := rawScalar(raw[k]); strings.Contains(written, "${") {
+		if written := cmdkit.RawScalar(raw[k]); strings.Contains(written, "${") {
 			out[k] = written
 			if _, secret, ok := strings.Cut(v, " "); ok && strings.HasPrefix(written, v[:len(v)-len(secret)]) {
 				v = secret
@@ -357,7 +358,7 @@ func authLine(srv *config.Server, masked map[string]string) string {
 	case "oauth":
 		parts = append(parts, "OAuth 2.1")
 	case "exec":
-		if cmd := shownExecCommand(srv); cmd != "" {
+		if cmd := cmdkit.ShownExecCommand(srv); cmd != "" {
 			parts = append(parts, "exec ("+cmd+")")
 		} else {
 			parts = append(parts, "exec (no exec.command set)")
@@ -377,18 +378,6 @@ func authLine(srv *config.Server, masked map[string]string) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// writeJSON prints v as indented JSON. What encoding/json leaves raw but a
-// terminal would act on (C1 controls, bidi overrides) is written as \u
-// escapes: the values decode exactly as they were.
-func writeJSON(e *env, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	_, _ = e.out.Write(termsafe.JSON(buf.Bytes()))
 }
 
 func itoa(n int) string {

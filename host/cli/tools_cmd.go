@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/app"
 	"os"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
+	"github.com/hermes-agent/hermes/host/app"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/registry"
@@ -35,7 +38,7 @@ type toolsReport struct {
 // login <name>' can connect it (the server's auth plugin needs a login, or
 // a server without auth: answered with an OAuth challenge).
 type toolsServerEntry struct {
-	jsonServer
+	cmdkit.JSONServer
 	Toolset string `json:"toolset,omitempty"`
 	// RegisteredTools are the model-visible names of its tools, utility
 	// tools included; ToolsEnabled counts its own tools that pass the
@@ -66,54 +69,54 @@ type toolsServerEntry struct {
 
 // newManager builds a registry for servers, for a command that lists or
 // calls once and exits (app.Snapshot: no notification streams).
-func newManager(e *env, servers []*config.Server) *registry.Manager {
-	m, _ := e.f.Registry(app.Snapshot, servers)
+func newManager(e *cmdkit.Env, servers []*config.Server) *registry.Manager {
+	m, _ := e.F.Registry(app.Snapshot, servers)
 	return m
 }
 
-func toolsCommand(e *env) *cli.Command {
-	j := &jsonOutput{e: e}
+func toolsCommand(e *cmdkit.Env) *cli.Command {
+	j := &cmdkit.JSONOutput{E: e}
 	var live bool
 	return &cli.Command{
 		Name:  "tools",
 		Usage: "show the tools a model would see, beside the built-in toolsets (servers with a fresh record of their tools are not started; --live connects every enabled server)",
-		Flags: []cli.Flag{j.flag("print a JSON report (see docs/JSON.md)"),
+		Flags: []cli.Flag{j.Flag("print a JSON report (see docs/JSON.md)"),
 			&cli.BoolFlag{Name: "live", Usage: "connect every enabled server instead of reading what a server offered at its last connection", Destination: &live}},
-		Action: j.action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.on
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+			asJSON := j.On
 			if c.Args().Len() != 0 {
-				return usagef("usage: hermes tools [--live] [--json]")
+				return cmdkit.Usagef("usage: hermes tools [--live] [--json]")
 			}
-			cfg, err := e.f.Config()
+			cfg, err := e.F.Config()
 			if err != nil {
-				return withCode(codeConfig, failf("%s", oneLine(err.Error())))
+				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			admitProject(e, cfg.Servers...)
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
 			if n := toConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
-				e.p.Info("Connecting to %d MCP server(s)...", n)
+				e.P.Info("Connecting to %d MCP server(s)...", n)
 			}
 			mode := app.Cached
 			if live {
 				mode = app.Snapshot
 			}
-			m, _ := e.f.Registry(mode, cfg.Servers)
+			m, _ := e.F.Registry(mode, cfg.Servers)
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
-				return failf("%s", shownErr(err))
+				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
 			}
 			for _, st := range m.Status() {
 				srv := cfg.Server(st.Name)
 				ent := toolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
 				if srv != nil {
-					ent.jsonServer = serverJSON(srv)
+					ent.JSONServer = cmdkit.ServerJSON(srv)
 				} else {
-					ent.jsonServer = jsonServer{Name: st.Name, Tools: toolSelection(nil)}
+					ent.JSONServer = cmdkit.JSONServer{Name: st.Name, Tools: cmdkit.ToolSelection(nil)}
 				}
 				ent.Transport, ent.registryState = st.Transport, st.State
-				ent.State, ent.Error = registryState(st, srv)
+				ent.State, ent.Error = cmdkit.RegistryState(st, srv)
 				ent.Running, ent.CachedAt, ent.cachedAge = listingSource(st, time.Now())
-				if srv != nil && srv.Auth == "" && challengeNamesOAuth(st.Code, st.Challenge) {
+				if srv != nil && srv.Auth == "" && cmdkit.ChallengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
 				d := managerDrift(m, st.Name)
@@ -125,7 +128,7 @@ func toolsCommand(e *env) *cli.Command {
 			}
 			rep.Available = len(m.Tools())
 			if asJSON {
-				j.write(rep)
+				j.Write(rep)
 				return nil
 			}
 			printTools(e, rep, cfg.Path)
@@ -134,53 +137,53 @@ func toolsCommand(e *env) *cli.Command {
 	}
 }
 
-func printTools(e *env, rep toolsReport, path string) {
-	e.p.Header("Built-in toolsets")
+func printTools(e *cmdkit.Env, rep toolsReport, path string) {
+	e.P.Header("Built-in toolsets")
 	if len(rep.Builtin) == 0 {
-		e.p.Line("  none (this build has no built-in tools yet)")
+		e.P.Line("  none (this build has no built-in tools yet)")
 	}
 	for _, ts := range rep.Builtin {
-		e.p.Line("  %s (%d tools)", ts.Name, len(ts.Tools))
+		e.P.Line("  %s (%d tools)", ts.Name, len(ts.Tools))
 	}
-	e.p.Line("")
-	e.p.Header("MCP servers")
+	e.P.Line("")
+	e.P.Header("MCP servers")
 	switch {
 	case rep.SafeMode:
-		e.p.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded")
+		e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded")
 		return
 	case len(rep.Servers) == 0:
-		e.p.Line("  none configured in %s; add one with 'hermes mcp add'", path)
+		e.P.Line("  none configured in %s; add one with 'hermes mcp add'", path)
 		return
 	}
 	for _, s := range rep.Servers {
 		switch s.registryState {
 		case registry.StateDisabled:
-			e.p.Line("- %s (%s): disabled; enable it with 'hermes mcp enable %s'", s.Name, s.Transport, s.Name)
+			e.P.Line("- %s (%s): disabled; enable it with 'hermes mcp enable %s'", s.Name, s.Transport, s.Name)
 			continue
 		case registry.StateConnected:
-			e.p.OK("%s (%s) %s: %d/%d tools enabled", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal)
+			e.P.OK("%s (%s) %s: %d/%d tools enabled", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal)
 		case registry.StateIdle:
-			e.p.OK("%s (%s) %s: %d/%d tools enabled (cached %s ago, not running; --live connects it)", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal, s.cachedAge)
+			e.P.OK("%s (%s) %s: %d/%d tools enabled (cached %s ago, not running; --live connects it)", s.Name, s.Transport, s.Toolset, s.ToolsEnabled, s.ToolsTotal, s.cachedAge)
 		default:
 			reason := "no answer yet"
 			if s.Error != nil && s.Error.Message != "" {
 				reason = s.Error.Message
 			}
-			e.p.Fail("%s (%s): %s: %s", s.Name, s.Transport, s.registryState, reason)
+			e.P.Fail("%s (%s): %s: %s", s.Name, s.Transport, s.registryState, reason)
 			if s.Hint != "" {
-				e.p.Info("    %s", s.Hint)
+				e.P.Info("    %s", s.Hint)
 			}
 			continue
 		}
 		// One tool a line: names are what people look for, and a long
 		// comma-joined line wraps mid-word on a narrow terminal.
 		for _, t := range s.RegisteredTools {
-			e.p.Line("      %s", t)
+			e.P.Line("      %s", t)
 		}
 		printDrift(e, s.Name, s.Drift, s.ApprovalUnreadable)
 	}
-	e.p.Line("")
-	e.p.Line("%s available to the model", plural(rep.Available, "tool"))
+	e.P.Line("")
+	e.P.Line("%s available to the model", plural(rep.Available, "tool"))
 }
 
 func plural(n int, what string) string {
@@ -195,8 +198,8 @@ func plural(n int, what string) string {
 // file; whether it is still usable is the registry's to decide, so this is
 // a cheap look, not a read). Listing from the records connects nothing and
 // says nothing.
-func toConnect(e *env, servers []*config.Server, live bool) int {
-	st := e.f.Offered()
+func toConnect(e *cmdkit.Env, servers []*config.Server, live bool) int {
+	st := e.F.Offered()
 	n := 0
 	for _, s := range servers {
 		if !s.Enabled || s.Err != nil {

@@ -2,12 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
-	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 
 	"github.com/hermes-agent/hermes/host/cli"
 	"github.com/hermes-agent/hermes/internal/testbin"

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/urfave/cli/v3"
@@ -69,18 +71,18 @@ func (b buildInfo) String() string {
 		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge], b.Contracts[sdk.KindModel])
 }
 
-func printVersion(e *env, asJSON bool) error {
+func printVersion(e *cmdkit.Env, asJSON bool) error {
 	b := readBuildInfo()
 	if asJSON {
-		enc := json.NewEncoder(e.out)
+		enc := json.NewEncoder(e.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	fmt.Fprintln(e.out, b.String())
+	fmt.Fprintln(e.Out, b.String())
 	return nil
 }
 
-func versionCommand(e *env) *cli.Command {
+func versionCommand(e *cmdkit.Env) *cli.Command {
 	var asJSON bool
 	return &cli.Command{
 		Name:  "version",
@@ -90,7 +92,7 @@ func versionCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
-				return usagef("usage: hermes version [--json]")
+				return cmdkit.Usagef("usage: hermes version [--json]")
 			}
 			return printVersion(e, asJSON)
 		},

@@ -1,4 +1,4 @@
-package cli
+package cmdkit
 
 import (
 	"context"
@@ -23,46 +23,46 @@ import (
 // Limits on what an auth plugin shows and what the user types back: a
 // notice comes from a plugin and the network, an answer from a paste.
 const (
-	maxAnswerBytes   = 16 << 10 // one line typed or pasted at a prompt
-	maxNoticeBytes   = 4 << 10  // a notice's text
-	maxNoticeLines   = 20
-	maxURLBytes      = 8 << 10
-	maxUserCodeBytes = 64
-	// browserStartWait is how long a browser launcher (xdg-open) may take
+	MaxAnswerBytes   = 16 << 10 // one line typed or pasted at a prompt
+	MaxNoticeBytes   = 4 << 10  // a notice's text
+	MaxNoticeLines   = 20
+	MaxURLBytes      = 8 << 10
+	MaxUserCodeBytes = 64
+	// BrowserStartWait is how long a browser launcher (xdg-open) may take
 	// to fail before it is taken to be opening the page: launchers often
 	// run until the browser is up, or for as long as it is.
-	browserStartWait = 3 * time.Second
+	BrowserStartWait = 3 * time.Second
 )
 
-// errLineTooLong is an answer longer than maxAnswerBytes.
-var errLineTooLong = fmt.Errorf("the line typed is longer than %d KiB", maxAnswerBytes>>10)
+// ErrLineTooLong is an answer longer than maxAnswerBytes.
+var ErrLineTooLong = fmt.Errorf("the line typed is longer than %d KiB", MaxAnswerBytes>>10)
 
-// termUI is the terminal relayed to auth plugins during a login
+// TermUI is the terminal relayed to auth plugins during a login
 // (sdk/auth.UI): it opens the browser, shows the plugin's notices escaped,
 // and reads the answers from stdin. It is always interactive: a login is a
 // command the user typed, also when stdin is a pipe.
-type termUI struct {
-	p   *ui.Printer
-	out io.Writer
-	in  *inputSource
-	// getenv reads BROWSER and the display and SSH variables.
-	getenv func(string) string
+type TermUI struct {
+	P   *ui.Printer
+	Out io.Writer
+	In  *InputSource
+	// Getenv reads BROWSER and the display and SSH variables.
+	Getenv func(string) string
 }
 
 // Interactive reports true: the user asked for the login.
-func (u *termUI) Interactive() bool { return true }
+func (u *TermUI) Interactive() bool { return true }
 
 // OpenURL opens rawURL with $BROWSER when it is set (its words, then the
 // URL; no shell, its output discarded, not waited for), else with the
 // system's browser where one can open: not over SSH, and on macOS, Windows,
 // or a Linux/BSD desktop (DISPLAY or WAYLAND_DISPLAY). Elsewhere it returns
 // auth.ErrNoBrowser, and the plugin shows the URL instead.
-func (u *termUI) OpenURL(ctx context.Context, rawURL string) error {
+func (u *TermUI) OpenURL(ctx context.Context, rawURL string) error {
 	parsed, err := url.Parse(rawURL)
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return errors.New("not opening the login page: it is not an http(s) URL")
 	}
-	if words := strings.Fields(u.getenv("BROWSER")); len(words) > 0 {
+	if words := strings.Fields(u.Getenv("BROWSER")); len(words) > 0 {
 		cmd := exec.Command(words[0], append(words[1:], rawURL)...)
 		// Stdin, Stdout and Stderr stay nil: /dev/null.
 		if err := cmd.Start(); err != nil {
@@ -71,24 +71,24 @@ func (u *termUI) OpenURL(ctx context.Context, rawURL string) error {
 		go func() { _ = cmd.Wait() }()
 		return nil
 	}
-	if !canOpenBrowser(u.getenv) {
+	if !CanOpenBrowser(u.Getenv) {
 		return auth.ErrNoBrowser
 	}
-	return openSystemBrowser(ctx, rawURL)
+	return OpenSystemBrowser(ctx, rawURL)
 }
 
-// browserOnce sets pkg/browser's output once: a launcher's chatter must
+// BrowserOnce sets pkg/browser's output once: a launcher's chatter must
 // not reach hermes' stdout or stderr.
-var browserOnce sync.Once
+var BrowserOnce sync.Once
 
-// openSystemBrowser runs pkg/browser, which waits for the launcher; a
+// OpenSystemBrowser runs pkg/browser, which waits for the launcher; a
 // launcher still running after browserStartWait is taken to be opening the
 // page.
-func openSystemBrowser(ctx context.Context, rawURL string) error {
-	browserOnce.Do(func() { browser.Stdout, browser.Stderr = io.Discard, io.Discard })
+func OpenSystemBrowser(ctx context.Context, rawURL string) error {
+	BrowserOnce.Do(func() { browser.Stdout, browser.Stderr = io.Discard, io.Discard })
 	done := make(chan error, 1)
 	go func() { done <- browser.OpenURL(rawURL) }()
-	t := time.NewTimer(browserStartWait)
+	t := time.NewTimer(BrowserStartWait)
 	defer t.Stop()
 	select {
 	case err := <-done:
@@ -103,8 +103,8 @@ func openSystemBrowser(ctx context.Context, rawURL string) error {
 	}
 }
 
-// canOpenBrowser reports whether a browser can open where hermes runs.
-func canOpenBrowser(getenv func(string) string) bool {
+// CanOpenBrowser reports whether a browser can open where hermes runs.
+func CanOpenBrowser(getenv func(string) string) bool {
 	for _, k := range []string{"SSH_CLIENT", "SSH_TTY", "SSH_CONNECTION"} {
 		if getenv(k) != "" {
 			return false
@@ -120,51 +120,51 @@ func canOpenBrowser(getenv func(string) string) bool {
 // Show prints the notice: its text, the URL on a line of its own, the user
 // code. All of it is the plugin's (and the network's) text: each line is
 // escaped and bounded.
-func (u *termUI) Show(_ context.Context, n auth.Notice) error {
-	text := strings.TrimRight(cut(n.Text, maxNoticeBytes), "\n")
+func (u *TermUI) Show(_ context.Context, n auth.Notice) error {
+	text := strings.TrimRight(Cut(n.Text, MaxNoticeBytes), "\n")
 	lines := strings.Split(text, "\n")
-	if len(lines) > maxNoticeLines {
-		lines = append(lines[:maxNoticeLines], "...")
+	if len(lines) > MaxNoticeLines {
+		lines = append(lines[:MaxNoticeLines], "...")
 	}
 	for _, l := range lines {
 		if strings.TrimSpace(l) != "" {
-			u.p.Line("%s", strings.TrimRight(l, "\r"))
+			u.P.Line("%s", strings.TrimRight(l, "\r"))
 		}
 	}
 	if n.URL != "" {
-		u.p.Line("")
-		u.p.Line("  %s", cut(n.URL, maxURLBytes))
-		u.p.Line("")
+		u.P.Line("")
+		u.P.Line("  %s", Cut(n.URL, MaxURLBytes))
+		u.P.Line("")
 	}
 	if n.UserCode != "" {
-		u.p.Line("Code: %s", cut(n.UserCode, maxUserCodeBytes))
+		u.P.Line("Code: %s", Cut(n.UserCode, MaxUserCodeBytes))
 	}
 	return nil
 }
 
 // Ask prints the prompt and returns the next line typed (pasted), up to
-// maxAnswerBytes. It ends with ctx's error when ctx ends first (the
+// MaxAnswerBytes. It ends with ctx's error when ctx ends first (the
 // browser's callback arrived): the line is then left to whoever reads next.
-func (u *termUI) Ask(ctx context.Context, prompt string) (string, error) {
-	fmt.Fprintf(u.out, "  %s ", termsafe.Escape(cut(strings.TrimSpace(prompt), 200)))
-	line, err := u.in.readLine(ctx, maxAnswerBytes)
+func (u *TermUI) Ask(ctx context.Context, prompt string) (string, error) {
+	fmt.Fprintf(u.Out, "  %s ", termsafe.Escape(Cut(strings.TrimSpace(prompt), 200)))
+	line, err := u.In.ReadLine(ctx, MaxAnswerBytes)
 	if err != nil {
 		// End the prompt's line: what is printed next starts a line.
-		fmt.Fprintln(u.out)
+		fmt.Fprintln(u.Out)
 		if errors.Is(err, io.EOF) {
 			return "", errors.New("no answer: the input ended")
 		}
 		return "", err
 	}
-	if !u.in.terminal() {
+	if !u.In.Terminal() {
 		// A pasted line from a pipe was not echoed.
-		fmt.Fprintln(u.out)
+		fmt.Fprintln(u.Out)
 	}
 	return strings.TrimSpace(line), nil
 }
 
-// cut bounds s to n bytes, on a rune boundary, marking the cut.
-func cut(s string, n int) string {
+// Cut bounds s to n bytes, on a rune boundary, marking the cut.
+func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -175,17 +175,17 @@ func cut(s string, n int) string {
 	return s[:i] + "..."
 }
 
-// inputSource is the process's only reader of stdin, shared by the
+// InputSource is the process's only reader of stdin, shared by the
 // Printer's prompts and the auth UI's Ask. One goroutine reads, one byte
 // at a time and only when a reader wants one, so a prompt abandoned when
 // its context ended (a login's callback arrived first) leaves at most the
 // byte it was waiting for, which the next reader gets: nothing typed is
 // lost or taken by a reader that no longer wants it.
-type inputSource struct {
-	src  io.Reader
+type InputSource struct {
+	Src  io.Reader
 	once sync.Once
 	req  chan struct{}
-	res  chan inputByte
+	res  chan InputByte
 	// turn (capacity 1) is held by the one reader at a time; pending
 	// (guarded by turn) says a byte was asked for and not yet taken.
 	turn    chan struct{}
@@ -193,47 +193,47 @@ type inputSource struct {
 	isTerm  bool
 }
 
-type inputByte struct {
+type InputByte struct {
 	b   byte
 	err error
 }
 
-// fileInput is an inputSource over a file (the real stdin): the Printer
+// FileInput is an inputSource over a file (the real stdin): the Printer
 // finds its descriptor to tell a terminal and switch it to raw mode.
-type fileInput struct {
-	*inputSource
+type FileInput struct {
+	*InputSource
 	fd uintptr
 }
 
 // Fd returns the descriptor of the file behind the source.
-func (f *fileInput) Fd() uintptr { return f.fd }
+func (f *FileInput) Fd() uintptr { return f.fd }
 
-// newInput returns the shared source over r and the reader the Printer
+// NewInput returns the shared source over r and the reader the Printer
 // uses (the same source, with a descriptor when r is a file).
-func newInput(r io.Reader) (*inputSource, io.Reader) {
-	s := &inputSource{src: r, req: make(chan struct{}), res: make(chan inputByte, 1), turn: make(chan struct{}, 1)}
+func NewInput(r io.Reader) (*InputSource, io.Reader) {
+	s := &InputSource{Src: r, req: make(chan struct{}), res: make(chan InputByte, 1), turn: make(chan struct{}, 1)}
 	if f, ok := r.(*os.File); ok && f != nil {
 		fd := f.Fd()
 		s.isTerm = term.IsTerminal(int(fd))
-		return s, &fileInput{inputSource: s, fd: fd}
+		return s, &FileInput{InputSource: s, fd: fd}
 	}
 	return s, s
 }
 
-func (s *inputSource) terminal() bool { return s.isTerm }
+func (s *InputSource) Terminal() bool { return s.isTerm }
 
 // loop reads one byte per request.
-func (s *inputSource) loop() {
+func (s *InputSource) loop() {
 	var one [1]byte
 	for range s.req {
 		for {
-			n, err := s.src.Read(one[:])
+			n, err := s.Src.Read(one[:])
 			if n == 1 {
-				s.res <- inputByte{b: one[0]}
+				s.res <- InputByte{b: one[0]}
 				break
 			}
 			if err != nil {
-				s.res <- inputByte{err: err}
+				s.res <- InputByte{err: err}
 				break
 			}
 		}
@@ -242,7 +242,7 @@ func (s *inputSource) loop() {
 
 // readByte returns the next byte of input, or ctx's error when ctx ends
 // first.
-func (s *inputSource) readByte(ctx context.Context) (byte, error) {
+func (s *InputSource) readByte(ctx context.Context) (byte, error) {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -268,7 +268,7 @@ func (s *inputSource) readByte(ctx context.Context) (byte, error) {
 }
 
 // Read reads one byte (the Printer reads its prompts byte by byte).
-func (s *inputSource) Read(p []byte) (int, error) {
+func (s *InputSource) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -280,10 +280,10 @@ func (s *inputSource) Read(p []byte) (int, error) {
 	return 1, nil
 }
 
-// readLine reads up to a newline (dropped, with a carriage return before
+// ReadLine reads up to a newline (dropped, with a carriage return before
 // it). A line longer than max is read to its end and refused. At the end
 // of input it returns what was read, or io.EOF when nothing was.
-func (s *inputSource) readLine(ctx context.Context, max int) (string, error) {
+func (s *InputSource) ReadLine(ctx context.Context, max int) (string, error) {
 	var buf []byte
 	long := false
 	for {
@@ -293,13 +293,13 @@ func (s *inputSource) readLine(ctx context.Context, max int) (string, error) {
 				return string(buf), nil
 			}
 			if long && errors.Is(err, io.EOF) {
-				return "", errLineTooLong
+				return "", ErrLineTooLong
 			}
 			return "", err
 		}
 		if b == '\n' {
 			if long {
-				return "", errLineTooLong
+				return "", ErrLineTooLong
 			}
 			return strings.TrimSuffix(string(buf), "\r"), nil
 		}

@@ -1,4 +1,4 @@
-package cli
+package cmdkit
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/hermes-agent/hermes/host/internal/lazyregexp"
 )
 
-// nearest returns the candidate closest to word, when one is close enough
+// Nearest returns the candidate closest to word, when one is close enough
 // to be what the user meant: an edit distance of at most a third of the
 // word (and at least 1, at most 3), or a candidate that starts with the
 // word. "" when none is.
-func nearest(word string, candidates []string) string {
+func Nearest(word string, candidates []string) string {
 	if word == "" {
 		return ""
 	}
@@ -23,7 +23,7 @@ func nearest(word string, candidates []string) string {
 		if c == word {
 			return c
 		}
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(word), strings.ToLower(c))
 		if d < bestD || (d == bestD && best != "" && c < best) {
 			best, bestD = c, d
 		}
@@ -39,11 +39,11 @@ func nearest(word string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the edit distance of a and b (bytes) where a swap of two
+// EditDistance is the edit distance of a and b (bytes) where a swap of two
 // neighbouring letters counts as one edit, as an insertion, a deletion or
 // a substitution does (optimal string alignment): "mpc" is one edit from
 // "mcp", the most common typo of a command name.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
@@ -67,17 +67,17 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// didYouMean is " (did you mean 'PREFIX X'?)" for the nearest candidate
+// DidYouMean is " (did you mean 'PREFIX X'?)" for the nearest candidate
 // X, or "".
-func didYouMean(prefix, word string, candidates []string) string {
-	if s := nearest(word, candidates); s != "" {
+func DidYouMean(prefix, word string, candidates []string) string {
+	if s := Nearest(word, candidates); s != "" {
 		return fmt.Sprintf(" (did you mean '%s%s'?)", prefix, s)
 	}
 	return ""
 }
 
-// commandNames lists the names and aliases of c's visible subcommands.
-func commandNames(c *cli.Command) []string {
+// CommandNames lists the names and aliases of c's visible subcommands.
+func CommandNames(c *cli.Command) []string {
 	var out []string
 	for _, sub := range c.Commands {
 		if sub.Hidden {
@@ -89,8 +89,8 @@ func commandNames(c *cli.Command) []string {
 	return out
 }
 
-// flagNames lists c's flag names, as typed (--name, -n).
-func flagNames(c *cli.Command) []string {
+// FlagNames lists c's flag names, as typed (--name, -n).
+func FlagNames(c *cli.Command) []string {
 	var out []string
 	for _, f := range c.Flags {
 		for _, n := range f.Names() {
@@ -104,16 +104,16 @@ func flagNames(c *cli.Command) []string {
 	return out
 }
 
-// undefinedFlag matches the flag package's "flag provided but not
+// UndefinedFlag matches the flag package's "flag provided but not
 // defined: -x" error; invalidValue its "invalid value "v" for flag -x:
 // why" error.
 var (
-	undefinedFlag = lazyregexp.New(`flag provided but not defined: -+(\S+)`)
-	invalidValue  = lazyregexp.New(`invalid value "(.*)" for flag -+([^:\s]+): `)
+	UndefinedFlag = lazyregexp.New(`flag provided but not defined: -+(\S+)`)
+	InvalidValue  = lazyregexp.New(`invalid value "(.*)" for flag -+([^:\s]+): `)
 )
 
-// wants says what a flag's value must be, by the flag's type.
-func wants(c *cli.Command, name string) string {
+// Wants says what a flag's value must be, by the flag's type.
+func Wants(c *cli.Command, name string) string {
 	for _, f := range c.Flags {
 		for _, n := range f.Names() {
 			if n != name {
@@ -126,7 +126,7 @@ func wants(c *cli.Command, name string) string {
 				return "a number"
 			case *cli.DurationFlag:
 				return "a duration such as 30s or 2m"
-			case *timeFlag:
+			case *TimeFlag:
 				return "seconds (30) or a duration (30s, 2m) above 0"
 			case *cli.BoolFlag:
 				return "true or false"
@@ -136,33 +136,33 @@ func wants(c *cli.Command, name string) string {
 	return "another value"
 }
 
-// typedFlag is a flag's name as typed: -x or --name.
-func typedFlag(name string) string {
+// TypedFlag is a flag's name as typed: -x or --name.
+func TypedFlag(name string) string {
 	if len(name) == 1 {
 		return "-" + name
 	}
 	return "--" + name
 }
 
-// usageError turns a flag-parsing error of c into one line saying what was
+// UsageError turns a flag-parsing error of c into one line saying what was
 // wrong, with a suggestion for a mistyped flag, and where the usage is.
-func usageError(c *cli.Command, err error) error {
+func UsageError(c *cli.Command, err error) error {
 	name := c.FullName()
-	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
-		typed := typedFlag(m[1])
+	if m := UndefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		typed := TypedFlag(m[1])
 		hint := ""
 		if len(m[1]) > 1 {
-			hint = didYouMean("", typed, flagNames(c))
+			hint = DidYouMean("", typed, FlagNames(c))
 		}
-		return usagef("%s: unknown flag %s%s; run '%s --help' for usage", name, typed, hint, name)
+		return Usagef("%s: unknown flag %s%s; run '%s --help' for usage", name, typed, hint, name)
 	}
-	if m := invalidValue.FindStringSubmatch(err.Error()); m != nil {
-		return usagef("%s: %s wants %s, got %q; run '%s --help' for usage", name, typedFlag(m[2]), wants(c, m[2]), m[1], name)
+	if m := InvalidValue.FindStringSubmatch(err.Error()); m != nil {
+		return Usagef("%s: %s wants %s, got %q; run '%s --help' for usage", name, TypedFlag(m[2]), Wants(c, m[2]), m[1], name)
 	}
-	return usagef("%s: %s; run '%s --help' for usage", name, oneLine(err.Error()), name)
+	return Usagef("%s: %s; run '%s --help' for usage", name, OneLine(err.Error()), name)
 }
 
-// unknownCommand is the error of a word that names no subcommand of c.
-func unknownCommand(c *cli.Command, word string) error {
-	return usagef("unknown command '%s %s'%s; run '%s --help' for the commands", c.FullName(), word, didYouMean(c.FullName()+" ", word, commandNames(c)), c.FullName())
+// UnknownCommand is the error of a word that names no subcommand of c.
+func UnknownCommand(c *cli.Command, word string) error {
+	return Usagef("unknown command '%s %s'%s; run '%s --help' for the commands", c.FullName(), word, DidYouMean(c.FullName()+" ", word, CommandNames(c)), c.FullName())
 }

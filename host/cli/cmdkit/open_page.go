@@ -1,4 +1,4 @@
-package cli
+package cmdkit
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// openPage opens a URL-mode page: with $BROWSER when it is set, waiting
+// OpenPage opens a URL-mode page: with $BROWSER when it is set, waiting
 // up to browserStartWait for it (a one-shot command must not end before
 // the browser took the page: its end would hang up the terminal's
 // process group), else with the system's browser (termUI.OpenURL). An
 // error means the page was not opened, and the URL is shown instead.
-func openPage(e *env, ctx context.Context, rawURL string) error {
-	words := strings.Fields(getenv(e, "BROWSER"))
+func OpenPage(e *Env, ctx context.Context, rawURL string) error {
+	words := strings.Fields(Getenv(e, "BROWSER"))
 	if len(words) == 0 {
-		return (&termUI{p: e.p, out: e.err, in: e.input, getenv: func(a0 string) string { return getenv(e, a0) }}).OpenURL(ctx, rawURL)
+		return (&TermUI{P: e.P, Out: e.Err, In: e.Input, Getenv: func(a0 string) string { return Getenv(e, a0) }}).OpenURL(ctx, rawURL)
 	}
 	cmd := exec.Command(words[0], append(words[1:], rawURL)...)
 	// Stdin, Stdout and Stderr stay nil: /dev/null.
@@ -25,7 +25,7 @@ func openPage(e *env, ctx context.Context, rawURL string) error {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t := time.NewTimer(browserStartWait)
+	t := time.NewTimer(BrowserStartWait)
 	defer t.Stop()
 	select {
 	case err := <-done:
@@ -36,5 +36,5 @@ func openPage(e *env, ctx context.Context, rawURL string) error {
 	return nil
 }
 
-// warnOnce prints a warning (and logs it) once per run and key.
-func warnOnce(e *env, key, msg string) { e.f.WarnOnce(key, msg) }
+// WarnOnce prints a warning (and logs it) once per run and key.
+func WarnOnce(e *Env, key, msg string) { e.F.WarnOnce(key, msg) }

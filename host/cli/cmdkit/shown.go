@@ -1,4 +1,4 @@
-package cli
+package cmdkit
 
 import (
 	"fmt"
@@ -14,26 +14,26 @@ import (
 // Escaping for the terminal is the Printer's (package ui); JSON goes
 // through writeJSON and raw text through termsafe.
 
-// shownErr is how every command shows an error that may carry a server's
+// ShownErr is how every command shows an error that may carry a server's
 // words or a value resolved from ${VAR} (a connection failure, a tool
 // call's error, an HTTP error body echoing the request URL): on one line,
 // with secrets redacted by toolview.Redact, the same redaction the model's
 // errors get. The Printer escapes it for the terminal.
-func shownErr(err error) string {
-	return toolview.Redact(oneLine(err.Error()))
+func ShownErr(err error) string {
+	return toolview.Redact(OneLine(err.Error()))
 }
 
-// shownCommand is the command of a stdio server as written in config.yaml.
-func shownCommand(srv *config.Server) string {
+// ShownCommand is the command of a stdio server as written in config.yaml.
+func ShownCommand(srv *config.Server) string {
 	if srv.Raw == nil {
 		return srv.Command
 	}
-	return rawScalar(srv.Raw["command"])
+	return RawScalar(srv.Raw["command"])
 }
 
-// rawScalar is a single value of the file as text, as the config package
+// RawScalar is a single value of the file as text, as the config package
 // reads it (command: 5 is "5"); anything else (a list, a mapping) is "".
-func rawScalar(v any) string {
+func RawScalar(v any) string {
 	switch x := v.(type) {
 	case string:
 		return strings.TrimSpace(x)
@@ -43,15 +43,15 @@ func rawScalar(v any) string {
 	return fmt.Sprint(v)
 }
 
-// shownArgs are the args of a stdio server as written in config.yaml, with
+// ShownArgs are the args of a stdio server as written in config.yaml, with
 // every secret-looking word masked (importer.MaskArgv): a ${VAR} in them (an
 // --token ${GITHUB_TOKEN}) stays a reference and its value is never shown,
 // and a token written out (--token ghp_..., API_KEY=...) shows as ***.
-func shownArgs(srv *config.Server) []string { return importer.MaskArgv(writtenArgs(srv)) }
+func ShownArgs(srv *config.Server) []string { return importer.MaskArgv(WrittenArgs(srv)) }
 
-// writtenArgs are the args of a stdio server as written in config.yaml,
+// WrittenArgs are the args of a stdio server as written in config.yaml,
 // unmasked: only for shownArgs.
-func writtenArgs(srv *config.Server) []string {
+func WrittenArgs(srv *config.Server) []string {
 	switch a := srv.Raw["args"].(type) {
 	case string:
 		return config.SplitArgs(a)
@@ -72,25 +72,25 @@ func writtenArgs(srv *config.Server) []string {
 	return nil
 }
 
-// shownURL is the url of an HTTP server as written in config.yaml: a
+// ShownURL is the url of an HTTP server as written in config.yaml: a
 // ${VAR} in its query (api_key=${KEY}) stays a reference.
-func shownURL(srv *config.Server) string {
+func ShownURL(srv *config.Server) string {
 	if srv.Raw == nil {
 		return srv.URL
 	}
-	return rawScalar(srv.Raw["url"])
+	return RawScalar(srv.Raw["url"])
 }
 
-// shownCommandLine is the command and its args, as configured, on one line.
-func shownCommandLine(srv *config.Server) string {
-	return strings.TrimSpace(shownCommand(srv) + " " + strings.Join(shownArgs(srv), " "))
+// ShownCommandLine is the command and its args, as configured, on one line.
+func ShownCommandLine(srv *config.Server) string {
+	return strings.TrimSpace(ShownCommand(srv) + " " + strings.Join(ShownArgs(srv), " "))
 }
 
-// shownExecCommand is the exec: block's command and args as configured
+// ShownExecCommand is the exec: block's command and args as configured
 // (${VAR}s unresolved), on one line; "" when there is no command.
-func shownExecCommand(srv *config.Server) string {
+func ShownExecCommand(srv *config.Server) string {
 	block, _ := srv.Raw["exec"].(map[string]any)
-	cmd := rawScalar(block["command"])
+	cmd := RawScalar(block["command"])
 	if cmd == "" {
 		return ""
 	}
