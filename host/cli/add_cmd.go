@@ -250,7 +250,7 @@ func addCommand(e *cmdkit.Env) *cli.Command {
 					}
 					o.name = c.Args().First()
 					if j.On = o.asJSON; j.On {
-						progressToStderr(e)
+						cmdkit.ProgressToStderr(e)
 					}
 					if err := confirmArgvFlags(e, o); err != nil {
 						return err
@@ -258,7 +258,7 @@ func addCommand(e *cmdkit.Env) *cli.Command {
 					if err := runAdd(e, ctx, o); err != nil || !j.On {
 						return err
 					}
-					return printServer(e, j, o.name)
+					return cmdkit.PrintServer(e, j, o.name)
 				}),
 			}
 			// The inner command is a root of its own: give it a context

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/cli"
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 	"github.com/hermes-agent/hermes/host/config"
 )
 
@@ -44,7 +45,7 @@ func TestSplitAddArgs(t *testing.T) {
 func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"ink": "MCP_INK_API_KEY", "my-server": "MCP_MY_SERVER_API_KEY", "_x_": "MCP_X_API_KEY"} {
-		if got := cli.APIKeyVar(in); got != want {
+		if got := cmdkit.APIKeyVar(in); got != want {
 			t.Errorf("APIKeyVar(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -55,7 +56,7 @@ func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 		"ink": "ink", "my-server": "my-server", "_a": "_a", "a_": "a_", "___": "___", long: long,
 		"../etc/passwd": "%2E%2E%2Fetc%2Fpasswd", "a b.c": "a%20b%2Ec", "": "%", "..": "%2E%2E", "%41": "%2541",
 	} {
-		if got := cli.TokenFileBase(in); got != want {
+		if got := cmdkit.TokenFileBase(in); got != want {
 			t.Errorf("TokenFileBase(%q) = %q, want %q", in, got, want)
 		}
 	}

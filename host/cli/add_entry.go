@@ -306,7 +306,7 @@ func (o *addOptions) keepSecret(key, val string, header bool) string {
 // of a server added with 'hermes mcp add --client-secret':
 // MCP_<NAME>_CLIENT_SECRET, the name as in APIKeyVar.
 func ClientSecretVar(name string) string {
-	return strings.TrimSuffix(APIKeyVar(name), "_API_KEY") + "_CLIENT_SECRET"
+	return strings.TrimSuffix(cmdkit.APIKeyVar(name), "_API_KEY") + "_CLIENT_SECRET"
 }
 
 // checkServerURL refuses a --url that is not an absolute http(s) URL with

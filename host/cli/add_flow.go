@@ -58,14 +58,14 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 	}
 	keepArgvFolders(e, o.name, plan)
 	if o.tools != "" {
-		plan.include = splitList(o.tools)
+		plan.include = cmdkit.SplitList(o.tools)
 		if len(plan.include) == 0 {
 			return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 		}
 	}
 
 	// An existing entry is replaced only when the person agrees.
-	path, names, err := serverNames(e)
+	path, names, err := cmdkit.ServerNames(e)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 	loggedIn := false
 	defer func() {
 		if loggedIn && !plan.saved && !existed {
-			if _, err := removeTokenFiles(e.Home, o.name, nil); err != nil {
+			if _, err := cmdkit.RemoveTokenFiles(e.Home, o.name, nil); err != nil {
 				e.Log.Warn("deleting the tokens of an entry not saved", "server", o.name, "error", err)
 			}
 		}
@@ -231,7 +231,7 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 		if err := saveAdd(e, o.name, plan); err != nil {
 			return err
 		}
-		approveOffered(e, o.name, tools, "add")
+		cmdkit.ApproveOffered(e, o.name, tools, "add")
 		plan.result, plan.tools = resultSaved, "0/0"
 		e.P.OK("Saved '%s' to %s (0/0 tools enabled)", o.name, path)
 		return nil
@@ -300,7 +300,7 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 	if err := saveAdd(e, o.name, plan); err != nil {
 		return err
 	}
-	approveOffered(e, o.name, tools, "add")
+	cmdkit.ApproveOffered(e, o.name, tools, "add")
 	plan.result, plan.tools = resultSaved, fmt.Sprintf("%d/%d", enabled, len(all))
 	e.P.OK("Saved '%s' to %s (%d/%d tools enabled)", o.name, path, enabled, len(all))
 	e.P.Line("%s", readyLine(o.name))
@@ -311,7 +311,7 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 // and a client secret resolved through the config layer), before anything
 // is written. A failed login is the add's error: nothing is saved.
 func addLogin(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) error {
-	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
+	srv, err := cmdkit.CandidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
 		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
@@ -340,7 +340,7 @@ func addAuth(e *cmdkit.Env, o *addOptions, plan *addPlan) error {
 	if !plan.interactive && o.auth != "header" {
 		return nil
 	}
-	key := APIKeyVar(o.name)
+	key := cmdkit.APIKeyVar(o.name)
 	dotenv, err := config.LoadDotEnv(e.Home)
 	if err != nil {
 		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
@@ -376,15 +376,15 @@ func addAuth(e *cmdkit.Env, o *addOptions, plan *addPlan) error {
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
 func addProbe(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) ([]mcpvalue.Tool, error) {
-	srv, err := candidateServer(e, o.name, plan.entry, plan.pending())
+	srv, err := cmdkit.CandidateServer(e, o.name, plan.entry, plan.pending())
 	if err != nil {
 		return nil, err
 	}
 	if srv.Err != nil {
 		return nil, srv.Err
 	}
-	withProbeTimeout(srv)
-	return probeTools(e, ctx, srv)
+	cmdkit.WithProbeTimeout(srv)
+	return cmdkit.ProbeTools(e, ctx, srv)
 }
 
 // countAllowed counts the tools f lets through.
@@ -435,7 +435,7 @@ func authChallenged(err error) bool { return failure.Of(err) == failure.CodeAuth
 // written as --connect-timeout takes it ("4m").
 func longerTimeout(used time.Duration) string {
 	if used <= 0 {
-		used = probeConnectTimeout
+		used = cmdkit.ProbeConnectTimeout
 	}
 	mins := max(int((2*used+time.Minute-1)/time.Minute), 2)
 	return fmt.Sprintf("%dm", mins)

@@ -44,7 +44,7 @@ func addJSONCommand(e *cmdkit.Env) *cli.Command {
 			o.name = args[0]
 			if j.On {
 				// stdout is the JSON; notes and progress go to stderr.
-				progressToStderr(e)
+				cmdkit.ProgressToStderr(e)
 			}
 			if !config.ValidName(o.name) {
 				return cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
@@ -77,7 +77,7 @@ func addJSONCommand(e *cmdkit.Env) *cli.Command {
 			for _, n := range srv.Notes {
 				e.P.Info("note: %s", n)
 			}
-			if o.tools != "" && len(splitList(o.tools)) == 0 {
+			if o.tools != "" && len(cmdkit.SplitList(o.tools)) == 0 {
 				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 			}
 			plan := &addPlan{
@@ -93,7 +93,7 @@ func addJSONCommand(e *cmdkit.Env) *cli.Command {
 			if err := addEntry(e, ctx, o, plan); err != nil || !j.On {
 				return err
 			}
-			return printServer(e, j, o.name)
+			return cmdkit.PrintServer(e, j, o.name)
 		}),
 	}
 }

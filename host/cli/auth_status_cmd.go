@@ -135,7 +135,7 @@ func authStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStatusEntry {
 	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.Home, srv)}
 	if srv.Auth == "" || !remote(srv) {
-		ent.Method = orDefault(srv.Auth, "none")
+		ent.Method = cmdkit.OrDefault(srv.Auth, "none")
 		ent.AuthState = authUnused
 		ent.Detail = fmt.Sprintf("credential files left from an earlier login; 'hermes mcp login %s' uses them, 'hermes mcp logout %s' deletes them", srv.Name, srv.Name)
 		return ent
@@ -200,7 +200,7 @@ func authState(st auth.Status, now time.Time) string {
 // countTokenFiles counts the credential files kept for srv (tokenFiles).
 func countTokenFiles(home string, srv *config.Server) int {
 	n := 0
-	for _, f := range tokenFiles(home, srv.Name, srv) {
+	for _, f := range cmdkit.TokenFiles(home, srv.Name, srv) {
 		if _, err := os.Lstat(f); err == nil {
 			n++
 		}

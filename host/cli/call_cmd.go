@@ -55,7 +55,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("--json and --rendered cannot be combined; pick one")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := loadServer(e, name)
+			_, srv, err := cmdkit.LoadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 			}
 			// Single-server discovery: the same registry the agent uses, so
 			// filters, names and rendering are the model's.
-			m := newManager(e, []*config.Server{srv})
+			m := cmdkit.NewManager(e, []*config.Server{srv})
 			defer m.Detach() // the output is complete: do not wait for the servers to stop
 			if err := m.Start(ctx); err != nil {
 				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
@@ -132,7 +132,7 @@ func unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 	case registry.Available:
 		return nil
 	case registry.ServerDown:
-		msg := orDefault(l.Reason, "no answer within connect_timeout")
+		msg := cmdkit.OrDefault(l.Reason, "no answer within connect_timeout")
 		if srv.Auth == "" && cmdkit.ChallengeNamesOAuth(l.Code, l.Challenge) {
 			msg += fmt.Sprintf("; this server uses OAuth: run 'hermes mcp login %s'", name)
 		}
@@ -167,13 +167,6 @@ func originalNames(m *registry.Manager, server string) []string {
 		}
 	}
 	return out
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // BuildArguments merges --args-json (base) and --arg k=v pairs (which win),

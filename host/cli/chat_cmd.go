@@ -103,7 +103,7 @@ type chatSession struct {
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
 func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSession, error) {
-	client, err := modelClient(e.F.Model())
+	client, err := cmdkit.ModelClient(e.F.Model())
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSessi
 	if err != nil {
 		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
-	admitProject(e, cfg.Servers...)
+	cmdkit.AdmitProject(e, cfg.Servers...)
 	// Servers with a record of what they offered register their tools from
 	// it and start on their first call; idle ones stop.
 	m, set := e.F.Registry(app.Live, cfg.Servers)
@@ -171,7 +171,7 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 func (s *chatSession) interactive(ctx context.Context) error {
 	e := s.e
 	s.e.OnSignal.Store(&cmdkit.SignalHook{Fn: s.interrupt})
-	banner := fmt.Sprintf("%s from %s", plural(len(s.m.Tools()), "tool"), plural(len(s.m.Status()), "MCP server"))
+	banner := fmt.Sprintf("%s from %s", cmdkit.Plural(len(s.m.Tools()), "tool"), cmdkit.Plural(len(s.m.Status()), "MCP server"))
 	if note := s.searchNote(); note != "" {
 		banner += "; " + note
 	}
@@ -330,12 +330,12 @@ func (s *chatSession) acceptChanges(arg string) {
 		fmt.Fprintln(e.Err, "  usage: /accept-changes SERVER [TOOL...]")
 		return
 	}
-	d := managerDrift(s.m, words[0])
+	d := cmdkit.ManagerDrift(s.m, words[0])
 	if d == nil || len(d.Changes) == 0 {
 		fmt.Fprintf(e.Err, "  No tool of '%s' changed since it was approved\n", termsafe.Escape(words[0]))
 		return
 	}
-	for _, n := range driftNotes(d) {
+	for _, n := range cmdkit.DriftNotes(d) {
 		fmt.Fprintf(e.Err, "  %s %s: %s\n", termsafe.Escape(n.Tool), n.Change, termsafe.Escape(n.Summary))
 	}
 	if err := s.m.AcceptDrift(words[0], words[1:]...); err != nil {
@@ -368,9 +368,9 @@ func (s *chatSession) printTools() {
 // offered of them.
 func (s *chatSession) offeredLine(n int) string {
 	if note := s.searchNote(); note != "" {
-		return plural(n, "tool") + "; " + note
+		return cmdkit.Plural(n, "tool") + "; " + note
 	}
-	return plural(n, "tool") + " available to the model"
+	return cmdkit.Plural(n, "tool") + " available to the model"
 }
 
 // cfgServer returns cfg's server name, nil without one (or without cfg).
@@ -403,13 +403,13 @@ func (s *chatSession) printServers() {
 		}
 		if srv := cfgServer(cfg, x.Name); srv != nil {
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil && p.Enabled {
-				_, line := samplingUsage(s.e, context.Background(), p, key)
+				_, line := cmdkit.SamplingUsage(s.e, context.Background(), p, key)
 				fmt.Fprintf(s.e.Out, "      sampling limits: %s\n", termsafe.Escape(line))
 			}
 		}
 	}
 	if note := s.searchNote(); note != "" {
-		fmt.Fprintf(s.e.Out, "  %s; %s\n", plural(len(s.m.Tools()), "tool"), termsafe.Escape(note))
+		fmt.Fprintf(s.e.Out, "  %s; %s\n", cmdkit.Plural(len(s.m.Tools()), "tool"), termsafe.Escape(note))
 	}
 }
 
@@ -424,7 +424,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s; nothing was reloaded", cmdkit.OneLine(err.Error()))
 	}
-	client, err := modelClient(e.F.ReloadModel())
+	client, err := cmdkit.ModelClient(e.F.ReloadModel())
 	if err != nil {
 		return err
 	}
@@ -438,7 +438,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	s.loop.Model = client
 	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
 	if a, ok := s.loop.Approver.(*chatApprover); ok {
-		blocks = append(blocks, a.reload(approvalSettings(e))...)
+		blocks = append(blocks, a.reload(cmdkit.ApprovalSettings(e))...)
 	}
 	if wd, err := e.F.WorkDir(); err == nil {
 		home, _ := e.F.UserHome()

@@ -58,7 +58,7 @@ func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registr
 		return gateOnly(err)
 	}
 	a := &chatApprover{m: m, w: w, prompter: e.Prompt, log: e.Log, key: statedb.TerminalSessionKey(sess.ID)}
-	settings, err := approvalSettings(e)
+	settings, err := cmdkit.ApprovalSettings(e)
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the
 		// defaults (destructive tools still ask).
@@ -193,7 +193,7 @@ func (d chatDrift) DriftReport(context.Context) []string {
 		if dr.Unreadable != "" {
 			out = append(out, dr.Unreadable)
 		}
-		for _, n := range driftNotes(&dr) {
+		for _, n := range cmdkit.DriftNotes(&dr) {
 			l := fmt.Sprintf("Tool %s of MCP server '%s' %s since it was approved: %s", n.Tool, dr.Server, n.Change, n.Summary)
 			if n.Withheld {
 				l += "; it is withheld from the model until you accept it: /accept-changes " + dr.Server

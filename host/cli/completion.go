@@ -150,7 +150,7 @@ func completeServer(e *cmdkit.Env, ctx context.Context, c *cli.Command) {
 // servers offered when that is fresh, else connecting to it within
 // completionTimeout.
 func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
-	if names, ok := cachedToolNames(e.F.Offered(), srv); ok {
+	if names, ok := cmdkit.CachedToolNames(e.F.Offered(), srv); ok {
 		for _, name := range names {
 			if completionToolRE.MatchString(name) {
 				fmt.Fprintln(e.Out, name)
@@ -164,7 +164,7 @@ func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	m := newManager(e, []*config.Server{srv})
+	m := cmdkit.NewManager(e, []*config.Server{srv})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil || m.Status()[0].State != registry.StateConnected {
 		// Not connected within the bound: end the plugin and its server

@@ -62,11 +62,11 @@ func configureCommand(e *cmdkit.Env) *cli.Command {
 				var inc, exc []string
 				switch {
 				case c.IsSet("include"):
-					if inc = splitList(include); len(inc) == 0 {
+					if inc = cmdkit.SplitList(include); len(inc) == 0 {
 						return cmdkit.Usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
 					}
 				case c.IsSet("exclude"):
-					if exc = splitList(exclude); len(exc) == 0 {
+					if exc = cmdkit.SplitList(exclude); len(exc) == 0 {
 						return cmdkit.Usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 					}
 				}
@@ -89,7 +89,7 @@ func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 	changed := false
 	err := config.Edit(e.Home, func(d *config.Document) error {
 		if !d.Has(name) {
-			return notFound(name, d.Names())
+			return cmdkit.NotFound(name, d.Names())
 		}
 		before := d.Bytes()
 		if err := d.SetToolsFilter(name, inc, exc); err != nil {
@@ -125,20 +125,20 @@ func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 }
 
 func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error {
-	if err := requireServer(e, name); err != nil {
+	if err := cmdkit.RequireServer(e, name); err != nil {
 		return err
 	}
-	_, srv, err := loadServer(e, name)
+	_, srv, err := cmdkit.LoadServer(e, name)
 	if err != nil {
 		return err
 	}
-	withProbeTimeout(srv)
+	cmdkit.WithProbeTimeout(srv)
 	e.P.Line("Connecting to '%s'...", name)
-	tools, err := probeTools(e, ctx, srv)
+	tools, err := cmdkit.ProbeTools(e, ctx, srv)
 	if err != nil {
 		return cmdkit.Failf("cannot list the tools of '%s': %s; set them without connecting: hermes mcp configure %s --include a,b | --exclude c,d | --all", name, cmdkit.ShownErr(err), name)
 	}
-	if _, err := reviewDrift(e, srv, tools, true); err != nil {
+	if _, err := cmdkit.ReviewDrift(e, srv, tools, true); err != nil {
 		return err
 	}
 	if len(tools) == 0 {
@@ -183,7 +183,7 @@ func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error
 	}
 	err = config.Edit(e.Home, func(d *config.Document) error {
 		if !d.Has(name) {
-			return notFound(name, d.Names())
+			return cmdkit.NotFound(name, d.Names())
 		}
 		return d.SetToolsFilter(name, inc, nil)
 	})
@@ -202,19 +202,19 @@ func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error
 // acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
 // show what changed since the tools were approved, accept it.
 func acceptChanges(e *cmdkit.Env, ctx context.Context, name string) error {
-	if err := requireServer(e, name); err != nil {
+	if err := cmdkit.RequireServer(e, name); err != nil {
 		return err
 	}
-	_, srv, err := loadServer(e, name)
+	_, srv, err := cmdkit.LoadServer(e, name)
 	if err != nil {
 		return err
 	}
-	withProbeTimeout(srv)
+	cmdkit.WithProbeTimeout(srv)
 	e.P.Line("Connecting to '%s'...", name)
-	tools, err := probeTools(e, ctx, srv)
+	tools, err := cmdkit.ProbeTools(e, ctx, srv)
 	if err != nil {
 		return cmdkit.Failf("cannot list the tools of '%s', so no change can be accepted: %s; run 'hermes mcp test %s'", name, cmdkit.ShownErr(err), name)
 	}
-	_, err = reviewDrift(e, srv, tools, false)
+	_, err = cmdkit.ReviewDrift(e, srv, tools, false)
 	return err
 }

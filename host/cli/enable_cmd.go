@@ -27,7 +27,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 				return cmdkit.Usagef("usage: hermes mcp %s <name> [--json]", name)
 			}
 			srvName := c.Args().First()
-			if err := requireServer(e, srvName); err != nil {
+			if err := cmdkit.RequireServer(e, srvName); err != nil {
 				return err
 			}
 			was := true
@@ -45,7 +45,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 			}
 			err := config.Edit(e.Home, func(d *config.Document) error {
 				if !d.Has(srvName) {
-					return notFound(srvName, d.Names())
+					return cmdkit.NotFound(srvName, d.Names())
 				}
 				return d.SetEnabled(srvName, on)
 			})

@@ -20,7 +20,6 @@ import (
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/termsafe"
 	"github.com/hermes-agent/hermes/host/toolview"
-	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/statedb"
 	"github.com/urfave/cli/v3"
 )
@@ -101,24 +100,24 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 			}
 			srv := cfg.Server(name)
 			if srv == nil {
-				return notFound(name, cfg.Names())
+				return cmdkit.NotFound(name, cfg.Names())
 			}
 			rep := getReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
 			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
-				n, err := revokeAlways(e, ctx, srv.StateKey(), revoke)
+				n, err := cmdkit.RevokeAlways(e, ctx, srv.StateKey(), revoke)
 				if err != nil {
 					return cmdkit.Failf("revoking allow-always of '%s': %s", name, cmdkit.OneLine(err.Error()))
 				}
 				e.P.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
 			}
-			if rep.AlwaysAllowed, err = alwaysAllowed(e, ctx, srv.StateKey()); err != nil {
+			if rep.AlwaysAllowed, err = cmdkit.AlwaysAllowed(e, ctx, srv.StateKey()); err != nil {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+cmdkit.OneLine(err.Error()))
 			}
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
 				rep.Sampling = &getSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
 					MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
-				rep.Sampling.SamplingUsage, rep.samplingLine = samplingUsage(e, ctx, p, srv.StateKey())
+				rep.Sampling.SamplingUsage, rep.samplingLine = cmdkit.SamplingUsage(e, ctx, p, srv.StateKey())
 				if !p.Enabled {
 					rep.samplingLine = "off (sampling.enabled is false)"
 				}
@@ -177,7 +176,7 @@ func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.Map
 		where += " (custom)"
 	}
 	e.P.Line("  Origin:    %s", where)
-	e.P.Line("  Transport: %s", orDefault(rep.le.Transport, "?"))
+	e.P.Line("  Transport: %s", cmdkit.OrDefault(rep.le.Transport, "?"))
 	e.P.Line("  Tools:     %s", rep.le.Tools)
 	if rep.le.Auth != "" {
 		e.P.Line("  Auth:      %s", rep.le.Auth)
@@ -189,7 +188,7 @@ func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.Map
 		e.P.Line("  Always allowed (no approval asked): %s; forget with: hermes mcp get %s --revoke TOOL", termsafe.Escape(strings.Join(rep.AlwaysAllowed, ", ")), rep.Name)
 	}
 	if srv.FromProject() {
-		for _, l := range projectDetails(srv) {
+		for _, l := range cmdkit.ProjectDetails(srv) {
 			e.P.Line("  %s", l)
 		}
 	}
@@ -312,7 +311,7 @@ func maskValue(path []string, v any) any {
 		}
 		switch {
 		case len(path) == 2 && (parent == "env" || parent == "headers"), secretKey(path):
-			return maskSecret(t)
+			return cmdkit.MaskSecret(t)
 		case last == "url":
 			return toolview.Redact(t)
 		case last == "args" && len(path) == 1:
@@ -357,18 +356,6 @@ func secretKey(path []string) bool {
 		return false
 	}
 	return importer.IsSecretName(last)
-}
-
-// maskSecret shows a value made of ${VAR} references as it is, and masks
-// any other (keeping a "Bearer " scheme).
-func maskSecret(v string) string {
-	if importer.OnlyReferences(v) {
-		return v
-	}
-	if scheme, rest, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "${}") && len(scheme) <= 10 && rest != "" {
-		return scheme + " " + ui.Mask(rest)
-	}
-	return ui.Mask(v)
 }
 
 // yamlLines writes v (a masked entry) as YAML lines for the terminal.

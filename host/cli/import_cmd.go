@@ -124,7 +124,7 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 		return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
 	case o.tools != "" && len(o.names) != 1:
 		return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
-	case o.tools != "" && len(splitList(o.tools)) == 0:
+	case o.tools != "" && len(cmdkit.SplitList(o.tools)) == 0:
 		return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 	}
 	if o.json {
@@ -179,7 +179,7 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 	if !o.dryRun && !o.yes && !o.noProbe && !e.P.Interactive() {
 		return cmdkit.Usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
 	}
-	path, existing, err := serverNames(e)
+	path, existing, err := cmdkit.ServerNames(e)
 	if err != nil {
 		return err
 	}

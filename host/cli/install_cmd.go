@@ -51,7 +51,7 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
 			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
 			&cmdkit.TimeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &stepTimeout},
-			&cmdkit.TimeFlag{Name: "probe-timeout", Value: probeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
+			&cmdkit.TimeFlag{Name: "probe-timeout", Value: cmdkit.ProbeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
 			&cmdkit.TimeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &cloneTimeout},
 			j.Flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
@@ -60,7 +60,7 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
 			}
 			if c.IsSet("tools") {
-				if o.Tools = splitList(tools); len(o.Tools) == 0 {
+				if o.Tools = cmdkit.SplitList(tools); len(o.Tools) == 0 {
 					return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 				}
 			}
@@ -73,12 +73,12 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 				return err
 			}
 			if j.On {
-				progressToStderr(e)
+				cmdkit.ProgressToStderr(e)
 			}
 			if err := installEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.On {
 				return err
 			}
-			return printServer(e, j, m.Name)
+			return cmdkit.PrintServer(e, j, m.Name)
 		}),
 	}
 }
@@ -153,17 +153,17 @@ func catalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]ins
 	if srv.Err != nil {
 		return nil, errors.New(cmdkit.ShownErr(srv.Err))
 	}
-	withProbeTimeout(srv)
+	cmdkit.WithProbeTimeout(srv)
 	if _, set := srv.Raw["connect_timeout"]; !set && e.ProbeTimeout > 0 {
 		srv.ConnectTimeout = e.ProbeTimeout
 	}
-	tools, err := probeTools(e, ctx, srv)
+	tools, err := cmdkit.ProbeTools(e, ctx, srv)
 	if err != nil {
 		return nil, errors.New(cmdkit.ShownErr(err))
 	}
 	// The person is shown these tools to install: they are the approved
 	// ones (tool-definition drift is measured against them).
-	approveOffered(e, srv.Name, tools, "install")
+	cmdkit.ApproveOffered(e, srv.Name, tools, "install")
 	out := make([]install.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = install.Tool{Name: t.Name, Description: t.Description}
@@ -219,7 +219,7 @@ func uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error
 	if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil {
 		m, _ = cat.Lookup(name)
 	}
-	_, names, err := serverNames(e)
+	_, names, err := cmdkit.ServerNames(e)
 	if err != nil {
 		return err
 	}

@@ -40,15 +40,15 @@ func listCommand(e *cmdkit.Env) *cli.Command {
 			// What each server offered at its last connection: read, never
 			// connected for (the list stays instant).
 			store, now := e.F.Offered(), time.Now()
-			caches := make(map[string]cacheState, len(cfg.Servers))
+			caches := make(map[string]cmdkit.CacheState, len(cfg.Servers))
 			for _, s := range cfg.Servers {
-				caches[s.Name] = cacheOf(store, s)
+				caches[s.Name] = cmdkit.CacheOf(store, s)
 			}
 			if j.On {
 				out := make([]cmdkit.JSONServer, 0, len(cfg.Servers))
 				for _, s := range cfg.Servers {
 					js := cmdkit.ServerJSON(s)
-					js.Cache = caches[s.Name].json()
+					js.Cache = caches[s.Name].Json()
 					if l, ok := live[s.Name]; ok {
 						js.State, js.Error = l.state, l.err
 						if l.state == cmdkit.StateConnected {
@@ -94,14 +94,14 @@ func listCommand(e *cmdkit.Env) *cli.Command {
 			for i, le := range entries {
 				row := []string{le.Name, listTarget(cfg.Servers[i]), le.Tools}
 				if withAuth {
-					row = append(row, orDefault(le.Auth, "none"))
+					row = append(row, cmdkit.OrDefault(le.Auth, "none"))
 				}
 				row = append(row, listStatus(le))
 				if withOrigin {
 					row = append(row, listOrigin(cfg.Servers[i]))
 				}
 				if withCache {
-					row = append(row, caches[le.Name].text(now))
+					row = append(row, caches[le.Name].Text(now))
 				}
 				if live != nil {
 					row = append(row, live[le.Name].text)
@@ -165,7 +165,7 @@ func checkServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 	if len(run) == 0 {
 		return out
 	}
-	m := newManager(e, run)
+	m := cmdkit.NewManager(e, run)
 	defer m.Detach()
 	_ = m.Start(ctx) // each server's outcome is in its status
 	for _, st := range m.Status() {

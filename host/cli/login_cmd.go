@@ -65,7 +65,7 @@ have arrived.`,
 				return cmdkit.Usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
 			}
 			name := c.Args().First()
-			cfg, srv, err := loadServer(e, name)
+			cfg, srv, err := cmdkit.LoadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ have arrived.`,
 					return cmdkit.Failf("setting auth: oauth on '%s': %s", name, cmdkit.OneLine(err.Error()))
 				}
 				e.P.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
-				if _, srv, err = loadServer(e, name); err != nil {
+				if _, srv, err = cmdkit.LoadServer(e, name); err != nil {
 					return err
 				}
 			}
@@ -168,7 +168,7 @@ func loginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o aut
 		e.P.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, cmdkit.ShownErr(err))
 		return st, nil
 	}
-	e.P.OK("Connected: %s", plural(n, "tool"))
+	e.P.OK("Connected: %s", cmdkit.Plural(n, "tool"))
 	if !srv.Enabled {
 		e.P.Info("'%s' is disabled; turn it on with: hermes mcp enable %s", srv.Name, srv.Name)
 	}
@@ -180,7 +180,7 @@ func loginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o aut
 // counts its tools.
 func countTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
-	withProbeTimeout(&probe)
+	cmdkit.WithProbeTimeout(&probe)
 	d := e.F.LoginSessionDeps()
 	s, err := session.Connect(ctx, session.PlanFor(&probe, d.Home, d.Environ), d)
 	if err != nil {
@@ -267,7 +267,7 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 				return cmdkit.Usagef("usage: hermes mcp logout <name>")
 			}
 			name := c.Args().First()
-			_, srv, err := loadServer(e, name)
+			_, srv, err := cmdkit.LoadServer(e, name)
 			if err != nil {
 				return err
 			}
@@ -282,7 +282,7 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 				e.P.OK("Revoked tokens at the authorization server")
 			}
 			if r.removed > 0 {
-				e.P.OK("Deleted %s", plural(r.removed, "credential file"))
+				e.P.OK("Deleted %s", cmdkit.Plural(r.removed, "credential file"))
 			}
 			if !r.revoked && r.removed == 0 {
 				e.P.Line("No stored credentials for '%s'", name)
@@ -328,7 +328,7 @@ func forgetCredentials(e *cmdkit.Env, ctx context.Context, name string, srv *con
 			return f, ctx.Err()
 		}
 	}
-	n, err := removeTokenFiles(e.Home, name, srv)
+	n, err := cmdkit.RemoveTokenFiles(e.Home, name, srv)
 	f.removed += n
 	return f, err
 }
@@ -353,7 +353,7 @@ once new ones have arrived.`,
 			}
 			if !all {
 				name := c.Args().First()
-				cfg, srv, err := loadServer(e, name)
+				cfg, srv, err := cmdkit.LoadServer(e, name)
 				if err != nil {
 					return err
 				}

@@ -75,11 +75,11 @@ func logsCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			if cfg.SafeMode {
-				if err := requireServer(e, name); err != nil {
+				if err := cmdkit.RequireServer(e, name); err != nil {
 					return err
 				}
 			} else if cfg.Server(name) == nil {
-				return notFound(name, cfg.Names())
+				return cmdkit.NotFound(name, cfg.Names())
 			}
 			return showLogs(e, ctx, name, lines, follow)
 		},

@@ -94,9 +94,9 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("usage: hermes model test [-m MODEL] [--json]")
 			}
 			if j.On {
-				progressToStderr(e)
+				cmdkit.ProgressToStderr(e)
 			}
-			client, err := modelClient(e.F.Model())
+			client, err := cmdkit.ModelClient(e.F.Model())
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ func removeCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("usage: hermes mcp remove <name> [--yes] [--json]")
 			}
 			name := c.Args().First()
-			if err := requireServer(e, name); err != nil {
+			if err := cmdkit.RequireServer(e, name); err != nil {
 				return err
 			}
 			if !yes {
@@ -56,7 +56,7 @@ func removeCommand(e *cmdkit.Env) *cli.Command {
 			}
 			if !removed {
 				// Removed by someone else since we looked.
-				return notFound(name, names)
+				return cmdkit.NotFound(name, names)
 			}
 			if !j.On {
 				e.P.OK("Removed '%s' from config", name)

@@ -55,14 +55,14 @@ func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("usage: hermes mcp tools <name> [tool] [--json]")
 			}
 			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := loadServer(e, name)
+			_, srv, err := cmdkit.LoadServer(e, name)
 			if err != nil {
 				return err
 			}
 			if !srv.Enabled {
 				return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
 			}
-			m := newManager(e, []*config.Server{srv})
+			m := cmdkit.NewManager(e, []*config.Server{srv})
 			defer m.Detach()
 			if err := m.Start(ctx); err != nil {
 				return cmdkit.Failf("%s", cmdkit.ShownErr(err))

@@ -50,7 +50,7 @@ type testReport struct {
 	Sandbox *sandboxInfo `json:"sandbox,omitempty"`
 	// Drift lists the tools whose definitions changed since they were
 	// approved.
-	Drift []driftNote `json:"drift,omitempty"`
+	Drift []cmdkit.DriftNote `json:"drift,omitempty"`
 	// ApprovalUnreadable says that the approved tools cannot be read (and
 	// so every tool is withheld) and what to do.
 	ApprovalUnreadable string `json:"approval_unreadable,omitempty"`
@@ -113,11 +113,11 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("usage: hermes mcp test <name>")
 			}
 			name := c.Args().First()
-			_, srv, err := loadServer(e, name)
+			_, srv, err := cmdkit.LoadServer(e, name)
 			if err != nil {
 				return err
 			}
-			rep := testReport{JSONServer: cmdkit.ServerJSON(srv), Target: transportLine(srv), DiscoveredTools: []toolInfo{},
+			rep := testReport{JSONServer: cmdkit.ServerJSON(srv), Target: cmdkit.TransportLine(srv), DiscoveredTools: []toolInfo{},
 				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: maskedAuth(srv)}
 			static := rep.JSONServer
 			rep.State, rep.Error = cmdkit.StateConnected, nil
@@ -151,7 +151,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 				}
 			}
 			start := time.Now()
-			s, err := connect(e, ctx, srv)
+			s, err := cmdkit.Connect(e, ctx, srv)
 			rep.LatencyMS = time.Since(start).Milliseconds()
 			if err != nil {
 				fail(err)
@@ -196,7 +196,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 					if err != nil && d.Unreadable == "" {
 						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+cmdkit.OneLine(err.Error()))
 					}
-					rep.Drift, rep.ApprovalUnreadable = driftNotes(d), approvalUnreadable(d)
+					rep.Drift, rep.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
 				}
 			}
 			// A listing the server refuses is a warning; one it never
@@ -225,7 +225,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 				j.Write(rep)
 			} else {
 				printTestReport(e, rep, skipped, listed)
-				printSampling(e, srv)
+				cmdkit.PrintSampling(e, srv)
 			}
 			if rep.Error != nil {
 				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
@@ -291,7 +291,7 @@ func printTestReport(e *cmdkit.Env, rep testReport, skipped []string, listed boo
 		}
 		e.P.Line("  %-36s %s", t.Name, desc)
 	}
-	printDrift(e, rep.Name, rep.Drift, rep.ApprovalUnreadable)
+	cmdkit.PrintDrift(e, rep.Name, rep.Drift, rep.ApprovalUnreadable)
 	for _, w := range skipped {
 		e.P.Warn("%s", w)
 	}

@@ -50,7 +50,7 @@ type toolsServerEntry struct {
 	Hint string `json:"hint,omitempty"`
 	// Drift lists its tools whose definitions changed since they were
 	// approved (withheld ones are not in RegisteredTools).
-	Drift []driftNote `json:"drift,omitempty"`
+	Drift []cmdkit.DriftNote `json:"drift,omitempty"`
 	// ApprovalUnreadable says that its approved tools cannot be read (and
 	// so every tool is withheld) and what to do.
 	ApprovalUnreadable string `json:"approval_unreadable,omitempty"`
@@ -65,13 +65,6 @@ type toolsServerEntry struct {
 	// cachedAge is how old the record of a cached server is, as the text
 	// says it.
 	cachedAge string
-}
-
-// newManager builds a registry for servers, for a command that lists or
-// calls once and exits (app.Snapshot: no notification streams).
-func newManager(e *cmdkit.Env, servers []*config.Server) *registry.Manager {
-	m, _ := e.F.Registry(app.Snapshot, servers)
-	return m
 }
 
 func toolsCommand(e *cmdkit.Env) *cli.Command {
@@ -91,7 +84,7 @@ func toolsCommand(e *cmdkit.Env) *cli.Command {
 			if err != nil {
 				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
-			admitProject(e, cfg.Servers...)
+			cmdkit.AdmitProject(e, cfg.Servers...)
 			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
 			if n := toConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
 				e.P.Info("Connecting to %d MCP server(s)...", n)
@@ -115,12 +108,12 @@ func toolsCommand(e *cmdkit.Env) *cli.Command {
 				}
 				ent.Transport, ent.registryState = st.Transport, st.State
 				ent.State, ent.Error = cmdkit.RegistryState(st, srv)
-				ent.Running, ent.CachedAt, ent.cachedAge = listingSource(st, time.Now())
+				ent.Running, ent.CachedAt, ent.cachedAge = cmdkit.ListingSource(st, time.Now())
 				if srv != nil && srv.Auth == "" && cmdkit.ChallengeNamesOAuth(st.Code, st.Challenge) {
 					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
 				}
-				d := managerDrift(m, st.Name)
-				ent.Drift, ent.ApprovalUnreadable = driftNotes(d), approvalUnreadable(d)
+				d := cmdkit.ManagerDrift(m, st.Name)
+				ent.Drift, ent.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
 				if ent.RegisteredTools == nil {
 					ent.RegisteredTools = []string{}
 				}
@@ -180,17 +173,10 @@ func printTools(e *cmdkit.Env, rep toolsReport, path string) {
 		for _, t := range s.RegisteredTools {
 			e.P.Line("      %s", t)
 		}
-		printDrift(e, s.Name, s.Drift, s.ApprovalUnreadable)
+		cmdkit.PrintDrift(e, s.Name, s.Drift, s.ApprovalUnreadable)
 	}
 	e.P.Line("")
-	e.P.Line("%s available to the model", plural(rep.Available, "tool"))
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	e.P.Line("%s available to the model", cmdkit.Plural(rep.Available, "tool"))
 }
 
 // toConnect counts the enabled servers 'hermes tools' is about to connect:

@@ -1,4 +1,4 @@
-package cli
+package cmdkit
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/homedir"
 
@@ -30,7 +28,7 @@ import (
 // 12 s on a loaded machine, and failed at 30 s), so it gets longer than
 // the runtime default (config.DefaultConnectTimeout); the person sees
 // "Connecting..." and can stop it with Ctrl-C.
-const probeConnectTimeout = config.FirstConnectTimeout
+const ProbeConnectTimeout = config.FirstConnectTimeout
 
 // probeTools connects to srv through the registry, exactly as a session of
 // the agent would (a Manager over this one server), and returns every tool
@@ -42,17 +40,17 @@ const probeConnectTimeout = config.FirstConnectTimeout
 //
 // The probe is one-shot: once the tools are listed the Manager is
 // detached, so the server's shutdown does not hold the prompt.
-func probeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
+func ProbeTools(e *Env, ctx context.Context, srv *config.Server) ([]mcpvalue.Tool, error) {
 	probe := *srv
 	probe.Enabled = true
-	m := newManager(e, []*config.Server{&probe})
+	m := NewManager(e, []*config.Server{&probe})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil {
 		return nil, err
 	}
 	st := m.Status()[0]
 	if st.State != registry.StateConnected {
-		return nil, &cmdkit.ProbeError{Msg: orDefault(st.Error, "no answer within connect_timeout"), Code: st.Code, Challenge: st.Challenge, Status: st.HTTPStatus}
+		return nil, &ProbeError{Msg: OrDefault(st.Error, "no answer within connect_timeout"), Code: st.Code, Challenge: st.Challenge, Status: st.HTTPStatus}
 	}
 	tools, _ := m.ServerTools(srv.Name)
 	if tools == nil {
@@ -63,9 +61,9 @@ func probeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]mcpva
 
 // withProbeTimeout applies the command line's probe timeout to a server
 // whose entry does not set connect_timeout.
-func withProbeTimeout(srv *config.Server) {
+func WithProbeTimeout(srv *config.Server) {
 	if _, set := srv.Raw["connect_timeout"]; !set {
-		srv.ConnectTimeout = probeConnectTimeout
+		srv.ConnectTimeout = ProbeConnectTimeout
 	}
 }
 
@@ -76,8 +74,8 @@ func withProbeTimeout(srv *config.Server) {
 // that will be saved with the entry (a token just typed); they resolve its
 // ${VAR}s through the config layer only, and never enter the process
 // environment or a file.
-func candidateServer(e *cmdkit.Env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
-	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
+func CandidateServer(e *Env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
+	if config.SafeModeFrom(func(a0 string) string { return Getenv(e, a0) }) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
 	return config.LoadEntryEnv(e.Home, name, entry, pending, e.F.ConfigEnv())
@@ -85,14 +83,14 @@ func candidateServer(e *cmdkit.Env, name string, entry *config.ServerEntry, pend
 
 // serverNames reads the names of the configured servers, in file order,
 // without changing the file. A config that does not parse is an error.
-func serverNames(e *cmdkit.Env) (path string, names []string, err error) {
+func ServerNames(e *Env) (path string, names []string, err error) {
 	err = config.Edit(e.Home, func(d *config.Document) error {
 		path = d.Path()
 		names = d.Names()
 		return nil
 	})
 	if err != nil {
-		return "", nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+		return "", nil, WithCode(CodeConfig, Failf("%s", OneLine(err.Error())))
 	}
 	return path, names, nil
 }
@@ -100,18 +98,18 @@ func serverNames(e *cmdkit.Env) (path string, names []string, err error) {
 // notFound is the error for a server name that is not in the config, in
 // the one wording every command uses, with the nearest configured name
 // when one is close.
-func notFound(name string, names []string) error {
+func NotFound(name string, names []string) error {
 	if len(names) == 0 {
-		return cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name))
+		return WithCode(CodeUnknownServer, Failf("no server named '%s': no MCP servers are configured; add one with 'hermes mcp add'", name))
 	}
-	return cmdkit.WithCode(cmdkit.CodeUnknownServer, cmdkit.Failf("no server named '%s'%s; configured: %s", name, cmdkit.DidYouMean("", name, names), strings.Join(names, ", ")))
+	return WithCode(CodeUnknownServer, Failf("no server named '%s'%s; configured: %s", name, DidYouMean("", name, names), strings.Join(names, ", ")))
 }
 
 // requireServer fails unless name is configured in config.yaml, the file
 // the commands that change a server edit; a name only a project file
 // declares is refused with where to change it.
-func requireServer(e *cmdkit.Env, name string) error {
-	_, names, err := serverNames(e)
+func RequireServer(e *Env, name string) error {
+	_, names, err := ServerNames(e)
 	if err != nil {
 		return err
 	}
@@ -123,20 +121,20 @@ func requireServer(e *cmdkit.Env, name string) error {
 	if p, err := e.F.Project(); err == nil && p != nil {
 		for _, s := range p.Servers {
 			if s.Name == name {
-				return cmdkit.WithCode(cmdkit.CodeProjectServer, cmdkit.Failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))
+				return WithCode(CodeProjectServer, Failf("'%s' is declared by the project file %s, not by config.yaml; change it in that file, or keep it from running with: hermes mcp reject %s", name, s.Origin.File, name))
 			}
 		}
 	}
-	return notFound(name, names)
+	return NotFound(name, names)
 }
 
-var nonKeyChars = lazyregexp.New(`[^A-Za-z0-9_]`)
+var NonKeyChars = lazyregexp.New(`[^A-Za-z0-9_]`)
 
 // APIKeyVar is the .env variable that holds the bearer token of an HTTP
 // server added with 'hermes mcp add': MCP_<NAME>_API_KEY, the name upper-cased
 // with every character other than a letter, digit or "_" turned into "_".
 func APIKeyVar(name string) string {
-	s := strings.Trim(nonKeyChars.ReplaceAllString(strings.ToUpper(name), "_"), "_")
+	s := strings.Trim(NonKeyChars.ReplaceAllString(strings.ToUpper(name), "_"), "_")
 	return "MCP_" + s + "_API_KEY"
 }
 
@@ -152,7 +150,7 @@ func TokenFileBase(name string) string { return auth.FileStem(name) }
 // project's own folder under it (credentials.ServerTokenDir), so that a
 // project server named like one of the user's never counts or deletes the
 // user's tokens. srv may be nil: a server of the user's config.
-func tokenFiles(home, name string, srv *config.Server) []string {
+func TokenFiles(home, name string, srv *config.Server) []string {
 	dir := homedir.Dir(home).Tokens()
 	if srv != nil {
 		dir = credentials.ServerTokenDir(srv, home)
@@ -167,9 +165,9 @@ func tokenFiles(home, name string, srv *config.Server) []string {
 
 // removeTokenFiles deletes a server's OAuth files (tokenFiles) and
 // reports how many existed.
-func removeTokenFiles(home, name string, srv *config.Server) (int, error) {
+func RemoveTokenFiles(home, name string, srv *config.Server) (int, error) {
 	n := 0
-	for _, f := range tokenFiles(home, name, srv) {
+	for _, f := range TokenFiles(home, name, srv) {
 		err := os.Remove(f)
 		switch {
 		case err == nil:
@@ -184,7 +182,7 @@ func removeTokenFiles(home, name string, srv *config.Server) (int, error) {
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
+func SplitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {

@@ -1,9 +1,7 @@
-package cli
+package cmdkit
 
 import (
 	"errors"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/app"
 	"github.com/hermes-agent/hermes/host/model"
@@ -13,12 +11,12 @@ import (
 // hermes model test and sampling share one), or what went wrong as a
 // command's failure: a model: block that cannot be read is a config
 // error; a model plugin that is not installed is said at once.
-func modelClient(c *model.Client, err error) (*model.Client, error) {
+func ModelClient(c *model.Client, err error) (*model.Client, error) {
 	if err == nil {
 		return c, nil
 	}
 	if errors.As(err, new(*app.ModelConfigError)) {
-		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+		return nil, WithCode(CodeConfig, Failf("%s", OneLine(err.Error())))
 	}
-	return nil, cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
+	return nil, Failf("%s", OneLine(err.Error()))
 }

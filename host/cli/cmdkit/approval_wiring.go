@@ -1,10 +1,8 @@
-package cli
+package cmdkit
 
 import (
 	"context"
 	"errors"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/statedb"
@@ -14,7 +12,7 @@ import (
 // (chatApprover) is built from them, asking at this run's terminal
 // through the prompter that elicitation uses (so the two take turns) and
 // recording in state.db; /reload-mcp reads them again.
-func approvalSettings(e *cmdkit.Env) (approval.Settings, error) {
+func ApprovalSettings(e *Env) (approval.Settings, error) {
 	return e.F.Requests().ApprovalSettings()
 }
 
@@ -22,7 +20,7 @@ func approvalSettings(e *cmdkit.Env) (approval.Settings, error) {
 // whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
-func alwaysAllowed(e *cmdkit.Env, ctx context.Context, server string) ([]string, error) {
+func AlwaysAllowed(e *Env, ctx context.Context, server string) ([]string, error) {
 	db, err := statedb.OpenRead(e.F.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return nil, nil
@@ -44,7 +42,7 @@ func alwaysAllowed(e *cmdkit.Env, ctx context.Context, server string) ([]string,
 
 // revokeAlways forgets allow-always of server's tools (every tool for
 // "all") and returns how many were forgotten.
-func revokeAlways(e *cmdkit.Env, ctx context.Context, server string, tools []string) (int64, error) {
+func RevokeAlways(e *Env, ctx context.Context, server string, tools []string) (int64, error) {
 	db, err := statedb.OpenWrite(e.F.Home.StateDB())
 	if errors.Is(err, statedb.ErrNoDatabase) {
 		return 0, nil

@@ -1,11 +1,9 @@
-package cli
+package cmdkit
 
 import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/sampling"
@@ -15,10 +13,10 @@ import (
 // samplingUsage returns what the server with state key key used of p's
 // limits (counted in state.db by every process) and the line that shows
 // it.
-func samplingUsage(e *cmdkit.Env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
+func SamplingUsage(e *Env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
 	u, err := sampling.Usage(ctx, e.Home, key, time.Now())
 	if err != nil {
-		return u, "sampling usage unreadable: " + cmdkit.OneLine(err.Error())
+		return u, "sampling usage unreadable: " + OneLine(err.Error())
 	}
 	return u, fmt.Sprintf("%d/%d requests this minute (sampling.max_rpm), %d/%d today (sampling.max_per_day), %d/%d tokens today (sampling.max_tokens_per_day)",
 		u.LastMinute, p.MaxRPM, u.LastDay, p.MaxPerDay, u.TokensDay, p.MaxTokensPerDay)
@@ -26,7 +24,7 @@ func samplingUsage(e *cmdkit.Env, ctx context.Context, p sampling.Policy, key st
 
 // printSampling prints the Sampling: lines of 'hermes mcp test': srv's
 // policy and the metrics saved for it.
-func printSampling(e *cmdkit.Env, srv *config.Server) {
+func PrintSampling(e *Env, srv *config.Server) {
 	p, err := sampling.ParsePolicy(srv.Sampling)
 	switch {
 	case err != nil:
@@ -42,7 +40,7 @@ func printSampling(e *cmdkit.Env, srv *config.Server) {
 	}
 	e.P.Line("Sampling: on (model: %s; max_tokens_cap %d, max_rpm %d, timeout %s, max_tool_rounds %d)",
 		modelName, p.MaxTokensCap, p.MaxRPM, p.Timeout, p.MaxToolRounds)
-	_, usage := samplingUsage(e, context.Background(), p, srv.StateKey())
+	_, usage := SamplingUsage(e, context.Background(), p, srv.StateKey())
 	e.P.Line("Sampling limits: %s", usage)
 	m := sampling.LoadMetrics(e.Home)[srv.StateKey()]
 	e.P.Line("Sampling requests: %d, errors: %d, tokens: %d, tool uses: %d", m.Requests, m.Errors, m.TokensUsed, m.ToolUseCount)

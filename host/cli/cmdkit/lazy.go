@@ -1,11 +1,9 @@
-package cli
+package cmdkit
 
 import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/offered"
@@ -18,7 +16,7 @@ import (
 // and how listings say where a server's tools came from.
 
 // cacheState says what the store holds for a server, for listings.
-type cacheState struct {
+type CacheState struct {
 	// State is fresh (usable for lazy start), stale (made with other
 	// connection settings), none (never connected) or unusable (damaged,
 	// oversized, foreign-owned: rebuilt at the next connection).
@@ -32,45 +30,45 @@ type cacheState struct {
 
 // Cache states of a server's record, as listings show them.
 const (
-	cacheFresh    = "fresh"
-	cacheStale    = "stale"
-	cacheNone     = "none"
-	cacheUnusable = "unusable"
+	CacheFresh    = "fresh"
+	CacheStale    = "stale"
+	CacheNone     = "none"
+	CacheUnusable = "unusable"
 )
 
 // cacheOf reads srv's record (bounded by its max_message_mb) without
 // connecting to anything.
-func cacheOf(st *offered.Store, srv *config.Server) cacheState {
+func CacheOf(st *offered.Store, srv *config.Server) CacheState {
 	r, err := st.LoadAny(srv.StateKey(), offered.MaxBytes(srv))
 	var ue *offered.UnusableError
 	switch {
 	case errors.As(err, &ue):
-		return cacheState{State: cacheUnusable}
+		return CacheState{State: CacheUnusable}
 	case err != nil:
-		return cacheState{State: cacheNone}
+		return CacheState{State: CacheNone}
 	}
-	c := cacheState{State: cacheFresh, Tools: len(r.Tools), FetchedAt: r.FetchedAt, rec: r}
+	c := CacheState{State: CacheFresh, Tools: len(r.Tools), FetchedAt: r.FetchedAt, rec: r}
 	if r.SettingsDigest != offered.SettingsDigest(srv) {
-		c.State = cacheStale
+		c.State = CacheStale
 	}
 	return c
 }
 
 // text is the cache as a listing's column says it.
-func (c cacheState) text(now time.Time) string {
+func (c CacheState) Text(now time.Time) string {
 	switch c.State {
-	case cacheFresh:
-		return fmt.Sprintf("%s, %s ago", plural(c.Tools, "tool"), age(now.Sub(c.FetchedAt)))
-	case cacheStale:
-		return fmt.Sprintf("stale (settings changed), %s ago", age(now.Sub(c.FetchedAt)))
-	case cacheUnusable:
+	case CacheFresh:
+		return fmt.Sprintf("%s, %s ago", Plural(c.Tools, "tool"), Age(now.Sub(c.FetchedAt)))
+	case CacheStale:
+		return fmt.Sprintf("stale (settings changed), %s ago", Age(now.Sub(c.FetchedAt)))
+	case CacheUnusable:
 		return "unusable (rebuilt at the next connection)"
 	}
 	return "never connected"
 }
 
 // age is a duration as people say it: 40s, 5m, 3h, 2d.
-func age(d time.Duration) string {
+func Age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(int(d/time.Second), 0))
@@ -84,7 +82,7 @@ func age(d time.Duration) string {
 
 // cachedToolNames are the tools of srv's fresh record that pass its tools
 // filter, by their MCP names; ok is false without a fresh record.
-func cachedToolNames(st *offered.Store, srv *config.Server) (names []string, ok bool) {
+func CachedToolNames(st *offered.Store, srv *config.Server) (names []string, ok bool) {
 	r, err := st.Load(srv)
 	if err != nil {
 		return nil, false
@@ -101,20 +99,20 @@ func cachedToolNames(st *offered.Store, srv *config.Server) (names []string, ok 
 // listingSource says where a listed server's tools came from: running
 // (started for this listing, or by this process), or the record of its
 // last connection (cachedAt in RFC 3339, cachedAge as people say it).
-func listingSource(st registry.ServerStatus, now time.Time) (running bool, cachedAt, cachedAge string) {
+func ListingSource(st registry.ServerStatus, now time.Time) (running bool, cachedAt, cachedAge string) {
 	if st.State == registry.StateIdle && !st.Lazy.RecordAt.IsZero() {
-		return false, st.Lazy.RecordAt.UTC().Format(time.RFC3339), age(now.Sub(st.Lazy.RecordAt))
+		return false, st.Lazy.RecordAt.UTC().Format(time.RFC3339), Age(now.Sub(st.Lazy.RecordAt))
 	}
 	return st.State == registry.StateConnected, "", ""
 }
 
 // json is the cache as 'hermes mcp list --json' reports it (nil: none).
-func (c cacheState) json() *cmdkit.JSONCache {
+func (c CacheState) Json() *JSONCache {
 	switch c.State {
-	case cacheNone, "":
+	case CacheNone, "":
 		return nil
-	case cacheUnusable:
-		return &cmdkit.JSONCache{State: c.State}
+	case CacheUnusable:
+		return &JSONCache{State: c.State}
 	}
-	return &cmdkit.JSONCache{State: c.State, Tools: c.Tools, FetchedAt: c.FetchedAt.UTC().Format(time.RFC3339)}
+	return &JSONCache{State: c.State, Tools: c.Tools, FetchedAt: c.FetchedAt.UTC().Format(time.RFC3339)}
 }

@@ -1,10 +1,8 @@
-package cli
+package cmdkit
 
 import (
 	"errors"
 	"fmt"
-
-	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
@@ -14,7 +12,7 @@ import (
 
 // driftNote is one tool whose definition differs from the approved one,
 // as 'hermes mcp test --json' and 'hermes tools --json' print it.
-type driftNote struct {
+type DriftNote struct {
 	Tool string `json:"tool"`
 	// Change is changed, added or removed.
 	Change string `json:"change"`
@@ -29,14 +27,14 @@ type driftNote struct {
 
 // driftNotes turns a server's drift into notes (nil when nothing drifted).
 // With an approval that cannot be read, every tool is a note saying so.
-func driftNotes(d *registry.Drift) []driftNote {
+func DriftNotes(d *registry.Drift) []DriftNote {
 	if d == nil {
 		return nil
 	}
-	var out []driftNote
+	var out []DriftNote
 	for i := range d.Changes {
 		c := d.Changes[i]
-		n := driftNote{Tool: c.Tool, Change: string(c.Kind), Summary: c.Summary()}
+		n := DriftNote{Tool: c.Tool, Change: string(c.Kind), Summary: c.Summary()}
 		if d.Unreadable != "" && c.Kind == offered.Added {
 			n.Summary = "its approval cannot be read"
 		}
@@ -54,7 +52,7 @@ func driftNotes(d *registry.Drift) []driftNote {
 }
 
 // managerDrift returns the drift m reports for server, nil for none.
-func managerDrift(m *registry.Manager, server string) *registry.Drift {
+func ManagerDrift(m *registry.Manager, server string) *registry.Drift {
 	for _, d := range m.Drift() {
 		if d.Server == server {
 			return &d
@@ -65,7 +63,7 @@ func managerDrift(m *registry.Manager, server string) *registry.Drift {
 
 // approvalUnreadable is the line saying that d's approval cannot be read
 // and what to do, "" when it can (or d is nil).
-func approvalUnreadable(d *registry.Drift) string {
+func ApprovalUnreadable(d *registry.Drift) string {
 	if d == nil {
 		return ""
 	}
@@ -75,7 +73,7 @@ func approvalUnreadable(d *registry.Drift) string {
 // printDrift prints a note per changed tool of server, and how to review
 // them; unreadable (approvalUnreadable) comes first when set, and says
 // what to do itself.
-func printDrift(e *cmdkit.Env, server string, notes []driftNote, unreadable string) {
+func PrintDrift(e *Env, server string, notes []DriftNote, unreadable string) {
 	if unreadable != "" {
 		e.P.Warn("%s", unreadable)
 	}
@@ -98,21 +96,21 @@ func printDrift(e *cmdkit.Env, server string, notes []driftNote, unreadable stri
 // definitions of server: the person saw them at add, install or
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
-func approveOffered(e *cmdkit.Env, name string, tools []mcpvalue.Tool, how string) {
+func ApproveOffered(e *Env, name string, tools []mcpvalue.Tool, how string) {
 	if _, err := e.F.Offered().Approve(name, tools, nil, how); err != nil {
-		e.P.Warn("could not record the approved tools of '%s': %s", name, cmdkit.OneLine(err.Error()))
+		e.P.Warn("could not record the approved tools of '%s': %s", name, OneLine(err.Error()))
 	}
 }
 
 // changeLines describes a changed tool in detail for a person deciding
 // whether to accept it: the approved and the current description.
-func changeLines(c offered.Change) []string {
+func ChangeLines(c offered.Change) []string {
 	out := []string{fmt.Sprintf("%s: %s", c.Tool, c.Summary())}
 	if c.Description && c.Current != nil {
-		out = append(out, "  was: "+cmdkit.OneLine(c.WasDescription), "  now: "+cmdkit.OneLine(c.Current.Description))
+		out = append(out, "  was: "+OneLine(c.WasDescription), "  now: "+OneLine(c.Current.Description))
 	}
 	if c.Kind == offered.Added && c.Current != nil {
-		out = append(out, "  "+cmdkit.OneLine(c.Current.Description))
+		out = append(out, "  "+OneLine(c.Current.Description))
 	}
 	return out
 }
@@ -123,7 +121,7 @@ func changeLines(c offered.Change) []string {
 // at once when not (--accept-changes). An approval that cannot be read is
 // said, and every tool is shown as new. It reports whether changes were
 // left unaccepted.
-func reviewDrift(e *cmdkit.Env, srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
+func ReviewDrift(e *Env, srv *config.Server, tools []mcpvalue.Tool, ask bool) (pending bool, err error) {
 	st := e.F.Offered()
 	key := srv.StateKey()
 	b, err := st.Baseline(key)
@@ -131,14 +129,14 @@ func reviewDrift(e *cmdkit.Env, srv *config.Server, tools []mcpvalue.Tool, ask b
 	switch {
 	case errors.Is(err, offered.ErrNotFound):
 		if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
-			return false, cmdkit.Failf("could not record the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
+			return false, Failf("could not record the approved tools of '%s': %s", srv.Name, OneLine(err.Error()))
 		}
 		return false, nil
 	case errors.As(err, &ue):
-		e.P.Warn("%s", cmdkit.OneLine(ue.Error()))
+		e.P.Warn("%s", OneLine(ue.Error()))
 		b = nil
 	case err != nil:
-		return false, cmdkit.Failf("could not read the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
+		return false, Failf("could not read the approved tools of '%s': %s", srv.Name, OneLine(err.Error()))
 	}
 	changes := offered.Compare(b, tools)
 	if len(changes) == 0 && ue == nil {
@@ -149,7 +147,7 @@ func reviewDrift(e *cmdkit.Env, srv *config.Server, tools []mcpvalue.Tool, ask b
 	}
 	e.P.Warn("%d tool(s) of '%s' changed since they were approved:", len(changes), srv.Name)
 	for _, c := range changes {
-		for _, l := range changeLines(c) {
+		for _, l := range ChangeLines(c) {
 			e.P.Line("  %s", l)
 		}
 	}
@@ -158,7 +156,7 @@ func reviewDrift(e *cmdkit.Env, srv *config.Server, tools []mcpvalue.Tool, ask b
 		return true, nil
 	}
 	if _, err := st.Approve(key, tools, nil, "configure"); err != nil {
-		return true, cmdkit.Failf("could not record the approved tools of '%s': %s", srv.Name, cmdkit.OneLine(err.Error()))
+		return true, Failf("could not record the approved tools of '%s': %s", srv.Name, OneLine(err.Error()))
 	}
 	e.P.OK("Accepted the current definitions of the tools of '%s'.", srv.Name)
 	return false, nil
