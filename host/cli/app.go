@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/chat"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/ui"
@@ -237,7 +239,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 		Commands: []*cli.Command{
 			mcpCommand(e),
 			toolsCommand(e),
-			chatCommand(e),
+			chat.ChatCommand(e),
 			modelCommand(e),
 			versionCommand(e),
 		},

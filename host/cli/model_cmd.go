@@ -146,7 +146,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 				e.P.Line("Tokens: %d (prompt %d, completion %d)", res.Usage.Total, res.Usage.Prompt, res.Usage.Completion)
 			}
 			if len(res.Text) > 0 {
-				e.P.Line("Reply: %s", truncateRunes(cmdkit.OneLine(res.Text), 80))
+				e.P.Line("Reply: %s", cmdkit.TruncateRunes(cmdkit.OneLine(res.Text), 80))
 			}
 			if j.On {
 				out.OK, out.AnsweredBy = true, res.Model
@@ -156,12 +156,4 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 			return nil
 		}),
 	}
-}
-
-// truncateRunes cuts s to n runes, marking the cut.
-func truncateRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package cli
+package chat
 
 import (
 	"context"
@@ -33,11 +33,11 @@ import (
 // When state.db cannot be opened, the chat goes on unrecorded, and a call
 // that needs approval is denied (an approval that serve cannot see is
 // not the one the person configured); the notice says why.
-func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
-	l.Drift = chatDrift{m}
+func BindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registry.Manager) (end func()) {
+	l.Drift = ChatDrift{m}
 	gateOnly := func(err error) func() {
 		l.Observer.Notice(fmt.Sprintf("The conversation is not recorded and calls that need approval are denied: %s", cmdkit.OneLine(err.Error())))
-		a := &chatApprover{m: m, err: err, log: e.Log}
+		a := &ChatApprover{m: m, err: err, log: e.Log}
 		if raw, path, lerr := config.LoadApproval(e.Home, e.F.ConfigEnv()); lerr == nil {
 			if s, perr := approval.ParseSettings(raw, path); perr == nil {
 				a.settings = s
@@ -57,7 +57,7 @@ func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registr
 		w.Close()
 		return gateOnly(err)
 	}
-	a := &chatApprover{m: m, w: w, prompter: e.Prompt, log: e.Log, key: statedb.TerminalSessionKey(sess.ID)}
+	a := &ChatApprover{m: m, w: w, prompter: e.Prompt, log: e.Log, key: statedb.TerminalSessionKey(sess.ID)}
 	settings, err := cmdkit.ApprovalSettings(e)
 	if err != nil {
 		// approval: of config.yaml is wrong: say so once, and use the
@@ -68,7 +68,7 @@ func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registr
 	a.settings = settings
 	a.gate = approval.New(w, settings, a.prompter, e.Log)
 	l.Approver = a
-	l.Recorder = &chatRecorder{w: w, session: sess.ID, names: map[string]string{}}
+	l.Recorder = &ChatRecorder{w: w, session: sess.ID, names: map[string]string{}}
 	return func() {
 		if err := w.EndSession(context.WithoutCancel(ctx), sess.ID, "user_exit"); err != nil {
 			e.Log.Warn("cannot end the chat session in state.db", "error", err.Error())
@@ -81,7 +81,7 @@ func bindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registr
 // reaches and how its tool is marked come from the registry's own record
 // of the tool (Manager.Resolve: its server and MCP name, its annotations
 // as listed now and as approved), never from what the model was offered.
-type chatApprover struct {
+type ChatApprover struct {
 	m        *registry.Manager
 	w        *statedb.Writer // nil when state.db cannot be opened (err)
 	prompter elicit.Prompter
@@ -100,7 +100,7 @@ type chatApprover struct {
 // reload replaces the gate when config.yaml's approval: block changed and
 // returns a line per setting that changed. A block that cannot be read
 // keeps the gate as it was, and the line says so.
-func (a *chatApprover) reload(settings approval.Settings, err error) []string {
+func (a *ChatApprover) reload(settings approval.Settings, err error) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("approval: not reloaded, the settings before stay: %s", cmdkit.OneLine(err.Error()))}
 	}
@@ -129,13 +129,13 @@ func (a *chatApprover) reload(settings approval.Settings, err error) []string {
 	return lines
 }
 
-func (a *chatApprover) current() *approval.Gate {
+func (a *ChatApprover) current() *approval.Gate {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.gate
 }
 
-func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
+func (a *ChatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (agent.Decision, error) {
 	gate := a.current()
 	rec, err := a.m.Resolve(r.Name)
 	if err != nil {
@@ -158,14 +158,14 @@ func (a *chatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (age
 }
 
 // chatRecorder writes the conversation's messages to state.db.
-type chatRecorder struct {
+type ChatRecorder struct {
 	w       *statedb.Writer
 	session string
 	mu      sync.Mutex
 	names   map[string]string // tool call id → model-visible name
 }
 
-func (r *chatRecorder) Record(ctx context.Context, m model.Message) error {
+func (r *ChatRecorder) Record(ctx context.Context, m model.Message) error {
 	nm := statedb.NewMessage{Role: m.Role, Content: statedb.EncodeText(m.Text), ToolCallID: m.ToolCallID}
 	r.mu.Lock()
 	for _, c := range m.ToolCalls {
@@ -185,9 +185,9 @@ func (r *chatRecorder) Record(ctx context.Context, m model.Message) error {
 // chatDrift is the registry's drift report as the loop shows it: a line
 // per tool whose definition changed since it was approved (the loop shows
 // each line once).
-type chatDrift struct{ m *registry.Manager }
+type ChatDrift struct{ m *registry.Manager }
 
-func (d chatDrift) DriftReport(context.Context) []string {
+func (d ChatDrift) DriftReport(context.Context) []string {
 	var out []string
 	for _, dr := range d.m.Drift() {
 		if dr.Unreadable != "" {
@@ -208,14 +208,14 @@ func (d chatDrift) DriftReport(context.Context) []string {
 // is set: past the threshold the model is offered search_tools and
 // load_tools and the definitions it loaded instead of every definition
 // (host/toolview's Search), and their calls are answered here.
-type searchTools struct {
+type SearchTools struct {
 	m *registry.Manager
 	s *toolview.Search
 }
 
-func (t searchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
+func (t SearchTools) Tools() []toolview.ToolDef { return t.s.Offer(t.m.Tools()) }
 
-func (t searchTools) Call(ctx context.Context, name string, args json.RawMessage) (toolview.Reply, error) {
+func (t SearchTools) Call(ctx context.Context, name string, args json.RawMessage) (toolview.Reply, error) {
 	all := t.m.Tools()
 	if t.s.Handles(name) {
 		return t.s.Reply(all, name, args)
@@ -229,24 +229,24 @@ func (t searchTools) Call(ctx context.Context, name string, args json.RawMessage
 	return t.m.Call(ctx, name, args)
 }
 
-func (t searchTools) ParallelSafe(name string) bool {
+func (t SearchTools) ParallelSafe(name string) bool {
 	return !t.s.Handles(name) && t.m.ParallelSafe(name)
 }
 
 // chatTools returns what the loop is offered for tools.search_over o:
 // the registry, or with o set, the registry behind tool search (search
 // is then that tool search, nil otherwise).
-func chatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, search *toolview.Search) {
+func ChatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, search *toolview.Search) {
 	if o.Off() {
 		return m, nil
 	}
 	s := toolview.NewSearch(o.Tools, o.Tokens)
-	return searchTools{m: m, s: s}, s
+	return SearchTools{m: m, s: s}, s
 }
 
 // searchOver reads tools.search_over; one that cannot be read is said
 // once and tool search is off (every definition is offered).
-func searchOver(e *cmdkit.Env, notice func(string)) config.SearchOver {
+func SearchOver(e *cmdkit.Env, notice func(string)) config.SearchOver {
 	o, err := config.LoadSearchOver(e.Home)
 	if err != nil {
 		notice(cmdkit.OneLine(err.Error()) + "; every tool definition is offered")

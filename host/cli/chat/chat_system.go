@@ -1,4 +1,4 @@
-package cli
+package chat
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // systemText builds the chat's system message from the registry's
 // servers (their states and instructions) and cfg's instructions: keys
 // (host/systemprompt).
-func systemText(m *registry.Manager, cfg *config.Config) string {
+func SystemText(m *registry.Manager, cfg *config.Config) string {
 	var servers []systemprompt.Server
 	for _, st := range m.Status() {
 		if st.State == registry.StateDisabled {
@@ -31,7 +31,7 @@ func systemText(m *registry.Manager, cfg *config.Config) string {
 		default:
 			s.State, s.Reason = systemprompt.Failing, st.Error
 		}
-		if srv := cfgServer(cfg, st.Name); srv != nil && srv.NoInstructions {
+		if srv := CfgServer(cfg, st.Name); srv != nil && srv.NoInstructions {
 			s.NoInstructions = true
 		} else if s.State == systemprompt.Connected || s.State == systemprompt.Idle {
 			s.Instructions = m.Instructions(st.Name)
@@ -44,8 +44,8 @@ func systemText(m *registry.Manager, cfg *config.Config) string {
 // refreshSystem rebuilds the system message (at the start and after
 // /reload-mcp), gives it to the loop and counts it toward tool search's
 // token threshold. It reports whether the text changed.
-func (s *chatSession) refreshSystem() bool {
-	text := systemText(s.m, s.cfg)
+func (s *ChatSession) refreshSystem() bool {
+	text := SystemText(s.m, s.cfg)
 	changed := text != s.loop.System
 	s.loop.SetSystem(text)
 	if s.search != nil {
@@ -57,7 +57,7 @@ func (s *chatSession) refreshSystem() bool {
 // searchNote says what the model is offered when tool search is active
 // ("" when it is not): the counts of /tools, /mcp and the banner are the
 // registered tools, not what the model gets.
-func (s *chatSession) searchNote() string {
+func (s *ChatSession) searchNote() string {
 	all := s.m.Tools()
 	if !s.search.Active(all) {
 		return ""
@@ -79,7 +79,7 @@ func (s *chatSession) searchNote() string {
 // serverBlockChanges names, per server kept by a reload, each block of
 // its entry that affects a call and changed from was to now: one line
 // each (the server is reconnected with them).
-func serverBlockChanges(was, now *config.Config) []string {
+func ServerBlockChanges(was, now *config.Config) []string {
 	if was == nil || now == nil {
 		return nil
 	}

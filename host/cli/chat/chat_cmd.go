@@ -1,4 +1,4 @@
-package cli
+package chat
 
 import (
 	"context"
@@ -30,12 +30,12 @@ import (
 )
 
 // maxStdinPrompt bounds a one-shot prompt read from stdin.
-const maxStdinPrompt = 1 << 20
+const MaxStdinPrompt = 1 << 20
 
 // chatPrompt is the interactive prompt.
-const chatPrompt = "› "
+const ChatPrompt = "› "
 
-func chatCommand(e *cmdkit.Env) *cli.Command {
+func ChatCommand(e *cmdkit.Env) *cli.Command {
 	var modelName string
 	return &cli.Command{
 		Name:      "chat",
@@ -51,19 +51,19 @@ func chatCommand(e *cmdkit.Env) *cli.Command {
 				if e.Input.Terminal() {
 					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
 				}
-				b, err := io.ReadAll(io.LimitReader(e.In, maxStdinPrompt+1))
+				b, err := io.ReadAll(io.LimitReader(e.In, MaxStdinPrompt+1))
 				if err != nil {
 					return cmdkit.Failf("cannot read the prompt from stdin: %s", cmdkit.OneLine(err.Error()))
 				}
-				if len(b) > maxStdinPrompt {
-					return cmdkit.Usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", maxStdinPrompt>>10)
+				if len(b) > MaxStdinPrompt {
+					return cmdkit.Usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", MaxStdinPrompt>>10)
 				}
 				prompt = strings.TrimSpace(string(b))
 				if prompt == "" {
 					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
 				}
 			}
-			s, err := startChat(e, ctx, modelName)
+			s, err := StartChat(e, ctx, modelName)
 			if err != nil {
 				return err
 			}
@@ -78,12 +78,12 @@ func chatCommand(e *cmdkit.Env) *cli.Command {
 
 // chatSession is one run of hermes chat: the registry, the model and the
 // conversation.
-type chatSession struct {
+type ChatSession struct {
 	e     *cmdkit.Env
 	m     *registry.Manager
 	roots *roots.Set
 	loop  *agent.Loop
-	view  *chatView
+	view  *ChatView
 	// cfg is config.yaml as last read (at the start or /reload-mcp).
 	cfg *config.Config
 	// over is tools.search_over as last read; search is the tool search
@@ -102,7 +102,7 @@ type chatSession struct {
 // startChat reads the model: block, builds the model client and connects
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
-func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSession, error) {
+func StartChat(e *cmdkit.Env, ctx context.Context, modelName string) (*ChatSession, error) {
 	client, err := cmdkit.ModelClient(e.F.Model())
 	if err != nil {
 		return nil, err
@@ -123,20 +123,20 @@ func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSessi
 		m.Close()
 		return nil, cmdkit.Failf("%s", cmdkit.ShownErr(err))
 	}
-	view := newChatView(e)
-	s := &chatSession{e: e, m: m, roots: set, view: view, loop: &agent.Loop{
+	view := NewChatView(e)
+	s := &ChatSession{e: e, m: m, roots: set, view: view, loop: &agent.Loop{
 		Model:         client,
 		Tools:         m,
 		ModelName:     modelName,
 		MaxToolRounds: client.Settings().MaxToolRounds,
 		Observer:      view,
 	}}
-	s.cfg, s.over = cfg, searchOver(e, view.Notice)
-	s.loop.Tools, s.search = chatTools(m, s.over)
+	s.cfg, s.over = cfg, SearchOver(e, view.Notice)
+	s.loop.Tools, s.search = ChatTools(m, s.over)
 	// The system message is built before the state.db session, which
 	// records it.
 	s.refreshSystem()
-	s.endHooks = bindChatHooks(e, ctx, s.loop, m)
+	s.endHooks = BindChatHooks(e, ctx, s.loop, m)
 	for _, st := range m.Status() {
 		if st.State != registry.StateConnected && st.State != registry.StateDisabled && st.Error != "" {
 			view.Notice(fmt.Sprintf("MCP server '%s' is not connected: %s", st.Name, st.Error))
@@ -145,7 +145,7 @@ func startChat(e *cmdkit.Env, ctx context.Context, modelName string) (*chatSessi
 	return s, nil
 }
 
-func (s *chatSession) close() {
+func (s *ChatSession) close() {
 	if s.endHooks != nil {
 		s.endHooks()
 	}
@@ -156,7 +156,7 @@ func (s *chatSession) close() {
 
 // oneShot runs one turn; a failed model call is a one-line error and
 // exit code 1.
-func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
+func (s *ChatSession) oneShot(ctx context.Context, prompt string) error {
 	_, err := s.loop.Turn(ctx, prompt)
 	s.view.endText()
 	if err != nil {
@@ -168,7 +168,7 @@ func (s *chatSession) oneShot(ctx context.Context, prompt string) error {
 // interactive reads lines on the terminal until /exit, Ctrl-D or a
 // Ctrl-C at the prompt. A Ctrl-C during a turn cancels it; a second one
 // leaves.
-func (s *chatSession) interactive(ctx context.Context) error {
+func (s *ChatSession) interactive(ctx context.Context) error {
 	e := s.e
 	s.e.OnSignal.Store(&cmdkit.SignalHook{Fn: s.interrupt})
 	banner := fmt.Sprintf("%s from %s", cmdkit.Plural(len(s.m.Tools()), "tool"), cmdkit.Plural(len(s.m.Status()), "MCP server"))
@@ -179,8 +179,8 @@ func (s *chatSession) interactive(ctx context.Context) error {
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{e.In, e.Out}, chatPrompt)
-	if fd, ok := outFd(e.Out); ok {
+	}{e.In, e.Out}, ChatPrompt)
+	if fd, ok := OutFd(e.Out); ok {
 		if w, h, err := term.GetSize(fd); err == nil {
 			_ = t.SetSize(w, h)
 		}
@@ -217,11 +217,11 @@ func (s *chatSession) interactive(ctx context.Context) error {
 // readLine reads one chat line with line editing and history, holding
 // the terminal (elicit.Prompter's turn): a server's question waits for
 // the line, and no chat line is read while a question is asked.
-func (s *chatSession) readLine(ctx context.Context, t *term.Terminal) (string, error) {
+func (s *ChatSession) readLine(ctx context.Context, t *term.Terminal) (string, error) {
 	var line string
 	var rerr error
 	err := s.e.Prompt.Converse(ctx, func(elicit.Terminal) error {
-		if fd, ok := inFd(s.e.In); ok {
+		if fd, ok := InFd(s.e.In); ok {
 			if old, err := term.MakeRaw(fd); err == nil {
 				defer term.Restore(fd, old)
 			}
@@ -237,7 +237,7 @@ func (s *chatSession) readLine(ctx context.Context, t *term.Terminal) (string, e
 
 // runTurn runs fn with a context a Ctrl-C cancels, and reports how it
 // ended.
-func (s *chatSession) runTurn(ctx context.Context, fn func(context.Context) error) {
+func (s *ChatSession) runTurn(ctx context.Context, fn func(context.Context) error) {
 	tctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.cancel, s.cancelled = cancel, false
@@ -261,7 +261,7 @@ func (s *chatSession) runTurn(ctx context.Context, fn func(context.Context) erro
 // interrupt is the chat's SIGINT hook: the first Ctrl-C of a turn cancels
 // it (the running model call ends, a running tool call gets
 // notifications/cancelled); otherwise the signal leaves hermes as usual.
-func (s *chatSession) interrupt(sig os.Signal) bool {
+func (s *ChatSession) interrupt(sig os.Signal) bool {
 	if sig != os.Interrupt {
 		return false
 	}
@@ -278,7 +278,7 @@ func (s *chatSession) interrupt(sig os.Signal) bool {
 }
 
 // chatHelp lists the slash commands.
-const chatHelp = `  /tools          the tools offered to the model
+const ChatHelp = `  /tools          the tools offered to the model
   /mcp            the MCP servers, their states and sampling metrics
   /reload-mcp     read config.yaml again and reconnect what changed
   /model [NAME]   show the model, or ask NAME from now on
@@ -289,7 +289,7 @@ const chatHelp = `  /tools          the tools offered to the model
   Ctrl-C cancels the running model or tool call; a second Ctrl-C leaves.`
 
 // command runs a slash command; it reports whether the chat ends.
-func (s *chatSession) command(ctx context.Context, line string) bool {
+func (s *ChatSession) command(ctx context.Context, line string) bool {
 	e := s.e
 	name, arg, _ := strings.Cut(line, " ")
 	arg = strings.TrimSpace(arg)
@@ -297,7 +297,7 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 	case "/exit", "/quit":
 		return true
 	case "/help":
-		fmt.Fprintln(e.Out, chatHelp)
+		fmt.Fprintln(e.Out, ChatHelp)
 	case "/tools":
 		s.printTools()
 	case "/mcp":
@@ -323,7 +323,7 @@ func (s *chatSession) command(ctx context.Context, line string) bool {
 
 // acceptChanges approves the changed tools of a server (all of them, or
 // those named), so a withheld tool reaches the model from the next request.
-func (s *chatSession) acceptChanges(arg string) {
+func (s *ChatSession) acceptChanges(arg string) {
 	e := s.e
 	words := strings.Fields(arg)
 	if len(words) == 0 {
@@ -347,7 +347,7 @@ func (s *chatSession) acceptChanges(arg string) {
 
 // printTools lists the tools offered to the model, per server: the names
 // hermes tools shows.
-func (s *chatSession) printTools() {
+func (s *ChatSession) printTools() {
 	defs := s.m.Tools()
 	if len(defs) == 0 {
 		fmt.Fprintln(s.e.Out, "  No tools: no MCP server offers any (see /mcp)")
@@ -366,7 +366,7 @@ func (s *chatSession) printTools() {
 
 // offeredLine says how many tools there are and what the model is
 // offered of them.
-func (s *chatSession) offeredLine(n int) string {
+func (s *ChatSession) offeredLine(n int) string {
 	if note := s.searchNote(); note != "" {
 		return cmdkit.Plural(n, "tool") + "; " + note
 	}
@@ -374,7 +374,7 @@ func (s *chatSession) offeredLine(n int) string {
 }
 
 // cfgServer returns cfg's server name, nil without one (or without cfg).
-func cfgServer(cfg *config.Config, name string) *config.Server {
+func CfgServer(cfg *config.Config, name string) *config.Server {
 	if cfg == nil {
 		return nil
 	}
@@ -383,7 +383,7 @@ func cfgServer(cfg *config.Config, name string) *config.Server {
 
 // printServers lists the servers, their states, tools, sampling metrics
 // and what each used of its sampling limits.
-func (s *chatSession) printServers() {
+func (s *ChatSession) printServers() {
 	metrics := sampling.LoadMetrics(s.e.Home)
 	cfg := s.cfg // the config in use: as read at the start or the last /reload-mcp
 	st := s.m.Status()
@@ -401,7 +401,7 @@ func (s *chatSession) printServers() {
 		if mt, ok := metrics[key]; ok {
 			fmt.Fprintf(s.e.Out, "      sampling: %d requests, %d errors, %d tokens, %d tool uses\n", mt.Requests, mt.Errors, mt.TokensUsed, mt.ToolUseCount)
 		}
-		if srv := cfgServer(cfg, x.Name); srv != nil {
+		if srv := CfgServer(cfg, x.Name); srv != nil {
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil && p.Enabled {
 				_, line := cmdkit.SamplingUsage(s.e, context.Background(), p, key)
 				fmt.Fprintf(s.e.Out, "      sampling limits: %s\n", termsafe.Escape(line))
@@ -418,7 +418,7 @@ func (s *chatSession) printServers() {
 // tools.search_over, each server's sampling:, elicitation:, roots:,
 // tools: and instructions:), rebuilds the system message, and prints
 // what changed, a line per block. It runs between turns only.
-func (s *chatSession) reload(ctx context.Context) error {
+func (s *ChatSession) reload(ctx context.Context) error {
 	e := s.e
 	cfg, err := e.F.Config()
 	if err != nil {
@@ -428,8 +428,8 @@ func (s *chatSession) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	before := toolNames(s.m)
-	blocks := serverBlockChanges(s.cfg, cfg)
+	before := ToolNames(s.m)
+	blocks := ServerBlockChanges(s.cfg, cfg)
 	res, err := s.m.Reload(ctx, cfg.Servers)
 	if err != nil {
 		return err
@@ -437,7 +437,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	s.cfg = cfg
 	s.loop.Model = client
 	s.loop.MaxToolRounds = client.Settings().MaxToolRounds
-	if a, ok := s.loop.Approver.(*chatApprover); ok {
+	if a, ok := s.loop.Approver.(*ChatApprover); ok {
 		blocks = append(blocks, a.reload(cmdkit.ApprovalSettings(e))...)
 	}
 	if wd, err := e.F.WorkDir(); err == nil {
@@ -448,15 +448,15 @@ func (s *chatSession) reload(ctx context.Context) error {
 			blocks = append(blocks, "roots: changed (servers are told)")
 		}
 	}
-	if over := searchOver(e, s.view.Notice); over != s.over {
+	if over := SearchOver(e, s.view.Notice); over != s.over {
 		s.over = over
-		s.loop.Tools, s.search = chatTools(s.m, over)
+		s.loop.Tools, s.search = ChatTools(s.m, over)
 		blocks = append(blocks, "tools.search_over: changed")
 	}
 	if s.refreshSystem() {
 		blocks = append(blocks, "system message: rebuilt (the servers or their instructions changed)")
 	}
-	after := toolNames(s.m)
+	after := ToolNames(s.m)
 	var added, removed []string
 	for _, n := range after {
 		if !slices.Contains(before, n) {
@@ -489,7 +489,7 @@ func (s *chatSession) reload(ctx context.Context) error {
 	return nil
 }
 
-func toolNames(m *registry.Manager) []string {
+func ToolNames(m *registry.Manager) []string {
 	var out []string
 	for _, d := range m.Tools() {
 		out = append(out, d.Name)
@@ -497,14 +497,14 @@ func toolNames(m *registry.Manager) []string {
 	return out
 }
 
-func inFd(r io.Reader) (int, bool) {
+func InFd(r io.Reader) (int, bool) {
 	if f, ok := r.(interface{ Fd() uintptr }); ok {
 		return int(f.Fd()), true
 	}
 	return 0, false
 }
 
-func outFd(w io.Writer) (int, bool) {
+func OutFd(w io.Writer) (int, bool) {
 	if f, ok := w.(*os.File); ok && f != nil && term.IsTerminal(int(f.Fd())) {
 		return int(f.Fd()), true
 	}
@@ -514,19 +514,19 @@ func outFd(w io.Writer) (int, bool) {
 // chatView is what a person sees of the loop (agent.Observer): the
 // model's text on stdout as it streams, escaped; tool calls, progress
 // (a live line on a terminal) and notices on stderr.
-type chatView struct {
+type ChatView struct {
 	e        *cmdkit.Env
 	progress *ui.ProgressLine
 	mu       sync.Mutex
 	midLine  bool // stdout's last text did not end a line
 }
 
-func newChatView(e *cmdkit.Env) *chatView {
-	return &chatView{e: e, progress: ui.NewProgressLine(e.Err)}
+func NewChatView(e *cmdkit.Env) *ChatView {
+	return &ChatView{e: e, progress: ui.NewProgressLine(e.Err)}
 }
 
 // Text prints a delta of the model's text, escaped (its lines kept).
-func (v *chatView) Text(d string) {
+func (v *ChatView) Text(d string) {
 	if d == "" {
 		return
 	}
@@ -537,7 +537,7 @@ func (v *chatView) Text(d string) {
 }
 
 // endText ends the model's text with a line break when it had none.
-func (v *chatView) endText() {
+func (v *ChatView) endText() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.midLine {
@@ -547,35 +547,35 @@ func (v *chatView) endText() {
 }
 
 // maxShownArgs bounds the arguments shown beside a tool's name.
-const maxShownArgs = 120
+const MaxShownArgs = 120
 
-func (v *chatView) ToolStart(c agent.ToolCall) {
+func (v *ChatView) ToolStart(c agent.ToolCall) {
 	v.endText()
 	args := cmdkit.OneLine(c.Arguments)
-	if utf8.RuneCountInString(args) > maxShownArgs {
-		args = truncateRunes(args, maxShownArgs)
+	if utf8.RuneCountInString(args) > MaxShownArgs {
+		args = cmdkit.TruncateRunes(args, MaxShownArgs)
 	}
 	v.line(fmt.Sprintf("  → %s %s", c.Name, args))
 }
 
-func (v *chatView) Progress(c agent.ToolCall, p registry.Progress) {
+func (v *ChatView) Progress(c agent.ToolCall, p registry.Progress) {
 	v.progress.Show("  " + ui.ProgressText(c.Name, p.Progress, p.Total, p.Message))
 }
 
-func (v *chatView) ToolEnd(c agent.ToolCall, r toolview.Reply) {
+func (v *ChatView) ToolEnd(c agent.ToolCall, r toolview.Reply) {
 	if !r.Failed {
 		v.line("  ✓ " + c.Name)
 		return
 	}
-	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, truncateRunes(cmdkit.OneLine(r.Error), 200)))
+	v.line(fmt.Sprintf("  ✗ %s: %s", c.Name, cmdkit.TruncateRunes(cmdkit.OneLine(r.Error), 200)))
 }
 
-func (v *chatView) Notice(l string) { v.line("  ⚠ " + l) }
+func (v *ChatView) Notice(l string) { v.line("  ⚠ " + l) }
 
-func (v *chatView) fail(msg string) { v.line("  ✗ " + msg) }
+func (v *ChatView) fail(msg string) { v.line("  ✗ " + msg) }
 
 // line prints one escaped line on stderr, clearing the live line first.
-func (v *chatView) line(s string) {
+func (v *ChatView) line(s string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.progress.Clear()
