@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/modelcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/chat"
 
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
@@ -240,7 +242,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 			mcpCommand(e),
 			toolsCommand(e),
 			chat.ChatCommand(e),
-			modelCommand(e),
+			modelcmd.ModelCommand(e),
 			versionCommand(e),
 		},
 	}))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/modelcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/failure"
@@ -38,10 +40,10 @@ var goldenTypes = map[string]func() any{
 	"remove":                   func() any { return &cmdkit.JSONRemoved{} },
 	"install-unknown-entry":    func() any { return &cmdkit.JSONFailure{} },
 	"uninstall-not-installed":  func() any { return &cmdkit.JSONFailure{} },
-	"model-test":               func() any { return &modelTestJSON{} },
-	"model-test-auth":          func() any { return &modelTestJSON{} },
-	"model-test-unknown-model": func() any { return &modelTestJSON{} },
-	"model-test-no-model":      func() any { return &modelTestJSON{} },
+	"model-test":               func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-auth":          func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-unknown-model": func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-no-model":      func() any { return &modelcmd.ModelTestJSON{} },
 }
 
 // Every golden output decodes into its documented type with no field left

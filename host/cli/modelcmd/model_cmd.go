@@ -1,4 +1,4 @@
-package cli
+package modelcmd
 
 import (
 	"context"
@@ -12,23 +12,23 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func modelCommand(e *cmdkit.Env) *cli.Command {
+func ModelCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "model",
 		Usage: "check the model endpoint (model: in config.yaml)",
 		Action: func(ctx context.Context, c *cli.Command) error {
 			return cli.ShowSubcommandHelp(c)
 		},
-		Commands: []*cli.Command{modelTestCommand(e)},
+		Commands: []*cli.Command{ModelTestCommand(e)},
 	}
 }
 
 // modelTestPrompt is what 'hermes model test' asks: short, so that the
 // check costs a few tokens.
-const modelTestPrompt = "Reply with the single word: ok"
+const ModelTestPrompt = "Reply with the single word: ok"
 
 // modelTestJSON is 'hermes model test --json' (docs/JSON.md).
-type modelTestJSON struct {
+type ModelTestJSON struct {
 	Endpoint string `json:"endpoint"`
 	// Model is the model asked for ("" when none is named).
 	Model string `json:"model"`
@@ -41,12 +41,12 @@ type modelTestJSON struct {
 	// AnsweredBy is the model the endpoint says answered.
 	AnsweredBy string            `json:"answered_by,omitempty"`
 	LatencyMS  int64             `json:"latency_ms"`
-	Usage      *modelUsageJSON   `json:"usage,omitempty"`
+	Usage      *ModelUsageJSON   `json:"usage,omitempty"`
 	Error      *cmdkit.JSONError `json:"error,omitempty"`
 }
 
 // modelUsageJSON is the tokens a model call used.
-type modelUsageJSON struct {
+type ModelUsageJSON struct {
 	Prompt     int64 `json:"prompt"`
 	Completion int64 `json:"completion"`
 	Total      int64 `json:"total"`
@@ -55,7 +55,7 @@ type modelUsageJSON struct {
 // Error codes of a failed model call: model.Kind, named so that a code
 // the servers' failures use keeps one meaning (a model endpoint's 5xx is
 // model_server, its other refusals model_rejected).
-var modelCodes = map[model.Kind]string{
+var ModelCodes = map[model.Kind]string{
 	model.KindAuth:          string(failure.CodeAuth),
 	model.KindUnknownModel:  string(failure.CodeUnknownModel),
 	model.KindNotCompatible: string(failure.CodeNotCompatible),
@@ -69,17 +69,17 @@ var modelCodes = map[model.Kind]string{
 }
 
 // modelErrorCode is the jsonError code of a failed model call.
-func modelErrorCode(err error) string {
+func ModelErrorCode(err error) string {
 	var me *model.Error
 	if errors.As(err, &me) {
-		if c, ok := modelCodes[me.Kind]; ok {
+		if c, ok := ModelCodes[me.Kind]; ok {
 			return c
 		}
 	}
 	return cmdkit.ErrorCode(err)
 }
 
-func modelTestCommand(e *cmdkit.Env) *cli.Command {
+func ModelTestCommand(e *cmdkit.Env) *cli.Command {
 	var modelName string
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
@@ -105,7 +105,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 			if shown == "" {
 				shown = s.Default
 			}
-			out := modelTestJSON{Endpoint: s.BaseURL, Model: shown, KeyEnv: s.APIKeyEnv, KeyFrom: s.KeyFrom}
+			out := ModelTestJSON{Endpoint: s.BaseURL, Model: shown, KeyEnv: s.APIKeyEnv, KeyFrom: s.KeyFrom}
 			e.P.Line("Testing the model endpoint...")
 			e.P.Line("Endpoint: %s", s.BaseURL)
 			switch s.KeyFrom {
@@ -119,7 +119,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 				const msg = "no model named: set model.default in config.yaml or name one with -m"
 				e.P.Fail(msg)
 				if j.On {
-					out.Error = &cmdkit.JSONError{Code: modelCodes[model.KindNoModel], Message: msg}
+					out.Error = &cmdkit.JSONError{Code: ModelCodes[model.KindNoModel], Message: msg}
 					j.Write(out)
 				}
 				return &cmdkit.ExitError{Code: cmdkit.ExitUsage}
@@ -128,7 +128,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 			start := time.Now()
 			res, err := client.Chat(ctx, model.Request{
 				Model:     modelName,
-				Messages:  []model.Message{{Role: "user", Text: modelTestPrompt}},
+				Messages:  []model.Message{{Role: "user", Text: ModelTestPrompt}},
 				MaxTokens: 16,
 			})
 			ms := time.Since(start).Milliseconds()
@@ -136,7 +136,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 			if err != nil {
 				e.P.Fail("Failed (%dms): %s", ms, err)
 				if j.On {
-					out.Error = &cmdkit.JSONError{Code: modelErrorCode(err), Message: cmdkit.OneLine(err.Error())}
+					out.Error = &cmdkit.JSONError{Code: ModelErrorCode(err), Message: cmdkit.OneLine(err.Error())}
 					j.Write(out)
 				}
 				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
@@ -150,7 +150,7 @@ func modelTestCommand(e *cmdkit.Env) *cli.Command {
 			}
 			if j.On {
 				out.OK, out.AnsweredBy = true, res.Model
-				out.Usage = &modelUsageJSON{Prompt: res.Usage.Prompt, Completion: res.Usage.Completion, Total: res.Usage.Total}
+				out.Usage = &ModelUsageJSON{Prompt: res.Usage.Prompt, Completion: res.Usage.Completion, Total: res.Usage.Total}
 				j.Write(out)
 			}
 			return nil
