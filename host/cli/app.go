@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/tools"
+
 	"github.com/hermes-agent/hermes/host/cli/modelcmd"
 
 	"github.com/hermes-agent/hermes/host/cli/chat"
@@ -240,7 +242,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
-			toolsCommand(e),
+			tools.ToolsCommand(e),
 			chat.ChatCommand(e),
 			modelcmd.ModelCommand(e),
 			versionCommand(e),

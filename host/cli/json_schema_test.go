@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/tools"
+
 	"github.com/hermes-agent/hermes/host/cli/modelcmd"
 
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
@@ -27,7 +29,7 @@ var goldenTypes = map[string]func() any{
 	"test":                     func() any { return &testReport{} },
 	"test-missing-command":     func() any { return &testReport{} },
 	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },
-	"tools":                    func() any { return &toolsReport{} },
+	"tools":                    func() any { return &tools.ToolsReport{} },
 	"auth-status":              func() any { return &[]authStatusEntry{} },
 	"catalog":                  func() any { return &catalogJSON{} },
 	"enable":                   func() any { return &cmdkit.JSONChanged{} },

@@ -1,4 +1,4 @@
-package cli
+package tools
 
 import (
 	"context"
@@ -16,20 +16,20 @@ import (
 )
 
 // toolsetInfo is a toolset of 'hermes tools --json'.
-type toolsetInfo struct {
+type ToolsetInfo struct {
 	Name  string   `json:"name"`
 	Tools []string `json:"tools"`
 }
 
 // builtinToolsets are the host's own toolsets (app.Builtins are their
 // tools): this build has none yet.
-var builtinToolsets = []toolsetInfo{}
+var BuiltinToolsets = []ToolsetInfo{}
 
 // toolsReport is what 'hermes tools --json' prints.
-type toolsReport struct {
-	Builtin   []toolsetInfo      `json:"builtin"`
+type ToolsReport struct {
+	Builtin   []ToolsetInfo      `json:"builtin"`
 	SafeMode  bool               `json:"safe_mode,omitempty"`
-	Servers   []toolsServerEntry `json:"servers"`
+	Servers   []ToolsServerEntry `json:"servers"`
 	Available int                `json:"available_tools"`
 }
 
@@ -37,7 +37,7 @@ type toolsReport struct {
 // configured server, disabled ones too. State needs_auth: only 'hermes mcp
 // login <name>' can connect it (the server's auth plugin needs a login, or
 // a server without auth: answered with an OAuth challenge).
-type toolsServerEntry struct {
+type ToolsServerEntry struct {
 	cmdkit.JSONServer
 	Toolset string `json:"toolset,omitempty"`
 	// RegisteredTools are the model-visible names of its tools, utility
@@ -67,7 +67,7 @@ type toolsServerEntry struct {
 	cachedAge string
 }
 
-func toolsCommand(e *cmdkit.Env) *cli.Command {
+func ToolsCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	var live bool
 	return &cli.Command{
@@ -85,8 +85,8 @@ func toolsCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
 			cmdkit.AdmitProject(e, cfg.Servers...)
-			rep := toolsReport{Builtin: builtinToolsets, SafeMode: cfg.SafeMode, Servers: []toolsServerEntry{}}
-			if n := toConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
+			rep := ToolsReport{Builtin: BuiltinToolsets, SafeMode: cfg.SafeMode, Servers: []ToolsServerEntry{}}
+			if n := ToConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
 				e.P.Info("Connecting to %d MCP server(s)...", n)
 			}
 			mode := app.Cached
@@ -100,7 +100,7 @@ func toolsCommand(e *cmdkit.Env) *cli.Command {
 			}
 			for _, st := range m.Status() {
 				srv := cfg.Server(st.Name)
-				ent := toolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
+				ent := ToolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
 				if srv != nil {
 					ent.JSONServer = cmdkit.ServerJSON(srv)
 				} else {
@@ -124,13 +124,13 @@ func toolsCommand(e *cmdkit.Env) *cli.Command {
 				j.Write(rep)
 				return nil
 			}
-			printTools(e, rep, cfg.Path)
+			PrintTools(e, rep, cfg.Path)
 			return nil
 		}),
 	}
 }
 
-func printTools(e *cmdkit.Env, rep toolsReport, path string) {
+func PrintTools(e *cmdkit.Env, rep ToolsReport, path string) {
 	e.P.Header("Built-in toolsets")
 	if len(rep.Builtin) == 0 {
 		e.P.Line("  none (this build has no built-in tools yet)")
@@ -184,7 +184,7 @@ func printTools(e *cmdkit.Env, rep toolsReport, path string) {
 // file; whether it is still usable is the registry's to decide, so this is
 // a cheap look, not a read). Listing from the records connects nothing and
 // says nothing.
-func toConnect(e *cmdkit.Env, servers []*config.Server, live bool) int {
+func ToConnect(e *cmdkit.Env, servers []*config.Server, live bool) int {
 	st := e.F.Offered()
 	n := 0
 	for _, s := range servers {
