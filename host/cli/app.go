@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
+
 	"github.com/hermes-agent/hermes/host/cli/tools"
 
 	"github.com/hermes-agent/hermes/host/cli/modelcmd"
@@ -280,7 +282,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			approveCommand(e),
 			rejectCommand(e),
 			resetProjectChoicesCommand(e),
-			serveCommand(e),
+			servecmd.ServeCommand(e),
 		},
 	}
 }

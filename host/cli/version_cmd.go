@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/sdk"
@@ -36,7 +38,7 @@ var buildCommit string
 
 // readBuildInfo reads what the Go toolchain recorded in the binary.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
+	b := buildInfo{Version: servecmd.Version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
 	for _, k := range []string{sdk.KindTransport, sdk.KindAuth, sdk.KindBridge, sdk.KindModel} {
 		b.Contracts[k] = pluginhost.ContractVersion(k)
 	}

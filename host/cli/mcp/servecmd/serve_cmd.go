@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 
 // bridgeNameRE is what --bridge accepts: the NAME of a plugin binary
 // hermes-bridge-NAME, never a path.
-var bridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
+var BridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
-func serveCommand(e *cmdkit.Env) *cli.Command {
+func ServeCommand(e *cmdkit.Env) *cli.Command {
 	var (
 		httpAddr    string
 		allowRemote bool
@@ -43,18 +43,18 @@ func serveCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() > 0 {
 				return cmdkit.Usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
 			}
-			if !bridgeNameRE.MatchString(bridgeName) {
+			if !BridgeNameRE.MatchString(bridgeName) {
 				return cmdkit.Usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", bridgeName)
 			}
 			if allowRemote && httpAddr == "" {
 				return cmdkit.Usagef("--allow-remote only applies to --http; add --http HOST:PORT")
 			}
-			return runServe(e, ctx, httpAddr, allowRemote, bridgeName)
+			return RunServe(e, ctx, httpAddr, allowRemote, bridgeName)
 		},
 	}
 }
 
-func runServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
+func RunServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
 	settings, err := config.LoadServe(e.Home, e.F.ConfigEnv())
 	if err != nil {
 		return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
@@ -77,7 +77,7 @@ func runServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote b
 			return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 		}
 		httpOpts.Token = token
-		b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
+		b, err := StartBridge(e, ctx, bridgeName, settings, dotenv)
 		if err != nil {
 			return err
 		}
@@ -88,27 +88,27 @@ func runServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote b
 			fmt.Fprintf(e.Err, "Generated a bearer token for hermes mcp serve and saved it to .env as %s:\n  %s\nClients send it as: Authorization: Bearer <token>\n", serve.TokenVar, token)
 		}
 		fmt.Fprintf(e.Err, "Serving MCP on %s\n", serve.URL(ln))
-		s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
+		s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: Version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
 		if err := serve.ServeHTTP(ctx, s, ln, httpOpts); err != nil {
 			return cmdkit.Failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 		}
 		return nil
 	}
-	out, restore := protocolOut(e.Out)
+	out, restore := ProtocolOut(e.Out)
 	defer restore()
-	b, err := startBridge(e, ctx, bridgeName, settings, dotenv)
+	b, err := StartBridge(e, ctx, bridgeName, settings, dotenv)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
-	if err := serve.ServeStdio(ctx, s, rawIn(e), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.Log.Named("serve")}); err != nil {
+	s := serve.NewServer(b.Description(), b, serve.ServerOptions{Version: Version(), CallTimeout: settings.CallTimeout, Logger: e.Log.Named("serve")})
+	if err := serve.ServeStdio(ctx, s, RawIn(e), out, serve.StdioOptions{MaxRequestBytes: int64(settings.MaxRequestBytes), Drain: settings.CallTimeout, Logger: e.Log.Named("serve")}); err != nil {
 		return cmdkit.Failf("hermes mcp serve: %s", termsafe.Escape(err.Error()))
 	}
 	return nil
 }
 
-func startBridge(e *cmdkit.Env, ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
+func StartBridge(e *cmdkit.Env, ctx context.Context, name string, settings *config.ServeSettings, dotenv map[string]string) (*serve.Bridge, error) {
 	b, err := serve.StartBridge(ctx, serve.BridgeOptions{
 		Supervisor:     cmdkit.RunSupervisor(e),
 		Name:           name,
@@ -125,7 +125,7 @@ func startBridge(e *cmdkit.Env, ctx context.Context, name string, settings *conf
 }
 
 // rawIn is stdin as it is, for a protocol reader that owns it.
-func rawIn(e *cmdkit.Env) io.Reader {
+func RawIn(e *cmdkit.Env) io.Reader {
 	if e.Input != nil {
 		return e.Input.Src
 	}
@@ -133,7 +133,7 @@ func rawIn(e *cmdkit.Env) io.Reader {
 }
 
 // version is hermes's version as the build recorded it.
-func version() string {
+func Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
@@ -145,9 +145,9 @@ func version() string {
 // descriptor 1 is pointed at stderr: whatever else in the process (or a
 // library) prints to stdout lands on stderr and cannot corrupt the
 // protocol. restore undoes it.
-func protocolOut(out io.Writer) (io.Writer, func()) {
+func ProtocolOut(out io.Writer) (io.Writer, func()) {
 	if f, ok := out.(*os.File); ok && f == os.Stdout {
-		if private, restore, err := divertStdout(); err == nil {
+		if private, restore, err := DivertStdout(); err == nil {
 			return private, restore
 		}
 	}

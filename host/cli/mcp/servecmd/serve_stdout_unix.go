@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package servecmd
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 
 // divertStdout gives the protocol a duplicate of stdout and points file
 // descriptor 1 at stderr.
-func divertStdout() (*os.File, func(), error) {
+func DivertStdout() (*os.File, func(), error) {
 	fd, err := unix.Dup(1)
 	if err != nil {
 		return nil, nil, err
