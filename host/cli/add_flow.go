@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -140,7 +142,7 @@ func addEntry(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 	e.P.Line("Connecting to '%s'...", o.name)
 	tools, err := addProbe(e, ctx, o, plan)
 	failShown := false
-	if err != nil && o.auth == "" && usesOAuth(err) {
+	if err != nil && o.auth == "" && login.UsesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
 		// One piece of advice, the one that fits: the transport's
 		// generic advice (a header, or auth: oauth in config.yaml) is
@@ -319,14 +321,14 @@ func addLogin(e *cmdkit.Env, ctx context.Context, o *addOptions, plan *addPlan) 
 		return cmdkit.Failf("'%s' cannot be used: %s; nothing was saved", o.name, cmdkit.ShownErr(srv.Err))
 	}
 	e.P.Line("Logging in to '%s'...", o.name)
-	st, err := login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
+	st, err := login.Login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
 		}
-		return cmdkit.Failf("%s; nothing was saved: run the same 'hermes mcp add' again to retry (with --no-browser to open the URL elsewhere), or add --no-probe to save '%s' now and log in later with 'hermes mcp login %s'", loginMessage(o.name, err), o.name, o.name)
+		return cmdkit.Failf("%s; nothing was saved: run the same 'hermes mcp add' again to retry (with --no-browser to open the URL elsewhere), or add --no-probe to save '%s' now and log in later with 'hermes mcp login %s'", login.LoginMessage(o.name, err), o.name, o.name)
 	}
-	e.P.OK("%s", loggedInLine(o.name, st, time.Now()))
+	e.P.OK("%s", login.LoggedInLine(o.name, st, time.Now()))
 	return nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
 
 	"github.com/hermes-agent/hermes/host/cli/tools"
@@ -272,10 +274,10 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			configureCommand(e),
 			enableCommand(e, true),
 			enableCommand(e, false),
-			loginCommand(e),
-			logoutCommand(e),
-			reauthCommand(e),
-			authStatusCommand(e),
+			login.LoginCommand(e),
+			login.LogoutCommand(e),
+			login.ReauthCommand(e),
+			login.AuthStatusCommand(e),
 			catalogCommand(e),
 			installCommand(e),
 			uninstallCommand(e),

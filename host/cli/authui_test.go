@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/ui"
@@ -169,7 +171,7 @@ func TestLoggedInLineAndDurations(t *testing.T) {
 		{auth.Status{ExpiresAt: now.Add(-time.Second)}, "Logged in to 's' (expired)"},
 		{auth.Status{Scopes: []string{"x"}}, "Logged in to 's' (scopes: x)"},
 	} {
-		if got := loggedInLine("s", c.st, now); got != c.want {
+		if got := login.LoggedInLine("s", c.st, now); got != c.want {
 			t.Errorf("loggedInLine(%+v) = %q, want %q", c.st, got, c.want)
 		}
 	}
@@ -177,7 +179,7 @@ func TestLoggedInLineAndDurations(t *testing.T) {
 		45 * time.Second: "45s", 299*time.Second + 500*time.Millisecond: "5m", 3*time.Hour + 5*time.Minute: "3h5m",
 		2 * time.Hour: "2h", 52 * time.Hour: "2d4h", -90 * time.Second: "2m", 72 * time.Hour: "3d",
 	} {
-		if got := shortDuration(d); got != want {
+		if got := login.ShortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
@@ -190,14 +192,14 @@ func TestAuthState(t *testing.T) {
 		st   auth.Status
 		want string
 	}{
-		{auth.Status{}, authLoginNeeded},
-		{auth.Status{CanRefresh: true}, authOK},
-		{auth.Status{LoggedIn: true}, authOK},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(time.Minute)}, authOK},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute), CanRefresh: true}, authExpiredRefreshable},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute)}, authLoginNeeded},
+		{auth.Status{}, login.AuthLoginNeeded},
+		{auth.Status{CanRefresh: true}, login.AuthOK},
+		{auth.Status{LoggedIn: true}, login.AuthOK},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(time.Minute)}, login.AuthOK},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute), CanRefresh: true}, login.AuthExpiredRefreshable},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute)}, login.AuthLoginNeeded},
 	} {
-		if got := authState(c.st, now); got != c.want {
+		if got := login.AuthState(c.st, now); got != c.want {
 			t.Errorf("authState(%+v) = %q, want %q", c.st, got, c.want)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/tools"
 
 	"github.com/hermes-agent/hermes/host/cli/modelcmd"
@@ -30,7 +32,7 @@ var goldenTypes = map[string]func() any{
 	"test-missing-command":     func() any { return &testReport{} },
 	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },
 	"tools":                    func() any { return &tools.ToolsReport{} },
-	"auth-status":              func() any { return &[]authStatusEntry{} },
+	"auth-status":              func() any { return &[]login.AuthStatusEntry{} },
 	"catalog":                  func() any { return &catalogJSON{} },
 	"enable":                   func() any { return &cmdkit.JSONChanged{} },
 	"enable-unchanged":         func() any { return &cmdkit.JSONChanged{} },

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -66,25 +68,25 @@ func removeCommand(e *cmdkit.Env) *cli.Command {
 			if err := e.F.Offered().RemoveServer(name); err != nil {
 				e.Log.Warn("could not delete what the server offered", "server", name, "error", cmdkit.OneLine(err.Error()))
 			}
-			r, err := forgetCredentials(e, ctx, name, srv)
+			r, err := login.ForgetCredentials(e, ctx, name, srv)
 			if err != nil {
 				return cmdkit.Failf("'%s' was removed from config, but its OAuth tokens were not: %s; delete them by hand", name, cmdkit.OneLine(err.Error()))
 			}
 			if j.On {
-				out := cmdkit.JSONRemoved{Name: name, Removed: true, TokensRevoked: r.revoked, TokensDeleted: r.removed > 0}
-				if r.pluginErr != "" {
-					out.Warnings = append(out.Warnings, fmt.Sprintf("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.pluginErr))
+				out := cmdkit.JSONRemoved{Name: name, Removed: true, TokensRevoked: r.Revoked, TokensDeleted: r.Removed > 0}
+				if r.PluginErr != "" {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.PluginErr))
 				}
 				j.Write(out)
 				return nil
 			}
-			if r.pluginErr != "" {
-				e.P.Warn("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.pluginErr)
+			if r.PluginErr != "" {
+				e.P.Warn("The %s plugin could not log out of '%s' (%s): its tokens were not revoked", srv.Auth, name, r.PluginErr)
 			}
-			if r.revoked {
+			if r.Revoked {
 				e.P.OK("Revoked tokens at the authorization server")
 			}
-			if r.removed > 0 {
+			if r.Removed > 0 {
 				e.P.OK("Cleaned up OAuth tokens")
 			}
 			return nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -124,7 +126,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 			// fail records why the test failed: the server's state and the
 			// error, with its code.
 			fail := func(err error) {
-				rep.State, rep.Error = cmdkit.ConnState(static, srv, cmdkit.ErrorCode(err), cmdkit.ShownErr(err), usesOAuth(err))
+				rep.State, rep.Error = cmdkit.ConnState(static, srv, cmdkit.ErrorCode(err), cmdkit.ShownErr(err), login.UsesOAuth(err))
 			}
 			if !asJSON {
 				e.P.Line("Testing '%s'...", name)
@@ -160,7 +162,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 				}
 				e.P.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
-				if hint := oauthHint(srv, err); hint != "" {
+				if hint := login.OauthHint(srv, err); hint != "" {
 					e.P.Info("%s", hint)
 				}
 				return &cmdkit.ExitError{Code: cmdkit.ExitFail}

@@ -1,4 +1,4 @@
-package cli
+package login
 
 import (
 	"context"
@@ -20,19 +20,19 @@ import (
 // loginMargin is added to a login's own bound (oauth.timeout): the plugin
 // ends the login itself at oauth.timeout and says why; the host only stops
 // waiting for a plugin that does not.
-const loginMargin = 30 * time.Second
+const LoginMargin = 30 * time.Second
 
 // logoutTimeout bounds a logout (starting the plugin, revoking the
 // tokens at the authorization server, deleting the files).
-const logoutTimeout = 60 * time.Second
+const LogoutTimeout = 60 * time.Second
 
 // loginFlags are the flags every command that logs in takes.
-type loginFlags struct {
+type LoginFlags struct {
 	noBrowser, device bool
 	scope             string
 }
 
-func (f *loginFlags) flags(withScope bool) []cli.Flag {
+func (f *LoginFlags) flags(withScope bool) []cli.Flag {
 	fl := []cli.Flag{
 		&cli.BoolFlag{Name: "no-browser", Usage: "do not open a browser: show the URL, and take the redirect URL pasted back", Destination: &f.noBrowser},
 		&cli.BoolFlag{Name: "device", Usage: "log in with a code on another device (OAuth device authorization, where the server offers it)", Destination: &f.device},
@@ -43,12 +43,12 @@ func (f *loginFlags) flags(withScope bool) []cli.Flag {
 	return fl
 }
 
-func (f *loginFlags) options() auth.LoginOptions {
+func (f *LoginFlags) options() auth.LoginOptions {
 	return auth.LoginOptions{NoBrowser: f.noBrowser, Device: f.device, Scope: f.scope}
 }
 
-func loginCommand(e *cmdkit.Env) *cli.Command {
-	var lf loginFlags
+func LoginCommand(e *cmdkit.Env) *cli.Command {
+	var lf LoginFlags
 	return &cli.Command{
 		Name:      "login",
 		Usage:     "log in to a remote server (OAuth, or its auth: plugin) and check the connection",
@@ -69,7 +69,7 @@ have arrived.`,
 			if err != nil {
 				return err
 			}
-			if !remote(srv) {
+			if !Remote(srv) {
 				return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
 			}
 			if srv.Auth == "" && srv.FromProject() {
@@ -90,7 +90,7 @@ have arrived.`,
 			if srv.Err != nil {
 				return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
 			}
-			if _, err := loginAndCheck(e, ctx, srv, lf.options()); err != nil {
+			if _, err := LoginAndCheck(e, ctx, srv, lf.options()); err != nil {
 				return err
 			}
 			return nil
@@ -100,25 +100,25 @@ have arrived.`,
 
 // remote reports whether srv is reached over the network (it has a URL and
 // a transport other than stdio), the servers auth plugins are for.
-func remote(srv *config.Server) bool {
+func Remote(srv *config.Server) bool {
 	return srv.URL != "" && session.PluginName(srv) != "stdio"
 }
 
 // login logs in to srv through the interactive manager, bounded by the
 // server's login timeout plus loginMargin. Its error is the plugin's (see
 // loginFailed).
-func login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+func Login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
 	s, err := e.F.LoginCredentials().For(ctx, srv)
 	if err != nil {
 		return auth.Status{}, err
 	}
-	limit := loginTimeout(srv)
-	lctx, cancel := context.WithTimeout(ctx, limit+loginMargin)
+	limit := LoginTimeout(srv)
+	lctx, cancel := context.WithTimeout(ctx, limit+LoginMargin)
 	defer cancel()
 	st, err := s.Login(lctx, o)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
-			return auth.Status{}, fmt.Errorf("login to '%s' did not complete within %s", srv.Name, limit+loginMargin)
+			return auth.Status{}, fmt.Errorf("login to '%s' did not complete within %s", srv.Name, limit+LoginMargin)
 		}
 		return auth.Status{}, err
 	}
@@ -127,7 +127,7 @@ func login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginO
 
 // loginTimeout is how long a login of srv may take: oauth.timeout for
 // OAuth, else the same default.
-func loginTimeout(srv *config.Server) time.Duration {
+func LoginTimeout(srv *config.Server) time.Duration {
 	if srv.Auth == "oauth" && srv.OAuth.Timeout > 0 {
 		return srv.OAuth.Timeout
 	}
@@ -136,8 +136,8 @@ func loginTimeout(srv *config.Server) time.Duration {
 
 // loginFailed is the one-line error of a failed login: the plugin's
 // message, naming the server and how to try again.
-func loginFailed(name string, err error) error {
-	msg := loginMessage(name, err)
+func LoginFailed(name string, err error) error {
+	msg := LoginMessage(name, err)
 	if !strings.Contains(msg, "hermes mcp") {
 		msg += fmt.Sprintf("; run 'hermes mcp login %s' to try again", name)
 	}
@@ -146,7 +146,7 @@ func loginFailed(name string, err error) error {
 
 // loginMessage is the plugin's message of a failed login, naming the
 // server.
-func loginMessage(name string, err error) string {
+func LoginMessage(name string, err error) string {
 	msg := cmdkit.ShownErr(err)
 	if !strings.Contains(msg, "'"+name+"'") {
 		msg = fmt.Sprintf("login to '%s' failed: %s", name, msg)
@@ -157,13 +157,13 @@ func loginMessage(name string, err error) string {
 // loginAndCheck logs in to srv, says so, then connects once with the new
 // credentials and shows how many tools the server offers; a connection
 // that fails is a warning (the login itself succeeded).
-func loginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
-	st, err := login(e, ctx, srv, o)
+func LoginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
+	st, err := Login(e, ctx, srv, o)
 	if err != nil {
-		return st, loginFailed(srv.Name, err)
+		return st, LoginFailed(srv.Name, err)
 	}
-	e.P.OK("%s", loggedInLine(srv.Name, st, time.Now()))
-	n, err := countTools(e, ctx, srv)
+	e.P.OK("%s", LoggedInLine(srv.Name, st, time.Now()))
+	n, err := CountTools(e, ctx, srv)
 	if err != nil {
 		e.P.Warn("Logged in, but connecting to '%s' failed: %s", srv.Name, cmdkit.ShownErr(err))
 		return st, nil
@@ -178,7 +178,7 @@ func loginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o aut
 // countTools connects to srv with the login manager's credentials (those
 // just obtained, also when they live only in the plugin's memory) and
 // counts its tools.
-func countTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, error) {
+func CountTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, error) {
 	probe := *srv
 	cmdkit.WithProbeTimeout(&probe)
 	d := e.F.LoginSessionDeps()
@@ -199,7 +199,7 @@ func countTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, er
 
 // loggedInLine is "Logged in to 'NAME' as ACCOUNT (scopes: ...; expires in
 // 59m)", leaving out what the plugin did not say.
-func loggedInLine(name string, st auth.Status, now time.Time) string {
+func LoggedInLine(name string, st auth.Status, now time.Time) string {
 	line := fmt.Sprintf("Logged in to '%s'", name)
 	if st.Account != "" {
 		line += " as " + st.Account
@@ -210,7 +210,7 @@ func loggedInLine(name string, st auth.Status, now time.Time) string {
 	}
 	if !st.ExpiresAt.IsZero() {
 		if st.ExpiresAt.After(now) {
-			parts = append(parts, "expires in "+shortDuration(st.ExpiresAt.Sub(now)))
+			parts = append(parts, "expires in "+ShortDuration(st.ExpiresAt.Sub(now)))
 		} else {
 			parts = append(parts, "expired")
 		}
@@ -223,7 +223,7 @@ func loggedInLine(name string, st auth.Status, now time.Time) string {
 
 // shortDuration shows d in its largest units, to the nearest: 45s, 59m,
 // 3h5m, 2d4h.
-func shortDuration(d time.Duration) string {
+func ShortDuration(d time.Duration) string {
 	if d < 0 {
 		d = -d
 	}
@@ -254,7 +254,7 @@ func shortDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", days)
 }
 
-func logoutCommand(e *cmdkit.Env) *cli.Command {
+func LogoutCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "revoke and delete a server's stored credentials",
@@ -271,20 +271,20 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 			if err != nil {
 				return err
 			}
-			r, err := forgetCredentials(e, ctx, name, srv)
+			r, err := ForgetCredentials(e, ctx, name, srv)
 			if err != nil {
 				return cmdkit.Failf("logging out of '%s': %s; delete its files under %s by hand", name, cmdkit.OneLine(err.Error()), credentials.TokenDir(e.Home))
 			}
-			if r.pluginErr != "" {
-				e.P.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.pluginErr)
+			if r.PluginErr != "" {
+				e.P.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.PluginErr)
 			}
-			if r.revoked {
+			if r.Revoked {
 				e.P.OK("Revoked tokens at the authorization server")
 			}
-			if r.removed > 0 {
-				e.P.OK("Deleted %s", cmdkit.Plural(r.removed, "credential file"))
+			if r.Removed > 0 {
+				e.P.OK("Deleted %s", cmdkit.Plural(r.Removed, "credential file"))
 			}
-			if !r.revoked && r.removed == 0 {
+			if !r.Revoked && r.Removed == 0 {
 				e.P.Line("No stored credentials for '%s'", name)
 			}
 			if r.detail != "" {
@@ -296,13 +296,13 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 }
 
 // forgotten is what forgetCredentials did.
-type forgotten struct {
-	revoked bool
-	removed int
+type Forgotten struct {
+	Revoked bool
+	Removed int
 	detail  string
 	// pluginErr says why the auth plugin could not log out (the files
 	// were deleted all the same).
-	pluginErr string
+	PluginErr string
 }
 
 // forgetCredentials logs srv out through its auth plugin (which revokes
@@ -310,31 +310,31 @@ type forgotten struct {
 // left for the server's name (those of a server without auth:, or of a
 // plugin that could not run). srv may be nil (an entry that could not be
 // loaded): the files of name are deleted.
-func forgetCredentials(e *cmdkit.Env, ctx context.Context, name string, srv *config.Server) (forgotten, error) {
-	var f forgotten
-	if srv != nil && srv.Auth != "" && remote(srv) {
-		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
+func ForgetCredentials(e *cmdkit.Env, ctx context.Context, name string, srv *config.Server) (Forgotten, error) {
+	var f Forgotten
+	if srv != nil && srv.Auth != "" && Remote(srv) {
+		lctx, cancel := context.WithTimeout(ctx, LogoutTimeout)
 		s, err := e.F.Credentials().For(lctx, srv)
 		if err == nil {
 			var r auth.LogoutResult
 			r, err = s.Logout(lctx)
-			f.revoked, f.removed, f.detail = r.Revoked, r.Removed, r.Detail
+			f.Revoked, f.Removed, f.detail = r.Revoked, r.Removed, r.Detail
 		}
 		cancel()
 		if err != nil {
-			f.pluginErr = cmdkit.ShownErr(err)
+			f.PluginErr = cmdkit.ShownErr(err)
 		}
 		if ctx.Err() != nil {
 			return f, ctx.Err()
 		}
 	}
 	n, err := cmdkit.RemoveTokenFiles(e.Home, name, srv)
-	f.removed += n
+	f.Removed += n
 	return f, err
 }
 
-func reauthCommand(e *cmdkit.Env) *cli.Command {
-	var lf loginFlags
+func ReauthCommand(e *cmdkit.Env) *cli.Command {
+	var lf LoginFlags
 	var all bool
 	return &cli.Command{
 		Name:      "reauth",
@@ -358,14 +358,14 @@ once new ones have arrived.`,
 					return err
 				}
 				switch {
-				case !remote(srv):
+				case !Remote(srv):
 					return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
 				case srv.Auth == "":
 					return cmdkit.Failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
 				case srv.Err != nil:
 					return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
 				}
-				_, err = loginAndCheck(e, ctx, srv, lf.options())
+				_, err = LoginAndCheck(e, ctx, srv, lf.options())
 				return err
 			}
 			cfg, err := e.F.Config()
@@ -377,7 +377,7 @@ once new ones have arrived.`,
 			}
 			var servers []*config.Server
 			for _, s := range cfg.Servers {
-				if s.Auth != "" && remote(s) {
+				if s.Auth != "" && Remote(s) {
 					servers = append(servers, s)
 				}
 			}
@@ -395,7 +395,7 @@ once new ones have arrived.`,
 					e.P.Fail("'%s' cannot be used: %s", s.Name, cmdkit.ShownErr(s.Err))
 					continue
 				}
-				if _, err := loginAndCheck(e, ctx, s, lf.options()); err != nil {
+				if _, err := LoginAndCheck(e, ctx, s, lf.options()); err != nil {
 					if ctx.Err() != nil {
 						return err
 					}
@@ -416,7 +416,7 @@ once new ones have arrived.`,
 
 // usesOAuth reports whether a failed connect was the server's 401 or 403
 // with a challenge that points at OAuth metadata (resource_metadata).
-func usesOAuth(err error) bool {
+func UsesOAuth(err error) bool {
 	var code, challenge string
 	var ce *session.ConnectError
 	var pe *cmdkit.ProbeError
@@ -433,8 +433,8 @@ func usesOAuth(err error) bool {
 
 // oauthHint is the line that tells how to log in to a server without an
 // auth: method whose connect failed with an OAuth challenge; "" otherwise.
-func oauthHint(srv *config.Server, err error) string {
-	if srv.Auth != "" || !usesOAuth(err) {
+func OauthHint(srv *config.Server, err error) string {
+	if srv.Auth != "" || !UsesOAuth(err) {
 		return ""
 	}
 	return fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", srv.Name)

@@ -1,4 +1,4 @@
-package cli
+package login
 
 import (
 	"context"
@@ -17,30 +17,30 @@ import (
 
 // statusTimeout bounds asking one auth plugin for its status (starting it
 // included).
-const statusTimeout = 30 * time.Second
+const StatusTimeout = 30 * time.Second
 
 // Auth states, as 'hermes mcp auth-status --json' reports them.
 const (
 	// authOK: credentials are there and current, or the plugin gets them
 	// without the user (exec, client credentials).
-	authOK = "ok"
+	AuthOK = "ok"
 	// authExpiredRefreshable: expired, but the plugin renews them itself.
-	authExpiredRefreshable = "expired_refreshable"
+	AuthExpiredRefreshable = "expired_refreshable"
 	// authLoginNeeded: only 'hermes mcp login' helps.
-	authLoginNeeded = "login_needed"
+	AuthLoginNeeded = "login_needed"
 	// authError: the plugin could not say (Error has why).
-	authError = "error"
+	AuthError = "error"
 	// authUnused: credential files of a server without an auth: method.
-	authUnused = "unused"
+	AuthUnused = "unused"
 	// authNotApproved: a project server the person has not approved, or
 	// rejected: its plugin is not started and nothing is contacted.
-	authNotApproved = "not_approved"
+	AuthNotApproved = "not_approved"
 )
 
 // authStatusEntry is one server in 'hermes mcp auth-status --json'. It
 // never holds a token. AuthState is the credentials' state, not a
 // connection state: nothing is connected.
-type authStatusEntry struct {
+type AuthStatusEntry struct {
 	Name string `json:"name"`
 	// Method is the auth: method, or "none" for a server that has only
 	// credential files left.
@@ -68,7 +68,7 @@ type authStatusEntry struct {
 	refused bool
 }
 
-func authStatusCommand(e *cmdkit.Env) *cli.Command {
+func AuthStatusCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:  "auth-status",
@@ -93,38 +93,38 @@ server without auth:), not approved.`,
 			}
 			if cfg.SafeMode {
 				if j.On {
-					j.Write([]authStatusEntry{})
+					j.Write([]AuthStatusEntry{})
 					return nil
 				}
 				e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
 				return nil
 			}
-			entries := authStatuses(e, ctx, cfg.Servers)
+			entries := AuthStatuses(e, ctx, cfg.Servers)
 			if j.On {
 				j.Write(entries)
 				return nil
 			}
-			printAuthStatus(e, entries, time.Now())
+			PrintAuthStatus(e, entries, time.Now())
 			return nil
 		}),
 	}
 }
 
 // authStatuses asks each server's plugin for its status, side by side.
-func authStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) []authStatusEntry {
+func AuthStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) []AuthStatusEntry {
 	var picked []*config.Server
 	for _, s := range servers {
-		if (s.Auth != "" && remote(s)) || countTokenFiles(e.Home, s) > 0 {
+		if (s.Auth != "" && Remote(s)) || CountTokenFiles(e.Home, s) > 0 {
 			picked = append(picked, s)
 		}
 	}
-	entries := make([]authStatusEntry, len(picked))
+	entries := make([]AuthStatusEntry, len(picked))
 	var wg sync.WaitGroup
 	for i, s := range picked {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			entries[i] = authStatus(e, ctx, s)
+			entries[i] = AuthStatus(e, ctx, s)
 		}()
 	}
 	wg.Wait()
@@ -132,11 +132,11 @@ func authStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 }
 
 // authStatus describes one server's credentials.
-func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStatusEntry {
-	ent := authStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: countTokenFiles(e.Home, srv)}
-	if srv.Auth == "" || !remote(srv) {
+func AuthStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) AuthStatusEntry {
+	ent := AuthStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: CountTokenFiles(e.Home, srv)}
+	if srv.Auth == "" || !Remote(srv) {
 		ent.Method = cmdkit.OrDefault(srv.Auth, "none")
-		ent.AuthState = authUnused
+		ent.AuthState = AuthUnused
 		ent.Detail = fmt.Sprintf("credential files left from an earlier login; 'hermes mcp login %s' uses them, 'hermes mcp logout %s' deletes them", srv.Name, srv.Name)
 		return ent
 	}
@@ -144,11 +144,11 @@ func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStat
 	// is now: its plugin would reach its URL (with the tokens of an
 	// earlier approval of another entry).
 	if err := srv.AdmitOrigin(); err != nil {
-		ent.AuthState = authNotApproved
+		ent.AuthState = AuthNotApproved
 		ent.Detail = cmdkit.OneLine(err.Error())
 		return ent
 	}
-	sctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	sctx, cancel := context.WithTimeout(ctx, StatusTimeout)
 	defer cancel()
 	s, err := e.F.Credentials().For(sctx, srv)
 	var st auth.Status
@@ -156,11 +156,11 @@ func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStat
 		st, err = s.Status(sctx)
 	}
 	if err != nil {
-		ent.AuthState, ent.Error = authError, &cmdkit.JSONError{Code: cmdkit.ErrorCode(err), Message: cmdkit.ShownErr(err)}
+		ent.AuthState, ent.Error = AuthError, &cmdkit.JSONError{Code: cmdkit.ErrorCode(err), Message: cmdkit.ShownErr(err)}
 		return ent
 	}
 	now := time.Now()
-	ent.AuthState = authState(st, now)
+	ent.AuthState = AuthState(st, now)
 	ent.refused = st.Refused
 	ent.Account, ent.LoggedIn, ent.CanRefresh = st.Account, st.LoggedIn, st.CanRefresh
 	ent.Issuer, ent.Detail = st.Issuer, st.Detail
@@ -181,24 +181,24 @@ func authStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) authStat
 }
 
 // authState is the state of a plugin's credentials at now.
-func authState(st auth.Status, now time.Time) string {
+func AuthState(st auth.Status, now time.Time) string {
 	switch {
 	case st.Refused:
-		return authLoginNeeded // checked with the server: expired or revoked there
+		return AuthLoginNeeded // checked with the server: expired or revoked there
 	case !st.LoggedIn && st.CanRefresh:
-		return authOK // obtained on demand (exec, client credentials)
+		return AuthOK // obtained on demand (exec, client credentials)
 	case !st.LoggedIn:
-		return authLoginNeeded
+		return AuthLoginNeeded
 	case st.ExpiresAt.IsZero() || st.ExpiresAt.After(now):
-		return authOK
+		return AuthOK
 	case st.CanRefresh:
-		return authExpiredRefreshable
+		return AuthExpiredRefreshable
 	}
-	return authLoginNeeded
+	return AuthLoginNeeded
 }
 
 // countTokenFiles counts the credential files kept for srv (tokenFiles).
-func countTokenFiles(home string, srv *config.Server) int {
+func CountTokenFiles(home string, srv *config.Server) int {
 	n := 0
 	for _, f := range cmdkit.TokenFiles(home, srv.Name, srv) {
 		if _, err := os.Lstat(f); err == nil {
@@ -208,7 +208,7 @@ func countTokenFiles(home string, srv *config.Server) int {
 	return n
 }
 
-func printAuthStatus(e *cmdkit.Env, entries []authStatusEntry, now time.Time) {
+func PrintAuthStatus(e *cmdkit.Env, entries []AuthStatusEntry, now time.Time) {
 	if len(entries) == 0 {
 		e.P.Line("No server has an auth: method or stored credentials; log in to a remote server with 'hermes mcp login <name>'")
 		return
@@ -219,19 +219,19 @@ func printAuthStatus(e *cmdkit.Env, entries []authStatusEntry, now time.Time) {
 		}
 		head := fmt.Sprintf("%s (%s): ", ent.Name, ent.Method)
 		switch ent.AuthState {
-		case authOK:
+		case AuthOK:
 			e.P.OK("%s", head+"ok")
-		case authExpiredRefreshable:
+		case AuthExpiredRefreshable:
 			e.P.OK("%s", head+"expired, refreshable")
-		case authLoginNeeded:
+		case AuthLoginNeeded:
 			if ent.refused {
 				e.P.Warn("%s", head+fmt.Sprintf("expired or revoked; run: hermes mcp login %s", ent.Name))
 				break
 			}
 			e.P.Warn("%s", head+fmt.Sprintf("login needed; run: hermes mcp login %s", ent.Name))
-		case authUnused:
+		case AuthUnused:
 			e.P.Warn("%s", head+"credential files of a server without auth:")
-		case authNotApproved:
+		case AuthNotApproved:
 			e.P.Warn("%s", head+"not approved (not contacted)")
 		default:
 			e.P.Fail("%s", head+"error: "+ent.Error.Message)
@@ -243,14 +243,14 @@ func printAuthStatus(e *cmdkit.Env, entries []authStatusEntry, now time.Time) {
 			e.P.Line("    scopes: %s", strings.Join(ent.Scopes, " "))
 		}
 		if !ent.expires.IsZero() {
-			rel := "in " + shortDuration(ent.expires.Sub(now))
+			rel := "in " + ShortDuration(ent.expires.Sub(now))
 			if !ent.expires.After(now) {
-				rel = shortDuration(now.Sub(ent.expires)) + " ago"
+				rel = ShortDuration(now.Sub(ent.expires)) + " ago"
 			}
-			e.P.Line("    expires: %s (%s)", rel, localTime(ent.expires))
+			e.P.Line("    expires: %s (%s)", rel, LocalTime(ent.expires))
 		}
 		if !ent.refreshed.IsZero() {
-			e.P.Line("    last refresh: %s ago (%s)", shortDuration(now.Sub(ent.refreshed)), localTime(ent.refreshed))
+			e.P.Line("    last refresh: %s ago (%s)", ShortDuration(now.Sub(ent.refreshed)), LocalTime(ent.refreshed))
 		}
 		if ent.Issuer != "" {
 			e.P.Line("    from: %s", ent.Issuer)
@@ -261,4 +261,4 @@ func printAuthStatus(e *cmdkit.Env, entries []authStatusEntry, now time.Time) {
 	}
 }
 
-func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") }
+func LocalTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") }
