@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
@@ -242,7 +244,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 			// folders whole: what a killed install left is put back
 			// first (installs still running hold their lock and are
 			// left alone).
-			return recoverInstalls(e, ctx, c)
+			return catalogcmd.RecoverInstalls(e, ctx, c)
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
@@ -278,9 +280,9 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			login.LogoutCommand(e),
 			login.ReauthCommand(e),
 			login.AuthStatusCommand(e),
-			catalogCommand(e),
-			installCommand(e),
-			uninstallCommand(e),
+			catalogcmd.CatalogCommand(e),
+			catalogcmd.InstallCommand(e),
+			catalogcmd.UninstallCommand(e),
 			approveCommand(e),
 			rejectCommand(e),
 			resetProjectChoicesCommand(e),

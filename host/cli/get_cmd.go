@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/goccy/go-yaml"
@@ -132,7 +134,7 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 				rep.Origin.Line = line
 			}
 			if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
-				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, hasInstallDir(e, name)) {
+				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, catalogcmd.HasInstallDir(e, name)) {
 					rep.Origin.Catalog = name
 					if fi, err := os.Stat(install.InstallDir(e.Home, name)); err == nil && fi.IsDir() {
 						rep.Origin.InstallDir = install.InstallDir(e.Home, name)

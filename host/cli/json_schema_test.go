@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
 
 	"github.com/hermes-agent/hermes/host/cli/tools"
@@ -33,7 +35,7 @@ var goldenTypes = map[string]func() any{
 	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },
 	"tools":                    func() any { return &tools.ToolsReport{} },
 	"auth-status":              func() any { return &[]login.AuthStatusEntry{} },
-	"catalog":                  func() any { return &catalogJSON{} },
+	"catalog":                  func() any { return &catalogcmd.CatalogJSON{} },
 	"enable":                   func() any { return &cmdkit.JSONChanged{} },
 	"enable-unchanged":         func() any { return &cmdkit.JSONChanged{} },
 	"enable-unknown-server":    func() any { return &cmdkit.JSONFailure{} },

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/catalog"
@@ -22,7 +24,7 @@ func mcpAction(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 	}
 	if !e.P.Interactive() {
 		// Exactly what hermes mcp catalog prints.
-		cat := catalogCommand(e)
+		cat := catalogcmd.CatalogCommand(e)
 		return cat.Run(ctx, []string{cat.Name})
 	}
 	return picker(e, ctx, c)
@@ -33,13 +35,13 @@ func mcpAction(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 // reinstall a catalog entry; configure, toggle and remove a custom one.
 func picker(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 	for {
-		v, err := loadCatalogView(e, e.Home)
+		v, err := catalogcmd.LoadCatalogView(e, e.Home)
 		if err != nil {
 			return err
 		}
 		rows := v.Rows
 		e.P.Header("MCP servers: the catalog and your config")
-		writeCatalogTable(e, e.Out, rows, true)
+		catalogcmd.WriteCatalogTable(e, e.Out, rows, true)
 		for _, w := range v.Warnings {
 			e.P.Warn("%s", w)
 		}
@@ -101,14 +103,14 @@ func pickAction(e *cmdkit.Env, ctx context.Context, r catalog.Row) error {
 		run   func() error
 	}
 	install := func() error {
-		return installEntry(e, ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
+		return catalogcmd.InstallEntry(e, ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
 	}
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
 	enable, disable := sub(enableCommand(e, true), r.Name), sub(enableCommand(e, false), r.Name)
 	configure := sub(configureCommand(e), r.Name)
-	uninstall := func() error { return uninstall(e, &cmdkit.JSONOutput{E: e}, r.Name, false) }
+	uninstall := func() error { return catalogcmd.Uninstall(e, &cmdkit.JSONOutput{E: e}, r.Name, false) }
 	var acts []action
 	switch {
 	case r.Status == catalog.StatusNeedsNewer:

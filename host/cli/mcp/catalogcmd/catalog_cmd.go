@@ -1,4 +1,4 @@
-package cli
+package catalogcmd
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // catalogView is the catalog as hermes mcp catalog and the picker show it:
 // one row per entry and per configured server that is not in the catalog
 // (catalog.Rows), and the warnings about entries that cannot be used.
-type catalogView struct {
+type CatalogView struct {
 	// Source is where the catalog was read: catalog.BuiltIn or a folder.
 	Source string
 	Rows   []catalog.Row
@@ -30,7 +30,7 @@ type catalogView struct {
 // loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
 // and config.yaml of home, and merges them. Its errors are one line that
 // says what to do next.
-func loadCatalogView(e *cmdkit.Env, home string) (*catalogView, error) {
+func LoadCatalogView(e *cmdkit.Env, home string) (*CatalogView, error) {
 	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
 		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
@@ -39,7 +39,7 @@ func loadCatalogView(e *cmdkit.Env, home string) (*catalogView, error) {
 	if err != nil {
 		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
-	v := &catalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(a0 string) bool { return hasInstallDir(e, a0) }), Diagnostics: cat.Diagnostics}
+	v := &CatalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(a0 string) bool { return HasInstallDir(e, a0) }), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
 		v.Warnings = append(v.Warnings, d.Warning())
 	}
@@ -49,7 +49,7 @@ func loadCatalogView(e *cmdkit.Env, home string) (*catalogView, error) {
 // writeCatalogTable writes rows as the catalog table (Name, Status,
 // Description; with numbered, a leading # column counting from 1) to w.
 // Every cell is manifest or config text and is escaped for the terminal.
-func writeCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered bool) {
+func WriteCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered bool) {
 	headers := []string{"Name", "Status", "Description"}
 	if numbered {
 		headers = append([]string{"#"}, headers...)
@@ -68,17 +68,17 @@ func writeCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered 
 
 // writeCatalogWarnings writes each warning to w as one escaped line,
 // "⚠ " first.
-func writeCatalogWarnings(w io.Writer, warnings []string) {
+func WriteCatalogWarnings(w io.Writer, warnings []string) {
 	for _, s := range warnings {
 		fmt.Fprintf(w, "⚠ %s\n", termsafe.Escape(s))
 	}
 }
 
 // catalogJSON is the output of hermes mcp catalog --json.
-type catalogJSON struct {
+type CatalogJSON struct {
 	// Source is "built-in" or the folder $HERMES_OPTIONAL_MCPS named.
 	Source  string             `json:"source"`
-	Entries []catalogJSONEntry `json:"entries"`
+	Entries []CatalogJSONEntry `json:"entries"`
 	// Warnings are the lines hermes mcp catalog warns with;
 	// Diagnostics the same entries, field by field.
 	Warnings    []string             `json:"warnings"`
@@ -86,7 +86,7 @@ type catalogJSON struct {
 }
 
 // catalogJSONEntry is one row of hermes mcp catalog --json.
-type catalogJSONEntry struct {
+type CatalogJSONEntry struct {
 	catalog.Row
 	// Transport is stdio or http; SourceURL the manifest's source;
 	// NeedsNewer marks an entry whose manifest is for a newer hermes.
@@ -98,7 +98,7 @@ type catalogJSONEntry struct {
 
 // catalogStatusToken is a catalog status as --json gives it: one word a
 // script can compare (the table shows the words a person reads).
-func catalogStatusToken(status string) string {
+func CatalogStatusToken(status string) string {
 	switch status {
 	case catalog.StatusInstalledDisabled:
 		return "installed_disabled"
@@ -115,7 +115,7 @@ func catalogStatusToken(status string) string {
 }
 
 // catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
-func catalogCommand(e *cmdkit.Env) *cli.Command {
+func CatalogCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:  "catalog",
@@ -129,15 +129,15 @@ func catalogCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return cmdkit.Usagef("usage: hermes mcp catalog [--json]")
 			}
-			v, err := loadCatalogView(e, e.Home)
+			v, err := LoadCatalogView(e, e.Home)
 			if err != nil {
 				return err
 			}
 			if j.On {
-				out := catalogJSON{Source: v.Source, Entries: []catalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
+				out := CatalogJSON{Source: v.Source, Entries: []CatalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
 				for _, r := range v.Rows {
-					je := catalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
-					je.Status = catalogStatusToken(r.Status)
+					je := CatalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
+					je.Status = CatalogStatusToken(r.Status)
 					if r.Manifest != nil {
 						je.Transport, je.SourceURL = r.Manifest.Transport.Type, r.Manifest.Source
 					}
@@ -151,11 +151,11 @@ func catalogCommand(e *cmdkit.Env) *cli.Command {
 			if len(v.Rows) == 0 {
 				e.P.Line("The catalog is empty and no server is configured.")
 			} else {
-				writeCatalogTable(e, e.Out, v.Rows, false)
+				WriteCatalogTable(e, e.Out, v.Rows, false)
 				e.P.Line("")
 				e.P.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
 			}
-			writeCatalogWarnings(e.Err, v.Warnings)
+			WriteCatalogWarnings(e.Err, v.Warnings)
 			return nil
 		}),
 	}

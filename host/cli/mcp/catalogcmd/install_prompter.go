@@ -1,4 +1,4 @@
-package cli
+package catalogcmd
 
 import (
 	"errors"
@@ -11,17 +11,17 @@ import (
 // installPrompter is the person at this terminal as an install sees them
 // (install.Prompter): what the install tells is printed in the printer's
 // styles, its questions are asked with its prompts and checklist.
-type installPrompter struct {
+type InstallPrompter struct {
 	p *ui.Printer
 }
 
-var _ install.Prompter = installPrompter{}
+var _ install.Prompter = InstallPrompter{}
 
-func (ip installPrompter) Interactive() bool { return ip.p.Interactive() }
+func (ip InstallPrompter) Interactive() bool { return ip.p.Interactive() }
 
 // Tell prints one line of the install: the title as a heading, the rest
 // as plain, dimmed, ✓, ⚠ or ✗ lines.
-func (ip installPrompter) Tell(kind install.Note, format string, args ...any) {
+func (ip InstallPrompter) Tell(kind install.Note, format string, args ...any) {
 	switch kind {
 	case install.NoteTitle:
 		ip.p.Header(fmt.Sprintf(format, args...))
@@ -39,14 +39,14 @@ func (ip installPrompter) Tell(kind install.Note, format string, args ...any) {
 }
 
 // Approve asks a yes/no question whose default is no.
-func (ip installPrompter) Approve(question string) bool { return ip.p.Confirm(question, false) }
+func (ip InstallPrompter) Approve(question string) bool { return ip.p.Confirm(question, false) }
 
 // Value reads one value: a secret hidden (ENTER keeps the default, which
 // is not shown), anything else visible with the default offered.
-func (ip installPrompter) Value(v install.Variable) (string, error) {
+func (ip InstallPrompter) Value(v install.Variable) (string, error) {
 	if !v.Secret {
 		s, err := ip.p.Ask(v.Prompt, v.Default)
-		return s, declined(err)
+		return s, Declined(err)
 	}
 	prompt := v.Prompt
 	if v.Default != "" {
@@ -54,7 +54,7 @@ func (ip installPrompter) Value(v install.Variable) (string, error) {
 	}
 	s, err := ip.p.Secret(prompt)
 	if err != nil {
-		return "", declined(err)
+		return "", Declined(err)
 	}
 	if s == "" {
 		s = v.Default
@@ -63,18 +63,18 @@ func (ip installPrompter) Value(v install.Variable) (string, error) {
 }
 
 // PickTools shows the tools as a checklist, the enabled ones checked.
-func (ip installPrompter) PickTools(server string, tools []install.ToolChoice) ([]string, error) {
+func (ip InstallPrompter) PickTools(server string, tools []install.ToolChoice) ([]string, error) {
 	items := make([]ui.ChecklistItem, len(tools))
 	for i, t := range tools {
 		items[i] = ui.ChecklistItem{Key: t.Name, Description: t.Description, Checked: t.Enabled}
 	}
 	keys, err := ip.p.Checklist(fmt.Sprintf("Tools to enable for '%s'", server), items)
-	return keys, declined(err)
+	return keys, Declined(err)
 }
 
 // declined makes a cancelled prompt install.ErrDeclined, keeping what the
 // terminal said.
-func declined(err error) error {
+func Declined(err error) error {
 	if errors.Is(err, ui.ErrCancelled) {
 		return fmt.Errorf("%w: %w", install.ErrDeclined, err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package catalogcmd
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-const installDescription = `Shows what the entry fetches, runs and launches, and the sandbox it runs
+const InstallDescription = `Shows what the entry fetches, runs and launches, and the sandbox it runs
 under, then asks before running anything (without a terminal, --yes is
 required). The repository is cloned at its pinned commit into
 $HERMES_HOME/mcp-installs/<name> and each bootstrap step runs there with
@@ -35,7 +35,7 @@ killed, config.yaml, .env and the install folder are left (or, by the
 next hermes command of any kind, put back) exactly as they were.`
 
 // installCommand is 'hermes mcp install NAME': install a catalog entry.
-func installCommand(e *cmdkit.Env) *cli.Command {
+func InstallCommand(e *cmdkit.Env) *cli.Command {
 	var o install.Options
 	var tools string
 	var stepTimeout, cloneTimeout, probeTimeout time.Duration
@@ -44,7 +44,7 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 		Name:        "install",
 		Usage:       "install a server from the curated catalog",
 		ArgsUsage:   "<name>",
-		Description: installDescription,
+		Description: InstallDescription,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
@@ -68,14 +68,14 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 				return cmdkit.Usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
 			}
 			e.ProbeTimeout = probeTimeout
-			m, err := lookupEntry(e, c.Args().First())
+			m, err := LookupEntry(e, c.Args().First())
 			if err != nil {
 				return err
 			}
 			if j.On {
 				cmdkit.ProgressToStderr(e)
 			}
-			if err := installEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.On {
+			if err := InstallEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.On {
 				return err
 			}
 			return cmdkit.PrintServer(e, j, m.Name)
@@ -85,7 +85,7 @@ func installCommand(e *cmdkit.Env) *cli.Command {
 
 // lookupEntry finds a catalog entry in the catalog hermes reads (the
 // built-in one, or $HERMES_OPTIONAL_MCPS).
-func lookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
+func LookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
 	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
 		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
@@ -99,21 +99,21 @@ func lookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
 
 // installer is the install engine wired to this command line: its
 // printer, the probe 'hermes mcp add' uses, and the security check.
-func installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
+func Installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
 		Home:         e.Home,
-		Prompter:     installPrompter{p: e.P},
-		Probe:        func(a0 context.Context, a1 *config.Server) ([]install.Tool, error) { return catalogProbe(e, a0, a1) },
+		Prompter:     InstallPrompter{p: e.P},
+		Probe:        func(a0 context.Context, a1 *config.Server) ([]install.Tool, error) { return CatalogProbe(e, a0, a1) },
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
-		Admit:        admitInstall,
+		Admit:        AdmitInstall,
 		LookupEnv:    func(a0 string) (string, bool) { return cmdkit.LookupEnv(e, a0) },
 	}
 }
 
 // admitInstall is the security check of an entry being installed: its
 // findings, one line.
-func admitInstall(srv *config.Server) error {
+func AdmitInstall(srv *config.Server) error {
 	var re *screening.RejectedError
 	if err := screening.Admit(srv); errors.As(err, &re) {
 		return fmt.Errorf("suspicious command/args configuration: %s", cmdkit.OneLine(strings.Join(re.Messages(), "; ")))
@@ -124,8 +124,8 @@ func admitInstall(srv *config.Server) error {
 }
 
 // installEntry runs the installEntry engine and turns its errors into exit codes.
-func installEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
-	err := installer(e, stepTimeout, cloneTimeout).Install(ctx, m, o)
+func InstallEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
+	err := Installer(e, stepTimeout, cloneTimeout).Install(ctx, m, o)
 	switch {
 	case err == nil:
 		return nil
@@ -146,7 +146,7 @@ func installEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o ins
 
 // catalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
-func catalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
+func CatalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
 	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
@@ -172,7 +172,7 @@ func catalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]ins
 }
 
 // uninstallCommand is 'hermes mcp uninstall NAME'.
-func uninstallCommand(e *cmdkit.Env) *cli.Command {
+func UninstallCommand(e *cmdkit.Env) *cli.Command {
 	var yes bool
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
@@ -187,14 +187,14 @@ func uninstallCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
 			}
-			return uninstall(e, j, c.Args().First(), yes)
+			return Uninstall(e, j, c.Args().First(), yes)
 		}),
 	}
 }
 
 // configServer is server name of config.yaml as loaded, nil when the file
 // does not load or has no such server.
-func configServer(e *cmdkit.Env, name string) *config.Server {
+func ConfigServer(e *cmdkit.Env, name string) *config.Server {
 	cfg, err := e.F.Config()
 	if err != nil {
 		return nil
@@ -203,7 +203,7 @@ func configServer(e *cmdkit.Env, name string) *config.Server {
 }
 
 // hasInstallDir reports whether an install folder of name exists.
-func hasInstallDir(e *cmdkit.Env, name string) bool {
+func HasInstallDir(e *cmdkit.Env, name string) bool {
 	_, err := os.Lstat(install.InstallDir(e.Home, name))
 	return err == nil
 }
@@ -211,7 +211,7 @@ func hasInstallDir(e *cmdkit.Env, name string) bool {
 // uninstall removes an installed catalog entry: its config entry and its
 // install folder. Its .env values stay. A server the user added is never
 // the catalog's, whatever its name (catalog.FromCatalog).
-func uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error {
+func Uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error {
 	if !config.ValidName(name) {
 		return cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", name)
 	}
@@ -240,7 +240,7 @@ func uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error
 		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is not installed. Installed servers: %s; see the catalog with: hermes mcp catalog", name, strings.Join(names, ", ")))
 	case m == nil && !hasFolder:
 		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' was not installed from the catalog; remove it with: hermes mcp remove %s", name, name))
-	case inConfig && !catalog.FromCatalog(configServer(e, name), m, hasFolder):
+	case inConfig && !catalog.FromCatalog(ConfigServer(e, name), m, hasFolder):
 		return cmdkit.WithCode(cmdkit.CodeNotInstalled, cmdkit.Failf("'%s' is your own server, not one installed from the catalog; remove it with: hermes mcp remove %s", name, name))
 	}
 	if !yes {
@@ -286,7 +286,7 @@ func uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error
 // install.Recover), before any 'hermes mcp' command reads or changes the
 // config. It says so on stderr, which 'hermes mcp serve' keeps off its
 // protocol stream.
-func recoverInstalls(e *cmdkit.Env, ctx context.Context, c *cli.Command) (context.Context, error) {
+func RecoverInstalls(e *cmdkit.Env, ctx context.Context, c *cli.Command) (context.Context, error) {
 	if e.Home == "" {
 		return ctx, nil
 	}
