@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/add"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
@@ -267,9 +269,9 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			logsCommand(e),
 			callCommand(e),
 			toolsSchemaCommand(e),
-			addCommand(e),
-			addJSONCommand(e),
-			importCommand(e),
+			add.AddCommand(e),
+			add.AddJSONCommand(e),
+			add.ImportCommand(e),
 			getCommand(e),
 			removeCommand(e),
 			listCommand(e),

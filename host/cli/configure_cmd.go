@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/add"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -120,7 +122,7 @@ func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 	default:
 		e.P.OK("Updated '%s': all tools enabled", name)
 	}
-	e.P.Line("%s", changedLine)
+	e.P.Line("%s", add.ChangedLine)
 	return nil
 }
 
@@ -195,7 +197,7 @@ func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error
 		return cmdkit.Failf("configuring '%s': %s", name, cmdkit.OneLine(err.Error()))
 	}
 	e.P.OK("Updated config: %d/%d tools enabled", len(sel), len(all))
-	e.P.Line("%s", changedLine)
+	e.P.Line("%s", add.ChangedLine)
 	return nil
 }
 

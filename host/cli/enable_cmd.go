@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/add"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -60,7 +62,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 				return printServerChanged(e, j, srvName, true)
 			}
 			e.P.OK("%s '%s'.", past, srvName)
-			e.P.Line("%s", changedLine)
+			e.P.Line("%s", add.ChangedLine)
 			return nil
 		}),
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
@@ -17,7 +15,6 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/importer"
 	"github.com/hermes-agent/hermes/host/install"
 	"github.com/hermes-agent/hermes/host/sampling"
 	"github.com/hermes-agent/hermes/host/termsafe"
@@ -142,7 +139,7 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 				}
 			}
 			if j.On {
-				m, _ := maskValue(nil, srv.Written()).(map[string]any)
+				m, _ := cmdkit.MaskValue(nil, srv.Written()).(map[string]any)
 				if m == nil {
 					m = map[string]any{}
 				}
@@ -197,9 +194,9 @@ func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.Map
 	e.P.Line("  Entry:")
 	var lines []string
 	if ordered != nil {
-		lines = yamlLines(maskValue(nil, ordered))
+		lines = cmdkit.YamlLines(cmdkit.MaskValue(nil, ordered))
 	} else {
-		lines = yamlLines(maskValue(nil, srv.Written()))
+		lines = cmdkit.YamlLines(cmdkit.MaskValue(nil, srv.Written()))
 	}
 	for _, l := range lines {
 		e.P.Line("    %s", l)
@@ -272,136 +269,4 @@ func mappingEntry(n ast.Node, key string) *ast.MappingValueNode {
 		}
 	}
 	return nil
-}
-
-// maskValue masks the secrets of an entry as written: every value under
-// env and headers, and any value whose key names a secret (client_secret,
-// API_KEY, ...), unless it is made of ${VAR} references only; a url's
-// query secrets are redacted. path is the keys above v.
-func maskValue(path []string, v any) any {
-	switch t := v.(type) {
-	case yaml.MapSlice:
-		out := make(yaml.MapSlice, len(t))
-		for i, it := range t {
-			k := fmt.Sprint(it.Key)
-			out[i] = yaml.MapItem{Key: it.Key, Value: maskValue(append(path[:len(path):len(path)], k), it.Value)}
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = maskValue(append(path[:len(path):len(path)], k), x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = maskValue(path, x)
-		}
-		if len(path) > 0 && path[len(path)-1] == "args" {
-			maskArgList(out)
-		}
-		return out
-	case string:
-		if len(path) == 0 {
-			return t
-		}
-		last := path[len(path)-1]
-		parent := ""
-		if len(path) > 1 {
-			parent = path[len(path)-2]
-		}
-		switch {
-		case len(path) == 2 && (parent == "env" || parent == "headers"), secretKey(path):
-			return cmdkit.MaskSecret(t)
-		case last == "url":
-			return toolview.Redact(t)
-		case last == "args" && len(path) == 1:
-			words := config.SplitArgs(t)
-			if masked := importer.MaskArgv(words); !slices.Equal(masked, words) {
-				return strings.Join(masked, " ")
-			}
-		}
-		return t
-	case nil, bool, int, int64, uint64, float64:
-		if t != nil && (secretKey(path) || len(path) == 2 && (path[0] == "env" || path[0] == "headers")) {
-			return "***"
-		}
-		return t
-	}
-	return v
-}
-
-// maskArgList masks, in place, the secret-looking words of an args list
-// (importer.MaskArgv); words that are not strings stay.
-func maskArgList(list []any) {
-	words := make([]string, len(list))
-	for i, x := range list {
-		words[i], _ = x.(string)
-	}
-	for i, w := range importer.MaskArgv(words) {
-		if _, ok := list[i].(string); ok {
-			list[i] = w
-		}
-	}
-}
-
-// secretKey reports whether the value at path is under a secret's name
-// (oauth.client_secret, an unknown api_key: key); the entry's own keys
-// (auth: oauth) are not.
-func secretKey(path []string) bool {
-	if len(path) == 0 {
-		return false
-	}
-	last := path[len(path)-1]
-	if len(path) == 1 && (last == "auth" || last == "oauth") {
-		return false
-	}
-	return importer.IsSecretName(last)
-}
-
-// yamlLines writes v (a masked entry) as YAML lines for the terminal.
-func yamlLines(v any) []string {
-	if m, ok := v.(map[string]any); ok {
-		// A plain map (no file order): sorted keys.
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		ms := make(yaml.MapSlice, 0, len(keys))
-		for _, k := range keys {
-			ms = append(ms, yaml.MapItem{Key: k, Value: sortedMaps(m[k])})
-		}
-		v = ms
-	}
-	b, err := yaml.MarshalWithOptions(v, yaml.Indent(2), yaml.IndentSequence(true))
-	if err != nil {
-		return []string{"(cannot show: " + cmdkit.OneLine(err.Error()) + ")"}
-	}
-	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-}
-
-// sortedMaps turns nested plain maps into MapSlices sorted by key.
-func sortedMaps(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		ms := make(yaml.MapSlice, 0, len(keys))
-		for _, k := range keys {
-			ms = append(ms, yaml.MapItem{Key: k, Value: sortedMaps(t[k])})
-		}
-		return ms
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = sortedMaps(x)
-		}
-		return out
-	}
-	return v
 }

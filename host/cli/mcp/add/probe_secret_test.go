@@ -1,4 +1,4 @@
-package cli
+package add
 
 import (
 	"bytes"
@@ -70,8 +70,8 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 	}()
 
 	entry := config.NewServerEntry().URL(spy.URL+"/mcp").Header("Authorization", "Bearer ${"+key+"}")
-	plan := &addPlan{entry: entry, secrets: []dotEnvValue{{key, token}}}
-	tools, err := addProbe(e, context.Background(), &addOptions{name: "spy"}, plan)
+	plan := &AddPlan{Entry: entry, Secrets: []DotEnvValue{{key, token}}}
+	tools, err := AddProbe(e, context.Background(), &AddOptions{Name: "spy"}, plan)
 	if err != nil {
 		t.Fatalf("probe: %v\n%s", err, out.String())
 	}
@@ -91,7 +91,7 @@ func TestAddProbeKeepsTypedTokenOutOfEnvironmentAndFiles(t *testing.T) {
 		t.Fatal("the probe wrote config.yaml")
 	}
 
-	if err := saveAdd(e, "spy", plan); err != nil {
+	if err := SaveAdd(e, "spy", plan); err != nil {
 		t.Fatal(err)
 	}
 	if held := filesHolding(t, token, home, tmp); len(held) != 1 || held[0] != filepath.Join(home, config.DotEnvFile) {

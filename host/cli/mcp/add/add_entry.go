@@ -1,4 +1,4 @@
-package cli
+package add
 
 import (
 	"errors"
@@ -16,37 +16,37 @@ import (
 )
 
 // preset fills the transport of a well-known server.
-type preset struct {
+type Preset struct {
 	command string
 	args    []string
 }
 
 // presets are the names --preset accepts.
-var presets = map[string]preset{
+var Presets = map[string]Preset{
 	"codex": {command: "codex", args: []string{"mcp-server"}},
 }
 
-var envNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var EnvNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // authNameRE is the name of an auth plugin --auth accepts.
-var authNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*$`)
+var AuthNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*$`)
 
 // logsIn reports whether 'hermes mcp add' logs in before probing: OAuth
 // and third-party auth plugins (exec needs its block written first; header
 // asks for a token).
-func (o *addOptions) logsIn() bool {
+func (o *AddOptions) logsIn() bool {
 	return o.auth != "" && o.auth != "header" && o.auth != "exec"
 }
 
 // addPlan is the validated request.
-type addPlan struct {
-	entry       *config.ServerEntry
+type AddPlan struct {
+	Entry       *config.ServerEntry
 	stdio       bool
 	include     []string // from --tools
 	interactive bool     // a person answers the questions
 	// secrets are .env values to write on save (a bearer token typed, a
 	// client secret), which the entry references as ${KEY}.
-	secrets []dotEnvValue
+	Secrets []DotEnvValue
 	// saved is set once the entry is written.
 	saved bool
 
@@ -68,21 +68,21 @@ type addPlan struct {
 
 // How addEntry saved an entry.
 const (
-	resultSaved    = "saved"
-	resultDisabled = "saved_disabled"
-	resultUnprobed = "saved_unprobed"
+	ResultSaved    = "saved"
+	ResultDisabled = "saved_disabled"
+	ResultUnprobed = "saved_unprobed"
 )
 
 // dotEnvValue is one KEY=value of .env.
-type dotEnvValue struct{ key, value string }
+type DotEnvValue struct{ key, value string }
 
 // pending returns the secrets as the config layer's pending .env values.
-func (p *addPlan) pending() map[string]string {
-	if len(p.secrets) == 0 {
+func (p *AddPlan) pending() map[string]string {
+	if len(p.Secrets) == 0 {
 		return nil
 	}
 	m := map[string]string{}
-	for _, s := range p.secrets {
+	for _, s := range p.Secrets {
 		m[s.key] = s.value
 	}
 	return m
@@ -90,10 +90,10 @@ func (p *addPlan) pending() map[string]string {
 
 // buildAddEntry validates the options and builds the entry to save (without
 // tools and enabled). Errors are usage errors.
-func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
+func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 	o.secrets, o.secretNotes = nil, nil
-	if !config.ValidName(o.name) {
-		return nil, cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.name)
+	if !config.ValidName(o.Name) {
+		return nil, cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.Name)
 	}
 	type kv struct{ k, v string }
 	var envs []kv
@@ -104,7 +104,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			return nil, cmdkit.Usagef("Invalid --env value '%s' (expected KEY=VALUE)", item)
 		case k == "":
 			return nil, cmdkit.Usagef("Invalid --env value '%s' (missing variable name)", item)
-		case !envNameRE.MatchString(k):
+		case !EnvNameRE.MatchString(k):
 			return nil, cmdkit.Usagef("Invalid --env variable name '%s'", k)
 		}
 		envs = append(envs, kv{k, v})
@@ -117,10 +117,10 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		command, args = args[0], args[1:]
 	}
 	if o.preset != "" {
-		p, ok := presets[o.preset]
+		p, ok := Presets[o.preset]
 		if !ok {
-			names := make([]string, 0, len(presets))
-			for n := range presets {
+			names := make([]string, 0, len(Presets))
+			for n := range Presets {
 				names = append(names, n)
 			}
 			slices.Sort(names)
@@ -139,7 +139,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	}
 	switch {
 	case url == "" && command == "":
-		return nil, cmdkit.Usagef("Must specify --url <endpoint>, --command <cmd>, or --preset <name>; e.g. hermes mcp add %s --url https://example.com/mcp, or hermes mcp add %s --command npx --args -y some-mcp-server", o.name, o.name)
+		return nil, cmdkit.Usagef("Must specify --url <endpoint>, --command <cmd>, or --preset <name>; e.g. hermes mcp add %s --url https://example.com/mcp, or hermes mcp add %s --command npx --args -y some-mcp-server", o.Name, o.Name)
 	case url != "" && command != "":
 		return nil, cmdkit.Usagef("give either --url (HTTP server) or --command (stdio server), not both")
 	case url != "" && hasArgs && len(args) > 0:
@@ -155,7 +155,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 		// Checked with --no-probe too: a saved URL that can never connect
 		// helps nobody. ${VAR}s are resolved later, so only a literal
 		// scheme is checked.
-		if err := checkServerURL(url); err != nil {
+		if err := CheckServerURL(url); err != nil {
 			return nil, cmdkit.Usagef("--url %q %s; give the server's http:// or https:// endpoint, e.g. https://example.com/mcp", url, err)
 		}
 	}
@@ -163,7 +163,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 	case "", "oauth", "header", "exec":
 	default:
 		// A third-party auth plugin, hermes-auth-<name>.
-		if !authNameRE.MatchString(o.auth) {
+		if !AuthNameRE.MatchString(o.auth) {
 			return nil, cmdkit.Usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.auth)
 		}
 	}
@@ -204,7 +204,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 			entry.OAuth("client_id", o.clientID)
 		}
 		if o.clientSecret != "" {
-			entry.OAuth("client_secret", "${"+ClientSecretVar(o.name)+"}")
+			entry.OAuth("client_secret", "${"+ClientSecretVar(o.Name)+"}")
 		}
 		if o.scope != "" {
 			entry.OAuth("scope", o.scope)
@@ -234,7 +234,7 @@ func buildAddEntry(o *addOptions) (*config.ServerEntry, error) {
 }
 
 // hasHeader reports whether the entry sets header key (case-insensitively).
-func hasHeader(entry *config.ServerEntry, key string) bool {
+func HasHeader(entry *config.ServerEntry, key string) bool {
 	v, _ := entry.Fields.Get("headers")
 	m, _ := v.(config.Map)
 	for _, kv := range m {
@@ -248,8 +248,8 @@ func hasHeader(entry *config.ServerEntry, key string) bool {
 // screenAdd refuses an entry the security check rejects (host/screening),
 // before anything is written, logged in to or started: the entry as it
 // would be saved, ${VAR}s read as they would be at run time.
-func screenAdd(e *cmdkit.Env, name string, plan *addPlan) error {
-	srv, err := config.LoadEntryEnv(e.Home, name, plan.entry, plan.pending(), e.F.ConfigEnv())
+func ScreenAdd(e *cmdkit.Env, name string, plan *AddPlan) error {
+	srv, err := config.LoadEntryEnv(e.Home, name, plan.Entry, plan.pending(), e.F.ConfigEnv())
 	if err != nil {
 		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 	}
@@ -263,21 +263,21 @@ func screenAdd(e *cmdkit.Env, name string, plan *addPlan) error {
 
 // saveAdd writes the secrets (a token typed, a client secret) and the
 // entry, once the security check admits it.
-func saveAdd(e *cmdkit.Env, name string, plan *addPlan) error {
-	if err := screenAdd(e, name, plan); err != nil {
+func SaveAdd(e *cmdkit.Env, name string, plan *AddPlan) error {
+	if err := ScreenAdd(e, name, plan); err != nil {
 		return err
 	}
-	for _, s := range plan.secrets {
+	for _, s := range plan.Secrets {
 		if err := config.SetDotEnv(e.Home, s.key, s.value); err != nil {
 			return cmdkit.Failf("saving %s to %s/.env: %s", s.key, e.Home, cmdkit.OneLine(err.Error()))
 		}
 	}
-	err := config.Edit(e.Home, func(d *config.Document) error { return d.SetServer(name, plan.entry) })
+	err := config.Edit(e.Home, func(d *config.Document) error { return d.SetServer(name, plan.Entry) })
 	if err != nil {
 		return cmdkit.Failf("saving '%s': %s", name, cmdkit.OneLine(err.Error()))
 	}
 	plan.saved = true
-	for _, s := range plan.secrets {
+	for _, s := range plan.Secrets {
 		what := "API key"
 		if s.key == ClientSecretVar(name) {
 			what = "OAuth client secret"
@@ -293,8 +293,8 @@ func saveAdd(e *cmdkit.Env, name string, plan *addPlan) error {
 // keepSecret is what the entry keeps of a --header or --env value: a
 // secret (by its name or its shape) goes to .env, as add-json and import
 // do, and the entry refers to it as ${VAR}.
-func (o *addOptions) keepSecret(key, val string, header bool) string {
-	written, sec, notes := importer.MoveSecret(o.name, key, val, header)
+func (o *AddOptions) keepSecret(key, val string, header bool) string {
+	written, sec, notes := importer.MoveSecret(o.Name, key, val, header)
 	if sec != nil {
 		o.secrets = append(o.secrets, *sec)
 	}
@@ -313,7 +313,7 @@ func ClientSecretVar(name string) string {
 // a host; of one holding ${VAR}s only the scheme is checked (the config
 // layer resolves the rest), and one that starts with a ${VAR} is left to
 // it whole.
-func checkServerURL(raw string) error {
+func CheckServerURL(raw string) error {
 	if strings.HasPrefix(raw, "${") {
 		return nil
 	}

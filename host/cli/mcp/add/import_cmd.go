@@ -1,4 +1,4 @@
-package cli
+package add
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 )
 
 // importOptions is what 'hermes mcp import' was asked to do.
-type importOptions struct {
+type ImportOptions struct {
 	from                                   string
 	all, dryRun, yes, noProbe, force, json bool
 	tools                                  string
@@ -29,7 +29,7 @@ type importOptions struct {
 
 // importResult is one server in 'hermes mcp import --json', in the style
 // of 'hermes mcp list --json'.
-type importResult struct {
+type ImportResult struct {
 	// Name is the Hermes name; SourceName the client's, when it differs.
 	Name       string `json:"name"`
 	SourceName string `json:"source_name,omitempty"`
@@ -58,15 +58,15 @@ type importResult struct {
 }
 
 // fail records why r was skipped or failed, with its code.
-func (r *importResult) fail(status, code, msg string) {
+func (r *ImportResult) fail(status, code, msg string) {
 	r.Status, r.problem = status, msg
 	r.Error = &cmdkit.JSONError{Code: code, Message: msg}
 }
 
-const importUsage = `hermes mcp import [--from claude|codex|gemini|cursor|vscode|FILE] [--all | NAME...] [--dry-run] [--force]
+const ImportUsage = `hermes mcp import [--from claude|codex|gemini|cursor|vscode|FILE] [--all | NAME...] [--dry-run] [--force]
 common: [--tools a,b] [--yes] [--no-probe] [--json]`
 
-const importDescription = `Reads the MCP servers other clients are configured with and adds them to
+const ImportDescription = `Reads the MCP servers other clients are configured with and adds them to
 config.yaml, each the way 'hermes mcp add' does: screened, probed (unless
 --no-probe), its tools picked on a terminal. Without --from every client is
 read: Claude Code (~/.claude.json, .mcp.json), Codex (~/.codex/config.toml,
@@ -87,13 +87,13 @@ checklist; elsewhere name them or pass --all, plus --yes (probe, enable
 every tool) or --no-probe (save without connecting). --dry-run shows what
 would be added and writes nothing.`
 
-func importCommand(e *cmdkit.Env) *cli.Command {
-	o := &importOptions{}
+func ImportCommand(e *cmdkit.Env) *cli.Command {
+	o := &ImportOptions{}
 	return &cli.Command{
 		Name:        "import",
 		Usage:       "add the servers of other MCP clients (Claude Code, Codex, Gemini CLI, Cursor, VS Code)",
-		UsageText:   importUsage,
-		Description: importDescription,
+		UsageText:   ImportUsage,
+		Description: ImportDescription,
 		ArgsUsage:   "[NAME...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "read only `CLIENT` (claude, codex, gemini, cursor, vscode) or a config FILE", Destination: &o.from},
@@ -107,18 +107,18 @@ func importCommand(e *cmdkit.Env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			o.names = c.Args().Slice()
-			return runImport(e, ctx, o)
+			return RunImport(e, ctx, o)
 		},
 	}
 }
 
 // importCandidate is a server found, with what became of it.
-type importCandidate struct {
+type ImportCandidate struct {
 	srv *importer.Server
-	res *importResult
+	res *ImportResult
 }
 
-func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
+func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 	switch {
 	case o.all && len(o.names) > 0:
 		return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
@@ -139,7 +139,7 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 	if err != nil {
 		return cmdkit.Failf("cannot read the current folder (%s); cd into a folder you can read", cmdkit.OneLine(err.Error()))
 	}
-	sources, clients, err := importSources(e, o.from, home, cwd)
+	sources, clients, err := ImportSources(e, o.from, home, cwd)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 	}
 
 	// Which of them.
-	chosen, err := chooseImports(e, o, found)
+	chosen, err := ChooseImports(e, o, found)
 	if err != nil {
 		return err
 	}
@@ -200,9 +200,9 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 		}
 	}
 	importer.UniqueVars(chosen, reserved)
-	var cands []importCandidate
+	var cands []ImportCandidate
 	for _, s := range chosen {
-		res := &importResult{
+		res := &ImportResult{
 			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
 			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(), Notes: s.Notes,
 		}
@@ -218,7 +218,7 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 		case slices.Contains(existing, s.Name) && !o.force:
 			res.fail("skipped", cmdkit.CodeExists, fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path))
 		}
-		cands = append(cands, importCandidate{srv: s, res: res})
+		cands = append(cands, ImportCandidate{srv: s, res: res})
 	}
 	for _, s := range shadowed {
 		i := slices.IndexFunc(chosen, func(c *importer.Server) bool { return c.Name == s.Name })
@@ -229,15 +229,15 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 		if chosen[i].Source.Client != s.Source.Client {
 			why = fmt.Sprintf("the server of this name in %s is imported instead; to import this one, run the import again with --from %s --force", chosen[i].Source.Path, s.Source.Client)
 		}
-		res := &importResult{
+		res := &ImportResult{
 			Name: s.Name, Client: string(s.Source.Client), File: s.Source.Path, Scope: s.Scope,
 			Transport: s.Transport(), Target: s.Target(), Enabled: s.Enabled(),
 		}
 		res.fail("skipped", cmdkit.CodeDuplicate, why)
-		cands = append(cands, importCandidate{srv: s, res: res})
+		cands = append(cands, ImportCandidate{srv: s, res: res})
 	}
 
-	showImportPlan(e, cands, o.dryRun)
+	ShowImportPlan(e, cands, o.dryRun)
 	todo := 0
 	for _, c := range cands {
 		if c.res.Status == "" {
@@ -250,19 +250,19 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 				continue
 			}
 			c.res.Status = "would_import"
-			if err := screenAdd(e, c.srv.Name, &addPlan{entry: c.srv.Entry, secrets: importSecrets(c.srv)}); err != nil {
-				c.res.fail("failed", cmdkit.ErrorCode(err), errMessage(err))
+			if err := ScreenAdd(e, c.srv.Name, &AddPlan{Entry: c.srv.Entry, Secrets: ImportSecrets(c.srv)}); err != nil {
+				c.res.fail("failed", cmdkit.ErrorCode(err), ErrMessage(err))
 				e.P.Fail("%s", c.res.problem)
 			}
 		}
 		e.P.Line("Dry run: nothing was written.")
-		return importDone(e, o, cands)
+		return ImportDone(e, o, cands)
 	}
 	if todo == 0 {
 		// Servers config.yaml already has are no failure: a second
 		// import of the same files changes nothing and succeeds.
 		e.P.Line("Nothing to import: every server chosen was skipped (see above).")
-		return importDone(e, o, cands)
+		return ImportDone(e, o, cands)
 	}
 	if e.P.Interactive() && !o.yes && !e.P.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
 		return cmdkit.Failf("Cancelled; nothing was imported")
@@ -275,14 +275,14 @@ func runImport(e *cmdkit.Env, ctx context.Context, o *importOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		importOne(e, ctx, o, c)
+		ImportOne(e, ctx, o, c)
 	}
-	return importDone(e, o, cands)
+	return ImportDone(e, o, cands)
 }
 
 // importSources resolves --from into the files to read and the clients
 // in the order their servers win a name clash.
-func importSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
+func ImportSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
 	if from == "" {
 		var out []importer.Source
 		for _, c := range importer.Clients {
@@ -319,7 +319,7 @@ func importSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []
 
 // chooseImports picks the servers to import: those named, all, or (on a
 // terminal) those checked in a checklist.
-func chooseImports(e *cmdkit.Env, o *importOptions, found []*importer.Server) ([]*importer.Server, error) {
+func ChooseImports(e *cmdkit.Env, o *ImportOptions, found []*importer.Server) ([]*importer.Server, error) {
 	var all []string
 	for _, s := range found {
 		all = append(all, s.Name)
@@ -371,7 +371,7 @@ func chooseImports(e *cmdkit.Env, o *importOptions, found []*importer.Server) ([
 
 // showImportPlan prints what will be added (with the entries, masked, on
 // --dry-run) and what is skipped, one line each.
-func showImportPlan(e *cmdkit.Env, cands []importCandidate, entries bool) {
+func ShowImportPlan(e *cmdkit.Env, cands []ImportCandidate, entries bool) {
 	e.P.Header("Servers to import:")
 	for _, c := range cands {
 		s, r := c.srv, c.res
@@ -404,7 +404,7 @@ func showImportPlan(e *cmdkit.Env, cands []importCandidate, entries bool) {
 			e.P.Info("    note: %s", n)
 		}
 		if entries {
-			for _, l := range yamlLines(maskValue(nil, entryValue(s.Entry.Fields))) {
+			for _, l := range cmdkit.YamlLines(cmdkit.MaskValue(nil, EntryValue(s.Entry.Fields))) {
 				e.P.Line("      %s", l)
 			}
 		}
@@ -412,13 +412,13 @@ func showImportPlan(e *cmdkit.Env, cands []importCandidate, entries bool) {
 }
 
 // importOne runs the add flow for one server and records the result.
-func importOne(e *cmdkit.Env, ctx context.Context, o *importOptions, c importCandidate) {
+func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCandidate) {
 	s, r := c.srv, c.res
-	ao := &addOptions{name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
-	plan := &addPlan{
-		entry: s.Entry, interactive: e.P.Interactive() && !o.yes,
+	ao := &AddOptions{Name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
+	plan := &AddPlan{
+		Entry: s.Entry, interactive: e.P.Interactive() && !o.yes,
 		overwrite: o.force, noAuthPrompt: true, imported: true,
-		secrets: importSecrets(s), secretFrom: map[string]string{},
+		Secrets: ImportSecrets(s), secretFrom: map[string]string{},
 	}
 	for _, sec := range s.Secrets {
 		plan.secretFrom[sec.Var] = sec.From
@@ -438,9 +438,9 @@ func importOne(e *cmdkit.Env, ctx context.Context, o *importOptions, c importCan
 		ao.noProbe = true
 		e.P.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
 	}
-	err := addEntry(e, ctx, ao, plan)
+	err := AddEntry(e, ctx, ao, plan)
 	if err != nil {
-		r.fail("failed", cmdkit.ErrorCode(err), errMessage(err))
+		r.fail("failed", cmdkit.ErrorCode(err), ErrMessage(err))
 		if !plan.saved {
 			r.Secrets = nil
 		}
@@ -450,9 +450,9 @@ func importOne(e *cmdkit.Env, ctx context.Context, o *importOptions, c importCan
 	r.Enabled = s.Enabled()
 	r.ToolsEnabled = plan.tools
 	switch plan.result {
-	case resultDisabled:
+	case ResultDisabled:
 		r.Status = "imported_disabled"
-	case resultUnprobed:
+	case ResultUnprobed:
 		r.Status = "saved_unprobed"
 	default:
 		r.Status = "imported"
@@ -461,9 +461,9 @@ func importOne(e *cmdkit.Env, ctx context.Context, o *importOptions, c importCan
 
 // importDone prints the summary (or the JSON) and sets the exit code: 1
 // when a server chosen could not be imported.
-func importDone(e *cmdkit.Env, o *importOptions, cands []importCandidate) error {
+func ImportDone(e *cmdkit.Env, o *ImportOptions, cands []ImportCandidate) error {
 	failed, done, skipped := 0, 0, 0
-	results := make([]importResult, 0, len(cands))
+	results := make([]ImportResult, 0, len(cands))
 	for _, c := range cands {
 		results = append(results, *c.res)
 		switch c.res.Status {
@@ -491,16 +491,16 @@ func importDone(e *cmdkit.Env, o *importOptions, cands []importCandidate) error 
 }
 
 // importSecrets are the server's secrets as .env values to save.
-func importSecrets(s *importer.Server) []dotEnvValue {
-	var out []dotEnvValue
+func ImportSecrets(s *importer.Server) []DotEnvValue {
+	var out []DotEnvValue
 	for _, sec := range s.Secrets {
-		out = append(out, dotEnvValue{sec.Var, sec.Value})
+		out = append(out, DotEnvValue{sec.Var, sec.Value})
 	}
 	return out
 }
 
 // errMessage is the text of a command error without a trailing newline.
-func errMessage(err error) string {
+func ErrMessage(err error) string {
 	var ee *cmdkit.ExitError
 	if errors.As(err, &ee) {
 		return ee.Msg
@@ -510,18 +510,18 @@ func errMessage(err error) string {
 
 // entryValue turns an entry's fields into the values YAML writes
 // (durations as seconds), keeping their order.
-func entryValue(m config.Map) yaml.MapSlice {
+func EntryValue(m config.Map) yaml.MapSlice {
 	out := make(yaml.MapSlice, 0, len(m))
 	for _, kv := range m {
-		out = append(out, yaml.MapItem{Key: kv.Key, Value: fieldValue(kv.Value)})
+		out = append(out, yaml.MapItem{Key: kv.Key, Value: FieldValue(kv.Value)})
 	}
 	return out
 }
 
-func fieldValue(v any) any {
+func FieldValue(v any) any {
 	switch t := v.(type) {
 	case config.Map:
-		return entryValue(t)
+		return EntryValue(t)
 	case time.Duration:
 		return int64(t / time.Second)
 	case []string:

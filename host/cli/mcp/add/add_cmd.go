@@ -1,4 +1,4 @@
-package cli
+package add
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 )
 
 // addOptions is what 'hermes mcp add' was asked to do.
-type addOptions struct {
-	name         string
+type AddOptions struct {
+	Name         string
 	command      string
 	url          string
 	cwd          string
@@ -51,14 +51,14 @@ type addOptions struct {
 	asJSON bool
 }
 
-const addUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
+const AddUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
 hermes mcp add <name> [--env K=V]... [flags] -- CMD [A B ...]
 hermes mcp add <name> --url URL [--header 'K: V']... [--auth oauth|header|exec|PLUGIN]
 hermes mcp add <name> --url URL --auth oauth [--client-id ID] [--client-secret S] [--scope S] [--no-browser | --device]
 hermes mcp add <name> --preset codex
 common: [--tools a,b | --yes] [--no-probe] [--connect-timeout S] [--timeout S] [--json]`
 
-const addDescription = `Everything after --args (or after --) is the server's argv, word for word,
+const AddDescription = `Everything after --args (or after --) is the server's argv, word for word,
 so it must come last. Words after --args spelled like hermes's own long
 flags (--env, --no-probe, ...) are asked about on a terminal and refused
 elsewhere (exit 2): write hermes's flags before --args, or use the -- form,
@@ -79,9 +79,9 @@ like OAuth.`
 
 // addFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
 // only for help and completion.
-func addFlags(o *addOptions) []cli.Flag {
+func AddFlags(o *AddOptions) []cli.Flag {
 	if o == nil {
-		o = &addOptions{}
+		o = &AddOptions{}
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.command},
@@ -110,7 +110,7 @@ func addFlags(o *addOptions) []cli.Flag {
 
 // addValueFlags are the flags of 'hermes mcp add' that take a value, so that
 // a value spelled "--args" or "--" is not mistaken for the separator.
-var addValueFlags = map[string]bool{
+var AddValueFlags = map[string]bool{
 	"command": true, "env": true, "cwd": true, "url": true, "header": true, "auth": true,
 	"transport": true, "preset": true, "connect-timeout": true, "timeout": true, "tools": true,
 	"client-id": true, "client-secret": true, "scope": true,
@@ -152,7 +152,7 @@ func SplitAddArgs(words []string) (front, child []string, sep string) {
 			_, first, _ := strings.Cut(w, "=")
 			return slices.Clone(words[:i]), append([]string{first}, words[i+1:]...), SepArgs
 		}
-		if strings.HasPrefix(w, "-") && !strings.Contains(w, "=") && addValueFlags[strings.TrimLeft(w, "-")] {
+		if strings.HasPrefix(w, "-") && !strings.Contains(w, "=") && AddValueFlags[strings.TrimLeft(w, "-")] {
 			i++ // its value
 		}
 	}
@@ -164,9 +164,9 @@ func SplitAddArgs(words []string) (front, child []string, sep string) {
 // in order, each once: after --args they are the server's, which is rarely
 // what was meant. Short ones are not counted: "-y" after --args is npx's
 // (npx -y pkg) far more often than hermes's.
-func hermesFlagsIn(argv []string) []string {
+func HermesFlagsIn(argv []string) []string {
 	known := map[string]bool{"h": true, "help": true}
-	for _, f := range addFlags(nil) {
+	for _, f := range AddFlags(nil) {
 		for _, n := range f.Names() {
 			known[n] = n != "args"
 		}
@@ -191,12 +191,12 @@ func hermesFlagsIn(argv []string) []string {
 // are meant for the server (default no); without one it is a usage error
 // (exit 2) naming the flags and the two ways to write what was meant. The
 // "--" form passes everything after it to the server without asking.
-func confirmArgvFlags(e *cmdkit.Env, o *addOptions) error {
+func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
 	if len(o.argvFlags) == 0 {
 		return nil
 	}
 	flags := strings.Join(o.argvFlags, " ")
-	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.name)
+	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.Name)
 	if !e.P.Interactive() {
 		return cmdkit.Usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
 	}
@@ -211,14 +211,14 @@ func confirmArgvFlags(e *cmdkit.Env, o *addOptions) error {
 // reach the flag parser, so this command takes its words unparsed, splits
 // them with SplitAddArgs and parses only the front part with an inner
 // command that owns the real flags.
-func addCommand(e *cmdkit.Env) *cli.Command {
+func AddCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:            "add",
 		Usage:           "add a server: connect, pick its tools, save it",
-		UsageText:       addUsage,
-		Description:     addDescription,
+		UsageText:       AddUsage,
+		Description:     AddDescription,
 		SkipFlagParsing: true,
-		Flags:           addFlags(nil), // for help and completion
+		Flags:           AddFlags(nil), // for help and completion
 		Action: func(ctx context.Context, c *cli.Command) error {
 			front, child, sep := SplitAddArgs(c.Args().Slice())
 			for _, w := range front {
@@ -226,14 +226,14 @@ func addCommand(e *cmdkit.Env) *cli.Command {
 					return cli.ShowSubcommandHelp(c)
 				}
 			}
-			o := &addOptions{childArgs: child, hasChildArgs: sep != SepNone, dashDash: sep == SepDashDash}
+			o := &AddOptions{childArgs: child, hasChildArgs: sep != SepNone, dashDash: sep == SepDashDash}
 			if sep == SepArgs {
-				o.argvFlags = hermesFlagsIn(child)
+				o.argvFlags = HermesFlagsIn(child)
 			}
 			j := &cmdkit.JSONOutput{E: e}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
-				Flags:                     addFlags(o),
+				Flags:                     AddFlags(o),
 				DisableSliceFlagSeparator: true,
 				Writer:                    e.Out,
 				ErrWriter:                 e.Err,
@@ -248,17 +248,17 @@ func addCommand(e *cmdkit.Env) *cli.Command {
 					if c.Args().Len() != 1 {
 						return cmdkit.Usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
-					o.name = c.Args().First()
+					o.Name = c.Args().First()
 					if j.On = o.asJSON; j.On {
 						cmdkit.ProgressToStderr(e)
 					}
-					if err := confirmArgvFlags(e, o); err != nil {
+					if err := ConfirmArgvFlags(e, o); err != nil {
 						return err
 					}
-					if err := runAdd(e, ctx, o); err != nil || !j.On {
+					if err := RunAdd(e, ctx, o); err != nil || !j.On {
 						return err
 					}
-					return cmdkit.PrintServer(e, j, o.name)
+					return cmdkit.PrintServer(e, j, o.Name)
 				}),
 			}
 			// The inner command is a root of its own: give it a context
