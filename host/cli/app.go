@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/add"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
@@ -265,10 +267,10 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 		// No command: the picker on a terminal, the catalog elsewhere.
 		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
-			testCommand(e),
+			calls.TestCommand(e),
 			logsCommand(e),
-			callCommand(e),
-			toolsSchemaCommand(e),
+			calls.CallCommand(e),
+			calls.ToolsSchemaCommand(e),
 			add.AddCommand(e),
 			add.AddJSONCommand(e),
 			add.ImportCommand(e),

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/urfave/cli/v3"
@@ -175,7 +177,7 @@ func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
 		}
 		return
 	}
-	for _, name := range originalNames(m, srv.Name) {
+	for _, name := range calls.OriginalNames(m, srv.Name) {
 		if completionToolRE.MatchString(name) {
 			fmt.Fprintln(e.Out, name)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
@@ -30,8 +32,8 @@ var goldenTypes = map[string]func() any{
 	"list":                     func() any { return &[]cmdkit.JSONServer{} },
 	"list-config-error":        func() any { return &cmdkit.JSONFailure{} },
 	"get":                      func() any { return &getReport{} },
-	"test":                     func() any { return &testReport{} },
-	"test-missing-command":     func() any { return &testReport{} },
+	"test":                     func() any { return &calls.TestReport{} },
+	"test-missing-command":     func() any { return &calls.TestReport{} },
 	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },
 	"tools":                    func() any { return &tools.ToolsReport{} },
 	"auth-status":              func() any { return &[]login.AuthStatusEntry{} },

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
 	"github.com/hermes-agent/hermes/host/config"
@@ -176,7 +178,7 @@ func checkServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 		case st.State == registry.StateConnected:
 			l.text = fmt.Sprintf("✓ %d tools", st.Enabled)
 		case jerr != nil && jerr.Message != "":
-			l.text = "✗ " + clipRunes(cmdkit.OneLine(jerr.Message), 60)
+			l.text = "✗ " + calls.ClipRunes(cmdkit.OneLine(jerr.Message), 60)
 		default:
 			l.text = "✗ " + state
 		}

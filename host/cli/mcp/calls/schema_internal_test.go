@@ -1,4 +1,4 @@
-package cli
+package calls
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ func TestToolSchemaForAPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	writeToolSchema(&b, toolview.ToolDef{Name: "mcp_s_search", OriginalName: "search", Description: "Searches.\nSecond line.", Parameters: schema})
+	WriteToolSchema(&b, toolview.ToolDef{Name: "mcp_s_search", OriginalName: "search", Description: "Searches.\nSecond line.", Parameters: schema})
 	want := `search  (model name mcp_s_search)
   Searches.
   Second line.

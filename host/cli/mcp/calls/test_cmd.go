@@ -1,4 +1,4 @@
-package cli
+package calls
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // testReport is what 'hermes mcp test --json' prints: the server (its
 // state connected, or why not, in Error), and what it offers. Enabled is
 // the entry's: a disabled server is tested all the same, and says so.
-type testReport struct {
+type TestReport struct {
 	cmdkit.JSONServer
 	// Target is the transport line: the url, or the command line.
 	Target          string `json:"target"`
@@ -42,14 +42,14 @@ type testReport struct {
 	// AuthHeaders are the auth-looking headers, masked.
 	AuthHeaders map[string]string `json:"auth_headers,omitempty"`
 	// DiscoveredTools are the tools the server lists.
-	DiscoveredTools []toolInfo `json:"discovered_tools"`
+	DiscoveredTools []ToolInfo `json:"discovered_tools"`
 	Resources       *int       `json:"resources,omitempty"`
 	Prompts         *int       `json:"prompts,omitempty"`
 	UnknownKeys     []string   `json:"unknown_keys,omitempty"`
 	Warnings        []string   `json:"warnings,omitempty"`
 	// Sandbox is the isolation asked for and what the transport put in
 	// force; absent for a server without sandbox:.
-	Sandbox *sandboxInfo `json:"sandbox,omitempty"`
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 	// Drift lists the tools whose definitions changed since they were
 	// approved.
 	Drift []cmdkit.DriftNote `json:"drift,omitempty"`
@@ -62,7 +62,7 @@ type testReport struct {
 }
 
 // sandboxInfo is the sandbox part of 'hermes mcp test'.
-type sandboxInfo struct {
+type SandboxInfo struct {
 	// Asked describes the server's sandbox: block, defaults applied.
 	Asked []string `json:"asked"`
 	// Applied and Gaps are what the transport reported (bounded).
@@ -72,29 +72,29 @@ type sandboxInfo struct {
 
 // Bounds of a transport's sandbox report as shown: it is a plugin's text.
 const (
-	maxSandboxLines    = 16
-	maxSandboxLineRune = 200
+	MaxSandboxLines    = 16
+	MaxSandboxLineRune = 200
 )
 
 // boundedLines keeps at most maxSandboxLines lines of at most
 // maxSandboxLineRune runes each, on one line each.
-func boundedLines(in []string) []string {
+func BoundedLines(in []string) []string {
 	var out []string
 	for i, l := range in {
-		if i == maxSandboxLines {
+		if i == MaxSandboxLines {
 			out = append(out, fmt.Sprintf("(%d more lines not shown)", len(in)-i))
 			break
 		}
 		l = cmdkit.OneLine(l)
-		if r := []rune(l); len(r) > maxSandboxLineRune {
-			l = string(r[:maxSandboxLineRune]) + "…"
+		if r := []rune(l); len(r) > MaxSandboxLineRune {
+			l = string(r[:MaxSandboxLineRune]) + "…"
 		}
 		out = append(out, l)
 	}
 	return out
 }
 
-type toolInfo struct {
+type ToolInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Enabled is false when the server's tools.include/exclude filters the
@@ -102,7 +102,7 @@ type toolInfo struct {
 	Enabled bool `json:"enabled"`
 }
 
-func testCommand(e *cmdkit.Env) *cli.Command {
+func TestCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "test",
@@ -119,8 +119,8 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			rep := testReport{JSONServer: cmdkit.ServerJSON(srv), Target: cmdkit.TransportLine(srv), DiscoveredTools: []toolInfo{},
-				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: maskedAuth(srv)}
+			rep := TestReport{JSONServer: cmdkit.ServerJSON(srv), Target: cmdkit.TransportLine(srv), DiscoveredTools: []ToolInfo{},
+				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: MaskedAuth(srv)}
 			static := rep.JSONServer
 			rep.State, rep.Error = cmdkit.StateConnected, nil
 			// fail records why the test failed: the server's state and the
@@ -135,7 +135,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 					e.P.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
 				}
 				e.P.Line("Transport: %s", rep.Target)
-				e.P.Line("Auth: %s", authLine(srv, rep.AuthHeaders))
+				e.P.Line("Auth: %s", AuthLine(srv, rep.AuthHeaders))
 				for _, k := range srv.Unknown {
 					e.P.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
 				}
@@ -144,7 +144,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 				}
 			}
 			if srv.Sandbox != nil {
-				rep.Sandbox = &sandboxInfo{Asked: srv.Sandbox.Describe()}
+				rep.Sandbox = &SandboxInfo{Asked: srv.Sandbox.Describe()}
 				if !asJSON {
 					e.P.Line("Sandbox:")
 					for _, l := range rep.Sandbox.Asked {
@@ -172,9 +172,9 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 			rep.ServerVersion = s.ServerInfo().Version
 			rep.ProtocolVersion = s.Protocol.Revision
 			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
-			rep.Instructions = clipRunes(strings.TrimSpace(s.Instructions()), instructionsMax)
+			rep.Instructions = ClipRunes(strings.TrimSpace(s.Instructions()), InstructionsMax)
 			if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
-				rep.Sandbox.Applied, rep.Sandbox.Gaps = boundedLines(r.Applied), boundedLines(r.Gaps)
+				rep.Sandbox.Applied, rep.Sandbox.Gaps = BoundedLines(r.Applied), BoundedLines(r.Gaps)
 			}
 			caps := s.Capabilities()
 			// Every listing is bounded (registry.ListBound) and reported
@@ -192,7 +192,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 					skipped = append(append(append(skipped, l.Skipped...), dups...), l.Notes...)
 					rep.Warnings = append(rep.Warnings, skipped...)
 					for _, t := range tools {
-						rep.DiscoveredTools = append(rep.DiscoveredTools, toolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
+						rep.DiscoveredTools = append(rep.DiscoveredTools, ToolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
 					}
 					d, err := registry.RecordOffered(e.F.Offered(), srv, s, tools)
 					if err != nil && d.Unreadable == "" {
@@ -226,7 +226,7 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 			if asJSON {
 				j.Write(rep)
 			} else {
-				printTestReport(e, rep, skipped, listed)
+				PrintTestReport(e, rep, skipped, listed)
 				cmdkit.PrintSampling(e, srv)
 			}
 			if rep.Error != nil {
@@ -239,26 +239,26 @@ func testCommand(e *cmdkit.Env) *cli.Command {
 
 // instructionsMax bounds the server instructions 'hermes mcp test' shows
 // (runes); the model is given them whole by the registry's rules.
-const instructionsMax = 2000
+const InstructionsMax = 2000
 
 // instructionsLines bounds the lines of instructions 'hermes mcp test'
 // prints on the terminal (a server's whole manual buried the rest of the
 // report); --json has them up to instructionsMax.
-const instructionsLines = 6
+const InstructionsLines = 6
 
 // printTestReport prints rep; listed is false when the tools could not be
 // listed (rep.Error says why).
-func printTestReport(e *cmdkit.Env, rep testReport, skipped []string, listed bool) {
+func PrintTestReport(e *cmdkit.Env, rep TestReport, skipped []string, listed bool) {
 	e.P.OK("Connected (%dms)", rep.LatencyMS)
 	e.P.Line("Server: %s %s", rep.ServerName, rep.ServerVersion)
 	e.P.Line("Protocol: %s (%s)", rep.ProtocolVersion, rep.ProtocolWhy)
 	if rep.Instructions != "" {
 		e.P.Line("Instructions:")
 		lines := strings.Split(rep.Instructions, "\n")
-		for _, l := range lines[:min(len(lines), instructionsLines)] {
+		for _, l := range lines[:min(len(lines), InstructionsLines)] {
 			e.P.Line("  %s", l)
 		}
-		if more := len(lines) - instructionsLines; more > 0 {
+		if more := len(lines) - InstructionsLines; more > 0 {
 			e.P.Line("  … %d more lines (hermes mcp test %s --json shows them all)", more, rep.Name)
 		}
 	}
@@ -299,13 +299,13 @@ func printTestReport(e *cmdkit.Env, rep testReport, skipped []string, listed boo
 	}
 	var counts []string
 	if rep.Resources != nil {
-		counts = append(counts, "resources: "+itoa(*rep.Resources))
+		counts = append(counts, "resources: "+Itoa(*rep.Resources))
 	}
 	if rep.ResourceTemplates != nil {
-		counts = append(counts, "resource templates: "+itoa(*rep.ResourceTemplates))
+		counts = append(counts, "resource templates: "+Itoa(*rep.ResourceTemplates))
 	}
 	if rep.Prompts != nil {
-		counts = append(counts, "prompts: "+itoa(*rep.Prompts))
+		counts = append(counts, "prompts: "+Itoa(*rep.Prompts))
 	}
 	if len(counts) > 0 {
 		e.P.Line("%s", strings.Join(counts, ", "))
@@ -320,7 +320,7 @@ func printTestReport(e *cmdkit.Env, rep testReport, skipped []string, listed boo
 // names where the value comes from, which is what a person fixing it
 // needs; the value it resolved to follows masked ("Bearer ${WEB_TOKEN}
 // (tok-***9876)").
-func maskedAuth(srv *config.Server) map[string]string {
+func MaskedAuth(srv *config.Server) map[string]string {
 	raw, _ := srv.Written()["headers"].(map[string]any)
 	out := map[string]string{}
 	for k, v := range srv.Headers {
@@ -353,7 +353,7 @@ func maskedAuth(srv *config.Server) map[string]string {
 // authLine is the Auth: line of 'hermes mcp test': the auth: method (an
 // exec command as configured, ${VAR}s unresolved), and any auth-looking
 // headers, masked.
-func authLine(srv *config.Server, masked map[string]string) string {
+func AuthLine(srv *config.Server, masked map[string]string) string {
 	var parts []string
 	switch srv.Auth {
 	case "":
@@ -382,7 +382,7 @@ func authLine(srv *config.Server, masked map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-func itoa(n int) string {
+func Itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }

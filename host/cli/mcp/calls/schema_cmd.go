@@ -1,4 +1,4 @@
-package cli
+package calls
 
 import (
 	"context"
@@ -19,13 +19,13 @@ import (
 
 // schemaDepth is how deep nested objects and arrays are shown; deeper
 // levels are summed up by their type.
-const schemaDepth = 4
+const SchemaDepth = 4
 
 // schemaTextMax bounds one description or value shown (runes).
-const schemaTextMax = 300
+const SchemaTextMax = 300
 
 // schemaToolJSON is one tool of 'hermes mcp tools --json'.
-type schemaToolJSON struct {
+type SchemaToolJSON struct {
 	Name        string         `json:"name"`
 	ModelName   string         `json:"model_name"`
 	Description string         `json:"description"`
@@ -33,15 +33,15 @@ type schemaToolJSON struct {
 }
 
 // schemaJSON is 'hermes mcp tools NAME --json'.
-type schemaJSON struct {
+type SchemaJSON struct {
 	Server string           `json:"server"`
-	Tools  []schemaToolJSON `json:"tools"`
+	Tools  []SchemaToolJSON `json:"tools"`
 }
 
 // toolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
 // server's tools as the model sees them (its tools filter applied), for a
 // person to read, or their schemas with --json.
-func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
+func ToolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "tools",
@@ -70,14 +70,14 @@ func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 			var defs []toolview.ToolDef
 			if tool != "" {
 				l := m.Lookup(toolview.ToolName(name, tool))
-				if err := unavailable(m, srv, tool, l); err != nil {
+				if err := Unavailable(m, srv, tool, l); err != nil {
 					return err
 				}
 				defs = append(defs, l.Def)
 			} else {
 				if _, listed := m.ServerTools(name); !listed {
 					// Why the server is down, as for a call.
-					if err := unavailable(m, srv, "", m.Lookup(toolview.ToolName(name, "x"))); err != nil {
+					if err := Unavailable(m, srv, "", m.Lookup(toolview.ToolName(name, "x"))); err != nil {
 						return err
 					}
 				}
@@ -88,9 +88,9 @@ func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 				}
 			}
 			if j.On {
-				out := schemaJSON{Server: name, Tools: []schemaToolJSON{}}
+				out := SchemaJSON{Server: name, Tools: []SchemaToolJSON{}}
 				for _, d := range defs {
-					out.Tools = append(out.Tools, schemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
+					out.Tools = append(out.Tools, SchemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
 				}
 				j.Write(out)
 				return nil
@@ -103,7 +103,7 @@ func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 				if i > 0 {
 					fmt.Fprintln(e.Out)
 				}
-				writeToolSchema(e.Out, d)
+				WriteToolSchema(e.Out, d)
 			}
 			return nil
 		}),
@@ -113,16 +113,16 @@ func toolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 // writeToolSchema writes one tool for a person: its name, the name the
 // model sees, its description, then one line per argument. Everything
 // from the server is escaped and bounded.
-func writeToolSchema(w io.Writer, d toolview.ToolDef) {
-	fmt.Fprintf(w, "%s  (model name %s)\n", shownName(d.OriginalName), shownName(d.Name))
+func WriteToolSchema(w io.Writer, d toolview.ToolDef) {
+	fmt.Fprintf(w, "%s  (model name %s)\n", ShownName(d.OriginalName), ShownName(d.Name))
 	if desc := strings.TrimSpace(d.Description); desc != "" {
-		for _, line := range strings.Split(clipRunes(desc, 4*schemaTextMax), "\n") {
+		for _, line := range strings.Split(ClipRunes(desc, 4*SchemaTextMax), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				fmt.Fprintf(w, "  %s\n", termsafe.Escape(line))
 			}
 		}
 	}
-	lines := argumentLines(d.Parameters, "    ", 1)
+	lines := ArgumentLines(d.Parameters, "    ", 1)
 	if len(lines) == 0 {
 		fmt.Fprintln(w, "  No arguments.")
 		return
@@ -136,7 +136,7 @@ func writeToolSchema(w io.Writer, d toolview.ToolDef) {
 // argumentLines are the lines of an object schema's properties, required
 // ones first, each "name  type  required  default: x  one of: a, b" and its
 // description below it; nested objects are indented under their name.
-func argumentLines(schema map[string]any, indent string, depth int) []string {
+func ArgumentLines(schema map[string]any, indent string, depth int) []string {
 	props, _ := schema["properties"].(map[string]any)
 	if len(props) == 0 {
 		return nil
@@ -162,35 +162,35 @@ func argumentLines(schema map[string]any, indent string, depth int) []string {
 	var out []string
 	for _, n := range names {
 		p, _ := props[n].(map[string]any)
-		parts := []string{shownName(n), typeOf(p)}
+		parts := []string{ShownName(n), TypeOf(p)}
 		if required[n] {
 			parts = append(parts, "required")
 		}
 		if v, ok := p["default"]; ok {
-			parts = append(parts, "default: "+valueText(v))
+			parts = append(parts, "default: "+ValueText(v))
 		}
 		if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
 			vals := make([]string, 0, len(enum))
 			for _, v := range enum {
-				vals = append(vals, valueText(v))
+				vals = append(vals, ValueText(v))
 			}
-			parts = append(parts, "one of: "+clipRunes(strings.Join(vals, ", "), schemaTextMax))
+			parts = append(parts, "one of: "+ClipRunes(strings.Join(vals, ", "), SchemaTextMax))
 		}
 		for _, k := range []string{"minimum", "maximum", "minLength", "maxLength", "pattern", "format"} {
 			if v, ok := p[k]; ok {
-				parts = append(parts, k+": "+valueText(v))
+				parts = append(parts, k+": "+ValueText(v))
 			}
 		}
 		out = append(out, indent+strings.Join(parts, "  "))
 		if desc, ok := p["description"].(string); ok && strings.TrimSpace(desc) != "" {
-			out = append(out, indent+"    "+termsafe.Escape(clipRunes(strings.Join(strings.Fields(desc), " "), schemaTextMax)))
+			out = append(out, indent+"    "+termsafe.Escape(ClipRunes(strings.Join(strings.Fields(desc), " "), SchemaTextMax)))
 		}
-		if depth < schemaDepth {
+		if depth < SchemaDepth {
 			sub := p
 			if items, ok := p["items"].(map[string]any); ok {
 				sub = items
 			}
-			out = append(out, argumentLines(sub, indent+"    ", depth+1)...)
+			out = append(out, ArgumentLines(sub, indent+"    ", depth+1)...)
 		}
 	}
 	return out
@@ -198,7 +198,7 @@ func argumentLines(schema map[string]any, indent string, depth int) []string {
 
 // typeOf names a property's type: "string", "integer or null", "array of
 // string", "object"; "any" when the schema says nothing.
-func typeOf(p map[string]any) string {
+func TypeOf(p map[string]any) string {
 	var types []string
 	switch t := p["type"].(type) {
 	case string:
@@ -215,7 +215,7 @@ func typeOf(p map[string]any) string {
 			if alts, ok := p[k].([]any); ok {
 				for _, a := range alts {
 					if am, ok := a.(map[string]any); ok {
-						if t := typeOf(am); !slices.Contains(types, t) {
+						if t := TypeOf(am); !slices.Contains(types, t) {
 							types = append(types, t)
 						}
 					}
@@ -229,29 +229,29 @@ func typeOf(p map[string]any) string {
 	for i, t := range types {
 		if t == "array" {
 			if items, ok := p["items"].(map[string]any); ok {
-				types[i] = "array of " + typeOf(items)
+				types[i] = "array of " + TypeOf(items)
 			}
 		}
-		types[i] = shownName(types[i])
+		types[i] = ShownName(types[i])
 	}
 	return strings.Join(types, " or ")
 }
 
 // valueText is a schema value (a default, an enum member) as JSON, bounded
 // and escaped.
-func valueText(v any) string {
+func ValueText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "?"
 	}
-	return termsafe.Escape(clipRunes(string(b), schemaTextMax/3))
+	return termsafe.Escape(ClipRunes(string(b), SchemaTextMax/3))
 }
 
 // shownName is a name from a server, escaped and bounded for one line.
-func shownName(s string) string { return termsafe.Escape(clipRunes(s, 128)) }
+func ShownName(s string) string { return termsafe.Escape(ClipRunes(s, 128)) }
 
 // clipRunes cuts s to n runes, marking the cut with "…".
-func clipRunes(s string, n int) string {
+func ClipRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

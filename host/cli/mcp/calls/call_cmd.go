@@ -1,4 +1,4 @@
-package cli
+package calls
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func callCommand(e *cmdkit.Env) *cli.Command {
+func CallCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	var (
 		rendered bool
@@ -73,7 +73,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 			// called and, if not, why, without calling anything.
 			toolName := toolview.ToolName(name, tool)
 			l := m.Lookup(toolName)
-			if err := unavailable(m, srv, tool, l); err != nil {
+			if err := Unavailable(m, srv, tool, l); err != nil {
 				return err
 			}
 			def := l.Def
@@ -89,7 +89,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 			if def.Utility != "" {
 				// Resource and prompt utilities have only a rendered form.
 				out, err := m.Call(ctx, toolName, args)
-				writeRendered(e, out.Text)
+				WriteRendered(e, out.Text)
 				if err != nil {
 					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
 				}
@@ -109,7 +109,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 			case asJSON:
 				j.Write(res)
 			case rendered:
-				writeRendered(e, m.Render(name, &res))
+				WriteRendered(e, m.Render(name, &res))
 			default:
 				// A result is the server's text: shown with its lines,
 				// any other control character escaped.
@@ -126,7 +126,7 @@ func callCommand(e *cmdkit.Env) *cli.Command {
 // unavailable is the error for a tool of srv that Lookup l says cannot be
 // called (nil when it can): the server is down (and why), disabled, the
 // tool filtered, or not offered (with what is).
-func unavailable(m *registry.Manager, srv *config.Server, tool string, l registry.Lookup) error {
+func Unavailable(m *registry.Manager, srv *config.Server, tool string, l registry.Lookup) error {
 	name := srv.Name
 	switch l.Availability {
 	case registry.Available:
@@ -148,18 +148,18 @@ func unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 	case registry.Withheld:
 		return cmdkit.Failf("%s", l.Err().Error())
 	}
-	offered := originalNames(m, name)
+	offered := OriginalNames(m, name)
 	return cmdkit.WithCode(cmdkit.CodeNoSuchTool, cmdkit.Failf("server '%s' has no tool '%s'%s; it offers: %s", name, tool, cmdkit.DidYouMean("", tool, offered), strings.Join(offered, ", ")))
 }
 
 // writeRendered prints the JSON string the model receives, with what a
 // terminal would act on written as \u escapes (see writeJSON).
-func writeRendered(e *cmdkit.Env, rendered string) {
+func WriteRendered(e *cmdkit.Env, rendered string) {
 	_, _ = e.Out.Write(termsafe.JSON([]byte(rendered + "\n")))
 }
 
 // originalNames lists the MCP names of a server's registered tools.
-func originalNames(m *registry.Manager, server string) []string {
+func OriginalNames(m *registry.Manager, server string) []string {
 	var out []string
 	for _, d := range m.Tools() {
 		if d.Server == server {
@@ -198,13 +198,13 @@ func BuildArguments(tool *mcpvalue.Tool, kvs []string, argsJSON string) (map[str
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--arg %q: expected key=value", kv)
 		}
-		val, err := convertArg(k, v, schemaType(props[k]))
+		val, err := ConvertArg(k, v, SchemaType(props[k]))
 		if err != nil {
 			return nil, err
 		}
 		args[k] = val
 	}
-	if err := checkArguments(args, props, required); err != nil {
+	if err := CheckArguments(args, props, required); err != nil {
 		return nil, err
 	}
 	return args, nil
@@ -215,7 +215,7 @@ func BuildArguments(tool *mcpvalue.Tool, kvs []string, argsJSON string) (map[str
 // with choices (enum) is one of them. The tool still checks the rest; this
 // catches the mistakes a person makes on the command line with one line
 // that says what to write.
-func checkArguments(args, props map[string]any, required []string) error {
+func CheckArguments(args, props map[string]any, required []string) error {
 	var missing []string
 	for _, k := range required {
 		if _, ok := args[k]; !ok {
@@ -223,7 +223,7 @@ func checkArguments(args, props map[string]any, required []string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("missing required argument %s: pass --arg %s=VALUE", quoteList(missing), missing[0])
+		return fmt.Errorf("missing required argument %s: pass --arg %s=VALUE", QuoteList(missing), missing[0])
 	}
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		p, _ := props[k].(map[string]any)
@@ -231,7 +231,7 @@ func checkArguments(args, props map[string]any, required []string) error {
 		if !ok || len(choices) == 0 {
 			continue
 		}
-		if slices.ContainsFunc(choices, func(c any) bool { return reflect.DeepEqual(normalJSON(c), normalJSON(args[k])) }) {
+		if slices.ContainsFunc(choices, func(c any) bool { return reflect.DeepEqual(NormalJSON(c), NormalJSON(args[k])) }) {
 			continue
 		}
 		shown := make([]string, len(choices))
@@ -249,7 +249,7 @@ func checkArguments(args, props map[string]any, required []string) error {
 
 // normalJSON is v as encoding/json would decode it (an int64 becomes a
 // float64), so that values built from --arg compare with the schema's.
-func normalJSON(v any) any {
+func NormalJSON(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v
@@ -262,7 +262,7 @@ func normalJSON(v any) any {
 }
 
 // quoteList is 'a', 'b' and 'c'.
-func quoteList(names []string) string {
+func QuoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = "'" + n + "'"
@@ -273,7 +273,7 @@ func quoteList(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
-func schemaType(prop any) string {
+func SchemaType(prop any) string {
 	m, ok := prop.(map[string]any)
 	if !ok {
 		return ""
@@ -291,7 +291,7 @@ func schemaType(prop any) string {
 	return ""
 }
 
-func convertArg(k, v, typ string) (any, error) {
+func ConvertArg(k, v, typ string) (any, error) {
 	switch typ {
 	case "integer":
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
