@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servers"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/add"
@@ -268,18 +270,18 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
 			calls.TestCommand(e),
-			logsCommand(e),
+			servers.LogsCommand(e),
 			calls.CallCommand(e),
 			calls.ToolsSchemaCommand(e),
 			add.AddCommand(e),
 			add.AddJSONCommand(e),
 			add.ImportCommand(e),
-			getCommand(e),
-			removeCommand(e),
-			listCommand(e),
-			configureCommand(e),
-			enableCommand(e, true),
-			enableCommand(e, false),
+			servers.GetCommand(e),
+			servers.RemoveCommand(e),
+			servers.ListCommand(e),
+			servers.ConfigureCommand(e),
+			servers.EnableCommand(e, true),
+			servers.EnableCommand(e, false),
 			login.LoginCommand(e),
 			login.LogoutCommand(e),
 			login.ReauthCommand(e),
@@ -287,9 +289,9 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			catalogcmd.CatalogCommand(e),
 			catalogcmd.InstallCommand(e),
 			catalogcmd.UninstallCommand(e),
-			approveCommand(e),
-			rejectCommand(e),
-			resetProjectChoicesCommand(e),
+			servers.ApproveCommand(e),
+			servers.RejectCommand(e),
+			servers.ResetProjectChoicesCommand(e),
 			servecmd.ServeCommand(e),
 		},
 	}

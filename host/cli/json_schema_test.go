@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servers"
+
 	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
@@ -31,7 +33,7 @@ import (
 var goldenTypes = map[string]func() any{
 	"list":                     func() any { return &[]cmdkit.JSONServer{} },
 	"list-config-error":        func() any { return &cmdkit.JSONFailure{} },
-	"get":                      func() any { return &getReport{} },
+	"get":                      func() any { return &servers.GetReport{} },
 	"test":                     func() any { return &calls.TestReport{} },
 	"test-missing-command":     func() any { return &calls.TestReport{} },
 	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },

@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func configureCommand(e *cmdkit.Env) *cli.Command {
+func ConfigureCommand(e *cmdkit.Env) *cli.Command {
 	var include, exclude string
 	var all, accept bool
 	j := &cmdkit.JSONOutput{E: e}
@@ -56,7 +56,7 @@ func configureCommand(e *cmdkit.Env) *cli.Command {
 				if j.On {
 					return cmdkit.Usagef("--accept-changes prints for a person; leave out --json")
 				}
-				if err := acceptChanges(e, ctx, name); err != nil || given == 0 {
+				if err := AcceptChanges(e, ctx, name); err != nil || given == 0 {
 					return err
 				}
 			}
@@ -72,7 +72,7 @@ func configureCommand(e *cmdkit.Env) *cli.Command {
 						return cmdkit.Usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 					}
 				}
-				return setFilter(e, j, name, inc, exc)
+				return SetFilter(e, j, name, inc, exc)
 			}
 			if j.On {
 				return cmdkit.Usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
@@ -80,14 +80,14 @@ func configureCommand(e *cmdkit.Env) *cli.Command {
 			if !e.P.Interactive() {
 				return cmdkit.Failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
 			}
-			return configureInteractive(e, ctx, name)
+			return ConfigureInteractive(e, ctx, name)
 		}),
 	}
 }
 
 // setFilter writes tools.include / tools.exclude of name, reporting whether
 // anything changed (with --json, the server as it is now).
-func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []string) error {
+func SetFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []string) error {
 	changed := false
 	err := config.Edit(e.Home, func(d *config.Document) error {
 		if !d.Has(name) {
@@ -108,7 +108,7 @@ func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("configuring '%s': %s", name, cmdkit.OneLine(err.Error())))
 	}
 	if j.On {
-		return printServerChanged(e, j, name, changed)
+		return PrintServerChanged(e, j, name, changed)
 	}
 	if !changed {
 		e.P.Info("No changes made.")
@@ -126,7 +126,7 @@ func setFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 	return nil
 }
 
-func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error {
+func ConfigureInteractive(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := cmdkit.RequireServer(e, name); err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func configureInteractive(e *cmdkit.Env, ctx context.Context, name string) error
 
 // acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
 // show what changed since the tools were approved, accept it.
-func acceptChanges(e *cmdkit.Env, ctx context.Context, name string) error {
+func AcceptChanges(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := cmdkit.RequireServer(e, name); err != nil {
 		return err
 	}

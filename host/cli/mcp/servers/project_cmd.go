@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // projectServers loads the merged config and returns the project servers
 // named (all of them with all), failing for a name that is not one.
-func projectServers(e *cmdkit.Env, names []string, all bool) ([]*config.Server, *config.Config, error) {
+func ProjectServers(e *cmdkit.Env, names []string, all bool) ([]*config.Server, *config.Config, error) {
 	cfg, err := e.F.Config()
 	if err != nil {
 		return nil, nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
@@ -52,7 +52,7 @@ func projectServers(e *cmdkit.Env, names []string, all bool) ([]*config.Server, 
 	return out, cfg, nil
 }
 
-func approveCommand(e *cmdkit.Env) *cli.Command {
+func ApproveCommand(e *cmdkit.Env) *cli.Command {
 	var yes, all, noSandbox bool
 	return &cli.Command{
 		Name:      "approve",
@@ -70,7 +70,7 @@ func approveCommand(e *cmdkit.Env) *cli.Command {
 			if (c.Args().Len() == 0) == !all {
 				return cmdkit.Usagef("usage: hermes mcp approve <name>... | --all [--yes] [--no-sandbox]")
 			}
-			servers, _, err := projectServers(e, c.Args().Slice(), all)
+			servers, _, err := ProjectServers(e, c.Args().Slice(), all)
 			if err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ func approveCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-func rejectCommand(e *cmdkit.Env) *cli.Command {
+func RejectCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "reject",
 		Usage:     "keep servers the project in the working folder declares from running (until their entry changes)",
@@ -123,7 +123,7 @@ func rejectCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() == 0 {
 				return cmdkit.Usagef("usage: hermes mcp reject <name>...")
 			}
-			servers, _, err := projectServers(e, c.Args().Slice(), false)
+			servers, _, err := ProjectServers(e, c.Args().Slice(), false)
 			if err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ func rejectCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-func resetProjectChoicesCommand(e *cmdkit.Env) *cli.Command {
+func ResetProjectChoicesCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "reset-project-choices",
 		Usage: "forget every approval and rejection of the project in the working folder: its servers ask again",

@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func listCommand(e *cmdkit.Env) *cli.Command {
+func ListCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	var check bool
 	return &cli.Command{
@@ -35,9 +35,9 @@ func listCommand(e *cmdkit.Env) *cli.Command {
 			if err != nil {
 				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 			}
-			var live map[string]listCheck
+			var live map[string]ListCheck
 			if check && !cfg.SafeMode {
-				live = checkServers(e, ctx, cfg.Servers)
+				live = CheckServers(e, ctx, cfg.Servers)
 			}
 			// What each server offered at its last connection: read, never
 			// connected for (the list stays instant).
@@ -89,18 +89,18 @@ func listCommand(e *cmdkit.Env) *cli.Command {
 			// The Last listed column only where it fits: on a narrow
 			// terminal the status comes first (--json has the records).
 			withCache := true
-			if w := e.P.Width(); w > 0 && w < listCacheMinWidth {
+			if w := e.P.Width(); w > 0 && w < ListCacheMinWidth {
 				withCache = false
 			}
 			rows := make([][]string, 0, len(entries))
 			for i, le := range entries {
-				row := []string{le.Name, listTarget(cfg.Servers[i]), le.Tools}
+				row := []string{le.Name, ListTarget(cfg.Servers[i]), le.Tools}
 				if withAuth {
 					row = append(row, cmdkit.OrDefault(le.Auth, "none"))
 				}
-				row = append(row, listStatus(le))
+				row = append(row, ListStatus(le))
 				if withOrigin {
-					row = append(row, listOrigin(cfg.Servers[i]))
+					row = append(row, ListOrigin(cfg.Servers[i]))
 				}
 				if withCache {
 					row = append(row, caches[le.Name].Text(now))
@@ -131,7 +131,7 @@ func listCommand(e *cmdkit.Env) *cli.Command {
 
 // listOrigin is the Origin column: config.yaml, or the project file (and
 // whether it replaces the user's entry of the name).
-func listOrigin(s *config.Server) string {
+func ListOrigin(s *config.Server) string {
 	if !s.FromProject() {
 		return "config.yaml"
 	}
@@ -143,10 +143,10 @@ func listOrigin(s *config.Server) string {
 
 // listCacheMinWidth is the narrowest terminal that gets list's Last listed
 // column.
-const listCacheMinWidth = 100
+const ListCacheMinWidth = 100
 
 // listCheck is one server's state found by 'hermes mcp list --check'.
-type listCheck struct {
+type ListCheck struct {
 	state string            // connected, failed, needs_login, ... (registryState)
 	err   *cmdkit.JSONError // why not connected
 	tools int               // tools the model sees, when connected
@@ -156,14 +156,14 @@ type listCheck struct {
 // checkServers connects every enabled server at once, through the same
 // registry as 'hermes tools' (each within its connect_timeout), and returns
 // each one's state by name. Disabled and invalid servers are not started.
-func checkServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) map[string]listCheck {
+func CheckServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) map[string]ListCheck {
 	var run []*config.Server
 	for _, s := range servers {
 		if s.Enabled && s.Err == nil && len(s.NeedsVars) == 0 {
 			run = append(run, s)
 		}
 	}
-	out := map[string]listCheck{}
+	out := map[string]ListCheck{}
 	if len(run) == 0 {
 		return out
 	}
@@ -171,9 +171,9 @@ func checkServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 	defer m.Detach()
 	_ = m.Start(ctx) // each server's outcome is in its status
 	for _, st := range m.Status() {
-		srv := findServer(run, st.Name)
+		srv := FindServer(run, st.Name)
 		state, jerr := cmdkit.RegistryState(st, srv)
-		l := listCheck{state: state, err: jerr, tools: st.Enabled}
+		l := ListCheck{state: state, err: jerr, tools: st.Enabled}
 		switch {
 		case st.State == registry.StateConnected:
 			l.text = fmt.Sprintf("✓ %d tools", st.Enabled)
@@ -188,7 +188,7 @@ func checkServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 }
 
 // findServer is the server of servers named name, or nil.
-func findServer(servers []*config.Server, name string) *config.Server {
+func FindServer(servers []*config.Server, name string) *config.Server {
 	for _, s := range servers {
 		if s.Name == name {
 			return s
@@ -202,7 +202,7 @@ func findServer(servers []*config.Server, name string) *config.Server {
 // unresolved), with "…" for the arguments between and a long path shown by
 // its base name: "node … stdio", "npx … @modelcontextprotocol/server-memory".
 // The table cuts it further to the terminal's width.
-func listTarget(s *config.Server) string {
+func ListTarget(s *config.Server) string {
 	if u := cmdkit.ShownURL(s); u != "" {
 		return u
 	}
@@ -212,15 +212,15 @@ func listTarget(s *config.Server) string {
 	case 0:
 		return prog
 	case 1:
-		return prog + " " + shortArg(args[0])
+		return prog + " " + ShortArg(args[0])
 	}
-	return prog + " … " + shortArg(args[len(args)-1])
+	return prog + " … " + ShortArg(args[len(args)-1])
 }
 
 // shortArg is an argument for the Transport column: a long path (over
 // maxShownPath characters) by its base name, anything else as it is.
-func shortArg(a string) string {
-	if len(a) > maxShownPath && strings.Contains(a, "/") && !strings.Contains(a, "://") && !strings.HasPrefix(a, "@") {
+func ShortArg(a string) string {
+	if len(a) > MaxShownPath && strings.Contains(a, "/") && !strings.Contains(a, "://") && !strings.HasPrefix(a, "@") {
 		return filepath.Base(a)
 	}
 	return a
@@ -228,10 +228,10 @@ func shortArg(a string) string {
 
 // maxShownPath is the longest path argument the Transport column shows
 // whole.
-const maxShownPath = 30
+const MaxShownPath = 30
 
 // listStatus is the Status column.
-func listStatus(le cmdkit.ListEntry) string {
+func ListStatus(le cmdkit.ListEntry) string {
 	switch le.Status {
 	case "disabled":
 		return "✗ disabled"

@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // enableCommand is 'hermes mcp enable' (on) or 'hermes mcp disable'.
-func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
+func EnableCommand(e *cmdkit.Env, on bool) *cli.Command {
 	name, usage, past := "disable", "turn a server off without removing it", "Disabled"
 	if on {
 		name, usage, past = "enable", "turn a disabled server back on", "Enabled"
@@ -40,7 +40,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 			}
 			if was == on && !config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
 				if j.On {
-					return printServerChanged(e, j, srvName, false)
+					return PrintServerChanged(e, j, srvName, false)
 				}
 				e.P.Info("'%s' is already %sd.", srvName, name)
 				return nil
@@ -59,7 +59,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s '%s': %s", name, srvName, cmdkit.OneLine(err.Error())))
 			}
 			if j.On {
-				return printServerChanged(e, j, srvName, true)
+				return PrintServerChanged(e, j, srvName, true)
 			}
 			e.P.OK("%s '%s'.", past, srvName)
 			e.P.Line("%s", add.ChangedLine)
@@ -71,7 +71,7 @@ func enableCommand(e *cmdkit.Env, on bool) *cli.Command {
 // printServerChanged prints what enable, disable and configure print with
 // --json: the server as config.yaml now has it, and whether the command
 // changed it.
-func printServerChanged(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, changed bool) error {
+func PrintServerChanged(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, changed bool) error {
 	cfg, err := e.F.Config()
 	if err != nil {
 		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))

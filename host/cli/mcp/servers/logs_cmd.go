@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"bufio"
@@ -26,21 +26,21 @@ import (
 // servers write to stderr (each line stamped with its time and server by
 // the stdio plugin) and hermes's own log.
 const (
-	serverLogFile = "mcp-stderr.log"
-	hostLogFile   = "hermes.log"
+	ServerLogFile = "mcp-stderr.log"
+	HostLogFile   = "hermes.log"
 )
 
 // defaultLogLines is how many lines 'hermes mcp logs' shows by default.
-const defaultLogLines = 50
+const DefaultLogLines = 50
 
 // maxLogLines bounds --lines: the lines kept while the files are read.
-const maxLogLines = 100000
+const MaxLogLines = 100000
 
 // followEvery is how often 'hermes mcp logs -f' looks for new lines (and
 // for a rotated file), as tail -F does.
-const followEvery = 200 * time.Millisecond
+const FollowEvery = 200 * time.Millisecond
 
-const logsDescription = `Shows the last lines a server wrote to its stderr (stdio servers) and
+const LogsDescription = `Shows the last lines a server wrote to its stderr (stdio servers) and
 hermes's own log lines about it, oldest first, from the log files hermes
 keeps in $HERMES_HOME/logs (mcp-stderr.log and hermes.log, and their
 rotated copies). Everything is escaped for the terminal.
@@ -49,24 +49,24 @@ With -f, keeps showing new lines as they are written, across a rotation
 of the files, until Ctrl-C.`
 
 // logsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
-func logsCommand(e *cmdkit.Env) *cli.Command {
+func LogsCommand(e *cmdkit.Env) *cli.Command {
 	var follow bool
 	var lines int
 	return &cli.Command{
 		Name:        "logs",
 		Usage:       "show a server's stderr and hermes's log lines about it",
 		ArgsUsage:   "<name>",
-		Description: logsDescription,
+		Description: LogsDescription,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep showing new lines until Ctrl-C", Destination: &follow},
-			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: defaultLogLines, Usage: fmt.Sprintf("show the last `N` lines (at most %d)", maxLogLines), Destination: &lines},
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: DefaultLogLines, Usage: fmt.Sprintf("show the last `N` lines (at most %d)", MaxLogLines), Destination: &lines},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp logs <name> [-f] [--lines N]; see the servers with: hermes mcp list")
 			}
-			if lines < 0 || lines > maxLogLines {
-				return cmdkit.Usagef("--lines must be between 0 and %d, e.g. --lines 200", maxLogLines)
+			if lines < 0 || lines > MaxLogLines {
+				return cmdkit.Usagef("--lines must be between 0 and %d, e.g. --lines 200", MaxLogLines)
 			}
 			name := c.Args().First()
 			// Any server hermes runs here, a project's too.
@@ -81,25 +81,25 @@ func logsCommand(e *cmdkit.Env) *cli.Command {
 			} else if cfg.Server(name) == nil {
 				return cmdkit.NotFound(name, cfg.Names())
 			}
-			return showLogs(e, ctx, name, lines, follow)
+			return ShowLogs(e, ctx, name, lines, follow)
 		},
 	}
 }
 
 // logLine is one line of a log about a server, with the time it starts
 // with (zero when it has none: it keeps its place after the line before).
-type logLine struct {
+type LogLine struct {
 	t    time.Time
 	text string
 }
 
 // showLogs prints the last n lines about name, then follows the files when
 // follow is set.
-func showLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow bool) error {
+func ShowLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow bool) error {
 	dir := e.F.Home.Logs()
-	m := logMatcher{name: name}
-	var all []logLine
-	all = append(m.tail(filepath.Join(dir, hostLogFile), false, n), m.tail(filepath.Join(dir, serverLogFile), true, n)...)
+	m := LogMatcher{name: name}
+	var all []LogLine
+	all = append(m.tail(filepath.Join(dir, HostLogFile), false, n), m.tail(filepath.Join(dir, ServerLogFile), true, n)...)
 	// Both files start each line with a time: merged, oldest first.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t.Before(all[j].t) })
 	if len(all) > n {
@@ -115,56 +115,56 @@ func showLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow boo
 	if !follow {
 		return nil
 	}
-	return m.follow(ctx, e.Out, []*fileTail{{path: filepath.Join(dir, hostLogFile)}, {path: filepath.Join(dir, serverLogFile), stderr: true}})
+	return m.follow(ctx, e.Out, []*FileTail{{path: filepath.Join(dir, HostLogFile)}, {path: filepath.Join(dir, ServerLogFile), stderr: true}})
 }
 
 // logMatcher picks the lines about one server.
-type logMatcher struct{ name string }
+type LogMatcher struct{ name string }
 
 // match returns the line of a log file as shown when it is about the
 // server, and its time. In mcp-stderr.log (stderr true): a line the stdio
 // plugin stamped with the server's name. In hermes.log: a line whose
 // logger is the server's (hermes.mcp.NAME, hermes.NAME and their
 // sub-loggers) or that names it (server=NAME).
-func (m logMatcher) match(line string, stderr bool) (logLine, bool) {
+func (m LogMatcher) match(line string, stderr bool) (LogLine, bool) {
 	if stderr {
 		t, source, text, ok := logfile.ParseStamped(line)
 		if !ok || source != m.name {
-			return logLine{}, false
+			return LogLine{}, false
 		}
-		return logLine{t: t, text: t.Format(logfile.TimeLayout) + " [stderr] " + text}, true
+		return LogLine{t: t, text: t.Format(logfile.TimeLayout) + " [stderr] " + text}, true
 	}
 	// hclog: "<time> [LEVEL] <logger>: <message> key=value..."
 	ts, rest, ok := strings.Cut(line, " ")
 	if !ok {
-		return logLine{}, false
+		return LogLine{}, false
 	}
 	t, err := time.Parse(logfile.TimeLayout, ts)
 	if err != nil {
-		return logLine{}, false
+		return LogLine{}, false
 	}
 	_, rest, ok = strings.Cut(rest, "]")
 	if !ok {
-		return logLine{}, false
+		return LogLine{}, false
 	}
 	logger, msg, _ := strings.Cut(strings.TrimLeft(rest, " "), ": ")
 	for _, own := range []string{"hermes.mcp." + m.name, "hermes." + m.name} {
 		if logger == own || strings.HasPrefix(logger, own+".") {
-			return logLine{t: t, text: line}, true
+			return LogLine{t: t, text: line}, true
 		}
 	}
 	for _, field := range strings.Fields(msg) {
 		if field == "server="+m.name || field == `server="`+m.name+`"` {
-			return logLine{t: t, text: line}, true
+			return LogLine{t: t, text: line}, true
 		}
 	}
-	return logLine{}, false
+	return LogLine{}, false
 }
 
 // tail returns the last n lines about the server in the log file path and
 // its rotated copies (path.3, the oldest, to path).
-func (m logMatcher) tail(path string, stderr bool, n int) []logLine {
-	var ring []logLine
+func (m LogMatcher) tail(path string, stderr bool, n int) []LogLine {
+	var ring []LogLine
 	for i := logfile.DefaultBackups; i >= 0; i-- {
 		p := path
 		if i > 0 {
@@ -174,7 +174,7 @@ func (m logMatcher) tail(path string, stderr bool, n int) []logLine {
 		if err != nil {
 			continue
 		}
-		eachLine(f, func(line string) {
+		EachLine(f, func(line string) {
 			if l, ok := m.match(line, stderr); ok {
 				ring = append(ring, l)
 				if len(ring) > 2*n+64 {
@@ -192,16 +192,16 @@ func (m logMatcher) tail(path string, stderr bool, n int) []logLine {
 
 // maxLogLineBytes bounds one line read from a log file; past it the line
 // is cut (the files' writers cut lines well before).
-const maxLogLineBytes = 64 << 10
+const MaxLogLineBytes = 64 << 10
 
 // eachLine calls fn with each whole line of r, without its newline.
-func eachLine(r io.Reader, fn func(string)) {
+func EachLine(r io.Reader, fn func(string)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long) < maxLogLineBytes {
+			if len(long) < MaxLogLineBytes {
 				long = append(long, chunk...)
 			}
 			continue
@@ -221,7 +221,7 @@ func eachLine(r io.Reader, fn func(string)) {
 // they are written, until ctx ends. A file that is rotated (renamed to
 // path.1, a new one started) is read to its end, then the new one from
 // its start; a file that shrinks is read again from its start.
-func (m logMatcher) follow(ctx context.Context, out io.Writer, tails []*fileTail) error {
+func (m LogMatcher) follow(ctx context.Context, out io.Writer, tails []*FileTail) error {
 	for _, t := range tails {
 		t.open(true)
 	}
@@ -230,7 +230,7 @@ func (m logMatcher) follow(ctx context.Context, out io.Writer, tails []*fileTail
 			t.close()
 		}
 	}()
-	tick := time.NewTicker(followEvery)
+	tick := time.NewTicker(FollowEvery)
 	defer tick.Stop()
 	for {
 		for _, t := range tails {
@@ -250,7 +250,7 @@ func (m logMatcher) follow(ctx context.Context, out io.Writer, tails []*fileTail
 
 // fileTail is one log file followed: the file open, and the start of a
 // line not ended yet.
-type fileTail struct {
+type FileTail struct {
 	path string
 	// stderr: the file is mcp-stderr.log (else hermes.log).
 	stderr  bool
@@ -260,7 +260,7 @@ type fileTail struct {
 
 // open opens the file at path, at its end when atEnd (the lines before
 // were shown already), else at its start.
-func (t *fileTail) open(atEnd bool) {
+func (t *FileTail) open(atEnd bool) {
 	f, err := os.Open(t.path)
 	if err != nil {
 		return
@@ -274,7 +274,7 @@ func (t *fileTail) open(atEnd bool) {
 	t.f, t.partial = f, nil
 }
 
-func (t *fileTail) close() {
+func (t *FileTail) close() {
 	if t.f != nil {
 		t.f.Close()
 		t.f = nil
@@ -283,7 +283,7 @@ func (t *fileTail) close() {
 
 // poll passes the whole lines written since the last poll to fn, and
 // moves to the new file when the one open was rotated away.
-func (t *fileTail) poll(fn func(string)) {
+func (t *FileTail) poll(fn func(string)) {
 	if t.f == nil {
 		t.open(false)
 		if t.f == nil {
@@ -316,7 +316,7 @@ func (t *fileTail) poll(fn func(string)) {
 }
 
 // read reads the open file to its end, passing whole lines to fn.
-func (t *fileTail) read(fn func(string)) {
+func (t *FileTail) read(fn func(string)) {
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := t.f.Read(buf)
@@ -324,7 +324,7 @@ func (t *fileTail) read(fn func(string)) {
 		for len(data) > 0 {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
-				if len(t.partial) < maxLogLineBytes {
+				if len(t.partial) < MaxLogLineBytes {
 					t.partial = append(t.partial, data...)
 				}
 				break

@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func removeCommand(e *cmdkit.Env) *cli.Command {
+func RemoveCommand(e *cmdkit.Env) *cli.Command {
 	var yes bool
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{

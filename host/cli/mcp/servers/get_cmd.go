@@ -1,4 +1,4 @@
-package cli
+package servers
 
 import (
 	"context"
@@ -27,11 +27,11 @@ import (
 // 'hermes mcp list --json' has it, where it is configured, and the whole
 // entry as written in config.yaml with env values, headers and other
 // secrets masked (${VAR} references are shown: they are names).
-type getReport struct {
+type GetReport struct {
 	cmdkit.JSONServer
 	// le is the server as the text shows it.
 	le     cmdkit.ListEntry
-	Origin getOrigin `json:"origin"`
+	Origin GetOrigin `json:"origin"`
 	// Entry is the entry as written, masked.
 	Entry       map[string]any `json:"entry"`
 	UnknownKeys []string       `json:"unknown_keys,omitempty"`
@@ -42,13 +42,13 @@ type getReport struct {
 	// Sampling is the server's sampling policy and what it used of its
 	// limits (counted in state.db by every process); absent when its
 	// sampling: block is unreadable.
-	Sampling *getSampling `json:"sampling,omitempty"`
+	Sampling *GetSampling `json:"sampling,omitempty"`
 	// samplingLine is the text of Sampling.
 	samplingLine string
 }
 
 // getSampling is a server's sampling policy and usage.
-type getSampling struct {
+type GetSampling struct {
 	Enabled bool `json:"enabled"`
 	// Model is sampling.model ("" is model.default); AllowedModels the
 	// hints a server may choose.
@@ -62,7 +62,7 @@ type getSampling struct {
 }
 
 // getOrigin says where a server comes from.
-type getOrigin struct {
+type GetOrigin struct {
 	// File and Line locate the entry in config.yaml (Line 0 when the
 	// file's layout does not say).
 	File string `json:"file"`
@@ -74,7 +74,7 @@ type getOrigin struct {
 	InstallDir string `json:"install_dir,omitempty"`
 }
 
-func getCommand(e *cmdkit.Env) *cli.Command {
+func GetCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{
 		Name:      "get",
@@ -101,7 +101,7 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 			if srv == nil {
 				return cmdkit.NotFound(name, cfg.Names())
 			}
-			rep := getReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
+			rep := GetReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
 			rep.le.URL = toolview.Redact(rep.le.URL)
 			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
 				n, err := cmdkit.RevokeAlways(e, ctx, srv.StateKey(), revoke)
@@ -114,7 +114,7 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+cmdkit.OneLine(err.Error()))
 			}
 			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
-				rep.Sampling = &getSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
+				rep.Sampling = &GetSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
 					MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
 				rep.Sampling.SamplingUsage, rep.samplingLine = cmdkit.SamplingUsage(e, ctx, p, srv.StateKey())
 				if !p.Enabled {
@@ -127,7 +127,7 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 				rep.Origin.File = srv.Origin.File
 			} else {
 				var line int
-				ordered, line = entryAsWritten(cfg.Path, name)
+				ordered, line = EntryAsWritten(cfg.Path, name)
 				rep.Origin.Line = line
 			}
 			if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
@@ -147,16 +147,16 @@ func getCommand(e *cmdkit.Env) *cli.Command {
 				j.Write(rep)
 				return nil
 			}
-			printGet(e, rep, srv, ordered)
+			PrintGet(e, rep, srv, ordered)
 			return nil
 		}),
 	}
 }
 
 // printGet prints the report as text.
-func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.MapSlice) {
+func PrintGet(e *cmdkit.Env, rep GetReport, srv *config.Server, ordered yaml.MapSlice) {
 	e.P.Header(rep.Name + ":")
-	e.P.Line("  Status:    %s", listStatus(rep.le))
+	e.P.Line("  Status:    %s", ListStatus(rep.le))
 	where := rep.Origin.File
 	if rep.Origin.Line > 0 {
 		where = fmt.Sprintf("%s:%d", where, rep.Origin.Line)
@@ -214,7 +214,7 @@ func printGet(e *cmdkit.Env, rep getReport, srv *config.Server, ordered yaml.Map
 // in file order, and the line of its name (0 and nil when the file's
 // layout does not say). The file was already read by config.Load, which
 // bounds its size and its aliases.
-func entryAsWritten(path, name string) (yaml.MapSlice, int) {
+func EntryAsWritten(path, name string) (yaml.MapSlice, int) {
 	src, err := os.ReadFile(path)
 	if err != nil || len(src) > config.MaxConfigBytes {
 		return nil, 0
@@ -223,11 +223,11 @@ func entryAsWritten(path, name string) (yaml.MapSlice, int) {
 	if err != nil || len(f.Docs) == 0 {
 		return nil, 0
 	}
-	servers := mappingEntry(f.Docs[0].Body, config.ServersKey)
+	servers := MappingEntry(f.Docs[0].Body, config.ServersKey)
 	if servers == nil {
 		return nil, 0
 	}
-	mv := mappingEntry(servers.Value, name)
+	mv := MappingEntry(servers.Value, name)
 	if mv == nil {
 		return nil, 0
 	}
@@ -244,7 +244,7 @@ func entryAsWritten(path, name string) (yaml.MapSlice, int) {
 }
 
 // mappingEntry returns the key: value pair of mapping n whose key is key.
-func mappingEntry(n ast.Node, key string) *ast.MappingValueNode {
+func MappingEntry(n ast.Node, key string) *ast.MappingValueNode {
 	for {
 		switch t := n.(type) {
 		case *ast.AnchorNode:
