@@ -1,7 +1,8 @@
-// Package cli owns the hermes command line: commands, flags, exit codes and
-// what each command prints. It wires config, supervisor, sessions and the
-// registry together; logic that tests need without a shell lives in those
-// packages, not here.
+// Package cli owns the hermes command line as a whole: Main and Run, the
+// run's signals and exit code, the tree of commands and its help and
+// completion. Each command lives in a package by noun (chat, tools,
+// modelcmd, mcp/...), takes what it shares with the others from cmdkit and
+// its parts from the run's composition root (host/app).
 package cli
 
 import (

@@ -29,10 +29,10 @@ import (
 	"golang.org/x/term"
 )
 
-// maxStdinPrompt bounds a one-shot prompt read from stdin.
+// MaxStdinPrompt bounds a one-shot prompt read from stdin.
 const MaxStdinPrompt = 1 << 20
 
-// chatPrompt is the interactive prompt.
+// ChatPrompt is the interactive prompt.
 const ChatPrompt = "› "
 
 func ChatCommand(e *cmdkit.Env) *cli.Command {
@@ -76,7 +76,7 @@ func ChatCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// chatSession is one run of hermes chat: the registry, the model and the
+// ChatSession is one run of hermes chat: the registry, the model and the
 // conversation.
 type ChatSession struct {
 	e     *cmdkit.Env
@@ -99,7 +99,7 @@ type ChatSession struct {
 	endHooks func()
 }
 
-// startChat reads the model: block, builds the model client and connects
+// StartChat reads the model: block, builds the model client and connects
 // every enabled server, with the requests servers make of the host
 // (sampling, elicitation, roots) bound as in hermes mcp call.
 func StartChat(e *cmdkit.Env, ctx context.Context, modelName string) (*ChatSession, error) {
@@ -277,7 +277,7 @@ func (s *ChatSession) interrupt(sig os.Signal) bool {
 	return true
 }
 
-// chatHelp lists the slash commands.
+// ChatHelp lists the slash commands.
 const ChatHelp = `  /tools          the tools offered to the model
   /mcp            the MCP servers, their states and sampling metrics
   /reload-mcp     read config.yaml again and reconnect what changed
@@ -373,7 +373,7 @@ func (s *ChatSession) offeredLine(n int) string {
 	return cmdkit.Plural(n, "tool") + " available to the model"
 }
 
-// cfgServer returns cfg's server name, nil without one (or without cfg).
+// CfgServer returns cfg's server name, nil without one (or without cfg).
 func CfgServer(cfg *config.Config, name string) *config.Server {
 	if cfg == nil {
 		return nil
@@ -511,7 +511,7 @@ func OutFd(w io.Writer) (int, bool) {
 	return 0, false
 }
 
-// chatView is what a person sees of the loop (agent.Observer): the
+// ChatView is what a person sees of the loop (agent.Observer): the
 // model's text on stdout as it streams, escaped; tool calls, progress
 // (a live line on a terminal) and notices on stderr.
 type ChatView struct {
@@ -546,7 +546,7 @@ func (v *ChatView) endText() {
 	}
 }
 
-// maxShownArgs bounds the arguments shown beside a tool's name.
+// MaxShownArgs bounds the arguments shown beside a tool's name.
 const MaxShownArgs = 120
 
 func (v *ChatView) ToolStart(c agent.ToolCall) {

@@ -23,7 +23,7 @@ import (
 	"github.com/hermes-agent/hermes/statedb"
 )
 
-// bindChatHooks binds the loop's optional parts: the conversation is
+// BindChatHooks binds the loop's optional parts: the conversation is
 // written to state.db (a terminal session, which hermes mcp serve lists
 // while it lasts), tool calls go through the approval gate (asking here
 // and recording a pending approval serve can answer), and the registry's
@@ -77,7 +77,7 @@ func BindChatHooks(e *cmdkit.Env, ctx context.Context, l *agent.Loop, m *registr
 	}
 }
 
-// chatApprover is the approval gate as the loop asks it. What the call
+// ChatApprover is the approval gate as the loop asks it. What the call
 // reaches and how its tool is marked come from the registry's own record
 // of the tool (Manager.Resolve: its server and MCP name, its annotations
 // as listed now and as approved), never from what the model was offered.
@@ -157,7 +157,7 @@ func (a *ChatApprover) Decide(ctx context.Context, r agent.ApprovalRequest) (age
 	return agent.Decision{Allow: d.Allowed, Reason: d.Reason}, nil
 }
 
-// chatRecorder writes the conversation's messages to state.db.
+// ChatRecorder writes the conversation's messages to state.db.
 type ChatRecorder struct {
 	w       *statedb.Writer
 	session string
@@ -182,7 +182,7 @@ func (r *ChatRecorder) Record(ctx context.Context, m model.Message) error {
 	return err
 }
 
-// chatDrift is the registry's drift report as the loop shows it: a line
+// ChatDrift is the registry's drift report as the loop shows it: a line
 // per tool whose definition changed since it was approved (the loop shows
 // each line once).
 type ChatDrift struct{ m *registry.Manager }
@@ -204,7 +204,7 @@ func (d ChatDrift) DriftReport(context.Context) []string {
 	return out
 }
 
-// searchTools is the registry as the loop sees it when tools.search_over
+// SearchTools is the registry as the loop sees it when tools.search_over
 // is set: past the threshold the model is offered search_tools and
 // load_tools and the definitions it loaded instead of every definition
 // (host/toolview's Search), and their calls are answered here.
@@ -233,7 +233,7 @@ func (t SearchTools) ParallelSafe(name string) bool {
 	return !t.s.Handles(name) && t.m.ParallelSafe(name)
 }
 
-// chatTools returns what the loop is offered for tools.search_over o:
+// ChatTools returns what the loop is offered for tools.search_over o:
 // the registry, or with o set, the registry behind tool search (search
 // is then that tool search, nil otherwise).
 func ChatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, search *toolview.Search) {
@@ -244,7 +244,7 @@ func ChatTools(m *registry.Manager, o config.SearchOver) (tools agent.Tools, sea
 	return SearchTools{m: m, s: s}, s
 }
 
-// searchOver reads tools.search_over; one that cannot be read is said
+// SearchOver reads tools.search_over; one that cannot be read is said
 // once and tool search is off (every definition is offered).
 func SearchOver(e *cmdkit.Env, notice func(string)) config.SearchOver {
 	o, err := config.LoadSearchOver(e.Home)

@@ -11,7 +11,7 @@ import (
 	"github.com/hermes-agent/hermes/host/toolview"
 )
 
-// systemText builds the chat's system message from the registry's
+// SystemText builds the chat's system message from the registry's
 // servers (their states and instructions) and cfg's instructions: keys
 // (host/systemprompt).
 func SystemText(m *registry.Manager, cfg *config.Config) string {
@@ -76,7 +76,7 @@ func (s *ChatSession) searchNote() string {
 	return note
 }
 
-// serverBlockChanges names, per server kept by a reload, each block of
+// ServerBlockChanges names, per server kept by a reload, each block of
 // its entry that affects a call and changed from was to now: one line
 // each (the server is reconnected with them).
 func ServerBlockChanges(was, now *config.Config) []string {

@@ -8,7 +8,7 @@ import (
 	"github.com/hermes-agent/hermes/statedb"
 )
 
-// approvalSettings reads config.yaml's approval: block. The chat's gate
+// ApprovalSettings reads config.yaml's approval: block. The chat's gate
 // (chatApprover) is built from them, asking at this run's terminal
 // through the prompter that elicitation uses (so the two take turns) and
 // recording in state.db; /reload-mcp reads them again.
@@ -16,7 +16,7 @@ func ApprovalSettings(e *Env) (approval.Settings, error) {
 	return e.F.Requests().ApprovalSettings()
 }
 
-// alwaysAllowed returns the tools of server (its config.Server.StateKey)
+// AlwaysAllowed returns the tools of server (its config.Server.StateKey)
 // whose calls no longer ask for
 // approval (allow-always, remembered in state.db); none when state.db does
 // not exist: reading never creates it.
@@ -40,7 +40,7 @@ func AlwaysAllowed(e *Env, ctx context.Context, server string) ([]string, error)
 	return tools, nil
 }
 
-// revokeAlways forgets allow-always of server's tools (every tool for
+// RevokeAlways forgets allow-always of server's tools (every tool for
 // "all") and returns how many were forgotten.
 func RevokeAlways(e *Env, ctx context.Context, server string, tools []string) (int64, error) {
 	db, err := statedb.OpenWrite(e.F.Home.StateDB())

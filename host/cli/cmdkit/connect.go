@@ -8,7 +8,7 @@ import (
 	"github.com/hermes-agent/hermes/host/session"
 )
 
-// loadServer loads config.yaml (with the project's servers merged over it)
+// LoadServer loads config.yaml (with the project's servers merged over it)
 // and returns the named server; a project server waiting for a decision is
 // asked about on a terminal first (admitProject).
 func LoadServer(e *Env, name string) (*config.Config, *config.Server, error) {
@@ -27,7 +27,7 @@ func LoadServer(e *Env, name string) (*config.Config, *config.Server, error) {
 	return cfg, srv, nil
 }
 
-// connect opens a session to srv with the host's handlers. A server with
+// Connect opens a session to srv with the host's handlers. A server with
 // an auth: method gets its credentials from the background manager: it
 // never opens a browser or asks anything, and a server that needs a login
 // fails with the plugin's message naming 'hermes mcp login'.
@@ -35,7 +35,7 @@ func Connect(e *Env, ctx context.Context, srv *config.Server) (*session.Session,
 	return e.F.Connect(ctx, srv)
 }
 
-// transportLine describes how a server is reached, for people, as it is
+// TransportLine describes how a server is reached, for people, as it is
 // configured: a ${VAR} in the command line or url is shown unresolved.
 func TransportLine(srv *config.Server) string {
 	l := srv.Launch()

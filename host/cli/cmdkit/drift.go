@@ -10,7 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 )
 
-// driftNote is one tool whose definition differs from the approved one,
+// DriftNote is one tool whose definition differs from the approved one,
 // as 'hermes mcp test --json' and 'hermes tools --json' print it.
 type DriftNote struct {
 	Tool string `json:"tool"`
@@ -25,7 +25,7 @@ type DriftNote struct {
 	Details *offered.Change `json:"details,omitempty"`
 }
 
-// driftNotes turns a server's drift into notes (nil when nothing drifted).
+// DriftNotes turns a server's drift into notes (nil when nothing drifted).
 // With an approval that cannot be read, every tool is a note saying so.
 func DriftNotes(d *registry.Drift) []DriftNote {
 	if d == nil {
@@ -51,7 +51,7 @@ func DriftNotes(d *registry.Drift) []DriftNote {
 	return out
 }
 
-// managerDrift returns the drift m reports for server, nil for none.
+// ManagerDrift returns the drift m reports for server, nil for none.
 func ManagerDrift(m *registry.Manager, server string) *registry.Drift {
 	for _, d := range m.Drift() {
 		if d.Server == server {
@@ -61,7 +61,7 @@ func ManagerDrift(m *registry.Manager, server string) *registry.Drift {
 	return nil
 }
 
-// approvalUnreadable is the line saying that d's approval cannot be read
+// ApprovalUnreadable is the line saying that d's approval cannot be read
 // and what to do, "" when it can (or d is nil).
 func ApprovalUnreadable(d *registry.Drift) string {
 	if d == nil {
@@ -70,7 +70,7 @@ func ApprovalUnreadable(d *registry.Drift) string {
 	return d.Unreadable
 }
 
-// printDrift prints a note per changed tool of server, and how to review
+// PrintDrift prints a note per changed tool of server, and how to review
 // them; unreadable (approvalUnreadable) comes first when set, and says
 // what to do itself.
 func PrintDrift(e *Env, server string, notes []DriftNote, unreadable string) {
@@ -92,7 +92,7 @@ func PrintDrift(e *Env, server string, notes []DriftNote, unreadable string) {
 	}
 }
 
-// approveOffered makes tools (all a server lists now) the approved
+// ApproveOffered makes tools (all a server lists now) the approved
 // definitions of server: the person saw them at add, install or
 // configure. A failure is a warning: the entry is saved all the same, and
 // the next connection trusts what it finds.
@@ -102,7 +102,7 @@ func ApproveOffered(e *Env, name string, tools []mcpvalue.Tool, how string) {
 	}
 }
 
-// changeLines describes a changed tool in detail for a person deciding
+// ChangeLines describes a changed tool in detail for a person deciding
 // whether to accept it: the approved and the current description.
 func ChangeLines(c offered.Change) []string {
 	out := []string{fmt.Sprintf("%s: %s", c.Tool, c.Summary())}
@@ -115,7 +115,7 @@ func ChangeLines(c offered.Change) []string {
 	return out
 }
 
-// reviewDrift shows how tools (srv's listing now) differ from the approved
+// ReviewDrift shows how tools (srv's listing now) differ from the approved
 // ones and approves them: at once when nothing was approved yet (this is
 // the first approval), else after asking the person when ask is set, or
 // at once when not (--accept-changes). An approval that cannot be read is

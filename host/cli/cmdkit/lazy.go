@@ -15,7 +15,7 @@ import (
 // server's tools from the store of what it offered instead of starting it,
 // and how listings say where a server's tools came from.
 
-// cacheState says what the store holds for a server, for listings.
+// CacheState says what the store holds for a server, for listings.
 type CacheState struct {
 	// State is fresh (usable for lazy start), stale (made with other
 	// connection settings), none (never connected) or unusable (damaged,
@@ -36,7 +36,7 @@ const (
 	CacheUnusable = "unusable"
 )
 
-// cacheOf reads srv's record (bounded by its max_message_mb) without
+// CacheOf reads srv's record (bounded by its max_message_mb) without
 // connecting to anything.
 func CacheOf(st *offered.Store, srv *config.Server) CacheState {
 	r, err := st.LoadAny(srv.StateKey(), offered.MaxBytes(srv))
@@ -54,7 +54,7 @@ func CacheOf(st *offered.Store, srv *config.Server) CacheState {
 	return c
 }
 
-// text is the cache as a listing's column says it.
+// Text is the cache as a listing's column says it.
 func (c CacheState) Text(now time.Time) string {
 	switch c.State {
 	case CacheFresh:
@@ -67,7 +67,7 @@ func (c CacheState) Text(now time.Time) string {
 	return "never connected"
 }
 
-// age is a duration as people say it: 40s, 5m, 3h, 2d.
+// Age is a duration as people say it: 40s, 5m, 3h, 2d.
 func Age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
@@ -80,7 +80,7 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
-// cachedToolNames are the tools of srv's fresh record that pass its tools
+// CachedToolNames are the tools of srv's fresh record that pass its tools
 // filter, by their MCP names; ok is false without a fresh record.
 func CachedToolNames(st *offered.Store, srv *config.Server) (names []string, ok bool) {
 	r, err := st.Load(srv)
@@ -96,7 +96,7 @@ func CachedToolNames(st *offered.Store, srv *config.Server) (names []string, ok 
 	return names, true
 }
 
-// listingSource says where a listed server's tools came from: running
+// ListingSource says where a listed server's tools came from: running
 // (started for this listing, or by this process), or the record of its
 // last connection (cachedAt in RFC 3339, cachedAge as people say it).
 func ListingSource(st registry.ServerStatus, now time.Time) (running bool, cachedAt, cachedAge string) {
@@ -106,7 +106,7 @@ func ListingSource(st registry.ServerStatus, now time.Time) (running bool, cache
 	return st.State == registry.StateConnected, "", ""
 }
 
-// json is the cache as 'hermes mcp list --json' reports it (nil: none).
+// Json is the cache as 'hermes mcp list --json' reports it (nil: none).
 func (c CacheState) Json() *JSONCache {
 	switch c.State {
 	case CacheNone, "":

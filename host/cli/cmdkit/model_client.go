@@ -7,7 +7,7 @@ import (
 	"github.com/hermes-agent/hermes/host/model"
 )
 
-// modelClient is the run's model client (app.Factory.Model: hermes chat,
+// ModelClient is the run's model client (app.Factory.Model: hermes chat,
 // hermes model test and sampling share one), or what went wrong as a
 // command's failure: a model: block that cannot be read is a config
 // error; a model plugin that is not installed is said at once.

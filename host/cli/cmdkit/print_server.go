@@ -4,14 +4,14 @@ import (
 	"github.com/hermes-agent/hermes/host/ui"
 )
 
-// progressToStderr sends what a command prints for a person to stderr, so
+// ProgressToStderr sends what a command prints for a person to stderr, so
 // that stdout holds its JSON only (a terminal on stderr and stdin still
 // gets its prompts).
 func ProgressToStderr(e *Env) {
 	e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return Getenv(e, a0) })
 }
 
-// printServer prints the configured server name as serverJSON has it.
+// PrintServer prints the configured server name as serverJSON has it.
 func PrintServer(e *Env, j *JSONOutput, name string) error {
 	cfg, err := e.F.Config()
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-// probeConnectTimeout bounds a probe from the command line when the entry
+// ProbeConnectTimeout bounds a probe from the command line when the entry
 // sets no connect_timeout of its own. The probe of add and install is a
 // server's first start, the slowest one (npx or uvx fetches the package,
 // caches are cold: desktop-commander took about 20 s, git-mcp-server 10 to
@@ -30,7 +30,7 @@ import (
 // "Connecting..." and can stop it with Ctrl-C.
 const ProbeConnectTimeout = config.FirstConnectTimeout
 
-// probeTools connects to srv through the registry, exactly as a session of
+// ProbeTools connects to srv through the registry, exactly as a session of
 // the agent would (a Manager over this one server), and returns every tool
 // the server offers as the registry listed them: the same pagination
 // bounds, in the server's order, before the entry's tools filter (the
@@ -59,7 +59,7 @@ func ProbeTools(e *Env, ctx context.Context, srv *config.Server) ([]mcpvalue.Too
 	return tools, nil
 }
 
-// withProbeTimeout applies the command line's probe timeout to a server
+// WithProbeTimeout applies the command line's probe timeout to a server
 // whose entry does not set connect_timeout.
 func WithProbeTimeout(srv *config.Server) {
 	if _, set := srv.Raw["connect_timeout"]; !set {
@@ -67,7 +67,7 @@ func WithProbeTimeout(srv *config.Server) {
 	}
 }
 
-// candidateServer turns an entry that is not saved yet into the Server the
+// CandidateServer turns an entry that is not saved yet into the Server the
 // config package would load once it is saved, so that a probe sees exactly
 // what a later session will: defaults, validation and ${VAR} interpolation
 // from the environment and the home folder's .env. pending are .env values
@@ -81,7 +81,7 @@ func CandidateServer(e *Env, name string, entry *config.ServerEntry, pending map
 	return config.LoadEntryEnv(e.Home, name, entry, pending, e.F.ConfigEnv())
 }
 
-// serverNames reads the names of the configured servers, in file order,
+// ServerNames reads the names of the configured servers, in file order,
 // without changing the file. A config that does not parse is an error.
 func ServerNames(e *Env) (path string, names []string, err error) {
 	err = config.Edit(e.Home, func(d *config.Document) error {
@@ -95,7 +95,7 @@ func ServerNames(e *Env) (path string, names []string, err error) {
 	return path, names, nil
 }
 
-// notFound is the error for a server name that is not in the config, in
+// NotFound is the error for a server name that is not in the config, in
 // the one wording every command uses, with the nearest configured name
 // when one is close.
 func NotFound(name string, names []string) error {
@@ -105,7 +105,7 @@ func NotFound(name string, names []string) error {
 	return WithCode(CodeUnknownServer, Failf("no server named '%s'%s; configured: %s", name, DidYouMean("", name, names), strings.Join(names, ", ")))
 }
 
-// requireServer fails unless name is configured in config.yaml, the file
+// RequireServer fails unless name is configured in config.yaml, the file
 // the commands that change a server edit; a name only a project file
 // declares is refused with where to change it.
 func RequireServer(e *Env, name string) error {
@@ -144,7 +144,7 @@ func APIKeyVar(name string) string {
 // server can reach another's tokens.
 func TokenFileBase(name string) string { return auth.FileStem(name) }
 
-// tokenFiles are the credential files an auth plugin may keep for the
+// TokenFiles are the credential files an auth plugin may keep for the
 // server named name (the OAuth plugin's three), in its folder: the user's
 // mcp-tokens/, or for a project file's server (srv from a project) that
 // project's own folder under it (credentials.ServerTokenDir), so that a
@@ -163,7 +163,7 @@ func TokenFiles(home, name string, srv *config.Server) []string {
 	}
 }
 
-// removeTokenFiles deletes a server's OAuth files (tokenFiles) and
+// RemoveTokenFiles deletes a server's OAuth files (tokenFiles) and
 // reports how many existed.
 func RemoveTokenFiles(home, name string, srv *config.Server) (int, error) {
 	n := 0
@@ -181,7 +181,7 @@ func RemoveTokenFiles(home, name string, srv *config.Server) (int, error) {
 	return n, nil
 }
 
-// splitList splits a comma-separated flag value, dropping empty items.
+// SplitList splits a comma-separated flag value, dropping empty items.
 func SplitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {

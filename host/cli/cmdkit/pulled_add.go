@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-agent/hermes/host/toolview"
 )
 
-// maskValue masks the secrets of an entry as written: every value under
+// MaskValue masks the secrets of an entry as written: every value under
 // env and headers, and any value whose key names a secret (client_secret,
 // API_KEY, ...), unless it is made of ${VAR} references only; a url's
 // query secrets are redacted. path is the keys above v.
@@ -70,7 +70,7 @@ func MaskValue(path []string, v any) any {
 	return v
 }
 
-// yamlLines writes v (a masked entry) as YAML lines for the terminal.
+// YamlLines writes v (a masked entry) as YAML lines for the terminal.
 func YamlLines(v any) []string {
 	if m, ok := v.(map[string]any); ok {
 		// A plain map (no file order): sorted keys.
@@ -92,7 +92,7 @@ func YamlLines(v any) []string {
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 }
 
-// maskArgList masks, in place, the secret-looking words of an args list
+// MaskArgList masks, in place, the secret-looking words of an args list
 // (importer.MaskArgv); words that are not strings stay.
 func MaskArgList(list []any) {
 	words := make([]string, len(list))
@@ -106,7 +106,7 @@ func MaskArgList(list []any) {
 	}
 }
 
-// secretKey reports whether the value at path is under a secret's name
+// SecretKey reports whether the value at path is under a secret's name
 // (oauth.client_secret, an unknown api_key: key); the entry's own keys
 // (auth: oauth) are not.
 func SecretKey(path []string) bool {
@@ -120,7 +120,7 @@ func SecretKey(path []string) bool {
 	return importer.IsSecretName(last)
 }
 
-// sortedMaps turns nested plain maps into MapSlices sorted by key.
+// SortedMaps turns nested plain maps into MapSlices sorted by key.
 func SortedMaps(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

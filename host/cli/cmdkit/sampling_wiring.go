@@ -10,7 +10,7 @@ import (
 	"github.com/hermes-agent/hermes/statedb"
 )
 
-// samplingUsage returns what the server with state key key used of p's
+// SamplingUsage returns what the server with state key key used of p's
 // limits (counted in state.db by every process) and the line that shows
 // it.
 func SamplingUsage(e *Env, ctx context.Context, p sampling.Policy, key string) (statedb.SamplingUsage, string) {
@@ -22,7 +22,7 @@ func SamplingUsage(e *Env, ctx context.Context, p sampling.Policy, key string) (
 		u.LastMinute, p.MaxRPM, u.LastDay, p.MaxPerDay, u.TokensDay, p.MaxTokensPerDay)
 }
 
-// printSampling prints the Sampling: lines of 'hermes mcp test': srv's
+// PrintSampling prints the Sampling: lines of 'hermes mcp test': srv's
 // policy and the metrics saved for it.
 func PrintSampling(e *Env, srv *config.Server) {
 	p, err := sampling.ParsePolicy(srv.Sampling)

@@ -16,7 +16,7 @@ import (
 	"github.com/hermes-agent/hermes/host/ui"
 )
 
-// admitProject asks the person, on a terminal, about each enabled project
+// AdmitProject asks the person, on a terminal, about each enabled project
 // server of servers that waits for a decision, before a command uses it:
 // y approves it (sandboxed) for its current digest, n rejects it (it is
 // not asked about again until the entry changes), anything else leaves it
@@ -66,7 +66,7 @@ func Plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// newManager builds a registry for servers, for a command that lists or
+// NewManager builds a registry for servers, for a command that lists or
 // calls once and exits (app.Snapshot: no notification streams).
 func NewManager(e *Env, servers []*config.Server) *registry.Manager {
 	m, _ := e.F.Registry(app.Snapshot, servers)
@@ -80,7 +80,7 @@ func OrDefault(s, def string) string {
 	return s
 }
 
-// showProjectServer prints srv for a decision.
+// ShowProjectServer prints srv for a decision.
 func ShowProjectServer(e *Env, srv *config.Server) {
 	e.P.Header(fmt.Sprintf("Project server '%s' from %s (project %s):", srv.Name, srv.OriginText(), srv.Origin.Project))
 	for _, l := range ProjectDetails(srv) {
@@ -88,7 +88,7 @@ func ShowProjectServer(e *Env, srv *config.Server) {
 	}
 }
 
-// projectDetails are the lines that show a person what a project entry
+// ProjectDetails are the lines that show a person what a project entry
 // would do: its approval, what it runs or reaches, the variables it reads,
 // its sandbox and what hermes did not take from the file.
 func ProjectDetails(srv *config.Server) []string {
@@ -138,7 +138,7 @@ func ProjectDetails(srv *config.Server) []string {
 	return lines
 }
 
-// shownHeaders is "Name: value, ..." of srv's headers as its file writes
+// ShownHeaders is "Name: value, ..." of srv's headers as its file writes
 // them (a .mcp.json's literal included, config.Server.Written), each value
 // masked unless it is made of ${VAR} references only.
 func ShownHeaders(srv *config.Server) string {
@@ -154,7 +154,7 @@ func ShownHeaders(srv *config.Server) string {
 	return strings.Join(parts, ", ")
 }
 
-// maskSecret shows a value made of ${VAR} references as it is, and masks
+// MaskSecret shows a value made of ${VAR} references as it is, and masks
 // any other (keeping a "Bearer " scheme).
 func MaskSecret(v string) string {
 	if importer.OnlyReferences(v) {

@@ -23,11 +23,11 @@ func ModelCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// modelTestPrompt is what 'hermes model test' asks: short, so that the
+// ModelTestPrompt is what 'hermes model test' asks: short, so that the
 // check costs a few tokens.
 const ModelTestPrompt = "Reply with the single word: ok"
 
-// modelTestJSON is 'hermes model test --json' (docs/JSON.md).
+// ModelTestJSON is 'hermes model test --json' (docs/JSON.md).
 type ModelTestJSON struct {
 	Endpoint string `json:"endpoint"`
 	// Model is the model asked for ("" when none is named).
@@ -45,7 +45,7 @@ type ModelTestJSON struct {
 	Error      *cmdkit.JSONError `json:"error,omitempty"`
 }
 
-// modelUsageJSON is the tokens a model call used.
+// ModelUsageJSON is the tokens a model call used.
 type ModelUsageJSON struct {
 	Prompt     int64 `json:"prompt"`
 	Completion int64 `json:"completion"`
@@ -68,7 +68,7 @@ var ModelCodes = map[model.Kind]string{
 	model.KindNoModel:       string(failure.CodeNoModel),
 }
 
-// modelErrorCode is the jsonError code of a failed model call.
+// ModelErrorCode is the jsonError code of a failed model call.
 func ModelErrorCode(err error) string {
 	var me *model.Error
 	if errors.As(err, &me) {

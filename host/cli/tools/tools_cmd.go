@@ -15,17 +15,17 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// toolsetInfo is a toolset of 'hermes tools --json'.
+// ToolsetInfo is a toolset of 'hermes tools --json'.
 type ToolsetInfo struct {
 	Name  string   `json:"name"`
 	Tools []string `json:"tools"`
 }
 
-// builtinToolsets are the host's own toolsets (app.Builtins are their
+// BuiltinToolsets are the host's own toolsets (app.Builtins are their
 // tools): this build has none yet.
 var BuiltinToolsets = []ToolsetInfo{}
 
-// toolsReport is what 'hermes tools --json' prints.
+// ToolsReport is what 'hermes tools --json' prints.
 type ToolsReport struct {
 	Builtin   []ToolsetInfo      `json:"builtin"`
 	SafeMode  bool               `json:"safe_mode,omitempty"`
@@ -33,7 +33,7 @@ type ToolsReport struct {
 	Available int                `json:"available_tools"`
 }
 
-// toolsServerEntry is one server of 'hermes tools --json': every
+// ToolsServerEntry is one server of 'hermes tools --json': every
 // configured server, disabled ones too. State needs_auth: only 'hermes mcp
 // login <name>' can connect it (the server's auth plugin needs a login, or
 // a server without auth: answered with an OAuth challenge).
@@ -179,7 +179,7 @@ func PrintTools(e *cmdkit.Env, rep ToolsReport, path string) {
 	e.P.Line("%s available to the model", cmdkit.Plural(rep.Available, "tool"))
 }
 
-// toConnect counts the enabled servers 'hermes tools' is about to connect:
+// ToConnect counts the enabled servers 'hermes tools' is about to connect:
 // every one with --live, else those without a saved listing (a record
 // file; whether it is still usable is the registry's to decide, so this is
 // a cheap look, not a read). Listing from the records connects nothing and

@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// addOptions is what 'hermes mcp add' was asked to do.
+// AddOptions is what 'hermes mcp add' was asked to do.
 type AddOptions struct {
 	Name         string
 	command      string
@@ -77,7 +77,7 @@ auth: exec: add its exec: block (command, args) to config.yaml, then run
 other name is a third-party auth plugin (hermes-auth-<name>), logged in to
 like OAuth.`
 
-// addFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
+// AddFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
 // only for help and completion.
 func AddFlags(o *AddOptions) []cli.Flag {
 	if o == nil {
@@ -108,7 +108,7 @@ func AddFlags(o *AddOptions) []cli.Flag {
 	}
 }
 
-// addValueFlags are the flags of 'hermes mcp add' that take a value, so that
+// AddValueFlags are the flags of 'hermes mcp add' that take a value, so that
 // a value spelled "--args" or "--" is not mistaken for the separator.
 var AddValueFlags = map[string]bool{
 	"command": true, "env": true, "cwd": true, "url": true, "header": true, "auth": true,
@@ -159,7 +159,7 @@ func SplitAddArgs(words []string) (front, child []string, sep string) {
 	return slices.Clone(words), nil, SepNone
 }
 
-// hermesFlagsIn returns the words of a server's argv that are spelled like
+// HermesFlagsIn returns the words of a server's argv that are spelled like
 // one of the long flags of 'hermes mcp add' ("--tools", "--no-probe=true"),
 // in order, each once: after --args they are the server's, which is rarely
 // what was meant. Short ones are not counted: "-y" after --args is npx's
@@ -184,7 +184,7 @@ func HermesFlagsIn(argv []string) []string {
 	return out
 }
 
-// confirmArgvFlags decides on hermes's own flags written after --args
+// ConfirmArgvFlags decides on hermes's own flags written after --args
 // (o.argvFlags), which would be saved as the server's argv: a flag such as
 // --env API_KEY=... there would be kept as an argument, and --no-probe
 // would not stop the probe. On a terminal the person is asked whether they
@@ -207,7 +207,7 @@ func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
 	return cmdkit.Usagef("nothing was saved: %s", fix)
 }
 
-// addCommand is 'hermes mcp add'. The child argv after --args must never
+// AddCommand is 'hermes mcp add'. The child argv after --args must never
 // reach the flag parser, so this command takes its words unparsed, splits
 // them with SplitAddArgs and parses only the front part with an inner
 // command that owns the real flags.

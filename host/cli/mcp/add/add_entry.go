@@ -15,20 +15,20 @@ import (
 	"github.com/hermes-agent/hermes/host/toolview"
 )
 
-// preset fills the transport of a well-known server.
+// Preset fills the transport of a well-known server.
 type Preset struct {
 	command string
 	args    []string
 }
 
-// presets are the names --preset accepts.
+// Presets are the names --preset accepts.
 var Presets = map[string]Preset{
 	"codex": {command: "codex", args: []string{"mcp-server"}},
 }
 
 var EnvNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// authNameRE is the name of an auth plugin --auth accepts.
+// AuthNameRE is the name of an auth plugin --auth accepts.
 var AuthNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*$`)
 
 // logsIn reports whether 'hermes mcp add' logs in before probing: OAuth
@@ -38,7 +38,7 @@ func (o *AddOptions) logsIn() bool {
 	return o.auth != "" && o.auth != "header" && o.auth != "exec"
 }
 
-// addPlan is the validated request.
+// AddPlan is the validated request.
 type AddPlan struct {
 	Entry       *config.ServerEntry
 	stdio       bool
@@ -73,7 +73,7 @@ const (
 	ResultUnprobed = "saved_unprobed"
 )
 
-// dotEnvValue is one KEY=value of .env.
+// DotEnvValue is one KEY=value of .env.
 type DotEnvValue struct{ key, value string }
 
 // pending returns the secrets as the config layer's pending .env values.
@@ -88,7 +88,7 @@ func (p *AddPlan) pending() map[string]string {
 	return m
 }
 
-// buildAddEntry validates the options and builds the entry to save (without
+// BuildAddEntry validates the options and builds the entry to save (without
 // tools and enabled). Errors are usage errors.
 func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 	o.secrets, o.secretNotes = nil, nil
@@ -233,7 +233,7 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 	return entry, nil
 }
 
-// hasHeader reports whether the entry sets header key (case-insensitively).
+// HasHeader reports whether the entry sets header key (case-insensitively).
 func HasHeader(entry *config.ServerEntry, key string) bool {
 	v, _ := entry.Fields.Get("headers")
 	m, _ := v.(config.Map)
@@ -245,7 +245,7 @@ func HasHeader(entry *config.ServerEntry, key string) bool {
 	return false
 }
 
-// screenAdd refuses an entry the security check rejects (host/screening),
+// ScreenAdd refuses an entry the security check rejects (host/screening),
 // before anything is written, logged in to or started: the entry as it
 // would be saved, ${VAR}s read as they would be at run time.
 func ScreenAdd(e *cmdkit.Env, name string, plan *AddPlan) error {
@@ -261,7 +261,7 @@ func ScreenAdd(e *cmdkit.Env, name string, plan *AddPlan) error {
 	return nil
 }
 
-// saveAdd writes the secrets (a token typed, a client secret) and the
+// SaveAdd writes the secrets (a token typed, a client secret) and the
 // entry, once the security check admits it.
 func SaveAdd(e *cmdkit.Env, name string, plan *AddPlan) error {
 	if err := ScreenAdd(e, name, plan); err != nil {
@@ -309,7 +309,7 @@ func ClientSecretVar(name string) string {
 	return strings.TrimSuffix(cmdkit.APIKeyVar(name), "_API_KEY") + "_CLIENT_SECRET"
 }
 
-// checkServerURL refuses a --url that is not an absolute http(s) URL with
+// CheckServerURL refuses a --url that is not an absolute http(s) URL with
 // a host; of one holding ${VAR}s only the scheme is checked (the config
 // layer resolves the rest), and one that starts with a ${VAR} is left to
 // it whole.

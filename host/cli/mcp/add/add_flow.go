@@ -44,7 +44,7 @@ func RunAdd(e *cmdkit.Env, ctx context.Context, o *AddOptions) error {
 	return AddEntry(e, ctx, o, plan)
 }
 
-// addEntry is the add flow for an entry already built (by 'hermes mcp
+// AddEntry is the add flow for an entry already built (by 'hermes mcp
 // add', add-json or import): screen it, probe it, let the person pick its
 // tools, save it with its secrets. The entry's own tools filter (an
 // imported one) pre-checks the checklist and is kept when nobody picks.
@@ -309,7 +309,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 	return nil
 }
 
-// addLogin logs in to the entry as it would be saved (the oauth: block
+// AddLogin logs in to the entry as it would be saved (the oauth: block
 // and a client secret resolved through the config layer), before anything
 // is written. A failed login is the add's error: nothing is saved.
 func AddLogin(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) error {
@@ -332,7 +332,7 @@ func AddLogin(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 	return nil
 }
 
-// addAuth asks, on a terminal, for an HTTP server's bearer token (with
+// AddAuth asks, on a terminal, for an HTTP server's bearer token (with
 // --auth header, or once the server answered 401) and wires it in through
 // .env; a key already in .env is used as it is.
 func AddAuth(e *cmdkit.Env, o *AddOptions, plan *AddPlan) error {
@@ -374,7 +374,7 @@ func AddAuth(e *cmdkit.Env, o *AddOptions, plan *AddPlan) error {
 	return nil
 }
 
-// addProbe connects to the entry as it would be saved and lists its tools.
+// AddProbe connects to the entry as it would be saved and lists its tools.
 // A token typed for it reaches the entry's ${VAR} through the config layer
 // as a pending .env value: until the entry is saved it exists nowhere else.
 func AddProbe(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) ([]mcpvalue.Tool, error) {
@@ -389,7 +389,7 @@ func AddProbe(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 	return cmdkit.ProbeTools(e, ctx, srv)
 }
 
-// countAllowed counts the tools f lets through.
+// CountAllowed counts the tools f lets through.
 func CountAllowed(f toolview.Filter, tools []string) int {
 	n := 0
 	for _, t := range tools {
@@ -400,7 +400,7 @@ func CountAllowed(f toolview.Filter, tools []string) int {
 	return n
 }
 
-// entryFilter is the tools filter an entry already has (an imported one).
+// EntryFilter is the tools filter an entry already has (an imported one).
 func EntryFilter(entry *config.ServerEntry) toolview.Filter {
 	v, _ := entry.Fields.Get("tools")
 	m, _ := v.(config.Map)
@@ -411,7 +411,7 @@ func EntryFilter(entry *config.ServerEntry) toolview.Filter {
 	return toolview.Filter{Include: incl, Exclude: excl}
 }
 
-// setToolsChoice makes the entry's tools filter the picked tools (nil:
+// SetToolsChoice makes the entry's tools filter the picked tools (nil:
 // every tool), dropping a filter it came with.
 func SetToolsChoice(entry *config.ServerEntry, chosen []string) {
 	v, _ := entry.Fields.Get("tools")
@@ -428,11 +428,11 @@ func SetToolsChoice(entry *config.ServerEntry, chosen []string) {
 	entry.Set("tools", m)
 }
 
-// authChallenged reports whether a failed connect was the server asking
+// AuthChallenged reports whether a failed connect was the server asking
 // for credentials (HTTP 401, or 403 with a challenge).
 func AuthChallenged(err error) bool { return failure.Of(err) == failure.CodeAuth }
 
-// longerTimeout is the connect timeout to suggest after a probe that timed
+// LongerTimeout is the connect timeout to suggest after a probe that timed
 // out with used (0: probeConnectTimeout): twice as long, in whole minutes,
 // written as --connect-timeout takes it ("4m").
 func LongerTimeout(used time.Duration) string {
@@ -443,7 +443,7 @@ func LongerTimeout(used time.Duration) string {
 	return fmt.Sprintf("%dm", mins)
 }
 
-// keepArgvFolders turns roots off for a stdio server whose command line
+// KeepArgvFolders turns roots off for a stdio server whose command line
 // names folders, unless the entry says otherwise: a server that takes its
 // allowed folders from its argv may replace them with the client's roots
 // when offered some (server-filesystem does: it served the folder hermes
@@ -470,7 +470,7 @@ func KeepArgvFolders(e *cmdkit.Env, name string, plan *AddPlan) {
 	e.P.Info("'%s' names folders on its command line (%s): it is saved with roots: false, so it keeps them (a server such as server-filesystem replaces them with the client's roots when offered some); set roots: true in config.yaml to offer it the working folder and roots:", name, strings.Join(folders, ", "))
 }
 
-// argvFolders are the words of args (or the values of --flag=VALUE words)
+// ArgvFolders are the words of args (or the values of --flag=VALUE words)
 // that name existing folders: absolute, under ~, or relative to cwd (the
 // entry's, else the working folder). At most 3 are returned, for a line.
 func ArgvFolders(args []string, cwd string, home, work func() (string, error)) []string {
@@ -515,7 +515,7 @@ func ArgvFolders(args []string, cwd string, home, work func() (string, error)) [
 	return out
 }
 
-// readyLine says where a server just saved can be used: every command
+// ReadyLine says where a server just saved can be used: every command
 // from now on, and a chat already running after /reload-mcp ("Start a new
 // session" was said after every add, untrue for hermes mcp call and for a
 // chat that reloads).
@@ -523,10 +523,10 @@ func ReadyLine(name string) string {
 	return fmt.Sprintf("Use them now: 'hermes mcp call %s <tool>' or 'hermes chat' (/reload-mcp in a running chat).", name)
 }
 
-// changedLine says where a changed server takes effect.
+// ChangedLine says where a changed server takes effect.
 const ChangedLine = "Commands from now on use the change; a chat already running picks it up with /reload-mcp."
 
-// credentialsRefused says what a failure that asked for credentials was,
+// CredentialsRefused says what a failure that asked for credentials was,
 // from its typed error (the HTTP status the transport reported), without
 // the transport's own advice: the caller gives the advice that fits. An
 // error without a status is shown whole.

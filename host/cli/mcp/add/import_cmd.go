@@ -19,7 +19,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// importOptions is what 'hermes mcp import' was asked to do.
+// ImportOptions is what 'hermes mcp import' was asked to do.
 type ImportOptions struct {
 	from                                   string
 	all, dryRun, yes, noProbe, force, json bool
@@ -27,7 +27,7 @@ type ImportOptions struct {
 	names                                  []string
 }
 
-// importResult is one server in 'hermes mcp import --json', in the style
+// ImportResult is one server in 'hermes mcp import --json', in the style
 // of 'hermes mcp list --json'.
 type ImportResult struct {
 	// Name is the Hermes name; SourceName the client's, when it differs.
@@ -112,7 +112,7 @@ func ImportCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// importCandidate is a server found, with what became of it.
+// ImportCandidate is a server found, with what became of it.
 type ImportCandidate struct {
 	srv *importer.Server
 	res *ImportResult
@@ -280,7 +280,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 	return ImportDone(e, o, cands)
 }
 
-// importSources resolves --from into the files to read and the clients
+// ImportSources resolves --from into the files to read and the clients
 // in the order their servers win a name clash.
 func ImportSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []importer.Client, error) {
 	if from == "" {
@@ -317,7 +317,7 @@ func ImportSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []
 	return []importer.Source{src}, []importer.Client{c}, nil
 }
 
-// chooseImports picks the servers to import: those named, all, or (on a
+// ChooseImports picks the servers to import: those named, all, or (on a
 // terminal) those checked in a checklist.
 func ChooseImports(e *cmdkit.Env, o *ImportOptions, found []*importer.Server) ([]*importer.Server, error) {
 	var all []string
@@ -369,7 +369,7 @@ func ChooseImports(e *cmdkit.Env, o *ImportOptions, found []*importer.Server) ([
 	return out, nil
 }
 
-// showImportPlan prints what will be added (with the entries, masked, on
+// ShowImportPlan prints what will be added (with the entries, masked, on
 // --dry-run) and what is skipped, one line each.
 func ShowImportPlan(e *cmdkit.Env, cands []ImportCandidate, entries bool) {
 	e.P.Header("Servers to import:")
@@ -411,7 +411,7 @@ func ShowImportPlan(e *cmdkit.Env, cands []ImportCandidate, entries bool) {
 	}
 }
 
-// importOne runs the add flow for one server and records the result.
+// ImportOne runs the add flow for one server and records the result.
 func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCandidate) {
 	s, r := c.srv, c.res
 	ao := &AddOptions{Name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
@@ -459,7 +459,7 @@ func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCan
 	}
 }
 
-// importDone prints the summary (or the JSON) and sets the exit code: 1
+// ImportDone prints the summary (or the JSON) and sets the exit code: 1
 // when a server chosen could not be imported.
 func ImportDone(e *cmdkit.Env, o *ImportOptions, cands []ImportCandidate) error {
 	failed, done, skipped := 0, 0, 0
@@ -490,7 +490,7 @@ func ImportDone(e *cmdkit.Env, o *ImportOptions, cands []ImportCandidate) error 
 	return nil
 }
 
-// importSecrets are the server's secrets as .env values to save.
+// ImportSecrets are the server's secrets as .env values to save.
 func ImportSecrets(s *importer.Server) []DotEnvValue {
 	var out []DotEnvValue
 	for _, sec := range s.Secrets {
@@ -499,7 +499,7 @@ func ImportSecrets(s *importer.Server) []DotEnvValue {
 	return out
 }
 
-// errMessage is the text of a command error without a trailing newline.
+// ErrMessage is the text of a command error without a trailing newline.
 func ErrMessage(err error) string {
 	var ee *cmdkit.ExitError
 	if errors.As(err, &ee) {
@@ -508,7 +508,7 @@ func ErrMessage(err error) string {
 	return cmdkit.OneLine(err.Error())
 }
 
-// entryValue turns an entry's fields into the values YAML writes
+// EntryValue turns an entry's fields into the values YAML writes
 // (durations as seconds), keeping their order.
 func EntryValue(m config.Map) yaml.MapSlice {
 	out := make(yaml.MapSlice, 0, len(m))

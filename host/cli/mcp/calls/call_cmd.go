@@ -123,7 +123,7 @@ func CallCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// unavailable is the error for a tool of srv that Lookup l says cannot be
+// Unavailable is the error for a tool of srv that Lookup l says cannot be
 // called (nil when it can): the server is down (and why), disabled, the
 // tool filtered, or not offered (with what is).
 func Unavailable(m *registry.Manager, srv *config.Server, tool string, l registry.Lookup) error {
@@ -152,13 +152,13 @@ func Unavailable(m *registry.Manager, srv *config.Server, tool string, l registr
 	return cmdkit.WithCode(cmdkit.CodeNoSuchTool, cmdkit.Failf("server '%s' has no tool '%s'%s; it offers: %s", name, tool, cmdkit.DidYouMean("", tool, offered), strings.Join(offered, ", ")))
 }
 
-// writeRendered prints the JSON string the model receives, with what a
+// WriteRendered prints the JSON string the model receives, with what a
 // terminal would act on written as \u escapes (see writeJSON).
 func WriteRendered(e *cmdkit.Env, rendered string) {
 	_, _ = e.Out.Write(termsafe.JSON([]byte(rendered + "\n")))
 }
 
-// originalNames lists the MCP names of a server's registered tools.
+// OriginalNames lists the MCP names of a server's registered tools.
 func OriginalNames(m *registry.Manager, server string) []string {
 	var out []string
 	for _, d := range m.Tools() {
@@ -210,7 +210,7 @@ func BuildArguments(tool *mcpvalue.Tool, kvs []string, argsJSON string) (map[str
 	return args, nil
 }
 
-// checkArguments checks args against what the input schema says of them
+// CheckArguments checks args against what the input schema says of them
 // before anything is sent: every required argument is there, and a value
 // with choices (enum) is one of them. The tool still checks the rest; this
 // catches the mistakes a person makes on the command line with one line
@@ -247,7 +247,7 @@ func CheckArguments(args, props map[string]any, required []string) error {
 	return nil
 }
 
-// normalJSON is v as encoding/json would decode it (an int64 becomes a
+// NormalJSON is v as encoding/json would decode it (an int64 becomes a
 // float64), so that values built from --arg compare with the schema's.
 func NormalJSON(v any) any {
 	b, err := json.Marshal(v)
@@ -261,7 +261,7 @@ func NormalJSON(v any) any {
 	return out
 }
 
-// quoteList is 'a', 'b' and 'c'.
+// QuoteList is 'a', 'b' and 'c'.
 func QuoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {

@@ -17,14 +17,14 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// schemaDepth is how deep nested objects and arrays are shown; deeper
+// SchemaDepth is how deep nested objects and arrays are shown; deeper
 // levels are summed up by their type.
 const SchemaDepth = 4
 
-// schemaTextMax bounds one description or value shown (runes).
+// SchemaTextMax bounds one description or value shown (runes).
 const SchemaTextMax = 300
 
-// schemaToolJSON is one tool of 'hermes mcp tools --json'.
+// SchemaToolJSON is one tool of 'hermes mcp tools --json'.
 type SchemaToolJSON struct {
 	Name        string         `json:"name"`
 	ModelName   string         `json:"model_name"`
@@ -32,13 +32,13 @@ type SchemaToolJSON struct {
 	InputSchema map[string]any `json:"input_schema"`
 }
 
-// schemaJSON is 'hermes mcp tools NAME --json'.
+// SchemaJSON is 'hermes mcp tools NAME --json'.
 type SchemaJSON struct {
 	Server string           `json:"server"`
 	Tools  []SchemaToolJSON `json:"tools"`
 }
 
-// toolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
+// ToolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
 // server's tools as the model sees them (its tools filter applied), for a
 // person to read, or their schemas with --json.
 func ToolsSchemaCommand(e *cmdkit.Env) *cli.Command {
@@ -110,7 +110,7 @@ func ToolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// writeToolSchema writes one tool for a person: its name, the name the
+// WriteToolSchema writes one tool for a person: its name, the name the
 // model sees, its description, then one line per argument. Everything
 // from the server is escaped and bounded.
 func WriteToolSchema(w io.Writer, d toolview.ToolDef) {
@@ -133,7 +133,7 @@ func WriteToolSchema(w io.Writer, d toolview.ToolDef) {
 	}
 }
 
-// argumentLines are the lines of an object schema's properties, required
+// ArgumentLines are the lines of an object schema's properties, required
 // ones first, each "name  type  required  default: x  one of: a, b" and its
 // description below it; nested objects are indented under their name.
 func ArgumentLines(schema map[string]any, indent string, depth int) []string {
@@ -196,7 +196,7 @@ func ArgumentLines(schema map[string]any, indent string, depth int) []string {
 	return out
 }
 
-// typeOf names a property's type: "string", "integer or null", "array of
+// TypeOf names a property's type: "string", "integer or null", "array of
 // string", "object"; "any" when the schema says nothing.
 func TypeOf(p map[string]any) string {
 	var types []string
@@ -237,7 +237,7 @@ func TypeOf(p map[string]any) string {
 	return strings.Join(types, " or ")
 }
 
-// valueText is a schema value (a default, an enum member) as JSON, bounded
+// ValueText is a schema value (a default, an enum member) as JSON, bounded
 // and escaped.
 func ValueText(v any) string {
 	b, err := json.Marshal(v)
@@ -247,10 +247,10 @@ func ValueText(v any) string {
 	return termsafe.Escape(ClipRunes(string(b), SchemaTextMax/3))
 }
 
-// shownName is a name from a server, escaped and bounded for one line.
+// ShownName is a name from a server, escaped and bounded for one line.
 func ShownName(s string) string { return termsafe.Escape(ClipRunes(s, 128)) }
 
-// clipRunes cuts s to n runes, marking the cut with "…".
+// ClipRunes cuts s to n runes, marking the cut with "…".
 func ClipRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {

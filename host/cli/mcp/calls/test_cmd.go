@@ -21,7 +21,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// testReport is what 'hermes mcp test --json' prints: the server (its
+// TestReport is what 'hermes mcp test --json' prints: the server (its
 // state connected, or why not, in Error), and what it offers. Enabled is
 // the entry's: a disabled server is tested all the same, and says so.
 type TestReport struct {
@@ -61,7 +61,7 @@ type TestReport struct {
 	ResourceTemplates *int `json:"resource_templates,omitempty"`
 }
 
-// sandboxInfo is the sandbox part of 'hermes mcp test'.
+// SandboxInfo is the sandbox part of 'hermes mcp test'.
 type SandboxInfo struct {
 	// Asked describes the server's sandbox: block, defaults applied.
 	Asked []string `json:"asked"`
@@ -76,7 +76,7 @@ const (
 	MaxSandboxLineRune = 200
 )
 
-// boundedLines keeps at most maxSandboxLines lines of at most
+// BoundedLines keeps at most maxSandboxLines lines of at most
 // maxSandboxLineRune runes each, on one line each.
 func BoundedLines(in []string) []string {
 	var out []string
@@ -237,16 +237,16 @@ func TestCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// instructionsMax bounds the server instructions 'hermes mcp test' shows
+// InstructionsMax bounds the server instructions 'hermes mcp test' shows
 // (runes); the model is given them whole by the registry's rules.
 const InstructionsMax = 2000
 
-// instructionsLines bounds the lines of instructions 'hermes mcp test'
+// InstructionsLines bounds the lines of instructions 'hermes mcp test'
 // prints on the terminal (a server's whole manual buried the rest of the
 // report); --json has them up to instructionsMax.
 const InstructionsLines = 6
 
-// printTestReport prints rep; listed is false when the tools could not be
+// PrintTestReport prints rep; listed is false when the tools could not be
 // listed (rep.Error says why).
 func PrintTestReport(e *cmdkit.Env, rep TestReport, skipped []string, listed bool) {
 	e.P.OK("Connected (%dms)", rep.LatencyMS)
@@ -315,7 +315,7 @@ func PrintTestReport(e *cmdkit.Env, rep TestReport, skipped []string, listed boo
 	}
 }
 
-// maskedAuth returns srv's auth-looking headers with their secrets masked.
+// MaskedAuth returns srv's auth-looking headers with their secrets masked.
 // A ${VAR} reference is no secret and stays as config.yaml writes it: it
 // names where the value comes from, which is what a person fixing it
 // needs; the value it resolved to follows masked ("Bearer ${WEB_TOKEN}
@@ -350,7 +350,7 @@ func MaskedAuth(srv *config.Server) map[string]string {
 	return out
 }
 
-// authLine is the Auth: line of 'hermes mcp test': the auth: method (an
+// AuthLine is the Auth: line of 'hermes mcp test': the auth: method (an
 // exec command as configured, ${VAR}s unresolved), and any auth-looking
 // headers, masked.
 func AuthLine(srv *config.Server, masked map[string]string) string {

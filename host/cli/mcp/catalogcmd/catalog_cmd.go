@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// catalogView is the catalog as hermes mcp catalog and the picker show it:
+// CatalogView is the catalog as hermes mcp catalog and the picker show it:
 // one row per entry and per configured server that is not in the catalog
 // (catalog.Rows), and the warnings about entries that cannot be used.
 type CatalogView struct {
@@ -27,7 +27,7 @@ type CatalogView struct {
 	Warnings    []string
 }
 
-// loadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
+// LoadCatalogView reads the catalog (built in, or $HERMES_OPTIONAL_MCPS)
 // and config.yaml of home, and merges them. Its errors are one line that
 // says what to do next.
 func LoadCatalogView(e *cmdkit.Env, home string) (*CatalogView, error) {
@@ -46,7 +46,7 @@ func LoadCatalogView(e *cmdkit.Env, home string) (*CatalogView, error) {
 	return v, nil
 }
 
-// writeCatalogTable writes rows as the catalog table (Name, Status,
+// WriteCatalogTable writes rows as the catalog table (Name, Status,
 // Description; with numbered, a leading # column counting from 1) to w.
 // Every cell is manifest or config text and is escaped for the terminal.
 func WriteCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered bool) {
@@ -66,7 +66,7 @@ func WriteCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered 
 	ui.NewEnv(w, io.Discard, nil, func(a0 string) string { return cmdkit.Getenv(e, a0) }).TableFit(headers, cells, len(headers)-1)
 }
 
-// writeCatalogWarnings writes each warning to w as one escaped line,
+// WriteCatalogWarnings writes each warning to w as one escaped line,
 // "⚠ " first.
 func WriteCatalogWarnings(w io.Writer, warnings []string) {
 	for _, s := range warnings {
@@ -74,7 +74,7 @@ func WriteCatalogWarnings(w io.Writer, warnings []string) {
 	}
 }
 
-// catalogJSON is the output of hermes mcp catalog --json.
+// CatalogJSON is the output of hermes mcp catalog --json.
 type CatalogJSON struct {
 	// Source is "built-in" or the folder $HERMES_OPTIONAL_MCPS named.
 	Source  string             `json:"source"`
@@ -85,7 +85,7 @@ type CatalogJSON struct {
 	Diagnostics []catalog.Diagnostic `json:"diagnostics"`
 }
 
-// catalogJSONEntry is one row of hermes mcp catalog --json.
+// CatalogJSONEntry is one row of hermes mcp catalog --json.
 type CatalogJSONEntry struct {
 	catalog.Row
 	// Transport is stdio or http; SourceURL the manifest's source;
@@ -96,7 +96,7 @@ type CatalogJSONEntry struct {
 	NeedsNewer bool   `json:"needs_newer_hermes,omitempty"`
 }
 
-// catalogStatusToken is a catalog status as --json gives it: one word a
+// CatalogStatusToken is a catalog status as --json gives it: one word a
 // script can compare (the table shows the words a person reads).
 func CatalogStatusToken(status string) string {
 	switch status {
@@ -114,7 +114,7 @@ func CatalogStatusToken(status string) string {
 	return status // available, enabled
 }
 
-// catalogCommand is 'hermes mcp catalog': the curated catalog as a table.
+// CatalogCommand is 'hermes mcp catalog': the curated catalog as a table.
 func CatalogCommand(e *cmdkit.Env) *cli.Command {
 	j := &cmdkit.JSONOutput{E: e}
 	return &cli.Command{

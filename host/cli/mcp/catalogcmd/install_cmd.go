@@ -34,7 +34,7 @@ An install is all or nothing: if a step fails or hermes is stopped or
 killed, config.yaml, .env and the install folder are left (or, by the
 next hermes command of any kind, put back) exactly as they were.`
 
-// installCommand is 'hermes mcp install NAME': install a catalog entry.
+// InstallCommand is 'hermes mcp install NAME': install a catalog entry.
 func InstallCommand(e *cmdkit.Env) *cli.Command {
 	var o install.Options
 	var tools string
@@ -83,7 +83,7 @@ func InstallCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// lookupEntry finds a catalog entry in the catalog hermes reads (the
+// LookupEntry finds a catalog entry in the catalog hermes reads (the
 // built-in one, or $HERMES_OPTIONAL_MCPS).
 func LookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
 	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
@@ -97,7 +97,7 @@ func LookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
 	return m, nil
 }
 
-// installer is the install engine wired to this command line: its
+// Installer is the install engine wired to this command line: its
 // printer, the probe 'hermes mcp add' uses, and the security check.
 func Installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
@@ -111,7 +111,7 @@ func Installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.
 	}
 }
 
-// admitInstall is the security check of an entry being installed: its
+// AdmitInstall is the security check of an entry being installed: its
 // findings, one line.
 func AdmitInstall(srv *config.Server) error {
 	var re *screening.RejectedError
@@ -123,7 +123,7 @@ func AdmitInstall(srv *config.Server) error {
 	return nil
 }
 
-// installEntry runs the installEntry engine and turns its errors into exit codes.
+// InstallEntry runs the installEntry engine and turns its errors into exit codes.
 func InstallEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o install.Options, stepTimeout, cloneTimeout time.Duration) error {
 	err := Installer(e, stepTimeout, cloneTimeout).Install(ctx, m, o)
 	switch {
@@ -144,7 +144,7 @@ func InstallEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o ins
 	return cmdkit.WithCode(cmdkit.CodeInstall, cmdkit.Failf("installing '%s' failed: %s; nothing was installed", m.Name, cmdkit.ShownErr(err)))
 }
 
-// catalogProbe connects to the entry being installed as 'hermes mcp add'
+// CatalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
 func CatalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
 	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
@@ -171,7 +171,7 @@ func CatalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]ins
 	return out, nil
 }
 
-// uninstallCommand is 'hermes mcp uninstall NAME'.
+// UninstallCommand is 'hermes mcp uninstall NAME'.
 func UninstallCommand(e *cmdkit.Env) *cli.Command {
 	var yes bool
 	j := &cmdkit.JSONOutput{E: e}
@@ -192,7 +192,7 @@ func UninstallCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// configServer is server name of config.yaml as loaded, nil when the file
+// ConfigServer is server name of config.yaml as loaded, nil when the file
 // does not load or has no such server.
 func ConfigServer(e *cmdkit.Env, name string) *config.Server {
 	cfg, err := e.F.Config()
@@ -202,13 +202,13 @@ func ConfigServer(e *cmdkit.Env, name string) *config.Server {
 	return cfg.Server(name)
 }
 
-// hasInstallDir reports whether an install folder of name exists.
+// HasInstallDir reports whether an install folder of name exists.
 func HasInstallDir(e *cmdkit.Env, name string) bool {
 	_, err := os.Lstat(install.InstallDir(e.Home, name))
 	return err == nil
 }
 
-// uninstall removes an installed catalog entry: its config entry and its
+// Uninstall removes an installed catalog entry: its config entry and its
 // install folder. Its .env values stay. A server the user added is never
 // the catalog's, whatever its name (catalog.FromCatalog).
 func Uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error {
@@ -282,7 +282,7 @@ func Uninstall(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, yes bool) error
 	return nil
 }
 
-// recoverInstalls puts back what interrupted installs left (see
+// RecoverInstalls puts back what interrupted installs left (see
 // install.Recover), before any 'hermes mcp' command reads or changes the
 // config. It says so on stderr, which 'hermes mcp serve' keeps off its
 // protocol stream.

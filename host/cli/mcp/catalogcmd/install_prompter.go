@@ -8,7 +8,7 @@ import (
 	"github.com/hermes-agent/hermes/host/ui"
 )
 
-// installPrompter is the person at this terminal as an install sees them
+// InstallPrompter is the person at this terminal as an install sees them
 // (install.Prompter): what the install tells is printed in the printer's
 // styles, its questions are asked with its prompts and checklist.
 type InstallPrompter struct {
@@ -72,7 +72,7 @@ func (ip InstallPrompter) PickTools(server string, tools []install.ToolChoice) (
 	return keys, Declined(err)
 }
 
-// declined makes a cancelled prompt install.ErrDeclined, keeping what the
+// Declined makes a cancelled prompt install.ErrDeclined, keeping what the
 // terminal said.
 func Declined(err error) error {
 	if errors.Is(err, ui.ErrCancelled) {

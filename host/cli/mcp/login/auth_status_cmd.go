@@ -15,7 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// statusTimeout bounds asking one auth plugin for its status (starting it
+// StatusTimeout bounds asking one auth plugin for its status (starting it
 // included).
 const StatusTimeout = 30 * time.Second
 
@@ -37,7 +37,7 @@ const (
 	AuthNotApproved = "not_approved"
 )
 
-// authStatusEntry is one server in 'hermes mcp auth-status --json'. It
+// AuthStatusEntry is one server in 'hermes mcp auth-status --json'. It
 // never holds a token. AuthState is the credentials' state, not a
 // connection state: nothing is connected.
 type AuthStatusEntry struct {
@@ -110,7 +110,7 @@ server without auth:), not approved.`,
 	}
 }
 
-// authStatuses asks each server's plugin for its status, side by side.
+// AuthStatuses asks each server's plugin for its status, side by side.
 func AuthStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) []AuthStatusEntry {
 	var picked []*config.Server
 	for _, s := range servers {
@@ -131,7 +131,7 @@ func AuthStatuses(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 	return entries
 }
 
-// authStatus describes one server's credentials.
+// AuthStatus describes one server's credentials.
 func AuthStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) AuthStatusEntry {
 	ent := AuthStatusEntry{Name: srv.Name, Method: srv.Auth, Scopes: []string{}, TokenFiles: CountTokenFiles(e.Home, srv)}
 	if srv.Auth == "" || !Remote(srv) {
@@ -180,7 +180,7 @@ func AuthStatus(e *cmdkit.Env, ctx context.Context, srv *config.Server) AuthStat
 	return ent
 }
 
-// authState is the state of a plugin's credentials at now.
+// AuthState is the state of a plugin's credentials at now.
 func AuthState(st auth.Status, now time.Time) string {
 	switch {
 	case st.Refused:
@@ -197,7 +197,7 @@ func AuthState(st auth.Status, now time.Time) string {
 	return AuthLoginNeeded
 }
 
-// countTokenFiles counts the credential files kept for srv (tokenFiles).
+// CountTokenFiles counts the credential files kept for srv (tokenFiles).
 func CountTokenFiles(home string, srv *config.Server) int {
 	n := 0
 	for _, f := range cmdkit.TokenFiles(home, srv.Name, srv) {

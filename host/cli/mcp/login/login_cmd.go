@@ -17,16 +17,16 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// loginMargin is added to a login's own bound (oauth.timeout): the plugin
+// LoginMargin is added to a login's own bound (oauth.timeout): the plugin
 // ends the login itself at oauth.timeout and says why; the host only stops
 // waiting for a plugin that does not.
 const LoginMargin = 30 * time.Second
 
-// logoutTimeout bounds a logout (starting the plugin, revoking the
+// LogoutTimeout bounds a logout (starting the plugin, revoking the
 // tokens at the authorization server, deleting the files).
 const LogoutTimeout = 60 * time.Second
 
-// loginFlags are the flags every command that logs in takes.
+// LoginFlags are the flags every command that logs in takes.
 type LoginFlags struct {
 	noBrowser, device bool
 	scope             string
@@ -98,13 +98,13 @@ have arrived.`,
 	}
 }
 
-// remote reports whether srv is reached over the network (it has a URL and
+// Remote reports whether srv is reached over the network (it has a URL and
 // a transport other than stdio), the servers auth plugins are for.
 func Remote(srv *config.Server) bool {
 	return srv.URL != "" && session.PluginName(srv) != "stdio"
 }
 
-// login logs in to srv through the interactive manager, bounded by the
+// Login logs in to srv through the interactive manager, bounded by the
 // server's login timeout plus loginMargin. Its error is the plugin's (see
 // loginFailed).
 func Login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
@@ -125,7 +125,7 @@ func Login(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginO
 	return st, nil
 }
 
-// loginTimeout is how long a login of srv may take: oauth.timeout for
+// LoginTimeout is how long a login of srv may take: oauth.timeout for
 // OAuth, else the same default.
 func LoginTimeout(srv *config.Server) time.Duration {
 	if srv.Auth == "oauth" && srv.OAuth.Timeout > 0 {
@@ -134,7 +134,7 @@ func LoginTimeout(srv *config.Server) time.Duration {
 	return config.DefaultOAuthTimeout
 }
 
-// loginFailed is the one-line error of a failed login: the plugin's
+// LoginFailed is the one-line error of a failed login: the plugin's
 // message, naming the server and how to try again.
 func LoginFailed(name string, err error) error {
 	msg := LoginMessage(name, err)
@@ -144,7 +144,7 @@ func LoginFailed(name string, err error) error {
 	return cmdkit.Failf("%s", msg)
 }
 
-// loginMessage is the plugin's message of a failed login, naming the
+// LoginMessage is the plugin's message of a failed login, naming the
 // server.
 func LoginMessage(name string, err error) string {
 	msg := cmdkit.ShownErr(err)
@@ -154,7 +154,7 @@ func LoginMessage(name string, err error) string {
 	return msg
 }
 
-// loginAndCheck logs in to srv, says so, then connects once with the new
+// LoginAndCheck logs in to srv, says so, then connects once with the new
 // credentials and shows how many tools the server offers; a connection
 // that fails is a warning (the login itself succeeded).
 func LoginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o auth.LoginOptions) (auth.Status, error) {
@@ -175,7 +175,7 @@ func LoginAndCheck(e *cmdkit.Env, ctx context.Context, srv *config.Server, o aut
 	return st, nil
 }
 
-// countTools connects to srv with the login manager's credentials (those
+// CountTools connects to srv with the login manager's credentials (those
 // just obtained, also when they live only in the plugin's memory) and
 // counts its tools.
 func CountTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, error) {
@@ -197,7 +197,7 @@ func CountTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) (int, er
 	return len(l.Tools), nil
 }
 
-// loggedInLine is "Logged in to 'NAME' as ACCOUNT (scopes: ...; expires in
+// LoggedInLine is "Logged in to 'NAME' as ACCOUNT (scopes: ...; expires in
 // 59m)", leaving out what the plugin did not say.
 func LoggedInLine(name string, st auth.Status, now time.Time) string {
 	line := fmt.Sprintf("Logged in to '%s'", name)
@@ -221,7 +221,7 @@ func LoggedInLine(name string, st auth.Status, now time.Time) string {
 	return line
 }
 
-// shortDuration shows d in its largest units, to the nearest: 45s, 59m,
+// ShortDuration shows d in its largest units, to the nearest: 45s, 59m,
 // 3h5m, 2d4h.
 func ShortDuration(d time.Duration) string {
 	if d < 0 {
@@ -295,7 +295,7 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 	}
 }
 
-// forgotten is what forgetCredentials did.
+// Forgotten is what forgetCredentials did.
 type Forgotten struct {
 	Revoked bool
 	Removed int
@@ -305,7 +305,7 @@ type Forgotten struct {
 	PluginErr string
 }
 
-// forgetCredentials logs srv out through its auth plugin (which revokes
+// ForgetCredentials logs srv out through its auth plugin (which revokes
 // where it can and deletes its files), then deletes any credential files
 // left for the server's name (those of a server without auth:, or of a
 // plugin that could not run). srv may be nil (an entry that could not be
@@ -414,7 +414,7 @@ once new ones have arrived.`,
 	}
 }
 
-// usesOAuth reports whether a failed connect was the server's 401 or 403
+// UsesOAuth reports whether a failed connect was the server's 401 or 403
 // with a challenge that points at OAuth metadata (resource_metadata).
 func UsesOAuth(err error) bool {
 	var code, challenge string
@@ -431,7 +431,7 @@ func UsesOAuth(err error) bool {
 	return cmdkit.ChallengeNamesOAuth(code, challenge)
 }
 
-// oauthHint is the line that tells how to log in to a server without an
+// OauthHint is the line that tells how to log in to a server without an
 // auth: method whose connect failed with an OAuth challenge; "" otherwise.
 func OauthHint(srv *config.Server, err error) string {
 	if srv.Auth != "" || !UsesOAuth(err) {

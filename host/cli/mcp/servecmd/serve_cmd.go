@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-agent/hermes/host/termsafe"
 )
 
-// bridgeNameRE is what --bridge accepts: the NAME of a plugin binary
+// BridgeNameRE is what --bridge accepts: the NAME of a plugin binary
 // hermes-bridge-NAME, never a path.
 var BridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -124,7 +124,7 @@ func StartBridge(e *cmdkit.Env, ctx context.Context, name string, settings *conf
 	return b, nil
 }
 
-// rawIn is stdin as it is, for a protocol reader that owns it.
+// RawIn is stdin as it is, for a protocol reader that owns it.
 func RawIn(e *cmdkit.Env) io.Reader {
 	if e.Input != nil {
 		return e.Input.Src
@@ -132,7 +132,7 @@ func RawIn(e *cmdkit.Env) io.Reader {
 	return e.In
 }
 
-// version is hermes's version as the build recorded it.
+// Version is hermes's version as the build recorded it.
 func Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
@@ -140,7 +140,7 @@ func Version() string {
 	return "dev"
 }
 
-// protocolOut returns the writer of the protocol stream. When out is the
+// ProtocolOut returns the writer of the protocol stream. When out is the
 // process's stdout, the protocol gets a private copy of it and file
 // descriptor 1 is pointed at stderr: whatever else in the process (or a
 // library) prints to stdout lands on stderr and cannot corrupt the

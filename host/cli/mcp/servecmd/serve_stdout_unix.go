@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// divertStdout gives the protocol a duplicate of stdout and points file
+// DivertStdout gives the protocol a duplicate of stdout and points file
 // descriptor 1 at stderr.
 func DivertStdout() (*os.File, func(), error) {
 	fd, err := unix.Dup(1)

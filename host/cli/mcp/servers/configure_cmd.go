@@ -85,7 +85,7 @@ func ConfigureCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// setFilter writes tools.include / tools.exclude of name, reporting whether
+// SetFilter writes tools.include / tools.exclude of name, reporting whether
 // anything changed (with --json, the server as it is now).
 func SetFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []string) error {
 	changed := false
@@ -201,7 +201,7 @@ func ConfigureInteractive(e *cmdkit.Env, ctx context.Context, name string) error
 	return nil
 }
 
-// acceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
+// AcceptChanges is 'hermes mcp configure NAME --accept-changes': connect,
 // show what changed since the tools were approved, accept it.
 func AcceptChanges(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := cmdkit.RequireServer(e, name); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// enableCommand is 'hermes mcp enable' (on) or 'hermes mcp disable'.
+// EnableCommand is 'hermes mcp enable' (on) or 'hermes mcp disable'.
 func EnableCommand(e *cmdkit.Env, on bool) *cli.Command {
 	name, usage, past := "disable", "turn a server off without removing it", "Disabled"
 	if on {
@@ -68,7 +68,7 @@ func EnableCommand(e *cmdkit.Env, on bool) *cli.Command {
 	}
 }
 
-// printServerChanged prints what enable, disable and configure print with
+// PrintServerChanged prints what enable, disable and configure print with
 // --json: the server as config.yaml now has it, and whether the command
 // changed it.
 func PrintServerChanged(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, changed bool) error {

@@ -23,7 +23,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// getReport is what 'hermes mcp get --json' prints: the server as
+// GetReport is what 'hermes mcp get --json' prints: the server as
 // 'hermes mcp list --json' has it, where it is configured, and the whole
 // entry as written in config.yaml with env values, headers and other
 // secrets masked (${VAR} references are shown: they are names).
@@ -47,7 +47,7 @@ type GetReport struct {
 	samplingLine string
 }
 
-// getSampling is a server's sampling policy and usage.
+// GetSampling is a server's sampling policy and usage.
 type GetSampling struct {
 	Enabled bool `json:"enabled"`
 	// Model is sampling.model ("" is model.default); AllowedModels the
@@ -61,7 +61,7 @@ type GetSampling struct {
 	statedb.SamplingUsage
 }
 
-// getOrigin says where a server comes from.
+// GetOrigin says where a server comes from.
 type GetOrigin struct {
 	// File and Line locate the entry in config.yaml (Line 0 when the
 	// file's layout does not say).
@@ -153,7 +153,7 @@ func GetCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// printGet prints the report as text.
+// PrintGet prints the report as text.
 func PrintGet(e *cmdkit.Env, rep GetReport, srv *config.Server, ordered yaml.MapSlice) {
 	e.P.Header(rep.Name + ":")
 	e.P.Line("  Status:    %s", ListStatus(rep.le))
@@ -210,7 +210,7 @@ func PrintGet(e *cmdkit.Env, rep GetReport, srv *config.Server, ordered yaml.Map
 	e.P.Info("Connect and list its tools with: hermes mcp test %s", rep.Name)
 }
 
-// entryAsWritten returns the server's entry as config.yaml writes it, keys
+// EntryAsWritten returns the server's entry as config.yaml writes it, keys
 // in file order, and the line of its name (0 and nil when the file's
 // layout does not say). The file was already read by config.Load, which
 // bounds its size and its aliases.
@@ -243,7 +243,7 @@ func EntryAsWritten(path, name string) (yaml.MapSlice, int) {
 	return ms, line
 }
 
-// mappingEntry returns the key: value pair of mapping n whose key is key.
+// MappingEntry returns the key: value pair of mapping n whose key is key.
 func MappingEntry(n ast.Node, key string) *ast.MappingValueNode {
 	for {
 		switch t := n.(type) {

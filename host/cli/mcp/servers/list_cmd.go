@@ -129,7 +129,7 @@ func ListCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// listOrigin is the Origin column: config.yaml, or the project file (and
+// ListOrigin is the Origin column: config.yaml, or the project file (and
 // whether it replaces the user's entry of the name).
 func ListOrigin(s *config.Server) string {
 	if !s.FromProject() {
@@ -141,11 +141,11 @@ func ListOrigin(s *config.Server) string {
 	return "project " + s.OriginText()
 }
 
-// listCacheMinWidth is the narrowest terminal that gets list's Last listed
+// ListCacheMinWidth is the narrowest terminal that gets list's Last listed
 // column.
 const ListCacheMinWidth = 100
 
-// listCheck is one server's state found by 'hermes mcp list --check'.
+// ListCheck is one server's state found by 'hermes mcp list --check'.
 type ListCheck struct {
 	state string            // connected, failed, needs_login, ... (registryState)
 	err   *cmdkit.JSONError // why not connected
@@ -153,7 +153,7 @@ type ListCheck struct {
 	text  string            // the Check column
 }
 
-// checkServers connects every enabled server at once, through the same
+// CheckServers connects every enabled server at once, through the same
 // registry as 'hermes tools' (each within its connect_timeout), and returns
 // each one's state by name. Disabled and invalid servers are not started.
 func CheckServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) map[string]ListCheck {
@@ -187,7 +187,7 @@ func CheckServers(e *cmdkit.Env, ctx context.Context, servers []*config.Server) 
 	return out
 }
 
-// findServer is the server of servers named name, or nil.
+// FindServer is the server of servers named name, or nil.
 func FindServer(servers []*config.Server, name string) *config.Server {
 	for _, s := range servers {
 		if s.Name == name {
@@ -197,7 +197,7 @@ func FindServer(servers []*config.Server, name string) *config.Server {
 	return nil
 }
 
-// listTarget is the Transport column: the url, or the command's program
+// ListTarget is the Transport column: the url, or the command's program
 // (its base name) and its last argument as configured (${VAR}s
 // unresolved), with "…" for the arguments between and a long path shown by
 // its base name: "node … stdio", "npx … @modelcontextprotocol/server-memory".
@@ -217,7 +217,7 @@ func ListTarget(s *config.Server) string {
 	return prog + " … " + ShortArg(args[len(args)-1])
 }
 
-// shortArg is an argument for the Transport column: a long path (over
+// ShortArg is an argument for the Transport column: a long path (over
 // maxShownPath characters) by its base name, anything else as it is.
 func ShortArg(a string) string {
 	if len(a) > MaxShownPath && strings.Contains(a, "/") && !strings.Contains(a, "://") && !strings.HasPrefix(a, "@") {
@@ -226,11 +226,11 @@ func ShortArg(a string) string {
 	return a
 }
 
-// maxShownPath is the longest path argument the Transport column shows
+// MaxShownPath is the longest path argument the Transport column shows
 // whole.
 const MaxShownPath = 30
 
-// listStatus is the Status column.
+// ListStatus is the Status column.
 func ListStatus(le cmdkit.ListEntry) string {
 	switch le.Status {
 	case "disabled":

@@ -30,13 +30,13 @@ const (
 	HostLogFile   = "hermes.log"
 )
 
-// defaultLogLines is how many lines 'hermes mcp logs' shows by default.
+// DefaultLogLines is how many lines 'hermes mcp logs' shows by default.
 const DefaultLogLines = 50
 
-// maxLogLines bounds --lines: the lines kept while the files are read.
+// MaxLogLines bounds --lines: the lines kept while the files are read.
 const MaxLogLines = 100000
 
-// followEvery is how often 'hermes mcp logs -f' looks for new lines (and
+// FollowEvery is how often 'hermes mcp logs -f' looks for new lines (and
 // for a rotated file), as tail -F does.
 const FollowEvery = 200 * time.Millisecond
 
@@ -48,7 +48,7 @@ rotated copies). Everything is escaped for the terminal.
 With -f, keeps showing new lines as they are written, across a rotation
 of the files, until Ctrl-C.`
 
-// logsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
+// LogsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
 func LogsCommand(e *cmdkit.Env) *cli.Command {
 	var follow bool
 	var lines int
@@ -86,14 +86,14 @@ func LogsCommand(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// logLine is one line of a log about a server, with the time it starts
+// LogLine is one line of a log about a server, with the time it starts
 // with (zero when it has none: it keeps its place after the line before).
 type LogLine struct {
 	t    time.Time
 	text string
 }
 
-// showLogs prints the last n lines about name, then follows the files when
+// ShowLogs prints the last n lines about name, then follows the files when
 // follow is set.
 func ShowLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow bool) error {
 	dir := e.F.Home.Logs()
@@ -118,7 +118,7 @@ func ShowLogs(e *cmdkit.Env, ctx context.Context, name string, n int, follow boo
 	return m.follow(ctx, e.Out, []*FileTail{{path: filepath.Join(dir, HostLogFile)}, {path: filepath.Join(dir, ServerLogFile), stderr: true}})
 }
 
-// logMatcher picks the lines about one server.
+// LogMatcher picks the lines about one server.
 type LogMatcher struct{ name string }
 
 // match returns the line of a log file as shown when it is about the
@@ -190,11 +190,11 @@ func (m LogMatcher) tail(path string, stderr bool, n int) []LogLine {
 	return ring
 }
 
-// maxLogLineBytes bounds one line read from a log file; past it the line
+// MaxLogLineBytes bounds one line read from a log file; past it the line
 // is cut (the files' writers cut lines well before).
 const MaxLogLineBytes = 64 << 10
 
-// eachLine calls fn with each whole line of r, without its newline.
+// EachLine calls fn with each whole line of r, without its newline.
 func EachLine(r io.Reader, fn func(string)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
@@ -248,7 +248,7 @@ func (m LogMatcher) follow(ctx context.Context, out io.Writer, tails []*FileTail
 	}
 }
 
-// fileTail is one log file followed: the file open, and the start of a
+// FileTail is one log file followed: the file open, and the start of a
 // line not ended yet.
 type FileTail struct {
 	path string

@@ -17,7 +17,7 @@ import (
 // approve, reject and forget; admitProject asks on a terminal when a
 // command is about to use a pending one.
 
-// projectServers loads the merged config and returns the project servers
+// ProjectServers loads the merged config and returns the project servers
 // named (all of them with all), failing for a name that is not one.
 func ProjectServers(e *cmdkit.Env, names []string, all bool) ([]*config.Server, *config.Config, error) {
 	cfg, err := e.F.Config()
