@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-agent/hermes/host/cli"
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+	"github.com/hermes-agent/hermes/host/cli/mcp/add"
 	"github.com/hermes-agent/hermes/host/config"
 )
 
@@ -19,21 +20,21 @@ func TestSplitAddArgs(t *testing.T) {
 		front, child []string
 		sep          string
 	}{
-		{"no separator", []string{"x", "--command", "npx"}, []string{"x", "--command", "npx"}, nil, cli.SepNone},
+		{"no separator", []string{"x", "--command", "npx"}, []string{"x", "--command", "npx"}, nil, add.SepNone},
 		{"args", []string{"x", "--command", "npx", "--args", "-y", "--env", "A=1", "pkg"},
-			[]string{"x", "--command", "npx"}, []string{"-y", "--env", "A=1", "pkg"}, cli.SepArgs},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--env", "A=1", "pkg"}, add.SepArgs},
 		{"double dash", []string{"x", "--command", "npx", "--", "-y", "--help"},
-			[]string{"x", "--command", "npx"}, []string{"-y", "--help"}, cli.SepDashDash},
+			[]string{"x", "--command", "npx"}, []string{"-y", "--help"}, add.SepDashDash},
 		{"args then dash dash dropped once", []string{"x", "--args", "--", "--", "a"},
-			[]string{"x"}, []string{"--", "a"}, cli.SepArgs},
-		{"args=", []string{"x", "--args=-y", "pkg"}, []string{"x"}, []string{"-y", "pkg"}, cli.SepArgs},
+			[]string{"x"}, []string{"--", "a"}, add.SepArgs},
+		{"args=", []string{"x", "--args=-y", "pkg"}, []string{"x"}, []string{"-y", "pkg"}, add.SepArgs},
 		{"value that looks like the separator", []string{"x", "--cwd", "--args", "--env", "A=1"},
-			[]string{"x", "--cwd", "--args", "--env", "A=1"}, nil, cli.SepNone},
-		{"empty args", []string{"x", "--command", "c", "--args"}, []string{"x", "--command", "c"}, []string{}, cli.SepArgs},
+			[]string{"x", "--cwd", "--args", "--env", "A=1"}, nil, add.SepNone},
+		{"empty args", []string{"x", "--command", "c", "--args"}, []string{"x", "--command", "c"}, []string{}, add.SepArgs},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			front, child, sep := cli.SplitAddArgs(c.in)
+			front, child, sep := add.SplitAddArgs(c.in)
 			if !slices.Equal(front, c.front) || !slices.Equal(child, c.child) || sep != c.sep {
 				t.Errorf("SplitAddArgs(%q) = %q, %q, %q; want %q, %q, %q", c.in, front, child, sep, c.front, c.child, c.sep)
 			}
@@ -44,7 +45,7 @@ func TestSplitAddArgs(t *testing.T) {
 func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"ink": "MCP_INK_API_KEY", "my-server": "MCP_MY_SERVER_API_KEY", "_x_": "MCP_X_API_KEY"} {
-		if got := cli.APIKeyVar(in); got != want {
+		if got := cmdkit.APIKeyVar(in); got != want {
 			t.Errorf("APIKeyVar(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -55,7 +56,7 @@ func TestAPIKeyVarAndTokenFileBase(t *testing.T) {
 		"ink": "ink", "my-server": "my-server", "_a": "_a", "a_": "a_", "___": "___", long: long,
 		"../etc/passwd": "%2E%2E%2Fetc%2Fpasswd", "a b.c": "a%20b%2Ec", "": "%", "..": "%2E%2E", "%41": "%2541",
 	} {
-		if got := cli.TokenFileBase(in); got != want {
+		if got := cmdkit.TokenFileBase(in); got != want {
 			t.Errorf("TokenFileBase(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -1,141 +1,44 @@
-// Package cli owns the hermes command line: commands, flags, exit codes and
-// what each command prints. It wires config, supervisor, sessions and the
-// registry together; logic that tests need without a shell lives in those
-// packages, not here.
+// Package cli owns the hermes command line as a whole: Main and Run, the
+// run's signals and exit code, the tree of commands and its help and
+// completion. Each command lives in a package by noun (chat, tools,
+// modelcmd, mcp/...), takes what it shares with the others from cmdkit and
+// its parts from the run's composition root (host/app).
 package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-agent/hermes/host/app"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hermes-agent/hermes/host/supervisor"
+	"github.com/hermes-agent/hermes/host/cli/mcp/servers"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/add"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
+
+	"github.com/hermes-agent/hermes/host/cli/tools"
+
+	"github.com/hermes-agent/hermes/host/cli/modelcmd"
+
+	"github.com/hermes-agent/hermes/host/cli/chat"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
-
-// Exit codes.
-const (
-	ExitOK    = 0
-	ExitFail  = 1
-	ExitUsage = 2
-)
-
-// exitError carries an exit code through urfave/cli.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// failf is a one-line failure (exit 1).
-func failf(format string, args ...any) error {
-	return &exitError{code: ExitFail, msg: fmt.Sprintf(format, args...)}
-}
-
-// usagef is a usage error (exit 2).
-func usagef(format string, args ...any) error {
-	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
-}
-
-// env is what every command shares: the run's streams and terminal, and
-// its composition root (f, built by setup: everything else a command
-// uses comes from there).
-type env struct {
-	// probeTimeout bounds the probe of an install (--probe-timeout); 0
-	// is probeConnectTimeout.
-	probeTimeout time.Duration
-
-	in      io.Reader
-	input   *inputSource // the one reader of stdin (in reads through it)
-	out     io.Writer
-	err     io.Writer
-	p       *ui.Printer
-	verbose bool
-	// f is the run's composition root, set once by setup (read through
-	// factory() where a signal may race with it); home and log are its
-	// Home and Log.
-	f    *app.Factory
-	fMu  sync.Mutex
-	home string
-	log  hclog.Logger
-	// interrupted is set when SIGINT/SIGTERM arrived.
-	interrupted atomic.Bool
-	// onSignal, when set, sees SIGINT/SIGTERM first: a signal it takes
-	// (hermes chat cancelling its running turn) does not end the run.
-	onSignal atomic.Pointer[signalHook]
-	// opts are the run's Options (environment, working folder).
-	opts Options
-	// prompt is the person at this terminal, for elicitation and the
-	// chat's approvals: one per run, so that requests take turns.
-	prompt *termPrompter
-}
-
-// lookupEnv returns the value of key in the run's environment.
-func (e *env) lookupEnv(key string) (string, bool) {
-	for i := len(e.opts.Env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(e.opts.Env[i], "="); ok && k == key {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// getenv returns the value of key in the run's environment, "" when unset.
-func (e *env) getenv(key string) string {
-	v, _ := e.lookupEnv(key)
-	return v
-}
-
-// setup builds the run's composition root; close undoes it.
-func (e *env) setup() {
-	if e.factory() != nil {
-		return
-	}
-	e.prompt = &termPrompter{in: e.input, out: e.err, turn: make(chan struct{}, 1)}
-	f := app.New(app.Options{
-		Env: e.opts.Env, Dir: e.opts.Dir, Stderr: e.err, Verbose: e.verbose, OwnsProcess: e.opts.OwnsProcess,
-		Prompter: e.prompt, Terminal: e.input != nil && e.input.terminal(), OpenPage: e.openPage,
-		LoginUI: &termUI{p: e.p, out: e.out, in: e.input, getenv: e.getenv},
-	})
-	e.home, e.log = f.HomePath(), f.Log
-	e.fMu.Lock()
-	e.f = f
-	e.fMu.Unlock()
-}
-
-// factory returns the run's composition root once setup made it (nil
-// before), safely from the signal handler.
-func (e *env) factory() *app.Factory {
-	e.fMu.Lock()
-	defer e.fMu.Unlock()
-	return e.f
-}
-
-// supervisor returns the run's supervisor once setup made it, else nil.
-func (e *env) supervisor() *supervisor.Supervisor {
-	if f := e.factory(); f != nil {
-		return f.Supervisor()
-	}
-	return nil
-}
-
-func (e *env) close() {
-	if f := e.factory(); f != nil {
-		f.Close(e.interrupted.Load())
-	}
-}
 
 // Main runs the hermes command line as the process hermes: the process's
 // environment, working folder and signals, and os.Stderr and the standard
@@ -189,10 +92,10 @@ func Run(opts Options) int {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	input, in := newInput(stdin)
-	e := &env{in: in, input: input, out: stdout, err: stderr, opts: opts}
-	e.p = ui.NewEnv(stdout, stderr, in, e.getenv)
-	defer e.close()
+	input, in := cmdkit.NewInput(stdin)
+	e := &cmdkit.Env{In: in, Input: input, Out: stdout, Err: stderr, Opts: cmdkit.RunOptions{Env: opts.Env, Dir: opts.Dir, OwnsProcess: opts.OwnsProcess}}
+	e.P = ui.NewEnv(stdout, stderr, in, func(a0 string) string { return cmdkit.Getenv(e, a0) })
+	defer cmdkit.CloseRun(e)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -215,15 +118,15 @@ func Run(opts Options) int {
 			case <-ctx.Done():
 				return
 			}
-			if h := e.onSignal.Load(); h != nil && h.fn(sig) {
+			if h := e.OnSignal.Load(); h != nil && h.Fn(sig) {
 				continue
 			}
 			got = sig
 			break
 		}
-		e.interrupted.Store(true) // before cancel: close sees it
+		e.Interrupted.Store(true) // before cancel: close sees it
 		cancel()
-		if sup := e.supervisor(); sup != nil {
+		if sup := cmdkit.RunSupervisor(e); sup != nil {
 			sup.Interrupt()
 		}
 		close(interrupted)
@@ -249,7 +152,7 @@ func Run(opts Options) int {
 	var err error
 	select {
 	case err = <-done:
-		if e.interrupted.Load() {
+		if e.Interrupted.Load() {
 			// The signal cancelled the command, which returned before
 			// the signal wait closed interrupted; it closes it right
 			// after setting the flag, and got is set by then.
@@ -269,23 +172,19 @@ func Run(opts Options) int {
 		}
 	}
 	if err == nil {
-		return ExitOK
+		return cmdkit.ExitOK
 	}
-	var ee *exitError
+	var ee *cmdkit.ExitError
 	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			e.p.Errorf("%s", ee.msg)
+		if ee.Msg != "" {
+			e.P.Errorf("%s", ee.Msg)
 		}
-		return ee.code
+		return ee.Code
 	}
 	// urfave/cli's own errors are about usage (unknown flag, missing value).
-	e.p.Errorf("%s; run 'hermes --help' for usage", oneLine(err.Error()))
-	return ExitUsage
+	e.P.Errorf("%s; run 'hermes --help' for usage", cmdkit.OneLine(err.Error()))
+	return cmdkit.ExitUsage
 }
-
-// signalHook is a command's own handling of SIGINT/SIGTERM (env.onSignal):
-// fn reports whether it took the signal.
-type signalHook struct{ fn func(os.Signal) bool }
 
 // interruptGrace is how long a command may take to return after SIGINT or
 // SIGTERM cancelled it before hermes exits without it.
@@ -298,7 +197,7 @@ func interruptedError(sig os.Signal) error {
 	if s, ok := sig.(syscall.Signal); ok {
 		code = 128 + int(s)
 	}
-	return &exitError{code: code, msg: fmt.Sprintf("Interrupted (%v)", sig)}
+	return &cmdkit.ExitError{Code: code, Msg: fmt.Sprintf("Interrupted (%v)", sig)}
 }
 
 // afterInterrupt is the result of a command that returned err after sig
@@ -307,7 +206,7 @@ func interruptedError(sig os.Signal) error {
 // "context canceled" or "the caller cancelled it"; a success, a usage
 // error or a command's own code stay what they are.
 func afterInterrupt(err error, sig os.Signal) error {
-	if err != nil && !errors.As(err, new(*exitError)) || isFailExit(err) {
+	if err != nil && !errors.As(err, new(*cmdkit.ExitError)) || isFailExit(err) {
 		return interruptedError(sig)
 	}
 	return err
@@ -317,30 +216,28 @@ func afterInterrupt(err error, sig os.Signal) error {
 // after an interruption, that is the interruption (a usage error or a
 // command's own code stay what they are).
 func isFailExit(err error) bool {
-	var ee *exitError
-	return errors.As(err, &ee) && ee.code == ExitFail
+	var ee *cmdkit.ExitError
+	return errors.As(err, &ee) && ee.Code == cmdkit.ExitFail
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func newApp(e *env) *cli.Command {
-	return e.withCompletion(argumentsFirst(&cli.Command{
+func newApp(e *cmdkit.Env) *cli.Command {
+	return withCompletion(e, argumentsFirst(&cli.Command{
 		Name:                  "hermes",
 		Usage:                 "connect an agent to MCP servers, each in its own plugin process",
 		EnableShellCompletion: true,
-		Writer:                e.out,
-		ErrWriter:             e.err,
-		Reader:                e.in,
+		Writer:                e.Out,
+		ErrWriter:             e.Err,
+		Reader:                e.In,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "mirror logs on stderr", Destination: &e.verbose},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "mirror logs on stderr", Destination: &e.Verbose},
 			&cli.BoolFlag{Name: "version", Usage: "print the version and exit"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			switch {
 			case c.Bool("version"):
-				return e.printVersion(false)
+				return printVersion(e, false)
 			case c.Args().Len() > 0:
-				return unknownCommand(c, c.Args().First())
+				return cmdkit.UnknownCommand(c, c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -349,54 +246,61 @@ func newApp(e *env) *cli.Command {
 				// hermes --version touches no file: no log, no home.
 				return ctx, nil
 			}
-			e.setup()
+			cmdkit.Setup(e)
 			// Every command sees config.yaml, .env and the install
 			// folders whole: what a killed install left is put back
 			// first (installs still running hold their lock and are
 			// left alone).
-			return e.recoverInstalls(ctx, c)
+			return catalogcmd.RecoverInstalls(e, ctx, c)
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
-			toolsCommand(e),
-			chatCommand(e),
-			modelCommand(e),
+			tools.ToolsCommand(e),
+			chat.ChatCommand(e),
+			modelcmd.ModelCommand(e),
 			versionCommand(e),
 		},
 	}))
 }
 
-func mcpCommand(e *env) *cli.Command {
+func mcpCommand(e *cmdkit.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "manage and use MCP servers; without a command, the catalog picker (on a terminal) or the catalog",
 		// No command: the picker on a terminal, the catalog elsewhere.
-		Action: e.mcpAction,
+		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
-			testCommand(e),
-			logsCommand(e),
-			callCommand(e),
-			toolsSchemaCommand(e),
-			addCommand(e),
-			addJSONCommand(e),
-			importCommand(e),
-			getCommand(e),
-			removeCommand(e),
-			listCommand(e),
-			configureCommand(e),
-			enableCommand(e, true),
-			enableCommand(e, false),
-			loginCommand(e),
-			logoutCommand(e),
-			reauthCommand(e),
-			authStatusCommand(e),
-			catalogCommand(e),
-			installCommand(e),
-			uninstallCommand(e),
-			approveCommand(e),
-			rejectCommand(e),
-			resetProjectChoicesCommand(e),
-			serveCommand(e),
+			calls.TestCommand(e),
+			servers.LogsCommand(e),
+			calls.CallCommand(e),
+			calls.ToolsSchemaCommand(e),
+			add.AddCommand(e),
+			add.AddJSONCommand(e),
+			add.ImportCommand(e),
+			servers.GetCommand(e),
+			servers.RemoveCommand(e),
+			servers.ListCommand(e),
+			servers.ConfigureCommand(e),
+			servers.EnableCommand(e, true),
+			servers.EnableCommand(e, false),
+			login.LoginCommand(e),
+			login.LogoutCommand(e),
+			login.ReauthCommand(e),
+			login.AuthStatusCommand(e),
+			catalogcmd.CatalogCommand(e),
+			catalogcmd.InstallCommand(e),
+			catalogcmd.UninstallCommand(e),
+			servers.ApproveCommand(e),
+			servers.RejectCommand(e),
+			servers.ResetProjectChoicesCommand(e),
+			servecmd.ServeCommand(e),
 		},
 	}
 }
+
+// Exit codes of a run (cmdkit names them for the commands).
+const (
+	ExitOK    = cmdkit.ExitOK
+	ExitFail  = cmdkit.ExitFail
+	ExitUsage = cmdkit.ExitUsage
+)

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/host/elicit"
@@ -25,11 +28,11 @@ func TestApprovalAtPseudoTerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	tm := testpty.Open(t, 24, 120)
-	src, _ := newInput(tm.TTY())
-	if !src.terminal() {
+	src, _ := cmdkit.NewInput(tm.TTY())
+	if !src.Terminal() {
 		t.Fatal("the pseudo-terminal is not seen as a terminal")
 	}
-	p := &termPrompter{in: src, out: tm.TTY(), turn: make(chan struct{}, 1)}
+	p := &cmdkit.TermPrompter{In: src, Out: tm.TTY(), Turn: make(chan struct{}, 1)}
 	w, err := statedb.OpenWriter(ctx, filepath.Join(t.TempDir(), statedb.FileName))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
@@ -26,9 +30,9 @@ func TestInputAbandonedPromptLosesNothing(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
 	reading := make(chan struct{}, 1)
-	src, in := newInput(&notifyingReader{r: pr, reading: reading})
+	src, in := cmdkit.NewInput(&notifyingReader{r: pr, reading: reading})
 	out := &lockedBuffer{}
-	u := &termUI{p: ui.New(out, out, in), out: out, in: src}
+	u := &cmdkit.TermUI{P: ui.New(out, out, in), Out: out, In: src}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -93,12 +97,12 @@ func (l *lockedBuffer) String() string {
 // and the next line is read as it is.
 func TestInputLongLineRefused(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", maxAnswerBytes+10)
-	src, _ := newInput(strings.NewReader(long + "\nok\r\n"))
-	if _, err := src.readLine(context.Background(), maxAnswerBytes); !errors.Is(err, errLineTooLong) {
+	long := strings.Repeat("x", cmdkit.MaxAnswerBytes+10)
+	src, _ := cmdkit.NewInput(strings.NewReader(long + "\nok\r\n"))
+	if _, err := src.ReadLine(context.Background(), cmdkit.MaxAnswerBytes); !errors.Is(err, cmdkit.ErrLineTooLong) {
 		t.Fatalf("long line: %v", err)
 	}
-	if l, err := src.readLine(context.Background(), maxAnswerBytes); l != "ok" || err != nil {
+	if l, err := src.ReadLine(context.Background(), cmdkit.MaxAnswerBytes); l != "ok" || err != nil {
 		t.Fatalf("next line = %q, %v", l, err)
 	}
 }
@@ -108,7 +112,7 @@ func TestInputLongLineRefused(t *testing.T) {
 func TestShowEscapes(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	u := &termUI{p: ui.New(&out, &out, nil), out: &out}
+	u := &cmdkit.TermUI{P: ui.New(&out, &out, nil), Out: &out}
 	_ = u.Show(context.Background(), auth.Notice{
 		Text:     "Log in\x1b]0;pwned\x07 here\nsecond line\u202e",
 		URL:      "https://as.example/authorize?x=1\x1b[2J",
@@ -127,7 +131,7 @@ func TestShowEscapes(t *testing.T) {
 func TestOpenURL(t *testing.T) {
 	t.Parallel()
 	environ := map[string]string{}
-	u := &termUI{getenv: func(k string) string { return environ[k] }}
+	u := &cmdkit.TermUI{Getenv: func(k string) string { return environ[k] }}
 	log := filepath.Join(t.TempDir(), "browser.log")
 	environ["BROWSER"] = testbin.Path(t, "fakebrowser") + " --no-fetch --log " + log
 	if err := u.OpenURL(context.Background(), "https://as.example/authorize?a=1&b=$(touch x)"); err != nil {
@@ -167,7 +171,7 @@ func TestLoggedInLineAndDurations(t *testing.T) {
 		{auth.Status{ExpiresAt: now.Add(-time.Second)}, "Logged in to 's' (expired)"},
 		{auth.Status{Scopes: []string{"x"}}, "Logged in to 's' (scopes: x)"},
 	} {
-		if got := loggedInLine("s", c.st, now); got != c.want {
+		if got := login.LoggedInLine("s", c.st, now); got != c.want {
 			t.Errorf("loggedInLine(%+v) = %q, want %q", c.st, got, c.want)
 		}
 	}
@@ -175,7 +179,7 @@ func TestLoggedInLineAndDurations(t *testing.T) {
 		45 * time.Second: "45s", 299*time.Second + 500*time.Millisecond: "5m", 3*time.Hour + 5*time.Minute: "3h5m",
 		2 * time.Hour: "2h", 52 * time.Hour: "2d4h", -90 * time.Second: "2m", 72 * time.Hour: "3d",
 	} {
-		if got := shortDuration(d); got != want {
+		if got := login.ShortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
@@ -188,14 +192,14 @@ func TestAuthState(t *testing.T) {
 		st   auth.Status
 		want string
 	}{
-		{auth.Status{}, authLoginNeeded},
-		{auth.Status{CanRefresh: true}, authOK},
-		{auth.Status{LoggedIn: true}, authOK},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(time.Minute)}, authOK},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute), CanRefresh: true}, authExpiredRefreshable},
-		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute)}, authLoginNeeded},
+		{auth.Status{}, login.AuthLoginNeeded},
+		{auth.Status{CanRefresh: true}, login.AuthOK},
+		{auth.Status{LoggedIn: true}, login.AuthOK},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(time.Minute)}, login.AuthOK},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute), CanRefresh: true}, login.AuthExpiredRefreshable},
+		{auth.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Minute)}, login.AuthLoginNeeded},
 	} {
-		if got := authState(c.st, now); got != c.want {
+		if got := login.AuthState(c.st, now); got != c.want {
 			t.Errorf("authState(%+v) = %q, want %q", c.st, got, c.want)
 		}
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/sdk"
 )
 
@@ -24,7 +26,7 @@ func TestChallengeNamesOAuth(t *testing.T) {
 		{sdk.CodeAuth, ``, false},
 		{sdk.CodeHTTP, `Bearer resource_metadata="https://m/x"`, false},
 	} {
-		if got := challengeNamesOAuth(c.code, c.challenge); got != c.want {
+		if got := cmdkit.ChallengeNamesOAuth(c.code, c.challenge); got != c.want {
 			t.Errorf("challengeNamesOAuth(%q, %q) = %v, want %v", c.code, c.challenge, got, c.want)
 		}
 	}

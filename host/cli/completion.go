@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/hermes-agent/hermes/host/catalog"
@@ -67,7 +71,7 @@ Only names of letters, digits, "_" and "-" are offered.`
 // withCompletion lists `hermes completion bash|zsh|fish` in the help and
 // makes TAB complete what each command takes: server names, catalog entry
 // names for install, and tool names after `hermes mcp call NAME`.
-func (e *env) withCompletion(root *cli.Command) *cli.Command {
+func withCompletion(e *cmdkit.Env, root *cli.Command) *cli.Command {
 	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
 		c.Hidden = false
 		c.Usage = "print the shell completion script: hermes completion bash|zsh|fish (see --help for how to load it)"
@@ -82,7 +86,7 @@ func (e *env) withCompletion(root *cli.Command) *cli.Command {
 			}
 			sc.Usage = "print the " + sc.Name + " completion script"
 			sc.Action = func(context.Context, *cli.Command) error {
-				_, err := e.out.Write(script)
+				_, err := e.Out.Write(script)
 				return err
 			}
 			shells = append(shells, sc)
@@ -96,9 +100,9 @@ func (e *env) withCompletion(root *cli.Command) *cli.Command {
 		for _, c := range mcp.Commands {
 			switch {
 			case serverArgCommands[c.Name]:
-				c.ShellComplete = e.completeServer
+				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeServer(e, a0, a1) }
 			case c.Name == "install":
-				c.ShellComplete = e.completeCatalog
+				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeCatalog(e, a0, a1) }
 			}
 		}
 	}
@@ -114,12 +118,12 @@ func completingFlag(c *cli.Command) bool {
 
 // completeServer prints the configured server names for the first
 // argument, and for `call` the server's tools for the second.
-func (e *env) completeServer(ctx context.Context, c *cli.Command) {
+func completeServer(e *cmdkit.Env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
 	}
-	cfg, err := e.f.Config()
+	cfg, err := e.F.Config()
 	if err != nil {
 		return
 	}
@@ -128,7 +132,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 		for _, s := range cfg.Servers {
 			// A key hermes refuses as a server name is not offered.
 			if config.ValidName(s.Name) {
-				fmt.Fprintln(e.out, s.Name)
+				fmt.Fprintln(e.Out, s.Name)
 			}
 		}
 	case 1:
@@ -137,7 +141,7 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 		}
 		for _, s := range cfg.Servers {
 			if s.Name == c.Args().First() && s.Err == nil && s.Enabled {
-				e.completeTools(ctx, s)
+				completeTools(e, ctx, s)
 			}
 		}
 	}
@@ -147,35 +151,35 @@ func (e *env) completeServer(ctx context.Context, c *cli.Command) {
 // are plain (completionToolRE): from its record in the store of what
 // servers offered when that is fresh, else connecting to it within
 // completionTimeout.
-func (e *env) completeTools(ctx context.Context, srv *config.Server) {
-	if names, ok := cachedToolNames(e.f.Offered(), srv); ok {
+func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
+	if names, ok := cmdkit.CachedToolNames(e.F.Offered(), srv); ok {
 		for _, name := range names {
 			if completionToolRE.MatchString(name) {
-				fmt.Fprintln(e.out, name)
+				fmt.Fprintln(e.Out, name)
 			}
 		}
 		return
 	}
-	bound := completionTimeout(e.getenv)
+	bound := completionTimeout(func(a0 string) string { return cmdkit.Getenv(e, a0) })
 	if bound <= 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	m := e.newManager([]*config.Server{srv})
+	m := cmdkit.NewManager(e, []*config.Server{srv})
 	defer m.Detach()
 	if err := m.Start(ctx); err != nil || m.Status()[0].State != registry.StateConnected {
 		// Not connected within the bound: end the plugin and its server
 		// now, as Ctrl-C would, instead of waiting out their graces with
 		// the user's shell waiting on us.
-		if sup := e.supervisor(); sup != nil {
+		if sup := cmdkit.RunSupervisor(e); sup != nil {
 			sup.Interrupt()
 		}
 		return
 	}
-	for _, name := range originalNames(m, srv.Name) {
+	for _, name := range calls.OriginalNames(m, srv.Name) {
 		if completionToolRE.MatchString(name) {
-			fmt.Fprintln(e.out, name)
+			fmt.Fprintln(e.Out, name)
 		}
 	}
 }
@@ -198,7 +202,7 @@ func completionTimeout(getenv func(string) string) time.Duration {
 }
 
 // completeCatalog prints the catalog's entry names.
-func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
+func completeCatalog(e *cmdkit.Env, ctx context.Context, c *cli.Command) {
 	if completingFlag(c) {
 		cli.DefaultCompleteWithFlags(ctx, c)
 		return
@@ -206,13 +210,13 @@ func (e *env) completeCatalog(ctx context.Context, c *cli.Command) {
 	if c.Args().Len() > 0 {
 		return
 	}
-	cat, err := catalog.LoadFrom(e.getenv(catalog.EnvDir))
+	cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir))
 	if err != nil {
 		return
 	}
 	for _, entry := range cat.Entries {
 		if config.ValidName(entry.Name) {
-			fmt.Fprintln(e.out, entry.Name)
+			fmt.Fprintln(e.Out, entry.Name)
 		}
 	}
 }

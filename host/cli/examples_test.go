@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/ui"
 	"github.com/urfave/cli/v3"
 )
@@ -14,7 +16,7 @@ import (
 // command that does not exist.
 func TestEveryCommandWithArgumentsHasExamples(t *testing.T) {
 	t.Parallel()
-	e := &env{out: io.Discard, err: io.Discard, p: ui.New(io.Discard, io.Discard, nil)}
+	e := &cmdkit.Env{Out: io.Discard, Err: io.Discard, P: ui.New(io.Discard, io.Discard, nil)}
 	root := newApp(e)
 	seen := map[string]bool{}
 	var walk func(c *cli.Command, name string)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/urfave/cli/v3"
 )
 
@@ -24,14 +26,14 @@ func argumentsFirst(root *cli.Command) *cli.Command {
 		// A mistyped flag is one line with a suggestion, exit code 2, not
 		// the whole help.
 		c.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
-			return usageError(c, err)
+			return cmdkit.UsageError(c, err)
 		}
 		if len(c.Commands) > 0 && c.Action == nil {
 			// A word that names no subcommand: one line, a suggestion,
 			// exit code 2 (urfave/cli's own answer is exit code 3).
 			c.Action = func(_ context.Context, c *cli.Command) error {
 				if c.Args().Len() > 0 {
-					return unknownCommand(c, c.Args().First())
+					return cmdkit.UnknownCommand(c, c.Args().First())
 				}
 				return cli.ShowSubcommandHelp(c)
 			}

@@ -10,6 +10,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servers"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/login"
+
+	"github.com/hermes-agent/hermes/host/cli/tools"
+
+	"github.com/hermes-agent/hermes/host/cli/modelcmd"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/failure"
 )
 
@@ -17,29 +31,29 @@ import (
 // what the command prints with --json. A golden file missing here fails
 // TestJSONSchema, so every command's output is checked.
 var goldenTypes = map[string]func() any{
-	"list":                     func() any { return &[]jsonServer{} },
-	"list-config-error":        func() any { return &jsonFailure{} },
-	"get":                      func() any { return &getReport{} },
-	"test":                     func() any { return &testReport{} },
-	"test-missing-command":     func() any { return &testReport{} },
-	"test-unknown-server":      func() any { return &jsonFailure{} },
-	"tools":                    func() any { return &toolsReport{} },
-	"auth-status":              func() any { return &[]authStatusEntry{} },
-	"catalog":                  func() any { return &catalogJSON{} },
-	"enable":                   func() any { return &jsonChanged{} },
-	"enable-unchanged":         func() any { return &jsonChanged{} },
-	"enable-unknown-server":    func() any { return &jsonFailure{} },
-	"disable":                  func() any { return &jsonChanged{} },
-	"configure":                func() any { return &jsonChanged{} },
-	"add":                      func() any { return &jsonServer{} },
-	"add-failed-probe":         func() any { return &jsonFailure{} },
-	"remove":                   func() any { return &jsonRemoved{} },
-	"install-unknown-entry":    func() any { return &jsonFailure{} },
-	"uninstall-not-installed":  func() any { return &jsonFailure{} },
-	"model-test":               func() any { return &modelTestJSON{} },
-	"model-test-auth":          func() any { return &modelTestJSON{} },
-	"model-test-unknown-model": func() any { return &modelTestJSON{} },
-	"model-test-no-model":      func() any { return &modelTestJSON{} },
+	"list":                     func() any { return &[]cmdkit.JSONServer{} },
+	"list-config-error":        func() any { return &cmdkit.JSONFailure{} },
+	"get":                      func() any { return &servers.GetReport{} },
+	"test":                     func() any { return &calls.TestReport{} },
+	"test-missing-command":     func() any { return &calls.TestReport{} },
+	"test-unknown-server":      func() any { return &cmdkit.JSONFailure{} },
+	"tools":                    func() any { return &tools.ToolsReport{} },
+	"auth-status":              func() any { return &[]login.AuthStatusEntry{} },
+	"catalog":                  func() any { return &catalogcmd.CatalogJSON{} },
+	"enable":                   func() any { return &cmdkit.JSONChanged{} },
+	"enable-unchanged":         func() any { return &cmdkit.JSONChanged{} },
+	"enable-unknown-server":    func() any { return &cmdkit.JSONFailure{} },
+	"disable":                  func() any { return &cmdkit.JSONChanged{} },
+	"configure":                func() any { return &cmdkit.JSONChanged{} },
+	"add":                      func() any { return &cmdkit.JSONServer{} },
+	"add-failed-probe":         func() any { return &cmdkit.JSONFailure{} },
+	"remove":                   func() any { return &cmdkit.JSONRemoved{} },
+	"install-unknown-entry":    func() any { return &cmdkit.JSONFailure{} },
+	"uninstall-not-installed":  func() any { return &cmdkit.JSONFailure{} },
+	"model-test":               func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-auth":          func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-unknown-model": func() any { return &modelcmd.ModelTestJSON{} },
+	"model-test-no-model":      func() any { return &modelcmd.ModelTestJSON{} },
 }
 
 // Every golden output decodes into its documented type with no field left
@@ -99,16 +113,16 @@ func checkVocabulary(t *testing.T, file string, v reflect.Value) {
 		return
 	}
 	switch x := v.Interface().(type) {
-	case jsonServer:
-		if !slices.Contains(jsonStates, x.State) {
-			t.Errorf("%s: %s has state %q, not one of %v", file, x.Name, x.State, jsonStates)
+	case cmdkit.JSONServer:
+		if !slices.Contains(cmdkit.JSONStates, x.State) {
+			t.Errorf("%s: %s has state %q, not one of %v", file, x.Name, x.State, cmdkit.JSONStates)
 		}
 		if x.Tools.Include == nil || x.Tools.Exclude == nil {
 			t.Errorf("%s: %s: tools.include and tools.exclude must both be lists", file, x.Name)
 		}
-	case jsonError:
-		if !slices.Contains(jsonCodes, x.Code) || x.Message == "" {
-			t.Errorf("%s: error %+v: want a code of %v and a message", file, x, jsonCodes)
+	case cmdkit.JSONError:
+		if !slices.Contains(cmdkit.JSONCodes, x.Code) || x.Message == "" {
+			t.Errorf("%s: error %+v: want a code of %v and a message", file, x, cmdkit.JSONCodes)
 		}
 	}
 	for i := 0; i < v.NumField(); i++ {
@@ -130,7 +144,7 @@ func TestJSONDocumented(t *testing.T) {
 	for _, newV := range goldenTypes {
 		jsonFields(reflect.TypeOf(newV()), want, map[reflect.Type]bool{})
 	}
-	for _, s := range append(slices.Clone(jsonStates), jsonCodes...) {
+	for _, s := range append(slices.Clone(cmdkit.JSONStates), cmdkit.JSONCodes...) {
 		want[s] = true
 	}
 	for w := range want {

@@ -2,13 +2,14 @@ package cli_test
 
 import (
 	"encoding/json"
-	"github.com/hermes-agent/hermes/host/mcpvalue"
-	"github.com/hermes-agent/hermes/host/session"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/host/mcpvalue"
+	"github.com/hermes-agent/hermes/host/session"
 
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/offered"

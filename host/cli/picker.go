@@ -6,6 +6,12 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servers"
+
+	"github.com/hermes-agent/hermes/host/cli/mcp/catalogcmd"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/host/catalog"
 	"github.com/hermes-agent/hermes/host/install"
 	"github.com/hermes-agent/hermes/host/ui"
@@ -14,57 +20,57 @@ import (
 
 // mcpAction is bare 'hermes mcp': on a terminal the interactive picker,
 // otherwise the catalog as a table.
-func (e *env) mcpAction(ctx context.Context, c *cli.Command) error {
+func mcpAction(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 	if c.Args().Len() > 0 {
-		return unknownCommand(c, c.Args().First())
+		return cmdkit.UnknownCommand(c, c.Args().First())
 	}
-	if !e.p.Interactive() {
+	if !e.P.Interactive() {
 		// Exactly what hermes mcp catalog prints.
-		cat := catalogCommand(e)
+		cat := catalogcmd.CatalogCommand(e)
 		return cat.Run(ctx, []string{cat.Name})
 	}
-	return e.picker(ctx, c)
+	return picker(e, ctx, c)
 }
 
 // picker lets a person at a terminal pick a server and an action, until
 // they quit: install, enable, disable, configure tools, uninstall and
 // reinstall a catalog entry; configure, toggle and remove a custom one.
-func (e *env) picker(ctx context.Context, c *cli.Command) error {
+func picker(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 	for {
-		v, err := e.loadCatalogView(e.home)
+		v, err := catalogcmd.LoadCatalogView(e, e.Home)
 		if err != nil {
 			return err
 		}
 		rows := v.Rows
-		e.p.Header("MCP servers: the catalog and your config")
-		e.writeCatalogTable(e.out, rows, true)
+		e.P.Header("MCP servers: the catalog and your config")
+		catalogcmd.WriteCatalogTable(e, e.Out, rows, true)
 		for _, w := range v.Warnings {
-			e.p.Warn("%s", w)
+			e.P.Warn("%s", w)
 		}
 		if len(rows) == 0 {
-			e.p.Info("Nothing to pick: the catalog is empty and no server is configured.")
+			e.P.Info("Nothing to pick: the catalog is empty and no server is configured.")
 			return nil
 		}
-		ans, err := e.p.Ask("Server number or name (Enter to quit):", "")
+		ans, err := e.P.Ask("Server number or name (Enter to quit):", "")
 		if err != nil || ans == "" {
 			return pickerQuit(err)
 		}
 		r, ok := pickFind(rows, ans)
 		if !ok {
-			e.p.Fail("No server '%s' in the list; type its number or name", ans)
+			e.P.Fail("No server '%s' in the list; type its number or name", ans)
 			continue
 		}
-		if err := e.pickAction(ctx, r); err != nil {
+		if err := pickAction(e, ctx, r); err != nil {
 			if errors.Is(err, errPickerQuit) {
 				return nil
 			}
-			var ee *exitError
+			var ee *cmdkit.ExitError
 			if !errors.As(err, &ee) {
 				return err
 			}
-			e.p.Fail("%s", ee.msg)
+			e.P.Fail("%s", ee.Msg)
 		}
-		e.p.Line("")
+		e.P.Line("")
 	}
 }
 
@@ -77,7 +83,7 @@ func pickerQuit(err error) error {
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, ui.ErrCancelled) {
 		return nil
 	}
-	return failf("%s", oneLine(err.Error()))
+	return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
 }
 
 func pickFind(rows []catalog.Row, ans string) (catalog.Row, bool) {
@@ -93,32 +99,32 @@ func pickFind(rows []catalog.Row, ans string) (catalog.Row, bool) {
 }
 
 // pickAction offers the actions of one row and runs the one chosen.
-func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
+func pickAction(e *cmdkit.Env, ctx context.Context, r catalog.Row) error {
 	type action struct {
 		label string
 		run   func() error
 	}
 	install := func() error {
-		return e.install(ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
+		return catalogcmd.InstallEntry(e, ctx, r.Manifest, install.Options{}, install.DefaultStepTimeout, install.DefaultCloneTimeout)
 	}
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
-	enable, disable := sub(enableCommand(e, true), r.Name), sub(enableCommand(e, false), r.Name)
-	configure := sub(configureCommand(e), r.Name)
-	uninstall := func() error { return e.uninstall(&jsonOutput{e: e}, r.Name, false) }
+	enable, disable := sub(servers.EnableCommand(e, true), r.Name), sub(servers.EnableCommand(e, false), r.Name)
+	configure := sub(servers.ConfigureCommand(e), r.Name)
+	uninstall := func() error { return catalogcmd.Uninstall(e, &cmdkit.JSONOutput{E: e}, r.Name, false) }
 	var acts []action
 	switch {
 	case r.Status == catalog.StatusNeedsNewer:
-		return failf("'%s' requires a newer Hermes; update hermes to install it", r.Name)
+		return cmdkit.Failf("'%s' requires a newer Hermes; update hermes to install it", r.Name)
 	case r.Status == catalog.StatusNameTaken:
-		return failf("'%s' is also the name of your own server (listed below as custom); remove it first to install the catalog entry", r.Name)
+		return cmdkit.Failf("'%s' is also the name of your own server (listed below as custom); remove it first to install the catalog entry", r.Name)
 	case r.Custom && r.Enabled:
-		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(removeCommand(e), r.Name)}}
+		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(servers.RemoveCommand(e), r.Name)}}
 	case r.Custom:
-		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(removeCommand(e), r.Name)}}
+		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(servers.RemoveCommand(e), r.Name)}}
 	case r.Manifest == nil:
-		return failf("'%s' cannot be installed from this catalog", r.Name)
+		return cmdkit.Failf("'%s' cannot be installed from this catalog", r.Name)
 	case !r.Installed:
 		acts = []action{{"install", install}}
 	case r.Enabled:
@@ -126,11 +132,11 @@ func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 	default:
 		acts = []action{{"enable", enable}, {"configure tools", configure}, {"uninstall", uninstall}, {"reinstall", install}}
 	}
-	e.p.Line("'%s' (%s): %s", r.Name, r.Status, r.Description)
+	e.P.Line("'%s' (%s): %s", r.Name, r.Status, r.Description)
 	for i, a := range acts {
-		e.p.Line("  %d  %s", i+1, a.label)
+		e.P.Line("  %d  %s", i+1, a.label)
 	}
-	ans, err := e.p.Ask("Action number (Enter to go back):", "")
+	ans, err := e.P.Ask("Action number (Enter to go back):", "")
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, ui.ErrCancelled) {
 			return errPickerQuit
@@ -145,5 +151,5 @@ func (e *env) pickAction(ctx context.Context, r catalog.Row) error {
 			return a.run()
 		}
 	}
-	return failf("No action '%s' for '%s'; type its number", ans, r.Name)
+	return cmdkit.Failf("No action '%s' for '%s'; type its number", ans, r.Name)
 }

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/host/elicit"

@@ -2,14 +2,15 @@ package cli_test
 
 import (
 	"encoding/json"
-	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hermes-agent/hermes/host/cli"
+	"github.com/hermes-agent/hermes/host/cli/mcp/calls"
+	"github.com/hermes-agent/hermes/host/mcpvalue"
+
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
@@ -164,16 +165,16 @@ func TestCallFromTheShell(t *testing.T) {
 // --args-json alike, with the choices in the error.
 func TestBuildArgumentsChoices(t *testing.T) {
 	tool := &mcpvalue.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","safe"]},"n":{"type":"integer","enum":[1,2]}},"required":["mode"]}`)}
-	if _, err := cli.BuildArguments(tool, []string{"mode=fast", "n=2"}, ""); err != nil {
+	if _, err := calls.BuildArguments(tool, []string{"mode=fast", "n=2"}, ""); err != nil {
 		t.Errorf("valid choices refused: %v", err)
 	}
-	if _, err := cli.BuildArguments(tool, []string{"mode=quick"}, ""); err == nil || err.Error() != "argument mode: want one of fast, safe" {
+	if _, err := calls.BuildArguments(tool, []string{"mode=quick"}, ""); err == nil || err.Error() != "argument mode: want one of fast, safe" {
 		t.Errorf("mode=quick: %v", err)
 	}
-	if _, err := cli.BuildArguments(tool, nil, `{"mode":"safe","n":3}`); err == nil || err.Error() != "argument n: want one of 1, 2" {
+	if _, err := calls.BuildArguments(tool, nil, `{"mode":"safe","n":3}`); err == nil || err.Error() != "argument n: want one of 1, 2" {
 		t.Errorf("n=3: %v", err)
 	}
-	if _, err := cli.BuildArguments(tool, []string{"n=1"}, ""); err == nil || !strings.Contains(err.Error(), "missing required argument 'mode'") {
+	if _, err := calls.BuildArguments(tool, []string{"n=1"}, ""); err == nil || !strings.Contains(err.Error(), "missing required argument 'mode'") {
 		t.Errorf("no mode: %v", err)
 	}
 }

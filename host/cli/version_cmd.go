@@ -7,6 +7,10 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/urfave/cli/v3"
@@ -34,7 +38,7 @@ var buildCommit string
 
 // readBuildInfo reads what the Go toolchain recorded in the binary.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
+	b := buildInfo{Version: servecmd.Version(), Go: runtime.Version(), SDK: sdk.Version, Contracts: map[string]int{}}
 	for _, k := range []string{sdk.KindTransport, sdk.KindAuth, sdk.KindBridge, sdk.KindModel} {
 		b.Contracts[k] = pluginhost.ContractVersion(k)
 	}
@@ -69,18 +73,18 @@ func (b buildInfo) String() string {
 		b.Contracts[sdk.KindTransport], b.Contracts[sdk.KindAuth], b.Contracts[sdk.KindBridge], b.Contracts[sdk.KindModel])
 }
 
-func (e *env) printVersion(asJSON bool) error {
+func printVersion(e *cmdkit.Env, asJSON bool) error {
 	b := readBuildInfo()
 	if asJSON {
-		enc := json.NewEncoder(e.out)
+		enc := json.NewEncoder(e.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	fmt.Fprintln(e.out, b.String())
+	fmt.Fprintln(e.Out, b.String())
 	return nil
 }
 
-func versionCommand(e *env) *cli.Command {
+func versionCommand(e *cmdkit.Env) *cli.Command {
 	var asJSON bool
 	return &cli.Command{
 		Name:  "version",
@@ -90,9 +94,9 @@ func versionCommand(e *env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
-				return usagef("usage: hermes version [--json]")
+				return cmdkit.Usagef("usage: hermes version [--json]")
 			}
-			return e.printVersion(asJSON)
+			return printVersion(e, asJSON)
 		},
 	}
 }

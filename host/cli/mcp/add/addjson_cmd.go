@@ -1,0 +1,99 @@
+package add
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/hermes-agent/hermes/host/cli/cmdkit"
+
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/importer"
+	"github.com/urfave/cli/v3"
+)
+
+const AddJSONDescription = `JSON is one server in the shape other MCP clients write in their config
+files, e.g. '{"type":"stdio","command":"npx","args":["-y","pkg"],"env":{"K":"v"}}'
+or '{"type":"http","url":"https://example.com/mcp","headers":{"Authorization":"Bearer ..."}}'
+(Gemini CLI's httpUrl is read too). Without JSON, or with "-", it is read
+from stdin. Values of env variables and headers that look secret go to
+$HERMES_HOME/.env as MCP_<NAME>_<KEY>, referred to as ${MCP_<NAME>_<KEY>}.
+The server is then added like 'hermes mcp add' adds one: screened, probed
+unless --no-probe, its tools picked on a terminal or with --tools.
+For a whole config file use 'hermes mcp import --from FILE'.`
+
+func AddJSONCommand(e *cmdkit.Env) *cli.Command {
+	o := &AddOptions{}
+	j := &cmdkit.JSONOutput{E: e}
+	return &cli.Command{
+		Name:        "add-json",
+		Usage:       "add a server given as JSON in the shape other MCP clients use",
+		UsageText:   "hermes mcp add-json <name> [JSON | -] [--tools a,b | --yes] [--no-probe] [--json]",
+		Description: AddJSONDescription,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
+			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
+			j.Flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
+		},
+		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+			args := c.Args().Slice()
+			if len(args) < 1 || len(args) > 2 {
+				return cmdkit.Usagef("usage: hermes mcp add-json <name> [JSON | -]; run 'hermes mcp add-json --help'")
+			}
+			o.Name = args[0]
+			if j.On {
+				// stdout is the JSON; notes and progress go to stderr.
+				cmdkit.ProgressToStderr(e)
+			}
+			if !config.ValidName(o.Name) {
+				return cmdkit.Usagef("invalid server name '%s': use only letters, digits, '_' and '-'", o.Name)
+			}
+			var data []byte
+			if len(args) == 2 && args[1] != "-" {
+				data = []byte(args[1])
+			} else {
+				b, err := io.ReadAll(io.LimitReader(e.In, config.MaxConfigBytes+1))
+				if err != nil {
+					return cmdkit.Failf("reading the JSON from stdin: %s", cmdkit.OneLine(err.Error()))
+				}
+				if len(b) > config.MaxConfigBytes {
+					return cmdkit.Failf("the JSON on stdin is over %d MiB; give one server's settings", config.MaxConfigBytes>>20)
+				}
+				data = b
+			}
+			if strings.TrimSpace(string(data)) == "" {
+				return cmdkit.Usagef("no JSON given: pass it after the name or on stdin, e.g. hermes mcp add-json %s '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'", o.Name)
+			}
+			home, _ := e.F.UserHome()
+			cwd, _ := e.F.WorkDir()
+			srv, err := importer.FromJSON(o.Name, data, home, cwd)
+			if err != nil {
+				return cmdkit.Usagef("invalid server JSON for '%s': %s; give one object such as '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}' (see 'hermes mcp add-json --help')", o.Name, cmdkit.OneLine(err.Error()))
+			}
+			if srv.Err != nil {
+				return cmdkit.Usagef("cannot add '%s': %s; give a command (stdio) or a url (HTTP), see 'hermes mcp add-json --help'", o.Name, cmdkit.OneLine(srv.Err.Error()))
+			}
+			for _, n := range srv.Notes {
+				e.P.Info("note: %s", n)
+			}
+			if o.tools != "" && len(cmdkit.SplitList(o.tools)) == 0 {
+				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+			}
+			plan := &AddPlan{
+				Entry: srv.Entry, interactive: e.P.Interactive() && !o.yes,
+				Secrets: ImportSecrets(srv), secretFrom: map[string]string{},
+			}
+			for _, sec := range srv.Secrets {
+				plan.secretFrom[sec.Var] = sec.From
+			}
+			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
+				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
+			}
+			if err := AddEntry(e, ctx, o, plan); err != nil || !j.On {
+				return err
+			}
+			return cmdkit.PrintServer(e, j, o.Name)
+		}),
+	}
+}

@@ -1,0 +1,3 @@
+// Package modelcmd owns 'hermes model': checking the model endpoint of
+// the model: block with one small completion, and what it prints.
+package modelcmd
