@@ -2,13 +2,10 @@ package agent_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/agent"
 	"github.com/hermes-agent/hermes/host/model"
-	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -17,23 +14,12 @@ import (
 // binaries the tests built.
 func modelClient(t testing.TB, ep *testmodel.Server) *model.Client {
 	t.Helper()
-	dir := testbin.Dir(t)
-	testbin.Path(t, model.Binary)
-	sup := supervisor.New(supervisor.Options{Home: t.TempDir(), Env: func(k string) (string, bool) {
-		if k == "HERMES_PLUGIN_PATH" {
-			return dir, true
-		}
-		return os.LookupEnv(k)
-	}})
-	t.Cleanup(sup.KillAll)
 	s, err := model.Parse(map[string]any{"base_url": ep.URL, "default": "test-model"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.APIKey = "sk-test-key"
-	c := model.New(s, model.Options{Supervisor: sup})
-	t.Cleanup(c.Close)
-	return c
+	return testmodel.Client(t, s)
 }
 
 // A chat's turns and tool rounds all ask the one model plugin process the

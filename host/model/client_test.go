@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-agent/hermes/host/model"
-	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -26,29 +23,8 @@ func settings(t *testing.T, url string) *model.Settings {
 	return s
 }
 
-// testSupervisor returns a supervisor that finds the model plugin the
-// tests built, stopped when the test ends.
-func testSupervisor(t testing.TB) *supervisor.Supervisor {
-	t.Helper()
-	dir := testbin.Dir(t)
-	testbin.Path(t, model.Binary)
-	sup := supervisor.New(supervisor.Options{Home: t.TempDir(), Env: func(k string) (string, bool) {
-		if k == "HERMES_PLUGIN_PATH" {
-			return dir, true
-		}
-		return os.LookupEnv(k)
-	}})
-	t.Cleanup(sup.KillAll)
-	return sup
-}
-
 // client returns a client of s through the tests' model plugin.
-func client(t testing.TB, s *model.Settings) *model.Client {
-	t.Helper()
-	c := model.New(s, model.Options{Supervisor: testSupervisor(t)})
-	t.Cleanup(c.Close)
-	return c
-}
+func client(t testing.TB, s *model.Settings) *model.Client { return testmodel.Client(t, s) }
 
 func chat(t *testing.T, s *model.Settings, req model.Request) (*model.Response, error) {
 	t.Helper()

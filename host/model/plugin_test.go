@@ -100,7 +100,7 @@ func TestRestartAfterTheProcessDied(t *testing.T) {
 // starts another.
 func TestIdleStop(t *testing.T) {
 	srv := testmodel.New(t)
-	c := model.New(settings(t, srv.URL), model.Options{Supervisor: testSupervisor(t), IdleAfter: 1})
+	c := model.New(settings(t, srv.URL), model.Options{Supervisor: testmodel.Supervisor(t), IdleAfter: 1})
 	t.Cleanup(c.Close)
 	ctx := context.Background()
 	if _, err := c.Chat(ctx, hi()); err != nil {

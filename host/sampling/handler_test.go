@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/model"
 	"github.com/hermes-agent/hermes/host/sampling"
-	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -33,19 +30,7 @@ func newHost(t *testing.T, srv *testmodel.Server) (*sampling.Host, string) {
 
 // modelClient returns a client of s whose model plugin is the one the
 // tests built, started through a supervisor of the test's own.
-func modelClient(t *testing.T, s *model.Settings) *model.Client {
-	t.Helper()
-	dir := testbin.Dir(t)
-	testbin.Path(t, model.Binary)
-	sup := supervisor.New(supervisor.Options{Home: t.TempDir(), Env: func(k string) (string, bool) {
-		if k == "HERMES_PLUGIN_PATH" {
-			return dir, true
-		}
-		return os.LookupEnv(k)
-	}})
-	t.Cleanup(sup.KillAll)
-	return model.New(s, model.Options{Supervisor: sup})
-}
+func modelClient(t *testing.T, s *model.Settings) *model.Client { return testmodel.Client(t, s) }
 
 func handler(t *testing.T, h *sampling.Host, name string, block map[string]any) *sampling.Handler {
 	t.Helper()
