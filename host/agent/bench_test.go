@@ -82,27 +82,35 @@ func BenchmarkLoopToolRound(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	for range 50 { // warm both paths
-		direct()
-		loop()
-	}
-	var ds, ls []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
-			ds = append(ds, direct())
-			ls = append(ls, loop())
-		} else {
-			ls = append(ls, loop())
-			ds = append(ds, direct())
-		}
-	}
-	b.StopTimer()
-	d, l := median(ds), median(ls)
+	d, l := alternate(b, 50, direct, loop)
 	b.ReportMetric(float64(d.Microseconds()), "direct-us/call")
 	b.ReportMetric(float64(l.Microseconds()), "loop-us/round")
 	b.ReportMetric(float64(l-d)/1e3, "overhead-us/round")
 	benchfloor.Check(b, "loop tool round / direct registry call", "loop/direct", float64(l)/float64(d), 1.1)
+}
+
+// alternate times x and y b.N times each, in alternating order (so that a
+// drift of the machine's speed weighs on both alike), after warm runs of
+// each, and returns the median of each.
+func alternate(b *testing.B, warm int, x, y func() time.Duration) (mx, my time.Duration) {
+	b.Helper()
+	for range warm {
+		x()
+		y()
+	}
+	var xs, ys []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			xs = append(xs, x())
+			ys = append(ys, y())
+		} else {
+			ys = append(ys, y())
+			xs = append(xs, x())
+		}
+	}
+	b.StopTimer()
+	return median(xs), median(ys)
 }
 
 func median(v []time.Duration) time.Duration {

@@ -79,23 +79,7 @@ func BenchmarkChatToolRound(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	for range 5 { // warm both paths
-		chat()
-		scripted()
-	}
-	var cs, ss []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
-			cs = append(cs, chat())
-			ss = append(ss, scripted())
-		} else {
-			ss = append(ss, scripted())
-			cs = append(cs, chat())
-		}
-	}
-	b.StopTimer()
-	c, sc := median(cs), median(ss)
+	c, sc := alternate(b, 5, chat, scripted)
 	b.ReportMetric(float64(c.Microseconds()), "chat-us/round")
 	b.ReportMetric(float64(sc.Microseconds()), "scripted-us/round")
 	b.ReportMetric(float64(c-sc)/1e3, "model-us/round")
