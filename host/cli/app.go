@@ -255,7 +255,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
-			tools.ToolsCommand(e),
+			tools.NewCmdTools(e, nil),
 			chat.ChatCommand(e),
 			modelcmd.ModelCommand(e),
 			versionCommand(e),
