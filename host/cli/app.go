@@ -257,7 +257,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 			mcpCommand(e),
 			tools.NewCmdTools(e, nil),
 			chat.ChatCommand(e),
-			modelcmd.ModelCommand(e),
+			modelcmd.NewCmdModel(e),
 			versionCommand(e),
 		},
 	}))
