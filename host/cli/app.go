@@ -256,7 +256,7 @@ func newApp(e *cmdkit.Env) *cli.Command {
 		Commands: []*cli.Command{
 			mcpCommand(e),
 			tools.NewCmdTools(e, nil),
-			chat.ChatCommand(e),
+			chat.NewCmdChat(e, nil),
 			modelcmd.NewCmdModel(e),
 			versionCommand(e),
 		},
