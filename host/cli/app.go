@@ -255,9 +255,9 @@ func newApp(e *cmdkit.Env) *cli.Command {
 		},
 		Commands: []*cli.Command{
 			mcpCommand(e),
-			tools.ToolsCommand(e),
-			chat.ChatCommand(e),
-			modelcmd.ModelCommand(e),
+			tools.NewCmdTools(e, nil),
+			chat.NewCmdChat(e, nil),
+			modelcmd.NewCmdModel(e),
 			versionCommand(e),
 		},
 	}))

@@ -35,45 +35,72 @@ const MaxStdinPrompt = 1 << 20
 // ChatPrompt is the interactive prompt.
 const ChatPrompt = "› "
 
-func ChatCommand(e *cmdkit.Env) *cli.Command {
-	var modelName string
+// ChatOptions are what 'hermes chat' needs: the run, its flag and its
+// prompt.
+type ChatOptions struct {
+	Env *cmdkit.Env
+	// Model is -m/--model, the model to ask; "" is model.default.
+	Model string
+	// Prompt is the arguments, joined by spaces: a one-shot turn. ""
+	// reads the prompt from stdin, unless Interactive.
+	Prompt string
+	// Interactive: no prompt, and a terminal on stdin and stdout; the
+	// chat reads lines until /exit.
+	Interactive bool
+}
+
+// NewCmdChat builds 'hermes chat'. Its action fills a ChatOptions from
+// the command line and hands it to runF when runF is not nil (a test's
+// look at what was parsed), else to chatRun.
+func NewCmdChat(e *cmdkit.Env, runF func(context.Context, *ChatOptions) error) *cli.Command {
+	opts := &ChatOptions{Env: e}
 	return &cli.Command{
 		Name:      "chat",
 		Usage:     "talk to the model with the MCP servers' tools (interactive on a terminal; one-shot with PROMPT or stdin)",
 		ArgsUsage: "[PROMPT]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model to ask (default: model.default)", Destination: &modelName},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the model to ask (default: model.default)", Destination: &opts.Model},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			prompt := strings.Join(c.Args().Slice(), " ")
-			interactive := prompt == "" && e.Input.Terminal() && e.P.Interactive()
-			if prompt == "" && !interactive {
-				if e.Input.Terminal() {
-					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
-				}
-				b, err := io.ReadAll(io.LimitReader(e.In, MaxStdinPrompt+1))
-				if err != nil {
-					return cmdkit.Failf("cannot read the prompt from stdin: %s", cmdkit.OneLine(err.Error()))
-				}
-				if len(b) > MaxStdinPrompt {
-					return cmdkit.Usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", MaxStdinPrompt>>10)
-				}
-				prompt = strings.TrimSpace(string(b))
-				if prompt == "" {
-					return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
-				}
+			opts.Prompt = strings.Join(c.Args().Slice(), " ")
+			opts.Interactive = opts.Prompt == "" && e.Input.Terminal() && e.P.Interactive()
+			if opts.Prompt == "" && !opts.Interactive && e.Input.Terminal() {
+				return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: give a prompt, or run it with a terminal on stdin and stdout")
 			}
-			s, err := StartChat(e, ctx, modelName)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			defer s.close()
-			if !interactive {
-				return s.oneShot(ctx, prompt)
-			}
-			return s.interactive(ctx)
+			return chatRun(ctx, opts)
 		},
 	}
+}
+
+// chatRun reads a one-shot prompt from stdin when none was given, starts
+// the chat and runs its one turn, or the interactive chat.
+func chatRun(ctx context.Context, opts *ChatOptions) error {
+	e, prompt := opts.Env, opts.Prompt
+	if prompt == "" && !opts.Interactive {
+		b, err := io.ReadAll(io.LimitReader(e.In, MaxStdinPrompt+1))
+		if err != nil {
+			return cmdkit.Failf("cannot read the prompt from stdin: %s", cmdkit.OneLine(err.Error()))
+		}
+		if len(b) > MaxStdinPrompt {
+			return cmdkit.Usagef("the prompt on stdin is longer than %d KiB; pass a shorter one", MaxStdinPrompt>>10)
+		}
+		prompt = strings.TrimSpace(string(b))
+		if prompt == "" {
+			return cmdkit.Usagef("usage: hermes chat [-m MODEL] [PROMPT]: stdin was empty; give a prompt")
+		}
+	}
+	s, err := StartChat(e, ctx, opts.Model)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if !opts.Interactive {
+		return s.oneShot(ctx, prompt)
+	}
+	return s.interactive(ctx)
 }
 
 // ChatSession is one run of hermes chat: the registry, the model and the

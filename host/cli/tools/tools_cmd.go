@@ -67,69 +67,94 @@ type ToolsServerEntry struct {
 	cachedAge string
 }
 
-func ToolsCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
-	var live bool
+// ToolsOptions are what 'hermes tools' needs: the run, and its flags.
+type ToolsOptions struct {
+	Env *cmdkit.Env
+	// JSON is --json and what it printed.
+	JSON *cmdkit.JSONOutput
+	// Live is --live: connect every enabled server instead of reading the
+	// records of their last connections.
+	Live bool
+}
+
+// NewCmdTools builds 'hermes tools'. Its action fills a ToolsOptions from
+// the command line and hands it to runF when runF is not nil (a test's
+// look at what was parsed), else to toolsRun.
+func NewCmdTools(e *cmdkit.Env, runF func(context.Context, *ToolsOptions) error) *cli.Command {
+	opts := &ToolsOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:  "tools",
 		Usage: "show the tools a model would see, beside the built-in toolsets (servers with a fresh record of their tools are not started; --live connects every enabled server)",
 		Flags: []cli.Flag{j.Flag("print a JSON report (see docs/JSON.md)"),
-			&cli.BoolFlag{Name: "live", Usage: "connect every enabled server instead of reading what a server offered at its last connection", Destination: &live}},
+			&cli.BoolFlag{Name: "live", Usage: "connect every enabled server instead of reading what a server offered at its last connection", Destination: &opts.Live}},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.On
 			if c.Args().Len() != 0 {
 				return cmdkit.Usagef("usage: hermes tools [--live] [--json]")
 			}
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			cmdkit.AdmitProject(e, cfg.Servers...)
-			rep := ToolsReport{Builtin: BuiltinToolsets, SafeMode: cfg.SafeMode, Servers: []ToolsServerEntry{}}
-			if n := ToConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
-				e.P.Info("Connecting to %d MCP server(s)...", n)
-			}
-			mode := app.Cached
-			if live {
-				mode = app.Snapshot
-			}
-			m, _ := e.F.Registry(mode, cfg.Servers)
-			defer m.Detach() // the output is complete: do not wait for the servers to stop
-			if err := m.Start(ctx); err != nil {
-				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
-			}
-			for _, st := range m.Status() {
-				srv := cfg.Server(st.Name)
-				ent := ToolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
-				if srv != nil {
-					ent.JSONServer = cmdkit.ServerJSON(srv)
-				} else {
-					ent.JSONServer = cmdkit.JSONServer{Name: st.Name, Tools: cmdkit.ToolSelection(nil)}
-				}
-				ent.Transport, ent.registryState = st.Transport, st.State
-				ent.State, ent.Error = cmdkit.RegistryState(st, srv)
-				ent.Running, ent.CachedAt, ent.cachedAge = cmdkit.ListingSource(st, time.Now())
-				if srv != nil && srv.Auth == "" && cmdkit.ChallengeNamesOAuth(st.Code, st.Challenge) {
-					ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
-				}
-				d := cmdkit.ManagerDrift(m, st.Name)
-				ent.Drift, ent.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
-				if ent.RegisteredTools == nil {
-					ent.RegisteredTools = []string{}
-				}
-				rep.Servers = append(rep.Servers, ent)
-			}
-			rep.Available = len(m.Tools())
-			if asJSON {
-				j.Write(rep)
-				return nil
-			}
-			PrintTools(e, rep, cfg.Path)
-			return nil
+			return toolsRun(ctx, opts)
 		}),
 	}
 }
 
+// toolsRun lists the tools of every configured server, as text or as a
+// ToolsReport.
+func toolsRun(ctx context.Context, opts *ToolsOptions) error {
+	e, j, live := opts.Env, opts.JSON, opts.Live
+	asJSON := j.On
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+	}
+	cmdkit.AdmitProject(e, cfg.Servers...)
+	rep := ToolsReport{Builtin: BuiltinToolsets, SafeMode: cfg.SafeMode, Servers: []ToolsServerEntry{}}
+	if n := ToConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
+		e.P.Info("Connecting to %d MCP server(s)...", n)
+	}
+	mode := app.Cached
+	if live {
+		mode = app.Snapshot
+	}
+	m, _ := e.F.Registry(mode, cfg.Servers)
+	defer m.Detach() // the output is complete: do not wait for the servers to stop
+	if err := m.Start(ctx); err != nil {
+		return cmdkit.Failf("%s", cmdkit.ShownErr(err))
+	}
+	for _, st := range m.Status() {
+		srv := cfg.Server(st.Name)
+		ent := ToolsServerEntry{Toolset: st.Toolset, RegisteredTools: st.Registered, ToolsEnabled: st.Enabled, ToolsTotal: st.Total}
+		if srv != nil {
+			ent.JSONServer = cmdkit.ServerJSON(srv)
+		} else {
+			ent.JSONServer = cmdkit.JSONServer{Name: st.Name, Tools: cmdkit.ToolSelection(nil)}
+		}
+		ent.Transport, ent.registryState = st.Transport, st.State
+		ent.State, ent.Error = cmdkit.RegistryState(st, srv)
+		ent.Running, ent.CachedAt, ent.cachedAge = cmdkit.ListingSource(st, time.Now())
+		if srv != nil && srv.Auth == "" && cmdkit.ChallengeNamesOAuth(st.Code, st.Challenge) {
+			ent.Hint = fmt.Sprintf("This server uses OAuth; run: hermes mcp login %s", st.Name)
+		}
+		d := cmdkit.ManagerDrift(m, st.Name)
+		ent.Drift, ent.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
+		if ent.RegisteredTools == nil {
+			ent.RegisteredTools = []string{}
+		}
+		rep.Servers = append(rep.Servers, ent)
+	}
+	rep.Available = len(m.Tools())
+	if asJSON {
+		j.Write(rep)
+		return nil
+	}
+	PrintTools(e, rep, cfg.Path)
+	return nil
+}
+
+// PrintTools prints rep as text; path is config.yaml, named when no
+// server is configured.
 func PrintTools(e *cmdkit.Env, rep ToolsReport, path string) {
 	e.P.Header("Built-in toolsets")
 	if len(rep.Builtin) == 0 {
