@@ -270,10 +270,10 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 		// No command: the picker on a terminal, the catalog elsewhere.
 		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
-			calls.TestCommand(e),
+			calls.NewCmdTest(e, nil),
 			servers.LogsCommand(e),
-			calls.CallCommand(e),
-			calls.ToolsSchemaCommand(e),
+			calls.NewCmdCall(e, nil),
+			calls.NewCmdToolsSchema(e, nil),
 			add.AddCommand(e),
 			add.AddJSONCommand(e),
 			add.ImportCommand(e),
