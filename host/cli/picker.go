@@ -26,7 +26,7 @@ func mcpAction(e *cmdkit.Env, ctx context.Context, c *cli.Command) error {
 	}
 	if !e.P.Interactive() {
 		// Exactly what hermes mcp catalog prints.
-		cat := catalogcmd.CatalogCommand(e)
+		cat := catalogcmd.NewCmdCatalog(e, nil)
 		return cat.Run(ctx, []string{cat.Name})
 	}
 	return picker(e, ctx, c)

@@ -21,106 +21,131 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func CallCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
-	var (
-		rendered bool
-		kvs      []string
-		argsJSON string
-	)
+// CallOptions are what 'hermes mcp call NAME TOOL' needs: the run, its
+// --json output, the server and tool, the arguments and how to print the
+// result.
+type CallOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the server, Tool the tool's name as the server gives it.
+	Name, Tool string
+	// Args are the k=v arguments: those of --arg, then the words after
+	// the tool. ArgsJSON is --args-json.
+	Args     []string
+	ArgsJSON string
+	// Rendered is --rendered: print what the model would receive.
+	Rendered bool
+}
+
+// NewCmdCall is 'hermes mcp call NAME TOOL [k=v]...'. runF, when not nil,
+// is called with the parsed options instead of callRun (the tests' seam).
+func NewCmdCall(e *cmdkit.Env, runF func(context.Context, *CallOptions) error) *cli.Command {
+	opts := &CallOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "call",
 		Usage:     "call one tool of a server through the tool registry and print its result",
 		ArgsUsage: "<name> <tool> [key=value]...",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &kvs},
-			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &argsJSON},
+			&cli.StringSliceFlag{Name: "arg", Usage: "argument k=v (repeatable); converted by the tool's input schema", Destination: &opts.Args},
+			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object", Destination: &opts.ArgsJSON},
 			j.Flag("print the raw MCP result; a failure to call prints the error object (docs/JSON.md)"),
-			&cli.BoolFlag{Name: "rendered", Usage: "print the JSON string the model would receive", Destination: &rendered},
+			&cli.BoolFlag{Name: "rendered", Usage: "print the JSON string the model would receive", Destination: &opts.Rendered},
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.On
 			if c.Args().Len() < 2 {
 				return cmdkit.Usagef("usage: hermes mcp call <name> <tool> [--arg k=v]... [--args-json JSON] [--json | --rendered]")
 			}
+			opts.Name, opts.Tool = c.Args().Get(0), c.Args().Get(1)
 			// Words after the tool written k=v are arguments, as --arg
 			// takes them ('hermes mcp call ev echo message=hi').
 			for _, w := range c.Args().Slice()[2:] {
 				if k, _, ok := strings.Cut(w, "="); !ok || k == "" || strings.HasPrefix(w, "-") {
-					return cmdkit.Usagef("%q after the tool is not an argument: write arguments as key=value or --arg key=value (--args-json for a JSON object); run 'hermes mcp tools %s %s' for its arguments", w, c.Args().Get(0), c.Args().Get(1))
+					return cmdkit.Usagef("%q after the tool is not an argument: write arguments as key=value or --arg key=value (--args-json for a JSON object); run 'hermes mcp tools %s %s' for its arguments", w, opts.Name, opts.Tool)
 				}
-				kvs = append(kvs, w)
+				opts.Args = append(opts.Args, w)
 			}
-			if asJSON && rendered {
+			if j.On && opts.Rendered {
 				return cmdkit.Usagef("--json and --rendered cannot be combined; pick one")
 			}
-			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := cmdkit.LoadServer(e, name)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if !srv.Enabled {
-				return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
-			}
-			// Single-server discovery: the same registry the agent uses, so
-			// filters, names and rendering are the model's.
-			m := cmdkit.NewManager(e, []*config.Server{srv})
-			defer m.Detach() // the output is complete: do not wait for the servers to stop
-			if err := m.Start(ctx); err != nil {
-				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
-			}
-			// What the registry knows about the tool says whether it can be
-			// called and, if not, why, without calling anything.
-			toolName := toolview.ToolName(name, tool)
-			l := m.Lookup(toolName)
-			if err := Unavailable(m, srv, tool, l); err != nil {
-				return err
-			}
-			def := l.Def
-			schema, _ := json.Marshal(def.Parameters)
-			built, err := BuildArguments(&mcpvalue.Tool{Name: tool, InputSchema: schema}, kvs, argsJSON)
-			if err != nil {
-				return cmdkit.Usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
-			}
-			args, err := json.Marshal(built)
-			if err != nil {
-				return cmdkit.Usagef("the arguments of %s cannot be sent: %v", tool, err)
-			}
-			if def.Utility != "" {
-				// Resource and prompt utilities have only a rendered form.
-				out, err := m.Call(ctx, toolName, args)
-				WriteRendered(e, out.Text)
-				if err != nil {
-					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-				}
-				return nil
-			}
-			// Progress the server sends is a live line on a terminal.
-			line := ui.NewProgressLine(e.Err)
-			callCtx := registry.WithProgress(ctx, func(p registry.Progress) {
-				line.Show(ui.ProgressText(tool, p.Progress, p.Total, p.Message))
-			})
-			res, err := m.CallTool(callCtx, name, def.OriginalName, args)
-			line.Close()
-			if err != nil {
-				return cmdkit.Failf("calling '%s' on '%s' failed: %s", tool, name, cmdkit.ShownErr(err))
-			}
-			switch {
-			case asJSON:
-				j.Write(res)
-			case rendered:
-				WriteRendered(e, m.Render(name, &res))
-			default:
-				// A result is the server's text: shown with its lines,
-				// any other control character escaped.
-				fmt.Fprintln(e.Out, termsafe.EscapeText(m.RenderPerson(name, &res)))
-			}
-			if res.IsError {
-				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-			}
-			return nil
+			return callRun(ctx, opts)
 		}),
 	}
+}
+
+// callRun calls one tool through a registry of its one server, as the
+// model would, and prints the result.
+func callRun(ctx context.Context, opts *CallOptions) error {
+	e, j := opts.Env, opts.JSON
+	asJSON := j.On
+	name, tool := opts.Name, opts.Tool
+	_, srv, err := cmdkit.LoadServer(e, name)
+	if err != nil {
+		return err
+	}
+	if !srv.Enabled {
+		return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+	}
+	// Single-server discovery: the same registry the agent uses, so
+	// filters, names and rendering are the model's.
+	m := cmdkit.NewManager(e, []*config.Server{srv})
+	defer m.Detach() // the output is complete: do not wait for the servers to stop
+	if err := m.Start(ctx); err != nil {
+		return cmdkit.Failf("%s", cmdkit.ShownErr(err))
+	}
+	// What the registry knows about the tool says whether it can be
+	// called and, if not, why, without calling anything.
+	toolName := toolview.ToolName(name, tool)
+	l := m.Lookup(toolName)
+	if err := Unavailable(m, srv, tool, l); err != nil {
+		return err
+	}
+	def := l.Def
+	schema, _ := json.Marshal(def.Parameters)
+	built, err := BuildArguments(&mcpvalue.Tool{Name: tool, InputSchema: schema}, opts.Args, opts.ArgsJSON)
+	if err != nil {
+		return cmdkit.Usagef("%s; run 'hermes mcp tools %s %s' for its arguments", err, name, tool)
+	}
+	args, err := json.Marshal(built)
+	if err != nil {
+		return cmdkit.Usagef("the arguments of %s cannot be sent: %v", tool, err)
+	}
+	if def.Utility != "" {
+		// Resource and prompt utilities have only a rendered form.
+		out, err := m.Call(ctx, toolName, args)
+		WriteRendered(e, out.Text)
+		if err != nil {
+			return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+		}
+		return nil
+	}
+	// Progress the server sends is a live line on a terminal.
+	line := ui.NewProgressLine(e.Err)
+	callCtx := registry.WithProgress(ctx, func(p registry.Progress) {
+		line.Show(ui.ProgressText(tool, p.Progress, p.Total, p.Message))
+	})
+	res, err := m.CallTool(callCtx, name, def.OriginalName, args)
+	line.Close()
+	if err != nil {
+		return cmdkit.Failf("calling '%s' on '%s' failed: %s", tool, name, cmdkit.ShownErr(err))
+	}
+	switch {
+	case asJSON:
+		j.Write(res)
+	case opts.Rendered:
+		WriteRendered(e, m.Render(name, &res))
+	default:
+		// A result is the server's text: shown with its lines,
+		// any other control character escaped.
+		fmt.Fprintln(e.Out, termsafe.EscapeText(m.RenderPerson(name, &res)))
+	}
+	if res.IsError {
+		return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+	}
+	return nil
 }
 
 // Unavailable is the error for a tool of srv that Lookup l says cannot be

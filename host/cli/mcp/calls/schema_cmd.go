@@ -38,11 +38,23 @@ type SchemaJSON struct {
 	Tools  []SchemaToolJSON `json:"tools"`
 }
 
-// ToolsSchemaCommand is 'hermes mcp tools NAME [TOOL]': the arguments of a
+// ToolsSchemaOptions are what 'hermes mcp tools NAME [TOOL]' needs: the
+// run, its --json output, the server and, when given, one tool.
+type ToolsSchemaOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the server; Tool one of its tools, "" for all of them.
+	Name, Tool string
+}
+
+// NewCmdToolsSchema is 'hermes mcp tools NAME [TOOL]': the arguments of a
 // server's tools as the model sees them (its tools filter applied), for a
-// person to read, or their schemas with --json.
-func ToolsSchemaCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
+// person to read, or their schemas with --json. runF, when not nil, is
+// called with the parsed options instead of toolsSchemaRun (the tests'
+// seam).
+func NewCmdToolsSchema(e *cmdkit.Env, runF func(context.Context, *ToolsSchemaOptions) error) *cli.Command {
+	opts := &ToolsSchemaOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "tools",
 		Usage:     "show the arguments of a server's tools (names, types, required, defaults, choices)",
@@ -54,60 +66,71 @@ func ToolsSchemaCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() < 1 || c.Args().Len() > 2 {
 				return cmdkit.Usagef("usage: hermes mcp tools <name> [tool] [--json]")
 			}
-			name, tool := c.Args().Get(0), c.Args().Get(1)
-			_, srv, err := cmdkit.LoadServer(e, name)
-			if err != nil {
-				return err
+			opts.Name, opts.Tool = c.Args().Get(0), c.Args().Get(1)
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if !srv.Enabled {
-				return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
-			}
-			m := cmdkit.NewManager(e, []*config.Server{srv})
-			defer m.Detach()
-			if err := m.Start(ctx); err != nil {
-				return cmdkit.Failf("%s", cmdkit.ShownErr(err))
-			}
-			var defs []toolview.ToolDef
-			if tool != "" {
-				l := m.Lookup(toolview.ToolName(name, tool))
-				if err := Unavailable(m, srv, tool, l); err != nil {
-					return err
-				}
-				defs = append(defs, l.Def)
-			} else {
-				if _, listed := m.ServerTools(name); !listed {
-					// Why the server is down, as for a call.
-					if err := Unavailable(m, srv, "", m.Lookup(toolview.ToolName(name, "x"))); err != nil {
-						return err
-					}
-				}
-				for _, d := range m.Tools() {
-					if d.Server == name && d.Utility == "" {
-						defs = append(defs, d)
-					}
-				}
-			}
-			if j.On {
-				out := SchemaJSON{Server: name, Tools: []SchemaToolJSON{}}
-				for _, d := range defs {
-					out.Tools = append(out.Tools, SchemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
-				}
-				j.Write(out)
-				return nil
-			}
-			if len(defs) == 0 {
-				e.P.Info("'%s' offers no tools the model sees (see its tools: filter with 'hermes mcp get %s').", name, name)
-				return nil
-			}
-			for i, d := range defs {
-				if i > 0 {
-					fmt.Fprintln(e.Out)
-				}
-				WriteToolSchema(e.Out, d)
-			}
-			return nil
+			return toolsSchemaRun(ctx, opts)
 		}),
 	}
+}
+
+// toolsSchemaRun lists the server's tools through a registry of its one
+// server and prints their arguments, or their schemas as JSON.
+func toolsSchemaRun(ctx context.Context, opts *ToolsSchemaOptions) error {
+	e, j := opts.Env, opts.JSON
+	name, tool := opts.Name, opts.Tool
+	_, srv, err := cmdkit.LoadServer(e, name)
+	if err != nil {
+		return err
+	}
+	if !srv.Enabled {
+		return cmdkit.Failf("server '%s' is disabled; enable it with 'hermes mcp enable %s'", name, name)
+	}
+	m := cmdkit.NewManager(e, []*config.Server{srv})
+	defer m.Detach()
+	if err := m.Start(ctx); err != nil {
+		return cmdkit.Failf("%s", cmdkit.ShownErr(err))
+	}
+	var defs []toolview.ToolDef
+	if tool != "" {
+		l := m.Lookup(toolview.ToolName(name, tool))
+		if err := Unavailable(m, srv, tool, l); err != nil {
+			return err
+		}
+		defs = append(defs, l.Def)
+	} else {
+		if _, listed := m.ServerTools(name); !listed {
+			// Why the server is down, as for a call.
+			if err := Unavailable(m, srv, "", m.Lookup(toolview.ToolName(name, "x"))); err != nil {
+				return err
+			}
+		}
+		for _, d := range m.Tools() {
+			if d.Server == name && d.Utility == "" {
+				defs = append(defs, d)
+			}
+		}
+	}
+	if j.On {
+		out := SchemaJSON{Server: name, Tools: []SchemaToolJSON{}}
+		for _, d := range defs {
+			out.Tools = append(out.Tools, SchemaToolJSON{Name: d.OriginalName, ModelName: d.Name, Description: d.Description, InputSchema: d.Parameters})
+		}
+		j.Write(out)
+		return nil
+	}
+	if len(defs) == 0 {
+		e.P.Info("'%s' offers no tools the model sees (see its tools: filter with 'hermes mcp get %s').", name, name)
+		return nil
+	}
+	for i, d := range defs {
+		if i > 0 {
+			fmt.Fprintln(e.Out)
+		}
+		WriteToolSchema(e.Out, d)
+	}
+	return nil
 }
 
 // WriteToolSchema writes one tool for a person: its name, the name the

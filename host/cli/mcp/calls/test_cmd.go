@@ -102,139 +102,162 @@ type ToolInfo struct {
 	Enabled bool `json:"enabled"`
 }
 
-func TestCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
+// TestOptions are what 'hermes mcp test NAME' needs: the run, its --json
+// output and the server.
+type TestOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the server to test.
+	Name string
+}
+
+// NewCmdTest is 'hermes mcp test NAME'. runF, when not nil, is called with
+// the parsed options instead of testRun (the tests' seam).
+func NewCmdTest(e *cmdkit.Env, runF func(context.Context, *TestOptions) error) *cli.Command {
+	opts := &TestOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "test",
 		Usage:     "connect to a server and show what it offers",
 		ArgsUsage: "<name>",
 		Flags:     []cli.Flag{j.Flag("print a JSON report (see docs/JSON.md)")},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
-			asJSON := j.On
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp test <name>")
 			}
-			name := c.Args().First()
-			_, srv, err := cmdkit.LoadServer(e, name)
-			if err != nil {
-				return err
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			rep := TestReport{JSONServer: cmdkit.ServerJSON(srv), Target: cmdkit.TransportLine(srv), DiscoveredTools: []ToolInfo{},
-				UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: MaskedAuth(srv)}
-			static := rep.JSONServer
-			rep.State, rep.Error = cmdkit.StateConnected, nil
-			// fail records why the test failed: the server's state and the
-			// error, with its code.
-			fail := func(err error) {
-				rep.State, rep.Error = cmdkit.ConnState(static, srv, cmdkit.ErrorCode(err), cmdkit.ShownErr(err), login.UsesOAuth(err))
-			}
-			if !asJSON {
-				e.P.Line("Testing '%s'...", name)
-				if !srv.Enabled {
-					// Testing it is how to decide whether to enable it.
-					e.P.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
-				}
-				e.P.Line("Transport: %s", rep.Target)
-				e.P.Line("Auth: %s", AuthLine(srv, rep.AuthHeaders))
-				for _, k := range srv.Unknown {
-					e.P.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
-				}
-				for _, w := range srv.Warnings {
-					e.P.Warn("%s", w)
-				}
-			}
-			if srv.Sandbox != nil {
-				rep.Sandbox = &SandboxInfo{Asked: srv.Sandbox.Describe()}
-				if !asJSON {
-					e.P.Line("Sandbox:")
-					for _, l := range rep.Sandbox.Asked {
-						e.P.Line("  %s", l)
-					}
-				}
-			}
-			start := time.Now()
-			s, err := cmdkit.Connect(e, ctx, srv)
-			rep.LatencyMS = time.Since(start).Milliseconds()
-			if err != nil {
-				fail(err)
-				if asJSON {
-					j.Write(rep)
-					return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-				}
-				e.P.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
-				if hint := login.OauthHint(srv, err); hint != "" {
-					e.P.Info("%s", hint)
-				}
-				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-			}
-			defer s.Detach() // the output is complete: do not wait for the server to stop
-			rep.ServerName = s.ServerInfo().Name
-			rep.ServerVersion = s.ServerInfo().Version
-			rep.ProtocolVersion = s.Protocol.Revision
-			rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
-			rep.Instructions = ClipRunes(strings.TrimSpace(s.Instructions()), InstructionsMax)
-			if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
-				rep.Sandbox.Applied, rep.Sandbox.Gaps = BoundedLines(r.Applied), BoundedLines(r.Gaps)
-			}
-			caps := s.Capabilities()
-			// Every listing is bounded (registry.ListBound) and reported
-			// as what failed, like the registry does it.
-			var skipped []string // tools the registry skips
-			listed := true       // the tools are known (none without the capability)
-			if caps.Tools != nil {
-				l, err := registry.ListTools(ctx, s, srv)
-				if err != nil {
-					listed = false
-					fail(err)
-				} else {
-					filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
-					tools, dups := toolview.UniqueTools(name, l.Tools)
-					skipped = append(append(append(skipped, l.Skipped...), dups...), l.Notes...)
-					rep.Warnings = append(rep.Warnings, skipped...)
-					for _, t := range tools {
-						rep.DiscoveredTools = append(rep.DiscoveredTools, ToolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
-					}
-					d, err := registry.RecordOffered(e.F.Offered(), srv, s, tools)
-					if err != nil && d.Unreadable == "" {
-						rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+cmdkit.OneLine(err.Error()))
-					}
-					rep.Drift, rep.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
-				}
-			}
-			// A listing the server refuses is a warning; one it never
-			// answers fails the test.
-			count := func(n int, err error) *int {
-				var na *registry.NoAnswerError
-				switch {
-				case errors.As(err, &na):
-					fail(err)
-				case err != nil:
-					skipped = append(skipped, cmdkit.ShownErr(err))
-					rep.Warnings = append(rep.Warnings, cmdkit.ShownErr(err))
-				default:
-					return &n
-				}
-				return nil
-			}
-			if caps.Resources != nil && rep.Error == nil {
-				rep.Resources = count(registry.CountResources(ctx, s, srv))
-				rep.ResourceTemplates = count(registry.CountResourceTemplates(ctx, s, srv))
-			}
-			if caps.Prompts != nil && rep.Error == nil {
-				rep.Prompts = count(registry.CountPrompts(ctx, s, srv))
-			}
-			if asJSON {
-				j.Write(rep)
-			} else {
-				PrintTestReport(e, rep, skipped, listed)
-				cmdkit.PrintSampling(e, srv)
-			}
-			if rep.Error != nil {
-				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-			}
-			return nil
+			return testRun(ctx, opts)
 		}),
 	}
+}
+
+// testRun connects to the server, lists what it offers and prints the
+// report; a server that does not connect or answer fails the test.
+func testRun(ctx context.Context, opts *TestOptions) error {
+	e, j := opts.Env, opts.JSON
+	asJSON := j.On
+	name := opts.Name
+	_, srv, err := cmdkit.LoadServer(e, name)
+	if err != nil {
+		return err
+	}
+	rep := TestReport{JSONServer: cmdkit.ServerJSON(srv), Target: cmdkit.TransportLine(srv), DiscoveredTools: []ToolInfo{},
+		UnknownKeys: srv.Unknown, Warnings: srv.Warnings, AuthHeaders: MaskedAuth(srv)}
+	static := rep.JSONServer
+	rep.State, rep.Error = cmdkit.StateConnected, nil
+	// fail records why the test failed: the server's state and the
+	// error, with its code.
+	fail := func(err error) {
+		rep.State, rep.Error = cmdkit.ConnState(static, srv, cmdkit.ErrorCode(err), cmdkit.ShownErr(err), login.UsesOAuth(err))
+	}
+	if !asJSON {
+		e.P.Line("Testing '%s'...", name)
+		if !srv.Enabled {
+			// Testing it is how to decide whether to enable it.
+			e.P.Warn("'%s' is disabled: the model does not see it; enable it with 'hermes mcp enable %s'", name, name)
+		}
+		e.P.Line("Transport: %s", rep.Target)
+		e.P.Line("Auth: %s", AuthLine(srv, rep.AuthHeaders))
+		for _, k := range srv.Unknown {
+			e.P.Warn("unknown key '%s' (kept in config.yaml, not used)", k)
+		}
+		for _, w := range srv.Warnings {
+			e.P.Warn("%s", w)
+		}
+	}
+	if srv.Sandbox != nil {
+		rep.Sandbox = &SandboxInfo{Asked: srv.Sandbox.Describe()}
+		if !asJSON {
+			e.P.Line("Sandbox:")
+			for _, l := range rep.Sandbox.Asked {
+				e.P.Line("  %s", l)
+			}
+		}
+	}
+	start := time.Now()
+	s, err := cmdkit.Connect(e, ctx, srv)
+	rep.LatencyMS = time.Since(start).Milliseconds()
+	if err != nil {
+		fail(err)
+		if asJSON {
+			j.Write(rep)
+			return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+		}
+		e.P.Fail("Connection failed (%dms): %s", rep.LatencyMS, rep.Error.Message)
+		if hint := login.OauthHint(srv, err); hint != "" {
+			e.P.Info("%s", hint)
+		}
+		return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+	}
+	defer s.Detach() // the output is complete: do not wait for the server to stop
+	rep.ServerName = s.ServerInfo().Name
+	rep.ServerVersion = s.ServerInfo().Version
+	rep.ProtocolVersion = s.Protocol.Revision
+	rep.ProtocolSource, rep.ProtocolWhy = s.Protocol.Source, s.Protocol.Why
+	rep.Instructions = ClipRunes(strings.TrimSpace(s.Instructions()), InstructionsMax)
+	if r := s.Sandbox(); r != nil && rep.Sandbox != nil {
+		rep.Sandbox.Applied, rep.Sandbox.Gaps = BoundedLines(r.Applied), BoundedLines(r.Gaps)
+	}
+	caps := s.Capabilities()
+	// Every listing is bounded (registry.ListBound) and reported
+	// as what failed, like the registry does it.
+	var skipped []string // tools the registry skips
+	listed := true       // the tools are known (none without the capability)
+	if caps.Tools != nil {
+		l, err := registry.ListTools(ctx, s, srv)
+		if err != nil {
+			listed = false
+			fail(err)
+		} else {
+			filter := toolview.Filter{Include: srv.Tools.Include, Exclude: srv.Tools.Exclude}
+			tools, dups := toolview.UniqueTools(name, l.Tools)
+			skipped = append(append(append(skipped, l.Skipped...), dups...), l.Notes...)
+			rep.Warnings = append(rep.Warnings, skipped...)
+			for _, t := range tools {
+				rep.DiscoveredTools = append(rep.DiscoveredTools, ToolInfo{Name: t.Name, Description: t.Description, Enabled: filter.Allows(t.Name)})
+			}
+			d, err := registry.RecordOffered(e.F.Offered(), srv, s, tools)
+			if err != nil && d.Unreadable == "" {
+				rep.Warnings = append(rep.Warnings, "what the server offered was not recorded: "+cmdkit.OneLine(err.Error()))
+			}
+			rep.Drift, rep.ApprovalUnreadable = cmdkit.DriftNotes(d), cmdkit.ApprovalUnreadable(d)
+		}
+	}
+	// A listing the server refuses is a warning; one it never
+	// answers fails the test.
+	count := func(n int, err error) *int {
+		var na *registry.NoAnswerError
+		switch {
+		case errors.As(err, &na):
+			fail(err)
+		case err != nil:
+			skipped = append(skipped, cmdkit.ShownErr(err))
+			rep.Warnings = append(rep.Warnings, cmdkit.ShownErr(err))
+		default:
+			return &n
+		}
+		return nil
+	}
+	if caps.Resources != nil && rep.Error == nil {
+		rep.Resources = count(registry.CountResources(ctx, s, srv))
+		rep.ResourceTemplates = count(registry.CountResourceTemplates(ctx, s, srv))
+	}
+	if caps.Prompts != nil && rep.Error == nil {
+		rep.Prompts = count(registry.CountPrompts(ctx, s, srv))
+	}
+	if asJSON {
+		j.Write(rep)
+	} else {
+		PrintTestReport(e, rep, skipped, listed)
+		cmdkit.PrintSampling(e, srv)
+	}
+	if rep.Error != nil {
+		return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+	}
+	return nil
 }
 
 // InstructionsMax bounds the server instructions 'hermes mcp test' shows

@@ -114,9 +114,19 @@ func CatalogStatusToken(status string) string {
 	return status // available, enabled
 }
 
-// CatalogCommand is 'hermes mcp catalog': the curated catalog as a table.
-func CatalogCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
+// CatalogOptions are what 'hermes mcp catalog' needs: the run and its
+// --json output.
+type CatalogOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+}
+
+// NewCmdCatalog is 'hermes mcp catalog': the curated catalog as a table.
+// runF, when not nil, is called with the parsed options instead of
+// catalogRun (the tests' seam).
+func NewCmdCatalog(e *cmdkit.Env, runF func(context.Context, *CatalogOptions) error) *cli.Command {
+	opts := &CatalogOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:  "catalog",
 		Usage: "list the curated catalog of MCP servers and whether each is installed",
@@ -129,34 +139,44 @@ func CatalogCommand(e *cmdkit.Env) *cli.Command {
 			if c.Args().Len() != 0 {
 				return cmdkit.Usagef("usage: hermes mcp catalog [--json]")
 			}
-			v, err := LoadCatalogView(e, e.Home)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if j.On {
-				out := CatalogJSON{Source: v.Source, Entries: []CatalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
-				for _, r := range v.Rows {
-					je := CatalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
-					je.Status = CatalogStatusToken(r.Status)
-					if r.Manifest != nil {
-						je.Transport, je.SourceURL = r.Manifest.Transport.Type, r.Manifest.Source
-					}
-					out.Entries = append(out.Entries, je)
-				}
-				out.Warnings = append(out.Warnings, v.Warnings...)
-				out.Diagnostics = append(out.Diagnostics, v.Diagnostics...)
-				j.Write(out)
-				return nil
-			}
-			if len(v.Rows) == 0 {
-				e.P.Line("The catalog is empty and no server is configured.")
-			} else {
-				WriteCatalogTable(e, e.Out, v.Rows, false)
-				e.P.Line("")
-				e.P.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
-			}
-			WriteCatalogWarnings(e.Err, v.Warnings)
-			return nil
+			return catalogRun(ctx, opts)
 		}),
 	}
+}
+
+// catalogRun prints the catalog merged with config.yaml: a table, or one
+// JSON object.
+func catalogRun(_ context.Context, opts *CatalogOptions) error {
+	e, j := opts.Env, opts.JSON
+	v, err := LoadCatalogView(e, e.Home)
+	if err != nil {
+		return err
+	}
+	if j.On {
+		out := CatalogJSON{Source: v.Source, Entries: []CatalogJSONEntry{}, Warnings: []string{}, Diagnostics: []catalog.Diagnostic{}}
+		for _, r := range v.Rows {
+			je := CatalogJSONEntry{Row: r, NeedsNewer: r.Status == catalog.StatusNeedsNewer}
+			je.Status = CatalogStatusToken(r.Status)
+			if r.Manifest != nil {
+				je.Transport, je.SourceURL = r.Manifest.Transport.Type, r.Manifest.Source
+			}
+			out.Entries = append(out.Entries, je)
+		}
+		out.Warnings = append(out.Warnings, v.Warnings...)
+		out.Diagnostics = append(out.Diagnostics, v.Diagnostics...)
+		j.Write(out)
+		return nil
+	}
+	if len(v.Rows) == 0 {
+		e.P.Line("The catalog is empty and no server is configured.")
+	} else {
+		WriteCatalogTable(e, e.Out, v.Rows, false)
+		e.P.Line("")
+		e.P.Line("Install: hermes mcp install <name>    Picker: hermes mcp")
+	}
+	WriteCatalogWarnings(e.Err, v.Warnings)
+	return nil
 }

@@ -34,53 +34,81 @@ An install is all or nothing: if a step fails or hermes is stopped or
 killed, config.yaml, .env and the install folder are left (or, by the
 next hermes command of any kind, put back) exactly as they were.`
 
-// InstallCommand is 'hermes mcp install NAME': install a catalog entry.
-func InstallCommand(e *cmdkit.Env) *cli.Command {
-	var o install.Options
-	var tools string
-	var stepTimeout, cloneTimeout, probeTimeout time.Duration
-	j := &cmdkit.JSONOutput{E: e}
+// InstallOptions are what 'hermes mcp install NAME' needs: the run, its
+// --json output, the entry's name and the flags.
+type InstallOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the catalog entry to install.
+	Name string
+	// Install are --yes, --keep-failed and --no-sandbox, and the tools of
+	// --tools (its names, split).
+	Install install.Options
+	// Tools is --tools as written.
+	Tools string
+	// StepTimeout, CloneTimeout and ProbeTimeout are --step-timeout,
+	// --clone-timeout and --probe-timeout.
+	StepTimeout, CloneTimeout, ProbeTimeout time.Duration
+}
+
+// NewCmdInstall is 'hermes mcp install NAME': install a catalog entry.
+// runF, when not nil, is called with the parsed options instead of
+// installRun (the tests' seam).
+func NewCmdInstall(e *cmdkit.Env, runF func(context.Context, *InstallOptions) error) *cli.Command {
+	opts := &InstallOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:        "install",
 		Usage:       "install a server from the curated catalog",
 		ArgsUsage:   "<name>",
 		Description: InstallDescription,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &tools},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &o.Yes},
-			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &o.KeepFailed},
-			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &o.NoSandbox},
-			&cmdkit.TimeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &stepTimeout},
-			&cmdkit.TimeFlag{Name: "probe-timeout", Value: cmdkit.ProbeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &probeTimeout},
-			&cmdkit.TimeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &cloneTimeout},
+			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &opts.Tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: install, and pick tools by the rules above (required without a terminal)", Destination: &opts.Install.Yes},
+			&cli.BoolFlag{Name: "keep-failed", Usage: "when the server does not start or list its tools, keep it installed but disabled instead of undoing the install", Destination: &opts.Install.KeepFailed},
+			&cli.BoolFlag{Name: "no-sandbox", Usage: "run the server unconfined, without the sandbox its manifest asks for", Destination: &opts.Install.NoSandbox},
+			&cmdkit.TimeFlag{Name: "step-timeout", Value: install.DefaultStepTimeout, Usage: "longest each bootstrap step may run (`DURATION` or seconds: 30m, 1800)", Destination: &opts.StepTimeout},
+			&cmdkit.TimeFlag{Name: "probe-timeout", Value: cmdkit.ProbeConnectTimeout, Usage: "longest the server may take to start and list its tools when the entry sets no connect_timeout (`DURATION` or seconds: 2m, 120)", Destination: &opts.ProbeTimeout},
+			&cmdkit.TimeFlag{Name: "clone-timeout", Value: install.DefaultCloneTimeout, Usage: "longest the git clone and checkout may each run (`DURATION` or seconds)", Destination: &opts.CloneTimeout},
 			j.Flag("print the installed server (progress goes to stderr; see docs/JSON.md)"),
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp install <name> [--tools a,b | --yes] [--no-sandbox]; see the entries with: hermes mcp catalog")
 			}
+			opts.Name = c.Args().First()
 			if c.IsSet("tools") {
-				if o.Tools = cmdkit.SplitList(tools); len(o.Tools) == 0 {
+				if opts.Install.Tools = cmdkit.SplitList(opts.Tools); len(opts.Install.Tools) == 0 {
 					return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 				}
 			}
-			if stepTimeout <= 0 || cloneTimeout <= 0 || probeTimeout <= 0 {
+			if opts.StepTimeout <= 0 || opts.CloneTimeout <= 0 || opts.ProbeTimeout <= 0 {
 				return cmdkit.Usagef("--step-timeout, --clone-timeout and --probe-timeout must be above 0, e.g. --step-timeout 30m")
 			}
-			e.ProbeTimeout = probeTimeout
-			m, err := LookupEntry(e, c.Args().First())
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if j.On {
-				cmdkit.ProgressToStderr(e)
-			}
-			if err := InstallEntry(e, ctx, m, o, stepTimeout, cloneTimeout); err != nil || !j.On {
-				return err
-			}
-			return cmdkit.PrintServer(e, j, m.Name)
+			return installRun(ctx, opts)
 		}),
 	}
+}
+
+// installRun installs the catalog entry opts.Name, then with --json prints
+// the server it added.
+func installRun(ctx context.Context, opts *InstallOptions) error {
+	e, j := opts.Env, opts.JSON
+	e.ProbeTimeout = opts.ProbeTimeout
+	m, err := LookupEntry(e, opts.Name)
+	if err != nil {
+		return err
+	}
+	if j.On {
+		cmdkit.ProgressToStderr(e)
+	}
+	if err := InstallEntry(e, ctx, m, opts.Install, opts.StepTimeout, opts.CloneTimeout); err != nil || !j.On {
+		return err
+	}
+	return cmdkit.PrintServer(e, j, m.Name)
 }
 
 // LookupEntry finds a catalog entry in the catalog hermes reads (the
@@ -171,25 +199,46 @@ func CatalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]ins
 	return out, nil
 }
 
-// UninstallCommand is 'hermes mcp uninstall NAME'.
-func UninstallCommand(e *cmdkit.Env) *cli.Command {
-	var yes bool
-	j := &cmdkit.JSONOutput{E: e}
+// UninstallOptions are what 'hermes mcp uninstall NAME' needs.
+type UninstallOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the installed entry to remove.
+	Name string
+	// Yes is --yes: do not ask.
+	Yes bool
+}
+
+// NewCmdUninstall is 'hermes mcp uninstall NAME'. runF, when not nil, is
+// called with the parsed options instead of uninstallRun (the tests'
+// seam).
+func NewCmdUninstall(e *cmdkit.Env, runF func(context.Context, *UninstallOptions) error) *cli.Command {
+	opts := &UninstallOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "uninstall",
 		Usage:     "remove an installed catalog server and its install folder (keeps .env values)",
 		ArgsUsage: "<name>",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &yes},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation", Destination: &opts.Yes},
 			j.Flag(`print {"name": ..., "removed": true, ...} (see docs/JSON.md)`),
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp uninstall <name> [--yes] [--json]")
 			}
-			return Uninstall(e, j, c.Args().First(), yes)
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return uninstallRun(ctx, opts)
 		}),
 	}
+}
+
+// uninstallRun removes the installed entry opts.Name (see Uninstall).
+func uninstallRun(_ context.Context, opts *UninstallOptions) error {
+	return Uninstall(opts.Env, opts.JSON, opts.Name, opts.Yes)
 }
 
 // ConfigServer is server name of config.yaml as loaded, nil when the file

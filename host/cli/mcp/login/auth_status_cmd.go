@@ -68,8 +68,19 @@ type AuthStatusEntry struct {
 	refused bool
 }
 
-func AuthStatusCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
+// AuthStatusOptions are what 'hermes mcp auth-status' needs: the run and
+// its --json output.
+type AuthStatusOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+}
+
+// NewCmdAuthStatus is 'hermes mcp auth-status'; runF, when not nil, is
+// called with the parsed options instead of authStatusRun (the tests'
+// seam).
+func NewCmdAuthStatus(e *cmdkit.Env, runF func(context.Context, *AuthStatusOptions) error) *cli.Command {
+	opts := &AuthStatusOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:  "auth-status",
 		Usage: "show each server's credentials: method, account, scopes, expiry, state (never a token)",
@@ -87,27 +98,37 @@ server without auth:), not approved.`,
 			if c.Args().Len() != 0 {
 				return cmdkit.Usagef("usage: hermes mcp auth-status [--json]")
 			}
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if cfg.SafeMode {
-				if j.On {
-					j.Write([]AuthStatusEntry{})
-					return nil
-				}
-				e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
-				return nil
-			}
-			entries := AuthStatuses(e, ctx, cfg.Servers)
-			if j.On {
-				j.Write(entries)
-				return nil
-			}
-			PrintAuthStatus(e, entries, time.Now())
-			return nil
+			return authStatusRun(ctx, opts)
 		}),
 	}
+}
+
+// authStatusRun asks each server's auth plugin for its credentials' state
+// and prints it.
+func authStatusRun(ctx context.Context, opts *AuthStatusOptions) error {
+	e, j := opts.Env, opts.JSON
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+	}
+	if cfg.SafeMode {
+		if j.On {
+			j.Write([]AuthStatusEntry{})
+			return nil
+		}
+		e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see their credentials")
+		return nil
+	}
+	entries := AuthStatuses(e, ctx, cfg.Servers)
+	if j.On {
+		j.Write(entries)
+		return nil
+	}
+	PrintAuthStatus(e, entries, time.Now())
+	return nil
 }
 
 // AuthStatuses asks each server's plugin for its status, side by side.

@@ -28,27 +28,39 @@ const LogoutTimeout = 60 * time.Second
 
 // LoginFlags are the flags every command that logs in takes.
 type LoginFlags struct {
-	noBrowser, device bool
-	scope             string
+	// NoBrowser is --no-browser, Device --device, Scope --scope.
+	NoBrowser, Device bool
+	Scope             string
 }
 
 func (f *LoginFlags) flags(withScope bool) []cli.Flag {
 	fl := []cli.Flag{
-		&cli.BoolFlag{Name: "no-browser", Usage: "do not open a browser: show the URL, and take the redirect URL pasted back", Destination: &f.noBrowser},
-		&cli.BoolFlag{Name: "device", Usage: "log in with a code on another device (OAuth device authorization, where the server offers it)", Destination: &f.device},
+		&cli.BoolFlag{Name: "no-browser", Usage: "do not open a browser: show the URL, and take the redirect URL pasted back", Destination: &f.NoBrowser},
+		&cli.BoolFlag{Name: "device", Usage: "log in with a code on another device (OAuth device authorization, where the server offers it)", Destination: &f.Device},
 	}
 	if withScope {
-		fl = append(fl, &cli.StringFlag{Name: "scope", Usage: "ask for this `SCOPE` instead of the one the server names", Destination: &f.scope})
+		fl = append(fl, &cli.StringFlag{Name: "scope", Usage: "ask for this `SCOPE` instead of the one the server names", Destination: &f.Scope})
 	}
 	return fl
 }
 
 func (f *LoginFlags) options() auth.LoginOptions {
-	return auth.LoginOptions{NoBrowser: f.noBrowser, Device: f.device, Scope: f.scope}
+	return auth.LoginOptions{NoBrowser: f.NoBrowser, Device: f.Device, Scope: f.Scope}
 }
 
-func LoginCommand(e *cmdkit.Env) *cli.Command {
-	var lf LoginFlags
+// LoginOptions are what 'hermes mcp login NAME' needs: the run, the
+// server's name and how to log in.
+type LoginOptions struct {
+	Env *cmdkit.Env
+	LoginFlags
+	// Name is the server to log in to.
+	Name string
+}
+
+// NewCmdLogin is 'hermes mcp login NAME'; runF, when not nil, is called
+// with the parsed options instead of loginRun (the tests' seam).
+func NewCmdLogin(e *cmdkit.Env, runF func(context.Context, *LoginOptions) error) *cli.Command {
+	opts := &LoginOptions{Env: e}
 	return &cli.Command{
 		Name:      "login",
 		Usage:     "log in to a remote server (OAuth, or its auth: plugin) and check the connection",
@@ -59,43 +71,53 @@ authorization server (set $BROWSER to choose the program), or, with
 the address the browser lands on is pasted back. A server without auth:
 gets auth: oauth first. Stored credentials are replaced only once new ones
 have arrived.`,
-		Flags: lf.flags(true),
+		Flags: opts.flags(true),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp login <name> [--no-browser] [--device] [--scope S]")
 			}
-			name := c.Args().First()
-			cfg, srv, err := cmdkit.LoadServer(e, name)
-			if err != nil {
-				return err
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if !Remote(srv) {
-				return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
-			}
-			if srv.Auth == "" && srv.FromProject() {
-				// The entry is the project file's: config.yaml is not
-				// where its auth: lives, and a project may ask for OAuth
-				// only in its own file (and have that approved).
-				return cmdkit.WithCode(cmdkit.CodeProjectServer, cmdkit.Failf("'%s' is declared by %s with no auth: method; add auth: oauth to its entry there, approve it again (hermes mcp approve %s), then log in", name, srv.Origin.File, name))
-			}
-			if srv.Auth == "" {
-				if err := config.Edit(e.Home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
-					return cmdkit.Failf("setting auth: oauth on '%s': %s", name, cmdkit.OneLine(err.Error()))
-				}
-				e.P.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
-				if _, srv, err = cmdkit.LoadServer(e, name); err != nil {
-					return err
-				}
-			}
-			if srv.Err != nil {
-				return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
-			}
-			if _, err := LoginAndCheck(e, ctx, srv, lf.options()); err != nil {
-				return err
-			}
-			return nil
+			return loginRun(ctx, opts)
 		},
 	}
+}
+
+// loginRun logs in to opts.Name, setting auth: oauth first on a user
+// server without an auth: method, and checks the connection.
+func loginRun(ctx context.Context, opts *LoginOptions) error {
+	e, name := opts.Env, opts.Name
+	cfg, srv, err := cmdkit.LoadServer(e, name)
+	if err != nil {
+		return err
+	}
+	if !Remote(srv) {
+		return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to; pass its credentials in its env: block in %s", name, cfg.Path)
+	}
+	if srv.Auth == "" && srv.FromProject() {
+		// The entry is the project file's: config.yaml is not
+		// where its auth: lives, and a project may ask for OAuth
+		// only in its own file (and have that approved).
+		return cmdkit.WithCode(cmdkit.CodeProjectServer, cmdkit.Failf("'%s' is declared by %s with no auth: method; add auth: oauth to its entry there, approve it again (hermes mcp approve %s), then log in", name, srv.Origin.File, name))
+	}
+	if srv.Auth == "" {
+		if err := config.Edit(e.Home, func(d *config.Document) error { return d.SetAuth(name, "oauth") }); err != nil {
+			return cmdkit.Failf("setting auth: oauth on '%s': %s", name, cmdkit.OneLine(err.Error()))
+		}
+		e.P.Info("'%s' had no auth: method; set auth: oauth in %s", name, cfg.Path)
+		if _, srv, err = cmdkit.LoadServer(e, name); err != nil {
+			return err
+		}
+	}
+	if srv.Err != nil {
+		return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
+	}
+	if _, err := LoginAndCheck(e, ctx, srv, opts.options()); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Remote reports whether srv is reached over the network (it has a URL and
@@ -254,7 +276,17 @@ func ShortDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", days)
 }
 
-func LogoutCommand(e *cmdkit.Env) *cli.Command {
+// LogoutOptions are what 'hermes mcp logout NAME' needs.
+type LogoutOptions struct {
+	Env *cmdkit.Env
+	// Name is the server whose credentials go.
+	Name string
+}
+
+// NewCmdLogout is 'hermes mcp logout NAME'; runF, when not nil, is called
+// with the parsed options instead of logoutRun (the tests' seam).
+func NewCmdLogout(e *cmdkit.Env, runF func(context.Context, *LogoutOptions) error) *cli.Command {
+	opts := &LogoutOptions{Env: e}
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "revoke and delete a server's stored credentials",
@@ -266,33 +298,42 @@ config.yaml; log in again with 'hermes mcp login <name>'.`,
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp logout <name>")
 			}
-			name := c.Args().First()
-			_, srv, err := cmdkit.LoadServer(e, name)
-			if err != nil {
-				return err
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			r, err := ForgetCredentials(e, ctx, name, srv)
-			if err != nil {
-				return cmdkit.Failf("logging out of '%s': %s; delete its files under %s by hand", name, cmdkit.OneLine(err.Error()), credentials.TokenDir(e.Home))
-			}
-			if r.PluginErr != "" {
-				e.P.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.PluginErr)
-			}
-			if r.Revoked {
-				e.P.OK("Revoked tokens at the authorization server")
-			}
-			if r.Removed > 0 {
-				e.P.OK("Deleted %s", cmdkit.Plural(r.Removed, "credential file"))
-			}
-			if !r.Revoked && r.Removed == 0 {
-				e.P.Line("No stored credentials for '%s'", name)
-			}
-			if r.detail != "" {
-				e.P.Info("%s", r.detail)
-			}
-			return nil
+			return logoutRun(ctx, opts)
 		},
 	}
+}
+
+// logoutRun revokes and deletes the credentials of opts.Name.
+func logoutRun(ctx context.Context, opts *LogoutOptions) error {
+	e, name := opts.Env, opts.Name
+	_, srv, err := cmdkit.LoadServer(e, name)
+	if err != nil {
+		return err
+	}
+	r, err := ForgetCredentials(e, ctx, name, srv)
+	if err != nil {
+		return cmdkit.Failf("logging out of '%s': %s; delete its files under %s by hand", name, cmdkit.OneLine(err.Error()), credentials.TokenDir(e.Home))
+	}
+	if r.PluginErr != "" {
+		e.P.Warn("The %s plugin could not log out (%s); deleted what was stored instead", srv.Auth, r.PluginErr)
+	}
+	if r.Revoked {
+		e.P.OK("Revoked tokens at the authorization server")
+	}
+	if r.Removed > 0 {
+		e.P.OK("Deleted %s", cmdkit.Plural(r.Removed, "credential file"))
+	}
+	if !r.Revoked && r.Removed == 0 {
+		e.P.Line("No stored credentials for '%s'", name)
+	}
+	if r.detail != "" {
+		e.P.Info("%s", r.detail)
+	}
+	return nil
 }
 
 // Forgotten is what forgetCredentials did.
@@ -333,9 +374,22 @@ func ForgetCredentials(e *cmdkit.Env, ctx context.Context, name string, srv *con
 	return f, err
 }
 
-func ReauthCommand(e *cmdkit.Env) *cli.Command {
-	var lf LoginFlags
-	var all bool
+// ReauthOptions are what 'hermes mcp reauth' needs: one server's name, or
+// All, and how to log in.
+type ReauthOptions struct {
+	Env *cmdkit.Env
+	LoginFlags
+	// All is --all: every remote server with an auth: method.
+	All bool
+	// Name is the one server, when not All.
+	Name string
+}
+
+// NewCmdReauth is 'hermes mcp reauth [NAME | --all]'; runF, when not nil,
+// is called with the parsed options instead of reauthRun (the tests'
+// seam).
+func NewCmdReauth(e *cmdkit.Env, runF func(context.Context, *ReauthOptions) error) *cli.Command {
+	opts := &ReauthOptions{Env: e}
 	return &cli.Command{
 		Name:      "reauth",
 		Usage:     "log in again to one server, or to every server with an auth: method",
@@ -343,75 +397,86 @@ func ReauthCommand(e *cmdkit.Env) *cli.Command {
 		Description: `Like 'hermes mcp login', for a server that already has an auth: method; with
 --all, each such remote server in turn. Stored credentials are replaced only
 once new ones have arrived.`,
-		Flags: append(lf.flags(false), &cli.BoolFlag{Name: "all", Usage: "every remote server with an auth: method, one at a time", Destination: &all}),
+		Flags: append(opts.flags(false), &cli.BoolFlag{Name: "all", Usage: "every remote server with an auth: method, one at a time", Destination: &opts.All}),
 		Action: func(ctx context.Context, c *cli.Command) error {
 			switch {
-			case all && c.Args().Len() > 0:
+			case opts.All && c.Args().Len() > 0:
 				return cmdkit.Usagef("give a server name or --all, not both")
-			case !all && c.Args().Len() != 1:
+			case !opts.All && c.Args().Len() != 1:
 				return cmdkit.Usagef("Specify a server name, or use --all to log in again to every server with an auth: method; usage: hermes mcp reauth [<name> | --all]")
 			}
-			if !all {
-				name := c.Args().First()
-				cfg, srv, err := cmdkit.LoadServer(e, name)
-				if err != nil {
-					return err
-				}
-				switch {
-				case !Remote(srv):
-					return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
-				case srv.Auth == "":
-					return cmdkit.Failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
-				case srv.Err != nil:
-					return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
-				}
-				_, err = LoginAndCheck(e, ctx, srv, lf.options())
-				return err
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
-			}
-			if cfg.SafeMode {
-				return cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to log in")
-			}
-			var servers []*config.Server
-			for _, s := range cfg.Servers {
-				if s.Auth != "" && Remote(s) {
-					servers = append(servers, s)
-				}
-			}
-			if len(servers) == 0 {
-				e.P.Line("No remote server in %s has an auth: method; add one with 'hermes mcp login <name>'", cfg.Path)
-				return nil
-			}
-			ok := 0
-			for i, s := range servers {
-				if i > 0 {
-					e.P.Line("")
-				}
-				e.P.Header(fmt.Sprintf("%s (%s)", s.Name, s.Auth))
-				if s.Err != nil {
-					e.P.Fail("'%s' cannot be used: %s", s.Name, cmdkit.ShownErr(s.Err))
-					continue
-				}
-				if _, err := LoginAndCheck(e, ctx, s, lf.options()); err != nil {
-					if ctx.Err() != nil {
-						return err
-					}
-					e.P.Fail("%s", err)
-					continue
-				}
-				ok++
-			}
-			e.P.Line("")
-			e.P.Line("Re-authenticated %d/%d server(s)", ok, len(servers))
-			if ok < len(servers) {
-				return &cmdkit.ExitError{Code: cmdkit.ExitFail}
-			}
-			return nil
+			return reauthRun(ctx, opts)
 		},
 	}
+}
+
+// reauthRun logs in again to opts.Name, or to each remote server with an
+// auth: method in turn.
+func reauthRun(ctx context.Context, opts *ReauthOptions) error {
+	e := opts.Env
+	if !opts.All {
+		name := opts.Name
+		cfg, srv, err := cmdkit.LoadServer(e, name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !Remote(srv):
+			return cmdkit.Failf("'%s' is a local (stdio) server: there is nothing to log in to", name)
+		case srv.Auth == "":
+			return cmdkit.Failf("'%s' has no auth: method in %s; log in with 'hermes mcp login %s' (it sets auth: oauth)", name, cfg.Path, name)
+		case srv.Err != nil:
+			return cmdkit.Failf("'%s' cannot be used: %s; fix it in %s", name, cmdkit.ShownErr(srv.Err), cfg.Path)
+		}
+		_, err = LoginAndCheck(e, ctx, srv, opts.options())
+		return err
+	}
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.Failf("%s", cmdkit.OneLine(err.Error()))
+	}
+	if cfg.SafeMode {
+		return cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP servers are loaded; unset it to log in")
+	}
+	var servers []*config.Server
+	for _, s := range cfg.Servers {
+		if s.Auth != "" && Remote(s) {
+			servers = append(servers, s)
+		}
+	}
+	if len(servers) == 0 {
+		e.P.Line("No remote server in %s has an auth: method; add one with 'hermes mcp login <name>'", cfg.Path)
+		return nil
+	}
+	ok := 0
+	for i, s := range servers {
+		if i > 0 {
+			e.P.Line("")
+		}
+		e.P.Header(fmt.Sprintf("%s (%s)", s.Name, s.Auth))
+		if s.Err != nil {
+			e.P.Fail("'%s' cannot be used: %s", s.Name, cmdkit.ShownErr(s.Err))
+			continue
+		}
+		if _, err := LoginAndCheck(e, ctx, s, opts.options()); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			e.P.Fail("%s", err)
+			continue
+		}
+		ok++
+	}
+	e.P.Line("")
+	e.P.Line("Re-authenticated %d/%d server(s)", ok, len(servers))
+	if ok < len(servers) {
+		return &cmdkit.ExitError{Code: cmdkit.ExitFail}
+	}
+	return nil
 }
 
 // UsesOAuth reports whether a failed connect was the server's 401 or 403
