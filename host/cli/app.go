@@ -280,7 +280,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.GetCommand(e),
 			servers.RemoveCommand(e),
 			servers.ListCommand(e),
-			servers.ConfigureCommand(e),
+			servers.NewCmdConfigure(e, nil),
 			servers.EnableCommand(e, true),
 			servers.EnableCommand(e, false),
 			login.LoginCommand(e),
