@@ -110,7 +110,7 @@ func pickAction(e *cmdkit.Env, ctx context.Context, r catalog.Row) error {
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
-	enable, disable := sub(servers.EnableCommand(e, true), r.Name), sub(servers.EnableCommand(e, false), r.Name)
+	enable, disable := sub(servers.NewCmdEnable(e, true, nil), r.Name), sub(servers.NewCmdEnable(e, false, nil), r.Name)
 	configure := sub(servers.NewCmdConfigure(e, nil), r.Name)
 	uninstall := func() error { return catalogcmd.Uninstall(e, &cmdkit.JSONOutput{E: e}, r.Name, false) }
 	var acts []action
