@@ -277,7 +277,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			add.AddCommand(e),
 			add.AddJSONCommand(e),
 			add.ImportCommand(e),
-			servers.GetCommand(e),
+			servers.NewCmdGet(e, nil),
 			servers.RemoveCommand(e),
 			servers.ListCommand(e),
 			servers.NewCmdConfigure(e, nil),
