@@ -279,7 +279,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			add.ImportCommand(e),
 			servers.NewCmdGet(e, nil),
 			servers.RemoveCommand(e),
-			servers.ListCommand(e),
+			servers.NewCmdList(e, nil),
 			servers.NewCmdConfigure(e, nil),
 			servers.NewCmdEnable(e, true, nil),
 			servers.NewCmdEnable(e, false, nil),
