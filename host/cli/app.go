@@ -271,7 +271,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
 		Commands: []*cli.Command{
 			calls.TestCommand(e),
-			servers.LogsCommand(e),
+			servers.NewCmdLogs(e, nil),
 			calls.CallCommand(e),
 			calls.ToolsSchemaCommand(e),
 			add.AddCommand(e),
