@@ -278,7 +278,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			add.AddJSONCommand(e),
 			add.ImportCommand(e),
 			servers.NewCmdGet(e, nil),
-			servers.RemoveCommand(e),
+			servers.NewCmdRemove(e, nil),
 			servers.NewCmdList(e, nil),
 			servers.NewCmdConfigure(e, nil),
 			servers.NewCmdEnable(e, true, nil),
