@@ -290,9 +290,9 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			catalogcmd.CatalogCommand(e),
 			catalogcmd.InstallCommand(e),
 			catalogcmd.UninstallCommand(e),
-			servers.ApproveCommand(e),
-			servers.RejectCommand(e),
-			servers.ResetProjectChoicesCommand(e),
+			servers.NewCmdApprove(e, nil),
+			servers.NewCmdReject(e, nil),
+			servers.NewCmdResetProjectChoices(e, nil),
 			servecmd.ServeCommand(e),
 		},
 	}
