@@ -110,8 +110,8 @@ func pickAction(e *cmdkit.Env, ctx context.Context, r catalog.Row) error {
 	sub := func(cmd *cli.Command, args ...string) func() error {
 		return func() error { return cmd.Run(ctx, append([]string{cmd.Name}, args...)) }
 	}
-	enable, disable := sub(servers.EnableCommand(e, true), r.Name), sub(servers.EnableCommand(e, false), r.Name)
-	configure := sub(servers.ConfigureCommand(e), r.Name)
+	enable, disable := sub(servers.NewCmdEnable(e, true, nil), r.Name), sub(servers.NewCmdEnable(e, false, nil), r.Name)
+	configure := sub(servers.NewCmdConfigure(e, nil), r.Name)
 	uninstall := func() error { return catalogcmd.Uninstall(e, &cmdkit.JSONOutput{E: e}, r.Name, false) }
 	var acts []action
 	switch {
@@ -120,9 +120,9 @@ func pickAction(e *cmdkit.Env, ctx context.Context, r catalog.Row) error {
 	case r.Status == catalog.StatusNameTaken:
 		return cmdkit.Failf("'%s' is also the name of your own server (listed below as custom); remove it first to install the catalog entry", r.Name)
 	case r.Custom && r.Enabled:
-		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(servers.RemoveCommand(e), r.Name)}}
+		acts = []action{{"configure tools", configure}, {"disable", disable}, {"remove", sub(servers.NewCmdRemove(e, nil), r.Name)}}
 	case r.Custom:
-		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(servers.RemoveCommand(e), r.Name)}}
+		acts = []action{{"configure tools", configure}, {"enable", enable}, {"remove", sub(servers.NewCmdRemove(e, nil), r.Name)}}
 	case r.Manifest == nil:
 		return cmdkit.Failf("'%s' cannot be installed from this catalog", r.Name)
 	case !r.Installed:

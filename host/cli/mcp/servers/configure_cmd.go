@@ -17,10 +17,31 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func ConfigureCommand(e *cmdkit.Env) *cli.Command {
-	var include, exclude string
-	var all, accept bool
-	j := &cmdkit.JSONOutput{E: e}
+// ConfigureOptions is what 'hermes mcp configure' needs: the run, the
+// server named and its flags.
+type ConfigureOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the server to configure.
+	Name string
+	// Include and Exclude are --include and --exclude as given;
+	// IncludeSet and ExcludeSet say whether they were given at all.
+	Include, Exclude       string
+	IncludeSet, ExcludeSet bool
+	// IncludeTools and ExcludeTools are Include and Exclude split into
+	// names (or globs).
+	IncludeTools, ExcludeTools []string
+	// All is --all: remove the filter.
+	All bool
+	// AcceptChanges is --accept-changes.
+	AcceptChanges bool
+}
+
+// NewCmdConfigure is 'hermes mcp configure NAME'. runF, when not nil, is
+// called with the options in place of the work (the tests' seam).
+func NewCmdConfigure(e *cmdkit.Env, runF func(context.Context, *ConfigureOptions) error) *cli.Command {
+	opts := &ConfigureOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "configure",
 		Aliases:   []string{"config"},
@@ -32,19 +53,20 @@ func ConfigureCommand(e *cmdkit.Env) *cli.Command {
 			"Tools whose definitions changed since they were approved are shown first, and\n" +
 			"accepted when you say so (or with --accept-changes, which connects to list them).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "include", Usage: "enable only these tools (`a,b`; names or globs)", Destination: &include},
-			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &exclude},
-			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &all},
-			&cli.BoolFlag{Name: "accept-changes", Usage: "connect, show the tools whose definitions changed since they were approved, and accept them", Destination: &accept},
+			&cli.StringFlag{Name: "include", Usage: "enable only these tools (`a,b`; names or globs)", Destination: &opts.Include},
+			&cli.StringFlag{Name: "exclude", Usage: "enable every tool except these (`c,d`; names or globs)", Destination: &opts.Exclude},
+			&cli.BoolFlag{Name: "all", Usage: "enable every tool (remove the filter)", Destination: &opts.All},
+			&cli.BoolFlag{Name: "accept-changes", Usage: "connect, show the tools whose definitions changed since they were approved, and accept them", Destination: &opts.AcceptChanges},
 			j.Flag("with --include, --exclude or --all: print the server as it is now (see docs/JSON.md)"),
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp configure <name> [--include a,b | --exclude c,d | --all] [--json]")
 			}
-			name := c.Args().First()
+			opts.Name = c.Args().First()
+			opts.IncludeSet, opts.ExcludeSet = c.IsSet("include"), c.IsSet("exclude")
 			given := 0
-			for _, set := range []bool{c.IsSet("include"), c.IsSet("exclude"), all} {
+			for _, set := range []bool{opts.IncludeSet, opts.ExcludeSet, opts.All} {
 				if set {
 					given++
 				}
@@ -52,37 +74,50 @@ func ConfigureCommand(e *cmdkit.Env) *cli.Command {
 			if given > 1 {
 				return cmdkit.Usagef("--include, --exclude and --all are mutually exclusive; give one of them")
 			}
-			if accept {
-				if j.On {
-					return cmdkit.Usagef("--accept-changes prints for a person; leave out --json")
+			if opts.AcceptChanges && j.On {
+				return cmdkit.Usagef("--accept-changes prints for a person; leave out --json")
+			}
+			switch {
+			case opts.IncludeSet:
+				if opts.IncludeTools = cmdkit.SplitList(opts.Include); len(opts.IncludeTools) == 0 {
+					return cmdkit.Usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
 				}
-				if err := AcceptChanges(e, ctx, name); err != nil || given == 0 {
-					return err
+			case opts.ExcludeSet:
+				if opts.ExcludeTools = cmdkit.SplitList(opts.Exclude); len(opts.ExcludeTools) == 0 {
+					return cmdkit.Usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
 				}
 			}
-			if given == 1 {
-				var inc, exc []string
-				switch {
-				case c.IsSet("include"):
-					if inc = cmdkit.SplitList(include); len(inc) == 0 {
-						return cmdkit.Usagef("--include needs at least one tool name, e.g. --include read_file,list_dir")
-					}
-				case c.IsSet("exclude"):
-					if exc = cmdkit.SplitList(exclude); len(exc) == 0 {
-						return cmdkit.Usagef("--exclude needs at least one tool name, e.g. --exclude delete_file")
-					}
-				}
-				return SetFilter(e, j, name, inc, exc)
-			}
-			if j.On {
+			if given == 0 && !opts.AcceptChanges && j.On {
 				return cmdkit.Usagef("hermes mcp configure --json needs one of --include a,b, --exclude c,d or --all: the checklist is for a person")
 			}
-			if !e.P.Interactive() {
-				return cmdkit.Failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			return ConfigureInteractive(e, ctx, name)
+			return configureRun(ctx, opts)
 		}),
 	}
+}
+
+// filterGiven reports whether one of --include, --exclude and --all was
+// given.
+func (o *ConfigureOptions) filterGiven() bool { return o.IncludeSet || o.ExcludeSet || o.All }
+
+// configureRun accepts changed tools (--accept-changes), sets the filter
+// (--include, --exclude, --all) or, with neither, shows the checklist.
+func configureRun(ctx context.Context, opts *ConfigureOptions) error {
+	e := opts.Env
+	if opts.AcceptChanges {
+		if err := AcceptChanges(e, ctx, opts.Name); err != nil || !opts.filterGiven() {
+			return err
+		}
+	}
+	if opts.filterGiven() {
+		return SetFilter(e, opts.JSON, opts.Name, opts.IncludeTools, opts.ExcludeTools)
+	}
+	if !e.P.Interactive() {
+		return cmdkit.Failf("'hermes mcp configure' needs an interactive terminal to pick tools; pass --include a,b, --exclude c,d or --all instead (or --accept-changes to accept changed tools)")
+	}
+	return ConfigureInteractive(e, ctx, opts.Name)
 }
 
 // SetFilter writes tools.include / tools.exclude of name, reporting whether
@@ -126,6 +161,8 @@ func SetFilter(e *cmdkit.Env, j *cmdkit.JSONOutput, name string, inc, exc []stri
 	return nil
 }
 
+// ConfigureInteractive is 'hermes mcp configure NAME' on a terminal:
+// connect, show the tools as a checklist, write the ones picked.
 func ConfigureInteractive(e *cmdkit.Env, ctx context.Context, name string) error {
 	if err := cmdkit.RequireServer(e, name); err != nil {
 		return err

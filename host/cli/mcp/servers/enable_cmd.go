@@ -12,13 +12,37 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// EnableCommand is 'hermes mcp enable' (on) or 'hermes mcp disable'.
-func EnableCommand(e *cmdkit.Env, on bool) *cli.Command {
-	name, usage, past := "disable", "turn a server off without removing it", "Disabled"
-	if on {
-		name, usage, past = "enable", "turn a disabled server back on", "Enabled"
+// EnableOptions is what 'hermes mcp enable' and 'hermes mcp disable'
+// need.
+type EnableOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// On is true for enable, false for disable.
+	On bool
+	// Name is the server to turn on or off.
+	Name string
+}
+
+// verbs are the command's name ("enable", "disable") and what it says it
+// did ("Enabled", "Disabled").
+func (o *EnableOptions) verbs() (name, past string) {
+	if o.On {
+		return "enable", "Enabled"
 	}
-	j := &cmdkit.JSONOutput{E: e}
+	return "disable", "Disabled"
+}
+
+// NewCmdEnable is 'hermes mcp enable' (on) or 'hermes mcp disable'. runF,
+// when not nil, is called with the options in place of the work (the
+// tests' seam).
+func NewCmdEnable(e *cmdkit.Env, on bool, runF func(context.Context, *EnableOptions) error) *cli.Command {
+	opts := &EnableOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}, On: on}
+	name, _ := opts.verbs()
+	usage := "turn a server off without removing it"
+	if on {
+		usage = "turn a disabled server back on"
+	}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
@@ -28,44 +52,54 @@ func EnableCommand(e *cmdkit.Env, on bool) *cli.Command {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp %s <name> [--json]", name)
 			}
-			srvName := c.Args().First()
-			if err := cmdkit.RequireServer(e, srvName); err != nil {
-				return err
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			was := true
-			if cfg, err := e.F.Config(); err == nil {
-				if s := cfg.Server(srvName); s != nil {
-					was = s.Enabled
-				}
-			}
-			if was == on && !config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
-				if j.On {
-					return PrintServerChanged(e, j, srvName, false)
-				}
-				e.P.Info("'%s' is already %sd.", srvName, name)
-				return nil
-			}
-			err := config.Edit(e.Home, func(d *config.Document) error {
-				if !d.Has(srvName) {
-					return cmdkit.NotFound(srvName, d.Names())
-				}
-				return d.SetEnabled(srvName, on)
-			})
-			if err != nil {
-				var ee *cmdkit.ExitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s '%s': %s", name, srvName, cmdkit.OneLine(err.Error())))
-			}
-			if j.On {
-				return PrintServerChanged(e, j, srvName, true)
-			}
-			e.P.OK("%s '%s'.", past, srvName)
-			e.P.Line("%s", add.ChangedLine)
-			return nil
+			return enableRun(ctx, opts)
 		}),
 	}
+}
+
+// enableRun turns the server on or off in config.yaml.
+func enableRun(_ context.Context, opts *EnableOptions) error {
+	e, j, srvName := opts.Env, opts.JSON, opts.Name
+	name, past := opts.verbs()
+	if err := cmdkit.RequireServer(e, srvName); err != nil {
+		return err
+	}
+	was := true
+	if cfg, err := e.F.Config(); err == nil {
+		if s := cfg.Server(srvName); s != nil {
+			was = s.Enabled
+		}
+	}
+	if was == opts.On && !config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
+		if j.On {
+			return PrintServerChanged(e, j, srvName, false)
+		}
+		e.P.Info("'%s' is already %sd.", srvName, name)
+		return nil
+	}
+	err := config.Edit(e.Home, func(d *config.Document) error {
+		if !d.Has(srvName) {
+			return cmdkit.NotFound(srvName, d.Names())
+		}
+		return d.SetEnabled(srvName, opts.On)
+	})
+	if err != nil {
+		var ee *cmdkit.ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s '%s': %s", name, srvName, cmdkit.OneLine(err.Error())))
+	}
+	if j.On {
+		return PrintServerChanged(e, j, srvName, true)
+	}
+	e.P.OK("%s '%s'.", past, srvName)
+	e.P.Line("%s", add.ChangedLine)
+	return nil
 }
 
 // PrintServerChanged prints what enable, disable and configure print with

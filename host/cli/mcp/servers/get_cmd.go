@@ -74,8 +74,22 @@ type GetOrigin struct {
 	InstallDir string `json:"install_dir,omitempty"`
 }
 
-func GetCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
+// GetOptions is what 'hermes mcp get' needs.
+type GetOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Name is the server to show.
+	Name string
+	// Revoke are the tools whose allow-always to forget first (--revoke;
+	// "all": every tool of the server).
+	Revoke []string
+}
+
+// NewCmdGet is 'hermes mcp get NAME'. runF, when not nil, is called with
+// the options in place of the work (the tests' seam).
+func NewCmdGet(e *cmdkit.Env, runF func(context.Context, *GetOptions) error) *cli.Command {
+	opts := &GetOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "show one server: its whole entry (secrets masked), where it is configured, its status",
@@ -84,73 +98,82 @@ func GetCommand(e *cmdkit.Env) *cli.Command {
 			"Values of env and headers, and any other value under a secret's name, are masked; ${VAR} references\n" +
 			"are shown as written.",
 		Flags: []cli.Flag{j.Flag("print one JSON object (see docs/JSON.md)"),
-			&cli.StringSliceFlag{Name: "revoke", Usage: "forget allow-always of `TOOL` (repeatable; all: every tool of the server)"}},
+			&cli.StringSliceFlag{Name: "revoke", Usage: "forget allow-always of `TOOL` (repeatable; all: every tool of the server)", Destination: &opts.Revoke}},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp get <name> [--json]")
 			}
-			name := c.Args().First()
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if cfg.SafeMode {
-				return cmdkit.WithCode(cmdkit.CodeSafeMode, cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name))
-			}
-			srv := cfg.Server(name)
-			if srv == nil {
-				return cmdkit.NotFound(name, cfg.Names())
-			}
-			rep := GetReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
-			rep.le.URL = toolview.Redact(rep.le.URL)
-			if revoke := c.StringSlice("revoke"); len(revoke) > 0 {
-				n, err := cmdkit.RevokeAlways(e, ctx, srv.StateKey(), revoke)
-				if err != nil {
-					return cmdkit.Failf("revoking allow-always of '%s': %s", name, cmdkit.OneLine(err.Error()))
-				}
-				e.P.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
-			}
-			if rep.AlwaysAllowed, err = cmdkit.AlwaysAllowed(e, ctx, srv.StateKey()); err != nil {
-				rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+cmdkit.OneLine(err.Error()))
-			}
-			if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
-				rep.Sampling = &GetSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
-					MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
-				rep.Sampling.SamplingUsage, rep.samplingLine = cmdkit.SamplingUsage(e, ctx, p, srv.StateKey())
-				if !p.Enabled {
-					rep.samplingLine = "off (sampling.enabled is false)"
-				}
-			}
-			rep.Origin.File = cfg.Path
-			var ordered yaml.MapSlice
-			if srv.FromProject() {
-				rep.Origin.File = srv.Origin.File
-			} else {
-				var line int
-				ordered, line = EntryAsWritten(cfg.Path, name)
-				rep.Origin.Line = line
-			}
-			if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
-				if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, catalogcmd.HasInstallDir(e, name)) {
-					rep.Origin.Catalog = name
-					if fi, err := os.Stat(install.InstallDir(e.Home, name)); err == nil && fi.IsDir() {
-						rep.Origin.InstallDir = install.InstallDir(e.Home, name)
-					}
-				}
-			}
-			if j.On {
-				m, _ := cmdkit.MaskValue(nil, srv.Written()).(map[string]any)
-				if m == nil {
-					m = map[string]any{}
-				}
-				rep.Entry = m
-				j.Write(rep)
-				return nil
-			}
-			PrintGet(e, rep, srv, ordered)
-			return nil
+			return getRun(ctx, opts)
 		}),
 	}
+}
+
+// getRun shows the server, after forgetting the allow-always of --revoke.
+func getRun(ctx context.Context, opts *GetOptions) error {
+	e, j, name := opts.Env, opts.JSON, opts.Name
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+	}
+	if cfg.SafeMode {
+		return cmdkit.WithCode(cmdkit.CodeSafeMode, cmdkit.Failf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it to see '%s'", name))
+	}
+	srv := cfg.Server(name)
+	if srv == nil {
+		return cmdkit.NotFound(name, cfg.Names())
+	}
+	rep := GetReport{JSONServer: cmdkit.ServerJSON(srv), le: cmdkit.DescribeServer(srv), UnknownKeys: srv.Unknown, Warnings: srv.Warnings}
+	rep.le.URL = toolview.Redact(rep.le.URL)
+	if revoke := opts.Revoke; len(revoke) > 0 {
+		n, err := cmdkit.RevokeAlways(e, ctx, srv.StateKey(), revoke)
+		if err != nil {
+			return cmdkit.Failf("revoking allow-always of '%s': %s", name, cmdkit.OneLine(err.Error()))
+		}
+		e.P.OK("Forgot allow-always of %d tool(s) of '%s': their calls ask again.", n, name)
+	}
+	if rep.AlwaysAllowed, err = cmdkit.AlwaysAllowed(e, ctx, srv.StateKey()); err != nil {
+		rep.Warnings = append(rep.Warnings, "allow-always approvals unreadable: "+cmdkit.OneLine(err.Error()))
+	}
+	if p, err := sampling.ParsePolicy(srv.Sampling); err == nil {
+		rep.Sampling = &GetSampling{Enabled: p.Enabled, Model: p.Model, AllowedModels: p.AllowedModels,
+			MaxRPM: p.MaxRPM, MaxPerDay: p.MaxPerDay, MaxTokensPerDay: p.MaxTokensPerDay}
+		rep.Sampling.SamplingUsage, rep.samplingLine = cmdkit.SamplingUsage(e, ctx, p, srv.StateKey())
+		if !p.Enabled {
+			rep.samplingLine = "off (sampling.enabled is false)"
+		}
+	}
+	rep.Origin.File = cfg.Path
+	var ordered yaml.MapSlice
+	if srv.FromProject() {
+		rep.Origin.File = srv.Origin.File
+	} else {
+		var line int
+		ordered, line = EntryAsWritten(cfg.Path, name)
+		rep.Origin.Line = line
+	}
+	if cat, err := catalog.LoadFrom(cmdkit.Getenv(e, catalog.EnvDir)); err == nil && !srv.FromProject() {
+		if m, err := cat.Lookup(name); err == nil && m.Name == name && catalog.FromCatalog(srv, m, catalogcmd.HasInstallDir(e, name)) {
+			rep.Origin.Catalog = name
+			if fi, err := os.Stat(install.InstallDir(e.Home, name)); err == nil && fi.IsDir() {
+				rep.Origin.InstallDir = install.InstallDir(e.Home, name)
+			}
+		}
+	}
+	if j.On {
+		m, _ := cmdkit.MaskValue(nil, srv.Written()).(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		rep.Entry = m
+		j.Write(rep)
+		return nil
+	}
+	PrintGet(e, rep, srv, ordered)
+	return nil
 }
 
 // PrintGet prints the report as text.

@@ -16,117 +16,136 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-func ListCommand(e *cmdkit.Env) *cli.Command {
-	j := &cmdkit.JSONOutput{E: e}
-	var check bool
+// ListOptions is what 'hermes mcp list' needs.
+type ListOptions struct {
+	Env  *cmdkit.Env
+	JSON *cmdkit.JSONOutput
+	// Check is --check: connect every enabled server.
+	Check bool
+}
+
+// NewCmdList is 'hermes mcp list'. runF, when not nil, is called with the
+// options in place of the work (the tests' seam).
+func NewCmdList(e *cmdkit.Env, runF func(context.Context, *ListOptions) error) *cli.Command {
+	opts := &ListOptions{Env: e, JSON: &cmdkit.JSONOutput{E: e}}
+	j := opts.JSON
 	return &cli.Command{
 		Name:    "list",
 		Aliases: []string{"ls"},
 		Usage:   "show the configured servers (no connections are made; --check connects them)",
 		Flags: []cli.Flag{
 			j.Flag("print a JSON array of servers (see docs/JSON.md)"),
-			&cli.BoolFlag{Name: "check", Usage: "connect every enabled server at once and show its state and tool count", Destination: &check},
+			&cli.BoolFlag{Name: "check", Usage: "connect every enabled server at once and show its state and tool count", Destination: &opts.Check},
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 0 {
 				return cmdkit.Usagef("usage: hermes mcp list [--check] [--json]")
 			}
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			var live map[string]ListCheck
-			if check && !cfg.SafeMode {
-				live = CheckServers(e, ctx, cfg.Servers)
-			}
-			// What each server offered at its last connection: read, never
-			// connected for (the list stays instant).
-			store, now := e.F.Offered(), time.Now()
-			caches := make(map[string]cmdkit.CacheState, len(cfg.Servers))
-			for _, s := range cfg.Servers {
-				caches[s.Name] = cmdkit.CacheOf(store, s)
-			}
-			if j.On {
-				out := make([]cmdkit.JSONServer, 0, len(cfg.Servers))
-				for _, s := range cfg.Servers {
-					js := cmdkit.ServerJSON(s)
-					js.Cache = caches[s.Name].Json()
-					if l, ok := live[s.Name]; ok {
-						js.State, js.Error = l.state, l.err
-						if l.state == cmdkit.StateConnected {
-							js.ToolsEnabled = &l.tools
-						}
-					}
-					out = append(out, js)
-				}
-				j.Write(out)
-				return nil
-			}
-			entries := make([]cmdkit.ListEntry, 0, len(cfg.Servers))
-			for _, s := range cfg.Servers {
-				entries = append(entries, cmdkit.DescribeServer(s))
-			}
-			if cfg.SafeMode {
-				e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see them")
-				return nil
-			}
-			if len(entries) == 0 {
-				e.P.Line("No MCP servers configured.")
-				e.P.Line("")
-				e.P.Line("Add one with:")
-				e.P.Line("  hermes mcp add <name> --url <endpoint>")
-				e.P.Line("  hermes mcp add <name> --command <cmd> --args <args...>")
-				return nil
-			}
-			e.P.Header("MCP Servers:")
-			// An Auth column once any server has an auth: method, an
-			// Origin column once a project file declares one.
-			withAuth, withOrigin := false, false
-			for i, le := range entries {
-				withAuth = withAuth || le.Auth != ""
-				withOrigin = withOrigin || cfg.Servers[i].FromProject()
-			}
-			// The Last listed column only where it fits: on a narrow
-			// terminal the status comes first (--json has the records).
-			withCache := true
-			if w := e.P.Width(); w > 0 && w < ListCacheMinWidth {
-				withCache = false
-			}
-			rows := make([][]string, 0, len(entries))
-			for i, le := range entries {
-				row := []string{le.Name, ListTarget(cfg.Servers[i]), le.Tools}
-				if withAuth {
-					row = append(row, cmdkit.OrDefault(le.Auth, "none"))
-				}
-				row = append(row, ListStatus(le))
-				if withOrigin {
-					row = append(row, ListOrigin(cfg.Servers[i]))
-				}
-				if withCache {
-					row = append(row, caches[le.Name].Text(now))
-				}
-				if live != nil {
-					row = append(row, live[le.Name].text)
-				}
-				rows = append(rows, row)
-			}
-			headers := []string{"Name", "Transport", "Tools", "Status"}
-			if withAuth {
-				headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
-			}
-			if withOrigin {
-				headers = append(headers, "Origin")
-			}
-			if withCache {
-				headers = append(headers, "Last listed")
-			}
-			if live != nil {
-				headers = append(headers, "Check")
-			}
-			e.P.TableFit(headers, rows, 1)
-			return nil
+			return listRun(ctx, opts)
 		}),
 	}
+}
+
+// listRun prints the configured servers (connected first with --check).
+func listRun(ctx context.Context, opts *ListOptions) error {
+	e, j := opts.Env, opts.JSON
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+	}
+	var live map[string]ListCheck
+	if opts.Check && !cfg.SafeMode {
+		live = CheckServers(e, ctx, cfg.Servers)
+	}
+	// What each server offered at its last connection: read, never
+	// connected for (the list stays instant).
+	store, now := e.F.Offered(), time.Now()
+	caches := make(map[string]cmdkit.CacheState, len(cfg.Servers))
+	for _, s := range cfg.Servers {
+		caches[s.Name] = cmdkit.CacheOf(store, s)
+	}
+	if j.On {
+		out := make([]cmdkit.JSONServer, 0, len(cfg.Servers))
+		for _, s := range cfg.Servers {
+			js := cmdkit.ServerJSON(s)
+			js.Cache = caches[s.Name].Json()
+			if l, ok := live[s.Name]; ok {
+				js.State, js.Error = l.state, l.err
+				if l.state == cmdkit.StateConnected {
+					js.ToolsEnabled = &l.tools
+				}
+			}
+			out = append(out, js)
+		}
+		j.Write(out)
+		return nil
+	}
+	entries := make([]cmdkit.ListEntry, 0, len(cfg.Servers))
+	for _, s := range cfg.Servers {
+		entries = append(entries, cmdkit.DescribeServer(s))
+	}
+	if cfg.SafeMode {
+		e.P.Warn("HERMES_SAFE_MODE is set: no MCP servers are loaded; unset it to see them")
+		return nil
+	}
+	if len(entries) == 0 {
+		e.P.Line("No MCP servers configured.")
+		e.P.Line("")
+		e.P.Line("Add one with:")
+		e.P.Line("  hermes mcp add <name> --url <endpoint>")
+		e.P.Line("  hermes mcp add <name> --command <cmd> --args <args...>")
+		return nil
+	}
+	e.P.Header("MCP Servers:")
+	// An Auth column once any server has an auth: method, an
+	// Origin column once a project file declares one.
+	withAuth, withOrigin := false, false
+	for i, le := range entries {
+		withAuth = withAuth || le.Auth != ""
+		withOrigin = withOrigin || cfg.Servers[i].FromProject()
+	}
+	// The Last listed column only where it fits: on a narrow
+	// terminal the status comes first (--json has the records).
+	withCache := true
+	if w := e.P.Width(); w > 0 && w < ListCacheMinWidth {
+		withCache = false
+	}
+	rows := make([][]string, 0, len(entries))
+	for i, le := range entries {
+		row := []string{le.Name, ListTarget(cfg.Servers[i]), le.Tools}
+		if withAuth {
+			row = append(row, cmdkit.OrDefault(le.Auth, "none"))
+		}
+		row = append(row, ListStatus(le))
+		if withOrigin {
+			row = append(row, ListOrigin(cfg.Servers[i]))
+		}
+		if withCache {
+			row = append(row, caches[le.Name].Text(now))
+		}
+		if live != nil {
+			row = append(row, live[le.Name].text)
+		}
+		rows = append(rows, row)
+	}
+	headers := []string{"Name", "Transport", "Tools", "Status"}
+	if withAuth {
+		headers = []string{"Name", "Transport", "Tools", "Auth", "Status"}
+	}
+	if withOrigin {
+		headers = append(headers, "Origin")
+	}
+	if withCache {
+		headers = append(headers, "Last listed")
+	}
+	if live != nil {
+		headers = append(headers, "Check")
+	}
+	e.P.TableFit(headers, rows, 1)
+	return nil
 }
 
 // ListOrigin is the Origin column: config.yaml, or the project file (and

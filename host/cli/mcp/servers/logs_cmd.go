@@ -48,42 +48,63 @@ rotated copies). Everything is escaped for the terminal.
 With -f, keeps showing new lines as they are written, across a rotation
 of the files, until Ctrl-C.`
 
-// LogsCommand is 'hermes mcp logs NAME [-f] [--lines N]'.
-func LogsCommand(e *cmdkit.Env) *cli.Command {
-	var follow bool
-	var lines int
+// LogsOptions is what 'hermes mcp logs' needs.
+type LogsOptions struct {
+	Env *cmdkit.Env
+	// Name is the server whose lines to show.
+	Name string
+	// Follow is -f: keep showing new lines until ctx ends.
+	Follow bool
+	// Lines is --lines: how many of the last lines to show.
+	Lines int
+}
+
+// NewCmdLogs is 'hermes mcp logs NAME [-f] [--lines N]'. runF, when not
+// nil, is called with the options in place of the work (the tests' seam).
+func NewCmdLogs(e *cmdkit.Env, runF func(context.Context, *LogsOptions) error) *cli.Command {
+	opts := &LogsOptions{Env: e}
 	return &cli.Command{
 		Name:        "logs",
 		Usage:       "show a server's stderr and hermes's log lines about it",
 		ArgsUsage:   "<name>",
 		Description: LogsDescription,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep showing new lines until Ctrl-C", Destination: &follow},
-			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: DefaultLogLines, Usage: fmt.Sprintf("show the last `N` lines (at most %d)", MaxLogLines), Destination: &lines},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep showing new lines until Ctrl-C", Destination: &opts.Follow},
+			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Value: DefaultLogLines, Usage: fmt.Sprintf("show the last `N` lines (at most %d)", MaxLogLines), Destination: &opts.Lines},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return cmdkit.Usagef("usage: hermes mcp logs <name> [-f] [--lines N]; see the servers with: hermes mcp list")
 			}
-			if lines < 0 || lines > MaxLogLines {
+			if opts.Lines < 0 || opts.Lines > MaxLogLines {
 				return cmdkit.Usagef("--lines must be between 0 and %d, e.g. --lines 200", MaxLogLines)
 			}
-			name := c.Args().First()
-			// Any server hermes runs here, a project's too.
-			cfg, err := e.F.Config()
-			if err != nil {
-				return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+			opts.Name = c.Args().First()
+			if runF != nil {
+				return runF(ctx, opts)
 			}
-			if cfg.SafeMode {
-				if err := cmdkit.RequireServer(e, name); err != nil {
-					return err
-				}
-			} else if cfg.Server(name) == nil {
-				return cmdkit.NotFound(name, cfg.Names())
-			}
-			return ShowLogs(e, ctx, name, lines, follow)
+			return logsRun(ctx, opts)
 		},
 	}
+}
+
+// logsRun checks that the server is one hermes runs here, then shows its
+// lines.
+func logsRun(ctx context.Context, opts *LogsOptions) error {
+	e, name := opts.Env, opts.Name
+	// Any server hermes runs here, a project's too.
+	cfg, err := e.F.Config()
+	if err != nil {
+		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
+	}
+	if cfg.SafeMode {
+		if err := cmdkit.RequireServer(e, name); err != nil {
+			return err
+		}
+	} else if cfg.Server(name) == nil {
+		return cmdkit.NotFound(name, cfg.Names())
+	}
+	return ShowLogs(e, ctx, name, opts.Lines, opts.Follow)
 }
 
 // LogLine is one line of a log about a server, with the time it starts
