@@ -17,38 +17,38 @@ import (
 // AddOptions is what 'hermes mcp add' was asked to do.
 type AddOptions struct {
 	Name         string
-	command      string
-	url          string
-	cwd          string
-	transport    string
-	preset       string
-	auth         string
-	clientID     string
-	clientSecret string
-	scope        string
-	noBrowser    bool
-	device       bool
-	envs         []string
-	headers      []string
-	childArgs    []string
-	hasChildArgs bool
-	// dashDash: the argv came after a bare "--"; without --command its
+	Command      string
+	URL          string
+	Cwd          string
+	Transport    string
+	Preset       string
+	Auth         string
+	ClientID     string
+	ClientSecret string
+	Scope        string
+	NoBrowser    bool
+	Device       bool
+	Envs         []string
+	Headers      []string
+	ChildArgs    []string
+	HasChildArgs bool
+	// DashDash: the argv came after a bare "--"; without --command its
 	// first word is the command.
-	dashDash bool
-	// argvFlags are words after --args spelled like hermes's own flags:
+	DashDash bool
+	// ArgvFlags are words after --args spelled like hermes's own flags:
 	// they are warned about.
-	argvFlags []string
+	ArgvFlags []string
 	// secrets are --header and --env values moved to .env by
 	// buildAddEntry, with notes about values it kept as written.
 	secrets        []importer.Secret
 	secretNotes    []string
-	connectTimeout time.Duration
-	timeout        time.Duration
-	tools          string
-	yes            bool
-	noProbe        bool
-	// asJSON: print the saved server as JSON, progress on stderr.
-	asJSON bool
+	ConnectTimeout time.Duration
+	Timeout        time.Duration
+	Tools          string
+	Yes            bool
+	NoProbe        bool
+	// JSON: print the saved server as JSON, progress on stderr.
+	JSON bool
 }
 
 const AddUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
@@ -84,25 +84,25 @@ func AddFlags(o *AddOptions) []cli.Flag {
 		o = &AddOptions{}
 	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.command},
-		&cli.StringSliceFlag{Name: "env", Usage: "`KEY=VALUE` for a stdio server's environment (repeatable)", Destination: &o.envs},
-		&cli.StringFlag{Name: "cwd", Usage: "working folder of a stdio server", Destination: &o.cwd},
-		&cli.StringFlag{Name: "url", Usage: "endpoint of an HTTP server", Destination: &o.url},
-		&cli.StringSliceFlag{Name: "header", Usage: "`'NAME: VALUE'` HTTP header (repeatable)", Destination: &o.headers},
-		&cli.StringFlag{Name: "auth", Usage: "oauth (log in now), header (ask for a bearer token), exec (a command prints the token) or an auth plugin's name", Destination: &o.auth},
-		&cli.StringFlag{Name: "client-id", Usage: "with --auth oauth: a client `ID` registered at the authorization server", Destination: &o.clientID},
-		&cli.StringFlag{Name: "client-secret", Usage: "with --auth oauth: that client's `SECRET` (saved to .env)", Destination: &o.clientSecret},
-		&cli.StringFlag{Name: "scope", Usage: "with --auth oauth: the `SCOPE` to ask for (default: what the server names)", Destination: &o.scope},
-		&cli.BoolFlag{Name: "no-browser", Usage: "when add logs in: show the login URL instead of opening a browser", Destination: &o.noBrowser},
-		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.device},
-		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.transport},
-		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.preset},
-		&cmdkit.TimeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.connectTimeout},
-		&cmdkit.TimeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.timeout},
-		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
-		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
-		&cli.BoolFlag{Name: "json", Usage: "print the saved server (progress goes to stderr; see docs/JSON.md)", Destination: &o.asJSON},
+		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.Command},
+		&cli.StringSliceFlag{Name: "env", Usage: "`KEY=VALUE` for a stdio server's environment (repeatable)", Destination: &o.Envs},
+		&cli.StringFlag{Name: "cwd", Usage: "working folder of a stdio server", Destination: &o.Cwd},
+		&cli.StringFlag{Name: "url", Usage: "endpoint of an HTTP server", Destination: &o.URL},
+		&cli.StringSliceFlag{Name: "header", Usage: "`'NAME: VALUE'` HTTP header (repeatable)", Destination: &o.Headers},
+		&cli.StringFlag{Name: "auth", Usage: "oauth (log in now), header (ask for a bearer token), exec (a command prints the token) or an auth plugin's name", Destination: &o.Auth},
+		&cli.StringFlag{Name: "client-id", Usage: "with --auth oauth: a client `ID` registered at the authorization server", Destination: &o.ClientID},
+		&cli.StringFlag{Name: "client-secret", Usage: "with --auth oauth: that client's `SECRET` (saved to .env)", Destination: &o.ClientSecret},
+		&cli.StringFlag{Name: "scope", Usage: "with --auth oauth: the `SCOPE` to ask for (default: what the server names)", Destination: &o.Scope},
+		&cli.BoolFlag{Name: "no-browser", Usage: "when add logs in: show the login URL instead of opening a browser", Destination: &o.NoBrowser},
+		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.Device},
+		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.Transport},
+		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.Preset},
+		&cmdkit.TimeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.ConnectTimeout},
+		&cmdkit.TimeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.Timeout},
+		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.Tools},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.Yes},
+		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.NoProbe},
+		&cli.BoolFlag{Name: "json", Usage: "print the saved server (progress goes to stderr; see docs/JSON.md)", Destination: &o.JSON},
 		// Only for help: --args is cut off before parsing.
 		&cli.BoolFlag{Name: "args", Usage: "the rest of the line is the server's argv (must be last)"},
 	}
@@ -192,10 +192,10 @@ func HermesFlagsIn(argv []string) []string {
 // (exit 2) naming the flags and the two ways to write what was meant. The
 // "--" form passes everything after it to the server without asking.
 func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
-	if len(o.argvFlags) == 0 {
+	if len(o.ArgvFlags) == 0 {
 		return nil
 	}
-	flags := strings.Join(o.argvFlags, " ")
+	flags := strings.Join(o.ArgvFlags, " ")
 	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.Name)
 	if !e.P.Interactive() {
 		return cmdkit.Usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
@@ -226,9 +226,9 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 					return cli.ShowSubcommandHelp(c)
 				}
 			}
-			o := &AddOptions{childArgs: child, hasChildArgs: sep != SepNone, dashDash: sep == SepDashDash}
+			o := &AddOptions{ChildArgs: child, HasChildArgs: sep != SepNone, DashDash: sep == SepDashDash}
 			if sep == SepArgs {
-				o.argvFlags = HermesFlagsIn(child)
+				o.ArgvFlags = HermesFlagsIn(child)
 			}
 			j := &cmdkit.JSONOutput{E: e}
 			inner := &cli.Command{
@@ -249,7 +249,7 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 						return cmdkit.Usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
 					o.Name = c.Args().First()
-					if j.On = o.asJSON; j.On {
+					if j.On = o.JSON; j.On {
 						cmdkit.ProgressToStderr(e)
 					}
 					if err := ConfirmArgvFlags(e, o); err != nil {

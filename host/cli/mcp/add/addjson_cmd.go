@@ -31,9 +31,9 @@ func AddJSONCommand(e *cmdkit.Env) *cli.Command {
 		UsageText:   "hermes mcp add-json <name> [JSON | -] [--tools a,b | --yes] [--no-probe] [--json]",
 		Description: AddJSONDescription,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
-			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
+			&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.Tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.NoProbe},
 			j.Flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
 		},
 		Action: j.Action(func(ctx context.Context, c *cli.Command) error {
@@ -77,18 +77,18 @@ func AddJSONCommand(e *cmdkit.Env) *cli.Command {
 			for _, n := range srv.Notes {
 				e.P.Info("note: %s", n)
 			}
-			if o.tools != "" && len(cmdkit.SplitList(o.tools)) == 0 {
+			if o.Tools != "" && len(cmdkit.SplitList(o.Tools)) == 0 {
 				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 			}
 			plan := &AddPlan{
-				Entry: srv.Entry, interactive: e.P.Interactive() && !o.yes,
+				Entry: srv.Entry, interactive: e.P.Interactive() && !o.Yes,
 				Secrets: ImportSecrets(srv), secretFrom: map[string]string{},
 			}
 			for _, sec := range srv.Secrets {
 				plan.secretFrom[sec.Var] = sec.From
 			}
 			if a, _ := srv.Entry.Fields.Get("auth"); a == "oauth" {
-				o.auth = "oauth" // an oauth block: log in, like add --auth oauth
+				o.Auth = "oauth" // an oauth block: log in, like add --auth oauth
 			}
 			if err := AddEntry(e, ctx, o, plan); err != nil || !j.On {
 				return err
