@@ -14,8 +14,14 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// AddOptions is what 'hermes mcp add' was asked to do.
+// AddOptions are what 'hermes mcp add' needs: the run, the name to add,
+// its flags and the server's argv. add-json and import fill one too for
+// the add flow they share (AddEntry).
 type AddOptions struct {
+	Env *cmdkit.Env
+	// JSON is --json (print the saved server, progress on stderr) and
+	// what it printed; nil when the options are not a command line's.
+	JSON         *cmdkit.JSONOutput
 	Name         string
 	Command      string
 	URL          string
@@ -47,8 +53,6 @@ type AddOptions struct {
 	Tools          string
 	Yes            bool
 	NoProbe        bool
-	// JSON: print the saved server as JSON, progress on stderr.
-	JSON bool
 }
 
 const AddUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
@@ -77,11 +81,15 @@ auth: exec: add its exec: block (command, args) to config.yaml, then run
 other name is a third-party auth plugin (hermes-auth-<name>), logged in to
 like OAuth.`
 
-// AddFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
-// only for help and completion.
+// AddFlags are the flags of 'hermes mcp add', bound to o's fields (--json
+// to o.JSON, made when nil). o may be nil for a copy used only for help
+// and completion.
 func AddFlags(o *AddOptions) []cli.Flag {
 	if o == nil {
 		o = &AddOptions{}
+	}
+	if o.JSON == nil {
+		o.JSON = &cmdkit.JSONOutput{E: o.Env}
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.Command},
@@ -102,7 +110,7 @@ func AddFlags(o *AddOptions) []cli.Flag {
 		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.Tools},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.Yes},
 		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.NoProbe},
-		&cli.BoolFlag{Name: "json", Usage: "print the saved server (progress goes to stderr; see docs/JSON.md)", Destination: &o.JSON},
+		o.JSON.Flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
 		// Only for help: --args is cut off before parsing.
 		&cli.BoolFlag{Name: "args", Usage: "the rest of the line is the server's argv (must be last)"},
 	}
@@ -207,11 +215,13 @@ func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
 	return cmdkit.Usagef("nothing was saved: %s", fix)
 }
 
-// AddCommand is 'hermes mcp add'. The child argv after --args must never
-// reach the flag parser, so this command takes its words unparsed, splits
-// them with SplitAddArgs and parses only the front part with an inner
-// command that owns the real flags.
-func AddCommand(e *cmdkit.Env) *cli.Command {
+// NewCmdAdd builds 'hermes mcp add'. The child argv after --args must
+// never reach the flag parser, so this command takes its words unparsed,
+// splits them with SplitAddArgs and parses only the front part with an
+// inner command that owns the real flags. Its action fills an AddOptions
+// and hands it to runF when runF is not nil (a test's look at what was
+// parsed), else to addRun.
+func NewCmdAdd(e *cmdkit.Env, runF func(context.Context, *AddOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:            "add",
 		Usage:           "add a server: connect, pick its tools, save it",
@@ -226,11 +236,13 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 					return cli.ShowSubcommandHelp(c)
 				}
 			}
-			o := &AddOptions{ChildArgs: child, HasChildArgs: sep != SepNone, DashDash: sep == SepDashDash}
+			o := &AddOptions{
+				Env: e, JSON: &cmdkit.JSONOutput{E: e},
+				ChildArgs: child, HasChildArgs: sep != SepNone, DashDash: sep == SepDashDash,
+			}
 			if sep == SepArgs {
 				o.ArgvFlags = HermesFlagsIn(child)
 			}
-			j := &cmdkit.JSONOutput{E: e}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
 				Flags:                     AddFlags(o),
@@ -244,21 +256,15 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 				// The name to add is a name, also when it is "h" or
 				// "help" (see argumentsFirst).
 				HideHelpCommand: true,
-				Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+				Action: o.JSON.Action(func(ctx context.Context, c *cli.Command) error {
 					if c.Args().Len() != 1 {
 						return cmdkit.Usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
 					o.Name = c.Args().First()
-					if j.On = o.JSON; j.On {
-						cmdkit.ProgressToStderr(e)
+					if runF != nil {
+						return runF(ctx, o)
 					}
-					if err := ConfirmArgvFlags(e, o); err != nil {
-						return err
-					}
-					if err := RunAdd(e, ctx, o); err != nil || !j.On {
-						return err
-					}
-					return cmdkit.PrintServer(e, j, o.Name)
+					return addRun(ctx, o)
 				}),
 			}
 			// The inner command is a root of its own: give it a context
@@ -275,4 +281,36 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 			return err
 		},
 	}
+}
+
+// addRun adds the server o describes: it asks about hermes's flags after
+// --args, builds the entry, runs the add flow, and with --json prints the
+// saved server.
+func addRun(ctx context.Context, o *AddOptions) error {
+	e := o.Env
+	if o.JSON.On {
+		cmdkit.ProgressToStderr(e)
+	}
+	if err := ConfirmArgvFlags(e, o); err != nil {
+		return err
+	}
+	entry, err := BuildAddEntry(o)
+	if err != nil {
+		return err
+	}
+	plan := &AddPlan{Entry: entry, interactive: e.P.Interactive() && !o.Yes, secretFrom: map[string]string{}}
+	for _, n := range o.secretNotes {
+		e.P.Info("note: %s", n)
+	}
+	for _, sec := range o.secrets {
+		plan.Secrets = append(plan.Secrets, DotEnvValue{sec.Var, sec.Value})
+		plan.secretFrom[sec.Var] = sec.From
+	}
+	if o.ClientSecret != "" {
+		plan.Secrets = append(plan.Secrets, DotEnvValue{ClientSecretVar(o.Name), o.ClientSecret})
+	}
+	if err := AddEntry(e, ctx, o, plan); err != nil || !o.JSON.On {
+		return err
+	}
+	return cmdkit.PrintServer(e, o.JSON, o.Name)
 }

@@ -25,25 +25,6 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-func RunAdd(e *cmdkit.Env, ctx context.Context, o *AddOptions) error {
-	entry, err := BuildAddEntry(o)
-	if err != nil {
-		return err
-	}
-	plan := &AddPlan{Entry: entry, interactive: e.P.Interactive() && !o.Yes, secretFrom: map[string]string{}}
-	for _, n := range o.secretNotes {
-		e.P.Info("note: %s", n)
-	}
-	for _, sec := range o.secrets {
-		plan.Secrets = append(plan.Secrets, DotEnvValue{sec.Var, sec.Value})
-		plan.secretFrom[sec.Var] = sec.From
-	}
-	if o.ClientSecret != "" {
-		plan.Secrets = append(plan.Secrets, DotEnvValue{ClientSecretVar(o.Name), o.ClientSecret})
-	}
-	return AddEntry(e, ctx, o, plan)
-}
-
 // AddEntry is the add flow for an entry already built (by 'hermes mcp
 // add', add-json or import): screen it, probe it, let the person pick its
 // tools, save it with its secrets. The entry's own tools filter (an

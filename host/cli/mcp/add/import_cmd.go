@@ -19,8 +19,10 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// ImportOptions is what 'hermes mcp import' was asked to do.
+// ImportOptions are what 'hermes mcp import' needs: the run, the servers
+// named and the flags.
 type ImportOptions struct {
+	Env                                    *cmdkit.Env
 	From                                   string
 	All, DryRun, Yes, NoProbe, Force, JSON bool
 	Tools                                  string
@@ -87,8 +89,12 @@ checklist; elsewhere name them or pass --all, plus --yes (probe, enable
 every tool) or --no-probe (save without connecting). --dry-run shows what
 would be added and writes nothing.`
 
-func ImportCommand(e *cmdkit.Env) *cli.Command {
-	o := &ImportOptions{}
+// NewCmdImport builds 'hermes mcp import'. Its action fills an
+// ImportOptions from the command line and checks how the flags combine,
+// then hands it to runF when runF is not nil (a test's look at what was
+// parsed), else to importRun.
+func NewCmdImport(e *cmdkit.Env, runF func(context.Context, *ImportOptions) error) *cli.Command {
+	o := &ImportOptions{Env: e}
 	return &cli.Command{
 		Name:        "import",
 		Usage:       "add the servers of other MCP clients (Claude Code, Codex, Gemini CLI, Cursor, VS Code)",
@@ -107,7 +113,18 @@ func ImportCommand(e *cmdkit.Env) *cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			o.Names = c.Args().Slice()
-			return RunImport(e, ctx, o)
+			switch {
+			case o.All && len(o.Names) > 0:
+				return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
+			case o.Tools != "" && len(o.Names) != 1:
+				return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
+			case o.Tools != "" && len(cmdkit.SplitList(o.Tools)) == 0:
+				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+			}
+			if runF != nil {
+				return runF(ctx, o)
+			}
+			return importRun(ctx, o)
 		},
 	}
 }
@@ -118,15 +135,11 @@ type ImportCandidate struct {
 	res *ImportResult
 }
 
-func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
-	switch {
-	case o.All && len(o.Names) > 0:
-		return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
-	case o.Tools != "" && len(o.Names) != 1:
-		return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
-	case o.Tools != "" && len(cmdkit.SplitList(o.Tools)) == 0:
-		return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
-	}
+// importRun reads the other clients' configs, lets the person choose,
+// and adds each server chosen; the summary (or the JSON) says what became
+// of each.
+func importRun(ctx context.Context, o *ImportOptions) error {
+	e := o.Env
 	if o.JSON {
 		// Progress and questions on stderr; stdout is the JSON.
 		e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return cmdkit.Getenv(e, a0) })
@@ -414,7 +427,7 @@ func ShowImportPlan(e *cmdkit.Env, cands []ImportCandidate, entries bool) {
 // ImportOne runs the add flow for one server and records the result.
 func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCandidate) {
 	s, r := c.srv, c.res
-	ao := &AddOptions{Name: s.Name, Yes: o.Yes, NoProbe: o.NoProbe, Tools: o.Tools}
+	ao := &AddOptions{Env: e, Name: s.Name, Yes: o.Yes, NoProbe: o.NoProbe, Tools: o.Tools}
 	plan := &AddPlan{
 		Entry: s.Entry, interactive: e.P.Interactive() && !o.Yes,
 		overwrite: o.Force, noAuthPrompt: true, imported: true,
