@@ -293,7 +293,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.ApproveCommand(e),
 			servers.RejectCommand(e),
 			servers.ResetProjectChoicesCommand(e),
-			servecmd.ServeCommand(e),
+			servecmd.NewCmdServe(e, nil),
 		},
 	}
 }
