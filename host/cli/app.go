@@ -274,9 +274,9 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.NewCmdLogs(e, nil),
 			calls.NewCmdCall(e, nil),
 			calls.NewCmdToolsSchema(e, nil),
-			add.AddCommand(e),
-			add.AddJSONCommand(e),
-			add.ImportCommand(e),
+			add.NewCmdAdd(e, nil),
+			add.NewCmdAddJSON(e, nil),
+			add.NewCmdImport(e, nil),
 			servers.NewCmdGet(e, nil),
 			servers.NewCmdRemove(e, nil),
 			servers.NewCmdList(e, nil),
@@ -293,7 +293,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.NewCmdApprove(e, nil),
 			servers.NewCmdReject(e, nil),
 			servers.NewCmdResetProjectChoices(e, nil),
-			servecmd.ServeCommand(e),
+			servecmd.NewCmdServe(e, nil),
 		},
 	}
 }

@@ -14,41 +14,45 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// AddOptions is what 'hermes mcp add' was asked to do.
+// AddOptions are what 'hermes mcp add' needs: the run, the name to add,
+// its flags and the server's argv. add-json and import fill one too for
+// the add flow they share (AddEntry).
 type AddOptions struct {
+	Env *cmdkit.Env
+	// JSON is --json (print the saved server, progress on stderr) and
+	// what it printed; nil when the options are not a command line's.
+	JSON         *cmdkit.JSONOutput
 	Name         string
-	command      string
-	url          string
-	cwd          string
-	transport    string
-	preset       string
-	auth         string
-	clientID     string
-	clientSecret string
-	scope        string
-	noBrowser    bool
-	device       bool
-	envs         []string
-	headers      []string
-	childArgs    []string
-	hasChildArgs bool
-	// dashDash: the argv came after a bare "--"; without --command its
+	Command      string
+	URL          string
+	Cwd          string
+	Transport    string
+	Preset       string
+	Auth         string
+	ClientID     string
+	ClientSecret string
+	Scope        string
+	NoBrowser    bool
+	Device       bool
+	Envs         []string
+	Headers      []string
+	ChildArgs    []string
+	HasChildArgs bool
+	// DashDash: the argv came after a bare "--"; without --command its
 	// first word is the command.
-	dashDash bool
-	// argvFlags are words after --args spelled like hermes's own flags:
+	DashDash bool
+	// ArgvFlags are words after --args spelled like hermes's own flags:
 	// they are warned about.
-	argvFlags []string
+	ArgvFlags []string
 	// secrets are --header and --env values moved to .env by
 	// buildAddEntry, with notes about values it kept as written.
 	secrets        []importer.Secret
 	secretNotes    []string
-	connectTimeout time.Duration
-	timeout        time.Duration
-	tools          string
-	yes            bool
-	noProbe        bool
-	// asJSON: print the saved server as JSON, progress on stderr.
-	asJSON bool
+	ConnectTimeout time.Duration
+	Timeout        time.Duration
+	Tools          string
+	Yes            bool
+	NoProbe        bool
 }
 
 const AddUsage = `hermes mcp add <name> --command CMD [--env K=V]... [--cwd DIR] [--args A B ...]
@@ -77,32 +81,36 @@ auth: exec: add its exec: block (command, args) to config.yaml, then run
 other name is a third-party auth plugin (hermes-auth-<name>), logged in to
 like OAuth.`
 
-// AddFlags are the flags of 'hermes mcp add'. o may be nil for a copy used
-// only for help and completion.
+// AddFlags are the flags of 'hermes mcp add', bound to o's fields (--json
+// to o.JSON, made when nil). o may be nil for a copy used only for help
+// and completion.
 func AddFlags(o *AddOptions) []cli.Flag {
 	if o == nil {
 		o = &AddOptions{}
 	}
+	if o.JSON == nil {
+		o.JSON = &cmdkit.JSONOutput{E: o.Env}
+	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.command},
-		&cli.StringSliceFlag{Name: "env", Usage: "`KEY=VALUE` for a stdio server's environment (repeatable)", Destination: &o.envs},
-		&cli.StringFlag{Name: "cwd", Usage: "working folder of a stdio server", Destination: &o.cwd},
-		&cli.StringFlag{Name: "url", Usage: "endpoint of an HTTP server", Destination: &o.url},
-		&cli.StringSliceFlag{Name: "header", Usage: "`'NAME: VALUE'` HTTP header (repeatable)", Destination: &o.headers},
-		&cli.StringFlag{Name: "auth", Usage: "oauth (log in now), header (ask for a bearer token), exec (a command prints the token) or an auth plugin's name", Destination: &o.auth},
-		&cli.StringFlag{Name: "client-id", Usage: "with --auth oauth: a client `ID` registered at the authorization server", Destination: &o.clientID},
-		&cli.StringFlag{Name: "client-secret", Usage: "with --auth oauth: that client's `SECRET` (saved to .env)", Destination: &o.clientSecret},
-		&cli.StringFlag{Name: "scope", Usage: "with --auth oauth: the `SCOPE` to ask for (default: what the server names)", Destination: &o.scope},
-		&cli.BoolFlag{Name: "no-browser", Usage: "when add logs in: show the login URL instead of opening a browser", Destination: &o.noBrowser},
-		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.device},
-		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.transport},
-		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.preset},
-		&cmdkit.TimeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.connectTimeout},
-		&cmdkit.TimeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.timeout},
-		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.tools},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.yes},
-		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.noProbe},
-		&cli.BoolFlag{Name: "json", Usage: "print the saved server (progress goes to stderr; see docs/JSON.md)", Destination: &o.asJSON},
+		&cli.StringFlag{Name: "command", Usage: "executable of a stdio server", Destination: &o.Command},
+		&cli.StringSliceFlag{Name: "env", Usage: "`KEY=VALUE` for a stdio server's environment (repeatable)", Destination: &o.Envs},
+		&cli.StringFlag{Name: "cwd", Usage: "working folder of a stdio server", Destination: &o.Cwd},
+		&cli.StringFlag{Name: "url", Usage: "endpoint of an HTTP server", Destination: &o.URL},
+		&cli.StringSliceFlag{Name: "header", Usage: "`'NAME: VALUE'` HTTP header (repeatable)", Destination: &o.Headers},
+		&cli.StringFlag{Name: "auth", Usage: "oauth (log in now), header (ask for a bearer token), exec (a command prints the token) or an auth plugin's name", Destination: &o.Auth},
+		&cli.StringFlag{Name: "client-id", Usage: "with --auth oauth: a client `ID` registered at the authorization server", Destination: &o.ClientID},
+		&cli.StringFlag{Name: "client-secret", Usage: "with --auth oauth: that client's `SECRET` (saved to .env)", Destination: &o.ClientSecret},
+		&cli.StringFlag{Name: "scope", Usage: "with --auth oauth: the `SCOPE` to ask for (default: what the server names)", Destination: &o.Scope},
+		&cli.BoolFlag{Name: "no-browser", Usage: "when add logs in: show the login URL instead of opening a browser", Destination: &o.NoBrowser},
+		&cli.BoolFlag{Name: "device", Usage: "when add logs in: use a code on another device (OAuth device authorization)", Destination: &o.Device},
+		&cli.StringFlag{Name: "transport", Usage: "transport for --url: http (default) or sse, or a transport plugin's name", Destination: &o.Transport},
+		&cli.StringFlag{Name: "preset", Usage: "fill the transport of a known server: codex", Destination: &o.Preset},
+		&cmdkit.TimeFlag{Name: "connect-timeout", Usage: "how long the server may take to start and initialize (`SECONDS` or a duration: 60, 2m)", HideDefault: true, Destination: &o.ConnectTimeout},
+		&cmdkit.TimeFlag{Name: "timeout", Usage: "how long one tool call may take (`SECONDS` or a duration: 300, 5m)", HideDefault: true, Destination: &o.Timeout},
+		&cli.StringFlag{Name: "tools", Usage: "enable only these tools (`a,b`; names or globs), without asking", Destination: &o.Tools},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: enable all tools, overwrite an existing entry", Destination: &o.Yes},
+		&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the server", Destination: &o.NoProbe},
+		o.JSON.Flag("print the saved server (progress goes to stderr; see docs/JSON.md)"),
 		// Only for help: --args is cut off before parsing.
 		&cli.BoolFlag{Name: "args", Usage: "the rest of the line is the server's argv (must be last)"},
 	}
@@ -192,10 +200,10 @@ func HermesFlagsIn(argv []string) []string {
 // (exit 2) naming the flags and the two ways to write what was meant. The
 // "--" form passes everything after it to the server without asking.
 func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
-	if len(o.argvFlags) == 0 {
+	if len(o.ArgvFlags) == 0 {
 		return nil
 	}
-	flags := strings.Join(o.argvFlags, " ")
+	flags := strings.Join(o.ArgvFlags, " ")
 	fix := fmt.Sprintf("put hermes's flags before --args, or write 'hermes mcp add %s [flags] -- CMD ARGS...' to give them to the server", o.Name)
 	if !e.P.Interactive() {
 		return cmdkit.Usagef("%s after --args would be saved as the server's own arguments, not read by hermes; %s", flags, fix)
@@ -207,11 +215,13 @@ func ConfirmArgvFlags(e *cmdkit.Env, o *AddOptions) error {
 	return cmdkit.Usagef("nothing was saved: %s", fix)
 }
 
-// AddCommand is 'hermes mcp add'. The child argv after --args must never
-// reach the flag parser, so this command takes its words unparsed, splits
-// them with SplitAddArgs and parses only the front part with an inner
-// command that owns the real flags.
-func AddCommand(e *cmdkit.Env) *cli.Command {
+// NewCmdAdd builds 'hermes mcp add'. The child argv after --args must
+// never reach the flag parser, so this command takes its words unparsed,
+// splits them with SplitAddArgs and parses only the front part with an
+// inner command that owns the real flags. Its action fills an AddOptions
+// and hands it to runF when runF is not nil (a test's look at what was
+// parsed), else to addRun.
+func NewCmdAdd(e *cmdkit.Env, runF func(context.Context, *AddOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:            "add",
 		Usage:           "add a server: connect, pick its tools, save it",
@@ -226,11 +236,13 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 					return cli.ShowSubcommandHelp(c)
 				}
 			}
-			o := &AddOptions{childArgs: child, hasChildArgs: sep != SepNone, dashDash: sep == SepDashDash}
-			if sep == SepArgs {
-				o.argvFlags = HermesFlagsIn(child)
+			o := &AddOptions{
+				Env: e, JSON: &cmdkit.JSONOutput{E: e},
+				ChildArgs: child, HasChildArgs: sep != SepNone, DashDash: sep == SepDashDash,
 			}
-			j := &cmdkit.JSONOutput{E: e}
+			if sep == SepArgs {
+				o.ArgvFlags = HermesFlagsIn(child)
+			}
 			inner := &cli.Command{
 				Name:                      "hermes mcp add",
 				Flags:                     AddFlags(o),
@@ -244,21 +256,15 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 				// The name to add is a name, also when it is "h" or
 				// "help" (see argumentsFirst).
 				HideHelpCommand: true,
-				Action: j.Action(func(ctx context.Context, c *cli.Command) error {
+				Action: o.JSON.Action(func(ctx context.Context, c *cli.Command) error {
 					if c.Args().Len() != 1 {
 						return cmdkit.Usagef("usage: hermes mcp add <name> (--command CMD | --url URL | --preset NAME) [flags]; run 'hermes mcp add --help'")
 					}
 					o.Name = c.Args().First()
-					if j.On = o.asJSON; j.On {
-						cmdkit.ProgressToStderr(e)
+					if runF != nil {
+						return runF(ctx, o)
 					}
-					if err := ConfirmArgvFlags(e, o); err != nil {
-						return err
-					}
-					if err := RunAdd(e, ctx, o); err != nil || !j.On {
-						return err
-					}
-					return cmdkit.PrintServer(e, j, o.Name)
+					return addRun(ctx, o)
 				}),
 			}
 			// The inner command is a root of its own: give it a context
@@ -275,4 +281,36 @@ func AddCommand(e *cmdkit.Env) *cli.Command {
 			return err
 		},
 	}
+}
+
+// addRun adds the server o describes: it asks about hermes's flags after
+// --args, builds the entry, runs the add flow, and with --json prints the
+// saved server.
+func addRun(ctx context.Context, o *AddOptions) error {
+	e := o.Env
+	if o.JSON.On {
+		cmdkit.ProgressToStderr(e)
+	}
+	if err := ConfirmArgvFlags(e, o); err != nil {
+		return err
+	}
+	entry, err := BuildAddEntry(o)
+	if err != nil {
+		return err
+	}
+	plan := &AddPlan{Entry: entry, interactive: e.P.Interactive() && !o.Yes, secretFrom: map[string]string{}}
+	for _, n := range o.secretNotes {
+		e.P.Info("note: %s", n)
+	}
+	for _, sec := range o.secrets {
+		plan.Secrets = append(plan.Secrets, DotEnvValue{sec.Var, sec.Value})
+		plan.secretFrom[sec.Var] = sec.From
+	}
+	if o.ClientSecret != "" {
+		plan.Secrets = append(plan.Secrets, DotEnvValue{ClientSecretVar(o.Name), o.ClientSecret})
+	}
+	if err := AddEntry(e, ctx, o, plan); err != nil || !o.JSON.On {
+		return err
+	}
+	return cmdkit.PrintServer(e, o.JSON, o.Name)
 }

@@ -35,7 +35,7 @@ var AuthNameRE = lazyregexp.New(`^[a-z0-9][a-z0-9_-]*$`)
 // and third-party auth plugins (exec needs its block written first; header
 // asks for a token).
 func (o *AddOptions) logsIn() bool {
-	return o.auth != "" && o.auth != "header" && o.auth != "exec"
+	return o.Auth != "" && o.Auth != "header" && o.Auth != "exec"
 }
 
 // AddPlan is the validated request.
@@ -97,7 +97,7 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 	}
 	type kv struct{ k, v string }
 	var envs []kv
-	for _, item := range o.envs {
+	for _, item := range o.Envs {
 		k, v, ok := strings.Cut(item, "=")
 		switch {
 		case !ok:
@@ -109,22 +109,22 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 		}
 		envs = append(envs, kv{k, v})
 	}
-	command, url := o.command, o.url
-	args := o.childArgs
-	hasArgs := o.hasChildArgs
-	if o.dashDash && command == "" && url == "" && o.preset == "" && len(args) > 0 {
+	command, url := o.Command, o.URL
+	args := o.ChildArgs
+	hasArgs := o.HasChildArgs
+	if o.DashDash && command == "" && url == "" && o.Preset == "" && len(args) > 0 {
 		// hermes mcp add NAME -- CMD ARGS...: the form other clients use.
 		command, args = args[0], args[1:]
 	}
-	if o.preset != "" {
-		p, ok := Presets[o.preset]
+	if o.Preset != "" {
+		p, ok := Presets[o.Preset]
 		if !ok {
 			names := make([]string, 0, len(Presets))
 			for n := range Presets {
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return nil, cmdkit.Usagef("Unknown MCP preset: %s (known: %s)", o.preset, strings.Join(names, ", "))
+			return nil, cmdkit.Usagef("Unknown MCP preset: %s (known: %s)", o.Preset, strings.Join(names, ", "))
 		}
 		// Explicit flags win: the preset fills only what was not given.
 		if command == "" && url == "" {
@@ -144,11 +144,11 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 		return nil, cmdkit.Usagef("give either --url (HTTP server) or --command (stdio server), not both")
 	case url != "" && hasArgs && len(args) > 0:
 		return nil, cmdkit.Usagef("--args is only for stdio MCP servers (--command); an HTTP server takes no argv")
-	case url != "" && o.cwd != "":
+	case url != "" && o.Cwd != "":
 		return nil, cmdkit.Usagef("--cwd is only for stdio MCP servers (--command)")
-	case command != "" && len(o.headers) > 0:
+	case command != "" && len(o.Headers) > 0:
 		return nil, cmdkit.Usagef("--header is only for HTTP MCP servers (--url)")
-	case command != "" && o.auth != "":
+	case command != "" && o.Auth != "":
 		return nil, cmdkit.Usagef("--auth is only for HTTP MCP servers (--url)")
 	}
 	if url != "" {
@@ -159,19 +159,19 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 			return nil, cmdkit.Usagef("--url %q %s; give the server's http:// or https:// endpoint, e.g. https://example.com/mcp", url, err)
 		}
 	}
-	switch o.auth {
+	switch o.Auth {
 	case "", "oauth", "header", "exec":
 	default:
 		// A third-party auth plugin, hermes-auth-<name>.
-		if !AuthNameRE.MatchString(o.auth) {
-			return nil, cmdkit.Usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.auth)
+		if !AuthNameRE.MatchString(o.Auth) {
+			return nil, cmdkit.Usagef("unknown --auth '%s': use oauth, header, exec or the name of an auth plugin (hermes-auth-<name>)", o.Auth)
 		}
 	}
-	if o.auth != "oauth" {
+	if o.Auth != "oauth" {
 		for _, f := range []struct {
 			flag string
 			set  bool
-		}{{"--client-id", o.clientID != ""}, {"--client-secret", o.clientSecret != ""}, {"--scope", o.scope != ""}} {
+		}{{"--client-id", o.ClientID != ""}, {"--client-secret", o.ClientSecret != ""}, {"--scope", o.Scope != ""}} {
 			if f.set {
 				return nil, cmdkit.Usagef("%s is only for --auth oauth", f.flag)
 			}
@@ -179,17 +179,17 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 	}
 	// How to log in matters where add may log in: --auth oauth (or a
 	// plugin), and a server that turns out to use OAuth.
-	if (o.noBrowser || o.device) && (o.auth == "header" || o.auth == "exec") {
-		return nil, cmdkit.Usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.auth)
+	if (o.NoBrowser || o.Device) && (o.Auth == "header" || o.Auth == "exec") {
+		return nil, cmdkit.Usagef("--no-browser and --device are for logging in (--auth oauth), not --auth %s", o.Auth)
 	}
 
 	entry := config.NewServerEntry()
 	if url != "" {
 		entry.URL(url)
-		if o.transport != "" {
-			entry.Transport(o.transport)
+		if o.Transport != "" {
+			entry.Transport(o.Transport)
 		}
-		for _, h := range o.headers {
+		for _, h := range o.Headers {
 			k, v, ok := strings.Cut(h, ":")
 			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
@@ -197,17 +197,17 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 			}
 			entry.Header(k, o.keepSecret(k, v, true))
 		}
-		if o.auth != "" && o.auth != "header" {
-			entry.Auth(o.auth)
+		if o.Auth != "" && o.Auth != "header" {
+			entry.Auth(o.Auth)
 		}
-		if o.clientID != "" {
-			entry.OAuth("client_id", o.clientID)
+		if o.ClientID != "" {
+			entry.OAuth("client_id", o.ClientID)
 		}
-		if o.clientSecret != "" {
+		if o.ClientSecret != "" {
 			entry.OAuth("client_secret", "${"+ClientSecretVar(o.Name)+"}")
 		}
-		if o.scope != "" {
-			entry.OAuth("scope", o.scope)
+		if o.Scope != "" {
+			entry.OAuth("scope", o.Scope)
 		}
 	} else {
 		entry.Command(command)
@@ -217,18 +217,18 @@ func BuildAddEntry(o *AddOptions) (*config.ServerEntry, error) {
 		for _, e := range envs {
 			entry.Env(e.k, o.keepSecret(e.k, e.v, false))
 		}
-		if o.cwd != "" {
-			entry.Cwd(o.cwd)
+		if o.Cwd != "" {
+			entry.Cwd(o.Cwd)
 		}
-		if name, _ := config.TransportName(o.transport); o.transport != "" && name != config.TransportStdio {
+		if name, _ := config.TransportName(o.Transport); o.Transport != "" && name != config.TransportStdio {
 			return nil, cmdkit.Usagef("--transport is only for --url servers")
 		}
 	}
-	if o.connectTimeout > 0 {
-		entry.ConnectTimeout(o.connectTimeout)
+	if o.ConnectTimeout > 0 {
+		entry.ConnectTimeout(o.ConnectTimeout)
 	}
-	if o.timeout > 0 {
-		entry.Timeout(o.timeout)
+	if o.Timeout > 0 {
+		entry.Timeout(o.Timeout)
 	}
 	return entry, nil
 }

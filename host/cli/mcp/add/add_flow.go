@@ -25,25 +25,6 @@ import (
 	"github.com/hermes-agent/hermes/sdk/auth"
 )
 
-func RunAdd(e *cmdkit.Env, ctx context.Context, o *AddOptions) error {
-	entry, err := BuildAddEntry(o)
-	if err != nil {
-		return err
-	}
-	plan := &AddPlan{Entry: entry, interactive: e.P.Interactive() && !o.yes, secretFrom: map[string]string{}}
-	for _, n := range o.secretNotes {
-		e.P.Info("note: %s", n)
-	}
-	for _, sec := range o.secrets {
-		plan.Secrets = append(plan.Secrets, DotEnvValue{sec.Var, sec.Value})
-		plan.secretFrom[sec.Var] = sec.From
-	}
-	if o.clientSecret != "" {
-		plan.Secrets = append(plan.Secrets, DotEnvValue{ClientSecretVar(o.Name), o.clientSecret})
-	}
-	return AddEntry(e, ctx, o, plan)
-}
-
 // AddEntry is the add flow for an entry already built (by 'hermes mcp
 // add', add-json or import): screen it, probe it, let the person pick its
 // tools, save it with its secrets. The entry's own tools filter (an
@@ -59,8 +40,8 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 		return err
 	}
 	KeepArgvFolders(e, o.Name, plan)
-	if o.tools != "" {
-		plan.include = cmdkit.SplitList(o.tools)
+	if o.Tools != "" {
+		plan.include = cmdkit.SplitList(o.Tools)
 		if len(plan.include) == 0 {
 			return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
 		}
@@ -72,7 +53,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 		return err
 	}
 	existed := slices.Contains(names, o.Name)
-	if existed && !o.yes && !plan.overwrite {
+	if existed && !o.Yes && !plan.overwrite {
 		if !plan.interactive {
 			return cmdkit.Failf("Server '%s' already exists in %s; pass --yes to overwrite it", o.Name, path)
 		}
@@ -83,13 +64,13 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 
 	// A token is asked for up front only with --auth header; otherwise
 	// only once the server has answered 401 (below).
-	if !plan.stdio && !plan.noAuthPrompt && o.auth == "header" {
+	if !plan.stdio && !plan.noAuthPrompt && o.Auth == "header" {
 		if err := AddAuth(e, o, plan); err != nil {
 			return err
 		}
 	}
 
-	if o.auth == "exec" {
+	if o.Auth == "exec" {
 		// The exec: block (the command that prints the token) is not a
 		// flag: the entry is saved for it to be added by hand.
 		if len(plan.include) > 0 {
@@ -104,7 +85,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 		e.P.Info("Add its exec: block to '%s' in %s (command: the program that prints the token; args: its arguments), then check it with: hermes mcp login %s", o.Name, path, o.Name)
 		return nil
 	}
-	if o.noProbe {
+	if o.NoProbe {
 		if len(plan.include) > 0 {
 			entry.Include(plan.include...)
 			e.P.Info("--tools was not checked against the server (--no-probe)")
@@ -142,7 +123,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 	e.P.Line("Connecting to '%s'...", o.Name)
 	tools, err := AddProbe(e, ctx, o, plan)
 	failShown := false
-	if err != nil && o.auth == "" && login.UsesOAuth(err) {
+	if err != nil && o.Auth == "" && login.UsesOAuth(err) {
 		// A 401 naming OAuth metadata: the server wants an OAuth login.
 		// One piece of advice, the one that fits: the transport's
 		// generic advice (a header, or auth: oauth in config.yaml) is
@@ -157,7 +138,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 		e.P.Warn("This server uses OAuth; run: hermes mcp login %s", o.Name)
 		failShown = true
 		if e.P.Confirm(fmt.Sprintf("Switch '%s' to OAuth and log in now?", o.Name), true) {
-			o.auth = "oauth"
+			o.Auth = "oauth"
 			entry.Auth("oauth")
 			if err := AddLogin(e, ctx, o, plan); err != nil {
 				return err
@@ -178,7 +159,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 			}
 		}
 	}
-	if err != nil && o.auth == "" && plan.interactive && !plan.stdio && !plan.noAuthPrompt && !failShown &&
+	if err != nil && o.Auth == "" && plan.interactive && !plan.stdio && !plan.noAuthPrompt && !failShown &&
 		AuthChallenged(err) && !HasHeader(plan.Entry, "Authorization") {
 		// The server wants credentials and names no OAuth: ask for the
 		// token now, and try again with it.
@@ -197,7 +178,7 @@ func AddEntry(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 	if err != nil {
 		msg := cmdkit.ShownErr(err)
 		if cmdkit.ErrorCode(err) == string(failure.CodeTimeout) {
-			msg += fmt.Sprintf("; a server that starts slowly (a first npx or uvx download, a large server) needs more time: add it again with --connect-timeout %s (saved as its connect_timeout)", LongerTimeout(o.connectTimeout))
+			msg += fmt.Sprintf("; a server that starts slowly (a first npx or uvx download, a large server) needs more time: add it again with --connect-timeout %s (saved as its connect_timeout)", LongerTimeout(o.ConnectTimeout))
 		}
 		if !plan.interactive {
 			return cmdkit.WithCode(cmdkit.ErrorCode(err), cmdkit.Failf("Failed to connect to '%s': %s; nothing was saved: fix the problem and try again, or pass --no-probe to save without connecting", o.Name, msg))
@@ -321,7 +302,7 @@ func AddLogin(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 		return cmdkit.Failf("'%s' cannot be used: %s; nothing was saved", o.Name, cmdkit.ShownErr(srv.Err))
 	}
 	e.P.Line("Logging in to '%s'...", o.Name)
-	st, err := login.Login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.noBrowser, Device: o.device})
+	st, err := login.Login(e, ctx, srv, auth.LoginOptions{NoBrowser: o.NoBrowser, Device: o.Device})
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -336,10 +317,10 @@ func AddLogin(e *cmdkit.Env, ctx context.Context, o *AddOptions, plan *AddPlan) 
 // --auth header, or once the server answered 401) and wires it in through
 // .env; a key already in .env is used as it is.
 func AddAuth(e *cmdkit.Env, o *AddOptions, plan *AddPlan) error {
-	if (o.auth != "" && o.auth != "header") || HasHeader(plan.Entry, "Authorization") {
+	if (o.Auth != "" && o.Auth != "header") || HasHeader(plan.Entry, "Authorization") {
 		return nil
 	}
-	if !plan.interactive && o.auth != "header" {
+	if !plan.interactive && o.Auth != "header" {
 		return nil
 	}
 	key := cmdkit.APIKeyVar(o.Name)

@@ -19,12 +19,14 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// ImportOptions is what 'hermes mcp import' was asked to do.
+// ImportOptions are what 'hermes mcp import' needs: the run, the servers
+// named and the flags.
 type ImportOptions struct {
-	from                                   string
-	all, dryRun, yes, noProbe, force, json bool
-	tools                                  string
-	names                                  []string
+	Env                                    *cmdkit.Env
+	From                                   string
+	All, DryRun, Yes, NoProbe, Force, JSON bool
+	Tools                                  string
+	Names                                  []string
 }
 
 // ImportResult is one server in 'hermes mcp import --json', in the style
@@ -87,8 +89,12 @@ checklist; elsewhere name them or pass --all, plus --yes (probe, enable
 every tool) or --no-probe (save without connecting). --dry-run shows what
 would be added and writes nothing.`
 
-func ImportCommand(e *cmdkit.Env) *cli.Command {
-	o := &ImportOptions{}
+// NewCmdImport builds 'hermes mcp import'. Its action fills an
+// ImportOptions from the command line and checks how the flags combine,
+// then hands it to runF when runF is not nil (a test's look at what was
+// parsed), else to importRun.
+func NewCmdImport(e *cmdkit.Env, runF func(context.Context, *ImportOptions) error) *cli.Command {
+	o := &ImportOptions{Env: e}
 	return &cli.Command{
 		Name:        "import",
 		Usage:       "add the servers of other MCP clients (Claude Code, Codex, Gemini CLI, Cursor, VS Code)",
@@ -96,18 +102,29 @@ func ImportCommand(e *cmdkit.Env) *cli.Command {
 		Description: ImportDescription,
 		ArgsUsage:   "[NAME...]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "read only `CLIENT` (claude, codex, gemini, cursor, vscode) or a config FILE", Destination: &o.from},
-			&cli.BoolFlag{Name: "all", Usage: "import every server found", Destination: &o.all},
-			&cli.BoolFlag{Name: "dry-run", Usage: "show what would be added, write nothing", Destination: &o.dryRun},
-			&cli.BoolFlag{Name: "force", Usage: "replace servers config.yaml already has", Destination: &o.force},
-			&cli.StringFlag{Name: "tools", Usage: "with one NAME: enable only these tools (`a,b`)", Destination: &o.tools},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: import, enable every tool", Destination: &o.yes},
-			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the servers", Destination: &o.noProbe},
-			&cli.BoolFlag{Name: "json", Usage: "print a JSON array, one object per server (progress goes to stderr)", Destination: &o.json},
+			&cli.StringFlag{Name: "from", Usage: "read only `CLIENT` (claude, codex, gemini, cursor, vscode) or a config FILE", Destination: &o.From},
+			&cli.BoolFlag{Name: "all", Usage: "import every server found", Destination: &o.All},
+			&cli.BoolFlag{Name: "dry-run", Usage: "show what would be added, write nothing", Destination: &o.DryRun},
+			&cli.BoolFlag{Name: "force", Usage: "replace servers config.yaml already has", Destination: &o.Force},
+			&cli.StringFlag{Name: "tools", Usage: "with one NAME: enable only these tools (`a,b`)", Destination: &o.Tools},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask: import, enable every tool", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "no-probe", Usage: "save without connecting to the servers", Destination: &o.NoProbe},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON array, one object per server (progress goes to stderr)", Destination: &o.JSON},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			o.names = c.Args().Slice()
-			return RunImport(e, ctx, o)
+			o.Names = c.Args().Slice()
+			switch {
+			case o.All && len(o.Names) > 0:
+				return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
+			case o.Tools != "" && len(o.Names) != 1:
+				return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
+			case o.Tools != "" && len(cmdkit.SplitList(o.Tools)) == 0:
+				return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
+			}
+			if runF != nil {
+				return runF(ctx, o)
+			}
+			return importRun(ctx, o)
 		},
 	}
 }
@@ -118,16 +135,12 @@ type ImportCandidate struct {
 	res *ImportResult
 }
 
-func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
-	switch {
-	case o.all && len(o.names) > 0:
-		return cmdkit.Usagef("give either --all or server names, not both; run 'hermes mcp import --help'")
-	case o.tools != "" && len(o.names) != 1:
-		return cmdkit.Usagef("--tools applies to one server: name exactly one, e.g. hermes mcp import --from cursor github --tools a,b")
-	case o.tools != "" && len(cmdkit.SplitList(o.tools)) == 0:
-		return cmdkit.Usagef("--tools needs at least one tool name, e.g. --tools read_file,list_dir")
-	}
-	if o.json {
+// importRun reads the other clients' configs, lets the person choose,
+// and adds each server chosen; the summary (or the JSON) says what became
+// of each.
+func importRun(ctx context.Context, o *ImportOptions) error {
+	e := o.Env
+	if o.JSON {
 		// Progress and questions on stderr; stdout is the JSON.
 		e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return cmdkit.Getenv(e, a0) })
 	}
@@ -139,7 +152,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 	if err != nil {
 		return cmdkit.Failf("cannot read the current folder (%s); cd into a folder you can read", cmdkit.OneLine(err.Error()))
 	}
-	sources, clients, err := ImportSources(e, o.from, home, cwd)
+	sources, clients, err := ImportSources(e, o.From, home, cwd)
 	if err != nil {
 		return err
 	}
@@ -176,7 +189,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.dryRun && !o.yes && !o.noProbe && !e.P.Interactive() {
+	if !o.DryRun && !o.Yes && !o.NoProbe && !e.P.Interactive() {
 		return cmdkit.Usagef("no terminal to confirm the import: pass --yes (probe each server, enable every tool) or --no-probe (save without connecting), or --dry-run to see what would be added")
 	}
 	path, existing, err := cmdkit.ServerNames(e)
@@ -192,7 +205,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 	}
 	reserved := map[string]bool{}
 	for _, s := range chosen {
-		replaced := o.force && slices.Contains(existing, s.Name)
+		replaced := o.Force && slices.Contains(existing, s.Name)
 		for _, sec := range s.Secrets {
 			if v, ok := dotenv[sec.Var]; ok && v != sec.Value && !replaced {
 				reserved[sec.Var] = true
@@ -215,7 +228,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 		switch {
 		case s.Err != nil:
 			res.fail("failed", cmdkit.CodeConfig, cmdkit.OneLine(s.Err.Error())+"; fix it in "+s.Source.Path+" or add it with 'hermes mcp add'")
-		case slices.Contains(existing, s.Name) && !o.force:
+		case slices.Contains(existing, s.Name) && !o.Force:
 			res.fail("skipped", cmdkit.CodeExists, fmt.Sprintf("a server named '%s' is already in %s; pass --force to replace it", s.Name, path))
 		}
 		cands = append(cands, ImportCandidate{srv: s, res: res})
@@ -237,14 +250,14 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 		cands = append(cands, ImportCandidate{srv: s, res: res})
 	}
 
-	ShowImportPlan(e, cands, o.dryRun)
+	ShowImportPlan(e, cands, o.DryRun)
 	todo := 0
 	for _, c := range cands {
 		if c.res.Status == "" {
 			todo++
 		}
 	}
-	if o.dryRun {
+	if o.DryRun {
 		for _, c := range cands {
 			if c.res.Status != "" {
 				continue
@@ -264,7 +277,7 @@ func RunImport(e *cmdkit.Env, ctx context.Context, o *ImportOptions) error {
 		e.P.Line("Nothing to import: every server chosen was skipped (see above).")
 		return ImportDone(e, o, cands)
 	}
-	if e.P.Interactive() && !o.yes && !e.P.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
+	if e.P.Interactive() && !o.Yes && !e.P.Confirm(fmt.Sprintf("Import %d server(s)?", todo), true) {
 		return cmdkit.Failf("Cancelled; nothing was imported")
 	}
 
@@ -325,9 +338,9 @@ func ChooseImports(e *cmdkit.Env, o *ImportOptions, found []*importer.Server) ([
 		all = append(all, s.Name)
 	}
 	switch {
-	case len(o.names) > 0:
+	case len(o.Names) > 0:
 		var out []*importer.Server
-		for _, n := range o.names {
+		for _, n := range o.Names {
 			i := slices.IndexFunc(found, func(s *importer.Server) bool { return s.Name == n || s.SourceName == n })
 			if i < 0 {
 				return nil, cmdkit.Failf("No server '%s' in the clients' configs; found: %s", n, strings.Join(all, ", "))
@@ -337,7 +350,7 @@ func ChooseImports(e *cmdkit.Env, o *ImportOptions, found []*importer.Server) ([
 			}
 		}
 		return out, nil
-	case o.all, o.dryRun:
+	case o.All, o.DryRun:
 		return found, nil
 	case !e.P.Interactive():
 		return nil, cmdkit.Usagef("name the servers to import, or pass --all; found: %s", strings.Join(all, ", "))
@@ -414,10 +427,10 @@ func ShowImportPlan(e *cmdkit.Env, cands []ImportCandidate, entries bool) {
 // ImportOne runs the add flow for one server and records the result.
 func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCandidate) {
 	s, r := c.srv, c.res
-	ao := &AddOptions{Name: s.Name, yes: o.yes, noProbe: o.noProbe, tools: o.tools}
+	ao := &AddOptions{Env: e, Name: s.Name, Yes: o.Yes, NoProbe: o.NoProbe, Tools: o.Tools}
 	plan := &AddPlan{
-		Entry: s.Entry, interactive: e.P.Interactive() && !o.yes,
-		overwrite: o.force, noAuthPrompt: true, imported: true,
+		Entry: s.Entry, interactive: e.P.Interactive() && !o.Yes,
+		overwrite: o.Force, noAuthPrompt: true, imported: true,
 		Secrets: ImportSecrets(s), secretFrom: map[string]string{},
 	}
 	for _, sec := range s.Secrets {
@@ -428,14 +441,14 @@ func ImportOne(e *cmdkit.Env, ctx context.Context, o *ImportOptions, c ImportCan
 	authV, _ := s.Entry.Fields.Get("auth")
 	oauth := authV == "oauth"
 	switch {
-	case !s.Enabled() && !ao.noProbe:
+	case !s.Enabled() && !ao.NoProbe:
 		// Off in the client: kept off, and not started now.
-		ao.noProbe = true
+		ao.NoProbe = true
 		e.P.Info("'%s' is disabled in %s: saving it disabled, without connecting", s.Name, s.Source.Path)
-	case oauth && !ao.noProbe && plan.interactive:
-		ao.auth = "oauth" // log in now, like add --auth oauth
-	case oauth && !ao.noProbe:
-		ao.noProbe = true
+	case oauth && !ao.NoProbe && plan.interactive:
+		ao.Auth = "oauth" // log in now, like add --auth oauth
+	case oauth && !ao.NoProbe:
+		ao.NoProbe = true
 		e.P.Info("'%s' uses OAuth: saving it without connecting; log in with: hermes mcp login %s", s.Name, s.Name)
 	}
 	err := AddEntry(e, ctx, ao, plan)
@@ -475,16 +488,16 @@ func ImportDone(e *cmdkit.Env, o *ImportOptions, cands []ImportCandidate) error 
 			done++
 		}
 	}
-	if o.json {
+	if o.JSON {
 		cmdkit.WriteJSON(e, results)
-	} else if !o.dryRun {
+	} else if !o.DryRun {
 		e.P.Line("")
 		e.P.Line("Imported %d server(s); %d skipped, %d failed.", done, skipped, failed)
 		if done > 0 {
 			e.P.Line("Use them now: 'hermes mcp call NAME <tool>' or 'hermes chat' (/reload-mcp in a running chat).")
 		}
 	}
-	if failed > 0 && !o.dryRun {
+	if failed > 0 && !o.DryRun {
 		return cmdkit.Failf("%d server(s) could not be imported; fix what is said above and run the import again for them", failed)
 	}
 	return nil

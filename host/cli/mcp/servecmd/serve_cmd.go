@@ -21,12 +21,24 @@ import (
 // hermes-bridge-NAME, never a path.
 var BridgeNameRE = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
-func ServeCommand(e *cmdkit.Env) *cli.Command {
-	var (
-		httpAddr    string
-		allowRemote bool
-		bridgeName  string
-	)
+// ServeOptions are what 'hermes mcp serve' needs: the run and its flags.
+type ServeOptions struct {
+	Env *cmdkit.Env
+	// HTTPAddr is --http: serve streamable HTTP on this HOST:PORT; ""
+	// serves stdio.
+	HTTPAddr string
+	// AllowRemote is --allow-remote: --http may listen on a non-loopback
+	// address.
+	AllowRemote bool
+	// Bridge is --bridge: the NAME of the plugin hermes-bridge-NAME.
+	Bridge string
+}
+
+// NewCmdServe builds 'hermes mcp serve'. Its action fills a ServeOptions
+// from the command line and checks it, then hands it to runF when runF is
+// not nil (a test's look at what was parsed), else to serveRun.
+func NewCmdServe(e *cmdkit.Env, runF func(context.Context, *ServeOptions) error) *cli.Command {
+	opts := &ServeOptions{Env: e}
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the agent's messaging conversations to other MCP clients, on stdin/stdout or with --http on loopback",
@@ -35,26 +47,32 @@ func ServeCommand(e *cmdkit.Env) *cli.Command {
 			"stdout; -v mirrors the log on stderr. With --http HOST:PORT it serves streamable HTTP at /mcp, every request\n" +
 			"needing Authorization: Bearer $HERMES_MCP_SERVE_TOKEN (from .env; generated and shown once on first use).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback; port 0 picks one) instead of stdio", Destination: &httpAddr},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address (other machines can then reach it)", Destination: &allowRemote},
-			&cli.StringFlag{Name: "bridge", Value: serve.DefaultBridge, Usage: "the bridge plugin to serve: hermes-bridge-`NAME`", Destination: &bridgeName},
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback; port 0 picks one) instead of stdio", Destination: &opts.HTTPAddr},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address (other machines can then reach it)", Destination: &opts.AllowRemote},
+			&cli.StringFlag{Name: "bridge", Value: serve.DefaultBridge, Usage: "the bridge plugin to serve: hermes-bridge-`NAME`", Destination: &opts.Bridge},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
 				return cmdkit.Usagef("usage: hermes mcp serve [--http HOST:PORT [--allow-remote]] [-v]")
 			}
-			if !BridgeNameRE.MatchString(bridgeName) {
-				return cmdkit.Usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", bridgeName)
+			if !BridgeNameRE.MatchString(opts.Bridge) {
+				return cmdkit.Usagef("--bridge %q: a bridge plugin's name is letters, digits, '_' and '-' (hermes-bridge-NAME)", opts.Bridge)
 			}
-			if allowRemote && httpAddr == "" {
+			if opts.AllowRemote && opts.HTTPAddr == "" {
 				return cmdkit.Usagef("--allow-remote only applies to --http; add --http HOST:PORT")
 			}
-			return RunServe(e, ctx, httpAddr, allowRemote, bridgeName)
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return serveRun(ctx, opts)
 		},
 	}
 }
 
-func RunServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote bool, bridgeName string) error {
+// serveRun serves the bridge plugin opts names, over streamable HTTP
+// (--http) or stdio, until ctx ends or the client goes.
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	e := opts.Env
 	settings, err := config.LoadServe(e.Home, e.F.ConfigEnv())
 	if err != nil {
 		return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
@@ -64,9 +82,9 @@ func RunServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote b
 		return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 	}
 	var httpOpts serve.HTTPOptions
-	if httpAddr != "" {
+	if opts.HTTPAddr != "" {
 		// Refuse a bad address before anything starts.
-		httpOpts = serve.HTTPOptions{Addr: httpAddr, AllowRemote: allowRemote, MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.Log.Named("serve")}
+		httpOpts = serve.HTTPOptions{Addr: opts.HTTPAddr, AllowRemote: opts.AllowRemote, MaxRequestBytes: int64(settings.MaxRequestBytes), Logger: e.Log.Named("serve")}
 		ln, err := serve.Listen(httpOpts)
 		if err != nil {
 			return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
@@ -77,7 +95,7 @@ func RunServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote b
 			return cmdkit.Failf("%s", termsafe.Escape(err.Error()))
 		}
 		httpOpts.Token = token
-		b, err := StartBridge(e, ctx, bridgeName, settings, dotenv)
+		b, err := StartBridge(e, ctx, opts.Bridge, settings, dotenv)
 		if err != nil {
 			return err
 		}
@@ -96,7 +114,7 @@ func RunServe(e *cmdkit.Env, ctx context.Context, httpAddr string, allowRemote b
 	}
 	out, restore := ProtocolOut(e.Out)
 	defer restore()
-	b, err := StartBridge(e, ctx, bridgeName, settings, dotenv)
+	b, err := StartBridge(e, ctx, opts.Bridge, settings, dotenv)
 	if err != nil {
 		return err
 	}

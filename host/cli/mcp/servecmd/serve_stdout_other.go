@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// divertStdout is not available here: the protocol uses stdout as it is.
-func divertStdout() (*os.File, func(), error) {
+// DivertStdout is not available here: the protocol uses stdout as it is.
+func DivertStdout() (*os.File, func(), error) {
 	return nil, nil, errors.New("not supported")
 }
