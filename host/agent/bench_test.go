@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -39,30 +38,8 @@ func (e *echoRound) Chat(_ context.Context, req model.Request) (*model.Response,
 // direct-us/call are the medians, loop/direct their ratio and
 // overhead-us/round the difference.
 func BenchmarkLoopToolRound(b *testing.B) {
-	dir := testbin.Dir(b)
-	testbin.Path(b, "hermes-transport-stdio")
-	server := testbin.Path(b, "hermes-testserver")
-	home := b.TempDir()
-	env := func(k string) (string, bool) {
-		if k == "HERMES_PLUGIN_PATH" {
-			return dir, true
-		}
-		return os.LookupEnv(k)
-	}
-	log := hclog.NewNullLogger()
-	sup := supervisor.New(supervisor.Options{Home: home, Logger: log, Env: env})
-	defer sup.KillAll()
-	srv := &config.Server{
-		Name: "ts", Transport: "stdio", Command: server, Enabled: true,
-		ConnectTimeout: time.Minute, Timeout: time.Minute, KeepaliveInterval: config.DefaultKeepaliveInterval,
-		Tools: config.ToolsFilter{Resources: true, Prompts: true},
-	}
-	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: session.Deps{Home: filepath.Join(home), Supervisor: sup, Logger: log}})
-	defer m.Close()
 	ctx := context.Background()
-	if err := m.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
+	m := echoRegistry(b)
 	if _, ok := m.Tool("mcp_ts_echo"); !ok {
 		b.Fatalf("the test server did not connect: %+v", m.Status())
 	}
@@ -87,6 +64,36 @@ func BenchmarkLoopToolRound(b *testing.B) {
 	b.ReportMetric(float64(l.Microseconds()), "loop-us/round")
 	b.ReportMetric(float64(l-d)/1e3, "overhead-us/round")
 	benchfloor.Check(b, "loop tool round / direct registry call", "loop/direct", float64(l)/float64(d), 1.1)
+}
+
+// echoRegistry returns a registry of the Go test server (as "ts") through
+// the stdio plugin the tests built, started; it is closed when b ends.
+func echoRegistry(b *testing.B) *registry.Manager {
+	b.Helper()
+	dir := testbin.Dir(b)
+	testbin.Path(b, "hermes-transport-stdio")
+	server := testbin.Path(b, "hermes-testserver")
+	home := b.TempDir()
+	env := func(k string) (string, bool) {
+		if k == "HERMES_PLUGIN_PATH" {
+			return dir, true
+		}
+		return os.LookupEnv(k)
+	}
+	log := hclog.NewNullLogger()
+	sup := supervisor.New(supervisor.Options{Home: home, Logger: log, Env: env})
+	b.Cleanup(sup.KillAll)
+	srv := &config.Server{
+		Name: "ts", Transport: "stdio", Command: server, Enabled: true,
+		ConnectTimeout: time.Minute, Timeout: time.Minute, KeepaliveInterval: config.DefaultKeepaliveInterval,
+		Tools: config.ToolsFilter{Resources: true, Prompts: true},
+	}
+	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: session.Deps{Home: home, Supervisor: sup, Logger: log}})
+	b.Cleanup(func() { m.Close() })
+	if err := m.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 // alternate times x and y b.N times each, in alternating order (so that a

@@ -2,18 +2,10 @@ package agent_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hermes-agent/hermes/host/agent"
-	"github.com/hermes-agent/hermes/host/config"
-	"github.com/hermes-agent/hermes/host/registry"
-	"github.com/hermes-agent/hermes/host/session"
-	"github.com/hermes-agent/hermes/host/supervisor"
-	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testmodel"
 )
 
@@ -27,30 +19,8 @@ import (
 // completions). model-processes counts the model plugin processes started
 // for all the rounds: one.
 func BenchmarkChatToolRound(b *testing.B) {
-	dir := testbin.Dir(b)
-	testbin.Path(b, "hermes-transport-stdio")
-	server := testbin.Path(b, "hermes-testserver")
-	home := b.TempDir()
-	env := func(k string) (string, bool) {
-		if k == "HERMES_PLUGIN_PATH" {
-			return dir, true
-		}
-		return os.LookupEnv(k)
-	}
-	log := hclog.NewNullLogger()
-	sup := supervisor.New(supervisor.Options{Home: home, Logger: log, Env: env})
-	defer sup.KillAll()
-	srv := &config.Server{
-		Name: "ts", Transport: "stdio", Command: server, Enabled: true,
-		ConnectTimeout: time.Minute, Timeout: time.Minute, KeepaliveInterval: config.DefaultKeepaliveInterval,
-		Tools: config.ToolsFilter{Resources: true, Prompts: true},
-	}
-	m := registry.New(registry.Options{Servers: []*config.Server{srv}, Deps: session.Deps{Home: filepath.Join(home), Supervisor: sup, Logger: log}})
-	defer m.Close()
 	ctx := context.Background()
-	if err := m.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
+	m := echoRegistry(b)
 	ep := testmodel.New(b)
 	ep.Key = "sk-test-key"
 	client := modelClient(b, ep)
