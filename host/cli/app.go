@@ -94,7 +94,7 @@ func Run(opts Options) int {
 	}
 	input, in := cmdkit.NewInput(stdin)
 	e := &cmdkit.Env{In: in, Input: input, Out: stdout, Err: stderr, Opts: cmdkit.RunOptions{Env: opts.Env, Dir: opts.Dir, OwnsProcess: opts.OwnsProcess}}
-	e.P = ui.NewEnv(stdout, stderr, in, func(a0 string) string { return cmdkit.Getenv(e, a0) })
+	e.P = ui.NewEnv(stdout, stderr, in, cmdkit.Getter(e))
 	defer cmdkit.CloseRun(e)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,7 +268,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 		Name:  "mcp",
 		Usage: "manage and use MCP servers; without a command, the catalog picker (on a terminal) or the catalog",
 		// No command: the picker on a terminal, the catalog elsewhere.
-		Action: func(a0 context.Context, a1 *cli.Command) error { return mcpAction(e, a0, a1) },
+		Action: func(ctx context.Context, c *cli.Command) error { return mcpAction(e, ctx, c) },
 		Commands: []*cli.Command{
 			calls.NewCmdTest(e, nil),
 			servers.NewCmdLogs(e, nil),

@@ -100,9 +100,9 @@ func withCompletion(e *cmdkit.Env, root *cli.Command) *cli.Command {
 		for _, c := range mcp.Commands {
 			switch {
 			case serverArgCommands[c.Name]:
-				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeServer(e, a0, a1) }
+				c.ShellComplete = func(ctx context.Context, c *cli.Command) { completeServer(e, ctx, c) }
 			case c.Name == "install":
-				c.ShellComplete = func(a0 context.Context, a1 *cli.Command) { completeCatalog(e, a0, a1) }
+				c.ShellComplete = func(ctx context.Context, c *cli.Command) { completeCatalog(e, ctx, c) }
 			}
 		}
 	}
@@ -160,7 +160,7 @@ func completeTools(e *cmdkit.Env, ctx context.Context, srv *config.Server) {
 		}
 		return
 	}
-	bound := completionTimeout(func(a0 string) string { return cmdkit.Getenv(e, a0) })
+	bound := completionTimeout(cmdkit.Getter(e))
 	if bound <= 0 {
 		return
 	}

@@ -64,6 +64,12 @@ func Getenv(e *Env, key string) string {
 	return v
 }
 
+// Getter is Getenv of e as the function that packages reading an
+// environment take.
+func Getter(e *Env) func(string) string {
+	return func(key string) string { return Getenv(e, key) }
+}
+
 // Setup builds the run's composition root; close undoes it.
 func Setup(e *Env) {
 	if Factory(e) != nil {
@@ -72,8 +78,8 @@ func Setup(e *Env) {
 	e.Prompt = &TermPrompter{In: e.Input, Out: e.Err, Turn: make(chan struct{}, 1)}
 	f := app.New(app.Options{
 		Env: e.Opts.Env, Dir: e.Opts.Dir, Stderr: e.Err, Verbose: e.Verbose, OwnsProcess: e.Opts.OwnsProcess,
-		Prompter: e.Prompt, Terminal: e.Input != nil && e.Input.Terminal(), OpenPage: func(a0 context.Context, a1 string) error { return OpenPage(e, a0, a1) },
-		LoginUI: &TermUI{P: e.P, Out: e.Out, In: e.Input, Getenv: func(a0 string) string { return Getenv(e, a0) }},
+		Prompter: e.Prompt, Terminal: e.Input != nil && e.Input.Terminal(), OpenPage: func(ctx context.Context, url string) error { return OpenPage(e, ctx, url) },
+		LoginUI: &TermUI{P: e.P, Out: e.Out, In: e.Input, Getenv: Getter(e)},
 	})
 	e.Home, e.Log = f.HomePath(), f.Log
 	e.fMu.Lock()

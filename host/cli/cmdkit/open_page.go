@@ -16,7 +16,7 @@ import (
 func OpenPage(e *Env, ctx context.Context, rawURL string) error {
 	words := strings.Fields(Getenv(e, "BROWSER"))
 	if len(words) == 0 {
-		return (&TermUI{P: e.P, Out: e.Err, In: e.Input, Getenv: func(a0 string) string { return Getenv(e, a0) }}).OpenURL(ctx, rawURL)
+		return (&TermUI{P: e.P, Out: e.Err, In: e.Input, Getenv: Getter(e)}).OpenURL(ctx, rawURL)
 	}
 	cmd := exec.Command(words[0], append(words[1:], rawURL)...)
 	// Stdin, Stdout and Stderr stay nil: /dev/null.

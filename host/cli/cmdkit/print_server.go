@@ -8,7 +8,7 @@ import (
 // that stdout holds its JSON only (a terminal on stderr and stdin still
 // gets its prompts).
 func ProgressToStderr(e *Env) {
-	e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return Getenv(e, a0) })
+	e.P = ui.NewEnv(e.Err, e.Err, e.In, Getter(e))
 }
 
 // PrintServer prints the configured server name as serverJSON has it.

@@ -75,7 +75,7 @@ func WithProbeTimeout(srv *config.Server) {
 // ${VAR}s through the config layer only, and never enter the process
 // environment or a file.
 func CandidateServer(e *Env, name string, entry *config.ServerEntry, pending map[string]string) (*config.Server, error) {
-	if config.SafeModeFrom(func(a0 string) string { return Getenv(e, a0) }) {
+	if config.SafeModeFrom(Getter(e)) {
 		return nil, fmt.Errorf("HERMES_SAFE_MODE is set, so no MCP server is loaded; unset it, or pass --no-probe to save '%s' without connecting", name)
 	}
 	return config.LoadEntryEnv(e.Home, name, entry, pending, e.F.ConfigEnv())

@@ -142,7 +142,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	e := o.Env
 	if o.JSON {
 		// Progress and questions on stderr; stdout is the JSON.
-		e.P = ui.NewEnv(e.Err, e.Err, e.In, func(a0 string) string { return cmdkit.Getenv(e, a0) })
+		e.P = ui.NewEnv(e.Err, e.Err, e.In, cmdkit.Getter(e))
 	}
 	home, err := e.F.UserHome()
 	if err != nil {
@@ -299,12 +299,12 @@ func ImportSources(e *cmdkit.Env, from, home, cwd string) ([]importer.Source, []
 	if from == "" {
 		var out []importer.Source
 		for _, c := range importer.Clients {
-			out = append(out, importer.SourcesFrom(c, home, cwd, func(a0 string) string { return cmdkit.Getenv(e, a0) })...)
+			out = append(out, importer.SourcesFrom(c, home, cwd, cmdkit.Getter(e))...)
 		}
 		return out, importer.Clients, nil
 	}
 	if c, ok := importer.ParseClient(from); ok {
-		return importer.SourcesFrom(c, home, cwd, func(a0 string) string { return cmdkit.Getenv(e, a0) }), []importer.Client{c}, nil
+		return importer.SourcesFrom(c, home, cwd, cmdkit.Getter(e)), []importer.Client{c}, nil
 	}
 	// A relative file is in the run's working folder.
 	path := from

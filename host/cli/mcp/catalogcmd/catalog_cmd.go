@@ -39,7 +39,7 @@ func LoadCatalogView(e *cmdkit.Env, home string) (*CatalogView, error) {
 	if err != nil {
 		return nil, cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
-	v := &CatalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(a0 string) bool { return HasInstallDir(e, a0) }), Diagnostics: cat.Diagnostics}
+	v := &CatalogView{Source: cat.Source, Rows: catalog.RowsWith(cat, cfg, func(name string) bool { return HasInstallDir(e, name) }), Diagnostics: cat.Diagnostics}
 	for _, d := range cat.Diagnostics {
 		v.Warnings = append(v.Warnings, d.Warning())
 	}
@@ -63,7 +63,7 @@ func WriteCatalogTable(e *cmdkit.Env, w io.Writer, rows []catalog.Row, numbered 
 	}
 	// The description is cut to the terminal's width, never the name or
 	// the status.
-	ui.NewEnv(w, io.Discard, nil, func(a0 string) string { return cmdkit.Getenv(e, a0) }).TableFit(headers, cells, len(headers)-1)
+	ui.NewEnv(w, io.Discard, nil, cmdkit.Getter(e)).TableFit(headers, cells, len(headers)-1)
 }
 
 // WriteCatalogWarnings writes each warning to w as one escaped line,

@@ -129,13 +129,15 @@ func LookupEntry(e *cmdkit.Env, name string) (*catalog.Manifest, error) {
 // printer, the probe 'hermes mcp add' uses, and the security check.
 func Installer(e *cmdkit.Env, stepTimeout, cloneTimeout time.Duration) *install.Installer {
 	return &install.Installer{
-		Home:         e.Home,
-		Prompter:     InstallPrompter{p: e.P},
-		Probe:        func(a0 context.Context, a1 *config.Server) ([]install.Tool, error) { return CatalogProbe(e, a0, a1) },
+		Home:     e.Home,
+		Prompter: InstallPrompter{p: e.P},
+		Probe: func(ctx context.Context, srv *config.Server) ([]install.Tool, error) {
+			return CatalogProbe(e, ctx, srv)
+		},
 		StepTimeout:  stepTimeout,
 		CloneTimeout: cloneTimeout,
 		Admit:        AdmitInstall,
-		LookupEnv:    func(a0 string) (string, bool) { return cmdkit.LookupEnv(e, a0) },
+		LookupEnv:    func(key string) (string, bool) { return cmdkit.LookupEnv(e, key) },
 	}
 }
 
@@ -175,7 +177,7 @@ func InstallEntry(e *cmdkit.Env, ctx context.Context, m *catalog.Manifest, o ins
 // CatalogProbe connects to the entry being installed as 'hermes mcp add'
 // does, and lists its tools.
 func CatalogProbe(e *cmdkit.Env, ctx context.Context, srv *config.Server) ([]install.Tool, error) {
-	if config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
+	if config.SafeModeFrom(cmdkit.Getter(e)) {
 		return nil, errors.New("HERMES_SAFE_MODE is set, so no MCP server is started")
 	}
 	if srv.Err != nil {

@@ -74,7 +74,7 @@ func enableRun(_ context.Context, opts *EnableOptions) error {
 			was = s.Enabled
 		}
 	}
-	if was == opts.On && !config.SafeModeFrom(func(a0 string) string { return cmdkit.Getenv(e, a0) }) {
+	if was == opts.On && !config.SafeModeFrom(cmdkit.Getter(e)) {
 		if j.On {
 			return PrintServerChanged(e, j, srvName, false)
 		}
