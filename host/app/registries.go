@@ -28,9 +28,25 @@ const (
 	Live
 )
 
-// Builtins are the names of the host's own tools, which an MCP tool never
-// takes. This build has none yet; the registry still reserves them.
-var Builtins []string
+// Toolset is one of the host's own toolsets: its name and its tools.
+type Toolset struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools"`
+}
+
+// BuiltinToolsets are the host's own toolsets, whose tool names an MCP
+// tool never takes. This build has none yet; the registry still reserves
+// their names when there are some.
+func BuiltinToolsets() []Toolset { return []Toolset{} }
+
+// builtinTools are the names of the tools of BuiltinToolsets.
+func builtinTools() []string {
+	var names []string
+	for _, ts := range BuiltinToolsets() {
+		names = append(names, ts.Tools...)
+	}
+	return names
+}
 
 // Registry builds a registry of servers in mode m with the host's session
 // dependencies and the run's request handlers. The roots returned are the
@@ -38,7 +54,7 @@ var Builtins []string
 func (f *Factory) Registry(m Mode, servers []*config.Server) (*registry.Manager, *roots.Set) {
 	opts := registry.Options{
 		Servers:  servers,
-		Builtins: Builtins,
+		Builtins: builtinTools(),
 		Deps:     f.SessionDeps(),
 		Snapshot: m != Live,
 	}

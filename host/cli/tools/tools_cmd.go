@@ -15,19 +15,9 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// ToolsetInfo is a toolset of 'hermes tools --json'.
-type ToolsetInfo struct {
-	Name  string   `json:"name"`
-	Tools []string `json:"tools"`
-}
-
-// BuiltinToolsets are the host's own toolsets (app.Builtins are their
-// tools): this build has none yet.
-var BuiltinToolsets = []ToolsetInfo{}
-
 // ToolsReport is what 'hermes tools --json' prints.
 type ToolsReport struct {
-	Builtin   []ToolsetInfo      `json:"builtin"`
+	Builtin   []app.Toolset      `json:"builtin"`
 	SafeMode  bool               `json:"safe_mode,omitempty"`
 	Servers   []ToolsServerEntry `json:"servers"`
 	Available int                `json:"available_tools"`
@@ -110,7 +100,7 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 		return cmdkit.WithCode(cmdkit.CodeConfig, cmdkit.Failf("%s", cmdkit.OneLine(err.Error())))
 	}
 	cmdkit.AdmitProject(e, cfg.Servers...)
-	rep := ToolsReport{Builtin: BuiltinToolsets, SafeMode: cfg.SafeMode, Servers: []ToolsServerEntry{}}
+	rep := ToolsReport{Builtin: app.BuiltinToolsets(), SafeMode: cfg.SafeMode, Servers: []ToolsServerEntry{}}
 	if n := ToConnect(e, cfg.Servers, live); !asJSON && n > 0 && !cfg.SafeMode {
 		e.P.Info("Connecting to %d MCP server(s)...", n)
 	}
