@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hermes-agent/hermes/host/cli/cmdkit"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/hermes-agent/hermes/host/approval"
 	"github.com/hermes-agent/hermes/host/elicit"
 	"github.com/hermes-agent/hermes/internal/testpty"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/hermes-agent/hermes/statedb"
 )
 
@@ -25,8 +24,7 @@ import (
 // an elicitation-style conversation waiting for the terminal gets it only
 // after the approval's question ended.
 func TestApprovalAtPseudoTerminal(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	ctx := testwait.Context(t)
 	tm := testpty.Open(t, 24, 120)
 	src, _ := cmdkit.NewInput(tm.TTY())
 	if !src.Terminal() {

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -131,19 +130,18 @@ func splitNul(s string) []string {
 	return out
 }
 
-// runShell runs a shell to its end, bounded generously so that a shell
-// that hangs fails the test instead of stalling it.
+// runShell runs a shell to its end; a shell that hangs is stopped just
+// before the test binary's -timeout, and fails the test with its output.
 func runShell(t *testing.T, cmd *exec.Cmd) runResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	ctx := testwait.Context(t)
 	c := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	c.Dir, c.Env = cmd.Dir, cmd.Env
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within 90s\nstdout:\n%s\nstderr:\n%s", strings.Join(cmd.Args, " "), out.String(), errb.String())
+		t.Fatalf("%s had not finished when the test binary's -timeout was near\nstdout:\n%s\nstderr:\n%s", strings.Join(cmd.Args, " "), out.String(), errb.String())
 	}
 	r := runResult{stdout: out.String(), stderr: errb.String()}
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/cli"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // runResult is one run of the hermes binary.
@@ -66,8 +67,8 @@ func runHermesInput(t *testing.T, home string, extra []string, in io.Reader, arg
 
 // runInProcess runs one hermes command line through cli.Run in dir (""
 // is the test's working folder) with environ as its environment, to its
-// end, however long a loaded machine makes it (see nearDeadline). hermes
-// reads its environment only through
+// end, however long a loaded machine makes it (bounded by
+// testwait.Context). hermes reads its environment only through
 // cli.Options.Env (config's ${VAR}s, a stdio server's environment, the
 // plugins'), so tests with different variables run side by side.
 func runInProcess(t *testing.T, dir string, environ []string, in io.Reader, args ...string) runResult {
@@ -84,23 +85,10 @@ func runInProcess(t *testing.T, dir string, environ []string, in io.Reader, args
 	select {
 	case code := <-done:
 		return runResult{stdout: out.String(), stderr: errb.String(), code: code}
-	case <-nearDeadline(t):
+	case <-testwait.Context(t).Done():
 		t.Fatalf("hermes %s had not finished when the test binary's -timeout was near; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())
 	}
 	return runResult{}
-}
-
-// nearDeadline fires when most of the time left before the test binary's
-// -timeout (t.Deadline) has passed, so that a run that never ends fails
-// with what it printed rather than in the binary's stack dump; without a
-// -timeout it never fires. It bounds nothing else: a command a busy
-// machine makes slow is waited for.
-func nearDeadline(t *testing.T) <-chan time.Time {
-	deadline, ok := t.Deadline()
-	if !ok {
-		return nil
-	}
-	return time.After(time.Until(deadline) * 19 / 20)
 }
 
 // syncBuffer is a bytes.Buffer safe for a run's goroutines to write while
@@ -132,7 +120,7 @@ func runHermesBinary(t *testing.T, home string, extra []string, in io.Reader, ar
 	return runCmd(t, cmd)
 }
 
-// runCmd runs a prepared hermes command to its end (see nearDeadline) and
+// runCmd runs a prepared hermes command to its end (bounded by testwait.Context) and
 // returns what it printed and its exit code.
 func runCmd(t *testing.T, cmd *exec.Cmd) runResult {
 	t.Helper()
@@ -147,7 +135,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) runResult {
 	var err error
 	select {
 	case err = <-done:
-	case <-nearDeadline(t):
+	case <-testwait.Context(t).Done():
 		_ = cmd.Process.Kill()
 		<-done
 		t.Fatalf("hermes %s had not finished when the test binary's -timeout was near; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())

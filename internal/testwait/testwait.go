@@ -5,6 +5,7 @@
 package testwait
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -40,4 +41,24 @@ func For(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	if !Until(limit, cond) {
 		t.Fatalf("timed out after %s waiting for %s", limit, what)
 	}
+}
+
+// Context is the test's context (t.Context) ended a little before the
+// test binary's -timeout (at nineteen twentieths of the time left), so a
+// run bounded by it fails with what it printed rather than in the binary's
+// stack dump. It bounds nothing else: without a -timeout it ends only with
+// the test, and what a busy machine makes slow is waited for.
+func Context(t testing.TB) context.Context {
+	ctx := t.Context()
+	deadline, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return ctx
+	}
+	d, has := deadline.Deadline()
+	if !has {
+		return ctx
+	}
+	ctx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(d)*19/20))
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -14,3 +14,18 @@ func TestUntil(t *testing.T) {
 		t.Fatal("a condition that never holds was reported as held")
 	}
 }
+
+func TestContextEndsBeforeTheBinarysTimeout(t *testing.T) {
+	ctx := Context(t)
+	d, has := t.Deadline()
+	got, ok := ctx.Deadline()
+	if has != ok {
+		t.Fatalf("test deadline %v (%v), context deadline %v (%v)", d, has, got, ok)
+	}
+	if has && !got.Before(d) {
+		t.Fatalf("the context ends at %v, not before the test's deadline %v", got, d)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the context ended at once")
+	}
+}
