@@ -1,0 +1,292 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/hermes-agent/hermes/host/mcpvalue"
+)
+
+// Person is who a request comes from, as the identity middleware found
+// them.
+type Person struct {
+	Subject string
+	Groups  []string
+	Scopes  []string
+	Claims  map[string]any
+	// Client is the OAuth client the person came through ("" unknown).
+	Client string
+}
+
+// Tool is one tool the gateway can serve: its model-visible name
+// (mcp_<server>_<tool>), its server, and its definition as the server
+// listed it (Def.Name is the MCP name on that server).
+type Tool struct {
+	Name   string
+	Server string
+	Def    mcpvalue.Tool
+}
+
+// Backend is what the gateway serves: the run's registry (FromRegistry).
+type Backend interface {
+	// Tools are every tool that exists now.
+	Tools() []Tool
+	// Call calls the tool of model-visible name with the client's
+	// argument bytes.
+	Call(ctx context.Context, name string, args json.RawMessage) (mcpvalue.CallResult, error)
+}
+
+// Check is what a decision is asked about: a person and one tool.
+type Check struct {
+	Person Person
+	Tool   Tool
+}
+
+// Decision is the answer: allowed or not, by which rule (-1: none matched)
+// and why, in words for the audit and `gateway check`.
+type Decision struct {
+	Allow  bool
+	Rule   int
+	Reason string
+}
+
+// Decider is the one decision point: the same answer filters a person's
+// lists and gates their calls.
+type Decider interface {
+	Decide(Check) Decision
+}
+
+// CallRecord is what the gateway tells the audit about one call or denial.
+type CallRecord struct {
+	Time     time.Time
+	Person   Person
+	Tool     Tool
+	Decision Decision
+	// Arguments are the client's argument bytes; the audit digests them
+	// and never writes them unless told to.
+	Arguments json.RawMessage
+	// Outcome is "denied", "ok", "tool_error" or "error".
+	Outcome  string
+	Duration time.Duration
+}
+
+// Auditor records calls and denials.
+type Auditor interface {
+	Record(CallRecord)
+}
+
+// Options configure a Gateway.
+type Options struct {
+	Backend Backend
+	// Authenticate wraps the MCP endpoint: it answers a request without a
+	// valid credential itself, and hands on the others with the person in
+	// their context, where PersonOf finds them.
+	Authenticate func(http.Handler) http.Handler
+	PersonOf     func(context.Context) (Person, bool)
+	Decide       Decider
+	// Audit, when set, records every call and denial.
+	Audit Auditor
+	// SessionIDs authenticate the session ids of the 2025-11-25 revision.
+	SessionIDs *SessionIDs
+	// Path is the MCP endpoint's path ("/mcp" when "").
+	Path    string
+	Version string
+	Log     hclog.Logger
+	// Ready reports whether the gateway can serve (for /readyz); nil:
+	// always.
+	Ready func() error
+}
+
+// Gateway is one gateway's HTTP front.
+type Gateway struct {
+	opts Options
+	mcp  *server.MCPServer
+	http *server.StreamableHTTPServer
+	mux  *http.ServeMux
+
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// New builds the gateway and registers the backend's tools.
+func New(opts Options) (*Gateway, error) {
+	switch {
+	case opts.Backend == nil:
+		return nil, errors.New("gateway: no backend")
+	case opts.Authenticate == nil || opts.PersonOf == nil:
+		return nil, errors.New("gateway: no identity: every request must be authenticated")
+	case opts.Decide == nil:
+		return nil, errors.New("gateway: no policy")
+	case opts.SessionIDs == nil:
+		return nil, errors.New("gateway: no session key")
+	}
+	if opts.Path == "" {
+		opts.Path = "/mcp"
+	}
+	if opts.Log == nil {
+		opts.Log = hclog.NewNullLogger()
+	}
+	g := &Gateway{opts: opts}
+	// Lists are filtered after they are made, not by mcp-go's tool filter:
+	// that filter also answers a call of a filtered tool itself, and a
+	// denied call must reach the gateway to be audited.
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		res.Tools = g.filter(ctx, res.Tools)
+	})
+	g.mcp = server.NewMCPServer("hermes-gateway", opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithHooks(hooks),
+		server.WithRecovery())
+	g.http = server.NewStreamableHTTPServer(g.mcp,
+		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs, person: func(r *http.Request) (Person, bool) {
+			return opts.PersonOf(r.Context())
+		}}))
+	g.mux = http.NewServeMux()
+	g.mux.Handle(opts.Path, opts.Authenticate(g.http))
+	g.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	g.mux.HandleFunc("GET /readyz", g.readyz)
+	g.Refresh()
+	return g, nil
+}
+
+// Handler is the gateway's HTTP handler: the MCP endpoint, /healthz and
+// /readyz.
+func (g *Gateway) Handler() http.Handler { return g.mux }
+
+// Handle adds another endpoint (the protected resource metadata,
+// /metrics, the OAuth callback) beside the MCP endpoint.
+func (g *Gateway) Handle(pattern string, h http.Handler) { g.mux.Handle(pattern, h) }
+
+func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
+	if g.opts.Ready != nil {
+		if err := g.opts.Ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+	}
+	_, _ = w.Write([]byte("ready\n"))
+}
+
+// Refresh registers the backend's tools as they are now (after a server's
+// list changed or a reload); the MCP server tells the clients that listen.
+func (g *Gateway) Refresh() {
+	tools := g.opts.Backend.Tools()
+	byName := make(map[string]Tool, len(tools))
+	served := make([]server.ServerTool, 0, len(tools))
+	for _, t := range tools {
+		byName[t.Name] = t
+		served = append(served, server.ServerTool{Tool: mcpTool(t), Handler: g.call})
+	}
+	g.mu.Lock()
+	g.tools = byName
+	g.mu.Unlock()
+	g.mcp.SetTools(served...)
+}
+
+// mcpTool is t as the gateway lists it: under its model-visible name, with
+// its schemas and hints as its server gave them.
+func mcpTool(t Tool) mcp.Tool {
+	schema := t.Def.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	mt := mcp.NewToolWithRawSchema(t.Name, t.Def.Description, schema)
+	mt.Title = t.Def.Title
+	if len(t.Def.OutputSchema) > 0 {
+		mt.RawOutputSchema = t.Def.OutputSchema
+	}
+	a := t.Def.Annotations
+	mt.Annotations = mcp.ToolAnnotation{Title: a.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+		IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
+	return mt
+}
+
+// tool is the tool of model-visible name, if it exists.
+func (g *Gateway) tool(name string) (Tool, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	t, ok := g.tools[name]
+	return t, ok
+}
+
+// filter keeps, of a tools/list answer, what the request's person may
+// call: the same decision that gates the call.
+func (g *Gateway) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	p, ok := g.opts.PersonOf(ctx)
+	if !ok {
+		return nil
+	}
+	out := tools[:0:0]
+	for _, mt := range tools {
+		if t, ok := g.tool(mt.Name); ok && g.opts.Decide.Decide(Check{Person: p, Tool: t}).Allow {
+			out = append(out, mt)
+		}
+	}
+	return out
+}
+
+// call gates one tools/call by the decision, then calls the backend with
+// the client's argument bytes as they came.
+func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	p, ok := g.opts.PersonOf(ctx)
+	t, exists := g.tool(req.Params.Name)
+	if !ok || !exists {
+		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)
+	}
+	args, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: arguments: %w", t.Name, err)
+	}
+	rec := CallRecord{Time: start, Person: p, Tool: t, Arguments: args}
+	d := g.opts.Decide.Decide(Check{Person: p, Tool: t})
+	rec.Decision = d
+	if !d.Allow {
+		rec.Outcome = "denied"
+		g.audit(rec, start)
+		// A tool the person may not call does not exist for them: the
+		// same answer as a name nobody serves.
+		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)
+	}
+	res, err := g.opts.Backend.Call(ctx, t.Name, args)
+	if err != nil {
+		rec.Outcome = "error"
+		g.audit(rec, start)
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	rec.Outcome = "ok"
+	if res.IsError {
+		rec.Outcome = "tool_error"
+	}
+	g.audit(rec, start)
+	return callResult(res)
+}
+
+func (g *Gateway) audit(rec CallRecord, start time.Time) {
+	if g.opts.Audit == nil {
+		return
+	}
+	rec.Duration = time.Since(start)
+	g.opts.Audit.Record(rec)
+}
+
+// callResult is res in mcp-go's type, by its MCP encoding: content blocks,
+// structured content and _meta pass as the server wrote them.
+func callResult(res mcpvalue.CallResult) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encode the tool's result: %w", err)
+	}
+	raw := json.RawMessage(b)
+	return mcp.ParseCallToolResult(&raw)
+}

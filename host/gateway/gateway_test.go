@@ -1,0 +1,269 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/hermes-agent/hermes/host/app"
+	"github.com/hermes-agent/hermes/host/gateway"
+	"github.com/hermes-agent/hermes/internal/testbin"
+)
+
+// people are the test's two people, by their static bearer tokens.
+var people = map[string]gateway.Person{
+	"token-of-alice": {Subject: "alice", Groups: []string{"dev"}},
+	"token-of-bob":   {Subject: "bob", Groups: []string{"support"}},
+}
+
+type personKey struct{}
+
+// staticTokens is the test's identity middleware: a bearer token from
+// people, or 401.
+func staticTokens(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		p, known := people[tok]
+		if !ok || !known {
+			w.Header().Set("WWW-Authenticate", `Bearer`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), personKey{}, p)))
+	})
+}
+
+func personOf(ctx context.Context) (gateway.Person, bool) {
+	p, ok := ctx.Value(personKey{}).(gateway.Person)
+	return p, ok
+}
+
+// devOnlyEcho: group dev may call every tool, support only echo.
+type devOnlyEcho struct{}
+
+func (devOnlyEcho) Decide(c gateway.Check) gateway.Decision {
+	switch {
+	case slices.Contains(c.Person.Groups, "dev"):
+		return gateway.Decision{Allow: true, Rule: 0, Reason: "group dev"}
+	case slices.Contains(c.Person.Groups, "support") && c.Tool.Def.Name == "echo":
+		return gateway.Decision{Allow: true, Rule: 1, Reason: "support may echo"}
+	}
+	return gateway.Decision{Allow: false, Rule: -1, Reason: "no rule matched: default deny"}
+}
+
+type memAudit struct {
+	mu   sync.Mutex
+	recs []gateway.CallRecord
+}
+
+func (a *memAudit) Record(r gateway.CallRecord) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.recs = append(a.recs, r)
+}
+
+func (a *memAudit) all() []gateway.CallRecord {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.recs)
+}
+
+// replicas starts n gateways over one registry of the Go test server
+// (through the real stdio plugin), sharing only their session key, behind
+// a round-robin balancer on loopback: each request lands on the next
+// replica.
+func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.Int64) {
+	t.Helper()
+	testbin.Path(t, "hermes-transport-stdio")
+	srv := testbin.Path(t, "hermes-testserver")
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("mcp_servers:\n  ts:\n    command: "+srv+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := app.New(app.Options{Env: []string{"HERMES_HOME=" + home, "HOME=" + t.TempDir(), "HERMES_PLUGIN_PATH=" + testbin.Dir(t), "PATH=" + os.Getenv("PATH")},
+		Dir: t.TempDir(), Stderr: &strings.Builder{}})
+	t.Cleanup(func() { f.Close(false) })
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := f.Registry(app.Live, cfg.Servers)
+	if err := reg.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Close() })
+	key := sha256.Sum256([]byte("the deployment's session key, from its secret"))
+	audit = &memAudit{}
+	var handlers []http.Handler
+	for range n {
+		ids, err := gateway.NewSessionIDs(key[:], time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gateway.New(gateway.Options{Backend: gateway.FromRegistry(reg), Authenticate: staticTokens, PersonOf: personOf,
+			Decide: devOnlyEcho{}, Audit: audit, SessionIDs: ids, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handlers = append(handlers, g.Handler())
+		hits = append(hits, &atomic.Int64{})
+	}
+	var next atomic.Int64
+	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(next.Add(1)-1) % n
+		hits[i].Add(1)
+		handlers[i].ServeHTTP(w, r)
+	}))
+	t.Cleanup(lb.Close)
+	return lb.URL, audit, hits
+}
+
+func connect(t *testing.T, url, token, revision string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(revision))
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := t.Context()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{}); err != nil {
+		t.Fatalf("initialize (%s): %v", revision, err)
+	}
+	return c
+}
+
+func names(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tl := range res.Tools {
+		out = append(out, tl.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Two people of different roles, in each revision, across three replicas
+// that share nothing but the session key: each sees only their tools, a
+// call outside their role is refused and audited, and every request may
+// land on another replica.
+func TestPeopleSeeAndCallOnlyTheirToolsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	url, audit, hits := replicas(t, 3)
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			alice := connect(t, url, "token-of-alice", rev)
+			bob := connect(t, url, "token-of-bob", rev)
+			an, bn := names(t, alice), names(t, bob)
+			if len(an) < 3 || !slices.Contains(an, "mcp_ts_echo") || !slices.Contains(an, "mcp_ts_add") {
+				t.Fatalf("alice (dev) sees %v", an)
+			}
+			if !slices.Equal(bn, []string{"mcp_ts_echo"}) {
+				t.Fatalf("bob (support) sees %v, want only mcp_ts_echo", bn)
+			}
+			res, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_echo", Arguments: map[string]any{"message": "hi " + rev}}})
+			if err != nil || res.IsError || !strings.Contains(text(res), "hi "+rev) {
+				t.Fatalf("bob's echo: %v %+v", err, res)
+			}
+			if _, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add", Arguments: map[string]any{"a": 1, "b": 2}}}); err == nil ||
+				!strings.Contains(err.Error(), "unknown tool") {
+				t.Fatalf("bob called a tool outside his role: %v", err)
+			}
+			res, err = alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add", Arguments: map[string]any{"a": 1, "b": 2}}})
+			if err != nil || res.IsError || !strings.Contains(text(res), "3") {
+				t.Fatalf("alice's add: %v %+v", err, res)
+			}
+		})
+	}
+	for i, h := range hits {
+		if h.Load() == 0 {
+			t.Errorf("replica %d served no request", i)
+		}
+	}
+	var denied int
+	for _, r := range audit.all() {
+		if r.Outcome == "denied" {
+			denied++
+			if r.Person.Subject != "bob" || r.Tool.Name != "mcp_ts_add" || r.Decision.Allow || r.Decision.Reason == "" {
+				t.Errorf("denial recorded as %+v", r)
+			}
+		}
+	}
+	if denied != 2 {
+		t.Fatalf("%d denials audited, want 2 (one per revision)", denied)
+	}
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// A 2025-11-25 session id is the person's: another person presenting it
+// gets 404 (start a new session), and a request without a credential 401.
+func TestSessionIDIsBoundToItsPerson(t *testing.T) {
+	t.Parallel()
+	url, _, _ := replicas(t, 2)
+	post := func(token, session, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	init := post("token-of-alice", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := init.Header.Get("Mcp-Session-Id")
+	if init.StatusCode != http.StatusOK || !strings.HasPrefix(sid, "hg1.") {
+		t.Fatalf("initialize: %d, session id %q", init.StatusCode, sid)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if res := post("token-of-alice", sid, list); res.StatusCode != http.StatusOK {
+		t.Fatalf("alice with her own session id on the other replica: %d", res.StatusCode)
+	}
+	if res := post("token-of-bob", sid, list); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob with alice's session id: %d, want 404", res.StatusCode)
+	}
+	if res := post("", sid, list); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no credential: %d, want 401", res.StatusCode)
+	}
+	if res := post("token-of-alice", "hg1."+hex.EncodeToString(make([]byte, 20)), list); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a forged session id: %d, want 404", res.StatusCode)
+	}
+}
