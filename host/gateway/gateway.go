@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -104,7 +105,14 @@ type Options struct {
 	// Ready reports whether the gateway can serve (for /readyz); nil:
 	// always.
 	Ready func() error
+	// MaxRequestBytes bounds one request body (gateway.max_request_kb;
+	// DefaultMaxRequestBytes when 0).
+	MaxRequestBytes int64
 }
+
+// DefaultMaxRequestBytes is the bound of a request body when the config
+// sets none: 4 MiB.
+const DefaultMaxRequestBytes = 4 << 20
 
 // Gateway is one gateway's HTTP front.
 type Gateway struct {
@@ -115,6 +123,9 @@ type Gateway struct {
 
 	mu    sync.RWMutex
 	tools map[string]Tool
+	// draining: the gateway is stopping; /readyz says so, so the balancer
+	// sends no new requests while the ones in flight finish.
+	draining atomic.Bool
 }
 
 // New builds the gateway and registers the backend's tools.
@@ -135,6 +146,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Log == nil {
 		opts.Log = hclog.NewNullLogger()
 	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
 	g := &Gateway{opts: opts}
 	// Lists are filtered after they are made, not by mcp-go's tool filter:
 	// that filter also answers a call of a filtered tool itself, and a
@@ -152,7 +166,7 @@ func New(opts Options) (*Gateway, error) {
 			return opts.PersonOf(r.Context())
 		}}))
 	g.mux = http.NewServeMux()
-	g.mux.Handle(opts.Path, opts.Authenticate(g.http))
+	g.mux.Handle(opts.Path, g.bounded(opts.Authenticate(g.http)))
 	g.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	g.mux.HandleFunc("GET /readyz", g.readyz)
 	g.Refresh()
@@ -167,7 +181,26 @@ func (g *Gateway) Handler() http.Handler { return g.mux }
 // /metrics, the OAuth callback) beside the MCP endpoint.
 func (g *Gateway) Handle(pattern string, h http.Handler) { g.mux.Handle(pattern, h) }
 
+// bounded refuses a request body over the bound, naming the key that
+// raises it.
+func (g *Gateway) bounded(next http.Handler) http.Handler {
+	limit := g.opts.MaxRequestBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			http.Error(w, fmt.Sprintf("request body of %d bytes is over the gateway's limit of %d bytes (gateway.max_request_kb in config.yaml)", r.ContentLength, limit),
+				http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
+	if g.draining.Load() {
+		http.Error(w, "not ready: stopping", http.StatusServiceUnavailable)
+		return
+	}
 	if g.opts.Ready != nil {
 		if err := g.opts.Ready(); err != nil {
 			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
