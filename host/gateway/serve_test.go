@@ -88,11 +88,11 @@ func TestReadyzAndBodyBound(t *testing.T) {
 	var notReady atomic.Bool
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, PersonOf: personOf, Decide: devOnlyEcho{},
 		SessionIDs: ids, MaxRequestBytes: 1024, Ready: func() error {
-		if notReady.Load() {
-			return errUpstreams
-		}
-		return nil
-	}})
+			if notReady.Load() {
+				return errUpstreams
+			}
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
