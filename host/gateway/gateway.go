@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/hermes-agent/hermes/host/gateway/limits"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
@@ -75,7 +76,7 @@ type CallRecord struct {
 	// Arguments are the client's argument bytes; the audit digests them
 	// and never writes them unless told to.
 	Arguments json.RawMessage
-	// Outcome is "denied", "ok", "tool_error" or "error".
+	// Outcome is "denied", "limited", "ok", "tool_error" or "error".
 	Outcome  string
 	Duration time.Duration
 }
@@ -96,6 +97,8 @@ type Options struct {
 	Decide       Decider
 	// Audit, when set, records every call and denial.
 	Audit Auditor
+	// Limits, when set, bound each person's calls (gateway.limits).
+	Limits *limits.Set
 	// SessionIDs authenticate the session ids of the 2025-11-25 revision.
 	SessionIDs *SessionIDs
 	// Path is the MCP endpoint's path ("/mcp" when "").
@@ -291,6 +294,14 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		// same answer as a name nobody serves.
 		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)
 	}
+	release, err := g.opts.Limits.Acquire(p.Subject)
+	if err != nil {
+		// A tool error the model can act on: which limit, when to retry.
+		rec.Outcome = "limited"
+		g.audit(rec, start)
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	defer release()
 	res, err := g.opts.Backend.Call(ctx, t.Name, args)
 	if err != nil {
 		rec.Outcome = "error"

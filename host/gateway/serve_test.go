@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/gateway"
+	"github.com/hermes-agent/hermes/host/gateway/limits"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
@@ -133,3 +136,49 @@ func TestReadyzAndBodyBound(t *testing.T) {
 }
 
 var errUpstreams = &net.AddrError{Err: "no upstream listed yet"}
+
+// A person over their limit gets a tool error naming the limit and when to
+// retry, audited as limited; another person is not held back.
+func TestLimitPerPerson(t *testing.T) {
+	t.Parallel()
+	key := sha256.Sum256([]byte("k"))
+	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	audit := &memAudit{}
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, PersonOf: personOf, Decide: everyone{},
+		SessionIDs: ids, Audit: audit, Limits: limits.New(limits.Limits{CallsPerMinute: 2}, "gateway.limits", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(srv.Close)
+	alice, bob := connect(t, srv.URL, "token-of-alice", "2026-07-28"), connect(t, srv.URL, "token-of-bob", "2026-07-28")
+	call := func(c *client.Client) *mcp.CallToolResult {
+		res, err := c.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_up_echo", Arguments: map[string]any{"message": "m"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	call(alice)
+	call(alice)
+	if res := call(alice); !res.IsError || !strings.Contains(text(res), "2 calls per minute (gateway.limits.calls_per_minute); retry after") {
+		t.Fatalf("alice's third call: %+v", text(res))
+	}
+	if res := call(bob); res.IsError {
+		t.Fatalf("bob was held back by alice's limit: %s", text(res))
+	}
+	var limited int
+	for _, r := range audit.all() {
+		if r.Outcome == "limited" {
+			limited++
+		}
+	}
+	if limited != 1 {
+		t.Fatalf("%d limited calls audited, want 1", limited)
+	}
+}
+
+// everyone may call everything.
+type everyone struct{}
+
+func (everyone) Decide(gateway.Check) gateway.Decision { return gateway.Decision{Allow: true, Rule: 0} }
