@@ -30,7 +30,7 @@ func (echoBackend) Tools() []gateway.Tool {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)}}}
 }
 
-func (echoBackend) Call(_ context.Context, _ string, args json.RawMessage) (mcpvalue.CallResult, error) {
+func (echoBackend) Call(_ context.Context, _ gateway.Person, _ gateway.Tool, args json.RawMessage) (mcpvalue.CallResult, error) {
 	return mcpvalue.CallResult{Content: []mcpvalue.Content{mcpvalue.Text(string(args))}}, nil
 }
 

@@ -38,13 +38,12 @@ type Tool struct {
 	Def    mcpvalue.Tool
 }
 
-// Backend is what the gateway serves: the run's registry (FromRegistry).
+// Backend is what the gateway serves: the run's registries (Registries).
 type Backend interface {
 	// Tools are every tool that exists now.
 	Tools() []Tool
-	// Call calls the tool of model-visible name with the client's
-	// argument bytes.
-	Call(ctx context.Context, name string, args json.RawMessage) (mcpvalue.CallResult, error)
+	// Call calls tool t for person p with the client's argument bytes.
+	Call(ctx context.Context, p Person, t Tool, args json.RawMessage) (mcpvalue.CallResult, error)
 }
 
 // Check is what a decision is asked about: a person and one tool.
@@ -302,7 +301,7 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	defer release()
-	res, err := g.opts.Backend.Call(ctx, t.Name, args)
+	res, err := g.opts.Backend.Call(ctx, p, t, args)
 	if err != nil {
 		rec.Outcome = "error"
 		g.audit(rec, start)

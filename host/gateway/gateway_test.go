@@ -20,7 +20,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/hermes-agent/hermes/host/app"
+	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/gateway"
+	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
 )
 
@@ -114,7 +116,7 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := gateway.New(gateway.Options{Backend: gateway.FromRegistry(reg), Authenticate: staticTokens, PersonOf: personOf,
+		g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens, PersonOf: personOf,
 			Decide: devOnlyEcho{}, Audit: audit, SessionIDs: ids, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -130,6 +132,92 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 	}))
 	t.Cleanup(lb.Close)
 	return lb.URL, audit, hits
+}
+
+// perPerson: a shared server ts and a per-person server tsp, both the Go
+// test server through the real stdio plugin.
+func perPerson(t *testing.T) (url string, regs *gateway.Registries) {
+	t.Helper()
+	testbin.Path(t, "hermes-transport-stdio")
+	srv := testbin.Path(t, "hermes-testserver")
+	home := t.TempDir()
+	cfgText := "mcp_servers:\n  ts:\n    command: " + srv + "\n  tsp:\n    command: " + srv + "\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := app.New(app.Options{Env: []string{"HERMES_HOME=" + home, "HOME=" + t.TempDir(), "HERMES_PLUGIN_PATH=" + testbin.Dir(t), "PATH=" + os.Getenv("PATH")},
+		Dir: t.TempDir(), Stderr: &strings.Builder{}})
+	t.Cleanup(func() { f.Close(false) })
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, perUser := cfg.Servers[:1], cfg.Servers[1:]
+	ctx := context.Background()
+	sharedReg, _ := f.Registry(app.Live, shared)
+	template, _ := f.Registry(app.Cached, perUser)
+	for _, m := range []interface{ Start(context.Context) error }{sharedReg, template} {
+		if err := m.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	regs = &gateway.Registries{Shared: sharedReg, Template: template, PerUser: []string{"tsp"},
+		ForPerson: func(ctx context.Context, subject string) (*registry.Manager, error) {
+			// Each person's process is told whom it serves, so the test
+			// can tell the processes apart (their pids are alike: each is
+			// in a pid namespace of its own).
+			own := *perUser[0]
+			own.Env = map[string]string{"SERVES": subject}
+			m, _ := f.Registry(app.Live, []*config.Server{&own})
+			return m, m.Start(ctx)
+		}}
+	t.Cleanup(regs.Close)
+	key := sha256.Sum256([]byte("k"))
+	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, PersonOf: personOf, Decide: everyone{}, SessionIDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(g.Handler())
+	t.Cleanup(s.Close)
+	return s.URL, regs
+}
+
+// A per-person server runs one process per person: two people's calls
+// reach two processes, one person's calls always the same one, and a
+// shared server's calls one process for everyone; an idle person's
+// processes are stopped.
+func TestPerPersonServerRunsAProcessPerPerson(t *testing.T) {
+	t.Parallel()
+	url, regs := perPerson(t)
+	alice, bob := connect(t, url, "token-of-alice", "2026-07-28"), connect(t, url, "token-of-bob", "2025-11-25")
+	serves := func(c *client.Client, tool string) string {
+		res, err := c.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: map[string]any{"name": "SERVES"}}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		return text(res)
+	}
+	if n := names(t, alice); !slices.Contains(n, "mcp_tsp_env") || !slices.Contains(n, "mcp_ts_env") {
+		t.Fatalf("alice sees %v", n)
+	}
+	if a, b := serves(alice, "mcp_tsp_env"), serves(bob, "mcp_tsp_env"); a != "alice" || b != "bob" {
+		t.Fatalf("the per-person server's processes serve %q (alice's call) and %q (bob's)", a, b)
+	}
+	if serves(alice, "mcp_ts_env") != "" {
+		t.Fatal("the shared server's process was one of a person's")
+	}
+	if regs.People() != 2 {
+		t.Fatalf("%d people's registries open, want 2", regs.People())
+	}
+	regs.PersonIdle = time.Nanosecond
+	regs.Sweep()
+	if regs.People() != 0 {
+		t.Fatalf("%d people's registries open after the idle sweep", regs.People())
+	}
+	if a := serves(alice, "mcp_tsp_env"); a != "alice" || regs.People() != 1 {
+		t.Fatalf("after the sweep alice's call reached %q with %d registries open", a, regs.People())
+	}
 }
 
 func connect(t *testing.T, url, token, revision string) *client.Client {

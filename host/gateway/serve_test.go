@@ -26,10 +26,10 @@ type heldBackend struct {
 	called, release chan struct{}
 }
 
-func (h heldBackend) Call(ctx context.Context, name string, args json.RawMessage) (mcpvalue.CallResult, error) {
+func (h heldBackend) Call(ctx context.Context, p gateway.Person, t gateway.Tool, args json.RawMessage) (mcpvalue.CallResult, error) {
 	h.called <- struct{}{}
 	<-h.release
-	return h.echoBackend.Call(ctx, name, args)
+	return h.echoBackend.Call(ctx, p, t, args)
 }
 
 // A stopping gateway says it is not ready, takes no new connection, and
