@@ -42,6 +42,7 @@ type Authenticator struct {
 	issuers  map[string]*issuer // by issuer identifier
 	opaque   *issuer            // the issuer that introspects opaque tokens, or nil
 	static   []staticToken
+	verified *tokenCache               // JWTs whose signature and claims were checked
 	algs     []jose.SignatureAlgorithm // every issuer's, for parsing
 	metaURL  string
 	metaPath string
@@ -78,11 +79,12 @@ func New(cfg Config, o Options) (*Authenticator, error) {
 		o.Env = processEnv
 	}
 	a := &Authenticator{
-		cfg:     cfg,
-		log:     o.Logger.Named("identity"),
-		now:     o.Now,
-		fetch:   newFetcher(o.Transport, cfg.FetchTimeout, cfg.MaxFetchBytes),
-		issuers: map[string]*issuer{},
+		cfg:      cfg,
+		log:      o.Logger.Named("identity"),
+		now:      o.Now,
+		fetch:    newFetcher(o.Transport, cfg.FetchTimeout, cfg.MaxFetchBytes),
+		issuers:  map[string]*issuer{},
+		verified: newTokenCache(cfg.TokenCacheSize),
 	}
 	a.metaURL, a.metaPath = metadataLocation(cfg.Resource)
 	for i, ic := range cfg.Issuers {

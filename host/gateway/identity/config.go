@@ -38,6 +38,14 @@ type Config struct {
 	// MaxFetchBytes bounds each fetched document or introspection answer
 	// (default 256 KiB).
 	MaxFetchBytes int `yaml:"max_fetch_bytes"`
+	// TokenCacheTTL is how long a verified JWT's Principal is reused for
+	// the same token (default 60 s; never past its exp): a client sends
+	// the same token with every request, and checking a signature costs
+	// 0.1-0.5 ms.
+	TokenCacheTTL time.Duration `yaml:"token_cache_ttl"`
+	// TokenCacheSize bounds the verified JWTs kept (default 4096; -1
+	// keeps none).
+	TokenCacheSize int `yaml:"token_cache_size"`
 }
 
 // IssuerConfig is one accepted issuer (gateway.issuers[i]).
@@ -112,6 +120,8 @@ const (
 	DefaultMaxFetchBytes       = 256 << 10
 	DefaultJWKSRefetchInterval = 30 * time.Second
 	DefaultJWKSMaxAge          = time.Hour
+	DefaultTokenCacheTTL       = 60 * time.Second
+	DefaultTokenCacheSize      = 4096
 	DefaultIntrospectionTTL    = 30 * time.Second
 	DefaultIntrospectionCache  = 1024
 	// maxKeys bounds the keys kept of one JWKS.
@@ -139,6 +149,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxFetchBytes == 0 {
 		c.MaxFetchBytes = DefaultMaxFetchBytes
+	}
+	if c.TokenCacheTTL == 0 {
+		c.TokenCacheTTL = DefaultTokenCacheTTL
+	}
+	if c.TokenCacheSize == 0 {
+		c.TokenCacheSize = DefaultTokenCacheSize
 	}
 	c.Issuers = slices.Clone(c.Issuers)
 	for i := range c.Issuers {
@@ -186,6 +202,12 @@ func (c Config) validate() error {
 	}
 	if c.MaxFetchBytes < 0 {
 		return fmt.Errorf("gateway.max_fetch_bytes: %d is negative", c.MaxFetchBytes)
+	}
+	if c.TokenCacheTTL < 0 {
+		return fmt.Errorf("gateway.token_cache_ttl: %s is negative", c.TokenCacheTTL)
+	}
+	if c.TokenCacheSize < -1 {
+		return fmt.Errorf("gateway.token_cache_size: %d is below -1 (none kept)", c.TokenCacheSize)
 	}
 	if len(c.Issuers) == 0 && len(c.Tokens) == 0 {
 		return fmt.Errorf("gateway: neither issuers nor tokens are configured, so no one could be authenticated")

@@ -14,25 +14,17 @@ import (
 )
 
 // introspector asks an issuer's RFC 7662 endpoint about tokens and keeps
-// the positive answers briefly, keyed by the token's sha256 (never the
-// token).
+// the positive answers briefly.
 type introspector struct {
 	cfg          IntrospectionConfig
 	clientID     string
 	clientSecret string
 
-	mu    sync.Mutex
-	cache map[[sha256.Size]byte]cached
-}
-
-// cached is a positive answer and until when it may be reused.
-type cached struct {
-	p     *Principal
-	until time.Time
+	cache *tokenCache
 }
 
 func newIntrospector(cfg IntrospectionConfig, id, secret string) *introspector {
-	return &introspector{cfg: cfg, clientID: id, clientSecret: secret, cache: map[[sha256.Size]byte]cached{}}
+	return &introspector{cfg: cfg, clientID: id, clientSecret: secret, cache: newTokenCache(cfg.CacheSize)}
 }
 
 // introspect validates tok through is's introspection endpoint.
@@ -40,7 +32,7 @@ func (a *Authenticator) introspect(ctx context.Context, is *issuer, tok string) 
 	in := is.intro
 	sum := sha256.Sum256([]byte(tok))
 	now := a.now()
-	if p := in.lookup(sum, now); p != nil {
+	if p := in.cache.lookup(sum, now); p != nil {
 		return p, nil
 	}
 	form := url.Values{"token": {tok}, "token_type_hint": {"access_token"}}
@@ -83,52 +75,72 @@ func (a *Authenticator) introspect(ctx context.Context, is *issuer, tok string) 
 	if c.Expiry != nil && c.Expiry.Time().Before(until) {
 		until = c.Expiry.Time()
 	}
-	in.store(sum, p, until, now)
-	return p.clone(), nil
+	in.cache.store(sum, p, until, now)
+	return p, nil
 }
 
-// lookup returns a cached answer still valid at now.
-func (in *introspector) lookup(sum [sha256.Size]byte, now time.Time) *Principal {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	c, ok := in.cache[sum]
+// tokenCache keeps accepted tokens' Principals, keyed by the token's
+// sha256 (never the token), each until a time, at most size of them.
+type tokenCache struct {
+	size int
+
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]cached
+}
+
+// cached is a Principal and until when it may be reused.
+type cached struct {
+	p     *Principal
+	until time.Time
+}
+
+func newTokenCache(size int) *tokenCache {
+	return &tokenCache{size: size, m: map[[sha256.Size]byte]cached{}}
+}
+
+// lookup returns a copy of the Principal kept for sum, if still valid at
+// now.
+func (c *tokenCache) lookup(sum [sha256.Size]byte, now time.Time) *Principal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[sum]
 	if !ok {
 		return nil
 	}
-	if !now.Before(c.until) {
-		delete(in.cache, sum)
+	if !now.Before(e.until) {
+		delete(c.m, sum)
 		return nil
 	}
-	return c.p.clone()
+	return e.p.clone()
 }
 
-// store keeps a positive answer, making room when the cache is full:
-// expired answers go first, then arbitrary ones.
-func (in *introspector) store(sum [sha256.Size]byte, p *Principal, until, now time.Time) {
-	if in.cfg.CacheSize <= 0 || !now.Before(until) {
+// store keeps p until until, making room when the cache is full: expired
+// entries go first, then arbitrary ones.
+func (c *tokenCache) store(sum [sha256.Size]byte, p *Principal, until, now time.Time) {
+	if c.size <= 0 || !now.Before(until) {
 		return
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if len(in.cache) >= in.cfg.CacheSize {
-		for k, c := range in.cache {
-			if !now.Before(c.until) {
-				delete(in.cache, k)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.size {
+		for k, e := range c.m {
+			if !now.Before(e.until) {
+				delete(c.m, k)
 			}
 		}
-		for k := range in.cache {
-			if len(in.cache) < in.cfg.CacheSize {
+		for k := range c.m {
+			if len(c.m) < c.size {
 				break
 			}
-			delete(in.cache, k)
+			delete(c.m, k)
 		}
 	}
-	in.cache[sum] = cached{p: p, until: until}
+	c.m[sum] = cached{p: p.clone(), until: until}
 }
 
-// cacheLen is the number of answers kept.
-func (in *introspector) cacheLen() int {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return len(in.cache)
+// len is the number of entries kept.
+func (c *tokenCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }

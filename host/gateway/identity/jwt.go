@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +18,11 @@ import (
 func (a *Authenticator) jwt(ctx context.Context, tok string) (*Principal, *Error) {
 	if len(a.algs) == 0 {
 		return nil, errToken("the token is a JWT but no issuer is configured", nil)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	now := a.now()
+	if p := a.verified.lookup(sum, now); p != nil {
+		return p, nil
 	}
 	parsed, err := jwt.ParseSigned(tok, a.algs)
 	if err != nil {
@@ -51,7 +57,19 @@ func (a *Authenticator) jwt(ctx context.Context, tok string) (*Principal, *Error
 	if err := parsed.Claims(key.Key, &claims, &raw); err != nil {
 		return nil, errToken("the token's signature does not verify", err)
 	}
-	return a.principal(is, claims, raw, true)
+	p, e := a.principal(is, claims, raw, true)
+	if e != nil {
+		return nil, e
+	}
+	// Reused until the token expires (by the same skew) or the cache's
+	// TTL, whichever is first: a signature is checked once a TTL, not on
+	// every request of a client.
+	until := now.Add(a.cfg.TokenCacheTTL)
+	if exp := claims.Expiry.Time().Add(a.cfg.ClockSkew); exp.Before(until) {
+		until = exp
+	}
+	a.verified.store(sum, p, until, now)
+	return p, nil
 }
 
 // principal checks the claims of a verified token (or an introspection
