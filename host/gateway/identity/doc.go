@@ -12,7 +12,9 @@
 //     EdDSA; never "none", never an HMAC), and the signature checked
 //     against the issuer's JWKS, found by OIDC discovery or RFC 8414
 //     metadata, cached, and fetched again on an unknown key id at most
-//     once per bound per issuer.
+//     once per bound per issuer. A verified token's Principal is reused
+//     for the same token (keyed by its sha256) for a minute at most, never
+//     past its exp.
 //   - Opaque tokens (and the JWTs of an issuer configured so), asked of the
 //     issuer's RFC 7662 introspection endpoint; positive answers are kept
 //     briefly in a bounded cache keyed by the token's sha256.

@@ -53,10 +53,14 @@ func (f *fetcher) get(ctx context.Context, url, what string) ([]byte, error) {
 // do sends req and returns the body of a 200 answer, within the fetch
 // timeout and size bound; errors name the bound that was hit by its key.
 func (f *fetcher) do(ctx context.Context, req *http.Request, what string) ([]byte, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	where := req.URL.Redacted()
 	fail := func(err error) error {
+		if parent.Err() != nil {
+			return fmt.Errorf("%s from %s: %w", what, where, context.Cause(parent))
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 			return fmt.Errorf("%s from %s: no complete answer within %s (gateway.fetch_timeout)", what, where, f.timeout)
 		}

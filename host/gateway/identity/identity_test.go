@@ -705,9 +705,15 @@ func TestVerifiedCache(t *testing.T) {
 	if n := f.a.verified.len(); n > 2 {
 		t.Fatalf("cache holds %d tokens, bound 2", n)
 	}
-	// A key withdrawn from the JWKS (seen at the next fetch) stops a
-	// cached token at the cache's TTL.
-	tok = k.sign(t, f.idp.claims(f.clk.Now()))
+}
+
+// A key withdrawn from the JWKS (seen at the next fetch) stops a cached
+// token at the cache's TTL.
+func TestVerifiedCacheWithdrawnKey(t *testing.T) {
+	f := newFixture(t, nil)
+	k := rsaKey(t, "k")
+	f.idp.publish(k)
+	tok := k.sign(t, f.idp.claims(f.clk.Now()))
 	if _, err := f.a.AuthenticateToken(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}
@@ -721,6 +727,41 @@ func TestVerifiedCache(t *testing.T) {
 		t.Fatalf("the cached token, within its TTL: %v", err)
 	}
 	f.clk.Add(DefaultTokenCacheTTL - DefaultJWKSRefetchInterval)
-	_, err = f.a.AuthenticateToken(context.Background(), tok)
+	_, err := f.a.AuthenticateToken(context.Background(), tok)
 	f.refusal(t, err, tok, 401, CodeInvalidToken, "key id is not among")
+}
+
+// A client hanging up while its request fetches the keys does not cut the
+// fetch short: the fetch serves every request, and a cancelled one would
+// leave the issuer without keys until the refetch bound.
+func TestFetchOutlivesItsRequest(t *testing.T) {
+	f := newFixture(t, nil)
+	k := rsaKey(t, "k")
+	f.idp.publish(k)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.idp.set(func(p *testIdP) {
+		p.jwksHook = func() {
+			once.Do(func() { close(entered) })
+			<-release
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.a.AuthenticateToken(ctx, k.sign(t, f.idp.claims(f.clk.Now())))
+		done <- err
+	}()
+	<-entered
+	cancel()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("the request that started the fetch: %v", err)
+	}
+	if _, err := f.a.AuthenticateToken(context.Background(), k.sign(t, f.idp.claims(f.clk.Now(), "jti", "2"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.idp.jwksFetches.Load(); n != 1 {
+		t.Fatalf("keys fetched %d times, want 1", n)
+	}
 }

@@ -110,6 +110,7 @@ type testIdP struct {
 	noOIDC    bool                      // only RFC 8414 metadata
 	metaIss   string                    // the issuer the metadata names, when set
 	hangJWKS  bool
+	jwksHook  func() // called as the JWKS is requested, when set
 	clientID  string
 	clientSec string
 
@@ -142,8 +143,11 @@ func newIdP(t testing.TB) *testIdP {
 	mux.HandleFunc("/realms/team/certs", func(w http.ResponseWriter, r *http.Request) {
 		p.jwksFetches.Add(1)
 		p.mu.Lock()
-		body, keys, hang := p.jwksBody, p.keys, p.hangJWKS
+		body, keys, hang, hook := p.jwksBody, p.keys, p.hangJWKS, p.jwksHook
 		p.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
 		if hang {
 			<-r.Context().Done()
 			return

@@ -175,8 +175,13 @@ func (s *keySource) unknown(kid string) *Error {
 	return errToken("the token's key id is not among its issuer's keys", fmt.Errorf("kid %q", bounded(kid, 80)))
 }
 
-// fetchKeys fetches the JWKS, discovering its URL first when needed.
+// fetchKeys fetches the JWKS, discovering its URL first when needed. The
+// fetch serves every request waiting on it, so it does not end with the
+// request that started it (a client hanging up would otherwise leave its
+// issuer without keys until the refetch bound); the fetch timeout bounds
+// it.
 func (s *keySource) fetchKeys(ctx context.Context) (*keySet, error) {
+	ctx = context.WithoutCancel(ctx)
 	uri := s.jwksURI
 	if uri == "" {
 		if s.discovered == "" {

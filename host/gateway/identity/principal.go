@@ -18,6 +18,8 @@ type Principal struct {
 	Scopes []string
 	// Claims are the token's verified claims (or the introspection
 	// answer's); empty for a static token. They never hold the token.
+	// The map is the caller's; values inside it may be shared, so treat
+	// them as read-only.
 	Claims map[string]any
 	// ClientID is the OAuth client the token was issued to (client_id,
 	// else azp, else appid), when the token says.
