@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,8 +125,11 @@ type Gateway struct {
 	http *server.StreamableHTTPServer
 	mux  *http.ServeMux
 
-	mu    sync.RWMutex
-	tools map[string]Tool
+	// refreshing serializes Refresh; mu guards tools, which the MCP
+	// server's handlers read.
+	refreshing sync.Mutex
+	mu         sync.RWMutex
+	tools      map[string]Tool
 	// draining: the gateway is stopping; /readyz says so, so the balancer
 	// sends no new requests while the ones in flight finish.
 	draining atomic.Bool
@@ -159,6 +164,9 @@ func New(opts Options) (*Gateway, error) {
 	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		res.Tools = g.filter(ctx, res.Tools)
 	})
+	// A listing first takes up what changed in the registry since (a
+	// server started, reloaded or told of new tools).
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { g.Refresh() })
 	g.mcp = server.NewMCPServer("hermes-gateway", opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
@@ -212,20 +220,52 @@ func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ready\n"))
 }
 
-// Refresh registers the backend's tools as they are now (after a server's
-// list changed or a reload); the MCP server tells the clients that listen.
+// Refresh registers the backend's tools as they are now, when they
+// changed since the last time (a server started, reloaded or told of new
+// tools); the MCP server tells the clients that listen.
 func (g *Gateway) Refresh() {
 	tools := g.opts.Backend.Tools()
 	byName := make(map[string]Tool, len(tools))
-	served := make([]server.ServerTool, 0, len(tools))
 	for _, t := range tools {
 		byName[t.Name] = t
-		served = append(served, server.ServerTool{Tool: mcpTool(t), Handler: g.call})
+	}
+	g.refreshing.Lock()
+	defer g.refreshing.Unlock()
+	g.mu.RLock()
+	same := g.tools != nil && sameTools(g.tools, byName)
+	g.mu.RUnlock()
+	if same {
+		return
 	}
 	g.mu.Lock()
 	g.tools = byName
 	g.mu.Unlock()
+	served := make([]server.ServerTool, 0, len(tools))
+	for _, t := range tools {
+		served = append(served, server.ServerTool{Tool: mcpTool(t), Handler: g.call})
+	}
 	g.mcp.SetTools(served...)
+}
+
+// sameTools reports whether two registrations list the same tools with
+// the same definitions.
+func sameTools(a, b map[string]Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, t := range a {
+		u, ok := b[name]
+		if !ok || t.Server != u.Server || !sameDef(t.Def, u.Def) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDef(a, b mcpvalue.Tool) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
+		reflect.DeepEqual(a.Annotations, b.Annotations)
 }
 
 // mcpTool is t as the gateway lists it: under its model-visible name, with

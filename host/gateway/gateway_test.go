@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-agent/hermes/host/gateway"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
 // people are the test's two people, by their static bearer tokens.
@@ -353,5 +354,24 @@ func TestSessionIDIsBoundToItsPerson(t *testing.T) {
 	}
 	if res := post("token-of-alice", "hg1."+hex.EncodeToString(make([]byte, 20)), list); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a forged session id: %d, want 404", res.StatusCode)
+	}
+}
+
+// A tool a server adds at runtime (tools/list_changed) is offered by the
+// gateway's next listing.
+func TestToolAddedUpstreamIsListed(t *testing.T) {
+	t.Parallel()
+	url, _, _ := replicas(t, 1)
+	alice := connect(t, url, "token-of-alice", "2025-11-25")
+	res, err := alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add_tool", Arguments: map[string]any{"name": "fresh"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("add_tool: %v %+v", err, res)
+	}
+	testwait.For(t, time.Minute, "mcp_ts_fresh in the gateway's listing", func() bool {
+		return slices.Contains(names(t, alice), "mcp_ts_fresh")
+	})
+	res, err = alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_fresh"}})
+	if err != nil {
+		t.Fatalf("calling the new tool: %v", err)
 	}
 }
