@@ -104,7 +104,7 @@ func pct(d []time.Duration, p float64) time.Duration {
 func BenchmarkGatewayCall(b *testing.B) {
 	key := sha256.Sum256([]byte("bench"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, PersonOf: personOf,
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens,
 		Decide: devOnlyEcho{}, SessionIDs: ids, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)

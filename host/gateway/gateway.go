@@ -16,20 +16,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/gateway/limits"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
 // Person is who a request comes from, as the identity middleware found
 // them.
-type Person struct {
-	Subject string
-	Groups  []string
-	Scopes  []string
-	Claims  map[string]any
-	// Client is the OAuth client the person came through ("" unknown).
-	Client string
-}
+type Person = identity.Principal
 
 // Tool is one tool the gateway can serve: its model-visible name
 // (mcp_<server>_<tool>), its server, and its definition as the server
@@ -92,9 +86,9 @@ type Options struct {
 	Backend Backend
 	// Authenticate wraps the MCP endpoint: it answers a request without a
 	// valid credential itself, and hands on the others with the person in
-	// their context, where PersonOf finds them.
+	// their context (identity.WithPrincipal; an identity.Authenticator's
+	// Middleware).
 	Authenticate func(http.Handler) http.Handler
-	PersonOf     func(context.Context) (Person, bool)
 	Decide       Decider
 	// Audit, when set, records every call and denial.
 	Audit Auditor
@@ -140,7 +134,7 @@ func New(opts Options) (*Gateway, error) {
 	switch {
 	case opts.Backend == nil:
 		return nil, errors.New("gateway: no backend")
-	case opts.Authenticate == nil || opts.PersonOf == nil:
+	case opts.Authenticate == nil:
 		return nil, errors.New("gateway: no identity: every request must be authenticated")
 	case opts.Decide == nil:
 		return nil, errors.New("gateway: no policy")
@@ -172,9 +166,7 @@ func New(opts Options) (*Gateway, error) {
 		server.WithHooks(hooks),
 		server.WithRecovery())
 	g.http = server.NewStreamableHTTPServer(g.mcp,
-		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs, person: func(r *http.Request) (Person, bool) {
-			return opts.PersonOf(r.Context())
-		}}))
+		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs}))
 	g.mux = http.NewServeMux()
 	g.mux.Handle(opts.Path, g.bounded(opts.Authenticate(g.http)))
 	g.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
@@ -286,6 +278,15 @@ func mcpTool(t Tool) mcp.Tool {
 	return mt
 }
 
+// personOf is the person the identity middleware put in ctx.
+func personOf(ctx context.Context) (Person, bool) {
+	p, ok := identity.FromContext(ctx)
+	if !ok || p == nil {
+		return Person{}, false
+	}
+	return *p, true
+}
+
 // tool is the tool of model-visible name, if it exists.
 func (g *Gateway) tool(name string) (Tool, bool) {
 	g.mu.RLock()
@@ -297,7 +298,7 @@ func (g *Gateway) tool(name string) (Tool, bool) {
 // filter keeps, of a tools/list answer, what the request's person may
 // call: the same decision that gates the call.
 func (g *Gateway) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	p, ok := g.opts.PersonOf(ctx)
+	p, ok := personOf(ctx)
 	if !ok {
 		return nil
 	}
@@ -314,7 +315,7 @@ func (g *Gateway) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // the client's argument bytes as they came.
 func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
-	p, ok := g.opts.PersonOf(ctx)
+	p, ok := personOf(ctx)
 	t, exists := g.tool(req.Params.Name)
 	if !ok || !exists {
 		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)

@@ -22,6 +22,7 @@ import (
 	"github.com/hermes-agent/hermes/host/app"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/gateway"
+	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
@@ -32,8 +33,6 @@ var people = map[string]gateway.Person{
 	"token-of-alice": {Subject: "alice", Groups: []string{"dev"}},
 	"token-of-bob":   {Subject: "bob", Groups: []string{"support"}},
 }
-
-type personKey struct{}
 
 // staticTokens is the test's identity middleware: a bearer token from
 // people, or 401.
@@ -46,13 +45,8 @@ func staticTokens(next http.Handler) http.Handler {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), personKey{}, p)))
+		next.ServeHTTP(w, r.WithContext(identity.WithPrincipal(r.Context(), &p)))
 	})
-}
-
-func personOf(ctx context.Context) (gateway.Person, bool) {
-	p, ok := ctx.Value(personKey{}).(gateway.Person)
-	return p, ok
 }
 
 // devOnlyEcho: group dev may call every tool, support only echo.
@@ -117,7 +111,7 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens, PersonOf: personOf,
+		g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens,
 			Decide: devOnlyEcho{}, Audit: audit, SessionIDs: ids, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +169,7 @@ func perPerson(t *testing.T) (url string, regs *gateway.Registries) {
 	t.Cleanup(regs.Close)
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, PersonOf: personOf, Decide: everyone{}, SessionIDs: ids})
+	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Decide: everyone{}, SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestStopDrainsCallsInFlight(t *testing.T) {
 	b := heldBackend{called: make(chan struct{}), release: make(chan struct{})}
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	g, err := gateway.New(gateway.Options{Backend: b, Authenticate: staticTokens, PersonOf: personOf, Decide: devOnlyEcho{}, SessionIDs: ids})
+	g, err := gateway.New(gateway.Options{Backend: b, Authenticate: staticTokens, Decide: devOnlyEcho{}, SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestReadyzAndBodyBound(t *testing.T) {
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
 	var notReady atomic.Bool
-	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, PersonOf: personOf, Decide: devOnlyEcho{},
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Decide: devOnlyEcho{},
 		SessionIDs: ids, MaxRequestBytes: 1024, Ready: func() error {
 			if notReady.Load() {
 				return errUpstreams
@@ -144,7 +144,7 @@ func TestLimitPerPerson(t *testing.T) {
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
 	audit := &memAudit{}
-	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, PersonOf: personOf, Decide: everyone{},
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Decide: everyone{},
 		SessionIDs: ids, Audit: audit, Limits: limits.New(limits.Limits{CallsPerMinute: 2}, "gateway.limits", 0)})
 	if err != nil {
 		t.Fatal(err)

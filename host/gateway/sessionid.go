@@ -94,14 +94,13 @@ func (s *SessionIDs) mac(head []byte, subject string) []byte {
 // resolver gives mcp-go, per request, a SessionIdManager bound to the
 // request's person.
 type resolver struct {
-	ids    *SessionIDs
-	person func(*http.Request) (Person, bool)
+	ids *SessionIDs
 }
 
 func (r resolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
 	b := boundIDs{ids: r.ids}
 	if req != nil {
-		if p, ok := r.person(req); ok {
+		if p, ok := personOf(req.Context()); ok {
 			b.subject, b.known = p.Subject, true
 		}
 	}
