@@ -79,11 +79,9 @@ func (a *memAudit) all() []gateway.CallRecord {
 	return slices.Clone(a.recs)
 }
 
-// replicas starts n gateways over one registry of the Go test server
-// (through the real stdio plugin), sharing only their session key, behind
-// a round-robin balancer on loopback: each request lands on the next
-// replica.
-func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.Int64) {
+// liveRegistry is a live registry of the Go test server ts through the
+// real stdio plugin, started.
+func liveRegistry(t *testing.T) *registry.Manager {
 	t.Helper()
 	testbin.Path(t, "hermes-transport-stdio")
 	srv := testbin.Path(t, "hermes-testserver")
@@ -103,6 +101,16 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = reg.Close() })
+	return reg
+}
+
+// replicas starts n gateways over one registry of the Go test server
+// (through the real stdio plugin), sharing only their session key, behind
+// a round-robin balancer on loopback: each request lands on the next
+// replica.
+func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.Int64) {
+	t.Helper()
+	reg := liveRegistry(t)
 	key := sha256.Sum256([]byte("the deployment's session key, from its secret"))
 	audit = &memAudit{}
 	var handlers []http.Handler
