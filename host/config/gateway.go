@@ -482,9 +482,7 @@ func (d *decoder) rule(key string, v, raw any) GatewayRule {
 		d.fail(key, "want a mapping with one key, allow or deny, got %s", got(raw))
 		return r
 	}
-	var effect string
-	for effect = range m {
-	}
+	effect := fields.Keys(m)[0]
 	switch effect {
 	case "allow":
 		r.Allow = true
