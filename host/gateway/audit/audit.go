@@ -75,7 +75,8 @@ type Record struct {
 	// Server and Tool are the server and the model-visible tool name.
 	Server, Tool string
 	// Allow is the policy's decision; Rule the index of the rule that
-	// made it (-1: none, the default deny) and Reason its words.
+	// made it and Reason its words, as the policy's Decision says them
+	// (Rule -1: no rule matched; 0 is the first rule, not "unset").
 	Allow  bool
 	Rule   int
 	Reason string
