@@ -235,6 +235,11 @@ type Server struct {
 	// the folders of its own command line with the client's roots
 	// (server-filesystem) keeps them.
 	NoRoots bool
+	// Isolation is how `hermes mcp gateway` shares the server among
+	// people (isolation:): IsolationShared, or "" when not set (one
+	// process for everyone), or IsolationPerUser (one sandboxed process
+	// per person; see PerUser).
+	Isolation string
 	// Sandbox is the isolation of a stdio server (sandbox:); nil for none.
 	Sandbox *SandboxSettings
 	// Plugin pins the plugin binary a catalog entry shipped (plugin:); nil
