@@ -105,7 +105,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 	key := sha256.Sum256([]byte("bench"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens,
-		Decide: devOnlyEcho{}, SessionIDs: ids, Version: "bench"})
+		Policy: devOrEcho(b), SessionIDs: ids, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/hermes-agent/hermes/host/gateway/audit"
 	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/gateway/limits"
+	"github.com/hermes-agent/hermes/host/gateway/policy"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
@@ -42,45 +44,6 @@ type Backend interface {
 	Call(ctx context.Context, p Person, t Tool, args json.RawMessage) (mcpvalue.CallResult, error)
 }
 
-// Check is what a decision is asked about: a person and one tool.
-type Check struct {
-	Person Person
-	Tool   Tool
-}
-
-// Decision is the answer: allowed or not, by which rule (-1: none matched)
-// and why, in words for the audit and `gateway check`.
-type Decision struct {
-	Allow  bool
-	Rule   int
-	Reason string
-}
-
-// Decider is the one decision point: the same answer filters a person's
-// lists and gates their calls.
-type Decider interface {
-	Decide(Check) Decision
-}
-
-// CallRecord is what the gateway tells the audit about one call or denial.
-type CallRecord struct {
-	Time     time.Time
-	Person   Person
-	Tool     Tool
-	Decision Decision
-	// Arguments are the client's argument bytes; the audit digests them
-	// and never writes them unless told to.
-	Arguments json.RawMessage
-	// Outcome is "denied", "limited", "ok", "tool_error" or "error".
-	Outcome  string
-	Duration time.Duration
-}
-
-// Auditor records calls and denials.
-type Auditor interface {
-	Record(CallRecord)
-}
-
 // Options configure a Gateway.
 type Options struct {
 	Backend Backend
@@ -89,10 +52,13 @@ type Options struct {
 	// their context (identity.WithPrincipal; an identity.Authenticator's
 	// Middleware).
 	Authenticate func(http.Handler) http.Handler
-	Decide       Decider
+	// Policy is the one decision: it filters every list a person sees and
+	// gates every call they make.
+	Policy *policy.Policy
 	// Audit, when set, records every call and denial.
-	Audit Auditor
-	// Limits, when set, bound each person's calls (gateway.limits).
+	Audit *audit.Log
+	// Limits, when set, bound each person's calls (gateway.limits); a
+	// rule's own limits bound each person's calls of each tool it allows.
 	Limits *limits.Set
 	// SessionIDs authenticate the session ids of the 2025-11-25 revision.
 	SessionIDs *SessionIDs
@@ -124,6 +90,10 @@ type Gateway struct {
 	refreshing sync.Mutex
 	mu         sync.RWMutex
 	tools      map[string]Tool
+	// ruleLimits are the limit sets of the policy rules that have limits,
+	// by rule index, made on first use.
+	ruleMu     sync.Mutex
+	ruleLimits map[int]*limits.Set
 	// draining: the gateway is stopping; /readyz says so, so the balancer
 	// sends no new requests while the ones in flight finish.
 	draining atomic.Bool
@@ -136,7 +106,7 @@ func New(opts Options) (*Gateway, error) {
 		return nil, errors.New("gateway: no backend")
 	case opts.Authenticate == nil:
 		return nil, errors.New("gateway: no identity: every request must be authenticated")
-	case opts.Decide == nil:
+	case opts.Policy == nil:
 		return nil, errors.New("gateway: no policy")
 	case opts.SessionIDs == nil:
 		return nil, errors.New("gateway: no session key")
@@ -304,15 +274,40 @@ func (g *Gateway) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	}
 	out := tools[:0:0]
 	for _, mt := range tools {
-		if t, ok := g.tool(mt.Name); ok && g.opts.Decide.Decide(Check{Person: p, Tool: t}).Allow {
+		if t, ok := g.tool(mt.Name); ok && g.opts.Policy.Allowed(request(p, t)) {
 			out = append(out, mt)
 		}
 	}
 	return out
 }
 
-// call gates one tools/call by the decision, then calls the backend with
-// the client's argument bytes as they came.
+// request is what the policy is asked about p calling t.
+func request(p Person, t Tool) policy.Request {
+	return policy.Request{Subject: p.Subject, Groups: p.Groups, Scopes: p.Scopes, Claims: p.Claims,
+		Server: t.Server, Tool: t.Name, Annotations: policy.HintsOf(t.Def.Annotations)}
+}
+
+// ruleSet is the limit set of policy rule i with lim, made on first use.
+func (g *Gateway) ruleSet(i int, lim policy.Limits) *limits.Set {
+	if lim.CallsPerMinute <= 0 && lim.Concurrent <= 0 {
+		return nil
+	}
+	g.ruleMu.Lock()
+	defer g.ruleMu.Unlock()
+	if g.ruleLimits == nil {
+		g.ruleLimits = map[int]*limits.Set{}
+	}
+	s := g.ruleLimits[i]
+	if s == nil {
+		s = limits.New(limits.Limits{CallsPerMinute: lim.CallsPerMinute, Concurrent: lim.Concurrent},
+			fmt.Sprintf("gateway.policy[%d].limits", i), 0)
+		g.ruleLimits[i] = s
+	}
+	return s
+}
+
+// call gates one tools/call by the decision and the limits, then calls
+// the backend with the client's argument bytes as they came.
 func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	p, ok := personOf(ctx)
@@ -324,44 +319,54 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: arguments: %w", t.Name, err)
 	}
-	rec := CallRecord{Time: start, Person: p, Tool: t, Arguments: args}
-	d := g.opts.Decide.Decide(Check{Person: p, Tool: t})
-	rec.Decision = d
+	d := g.opts.Policy.Decide(request(p, t))
+	rec := audit.Record{Time: start, Subject: p.Subject, Client: p.ClientID, Server: t.Server, Tool: t.Name,
+		Allow: d.Allow, Rule: d.Rule, Reason: d.Reason, Arguments: args}
 	if !d.Allow {
-		rec.Outcome = "denied"
-		g.audit(rec, start)
+		g.audit(rec, audit.OutcomeDenied, start)
 		// A tool the person may not call does not exist for them: the
 		// same answer as a name nobody serves.
 		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)
 	}
 	release, err := g.opts.Limits.Acquire(p.Subject)
+	if err == nil {
+		var releaseRule func()
+		if releaseRule, err = g.ruleSet(d.Rule, d.Limits).Acquire(p.Subject + "\x00" + t.Name); err == nil {
+			defer releaseRule()
+		} else {
+			release()
+		}
+	}
 	if err != nil {
 		// A tool error the model can act on: which limit, when to retry.
-		rec.Outcome = "limited"
-		g.audit(rec, start)
+		g.audit(rec, audit.OutcomeLimited, start)
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	defer release()
 	res, err := g.opts.Backend.Call(ctx, p, t, args)
-	if err != nil {
-		rec.Outcome = "error"
-		g.audit(rec, start)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		g.audit(rec, audit.OutcomeCancelled, start)
+		return nil, ctx.Err()
+	case err != nil:
+		g.audit(rec, audit.OutcomeError, start)
 		return mcp.NewToolResultError(err.Error()), nil
+	case res.IsError:
+		g.audit(rec, audit.OutcomeToolError, start)
+	default:
+		g.audit(rec, audit.OutcomeOK, start)
 	}
-	rec.Outcome = "ok"
-	if res.IsError {
-		rec.Outcome = "tool_error"
-	}
-	g.audit(rec, start)
 	return callResult(res)
 }
 
-func (g *Gateway) audit(rec CallRecord, start time.Time) {
+func (g *Gateway) audit(rec audit.Record, outcome audit.Outcome, start time.Time) {
 	if g.opts.Audit == nil {
 		return
 	}
-	rec.Duration = time.Since(start)
-	g.opts.Audit.Record(rec)
+	rec.Outcome, rec.Duration = outcome, time.Since(start)
+	if err := g.opts.Audit.Write(rec); err != nil {
+		g.opts.Log.Error("audit record not written", "error", err)
+	}
 }
 
 // callResult is res in mcp-go's type, by its MCP encoding: content blocks,

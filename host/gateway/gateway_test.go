@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +22,9 @@ import (
 	"github.com/hermes-agent/hermes/host/app"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/gateway"
+	"github.com/hermes-agent/hermes/host/gateway/audit"
 	"github.com/hermes-agent/hermes/host/gateway/identity"
+	"github.com/hermes-agent/hermes/host/gateway/policy"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/internal/testwait"
@@ -49,34 +51,57 @@ func staticTokens(next http.Handler) http.Handler {
 	})
 }
 
-// devOnlyEcho: group dev may call every tool, support only echo.
-type devOnlyEcho struct{}
-
-func (devOnlyEcho) Decide(c gateway.Check) gateway.Decision {
-	switch {
-	case slices.Contains(c.Person.Groups, "dev"):
-		return gateway.Decision{Allow: true, Rule: 0, Reason: "group dev"}
-	case slices.Contains(c.Person.Groups, "support") && c.Tool.Def.Name == "echo":
-		return gateway.Decision{Allow: true, Rule: 1, Reason: "support may echo"}
+// compile is the policy of rules, or the test fails.
+func compile(t testing.TB, rules ...policy.Rule) *policy.Policy {
+	t.Helper()
+	p, err := policy.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return gateway.Decision{Allow: false, Rule: -1, Reason: "no rule matched: default deny"}
+	return p
 }
 
-type memAudit struct {
-	mu   sync.Mutex
-	recs []gateway.CallRecord
+// devOrEcho: group dev may call every tool, group support only echo.
+func devOrEcho(t testing.TB) *policy.Policy {
+	return compile(t, policy.Rule{Effect: policy.Allow, Groups: []string{"dev"}, Tools: []string{"*"}},
+		policy.Rule{Effect: policy.Allow, Groups: []string{"support"}, Tools: []string{"mcp_*_echo"}})
 }
 
-func (a *memAudit) Record(r gateway.CallRecord) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.recs = append(a.recs, r)
+// everyone may call every tool.
+func everyone(t testing.TB) *policy.Policy {
+	return compile(t, policy.Rule{Effect: policy.Allow, Tools: []string{"*"}})
 }
 
-func (a *memAudit) all() []gateway.CallRecord {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.recs)
+// auditLine is one line of the audit file, as a test reads it.
+type auditLine struct {
+	Subject, Tool, Decision, Reason, Outcome string
+	Rule                                     int
+}
+
+// auditFile is a real audit log in a file, and a reader of its lines.
+func auditFile(t testing.TB) (*audit.Log, func() []auditLine) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := audit.Open(audit.Options{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l, func() []auditLine {
+		b, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		var out []auditLine
+		for line := range strings.Lines(string(b)) {
+			var a auditLine
+			if err := json.Unmarshal([]byte(line), &a); err != nil {
+				t.Fatalf("audit line %q: %v", line, err)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
 }
 
 // liveRegistry is a live registry of the Go test server ts through the
@@ -108,11 +133,11 @@ func liveRegistry(t *testing.T) *registry.Manager {
 // (through the real stdio plugin), sharing only their session key, behind
 // a round-robin balancer on loopback: each request lands on the next
 // replica.
-func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.Int64) {
+func replicas(t *testing.T, n int) (url string, lines func() []auditLine, hits []*atomic.Int64) {
 	t.Helper()
 	reg := liveRegistry(t)
 	key := sha256.Sum256([]byte("the deployment's session key, from its secret"))
-	audit = &memAudit{}
+	log, lines := auditFile(t)
 	var handlers []http.Handler
 	for range n {
 		ids, err := gateway.NewSessionIDs(key[:], time.Hour)
@@ -120,7 +145,7 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 			t.Fatal(err)
 		}
 		g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens,
-			Decide: devOnlyEcho{}, Audit: audit, SessionIDs: ids, Version: "test"})
+			Policy: devOrEcho(t), Audit: log, SessionIDs: ids, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +159,7 @@ func replicas(t *testing.T, n int) (url string, audit *memAudit, hits []*atomic.
 		handlers[i].ServeHTTP(w, r)
 	}))
 	t.Cleanup(lb.Close)
-	return lb.URL, audit, hits
+	return lb.URL, lines, hits
 }
 
 // perPerson: a shared server ts and a per-person server tsp, both the Go
@@ -177,7 +202,7 @@ func perPerson(t *testing.T) (url string, regs *gateway.Registries) {
 	t.Cleanup(regs.Close)
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Decide: everyone{}, SessionIDs: ids})
+	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Policy: everyone(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +286,7 @@ func names(t *testing.T, c *client.Client) []string {
 // land on another replica.
 func TestPeopleSeeAndCallOnlyTheirToolsAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	url, audit, hits := replicas(t, 3)
+	url, lines, hits := replicas(t, 3)
 	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(rev, func(t *testing.T) {
 			alice := connect(t, url, "token-of-alice", rev)
@@ -293,10 +318,10 @@ func TestPeopleSeeAndCallOnlyTheirToolsAcrossReplicas(t *testing.T) {
 		}
 	}
 	var denied int
-	for _, r := range audit.all() {
+	for _, r := range lines() {
 		if r.Outcome == "denied" {
 			denied++
-			if r.Person.Subject != "bob" || r.Tool.Name != "mcp_ts_add" || r.Decision.Allow || r.Decision.Reason == "" {
+			if r.Subject != "bob" || r.Tool != "mcp_ts_add" || r.Decision != "deny" || r.Rule != -1 || !strings.Contains(r.Reason, "default deny") {
 				t.Errorf("denial recorded as %+v", r)
 			}
 		}

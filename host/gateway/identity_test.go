@@ -16,21 +16,15 @@ import (
 
 	"github.com/hermes-agent/hermes/host/gateway"
 	"github.com/hermes-agent/hermes/host/gateway/identity"
+	"github.com/hermes-agent/hermes/host/gateway/policy"
 	"github.com/hermes-agent/hermes/internal/testoauth"
 )
 
 // byScope: a token with scope mcp:admin may call every tool, group
 // support only echo.
-type byScope struct{}
-
-func (byScope) Decide(c gateway.Check) gateway.Decision {
-	switch {
-	case slices.Contains(c.Person.Scopes, "mcp:admin"):
-		return gateway.Decision{Allow: true, Rule: 0, Reason: "scope mcp:admin"}
-	case slices.Contains(c.Person.Groups, "support") && c.Tool.Def.Name == "echo":
-		return gateway.Decision{Allow: true, Rule: 1, Reason: "support may echo"}
-	}
-	return gateway.Decision{Rule: -1, Reason: "no rule matched: default deny"}
+func byScope(t testing.TB) *policy.Policy {
+	return compile(t, policy.Rule{Effect: policy.Allow, Scopes: []string{"mcp:admin"}, Tools: []string{"*"}},
+		policy.Rule{Effect: policy.Allow, Groups: []string{"support"}, Tools: []string{"mcp_*_echo"}})
 }
 
 // The gateway as an OAuth 2.1 resource server in front of the real Go
@@ -60,7 +54,7 @@ func TestRealIssuerAndStaticToken(t *testing.T) {
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
 	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: liveRegistry(t)}, Authenticate: auth.Middleware,
-		Decide: byScope{}, SessionIDs: ids})
+		Policy: byScope(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestStopDrainsCallsInFlight(t *testing.T) {
 	b := heldBackend{called: make(chan struct{}), release: make(chan struct{})}
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	g, err := gateway.New(gateway.Options{Backend: b, Authenticate: staticTokens, Decide: devOnlyEcho{}, SessionIDs: ids})
+	g, err := gateway.New(gateway.Options{Backend: b, Authenticate: staticTokens, Policy: devOrEcho(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestReadyzAndBodyBound(t *testing.T) {
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
 	var notReady atomic.Bool
-	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Decide: devOnlyEcho{},
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: devOrEcho(t),
 		SessionIDs: ids, MaxRequestBytes: 1024, Ready: func() error {
 			if notReady.Load() {
 				return errUpstreams
@@ -143,9 +143,9 @@ func TestLimitPerPerson(t *testing.T) {
 	t.Parallel()
 	key := sha256.Sum256([]byte("k"))
 	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
-	audit := &memAudit{}
-	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Decide: everyone{},
-		SessionIDs: ids, Audit: audit, Limits: limits.New(limits.Limits{CallsPerMinute: 2}, "gateway.limits", 0)})
+	log, lines := auditFile(t)
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: everyone(t),
+		SessionIDs: ids, Audit: log, Limits: limits.New(limits.Limits{CallsPerMinute: 2}, "gateway.limits", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestLimitPerPerson(t *testing.T) {
 		t.Fatalf("bob was held back by alice's limit: %s", text(res))
 	}
 	var limited int
-	for _, r := range audit.all() {
+	for _, r := range lines() {
 		if r.Outcome == "limited" {
 			limited++
 		}
@@ -177,8 +177,3 @@ func TestLimitPerPerson(t *testing.T) {
 		t.Fatalf("%d limited calls audited, want 1", limited)
 	}
 }
-
-// everyone may call everything.
-type everyone struct{}
-
-func (everyone) Decide(gateway.Check) gateway.Decision { return gateway.Decision{Allow: true, Rule: 0} }
