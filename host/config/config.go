@@ -314,7 +314,14 @@ func Load(home string) (*Config, error) { return LoadEnv(home, nil) }
 // runs with an environment of its own (cli.Options.Env); nil is the
 // process's (os.LookupEnv).
 func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
-	path := homedir.Dir(home).Config()
+	return LoadFileEnv(homedir.Dir(home).Config(), home, env)
+}
+
+// LoadFileEnv is LoadEnv of the config file at path instead of
+// <home>/config.yaml (`hermes mcp gateway --config FILE`: a file mounted
+// from a ConfigMap); ${VAR}s are still looked up in env, then
+// <home>/.env.
+func LoadFileEnv(path, home string, env func(string) (string, bool)) (*Config, error) {
 	cfg := &Config{Path: path}
 	if SafeModeFrom(getenvOf(env)) {
 		cfg.SafeMode = true

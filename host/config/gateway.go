@@ -190,7 +190,11 @@ type GatewayTelemetry struct {
 // environment; nil is the process's), then in <home>/.env. A wrong value is
 // one line naming the key.
 func LoadGateway(home string, env func(string) (string, bool)) (*Gateway, error) {
-	path := homedir.Dir(home).Config()
+	return LoadGatewayFile(homedir.Dir(home).Config(), home, env)
+}
+
+// LoadGatewayFile is LoadGateway of the config file at path.
+func LoadGatewayFile(path, home string, env func(string) (string, bool)) (*Gateway, error) {
 	src, err := readLimited(path, MaxConfigBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

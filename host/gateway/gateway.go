@@ -379,3 +379,6 @@ func callResult(res mcpvalue.CallResult) (*mcp.CallToolResult, error) {
 	raw := json.RawMessage(b)
 	return mcp.ParseCallToolResult(&raw)
 }
+
+// Path is the MCP endpoint's path.
+func (g *Gateway) Path() string { return g.opts.Path }
