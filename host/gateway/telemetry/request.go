@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -221,7 +223,7 @@ func (t *Telemetry) finish(ctx context.Context, span trace.Span, h metric.Float6
 	}
 	span.End(trace.WithTimestamp(end))
 	if h.Enabled(ctx) {
-		h.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributes(metricAttrs(r, o, errType)...))
+		h.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributeSet(t.sets.get(r, o, errType)))
 	}
 }
 
@@ -258,6 +260,37 @@ func (t *Telemetry) spanAttrs(r Request, server bool) []attribute.KeyValue {
 		a = append(a, keyEnduser.String(clip(r.Subject)))
 	}
 	return a
+}
+
+// setKey is what a duration measurement's attributes are made of.
+type setKey struct {
+	method, tool, prompt, server, protocol, transport, address, errType string
+	port, code                                                          int
+}
+
+// attrSets keeps the attribute set of each distinct measurement, so that a
+// request does not build and sort one: at most cardinalityLimit of them,
+// past which (names a client made up) a set is built per request.
+type attrSets struct {
+	m sync.Map // setKey → attribute.Set
+	n atomic.Int64
+}
+
+func (c *attrSets) get(r Request, o Outcome, errType string) attribute.Set {
+	k := setKey{
+		method: r.Method, tool: r.Tool, prompt: r.Prompt, server: r.Server, protocol: r.Protocol,
+		transport: r.Transport, address: r.ServerAddress, errType: errType, port: r.ServerPort, code: o.Code,
+	}
+	if v, ok := c.m.Load(k); ok {
+		return v.(attribute.Set)
+	}
+	set := attribute.NewSet(metricAttrs(r, o, errType)...)
+	if c.n.Load() < cardinalityLimit {
+		if _, loaded := c.m.LoadOrStore(k, set); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return set
 }
 
 // metricAttrs are a duration measurement's attributes: those the conventions

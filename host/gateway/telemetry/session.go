@@ -37,7 +37,7 @@ func (t *Telemetry) SessionEnded(ctx context.Context, s Session, o Outcome) {
 		return
 	}
 	a := make([]attribute.KeyValue, 0, 4)
-	a = appendConnection(a, Request{Protocol: s.Protocol, Transport: TransportTCP})
+	a = appendConnection(a, Request{Protocol: clip(s.Protocol), Transport: TransportTCP})
 	if errType := o.errorType(); errType != "" {
 		a = append(a, keyErrorType.String(errType))
 	}

@@ -94,6 +94,7 @@ type Telemetry struct {
 	serverOp      metric.Float64Histogram
 	serverSession metric.Float64Histogram
 	clientOp      metric.Float64Histogram
+	sets          attrSets
 
 	tracerProvider *sdktrace.TracerProvider // nil when spans are off
 	meterProvider  *sdkmetric.MeterProvider // nil when metrics are off
