@@ -496,3 +496,40 @@ func point(t *testing.T, points []*metricpb.HistogramDataPoint, match map[string
 	}
 	return found
 }
+
+// TestConcurrentRequests serves requests from many goroutines (run with
+// -race): every one is counted once, under its own tool.
+func TestConcurrentRequests(t *testing.T) {
+	rcv := newReceiver(t)
+	tel := newTelemetry(t, telemetry.Config{OTLPEndpoint: rcv.srv.URL, Prometheus: true})
+	const workers, each = 8, 25
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range each {
+				ctx, finish := tel.Start(t.Context(), telemetry.Request{Method: "tools/call", Tool: fmt.Sprintf("tool_%d", w), RequestID: fmt.Sprint(i)})
+				_, _, finishUp := tel.StartUpstream(ctx, telemetry.Request{Method: "tools/call", Tool: "echo"})
+				finishUp(telemetry.Outcome{ToolError: i%2 == 0})
+				finish(telemetry.Outcome{ToolError: i%2 == 0})
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	shutdown(t, tel)
+	if n := len(rcv.allSpans()); n != 2*workers*each {
+		t.Errorf("%d spans, want %d", n, 2*workers*each)
+	}
+	var total uint64
+	for _, p := range rcv.histogramPoints(t, "mcp.server.operation.duration") {
+		total += p.GetCount()
+	}
+	if total != workers*each {
+		t.Errorf("server operations counted %d, want %d", total, workers*each)
+	}
+	for w := range workers {
+		point(t, rcv.histogramPoints(t, "mcp.server.operation.duration"), map[string]string{"gen_ai.tool.name": fmt.Sprintf("tool_%d", w), "error.type": "tool_error"})
+	}
+}
