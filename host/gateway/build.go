@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/gateway/limits"
 	"github.com/hermes-agent/hermes/host/gateway/policy"
+	"github.com/hermes-agent/hermes/host/gateway/telemetry"
 	"github.com/hermes-agent/hermes/host/registry"
 )
 
@@ -43,6 +44,7 @@ type Built struct {
 	Identity   *identity.Authenticator
 	Policy     *policy.Policy
 	audit      *audit.Log
+	telemetry  *telemetry.Telemetry
 }
 
 // Close closes the registries and the audit log.
@@ -51,6 +53,7 @@ func (b *Built) Close() {
 	if b.audit != nil {
 		_ = b.audit.Close()
 	}
+	shutdown(b.telemetry)
 }
 
 // Build builds the gateway s describes: identity, policy, limits, audit,
@@ -86,9 +89,19 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway.audit: %w", err)
 	}
+	var tel *telemetry.Telemetry
+	if t := gw.Telemetry; t.OTLPEndpoint != "" || t.Prometheus {
+		tel, err = telemetry.New(ctx, telemetry.Config{OTLPEndpoint: t.OTLPEndpoint, Prometheus: t.Prometheus,
+			ServiceName: t.ServiceName, ServiceVersion: s.Version, Logger: s.F.Log.Named("telemetry")})
+		if err != nil {
+			_ = log.Close()
+			return nil, fmt.Errorf("gateway.telemetry: %w", err)
+		}
+	}
 	regs, err := registries(ctx, s.F, s.Servers)
 	if err != nil {
 		_ = log.Close()
+		shutdown(tel)
 		return nil, err
 	}
 	path := "/mcp"
@@ -97,16 +110,30 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	}
 	g, err := New(Options{Backend: regs, Authenticate: auth.Middleware, Policy: pol, Audit: log,
 		Limits:     limits.New(limits.Limits{CallsPerMinute: gw.Limits.CallsPerMinute, Concurrent: gw.Limits.Concurrent}, "gateway.limits", 0),
-		SessionIDs: ids, Path: path, Version: s.Version, Log: s.F.Log.Named("gateway")})
+		SessionIDs: ids, Path: path, Version: s.Version, Log: s.F.Log.Named("gateway"), Telemetry: tel})
 	if err != nil {
 		regs.Close()
 		_ = log.Close()
+		shutdown(tel)
 		return nil, err
+	}
+	if tel != nil && gw.Telemetry.Prometheus {
+		g.Handle("GET /metrics", tel.MetricsHandler())
 	}
 	for _, p := range auth.MetadataPaths() {
 		g.Handle("GET "+p, auth.MetadataHandler())
 	}
-	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log}, nil
+	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log, telemetry: tel}, nil
+}
+
+// shutdown flushes and stops tel (nil: nothing), bounded.
+func shutdown(tel *telemetry.Telemetry) {
+	if tel == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = tel.Shutdown(ctx)
 }
 
 // Identity is the authenticator of the block's resource, issuers and

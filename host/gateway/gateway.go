@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/gateway/limits"
 	"github.com/hermes-agent/hermes/host/gateway/policy"
+	"github.com/hermes-agent/hermes/host/gateway/telemetry"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
@@ -57,6 +58,8 @@ type Options struct {
 	Policy *policy.Policy
 	// Audit, when set, records every call and denial.
 	Audit *audit.Log
+	// Telemetry, when set, traces and measures every call.
+	Telemetry *telemetry.Telemetry
 	// Limits, when set, bound each person's calls (gateway.limits); a
 	// rule's own limits bound each person's calls of each tool it allows.
 	Limits *limits.Set
@@ -319,6 +322,29 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: arguments: %w", t.Name, err)
 	}
+	if tel := g.opts.Telemetry; tel != nil {
+		var end func(telemetry.Outcome)
+		ctx, end = tel.Start(ctx, telemetry.Request{Method: "tools/call", Tool: t.Name, Server: t.Server, Subject: p.Subject,
+			Protocol: req.Header.Get("Mcp-Protocol-Version"), SessionID: req.Header.Get("Mcp-Session-Id"), Meta: metaMap(req.Params.Meta)})
+		var res *mcp.CallToolResult
+		defer func() { end(telemetry.Outcome{ToolError: res != nil && res.IsError, Err: err}) }()
+		res, err = g.gated(ctx, start, p, t, args)
+		return res, err
+	}
+	return g.gated(ctx, start, p, t, args)
+}
+
+// metaMap is a request's _meta as a map (the trace context is read from
+// it); nil when there is none.
+func metaMap(m *mcp.Meta) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return m.AdditionalFields
+}
+
+// gated decides, limits, calls and audits one call of t by p.
+func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, args json.RawMessage) (*mcp.CallToolResult, error) {
 	d := g.opts.Policy.Decide(request(p, t))
 	rec := audit.Record{Time: start, Subject: p.Subject, Client: p.ClientID, Server: t.Server, Tool: t.Name,
 		Allow: d.Allow, Rule: d.Rule, Reason: d.Reason, Arguments: args}
@@ -326,7 +352,7 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		g.audit(rec, audit.OutcomeDenied, start)
 		// A tool the person may not call does not exist for them: the
 		// same answer as a name nobody serves.
-		return nil, fmt.Errorf("unknown tool %q", req.Params.Name)
+		return nil, fmt.Errorf("unknown tool %q", t.Name)
 	}
 	release, err := g.opts.Limits.Acquire(p.Subject)
 	if err == nil {
