@@ -77,7 +77,7 @@ var (
 )
 
 var (
-	knownGatewayKeys = []string{"resource", "issuers", "tokens", "policy", "limits", "audit", "telemetry", "session_key_env", "vault_key_env"}
+	knownGatewayKeys = []string{"resource", "issuers", "tokens", "policy", "limits", "audit", "telemetry", "session_key_env", "vault_key_env", "max_request_kb"}
 	knownIssuerKeys  = []string{"issuer", "audience", "groups_claim", "scopes_claim", "algorithms", "introspection"}
 	knownIntrospKeys = []string{"url", "client_id", "client_secret"}
 	knownTokenKeys   = []string{"subject", "sha256", "groups", "scopes"}
@@ -110,7 +110,13 @@ type Gateway struct {
 	// SessionKeyEnv and VaultKeyEnv name the variables that hold the
 	// deployment's keys (never the keys themselves).
 	SessionKeyEnv, VaultKeyEnv string
+	// MaxRequestKB bounds one request body, in KiB
+	// (DefaultGatewayMaxRequestKB).
+	MaxRequestKB int
 }
+
+// DefaultGatewayMaxRequestKB is gateway.max_request_kb: 4 MiB.
+const DefaultGatewayMaxRequestKB = 4096
 
 // GatewayIssuer is one entry of issuers:.
 type GatewayIssuer struct {
@@ -385,6 +391,11 @@ func (d *decoder) gateway(v, raw map[string]any) *Gateway {
 		if n := strings.TrimSpace(d.str(gk("telemetry.service_name"), m["service_name"], sub(rt, "service_name"))); n != "" {
 			g.Telemetry.ServiceName = n
 		}
+	}
+	if n := d.count(gk("max_request_kb"), v["max_request_kb"], raw["max_request_kb"], DefaultGatewayMaxRequestKB, 1<<20); n > 0 {
+		g.MaxRequestKB = n
+	} else if d.err == nil {
+		d.fail(gk("max_request_kb"), "want at least 1 (KiB)")
 	}
 	g.SessionKeyEnv = d.envName(gk("session_key_env"), v["session_key_env"], raw["session_key_env"], DefaultSessionKeyEnv)
 	g.VaultKeyEnv = d.envName(gk("vault_key_env"), v["vault_key_env"], raw["vault_key_env"], DefaultVaultKeyEnv)

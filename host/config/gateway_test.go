@@ -69,6 +69,7 @@ func TestLoadGateway(t *testing.T) {
 		Telemetry:     GatewayTelemetry{OTLPEndpoint: "http://otel-collector:4318", Prometheus: true, ServiceName: DefaultTelemetryServiceName},
 		SessionKeyEnv: "HERMES_GATEWAY_SESSION_KEY",
 		VaultKeyEnv:   "HERMES_GATEWAY_VAULT_KEY",
+		MaxRequestKB:  DefaultGatewayMaxRequestKB,
 	}
 	if !reflect.DeepEqual(g, want) {
 		t.Fatalf("got  %+v\nwant %+v", g, want)

@@ -110,7 +110,7 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	}
 	g, err := New(Options{Backend: regs, Authenticate: auth.Middleware, Policy: pol, Audit: log,
 		Limits:     limits.New(limits.Limits{CallsPerMinute: gw.Limits.CallsPerMinute, Concurrent: gw.Limits.Concurrent}, "gateway.limits", 0),
-		SessionIDs: ids, Path: path, Version: s.Version, Log: s.F.Log.Named("gateway"), Telemetry: tel})
+		SessionIDs: ids, Path: path, Version: s.Version, MaxRequestBytes: int64(gw.MaxRequestKB) << 10, Log: s.F.Log.Named("gateway"), Telemetry: tel})
 	if err != nil {
 		regs.Close()
 		_ = log.Close()
