@@ -44,63 +44,10 @@ func gatewayHome(t *testing.T) (home, audit string) {
 func TestGatewayServesAndStopsOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	home, audit := gatewayHome(t)
-	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "gateway", "--http", "127.0.0.1:0")
-	cmd.Env = hermesTestEnv(t, home, "HERMES_GATEWAY_SESSION_KEY="+strings.Repeat("k", 40))
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	sc := bufio.NewScanner(pipe)
-	var url string
-	var seen []string
-	for sc.Scan() {
-		seen = append(seen, sc.Text())
-		if _, after, ok := strings.Cut(sc.Text(), " at http://"); ok && strings.HasPrefix(sc.Text(), "hermes mcp gateway: serving") {
-			url = "http://" + after
-			break
-		}
-	}
-	if url == "" {
-		t.Fatalf("the gateway never said where it serves:\n%s", strings.Join(seen, "\n"))
-	}
-	go func() {
-		for sc.Scan() {
-		}
-		exited <- cmd.Wait()
-	}()
-	connect := func(token string) *client.Client {
-		tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := client.NewClient(tr)
-		t.Cleanup(func() { _ = c.Close() })
-		if err := c.Start(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
-			t.Fatalf("initialize: %v", err)
-		}
-		return c
-	}
-	alice, bob := connect("alice-token-0123456789"), connect("bob-token-0123456789")
-	list := func(c *client.Client) []string {
-		res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n []string
-		for _, tl := range res.Tools {
-			n = append(n, tl.Name)
-		}
-		return n
-	}
-	if a, b := list(alice), list(bob); !slices.Contains(a, "mcp_ts_add") || !slices.Equal(b, []string{"mcp_ts_echo"}) {
+	g := startGateway(t, home)
+	url, cmd, exited := g.url, g.cmd, g.exited
+	alice, bob := gatewayClient(t, url, "alice-token-0123456789"), gatewayClient(t, url, "bob-token-0123456789")
+	if a, b := toolNames(t, alice), toolNames(t, bob); !slices.Contains(a, "mcp_ts_add") || !slices.Equal(b, []string{"mcp_ts_echo"}) {
 		t.Fatalf("alice sees %v, bob %v", a, b)
 	}
 	if _, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add", Arguments: map[string]any{"a": 1, "b": 2}}}); err == nil {
@@ -126,6 +73,114 @@ func TestGatewayServesAndStopsOnSIGTERM(t *testing.T) {
 		}
 	case <-testwait.Context(t).Done():
 		t.Fatal("the gateway did not stop at SIGTERM")
+	}
+}
+
+// runningGateway is a `hermes mcp gateway` process of a test.
+type runningGateway struct {
+	url    string
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	exited chan error
+}
+
+// startGateway runs `hermes mcp gateway` on home until the test ends, and
+// returns once it says where it serves.
+func startGateway(t *testing.T, home string) *runningGateway {
+	t.Helper()
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "gateway", "--http", "127.0.0.1:0")
+	cmd.Env = hermesTestEnv(t, home, "HERMES_GATEWAY_SESSION_KEY="+strings.Repeat("k", 40))
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	g := &runningGateway{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		g.stderr.Write([]byte(sc.Text() + "\n"))
+		if _, after, ok := strings.Cut(sc.Text(), " at http://"); ok && strings.HasPrefix(sc.Text(), "hermes mcp gateway: serving") {
+			g.url = "http://" + after
+			break
+		}
+	}
+	if g.url == "" {
+		t.Fatalf("the gateway never said where it serves:\n%s", g.stderr.String())
+	}
+	go func() {
+		for sc.Scan() {
+			g.stderr.Write([]byte(sc.Text() + "\n"))
+		}
+		g.exited <- cmd.Wait()
+	}()
+	return g
+}
+
+// gatewayClient is an MCP client of the gateway at url with token.
+func gatewayClient(t *testing.T, url, token string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+// toolNames lists c's tools.
+func toolNames(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, tl := range res.Tools {
+		n = append(n, tl.Name)
+	}
+	return n
+}
+
+// TestGatewayReloadsOnSIGHUP: a changed policy takes effect at SIGHUP
+// without a restart, and a broken config is refused on one line while the
+// gateway goes on serving the one before.
+func TestGatewayReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
+	home, _ := gatewayHome(t)
+	g := startGateway(t, home)
+	bob := gatewayClient(t, g.url, "bob-token-0123456789")
+	if n := toolNames(t, bob); !slices.Equal(n, []string{"mcp_ts_echo"}) {
+		t.Fatalf("bob sees %v", n)
+	}
+	b, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, home, strings.Replace(string(b), "groups: [support], tools: [\"mcp_*_echo\"]", "groups: [support], tools: [\"mcp_*_echo\", \"mcp_*_add\"]", 1))
+	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 0, "the reload", func() bool { return strings.Contains(g.stderr.String(), "reloaded, serving 1 server(s)") })
+	if n := toolNames(t, bob); !slices.Contains(n, "mcp_ts_add") {
+		t.Fatalf("after the reload bob sees %v", n)
+	}
+	writeConfig(t, home, string(b)+"  polcy: []\n")
+	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 0, "the refused reload", func() bool { return strings.Contains(g.stderr.String(), "reload refused, still serving") })
+	if n := toolNames(t, bob); !slices.Contains(n, "mcp_ts_add") {
+		t.Fatalf("after a refused reload bob sees %v", n)
 	}
 }
 

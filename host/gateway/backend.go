@@ -100,9 +100,12 @@ type personRegistry struct {
 // Tools are the shared servers' tools and the per-person servers' tools
 // as the template lists them.
 func (r *Registries) Tools() []Tool {
-	tools := registryTools(r.Shared)
-	if r.Template != nil {
-		tools = append(tools, registryTools(r.Template)...)
+	r.mu.Lock()
+	shared, template := r.Shared, r.Template
+	r.mu.Unlock()
+	tools := registryTools(shared)
+	if template != nil {
+		tools = append(tools, registryTools(template)...)
 	}
 	return tools
 }
@@ -110,8 +113,11 @@ func (r *Registries) Tools() []Tool {
 // Call calls a shared server's tool in the shared registry and a
 // per-person server's tool in the person's own.
 func (r *Registries) Call(ctx context.Context, p Person, t Tool, args json.RawMessage) (mcpvalue.CallResult, error) {
-	if !slices.Contains(r.PerUser, t.Server) {
-		return callRegistry(ctx, r.Shared, t.Name, args)
+	r.mu.Lock()
+	shared, perUser := r.Shared, slices.Contains(r.PerUser, t.Server)
+	r.mu.Unlock()
+	if !perUser {
+		return callRegistry(ctx, shared, t.Name, args)
 	}
 	m, done, err := r.person(ctx, p.Subject)
 	if err != nil {
@@ -139,8 +145,9 @@ func (r *Registries) person(ctx context.Context, subject string) (*registry.Mana
 		}
 		pr = &personRegistry{ready: make(chan struct{})}
 		r.people[subject] = pr
+		forPerson := r.ForPerson
 		go func() {
-			pr.m, pr.err = r.ForPerson(context.WithoutCancel(ctx), subject)
+			pr.m, pr.err = forPerson(context.WithoutCancel(ctx), subject)
 			close(pr.ready)
 		}()
 	}

@@ -184,12 +184,8 @@ func sessionKey(name string, lookup func(string) (string, bool)) ([]byte, error)
 	return []byte(v), nil
 }
 
-// registries starts the registries of servers: the shared ones in one
-// live registry, the per-person ones listed once from their records (the
-// template) and run per person.
-func registries(ctx context.Context, f *app.Factory, servers []*config.Server) (*Registries, error) {
-	var shared, perUser []*config.Server
-	var names []string
+// split parts servers into the shared ones and the per-person ones.
+func split(servers []*config.Server) (shared, perUser []*config.Server, names []string) {
 	for _, s := range servers {
 		if s.PerUser() {
 			perUser = append(perUser, s)
@@ -198,21 +194,97 @@ func registries(ctx context.Context, f *app.Factory, servers []*config.Server) (
 			shared = append(shared, s)
 		}
 	}
-	r := &Registries{PerUser: names}
+	return shared, perUser, names
+}
+
+// registries starts the registries of servers: the shared ones in one
+// live registry, the per-person ones listed once from their records (the
+// template) and run per person.
+func registries(ctx context.Context, f *app.Factory, servers []*config.Server) (*Registries, error) {
+	shared, perUser, _ := split(servers)
+	r := &Registries{}
 	r.Shared, _ = f.Registry(app.Live, shared)
 	if err := r.Shared.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the shared servers: %w", err)
 	}
-	if len(perUser) > 0 {
-		r.Template, _ = f.Registry(app.Cached, perUser)
-		if err := r.Template.Start(ctx); err != nil {
-			r.Close()
-			return nil, fmt.Errorf("list the per-person servers: %w", err)
-		}
-		r.ForPerson = func(ctx context.Context, _ string) (*registry.Manager, error) {
-			m, _ := f.Registry(app.Live, perUser)
-			return m, m.Start(ctx)
-		}
+	if err := r.setPerUser(ctx, f, perUser); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
+}
+
+// setPerUser makes perUser the per-person servers: their template
+// registry made or reloaded (closed when there are none), and every
+// person's registry closed, to be built again with the new entries on
+// their next call.
+func (r *Registries) setPerUser(ctx context.Context, f *app.Factory, perUser []*config.Server) error {
+	r.mu.Lock()
+	template := r.Template
+	r.mu.Unlock()
+	var names []string
+	for _, s := range perUser {
+		names = append(names, s.Name)
+	}
+	switch {
+	case len(perUser) == 0:
+		template = nil
+	case template == nil:
+		template, _ = f.Registry(app.Cached, perUser)
+		if err := template.Start(ctx); err != nil {
+			_ = template.Close()
+			return fmt.Errorf("list the per-person servers: %w", err)
+		}
+	default:
+		if _, err := template.Reload(ctx, perUser); err != nil {
+			return fmt.Errorf("list the per-person servers: %w", err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old := r.Template; old != nil && old != template {
+		go old.Close()
+	}
+	r.Template, r.PerUser = template, names
+	r.ForPerson = func(ctx context.Context, _ string) (*registry.Manager, error) {
+		m, _ := f.Registry(app.Live, perUser)
+		return m, m.Start(ctx)
+	}
+	for s := range r.people {
+		r.closePerson(s)
+	}
+	return nil
+}
+
+// Reload applies a changed config: s's servers (added, removed and changed
+// ones, shared and per-person) and its gateway block's identity, policy
+// and limits. A block that does not build changes nothing and is the
+// error. The session key, audit and telemetry stay as they started
+// (restart the gateway to change them).
+func (b *Built) Reload(ctx context.Context, s Setup) error {
+	gw := s.Block
+	if gw == nil {
+		return errors.New("the config has no gateway: block any more; the gateway keeps its old one")
+	}
+	auth, err := Identity(gw, s.F.Lookup)
+	if err != nil {
+		return err
+	}
+	pol, err := policy.Compile(policy.FromConfig(gw.Policy))
+	if err != nil {
+		return fmt.Errorf("gateway.policy: %w", err)
+	}
+	shared, perUser, _ := split(s.Servers)
+	if _, err := b.Registries.Shared.Reload(ctx, shared); err != nil {
+		return fmt.Errorf("reload the shared servers: %w", err)
+	}
+	if err := b.Registries.setPerUser(ctx, s.F, perUser); err != nil {
+		return err
+	}
+	b.SetAuthenticate(auth.Middleware)
+	b.SetPolicy(pol)
+	b.SetLimits(limits.New(limits.Limits{CallsPerMinute: gw.Limits.CallsPerMinute, Concurrent: gw.Limits.Concurrent}, "gateway.limits", 0))
+	b.Identity, b.Policy = auth, pol
+	b.Refresh()
+	return nil
 }

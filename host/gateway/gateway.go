@@ -97,6 +97,11 @@ type Gateway struct {
 	// by rule index, made on first use.
 	ruleMu     sync.Mutex
 	ruleLimits map[int]*limits.Set
+	// policy, limits and endpoint (the MCP handler behind identity) are
+	// what a reload replaces; a request uses those it found.
+	policy   atomic.Pointer[policy.Policy]
+	limits   atomic.Pointer[limits.Set]
+	endpoint atomic.Pointer[http.Handler]
 	// draining: the gateway is stopping; /readyz says so, so the balancer
 	// sends no new requests while the ones in flight finish.
 	draining atomic.Bool
@@ -141,11 +146,30 @@ func New(opts Options) (*Gateway, error) {
 	g.http = server.NewStreamableHTTPServer(g.mcp,
 		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs}))
 	g.mux = http.NewServeMux()
-	g.mux.Handle(opts.Path, g.bounded(opts.Authenticate(g.http)))
+	g.SetPolicy(opts.Policy)
+	g.SetLimits(opts.Limits)
+	g.SetAuthenticate(opts.Authenticate)
+	g.mux.Handle(opts.Path, g.bounded(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*g.endpoint.Load()).ServeHTTP(w, r)
+	})))
 	g.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	g.mux.HandleFunc("GET /readyz", g.readyz)
 	g.Refresh()
 	return g, nil
+}
+
+// SetPolicy makes p the decision of every request from now on (a reload).
+func (g *Gateway) SetPolicy(p *policy.Policy) { g.policy.Store(p) }
+
+// SetLimits makes l the limits per person from now on (nil: none). The
+// calls in flight keep the places they took in the old set.
+func (g *Gateway) SetLimits(l *limits.Set) { g.limits.Store(l) }
+
+// SetAuthenticate puts the identity middleware mw in front of the MCP
+// endpoint from now on (a reload with other issuers or tokens).
+func (g *Gateway) SetAuthenticate(mw func(http.Handler) http.Handler) {
+	h := mw(g.http)
+	g.endpoint.Store(&h)
 }
 
 // Handler is the gateway's HTTP handler: the MCP endpoint, /healthz and
@@ -277,7 +301,7 @@ func (g *Gateway) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	}
 	out := tools[:0:0]
 	for _, mt := range tools {
-		if t, ok := g.tool(mt.Name); ok && g.opts.Policy.Allowed(request(p, t)) {
+		if t, ok := g.tool(mt.Name); ok && g.policy.Load().Allowed(request(p, t)) {
 			out = append(out, mt)
 		}
 	}
@@ -345,7 +369,7 @@ func metaMap(m *mcp.Meta) map[string]any {
 
 // gated decides, limits, calls and audits one call of t by p.
 func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, args json.RawMessage) (*mcp.CallToolResult, error) {
-	d := g.opts.Policy.Decide(request(p, t))
+	d := g.policy.Load().Decide(request(p, t))
 	rec := audit.Record{Time: start, Subject: p.Subject, Client: p.ClientID, Server: t.Server, Tool: t.Name,
 		Allow: d.Allow, Rule: d.Rule, Reason: d.Reason, Arguments: args}
 	if !d.Allow {
@@ -354,7 +378,7 @@ func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, 
 		// same answer as a name nobody serves.
 		return nil, fmt.Errorf("unknown tool %q", t.Name)
 	}
-	release, err := g.opts.Limits.Acquire(p.Subject)
+	release, err := g.limits.Load().Acquire(p.Subject)
 	if err == nil {
 		var releaseRule func()
 		if releaseRule, err = g.ruleSet(d.Rule, d.Limits).Acquire(p.Subject + "\x00" + t.Name); err == nil {

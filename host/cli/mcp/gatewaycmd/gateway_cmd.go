@@ -109,12 +109,7 @@ func gatewayRun(ctx context.Context, opts *GatewayOptions) error {
 		return cmdkit.Failf("listen on %s: %s; pick another port", termsafe.Escape(opts.HTTPAddr), termsafe.Escape(err.Error()))
 	}
 	defer ln.Close()
-	var enabled []*config.Server
-	for _, s := range cfg.Servers {
-		if s.Enabled {
-			enabled = append(enabled, s)
-		}
-	}
+	enabled := enabledServers(cfg)
 	b, err := gateway.Build(ctx, gateway.Setup{F: cmdkit.Factory(e), Servers: enabled, Block: gw, Stdout: e.Out, Version: servecmd.Version()})
 	if err != nil {
 		return cmdkit.Failf("hermes mcp gateway: %s", termsafe.Escape(oneLine(err.Error())))
@@ -126,6 +121,9 @@ func gatewayRun(ctx context.Context, opts *GatewayOptions) error {
 	defer stop()
 	sweep := time.NewTicker(time.Minute)
 	defer sweep.Stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	go func() {
 		for {
 			select {
@@ -133,6 +131,8 @@ func gatewayRun(ctx context.Context, opts *GatewayOptions) error {
 				return
 			case <-sweep.C:
 				b.Registries.Sweep()
+			case <-hup:
+				reload(ctx, e, opts, b)
 			}
 		}
 	}()
@@ -141,6 +141,31 @@ func gatewayRun(ctx context.Context, opts *GatewayOptions) error {
 		return cmdkit.Failf("hermes mcp gateway: %s", termsafe.Escape(err.Error()))
 	}
 	return nil
+}
+
+// enabledServers are the servers of cfg that are enabled.
+func enabledServers(cfg *config.Config) []*config.Server {
+	var out []*config.Server
+	for _, s := range cfg.Servers {
+		if s.Enabled {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// reload reads the config again at SIGHUP and applies it; a config that
+// does not load or build changes nothing, and says why on one line.
+func reload(ctx context.Context, e *cmdkit.Env, opts *GatewayOptions, b *gateway.Built) {
+	cfg, gw, err := load(e, opts.ConfigFile)
+	if err == nil {
+		err = b.Reload(ctx, gateway.Setup{F: cmdkit.Factory(e), Servers: enabledServers(cfg), Block: gw, Version: servecmd.Version()})
+	}
+	if err != nil {
+		fmt.Fprintf(e.Err, "hermes mcp gateway: reload refused, still serving the config before it: %s\n", termsafe.Escape(oneLine(err.Error())))
+		return
+	}
+	fmt.Fprintf(e.Err, "hermes mcp gateway: reloaded, serving %d server(s)\n", len(enabledServers(cfg)))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
