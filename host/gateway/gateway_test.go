@@ -25,8 +25,10 @@ import (
 	"github.com/hermes-agent/hermes/host/gateway/audit"
 	"github.com/hermes-agent/hermes/host/gateway/identity"
 	"github.com/hermes-agent/hermes/host/gateway/policy"
+	"github.com/hermes-agent/hermes/host/homedir"
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
@@ -107,11 +109,18 @@ func auditFile(t testing.TB) (*audit.Log, func() []auditLine) {
 // liveRegistry is a live registry of the Go test server ts through the
 // real stdio plugin, started.
 func liveRegistry(t *testing.T) *registry.Manager {
+	reg, _ := liveRegistryIn(t, "[]")
+	return reg
+}
+
+// liveRegistryIn is liveRegistry with the server's args (a YAML list), and
+// its home.
+func liveRegistryIn(t *testing.T, args string) (*registry.Manager, string) {
 	t.Helper()
 	testbin.Path(t, "hermes-transport-stdio")
 	srv := testbin.Path(t, "hermes-testserver")
 	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("mcp_servers:\n  ts:\n    command: "+srv+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("mcp_servers:\n  ts:\n    command: "+srv+"\n    args: "+args+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f := app.New(app.Options{Env: []string{"HERMES_HOME=" + home, "HOME=" + t.TempDir(), "HERMES_PLUGIN_PATH=" + testbin.Dir(t), "PATH=" + os.Getenv("PATH")},
@@ -126,7 +135,7 @@ func liveRegistry(t *testing.T) *registry.Manager {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = reg.Close() })
-	return reg
+	return reg, home
 }
 
 // replicas starts n gateways over one registry of the Go test server
@@ -401,4 +410,39 @@ func TestToolAddedUpstreamIsListed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("calling the new tool: %v", err)
 	}
+}
+
+// A client that gives up on a call cancels it upstream: the server's
+// sleep ends early and counts the cancellation.
+func TestCancelledCallIsCancelledUpstream(t *testing.T) {
+	t.Parallel()
+	reg, home := liveRegistryIn(t, "[--trace]")
+	key := sha256.Sum256([]byte("k"))
+	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens, Policy: everyone(t), SessionIDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(srv.Close)
+	alice := connect(t, srv.URL, "token-of-alice", "2026-07-28")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := alice.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_sleep", Arguments: map[string]any{"ms": 600000}}})
+		done <- err
+	}()
+	log := homedir.Dir(home).ServerStderrLog()
+	testwait.For(t, time.Minute, "the sleep to start upstream", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), testserver.TraceSleepStarted)
+	})
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	testwait.For(t, time.Minute, "the upstream to count the cancellation", func() bool {
+		res, err := alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_cancelled_count"}})
+		return err == nil && text(res) == "1"
+	})
 }
