@@ -26,7 +26,6 @@ import (
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
 
-	"github.com/hermes-agent/hermes/host/cli/mcp/gatewaycmd"
 	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
 
 	"github.com/hermes-agent/hermes/host/cli/tools"
@@ -45,13 +44,20 @@ import (
 // environment, working folder and signals, and os.Stderr and the standard
 // logger routed into hermes's log. It returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return MainRoot(args, stdin, stdout, stderr, newApp)
+}
+
+// MainRoot is Main of another program built on the same run (the
+// composition root, streams, signals, exits) whose command tree root
+// makes: hermes-gateway's.
+func MainRoot(args []string, stdin io.Reader, stdout, stderr io.Writer, root func(*cmdkit.Env) *cli.Command) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return Run(Options{
+	return RunRoot(Options{
 		Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		Env: os.Environ(), Signals: sigs, OwnsProcess: true,
-	})
+	}, root)
 }
 
 // Options is everything one run of the command line takes from outside:
@@ -81,7 +87,10 @@ type Options struct {
 }
 
 // Run runs the hermes command line with opts and returns the exit code.
-func Run(opts Options) int {
+func Run(opts Options) int { return RunRoot(opts, newApp) }
+
+// RunRoot is Run of the command tree root makes.
+func RunRoot(opts Options, root func(*cmdkit.Env) *cli.Command) int {
 	stdin := opts.Stdin
 	if stdin == nil {
 		stdin = strings.NewReader("")
@@ -142,7 +151,7 @@ func Run(opts Options) int {
 	// ctx (reading a config file that never ends, a parse) must not keep
 	// hermes alive after a signal. The command gets interruptGrace to
 	// finish on its own; a second signal ends hermes at once.
-	app := newApp(e)
+	app := root(e)
 	done := make(chan error, 1)
 	args := opts.Args
 	if len(args) == 0 {
@@ -183,7 +192,7 @@ func Run(opts Options) int {
 		return ee.Code
 	}
 	// urfave/cli's own errors are about usage (unknown flag, missing value).
-	e.P.Errorf("%s; run 'hermes --help' for usage", cmdkit.OneLine(err.Error()))
+	e.P.Errorf("%s; run '%s --help' for usage", cmdkit.OneLine(err.Error()), app.Name)
 	return cmdkit.ExitUsage
 }
 
@@ -295,7 +304,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.NewCmdReject(e, nil),
 			servers.NewCmdResetProjectChoices(e, nil),
 			servecmd.NewCmdServe(e, nil),
-			gatewaycmd.NewCmdGateway(e, nil),
+			newCmdGatewayLauncher(e),
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,21 @@ type GatewayOptions struct {
 	ConfigFile string
 	// Drain is --drain: how long calls in flight may finish at SIGTERM.
 	Drain time.Duration
+}
+
+// Root is the command tree of hermes-gateway (what 'hermes mcp gateway'
+// runs): the gateway command itself, with hermes's -v, the run's
+// composition root built before it.
+func Root(e *cmdkit.Env) *cli.Command {
+	root := NewCmdGateway(e, nil)
+	root.Name = "hermes-gateway"
+	root.Writer, root.ErrWriter, root.Reader = e.Out, e.Err, e.In
+	root.Flags = append(root.Flags, &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "mirror logs on stderr", Destination: &e.Verbose})
+	root.Before = func(ctx context.Context, _ *cli.Command) (context.Context, error) {
+		cmdkit.Setup(e)
+		return ctx, nil
+	}
+	return root
 }
 
 // NewCmdGateway builds 'hermes mcp gateway' with its 'check'
@@ -115,10 +131,20 @@ func gatewayRun(ctx context.Context, opts *GatewayOptions) error {
 		return cmdkit.Failf("hermes mcp gateway: %s", termsafe.Escape(oneLine(err.Error())))
 	}
 	defer b.Close()
-	// The gateway runs until it is told to stop: SIGTERM from the
-	// orchestrator, or SIGINT.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	// The gateway runs until it is told to stop: the first SIGTERM (the
+	// orchestrator's) or SIGINT starts the drain; the run's own handling
+	// (stop every plugin, exit) is left to a second one.
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	var stopping atomic.Bool
+	e.OnSignal.Store(&cmdkit.SignalHook{Fn: func(os.Signal) bool {
+		if stopping.Swap(true) {
+			return false
+		}
+		fmt.Fprintf(e.Err, "hermes mcp gateway: stopping; calls in flight have %s to finish\n", opts.Drain)
+		stop()
+		return true
+	}})
 	sweep := time.NewTicker(time.Minute)
 	defer sweep.Stop()
 	hup := make(chan os.Signal, 1)
