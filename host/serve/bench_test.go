@@ -3,7 +3,10 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -89,4 +92,76 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[int(float64(len(s))*q)]
+}
+
+// BenchmarkBridgeCall: the bridge plugin's hop alone, Bridge.Call (no MCP,
+// no HTTP) with the arguments BenchmarkServeCallTool sends, one call at a
+// time. It reports the median round trip (hop-us) and its 90th percentile,
+// and per call, from the kernel's accounting of every thread of each
+// process (Linux): the CPU time of the host (host-cpu-us) and of the plugin
+// (plugin-cpu-us), the times their threads were put on a CPU (host-wakes,
+// plugin-wakes: wake-ups plus preemptions) and the time they waited for
+// one once runnable (host-wait-us, plugin-wait-us), which is what a loaded
+// machine adds.
+func BenchmarkBridgeCall(b *testing.B) {
+	ctx := context.Background()
+	br := startFakeB(b, b.TempDir())
+	args := json.RawMessage(`{"limit":50,"session_key":"agent:main:telegram:dm:123456"}`)
+	d := make([]time.Duration, 0, b.N)
+	host0, hostOK := threadStats(os.Getpid())
+	plugin0, pluginOK := threadStats(br.Pid())
+	for b.Loop() {
+		start := time.Now()
+		if _, err := br.Call(ctx, "echo", args); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	host1, _ := threadStats(os.Getpid())
+	plugin1, _ := threadStats(br.Pid())
+	b.ReportMetric(float64(median(d).Microseconds()), "hop-us")
+	b.ReportMetric(float64(quantile(d, 0.9).Microseconds()), "hop-p90-us")
+	n := float64(len(d))
+	if hostOK {
+		host1.report(b, host0, n, "host")
+	}
+	if pluginOK {
+		plugin1.report(b, plugin0, n, "plugin")
+	}
+}
+
+// schedStats sums the kernel's scheduler accounting over a process's
+// threads (/proc/PID/task/*/schedstat).
+type schedStats struct {
+	cpu, wait time.Duration // on a CPU; runnable, waiting for one
+	slices    int64         // times put on a CPU
+}
+
+// threadStats reads the schedStats of process pid; false where the kernel
+// does not keep them.
+func threadStats(pid int) (schedStats, bool) {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var s schedStats
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread exited
+		}
+		var cpu, wait, slices int64
+		if _, err := fmt.Sscan(string(raw), &cpu, &wait, &slices); err != nil {
+			return schedStats{}, false
+		}
+		s.cpu += time.Duration(cpu)
+		s.wait += time.Duration(wait)
+		s.slices += slices
+	}
+	return s, len(files) > 0
+}
+
+// report reports what s added since before, per call of n, as
+// <who>-cpu-us, <who>-wait-us and <who>-wakes.
+func (s schedStats) report(b *testing.B, before schedStats, n float64, who string) {
+	b.ReportMetric(float64((s.cpu-before.cpu).Microseconds())/n, who+"-cpu-us")
+	b.ReportMetric(float64((s.wait-before.wait).Microseconds())/n, who+"-wait-us")
+	b.ReportMetric(float64(s.slices-before.slices)/n, who+"-wakes")
 }
