@@ -118,7 +118,10 @@ func (b *Bridge) launch(ctx context.Context) (*pluginhost.BridgeClient, *supervi
 			return fail(err)
 		}
 	}
-	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings}, pluginhost.BridgeOptions{MaxResultBytes: max(b.o.MaxResultBytes, 0)})
+	// The calls travel on the socket the plugin inherited, not on
+	// go-plugin's multiplexer: two goroutine hand-offs fewer on each side
+	// of each message.
+	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings}, pluginhost.BridgeOptions{MaxResultBytes: max(b.o.MaxResultBytes, 0), Stream: p.Stream()})
 	if err != nil {
 		return fail(fmt.Errorf("%s: open: %w", b.binary(), err))
 	}
