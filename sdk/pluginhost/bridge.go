@@ -101,10 +101,15 @@ func checkDescription(d *bridge.Description) error {
 	return nil
 }
 
-// isObject reports whether raw is one JSON object.
+// isObject reports whether raw is one JSON object. It checks without
+// decoding (every call's structured content goes through it): valid JSON
+// whose first byte past any white space opens an object.
 func isObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i < len(raw) && raw[i] == '{' && json.Valid(raw)
 }
 
 // BridgeOptions configures the host side of an opened bridge plugin.

@@ -152,12 +152,19 @@ func TestDescriptionChecked(t *testing.T) {
 		"bad input":     {Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(`[]`)}}},
 		"missing input": {Tools: []bridge.Tool{{Name: "a"}}},
 		"bad output":    {Tools: []bridge.Tool{{Name: "a", InputSchema: schema, OutputSchema: json.RawMessage(`"x"`)}}},
+		"null input":    {Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(` null`)}}},
+		"cut input":     {Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":`)}}},
+		"two objects":   {Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(`{} {}`)}}},
 		"too many":      {Tools: many},
 	} {
 		h := handle(t, d, nil)
 		if _, err := h.Describe(context.Background()); sdk.ErrorCode(err) != sdk.CodeContract {
 			t.Errorf("%s: describe error = %v", name, err)
 		}
+	}
+	spaced := bridge.Description{Tools: []bridge.Tool{{Name: "a", InputSchema: json.RawMessage(" \n{\"type\": \"object\"}\t")}}}
+	if _, err := handle(t, spaced, nil).Describe(context.Background()); err != nil {
+		t.Errorf("a schema with white space around it: %v", err)
 	}
 }
 
