@@ -62,26 +62,26 @@ type kind struct {
 	open Opener
 	log  hclog.Logger
 	// stream is the socket the plugin inherited, until an Open takes it.
-	stream atomicConn
+	stream heldConn
 
 	servers serve.Receivers[*rpcServer]
 }
 
-// atomicConn holds a connection that one taker gets.
-type atomicConn struct {
+// heldConn holds a connection that one taker gets.
+type heldConn struct {
 	mu sync.Mutex
 	c  net.Conn
 }
 
 // Store keeps c (nil keeps nothing).
-func (a *atomicConn) Store(c net.Conn) {
+func (a *heldConn) Store(c net.Conn) {
 	a.mu.Lock()
 	a.c = c
 	a.mu.Unlock()
 }
 
 // Take returns the connection, once; nil after.
-func (a *atomicConn) Take() net.Conn {
+func (a *heldConn) Take() net.Conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := a.c
@@ -117,7 +117,7 @@ type rpcServer struct {
 	open   Opener
 	log    hclog.Logger
 	broker *plugin.MuxBroker
-	stream *atomicConn // the kind's inherited socket
+	stream *heldConn // the kind's inherited socket
 
 	mu    sync.Mutex
 	srv   Server

@@ -124,7 +124,7 @@ type BridgeOptions struct {
 	// at start (sdk.StreamFDEnv), or nil. When set, the calls travel on it
 	// rather than on a stream of go-plugin's multiplexer, which hands each
 	// message through two more goroutines on each side; a plugin built
-	// before it could (sdk 0.4 and older) is asked the old way, and Stream
+	// before it could is called on a broker stream as before, and Stream
 	// is closed. The BridgeClient owns it.
 	Stream net.Conn
 }
