@@ -26,6 +26,7 @@ import (
 
 	"github.com/hermes-agent/hermes/host/cli/mcp/login"
 
+	"github.com/hermes-agent/hermes/host/cli/mcp/gatewaycmd"
 	"github.com/hermes-agent/hermes/host/cli/mcp/servecmd"
 
 	"github.com/hermes-agent/hermes/host/cli/tools"
@@ -294,6 +295,7 @@ func mcpCommand(e *cmdkit.Env) *cli.Command {
 			servers.NewCmdReject(e, nil),
 			servers.NewCmdResetProjectChoices(e, nil),
 			servecmd.NewCmdServe(e, nil),
+			gatewaycmd.NewCmdGateway(e, nil),
 		},
 	}
 }

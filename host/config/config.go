@@ -235,6 +235,11 @@ type Server struct {
 	// the folders of its own command line with the client's roots
 	// (server-filesystem) keeps them.
 	NoRoots bool
+	// Isolation is how `hermes mcp gateway` shares the server among
+	// people (isolation:): IsolationShared, or "" when not set (one
+	// process for everyone), or IsolationPerUser (one sandboxed process
+	// per person; see PerUser).
+	Isolation string
 	// Sandbox is the isolation of a stdio server (sandbox:); nil for none.
 	Sandbox *SandboxSettings
 	// Plugin pins the plugin binary a catalog entry shipped (plugin:); nil
@@ -309,7 +314,14 @@ func Load(home string) (*Config, error) { return LoadEnv(home, nil) }
 // runs with an environment of its own (cli.Options.Env); nil is the
 // process's (os.LookupEnv).
 func LoadEnv(home string, env func(string) (string, bool)) (*Config, error) {
-	path := homedir.Dir(home).Config()
+	return LoadFileEnv(homedir.Dir(home).Config(), home, env)
+}
+
+// LoadFileEnv is LoadEnv of the config file at path instead of
+// <home>/config.yaml (`hermes mcp gateway --config FILE`: a file mounted
+// from a ConfigMap); ${VAR}s are still looked up in env, then
+// <home>/.env.
+func LoadFileEnv(path, home string, env func(string) (string, bool)) (*Config, error) {
 	cfg := &Config{Path: path}
 	if SafeModeFrom(getenvOf(env)) {
 		cfg.SafeMode = true

@@ -25,6 +25,7 @@ var knownKeys = map[string]bool{
 	"max_result_kb": true, "max_server_requests": true, "protocol": true,
 	"log_lines_per_second": true, "log_burst": true, "catalog": true,
 	"start": true, "idle_timeout": true, "prestart": true, "instructions": true,
+	"isolation": true,
 	// type is the other MCP clients' name for transport (TypeTransport).
 	"type": true,
 }
@@ -487,6 +488,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	s.Elicitation = d.rawMap("elicitation", v["elicitation"], raw["elicitation"])
 	s.NoRoots = !d.boolish("roots", v["roots"], raw["roots"], true)
 	s.Sandbox = d.sandbox(v["sandbox"], raw["sandbox"], &s.Unknown)
+	s.Isolation = d.isolation(v["isolation"], raw["isolation"])
 	s.Plugin = d.plugin(v["plugin"], raw["plugin"], &s.Unknown)
 	sort.Strings(s.Unknown)
 
@@ -503,6 +505,9 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		} else if s.Command != "" {
 			s.Transport = "stdio"
 		}
+	}
+	if s.Isolation == IsolationPerUser && s.Transport != "stdio" && s.Transport != "" {
+		d.fail("isolation", "per_user runs one process per person, and a %s server has no process of hermes's to run; remove it or use a stdio server", s.Transport)
 	}
 	switch s.Transport {
 	case "":

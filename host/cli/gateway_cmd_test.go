@@ -1,0 +1,158 @@
+package cli_test
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testwait"
+)
+
+// gatewayHome is a home whose config serves the Go test server through a
+// gateway with two static tokens: alice (dev) may call every tool, bob
+// (support) only echo; audit lines go to a file.
+func gatewayHome(t *testing.T) (home, audit string) {
+	t.Helper()
+	home = newHome(t)
+	audit = filepath.Join(t.TempDir(), "audit.jsonl")
+	sum := func(tok string) string { s := sha256.Sum256([]byte(tok)); return hex.EncodeToString(s[:]) }
+	writeConfig(t, home, "mcp_servers:\n  ts:\n    command: "+testbin.Path(t, "hermes-testserver")+"\n"+
+		"gateway:\n  resource: http://127.0.0.1/mcp\n  tokens:\n"+
+		"    - {subject: alice, sha256: \""+sum("alice-token-0123456789")+"\", groups: [dev]}\n"+
+		"    - {subject: bob, sha256: \""+sum("bob-token-0123456789")+"\", groups: [support]}\n"+
+		"  policy:\n    - {allow: {groups: [dev], tools: [\"*\"]}}\n    - {allow: {groups: [support], tools: [\"mcp_*_echo\"]}}\n"+
+		"  audit: {file: "+audit+"}\n")
+	return home, audit
+}
+
+// TestGatewayServesAndStopsOnSIGTERM: `hermes mcp gateway` as a process:
+// it serves the config's server to each person as the policy says,
+// records a refused call in the audit file, and at SIGTERM exits 0.
+func TestGatewayServesAndStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	home, audit := gatewayHome(t)
+	cmd := exec.Command(testbin.Path(t, "hermes"), "mcp", "gateway", "--http", "127.0.0.1:0")
+	cmd.Env = hermesTestEnv(t, home, "HERMES_GATEWAY_SESSION_KEY="+strings.Repeat("k", 40))
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(pipe)
+	var url string
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if _, after, ok := strings.Cut(sc.Text(), " at http://"); ok && strings.HasPrefix(sc.Text(), "hermes mcp gateway: serving") {
+			url = "http://" + after
+			break
+		}
+	}
+	if url == "" {
+		t.Fatalf("the gateway never said where it serves:\n%s", strings.Join(seen, "\n"))
+	}
+	go func() {
+		for sc.Scan() {
+		}
+		exited <- cmd.Wait()
+	}()
+	connect := func(token string) *client.Client {
+		tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client.NewClient(tr)
+		t.Cleanup(func() { _ = c.Close() })
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		return c
+	}
+	alice, bob := connect("alice-token-0123456789"), connect("bob-token-0123456789")
+	list := func(c *client.Client) []string {
+		res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, tl := range res.Tools {
+			n = append(n, tl.Name)
+		}
+		return n
+	}
+	if a, b := list(alice), list(bob); !slices.Contains(a, "mcp_ts_add") || !slices.Equal(b, []string{"mcp_ts_echo"}) {
+		t.Fatalf("alice sees %v, bob %v", a, b)
+	}
+	if _, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add", Arguments: map[string]any{"a": 1, "b": 2}}}); err == nil {
+		t.Fatal("bob called add")
+	}
+	testwait.For(t, 0, "the refusal in the audit file", func() bool {
+		b, _ := os.ReadFile(audit)
+		for line := range strings.Lines(string(b)) {
+			var a struct{ Subject, Tool, Outcome string }
+			if json.Unmarshal([]byte(line), &a) == nil && a.Subject == "bob" && a.Tool == "mcp_ts_add" && a.Outcome == "denied" {
+				return true
+			}
+		}
+		return false
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v", err)
+		}
+	case <-testwait.Context(t).Done():
+		t.Fatal("the gateway did not stop at SIGTERM")
+	}
+}
+
+// TestGatewayCheckExplains: `hermes mcp gateway check` names the person,
+// the decision, the rule and why; a refused token and a config without a
+// gateway block are one line each.
+func TestGatewayCheckExplains(t *testing.T) {
+	t.Parallel()
+	home, _ := gatewayHome(t)
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("bob-token-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runHermes(t, home, "mcp", "gateway", "check", "--token", tok, "--tool", "mcp_ts_echo").must(t, 0).stdout
+	if !strings.Contains(out, "ALLOW mcp_ts_echo for bob") || !strings.Contains(out, "rule: gateway.policy[1]") {
+		t.Fatalf("check of bob's echo:\n%s", out)
+	}
+	out = runHermes(t, home, "mcp", "gateway", "check", "--token", tok, "--tool", "mcp_ts_add").must(t, 0).stdout
+	if !strings.Contains(out, "DENY mcp_ts_add for bob") || !strings.Contains(out, "rule: none") || !strings.Contains(out, "default deny") {
+		t.Fatalf("check of bob's add:\n%s", out)
+	}
+	if err := os.WriteFile(tok, []byte("not-a-known-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runHermes(t, home, "mcp", "gateway", "check", "--token", tok, "--tool", "mcp_ts_add").must(t, 1).oneLineErr(t, "the token is refused")
+	plain := newHome(t)
+	writeConfig(t, plain, "mcp_servers: {}\n")
+	runHermes(t, plain, "mcp", "gateway", "--http", "127.0.0.1:0").must(t, 1).oneLineErr(t, "has no gateway: block")
+	runHermes(t, plain, "mcp", "gateway").must(t, 2).oneLineErr(t, "needs --http HOST:PORT")
+}

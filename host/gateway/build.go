@@ -1,0 +1,218 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/hermes-agent/hermes/host/app"
+	"github.com/hermes-agent/hermes/host/config"
+	"github.com/hermes-agent/hermes/host/gateway/audit"
+	"github.com/hermes-agent/hermes/host/gateway/identity"
+	"github.com/hermes-agent/hermes/host/gateway/limits"
+	"github.com/hermes-agent/hermes/host/gateway/policy"
+	"github.com/hermes-agent/hermes/host/gateway/telemetry"
+	"github.com/hermes-agent/hermes/host/registry"
+)
+
+// Setup is what a gateway is built from: the run's composition root, the
+// servers of its config and its gateway: block.
+type Setup struct {
+	F       *app.Factory
+	Servers []*config.Server
+	Block   *config.Gateway
+	// Stdout receives the audit lines when the block says stdout.
+	Stdout  io.Writer
+	Version string
+	// SessionMaxAge bounds a 2025-11-25 session id's life
+	// (DefaultSessionMaxAge when 0).
+	SessionMaxAge time.Duration
+}
+
+// DefaultSessionMaxAge is how long a 2025-11-25 session id is accepted.
+const DefaultSessionMaxAge = 24 * time.Hour
+
+// Built is a gateway with what it owns: its registries, its audit log and
+// identity (for `gateway check`), closed together.
+type Built struct {
+	*Gateway
+	Registries *Registries
+	Identity   *identity.Authenticator
+	Policy     *policy.Policy
+	audit      *audit.Log
+	telemetry  *telemetry.Telemetry
+}
+
+// Close closes the registries and the audit log.
+func (b *Built) Close() {
+	b.Registries.Close()
+	if b.audit != nil {
+		_ = b.audit.Close()
+	}
+	shutdown(b.telemetry)
+}
+
+// Build builds the gateway s describes: identity, policy, limits, audit,
+// the session key, and its registries (shared servers in one registry,
+// per-person ones in a registry per person), started. Every error names
+// the config key or variable to fix.
+func Build(ctx context.Context, s Setup) (*Built, error) {
+	gw := s.Block
+	if gw == nil {
+		return nil, errors.New("config.yaml has no gateway: block; add one (resource, issuers or tokens, policy): see docs/GATEWAY.md")
+	}
+	auth, err := Identity(gw, s.F.Lookup)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.Compile(policy.FromConfig(gw.Policy))
+	if err != nil {
+		return nil, fmt.Errorf("gateway.policy: %w", err)
+	}
+	key, err := sessionKey(gw.SessionKeyEnv, s.F.Lookup)
+	if err != nil {
+		return nil, err
+	}
+	maxAge := s.SessionMaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultSessionMaxAge
+	}
+	ids, err := NewSessionIDs(key, maxAge)
+	if err != nil {
+		return nil, fmt.Errorf("$%s: %w", gw.SessionKeyEnv, err)
+	}
+	log, err := audit.Open(audit.FromConfig(gw.Audit, s.Stdout))
+	if err != nil {
+		return nil, fmt.Errorf("gateway.audit: %w", err)
+	}
+	var tel *telemetry.Telemetry
+	if t := gw.Telemetry; t.OTLPEndpoint != "" || t.Prometheus {
+		tel, err = telemetry.New(ctx, telemetry.Config{OTLPEndpoint: t.OTLPEndpoint, Prometheus: t.Prometheus,
+			ServiceName: t.ServiceName, ServiceVersion: s.Version, Logger: s.F.Log.Named("telemetry")})
+		if err != nil {
+			_ = log.Close()
+			return nil, fmt.Errorf("gateway.telemetry: %w", err)
+		}
+	}
+	regs, err := registries(ctx, s.F, s.Servers)
+	if err != nil {
+		_ = log.Close()
+		shutdown(tel)
+		return nil, err
+	}
+	path := "/mcp"
+	if u, err := url.Parse(gw.Resource); err == nil && u.Path != "" {
+		path = u.Path
+	}
+	g, err := New(Options{Backend: regs, Authenticate: auth.Middleware, Policy: pol, Audit: log,
+		Limits:     limits.New(limits.Limits{CallsPerMinute: gw.Limits.CallsPerMinute, Concurrent: gw.Limits.Concurrent}, "gateway.limits", 0),
+		SessionIDs: ids, Path: path, Version: s.Version, MaxRequestBytes: int64(gw.MaxRequestKB) << 10, Log: s.F.Log.Named("gateway"), Telemetry: tel})
+	if err != nil {
+		regs.Close()
+		_ = log.Close()
+		shutdown(tel)
+		return nil, err
+	}
+	if tel != nil && gw.Telemetry.Prometheus {
+		g.Handle("GET /metrics", tel.MetricsHandler())
+	}
+	for _, p := range auth.MetadataPaths() {
+		g.Handle("GET "+p, auth.MetadataHandler())
+	}
+	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log, telemetry: tel}, nil
+}
+
+// shutdown flushes and stops tel (nil: nothing), bounded.
+func shutdown(tel *telemetry.Telemetry) {
+	if tel == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = tel.Shutdown(ctx)
+}
+
+// Identity is the authenticator of the block's resource, issuers and
+// static tokens. An issuer's introspection credentials are the block's
+// resolved values.
+func Identity(gw *config.Gateway, lookup func(string) (string, bool)) (*identity.Authenticator, error) {
+	cfg := identity.Config{Resource: gw.Resource}
+	creds := map[string]string{}
+	for i, is := range gw.Issuers {
+		ic := identity.IssuerConfig{Issuer: is.Issuer, Audience: is.Audience, GroupsClaim: is.GroupsClaim,
+			ScopesClaim: is.ScopesClaim, Algorithms: is.Algorithms}
+		if in := is.Introspection; in != nil {
+			id, secret := fmt.Sprintf("issuer%d.client_id", i), fmt.Sprintf("issuer%d.client_secret", i)
+			creds[id], creds[secret] = in.ClientID, in.ClientSecret
+			ic.Introspection = &identity.IntrospectionConfig{Endpoint: in.URL, ClientIDEnv: id, ClientSecretEnv: secret}
+		}
+		cfg.Issuers = append(cfg.Issuers, ic)
+	}
+	for _, t := range gw.Tokens {
+		cfg.Tokens = append(cfg.Tokens, identity.StaticToken{Subject: t.Subject, SHA256: t.SHA256, Groups: t.Groups, Scopes: t.Scopes})
+	}
+	return identity.New(cfg, identity.Options{Env: func(names []string) (map[string]string, error) {
+		out := map[string]string{}
+		for _, n := range names {
+			if v, ok := creds[n]; ok {
+				out[n] = v
+			} else if v, ok := lookup(n); ok {
+				out[n] = v
+			}
+		}
+		return out, nil
+	}})
+}
+
+// sessionKey is the deployment's session key from variable name: base64
+// (standard or URL alphabet) of at least MinSessionKeyBytes, or that many
+// bytes as they are.
+func sessionKey(name string, lookup func(string) (string, bool)) ([]byte, error) {
+	v, ok := lookup(name)
+	if !ok || v == "" {
+		return nil, fmt.Errorf("$%s is not set: the gateway authenticates session ids with it; set it from the deployment's secret to a random key (`openssl rand -base64 48`), the same on every replica (gateway.session_key_env names another variable)", name)
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(v); err == nil && len(b) >= MinSessionKeyBytes {
+			return b, nil
+		}
+	}
+	return []byte(v), nil
+}
+
+// registries starts the registries of servers: the shared ones in one
+// live registry, the per-person ones listed once from their records (the
+// template) and run per person.
+func registries(ctx context.Context, f *app.Factory, servers []*config.Server) (*Registries, error) {
+	var shared, perUser []*config.Server
+	var names []string
+	for _, s := range servers {
+		if s.PerUser() {
+			perUser = append(perUser, s)
+			names = append(names, s.Name)
+		} else {
+			shared = append(shared, s)
+		}
+	}
+	r := &Registries{PerUser: names}
+	r.Shared, _ = f.Registry(app.Live, shared)
+	if err := r.Shared.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start the shared servers: %w", err)
+	}
+	if len(perUser) > 0 {
+		r.Template, _ = f.Registry(app.Cached, perUser)
+		if err := r.Template.Start(ctx); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("list the per-person servers: %w", err)
+		}
+		r.ForPerson = func(ctx context.Context, _ string) (*registry.Manager, error) {
+			m, _ := f.Registry(app.Live, perUser)
+			return m, m.Start(ctx)
+		}
+	}
+	return r, nil
+}
