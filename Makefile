@@ -4,7 +4,7 @@ BIN     := bin
 GOBIN   ?= $(shell $(GO) env GOBIN)
 PREFIX  ?= $(if $(GOBIN),$(GOBIN),$(HOME)/.local/bin)
 
-BINARIES := hermes hermes-transport-stdio hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-testserver
+BINARIES := hermes hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-testserver
 
 # The module folders, read from go.work: a module added there (a `use` line) is
 # vetted and tidy-checked without editing this file. "." is the root module.
@@ -33,14 +33,18 @@ LDFLAGS ?= -s -w
 GOBUILD = CGO_ENABLED=0 $(GO) build
 
 # The binaries make install ships (bin/ also holds the test server and the
-# conformance client, which are not shipped).
-SHIPPED := hermes hermes-model-openai hermes-transport-stdio hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
+# conformance client, which are not shipped). hermes-stdio-launcher goes
+# beside hermes-transport-stdio, which starts every server through it; it
+# is built with -trimpath as well (shorter file names in its line table: it
+# stays resident beside every server, docs/BENCHMARKS.md, Sandbox).
+SHIPPED := hermes hermes-model-openai hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
 
 build:
 	@mkdir -p $(BIN)
 	$(GOBUILD) -ldflags "$(LDFLAGS) -X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-model-openai ./cmd/hermes-model-openai
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
+	$(GOBUILD) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-stdio-launcher ./plugins/stdio/cmd/hermes-stdio-launcher
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
 	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
@@ -116,7 +120,7 @@ conformance: npm-deps build
 
 install: build
 	@mkdir -p $(PREFIX)
-	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(PREFIX)/
+	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(BIN)/hermes-stdio-launcher $(PREFIX)/
 	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-model-openai; do \
 	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
 	done

@@ -61,14 +61,18 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // Binaries. The benchmarks build only what they run, once per process, into
 // one folder (hermes finds its plugins beside itself): hermes,
-// hermes-transport-stdio, hermes-testserver, and the two baselines under
-// testdata: the bare go-plugin plugin (hermes-bench-bare) and the minimal
-// mcp-go client (oneshotclient). Same toolchain, same flags for all, and
-// CGO_ENABLED=0, as make build links what it ships.
+// hermes-transport-stdio and its launcher, hermes-testserver, and the two
+// baselines under testdata: the bare go-plugin plugin (hermes-bench-bare)
+// and the minimal mcp-go client (oneshotclient). Same toolchain, same flags
+// for all, and CGO_ENABLED=0, as make build links what it ships; the
+// launcher with make build's flags (-trimpath -s -w), since its resident
+// memory is one of the figures.
 
 const (
 	bareKind = "bench"
 	bareName = "bare"
+	// launcherName is the stdio plugin's launcher, built beside it.
+	launcherName = "hermes-stdio-launcher"
 )
 
 var (
@@ -97,8 +101,12 @@ func bins(tb testing.TB) string {
 			args = append(args, pkg)
 		}
 		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		wg.Add(2)
+		errs := make([]error, 3)
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			errs[2] = goBuild("build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, launcherName), testbin.Targets[launcherName])
+		}()
 		go func() {
 			defer wg.Done()
 			if errs[0] = goBuild(args...); errs[0] != nil {

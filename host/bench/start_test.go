@@ -114,6 +114,7 @@ var shipped = []struct {
 }{
 	{"hermes", "./cmd/hermes", []string{"--version"}},
 	{"hermes-transport-stdio", "./plugins/stdio", nil},
+	{"hermes-stdio-launcher", "./plugins/stdio/cmd/hermes-stdio-launcher", nil},
 	{"hermes-transport-http", "./plugins/http", nil},
 	{"hermes-auth-oauth", "./plugins/oauth", nil},
 	{"hermes-auth-exec", "./plugins/exec", nil},

@@ -23,7 +23,15 @@ const (
 // three built-in transports.
 func TransportName(t string) (name string, builtin bool) {
 	t = strings.ToLower(strings.TrimSpace(t))
-	switch strings.NewReplacer("-", "", "_", "").Replace(t) {
+	// Without - and _ (a Replacer built at each call cost more than the
+	// rest of a cached listing's look at the entry).
+	plain := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return -1
+		}
+		return r
+	}, t)
+	switch plain {
 	case "stdio":
 		return TransportStdio, true
 	case "http", "streamablehttp":

@@ -69,8 +69,12 @@ type ApprovedTool struct {
 	ApprovedAt time.Time `json:"approved_at"`
 	// How is how it was approved: "first use" (trusted at the first
 	// connection), "add", "install", "configure", "accepted".
-	How   string `json:"how"`
-	Parts Parts  `json:"parts"`
+	How string `json:"how"`
+	// RawParts are the digests of its parts (Parts) as the file holds
+	// them. They only say how a tool changed, never whether it did (the
+	// Digest decides), so a reader decodes and checks them when a change
+	// is described, not at every read of the baseline.
+	RawParts json.RawMessage `json:"parts"`
 	// Hints are the annotations the approval gate decides by, as they
 	// were approved: a server that drops destructiveHint afterwards is
 	// still asked about (host/approval).
@@ -197,7 +201,30 @@ func approvedTool(t mcpvalue.Tool, how string, now time.Time) (ApprovedTool, err
 	if err != nil {
 		return ApprovedTool{}, err
 	}
-	return ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, Parts: p, Hints: hintsOf(t)}, nil
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return ApprovedTool{}, fmt.Errorf("tool %q: parts: %w", t.Name, err)
+	}
+	return ApprovedTool{Digest: d, ApprovedAt: now.UTC(), How: how, RawParts: raw, Hints: hintsOf(t)}, nil
+}
+
+// maxRawParts bounds the parts of one approved tool as a file holds them:
+// what MaxSchemaParts parts of MaxPartNameBytes names and an excerpt of
+// MaxExcerptBytes take, with room for JSON's escapes.
+const maxRawParts = 64 << 10
+
+// Parts decodes and checks the parts of a's definition as approved; an
+// error says they cannot be read (a damaged file), and a change of the
+// tool is then described as a change of its definition as a whole.
+func (a ApprovedTool) Parts() (Parts, error) {
+	var p Parts
+	if err := decodeStrict(a.RawParts, &p); err != nil {
+		return Parts{}, err
+	}
+	if err := p.check(); err != nil {
+		return Parts{}, err
+	}
+	return p, nil
 }
 
 // DecodeBaseline parses a baseline file (of version 2, or 1, which it
@@ -260,7 +287,8 @@ func decodeOtherBaseline(data []byte) (*Baseline, error) {
 	return &b, nil
 }
 
-// check checks an approved tool filed under key against the bounds.
+// check checks an approved tool filed under key against the bounds; its
+// parts are checked when they are read (Parts).
 func (a ApprovedTool) check(key string) error {
 	if key == "" || len(key) > MaxKeyBytes {
 		return errors.New("not a tool key")
@@ -268,15 +296,22 @@ func (a ApprovedTool) check(key string) error {
 	if !isHex(a.Digest, 64) {
 		return errors.New("its digest is not a sha256")
 	}
-	p := a.Parts
+	if len(a.How) > 64 {
+		return errors.New("its 'how' is too long")
+	}
+	if len(a.RawParts) > maxRawParts {
+		return errors.New("its parts are too large")
+	}
+	return nil
+}
+
+// check checks parts against the bounds of an approved tool.
+func (p Parts) check() error {
 	if !isHex(p.Description, 16) || !isHex(p.Schema, 16) {
 		return errors.New("a part's digest is not valid")
 	}
 	if len(p.Excerpt) > MaxExcerptBytes || !utf8.ValidString(p.Excerpt) {
 		return errors.New("its description excerpt is too long or not UTF-8")
-	}
-	if len(a.How) > 64 {
-		return errors.New("its 'how' is too long")
 	}
 	for _, m := range []map[string]string{p.Properties, p.SchemaKeys, p.Annotations} {
 		if len(m) > MaxSchemaParts {

@@ -124,8 +124,11 @@ func CompareDigests(b *Baseline, tools []mcpvalue.Tool, digests map[string]strin
 		if err == nil && d == a.Digest {
 			continue
 		}
-		c := Change{Tool: t.Name, Kind: Changed, WasDescription: a.Parts.Excerpt, Current: t}
-		describe(&c, a.Parts, *t)
+		c := Change{Tool: t.Name, Kind: Changed, Current: t}
+		if parts, err := a.Parts(); err == nil {
+			c.WasDescription = parts.Excerpt
+			describe(&c, parts, *t)
+		}
 		out = append(out, c)
 	}
 	var removed []Change

@@ -140,6 +140,21 @@ func toolsSum(tools []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// sumMatches reports whether tools, a record's tools as its file holds
+// them, match sum, their toolsSum. Tools written compact without a
+// character HTML escaping changes (what Save writes, unless a description
+// holds <, > or &) are their own canonical form: their plain sha256 is
+// tried first, which spares compacting and escaping them.
+func sumMatches(tools []byte, sum string) bool {
+	if sum == "" {
+		return false
+	}
+	plain := sha256.Sum256(tools)
+	var hexSum [2 * sha256.Size]byte
+	hex.Encode(hexSum[:], plain[:])
+	return string(hexSum[:]) == sum || toolsSum(tools) == sum
+}
+
 // DecodeRecord parses a record file and checks it whole: its version, the
 // server's name, no tool twice, one digest per tool, and that the tools
 // are those written: from version 2 on by ToolsSum (the stored digests are then
@@ -160,7 +175,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if r.SettingsDigest == "" {
 		return nil, errors.New("no settings digest")
 	}
-	if r.Version >= 2 && (r.ToolsSum == "" || toolsSum(w.Tools) != r.ToolsSum) {
+	if r.Version >= 2 && !sumMatches(w.Tools, r.ToolsSum) {
 		return nil, errors.New("its tools do not match their checksum (tools_sum)")
 	}
 	tools, err := decodeTools(w.Tools)
@@ -216,14 +231,12 @@ func checkTools(tools []mcpvalue.Tool, want map[string]string, recompute bool) e
 	return nil
 }
 
-// decodeStrict decodes one JSON object into v, refusing trailing data.
+// decodeStrict decodes one JSON value into v, refusing trailing data
+// (json.Unmarshal does: it reads data in place, where a json.Decoder
+// copies it into a buffer it grows as it goes).
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
-	}
-	if dec.More() {
-		return errors.New("data after the JSON object")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/offered"
 	"github.com/hermes-agent/hermes/host/session"
 )
@@ -112,5 +113,86 @@ func TestRecordChangedToolsRefused(t *testing.T) {
 	}
 	if _, err := offered.DecodeRecord(indented.Bytes()); err != nil {
 		t.Fatalf("an indented record without HTML escaping: %v", err)
+	}
+}
+
+// A record is taken without recomputing its digests when the plain sha256
+// of its tools as the file holds them is its tools_sum (what Save writes:
+// compact, and here without a character HTML escaping changes). An edit
+// that keeps the file compact is refused all the same, through the store
+// as lazy start reads it.
+func TestRecordEditedCompactRefused(t *testing.T) {
+	st := offered.Open(t.TempDir(), nil)
+	srv := server("a")
+	if err := st.Save(record(srv, tool("echo", "says it back", "text"))); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(st.RecordPath("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(srv); err != nil {
+		t.Fatalf("the record as saved: %v", err)
+	}
+	bad := bytes.Replace(good, []byte(`"says it back"`), []byte(`"uploads it too"`), 1)
+	if bytes.Equal(bad, good) || !json.Valid(bad) {
+		t.Fatal("the edit did not apply")
+	}
+	if err := os.WriteFile(st.RecordPath("a"), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ue *offered.UnusableError
+	if _, err := st.Load(srv); !errors.As(err, &ue) || !strings.Contains(err.Error(), "tools_sum") {
+		t.Fatalf("a record edited on disk: %v, want refused for its checksum", err)
+	}
+}
+
+// An approval's parts (what says how a tool changed) are read only when a
+// change is described: a baseline whose parts were damaged on disk still
+// decides by each tool's digest, so a changed tool is still caught (its
+// definition as a whole is said to have changed), and a baseline whose
+// digest was damaged is not read at all.
+func TestDamagedPartsStillCatchChanges(t *testing.T) {
+	st := offered.Open(t.TempDir(), nil)
+	listed := []mcpvalue.Tool{tool("echo", "says it back", "text")}
+	if _, _, err := st.Trust("s", listed); err != nil {
+		t.Fatal(err)
+	}
+	path := st.BaselinePath("s")
+	edit := func(field string, value any) {
+		t.Helper()
+		var b map[string]any
+		data, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(data, &b)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		echo := b["tools"].(map[string]any)["echo"].(map[string]any)
+		echo[field] = value
+		if data, err = json.Marshal(b); err == nil {
+			err = os.WriteFile(path, data, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("parts", map[string]any{"description": "damaged", "properties": []int{1}})
+	b, err := st.Baseline("s")
+	if err != nil {
+		t.Fatalf("a baseline whose parts are damaged: %v", err)
+	}
+	if ch := offered.Compare(b, listed); len(ch) != 0 {
+		t.Fatalf("the approved tool drifted: %v", ch)
+	}
+	changed := []mcpvalue.Tool{tool("echo", "uploads it too", "text")}
+	if ch := offered.Compare(b, changed); len(ch) != 1 || ch[0].Kind != offered.Changed || ch[0].Summary() != "definition changed" {
+		t.Fatalf("a changed tool against damaged parts: %v, want changed", ch)
+	}
+	edit("digest", "damaged")
+	var ue *offered.UnusableError
+	if _, err := st.Baseline("s"); !errors.As(err, &ue) || !ue.Approved {
+		t.Fatalf("a baseline whose digest is damaged: %v, want unusable", err)
 	}
 }

@@ -534,7 +534,10 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 	if fi.Size() > maxBytes {
 		return nil, unusable(path, tooLarge(maxBytes, baseline != ""))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	// One read of the size the file says (and one more byte, to see a
+	// file that grew past the bound since), not io.ReadAll's doubling.
+	data := make([]byte, 0, min(fi.Size(), maxBytes)+1)
+	data, err = readAll(f, data, maxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -542,6 +545,24 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 		return nil, unusable(path, tooLarge(maxBytes, baseline != ""))
 	}
 	return data, nil
+}
+
+// readAll appends what r holds to buf, at most limit bytes.
+func readAll(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	lr := io.LimitReader(r, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 func tooLarge(max int64, baseline bool) string {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
@@ -36,10 +37,7 @@ func (s *server) storeTools(tools []mcpvalue.Tool, caps mcpvalue.Capabilities) (
 	for _, w := range skipped {
 		s.m.warnOnce(w)
 	}
-	defs := make([]toolview.ToolDef, len(tools))
-	for i, t := range tools {
-		defs[i] = toolview.ConvertTool(s.cfg.Name, t)
-	}
+	defs := &toolDefs{server: s.cfg.Name, tools: tools}
 	s.mu.Lock()
 	old := s.tools
 	hadList := s.listed
@@ -89,7 +87,7 @@ type view struct {
 	live      bool // tools are registered (connected, or reconnecting after a drop)
 	listed    bool
 	tools     []mcpvalue.Tool
-	defs      []toolview.ToolDef
+	defs      *toolDefs
 	caps      mcpvalue.Capabilities
 	filter    toolview.Filter
 	resources bool
@@ -106,13 +104,41 @@ func (s *server) view() view {
 	}
 }
 
+// toolDefs are the tools of one listing of a server as the model sees
+// them (toolview.ConvertTool), converted when first asked for: a listing
+// that prints names (hermes tools) never converts a schema.
+type toolDefs struct {
+	server string
+	tools  []mcpvalue.Tool
+	once   sync.Once
+	defs   []toolview.ToolDef
+}
+
+// get returns the converted tools, in the order of the listing.
+func (t *toolDefs) get() []toolview.ToolDef {
+	t.once.Do(func() {
+		t.defs = make([]toolview.ToolDef, len(t.tools))
+		for i, tl := range t.tools {
+			t.defs[i] = toolview.ConvertTool(t.server, tl)
+		}
+	})
+	return t.defs
+}
+
 // snapshot is one consistent picture of the registered tools.
 type snapshot struct {
-	defs   []toolview.ToolDef
-	byName map[string]int // index into defs and recs
-	// recs are, beside defs, where a call of each goes: one lookup of
+	// names are the registered names, in order.
+	names  []string
+	byName map[string]int // index into names, recs and the definitions
+	// recs are, beside names, where a call of each goes: one lookup of
 	// byName finds the tool's server and annotations.
 	recs []callRecord
+	// srcs are where each registered tool's definition comes from: a
+	// server's listing (converted on first use), or a utility tool.
+	srcs []defSource
+	// defs are the definitions of names, made on the first call of all.
+	defsOnce sync.Once
+	defs     []toolview.ToolDef
 	// filtered maps the names of tools a filter removed to their server.
 	filtered map[string]string
 	// withdrawn maps the names of tools of servers that are down (parked or
@@ -126,10 +152,35 @@ type snapshot struct {
 }
 
 // callRecord is where a call of a registered name goes: its server, and
-// the tool's annotations as the server lists it now.
+// the tool's annotations as the server lists it now; utility: it is one
+// of the server's utility tools.
 type callRecord struct {
-	srv *server
-	ann mcpvalue.Annotations
+	srv     *server
+	ann     mcpvalue.Annotations
+	utility bool
+}
+
+// defSource is where a registered tool's definition comes from: tool i of
+// a listing's defs, or util (a utility tool) when defs is nil.
+type defSource struct {
+	defs *toolDefs
+	i    int
+	util toolview.ToolDef
+}
+
+// all returns the definitions of every registered tool, in order.
+func (snap *snapshot) all() []toolview.ToolDef {
+	snap.defsOnce.Do(func() {
+		snap.defs = make([]toolview.ToolDef, len(snap.srcs))
+		for i, src := range snap.srcs {
+			if src.defs == nil {
+				snap.defs[i] = src.util
+			} else {
+				snap.defs[i] = src.defs.get()[src.i]
+			}
+		}
+	})
+	return snap.defs
 }
 
 // rebuild recomputes the registered tools from every server's current
@@ -145,11 +196,12 @@ func (m *Manager) rebuild() {
 
 	table := toolview.NewNameTable(m.builtins...)
 	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}, held: map[string]toolview.ToolRef{}}
-	add := func(s *server, d toolview.ToolDef, ann mcpvalue.Annotations) {
-		snap.byName[d.Name] = len(snap.defs)
-		snap.defs = append(snap.defs, d)
-		snap.recs = append(snap.recs, callRecord{srv: s, ann: ann})
-		snap.perServer[d.Server] = append(snap.perServer[d.Server], d.Name)
+	add := func(s *server, name string, src defSource, ann mcpvalue.Annotations) {
+		snap.byName[name] = len(snap.names)
+		snap.names = append(snap.names, name)
+		snap.srcs = append(snap.srcs, src)
+		snap.recs = append(snap.recs, callRecord{srv: s, ann: ann, utility: src.defs == nil})
+		snap.perServer[s.cfg.Name] = append(snap.perServer[s.cfg.Name], name)
 	}
 	var down []view
 	for _, s := range servers {
@@ -170,18 +222,19 @@ func (m *Manager) rebuild() {
 				snap.held[toolview.ToolName(v.name, t.Name)] = toolview.ToolRef{Server: v.name, Tool: t.Name}
 				continue
 			}
-			if _, warning, ok := table.Register(v.name, t.Name); !ok {
+			name, warning, ok := table.Register(v.name, t.Name)
+			if !ok {
 				m.warnOnce(warning)
 				continue
 			}
-			add(s, v.defs[i], t.Annotations)
+			add(s, name, defSource{defs: v.defs, i: i}, t.Annotations)
 		}
 		for _, u := range toolview.UtilityTools(v.name, v.caps.Resources != nil, v.caps.Prompts != nil, v.resources, v.prompts) {
 			if warning, ok := table.RegisterName(u.Name, toolview.ToolRef{Server: v.name, Tool: u.OriginalName}); !ok {
 				m.warnOnce(warning)
 				continue
 			}
-			add(s, u, mcpvalue.Annotations{})
+			add(s, u.Name, defSource{i: -1, util: u}, mcpvalue.Annotations{})
 		}
 	}
 	for _, v := range down {

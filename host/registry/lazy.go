@@ -78,7 +78,8 @@ func (m *Manager) lazyPlan(s *server) (rec *offered.Record, lazy, background boo
 }
 
 // prepareLazy applies the lazy plan before the run loop starts; it
-// reports whether discovery need not wait for the server.
+// reports whether discovery need not wait for the server. The caller
+// rebuilds the registration (Manager.prepare, once for every server).
 func (s *server) prepareLazy() (noWait bool) {
 	rec, lazy, background, idle := s.m.lazyPlan(s)
 	s.lz.idle = idle
@@ -97,7 +98,6 @@ func (s *server) prepareLazy() (noWait bool) {
 			s.inst.Hold(0)
 		}
 		s.recordDrift(rec.Tools, rec.Digests)
-		s.m.rebuild()
 	}
 	return lazy || background
 }

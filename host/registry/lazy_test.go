@@ -333,3 +333,85 @@ func TestInstructionsFromRecordThenSession(t *testing.T) {
 		t.Fatalf("unknown server's instructions %q", got)
 	}
 }
+
+// What lazy start takes without recomputing it is still checked: a record
+// whose tool was edited on disk (compact, its checksum left as it was) is
+// not used, so the server connects and lists again; and against an
+// approval whose parts (how a tool changed) were damaged on disk, a tool
+// that changed is still withheld (tools.on_change: deny) before the
+// server ever runs, its approval still decided by its digest.
+func TestLazyTamperedRecordAndDamagedPartsCaught(t *testing.T) {
+	t.Parallel()
+	deps, dir, _ := liveEnv(t)
+	st := offered.Open(deps.Home, nil)
+
+	edited, editedMark := lazyServer(dir, "edited")
+	recordServer(t, deps, st, edited, nil)
+	data, err := os.ReadFile(st.RecordPath("edited"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Replace(data, []byte(`"description":"`), []byte(`"description":"Also uploads your files. `), 1)
+	if bytes.Equal(bad, data) {
+		t.Fatal("the edit did not apply")
+	}
+	if err := os.WriteFile(st.RecordPath("edited"), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	parts, partsMark := lazyServer(dir, "parts")
+	parts.Tools.OnChange = config.OnChangeDeny
+	var approved []mcp.Tool
+	recordServer(t, deps, st, parts, func(tools []mcp.Tool) []mcp.Tool {
+		approved = tools
+		return tools
+	})
+	if _, _, err := st.Trust("parts", session.ToolValues(approved)); err != nil {
+		t.Fatal(err)
+	}
+	recordServer(t, deps, st, parts, func(tools []mcp.Tool) []mcp.Tool {
+		out := append([]mcp.Tool(nil), tools...)
+		for i := range out {
+			if out[i].Name == "echo" {
+				out[i].Description = "now also uploads your files"
+			}
+		}
+		return out
+	})
+	bl, err := os.ReadFile(st.BaselinePath("parts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.ReplaceAll(bl, []byte(`"parts":{"description":"`), []byte(`"parts":{"description":"x`))
+	if bytes.Equal(damaged, bl) {
+		t.Fatal("the damage did not apply")
+	}
+	if err := os.WriteFile(st.BaselinePath("parts"), damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitNoProcesses(t, editedMark)
+	waitNoProcesses(t, partsMark)
+
+	m := startManager(t, lazyOptions(deps, st, edited, parts))
+	if s := status(m, "edited"); s.State != registry.StateConnected || s.Lazy.FromRecord {
+		t.Errorf("edited record: state %s, lazy %+v: want connected at Start", s.State, s.Lazy)
+	}
+	if s := status(m, "parts"); s.State != registry.StateIdle {
+		t.Fatalf("damaged parts: state %s, want idle (from its record)", s.State)
+	}
+	got := names(m.Tools())
+	hasNone(t, got, "mcp_parts_echo")
+	hasAll(t, got, "mcp_parts_add", "mcp_edited_echo")
+	if n := processes(partsMark); n != 0 {
+		t.Fatalf("damaged parts: %d processes", n)
+	}
+	var drift []string
+	for _, d := range m.Drift() {
+		for _, c := range d.Changes {
+			drift = append(drift, d.Server+": "+c.String())
+		}
+	}
+	if strings.Join(drift, "\n") != "parts: echo: definition changed" {
+		t.Fatalf("drift %q", drift)
+	}
+}

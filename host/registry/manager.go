@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -152,8 +153,9 @@ func (m *Manager) Start(ctx context.Context) error {
 func (m *Manager) discover(ctx context.Context, servers []*server) {
 	ctx, cancel := context.WithTimeout(ctx, m.timings.DiscoveryTimeout)
 	defer cancel()
-	for _, s := range servers {
-		s.start()
+	plans := m.prepare(servers)
+	for i, s := range servers {
+		s.start(plans[i])
 	}
 	for _, s := range servers {
 		// Each server's attempt is bounded by its connect_timeout inside
@@ -178,6 +180,52 @@ func (m *Manager) discover(ctx context.Context, servers []*server) {
 	}
 }
 
+// startPlan is how discovery starts a server.
+type startPlan int
+
+const (
+	// planOff: not enabled (or refused); nothing starts.
+	planOff startPlan = iota
+	// planWait: it connects, and discovery waits for its first outcome.
+	planWait
+	// planNoWait: its tools came from its record (lazy start), or it
+	// starts in the background (prestart); discovery does not wait.
+	planNoWait
+)
+
+// prepare applies each server's lazy plan (prepareLazy) before any loop
+// starts, reading the records of several servers at once, then registers
+// the tools of those that came from a record in one rebuild (not one per
+// server). It returns each server's startPlan.
+func (m *Manager) prepare(servers []*server) []startPlan {
+	plans := make([]startPlan, len(servers))
+	work := make(chan int, len(servers))
+	for i, s := range servers {
+		if s.state == StateConnecting {
+			plans[i] = planWait
+			work <- i
+		}
+	}
+	close(work)
+	var wg sync.WaitGroup
+	for range min(len(work), runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if servers[i].prepareLazy() {
+					plans[i] = planNoWait
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if slices.Contains(plans, planNoWait) {
+		m.rebuild()
+	}
+	return plans
+}
+
 // discoveryGrace is how long discovery waits for a server past its
 // connect_timeout and listing bound.
 const discoveryGrace = 5 * time.Second
@@ -200,8 +248,12 @@ func (m *Manager) logSummary() {
 
 // Tools returns the tools the model sees, in config order of their servers.
 func (m *Manager) Tools() []toolview.ToolDef {
-	return append([]toolview.ToolDef(nil), m.snap.Load().defs...)
+	return append([]toolview.ToolDef(nil), m.snap.Load().all()...)
 }
+
+// ToolCount is how many tools the model sees: len(Tools()), without
+// converting their definitions.
+func (m *Manager) ToolCount() int { return len(m.snap.Load().names) }
 
 // Tool returns the registered tool called name.
 func (m *Manager) Tool(name string) (toolview.ToolDef, bool) {
@@ -210,7 +262,7 @@ func (m *Manager) Tool(name string) (toolview.ToolDef, bool) {
 	if !ok {
 		return toolview.ToolDef{}, false
 	}
-	return snap.defs[i], true
+	return snap.all()[i], true
 }
 
 // ParallelSafe reports whether the registered tool name belongs to a server
@@ -288,7 +340,7 @@ func (m *Manager) Status() []ServerStatus {
 		st.Lazy = s.lazyStatus()
 		st.Registered = append([]string(nil), snap.perServer[s.cfg.Name]...)
 		for _, n := range st.Registered {
-			if snap.defs[snap.byName[n]].Utility == "" {
+			if !snap.recs[snap.byName[n]].utility {
 				st.Enabled++
 			}
 		}

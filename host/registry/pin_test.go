@@ -27,6 +27,8 @@ func TestPinnedTransportChanged(t *testing.T) {
 	bin := filepath.Join(deps.Home, "mcp-installs", "ts", "hermes-transport-stdio")
 	stdio := testbin.Path(t, "hermes-transport-stdio")
 	sum := testbin.Install(t, stdio, bin)
+	// The stdio plugin starts its servers through the launcher beside it.
+	testbin.Install(t, testbin.Path(t, "hermes-stdio-launcher"), filepath.Join(filepath.Dir(bin), "hermes-stdio-launcher"))
 	entry := func(name string) string {
 		return shellEntry(name, marker, server, "pinned") +
 			"    plugin:\n      kind: transport\n      name: stdio\n      path: " + bin + "\n      sha256: " + sum + "\n"

@@ -107,15 +107,15 @@ type server struct {
 	mu         sync.Mutex
 	state      State
 	cur        *conn
-	changed    chan struct{}      // closed and replaced whenever cur changes
-	err        string             // why the last attempt failed (one line, redacted)
-	errCode    string             // the sdk error code of that failure, if it had one
-	challenge  string             // the WWW-Authenticate of that failure's 401/403, if any
-	httpStatus int                // that failure's HTTP status, if any
-	connected  bool               // a session was up at least once
-	listed     bool               // tools holds a successful listing
-	tools      []mcpvalue.Tool    // all tools the server offers, as last listed
-	defs       []toolview.ToolDef // toolview.ConvertTool of each of tools
+	changed    chan struct{}   // closed and replaced whenever cur changes
+	err        string          // why the last attempt failed (one line, redacted)
+	errCode    string          // the sdk error code of that failure, if it had one
+	challenge  string          // the WWW-Authenticate of that failure's 401/403, if any
+	httpStatus int             // that failure's HTTP status, if any
+	connected  bool            // a session was up at least once
+	listed     bool            // tools holds a successful listing
+	tools      []mcpvalue.Tool // all tools the server offers, as last listed
+	defs       *toolDefs       // toolview.ConvertTool of each of tools, on first use
 	caps       mcpvalue.Capabilities
 	descSeen   map[string]string
 	// instructions are what the last session said in initialize.
@@ -179,14 +179,14 @@ func newServer(m *Manager, cfg *config.Server) *server {
 
 // start runs the server's loops; a disabled, invalid or rejected server
 // has none.
-func (s *server) start() {
-	if s.state != StateConnecting {
+func (s *server) start(plan startPlan) {
+	if plan == planOff {
 		close(s.done)
 		close(s.refreshDone)
 		s.finishFirst()
 		return
 	}
-	if s.prepareLazy() {
+	if plan == planNoWait {
 		s.finishFirst()
 	}
 	go s.run()

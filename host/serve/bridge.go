@@ -118,7 +118,10 @@ func (b *Bridge) launch(ctx context.Context) (*pluginhost.BridgeClient, *supervi
 			return fail(err)
 		}
 	}
-	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings}, pluginhost.BridgeOptions{MaxResultBytes: max(b.o.MaxResultBytes, 0)})
+	// The calls travel on the socket the plugin inherited, not on
+	// go-plugin's multiplexer: two goroutine hand-offs fewer on each side
+	// of each message.
+	c, err := h.Open(ctx, bridge.Config{Home: b.o.Home, Env: env, Settings: b.o.Settings}, pluginhost.BridgeOptions{MaxResultBytes: max(b.o.MaxResultBytes, 0), Stream: p.Stream()})
 	if err != nil {
 		return fail(fmt.Errorf("%s: open: %w", b.binary(), err))
 	}
@@ -207,37 +210,34 @@ func (b *Bridge) call(ctx context.Context, name string, args json.RawMessage) (b
 		return bridge.Result{}, pluginhost.ErrNotSent
 	default:
 	}
-	callCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	exited := make(chan struct{})
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-p.Exited():
-			close(exited)
-			cancel()
-		case <-stop:
-		}
-	}()
-	res, err := c.Call(callCtx, name, args)
+	// No goroutine watches the process during the call: its end of the
+	// calls' connection closes when it exits, which fails the call at once
+	// (CodeClosed), and the exit is read then.
+	res, err := c.Call(ctx, name, args)
+	if err == nil {
+		return res, nil
+	}
 	if errors.Is(err, pluginhost.ErrNotSent) {
 		b.inst.Drop(p)
 		return bridge.Result{}, err
 	}
-	select {
-	case <-exited:
-		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: p.ExitReason(time.Second)}
-	default:
+	if sdk.ErrorCode(err) != sdk.CodeClosed || ctx.Err() != nil {
+		return res, err
 	}
-	if sdk.ErrorCode(err) == sdk.CodeClosed && ctx.Err() == nil {
-		// The connection broke without the exit being seen yet: the
-		// process is going; make sure it is gone, and say so.
-		b.inst.Drop(p)
-		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: "its connection broke"}
+	if reason := p.ExitReason(exitWait); reason != "" {
+		// It exited on its own: the instance starts it again, with backoff
+		// if it keeps crashing.
+		return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: reason}
 	}
-	return res, err
+	// The connection broke and the process is still there: make sure it
+	// is gone, and say so.
+	b.inst.Drop(p)
+	return bridge.Result{}, &CrashError{Binary: b.binary(), Reason: "its connection broke"}
 }
+
+// exitWait bounds the wait for the exit of a plugin whose connection ended
+// during a call (the exit is seen a moment after the socket closes).
+const exitWait = time.Second
 
 // Pid returns the process id of the running plugin, 0 when none runs.
 func (b *Bridge) Pid() int {

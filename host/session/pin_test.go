@@ -34,6 +34,8 @@ func newPinnedTransport(t *testing.T) *pinnedTransport {
 	p := &pinnedTransport{d: d, dir: dir, marker: filepath.Join(t.TempDir(), "ran")}
 	p.bin = filepath.Join(d.Home, "mcp-installs", "ts", sdk.BinaryName(sdk.KindTransport, "stdio"))
 	p.sum = testbin.Install(t, testbin.Path(t, sdk.BinaryName(sdk.KindTransport, "stdio")), p.bin)
+	// The stdio plugin starts its servers through the launcher beside it.
+	testbin.Install(t, testbin.Path(t, "hermes-stdio-launcher"), filepath.Join(filepath.Dir(p.bin), "hermes-stdio-launcher"))
 	return p
 }
 

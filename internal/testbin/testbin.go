@@ -24,9 +24,11 @@ import (
 var Targets = map[string]string{
 	"hermes":                 "./cmd/hermes",
 	"hermes-transport-stdio": "./plugins/stdio",
-	"hermes-transport-http":  "./plugins/http",
-	"hermes-testserver":      "./internal/testserver/cmd/hermes-testserver",
-	"confclient":             "./internal/confclient",
+	// The stdio plugin's launcher, which it finds beside itself.
+	"hermes-stdio-launcher": "./plugins/stdio/cmd/hermes-stdio-launcher",
+	"hermes-transport-http": "./plugins/http",
+	"hermes-testserver":     "./internal/testserver/cmd/hermes-testserver",
+	"confclient":            "./internal/confclient",
 	// The model client's process (host/model calls through it).
 	"hermes-model-openai": "./cmd/hermes-model-openai",
 	// The OAuth auth plugin, which host/credentials' end-to-end tests

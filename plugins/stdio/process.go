@@ -98,7 +98,9 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 	} else {
 		// No sandbox: still in a pid namespace of its own where the
 		// kernel gives one, so nothing it starts outlives it.
-		sb = sandbox.NewInit(cfg, path, log, sandboxOptions)
+		if sb, err = sandbox.NewInit(cfg, path, log, sandboxOptions); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command

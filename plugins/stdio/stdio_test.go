@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/launchertest"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/sdktest"
 	"github.com/hermes-agent/hermes/sdk/transport"
@@ -21,6 +23,12 @@ import (
 func TestMain(m *testing.M) {
 	playRole()
 	sdktest.ServeReferenceIfAsked()
+	// The servers these tests start in process are launched by
+	// hermes-stdio-launcher, found beside the running executable.
+	if err := launchertest.BuildBesideTest(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 
@@ -29,6 +37,9 @@ func TestContract(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hermes-transport-stdio")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if err := launchertest.Build(filepath.Dir(bin)); err != nil {
+		t.Fatal(err)
 	}
 	cmd, env := sdktest.ReferenceCommand()
 	sdktest.CheckTransport(t, bin, transport.Config{Server: "ref", Transport: "stdio", Command: cmd, Env: env})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/rpc"
 	"sync"
 
@@ -26,15 +27,23 @@ const ContractVersion = 2
 // the host is done with it.
 func Serve(desc Description, open Opener, opts ...sdk.ServeOption) {
 	o := serve.Apply(sdk.KindBridge, opts)
-	// The host hands every plugin a message socket; a bridge has no
-	// messages besides its calls.
-	serve.CloseInheritedStream()
-	serve.Serve(newKind(desc, open, o.Logger), o)
+	k := newKind(desc, open, o.Logger)
+	// The host hands every plugin a socket of its own at start; a bridge
+	// serves its calls on it when the host asks it to at Open. Taking it
+	// here keeps it from a command the plugin runs.
+	k.stream.Store(serve.InheritedStream())
+	serve.Serve(k, o)
 }
 
 func init() {
+	// A third argument, a net.Conn, stands for the socket a plugin
+	// process inherits.
 	serve.InProcess[sdk.KindBridge] = func(args ...any) serve.Kind {
-		return newKind(args[0].(Description), args[1].(Opener), nil)
+		k := newKind(args[0].(Description), args[1].(Opener), nil)
+		if len(args) > 2 {
+			k.stream.Store(args[2].(net.Conn))
+		}
+		return k
 	}
 }
 
@@ -52,8 +61,32 @@ type kind struct {
 	desc Description
 	open Opener
 	log  hclog.Logger
+	// stream is the socket the plugin inherited, until an Open takes it.
+	stream heldConn
 
 	servers serve.Receivers[*rpcServer]
+}
+
+// heldConn holds a connection that one taker gets.
+type heldConn struct {
+	mu sync.Mutex
+	c  net.Conn
+}
+
+// Store keeps c (nil keeps nothing).
+func (a *heldConn) Store(c net.Conn) {
+	a.mu.Lock()
+	a.c = c
+	a.mu.Unlock()
+}
+
+// Take returns the connection, once; nil after.
+func (a *heldConn) Take() net.Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.c
+	a.c = nil
+	return c
 }
 
 func (k *kind) Name() string          { return sdk.KindBridge }
@@ -68,7 +101,7 @@ func (k *kind) Shutdown(ctx context.Context) {
 
 // Server returns the plugin-side RPC receiver.
 func (k *kind) Server(broker *plugin.MuxBroker) (any, error) {
-	s := &rpcServer{desc: k.desc, open: k.open, log: k.log, broker: broker}
+	s := &rpcServer{desc: k.desc, open: k.open, log: k.log, broker: broker, stream: &k.stream}
 	k.servers.Add(s)
 	return s, nil
 }
@@ -84,6 +117,7 @@ type rpcServer struct {
 	open   Opener
 	log    hclog.Logger
 	broker *plugin.MuxBroker
+	stream *heldConn // the kind's inherited socket
 
 	mu    sync.Mutex
 	srv   Server
@@ -101,45 +135,62 @@ func (s *rpcServer) Describe(args rpcx.Call, reply *bw.DescribeReply) error {
 	})
 }
 
-// Open builds the Server.
-func (s *rpcServer) Open(args bw.OpenArgs, reply *rpcx.ErrReply) error {
-	return rpcx.Do(&s.calls, &args, &reply.Err, func(ctx context.Context) error { return s.openServer(ctx, args) })
+// Open builds the Server and serves its calls on the connection the host
+// asked for.
+func (s *rpcServer) Open(args bw.OpenArgs, reply *bw.OpenReply) error {
+	return rpcx.Do(&s.calls, &args, &reply.Err, func(ctx context.Context) error {
+		onStream, err := s.openServer(ctx, args)
+		reply.InheritedStream = onStream
+		return err
+	})
 }
 
-func (s *rpcServer) openServer(ctx context.Context, args bw.OpenArgs) error {
+// openServer opens the Server and starts serving calls on the inherited
+// socket (then it reports true) or the broker stream args name.
+func (s *rpcServer) openServer(ctx context.Context, args bw.OpenArgs) (bool, error) {
 	var cfg Config
 	if err := json.Unmarshal(args.Config, &cfg); err != nil {
-		return sdk.NewError(sdk.CodeContract, "bridge config: %v", err)
+		return false, sdk.NewError(sdk.CodeContract, "bridge config: %v", err)
 	}
 	if s.open == nil {
-		return sdk.NewError(sdk.CodeContract, "this plugin serves no bridge")
+		return false, sdk.NewError(sdk.CodeContract, "this plugin serves no bridge")
 	}
 	s.mu.Lock()
 	opened := s.srv != nil
 	s.mu.Unlock()
 	if opened {
-		return sdk.NewError(sdk.CodeContract, "the bridge was already opened")
+		return false, sdk.NewError(sdk.CodeContract, "the bridge was already opened")
 	}
 	srv, err := s.open(ctx, cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.mu.Lock()
 	s.srv = srv
 	s.mu.Unlock()
-	if args.Results != 0 && s.broker != nil {
-		conn, err := s.broker.Dial(args.Results)
-		if err != nil {
-			return sdk.NewError(sdk.CodeClosed, "dial the results connection: %v", err)
-		}
-		rs := rpc.NewServer()
-		if err := rs.RegisterName("Plugin", s); err != nil {
-			conn.Close()
-			return sdk.NewError(sdk.CodeContract, "serve the results connection: %v", err)
-		}
-		go rs.ServeConn(conn)
+	// The inherited socket serves the calls when the host asked for it;
+	// otherwise no one will use it.
+	stream := s.stream.Take()
+	if stream != nil && !args.InheritedStream {
+		stream.Close()
+		stream = nil
 	}
-	return nil
+	var conn io.ReadWriteCloser = stream
+	if stream == nil {
+		if args.Results == 0 || s.broker == nil {
+			return false, nil
+		}
+		if conn, err = s.broker.Dial(args.Results); err != nil {
+			return false, sdk.NewError(sdk.CodeClosed, "dial the results connection: %v", err)
+		}
+	}
+	rs := rpc.NewServer()
+	if err := rs.RegisterName("Plugin", s); err != nil {
+		conn.Close()
+		return false, sdk.NewError(sdk.CodeContract, "serve the calls' connection: %v", err)
+	}
+	go rs.ServeConn(conn)
+	return stream != nil, nil
 }
 
 // Call answers Server.Call.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/rpc"
 	"sync/atomic"
 
@@ -100,10 +101,15 @@ func checkDescription(d *bridge.Description) error {
 	return nil
 }
 
-// isObject reports whether raw is one JSON object.
+// isObject reports whether raw is one JSON object. It checks without
+// decoding (every call's structured content goes through it): valid JSON
+// whose first byte past any white space opens an object.
 func isObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i < len(raw) && raw[i] == '{' && json.Valid(raw)
 }
 
 // BridgeOptions configures the host side of an opened bridge plugin.
@@ -114,6 +120,13 @@ type BridgeOptions struct {
 	// the plugin's connection ends with it) or once decoded. 0 is
 	// DefaultMaxResultBytes; below 0, no bound.
 	MaxResultBytes int
+	// Stream is the host's end of the socket the plugin process inherited
+	// at start (sdk.StreamFDEnv), or nil. When set, the calls travel on it
+	// rather than on a stream of go-plugin's multiplexer, which hands each
+	// message through two more goroutines on each side; a plugin built
+	// before it could is called on a broker stream as before, and Stream
+	// is closed. The BridgeClient owns it.
+	Stream net.Conn
 }
 
 // Open opens the plugin's Server over cfg; opts carries the host's
@@ -121,6 +134,9 @@ type BridgeOptions struct {
 func (h *Bridge) Open(ctx context.Context, cfg bridge.Config, opts BridgeOptions) (*BridgeClient, error) {
 	raw, err := json.Marshal(cfg)
 	if err != nil {
+		if opts.Stream != nil {
+			opts.Stream.Close()
+		}
 		return nil, fmt.Errorf("encode the bridge config: %w", err)
 	}
 	if opts.MaxResultBytes == 0 {
@@ -131,23 +147,37 @@ func (h *Bridge) Open(ctx context.Context, cfg bridge.Config, opts BridgeOptions
 	if c.maxResult > 0 {
 		c.limit.Store(int64(c.maxResult) + resultSlack)
 	}
-	var results uint32
+	args := bw.OpenArgs{Config: raw, InheritedStream: opts.Stream != nil}
 	type accepted struct {
 		conn io.ReadWriteCloser
 		err  error
 	}
 	acc := make(chan accepted, 1)
 	if h.broker != nil {
-		results = h.broker.NextId()
+		// A plugin that does not take the inherited socket dials this
+		// stream during Open and waits for it to be accepted; one that
+		// takes it never dials, and the accept gives up on its own
+		// (go-plugin's broker waits 5 s).
+		args.Results = h.broker.NextId()
 		go func() {
-			conn, err := h.broker.Accept(results)
+			conn, err := h.broker.Accept(args.Results)
 			acc <- accepted{conn, err}
 		}()
 	}
-	if err := h.rpc.Call(ctx, bw.MethodOpen, &bw.OpenArgs{Config: raw, Results: results}, &rpcx.ErrReply{}); err != nil {
+	var reply bw.OpenReply
+	if err := h.rpc.Call(ctx, bw.MethodOpen, &args, &reply); err != nil {
+		if opts.Stream != nil {
+			opts.Stream.Close()
+		}
 		return nil, err
 	}
-	if results != 0 {
+	switch {
+	case reply.InheritedStream && opts.Stream != nil:
+		c.rc, c.frames = newResultsClient(opts.Stream, &c.limit)
+	case args.Results != 0:
+		if opts.Stream != nil {
+			opts.Stream.Close()
+		}
 		select {
 		case a := <-acc:
 			if a.err != nil {
@@ -156,6 +186,10 @@ func (h *Bridge) Open(ctx context.Context, cfg bridge.Config, opts BridgeOptions
 			c.rc, c.frames = newResultsClient(a.conn, &c.limit)
 		case <-ctx.Done():
 			return nil, sdk.AsError(ctx.Err())
+		}
+	default:
+		if opts.Stream != nil {
+			opts.Stream.Close()
 		}
 	}
 	return c, nil

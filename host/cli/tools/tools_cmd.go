@@ -134,7 +134,7 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 		}
 		rep.Servers = append(rep.Servers, ent)
 	}
-	rep.Available = len(m.Tools())
+	rep.Available = m.ToolCount()
 	if asJSON {
 		j.Write(rep)
 		return nil

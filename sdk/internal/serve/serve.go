@@ -219,7 +219,8 @@ func CloseInheritedStream() {
 }
 
 // InProcess builds, per kind name, the Kind its package's Serve would serve
-// from the same arguments (an Opener; for a bridge, a Description and an
-// Opener), without a process. The kind packages fill it at init; sdktest
+// from the same arguments (an Opener; for a bridge, a Description, an
+// Opener and, optionally, a net.Conn standing for the socket a plugin
+// process inherits), without a process. The kind packages fill it at init; sdktest
 // and sdk/pluginhost's tests use it to run a plugin in-process.
 var InProcess = map[string]func(args ...any) Kind{}

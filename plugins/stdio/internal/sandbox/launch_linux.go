@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,11 +49,13 @@ const startWait = 30 * time.Second
 // the server has ended.
 type Launch struct {
 	server string
-	sb     *transport.Sandbox
-	log    hclog.Logger
-	dec    decision
-	abi    int
-	plan   launcher.Plan
+	// launcher is the path of hermes-stdio-launcher.
+	launcher string
+	sb       *transport.Sandbox
+	log      hclog.Logger
+	dec      decision
+	abi      int
+	plan     launcher.Plan
 
 	tmp      string
 	writable int
@@ -95,12 +96,16 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if err != nil {
 		return nil, err
 	}
-	k := probeKernel(sb, o)
+	bin, err := launcherPath()
+	if err != nil {
+		return nil, err
+	}
+	k := probeKernel(sb, o, bin)
 	d := decide(sb, k)
 	if len(d.gaps) > 0 && sb.Enforce {
 		return nil, refusal(cfg.Server, d.gaps)
 	}
-	l := &Launch{server: cfg.Server, sb: sb, log: log, abi: k.landlockABI}
+	l := &Launch{server: cfg.Server, launcher: bin, sb: sb, log: log, abi: k.landlockABI}
 	ok := false
 	defer func() {
 		if !ok {
@@ -184,14 +189,18 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 		Net:       mode,
 		ProxyPort: proxyPort,
 		NetNS:     d.netns,
-		Seccomp:   d.seccomp,
 		Limits:    launcher.Limits(sb.Limits),
 		NProc:     d.nproc,
+	}
+	if d.seccomp {
+		if l.plan.Seccomp, err = seccompFilters(mode); err != nil {
+			return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", cfg.Server, err)
+		}
 	}
 	if d.landlock {
 		l.plan.ABI = k.landlockABI
 	}
-	l.plan.Init = !o.NoPidNS && pidnsAvailable() == nil
+	l.plan.Init = !o.NoPidNS && pidnsAvailable(bin) == nil
 	ok = true
 	return l, nil
 }
@@ -202,10 +211,18 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 // Processes). It returns nil when this kernel gives the plugin no pid
 // namespace (or o.NoPidNS): the server is then started directly. The
 // server gets exactly cfg.Env, its folder and stdio as a direct start
-// would; the launcher applies nothing else.
-func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) *Launch {
-	if o.NoPidNS || pidnsAvailable() != nil {
-		return nil
+// would; the launcher applies nothing else. It fails, saying what to do,
+// when the launcher is not installed beside the plugin.
+func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launch, error) {
+	if o.NoPidNS {
+		return nil, nil
+	}
+	bin, err := launcherPath()
+	if err != nil {
+		return nil, err
+	}
+	if pidnsAvailable(bin) != nil {
+		return nil, nil
 	}
 	if log == nil {
 		log = hclog.NewNullLogger()
@@ -214,14 +231,49 @@ func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) *La
 	if env == nil {
 		env = []string{}
 	}
-	return &Launch{server: cfg.Server, log: log, plan: launcher.Plan{
+	return &Launch{server: cfg.Server, launcher: bin, log: log, plan: launcher.Plan{
 		Path: path,
 		Argv: append([]string{cfg.Command}, cfg.Args...),
 		Env:  env,
 		Net:  launcher.NetworkAll,
 		Bare: true,
 		Init: true,
-	}}
+	}}, nil
+}
+
+// launcherEnv is the launcher's own environment (the server's travels in
+// the plan): one scheduler thread is all it uses, and fewer threads keep
+// it smaller while it waits as an init.
+var launcherEnv = []string{"GOMAXPROCS=1"}
+
+// launcherPath finds hermes-stdio-launcher beside this process's
+// executable, once; it is an error, naming the file and what to do, when it
+// is not there. There is no other way to start a server in a namespace of
+// its own or a sandbox, so there is no fallback.
+var launcherPath = sync.OnceValues(func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", sdk.NewError(sdk.CodeOther, "find the stdio plugin's own executable, beside which %s is installed: %v", launcher.Binary, err)
+	}
+	p := filepath.Join(filepath.Dir(exe), launcher.Binary)
+	fi, err := os.Stat(p)
+	if err == nil && (!fi.Mode().IsRegular() || fi.Mode()&0o111 == 0) {
+		err = errors.New("not an executable file")
+	}
+	if err != nil {
+		return "", sdk.NewError(sdk.CodeOther, "the stdio plugin's launcher %s is missing or unusable (%v): reinstall hermes (make install), or run make build, so that %s is beside %s",
+			p, errText(err), launcher.Binary, filepath.Base(exe))
+	}
+	return p, nil
+})
+
+// errText is err without the path an *fs.PathError repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Wrap turns cmd (the server's command, with its stdin, stdout, stderr,
@@ -232,19 +284,18 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	if err != nil {
 		return fmt.Errorf("sandbox plan pipe: %w", err)
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	status, childStatus, err := socketPair()
 	if err != nil {
 		planR.Close()
 		planW.Close()
-		return fmt.Errorf("sandbox status socket: %w", err)
+		return err
 	}
-	l.planW, l.status = planW, os.NewFile(uintptr(fds[0]), "sandbox-status")
-	childStatus := os.NewFile(uintptr(fds[1]), "sandbox-status")
+	l.planW, l.status = planW, status
 	l.child = []*os.File{planR, childStatus}
-	cmd.Path = "/proc/self/exe"
+	cmd.Path = l.launcher
 	cmd.Err = nil
-	cmd.Args = []string{"hermes-sandbox-launcher"}
-	cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModeRun}
+	cmd.Args = []string{launcher.Binary, launcher.ModeRun}
+	cmd.Env = launcherEnv
 	cmd.ExtraFiles = []*os.File{planR, childStatus} // launcher.PlanFD, launcher.StatusFD
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -268,9 +319,9 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
 		}
 	}
-	b, err := json.Marshal(l.plan)
+	b, err := l.plan.MarshalBinary()
 	if err != nil {
-		return err
+		return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
 	}
 	go func() {
 		_, _ = l.planW.Write(b)
@@ -296,7 +347,7 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		deadline = time.Now().Add(startWait)
 	}
 	_ = uc.SetReadDeadline(deadline)
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, launcher.MaxStatusBytes)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
@@ -306,8 +357,8 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 			}
 			return nil // the status socket closed on execve: the server runs
 		}
-		var msg launcher.Status
-		if jerr := json.Unmarshal(buf[:n], &msg); jerr != nil {
+		msg, perr := launcher.ParseStatus(buf[:n])
+		if perr != nil {
 			closeRights(oob[:oobn])
 			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: garbled word from its launcher", l.server)
 		}
@@ -407,14 +458,13 @@ func (l *Launch) ServerExit() (reason string, ok bool) {
 		return "", false
 	}
 	_ = l.initConn.SetReadDeadline(time.Now().Add(initExitWait))
-	buf := make([]byte, 4096)
+	buf := make([]byte, launcher.MaxStatusBytes)
 	for {
 		n, err := l.initConn.Read(buf)
 		if n == 0 || err != nil {
 			return "", false
 		}
-		var msg launcher.Status
-		if json.Unmarshal(buf[:n], &msg) == nil && msg.Exit != nil {
+		if msg, err := launcher.ParseStatus(buf[:n]); err == nil && msg.Exit != nil {
 			return sdk.WaitReason(syscall.WaitStatus(*msg.Exit)), true
 		}
 	}
@@ -489,10 +539,10 @@ func removeAll(dir string) {
 }
 
 // probeKernel finds out what this kernel can enforce of sb.
-func probeKernel(sb *transport.Sandbox, o Options) kernel {
+func probeKernel(sb *transport.Sandbox, o Options, bin string) kernel {
 	k := kernel{linux: true}
-	k.landlockABI, k.landlockErr = launcher.LandlockABI()
-	k.seccompErr = launcher.SeccompAvailable()
+	k.landlockABI, k.landlockErr = landlockABI()
+	k.seccompErr = seccompAvailable()
 	k.root = runsAsRoot()
 	if sb.Limits.Processes > 0 && k.root {
 		_, k.pidsErr = pidsBase()
@@ -501,7 +551,7 @@ func probeKernel(sb *transport.Sandbox, o Options) kernel {
 		if o.NoNetNS {
 			k.netnsErr = errors.New("turned off")
 		} else {
-			k.netnsErr = netnsAvailable()
+			k.netnsErr = netnsAvailable(bin)
 		}
 	}
 	return k
@@ -563,19 +613,10 @@ var (
 	netnsErr  error
 )
 
-// netnsAvailable checks, once per plugin process, that a launcher can get
-// a network namespace of its own and bring its loopback up.
-func netnsAvailable() error {
-	netnsOnce.Do(func() {
-		cmd := exec.Command("/proc/self/exe")
-		cmd.Args = []string{"hermes-sandbox-probe"}
-		cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModeNetnsProbe}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		setNamespaces(cmd.SysProcAttr, true, false)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			netnsErr = fmt.Errorf("%v %s", err, clip(strings.TrimSpace(string(out)), 200))
-		}
-	})
+// netnsAvailable checks, once per plugin process, that the launcher bin
+// can get a network namespace of its own and bring its loopback up.
+func netnsAvailable(bin string) error {
+	netnsOnce.Do(func() { netnsErr = probe(bin, launcher.ModeNetnsProbe, true, false) })
 	return netnsErr
 }
 
@@ -584,28 +625,58 @@ var (
 	pidnsErr  error
 )
 
-// Prewarm starts the pid namespace check in the background, so that it
-// runs while go-plugin's handshake and the host's open are under way
-// instead of before the first server start. The plugin calls it once, at
-// the top of main; a start that comes before the check ends waits for it.
-func Prewarm() {
-	go func() { _ = pidnsAvailable() }()
+// pidnsAvailable checks, once per plugin process and at its first server
+// start, that the launcher bin can be the init of a pid namespace of its
+// own, with its own /proc.
+func pidnsAvailable(bin string) error {
+	pidnsOnce.Do(func() { pidnsErr = probe(bin, launcher.ModePidnsProbe, false, true) })
+	return pidnsErr
 }
 
-// pidnsAvailable checks, once per plugin process, that a launcher can be
-// the init of a pid namespace of its own, with its own /proc.
-func pidnsAvailable() error {
-	pidnsOnce.Do(func() {
-		cmd := exec.Command("/proc/self/exe")
-		cmd.Args = []string{"hermes-sandbox-probe"}
-		cmd.Env = []string{launcher.EnvVar + "=" + launcher.ModePidnsProbe}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		setNamespaces(cmd.SysProcAttr, false, true)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			pidnsErr = fmt.Errorf("%v %s", err, clip(strings.TrimSpace(string(out)), 200))
+// probe runs the launcher bin in mode, in the namespaces asked for, and
+// returns why it failed, or nil.
+func probe(bin, mode string, netns, pidns bool) error {
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer planR.Close()
+	planW.Close() // a probe reads no plan
+	status, childStatus, err := socketPair()
+	if err != nil {
+		return err
+	}
+	defer status.Close()
+	cmd := exec.Command(bin, mode)
+	cmd.Args[0] = launcher.Binary
+	cmd.Env = launcherEnv
+	cmd.ExtraFiles = []*os.File{planR, childStatus} // launcher.PlanFD, launcher.StatusFD
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	setNamespaces(cmd.SysProcAttr, netns, pidns)
+	err = cmd.Start()
+	childStatus.Close()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, launcher.MaxStatusBytes)
+	n, _ := status.Read(buf)
+	werr := cmd.Wait()
+	if n > 0 {
+		if msg, perr := launcher.ParseStatus(buf[:n]); perr == nil && msg.Error != "" {
+			return fmt.Errorf("%s: %s", msg.Step, clip(msg.Error, 200))
 		}
-	})
-	return pidnsErr
+	}
+	return werr
+}
+
+// socketPair is the launcher's status socket: the plugin's end and the
+// launcher's (launcher.StatusFD), both close-on-exec here.
+func socketPair() (*os.File, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox status socket: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "sandbox-status"), os.NewFile(uintptr(fds[1]), "sandbox-status"), nil
 }
 
 func exists(p string) bool {

@@ -17,9 +17,9 @@ import (
 // The rule of a writable path is pinned when the plan is made: a link
 // swapped in for the folder after that (between the plugin's check and the
 // launcher's rules) fails the start instead of carrying the rule to the
-// link's target. The launcher is this test binary (package launcher's init).
+// link's target (the launcher is built beside this test binary).
 func TestStrictRuleRefusesLinkSwappedAfterPlan(t *testing.T) {
-	if abi, err := launcher.LandlockABI(); abi < launcher.ABITruncate {
+	if abi, err := landlockABI(); abi < launcher.ABITruncate {
 		t.Fatalf("this test needs Landlock ABI %d or later: %d, %v", launcher.ABITruncate, abi, err)
 	}
 	for _, how := range []string{"folder", "parent"} {

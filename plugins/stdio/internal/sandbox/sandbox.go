@@ -2,9 +2,11 @@
 // for (transport.Sandbox). It owns three things: the decision of what to
 // apply, made in the plugin from what the kernel can enforce (and the
 // refusal when Enforce is set and something cannot be); the start of the
-// launcher (package launcher, a hidden mode of the plugin's own binary that
-// applies a plan to itself and then executes the server): building its
-// plan, handing it over and reading what it reports; and what a sandbox
+// launcher (hermes-stdio-launcher, a small binary installed beside the
+// plugin that applies a plan to itself and then executes the server; the
+// plan is package launcher's): finding it, building its plan (with the
+// seccomp filters assembled here), handing it over and reading what it
+// reports; and what a sandbox
 // holds while its server runs (a private temporary folder, a pids cgroup,
 // the filtering proxy of network: [hosts]), released by Close. It never
 // reads or writes the server's messages.

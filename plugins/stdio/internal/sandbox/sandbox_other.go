@@ -20,10 +20,7 @@ type Options struct {
 }
 
 // NewInit returns nil: there is no pid namespace elsewhere than on Linux.
-func NewInit(transport.Config, string, hclog.Logger, Options) *Launch { return nil }
-
-// Prewarm has nothing to find out ahead of time.
-func Prewarm() {}
+func NewInit(transport.Config, string, hclog.Logger, Options) (*Launch, error) { return nil, nil }
 
 // ServerPid is pid: the server is the process started.
 func (l *Launch) ServerPid(pid int) int { return pid }

@@ -1,33 +1,32 @@
-// Package launcher is the launcher side of the stdio plugin's sandbox: the
-// hidden mode of the plugin's own binary that applies a Plan to itself
-// (network namespace loopback, resource limits, no capabilities,
-// no_new_privs, Landlock, seccomp), reports on its status socket and
-// executes the server. It also holds what the plugin side (package sandbox)
-// shares with it: the Plan and its parts, the status message, the
-// launcher's variable, modes and descriptors, and the kernel probes that
-// belong with the code they probe for.
+// Package launcher is the contract between the stdio plugin and its
+// launcher, hermes-stdio-launcher (plugins/stdio/cmd/hermes-stdio-launcher):
+// a small binary of its own, shipped beside the plugin, that applies a Plan
+// to itself (pid namespace, network namespace loopback, resource limits, no
+// capabilities, no_new_privs, Landlock, seccomp), reports on its status
+// socket and executes the server, or stays as the init of the server's pid
+// namespace. The package holds what both sides share: the Plan and its
+// parts, the status message, their binary encoding, the launcher's name,
+// modes and descriptors, the Landlock rights and ServerEnv.
 //
-// The launcher runs from this package's init, so a launcher process never
-// reaches main. Go initializes packages in import path order as soon as
-// their imports are, so this package must import only the standard
-// library, golang.org/x/sys, golang.org/x/net/bpf and
-// github.com/elastic/go-seccomp-bpf: then the plugin's gRPC, protobuf and
-// go-plugin packages, whose initialization is most of the binary's start,
-// never run in a launcher (TestLauncherInitOrder in the plugin proves it).
+// The launcher links this package, so it imports nothing but the standard
+// library's errors (no fmt, no encoding/json, no strconv): every package it
+// imports is code paged into every launcher, which stays resident as the
+// init of its server's pid namespace (TestImportsStayLeaf in the launcher's
+// command holds the whole binary to its allow-list).
 package launcher
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "errors"
 
-// The plugin starts the launcher with EnvVar set to a mode (and nothing
-// else in its environment). The launcher reads its Plan, as JSON, from
-// PlanFD and reports on StatusFD (a SOCK_SEQPACKET socket that closes on a
-// successful execve).
+// Binary is the launcher's file name; the plugin finds it in its own
+// executable's folder.
+const Binary = "hermes-stdio-launcher"
+
+// The plugin starts the launcher with one argument, the mode, and an
+// environment of its own (none of the server's). The launcher reads its
+// Plan, in the encoding of Plan.MarshalBinary, from PlanFD and reports on
+// StatusFD (a SOCK_SEQPACKET socket that closes on a successful execve),
+// one Status per message.
 const (
-	EnvVar = "HERMES_STDIO_SANDBOX_LAUNCHER"
 	// ModeRun starts a server; ModeNetnsProbe only checks that a network
 	// namespace can be set up (loopback up) and exits 0.
 	ModeRun        = "run"
@@ -39,23 +38,25 @@ const (
 	StatusFD       = 4
 	// MaxPlanBytes bounds the plan the launcher reads.
 	MaxPlanBytes = 16 << 20
+	// MaxStatusBytes bounds one status message.
+	MaxStatusBytes = 64 << 10
 )
 
 // Status is one message from the launcher to the plugin.
 type Status struct {
 	// Listener: the message carries the listening socket of the proxy
 	// inside the launcher's network namespace, on this port.
-	Listener int `json:"listener,omitempty"`
+	Listener int
 	// Step and Error: what failed; the launcher exits after it.
-	Step  string `json:"step,omitempty"`
-	Error string `json:"error,omitempty"`
+	Step  string
+	Error string
 	// Started: the launcher, the init of the server's pid namespace, has
 	// executed the server (a launcher that executes the server itself
 	// says so by its status socket closing instead).
-	Started bool `json:"started,omitempty"`
+	Started bool
 	// Exit is the server's wait status (as wait4 gives it), sent by the
 	// init just before it exits with the server.
-	Exit *uint32 `json:"exit,omitempty"`
+	Exit *uint32
 }
 
 // Network modes of a Plan: the values of transport.NetworkAll,
@@ -68,37 +69,38 @@ const (
 )
 
 // Plan is what the launcher applies before it executes the server. The
-// plugin builds it and sends it to the launcher as JSON over an inherited
-// pipe; it never travels through the environment.
+// plugin builds it and sends it to the launcher, encoded by MarshalBinary,
+// over an inherited pipe; it never travels through the environment.
 type Plan struct {
 	// Path is the server's executable, Argv its arguments (Argv[0] is the
 	// command as configured), Env its whole environment (without the
 	// proxy variables, which the launcher adds once the port is known).
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
+	Path string
+	Argv []string
+	Env  []string
 	// ABI is the Landlock ABI to restrict with; 0 for no Landlock.
-	ABI   int    `json:"abi"`
-	Rules []Rule `json:"rules,omitempty"`
+	ABI   int
+	Rules []Rule
 	// Net is NetworkAll, NetworkNone or NetworkHosts.
-	Net string `json:"net"`
+	Net string
 	// ProxyPort is the port of the filtering proxy (network: hosts), the
 	// only TCP port the server may connect to.
-	ProxyPort int `json:"proxy_port,omitempty"`
+	ProxyPort int
 	// NetNS: the launcher runs in a network namespace of its own; it
 	// brings its loopback up and hands the plugin a listener there, on
 	// which the plugin serves the proxy.
-	NetNS bool `json:"netns,omitempty"`
-	// Seccomp: install the syscall filters.
-	Seccomp bool `json:"seccomp"`
+	NetNS bool
+	// Seccomp are the seccomp filters to install, in order, as the plugin
+	// assembled them (the launcher only loads them); none for no seccomp.
+	Seccomp []Filter
 	// Limits are set with setrlimit; Processes only when NProc is set (a
 	// pids cgroup bounds them otherwise).
-	Limits Limits `json:"limits"`
-	NProc  bool   `json:"nproc,omitempty"`
+	Limits Limits
+	NProc  bool
 	// Bare: no sandbox at all (no limits, capabilities kept, no
 	// no_new_privs, Landlock or seccomp); the launcher is there only to
 	// be the init of the server's pid namespace (Init).
-	Bare bool `json:"bare,omitempty"`
+	Bare bool
 	// Init: the launcher was started as the first process of a pid (and
 	// mount) namespace of its own. It mounts that namespace's /proc,
 	// starts the server as its child instead of becoming it, reaps
@@ -106,32 +108,42 @@ type Plan struct {
 	// server, and exits with the server, when the kernel kills every
 	// process left in the namespace. It dies with the plugin (parent-death
 	// signal), and so does everything in the namespace.
-	Init bool `json:"init,omitempty"`
+	Init bool
+}
+
+// Filter is one classic BPF program for seccomp(SECCOMP_SET_MODE_FILTER).
+type Filter []Instruction
+
+// Instruction is one struct sock_filter.
+type Instruction struct {
+	Code   uint16
+	Jt, Jf uint8
+	K      uint32
 }
 
 // Limits are the resource limits of a Plan: transport.Limits field for
-// field (the plugin converts one to the other), with the same JSON.
+// field (the plugin converts one to the other).
 type Limits struct {
-	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
-	CPUSeconds  uint64 `json:"cpu_seconds,omitempty"`
-	OpenFiles   uint64 `json:"open_files,omitempty"`
-	Processes   uint64 `json:"processes,omitempty"`
+	MemoryBytes uint64
+	CPUSeconds  uint64
+	OpenFiles   uint64
+	Processes   uint64
 }
 
 // Rule is one Landlock rule: access granted beneath Path.
 type Rule struct {
-	Path   string `json:"path"`
-	Access uint64 `json:"access"`
+	Path   string
+	Access uint64
 	// NoFollow: the path was found by listing a folder, and a symbolic
 	// link put there since must not carry the rule to its target.
-	NoFollow bool `json:"no_follow,omitempty"`
+	NoFollow bool
 	// Strict: Path was resolved when the plan was made (one of the
 	// server's own folders): it is opened without following any symbolic
 	// link on the way, and must still be the object Dev and Ino name; else
 	// the start fails (a link swapped in since must not move the rule).
-	Strict bool   `json:"strict,omitempty"`
-	Dev    uint64 `json:"dev,omitempty"`
-	Ino    uint64 `json:"ino,omitempty"`
+	Strict bool
+	Dev    uint64
+	Ino    uint64
 }
 
 // Landlock filesystem access rights (linux/landlock.h), defined here so the
@@ -165,9 +177,9 @@ const (
 		accessMakeBlock | accessMakeSym | accessRefer
 	// DevNull is what /dev/null needs: shells redirect into it.
 	DevNull = accessReadFile | accessWriteFile | accessTruncate
-	// fileRights are the only rights a rule on something other than a
+	// FileRights are the only rights a rule on something other than a
 	// folder may carry (the kernel answers EINVAL otherwise).
-	fileRights = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
+	FileRights = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
 )
 
 // Landlock ABI versions that add what the sandbox relies on.
@@ -178,9 +190,9 @@ const (
 	ABIScope    = 6 // abstract Unix sockets and signals are scoped
 )
 
-// handledFS returns the filesystem rights Landlock ABI abi knows: every
+// HandledFS returns the filesystem rights Landlock ABI abi knows: every
 // one of them is denied unless a rule grants it.
-func handledFS(abi int) uint64 {
+func HandledFS(abi int) uint64 {
 	h := uint64(accessMakeSym<<1 - 1) // ABI 1: execute .. make_sym
 	if abi >= 2 {
 		h |= accessRefer
@@ -208,21 +220,15 @@ var (
 // replaces what env had. The plugin sets the temp folder, the launcher the
 // proxy (it learns the port in its network namespace).
 func ServerEnv(env []string, tmp string, proxyPort int) []string {
-	drop := map[string]bool{}
-	if tmp != "" {
-		for _, k := range tempVars {
-			drop[k] = true
+	drop := func(kv string) bool {
+		if tmp != "" && named(kv, tempVars) {
+			return true
 		}
-	}
-	if proxyPort > 0 {
-		for _, k := range append(slices.Clone(proxyVars), noProxyVars...) {
-			drop[k] = true
-		}
+		return proxyPort > 0 && (named(kv, proxyVars) || named(kv, noProxyVars))
 	}
 	out := make([]string, 0, len(env)+len(tempVars)+len(proxyVars))
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] {
+		if !drop(kv) {
 			out = append(out, kv)
 		}
 	}
@@ -232,12 +238,41 @@ func ServerEnv(env []string, tmp string, proxyPort int) []string {
 		}
 	}
 	if proxyPort > 0 {
-		// An IPv4 literal needs no brackets (net is not imported here:
-		// its initialization would run in every launcher).
-		u := "http://127.0.0.1:" + strconv.Itoa(proxyPort)
+		// An IPv4 literal needs no brackets.
+		u := "http://127.0.0.1:" + itoa(uint64(proxyPort))
 		for _, k := range proxyVars {
 			out = append(out, k+"="+u)
 		}
 	}
 	return out
 }
+
+// named reports whether the variable kv ("NAME=value") has one of names.
+func named(kv string, names []string) bool {
+	for _, n := range names {
+		if len(kv) > len(n) && kv[len(n)] == '=' && kv[:len(n)] == n {
+			return true
+		}
+		if kv == n {
+			return true
+		}
+	}
+	return false
+}
+
+// itoa formats n in decimal (strconv is not imported here).
+func itoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// errPlan is what a plan that does not decode is wrapped in.
+var errPlan = errors.New("malformed sandbox plan")

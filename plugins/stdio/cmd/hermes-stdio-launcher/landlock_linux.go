@@ -1,33 +1,17 @@
-package launcher
+package main
 
 import (
-	"errors"
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 )
 
 // Landlock through raw system calls on the calling thread only. The
 // launcher executes the server from that same locked thread right after, and
 // a restricted thread's domain is what execve hands on; so none of the
-// all-threads machinery is needed (go-landlock's psx would make the plugin a
-// cgo binary wherever cgo is enabled).
-
-// LandlockABI returns the kernel's Landlock ABI version, or an error saying
-// why there is none.
-func LandlockABI() (int, error) {
-	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	switch e {
-	case 0:
-		return int(v), nil
-	case unix.ENOSYS:
-		return 0, errors.New("not built into this kernel")
-	case unix.EOPNOTSUPP:
-		return 0, errors.New("disabled at boot; add landlock to the lsm= kernel parameter")
-	}
-	return 0, e
-}
+// all-threads machinery is needed.
 
 // rulesetAttr is struct landlock_ruleset_attr up to its scoped field (ABI 6).
 type rulesetAttr struct {
@@ -54,12 +38,12 @@ const (
 // TCP (when handleNet) to connecting to connectPorts, and, from ABI 6,
 // signals and (when scopeUnix) abstract Unix sockets to its own domain. It
 // needs no_new_privs set first.
-func landlockRestrict(abi int, rules []Rule, handleNet bool, connectPorts []int, scopeUnix bool) error {
-	attr := rulesetAttr{handledFS: handledFS(abi)}
-	if handleNet && abi >= ABINet {
+func landlockRestrict(abi int, rules []launcher.Rule, handleNet bool, connectPorts []int, scopeUnix bool) error {
+	attr := rulesetAttr{handledFS: launcher.HandledFS(abi)}
+	if handleNet && abi >= launcher.ABINet {
 		attr.handledNet = netBindTCP | netConnectTCP
 	}
-	if abi >= ABIScope {
+	if abi >= launcher.ABIScope {
 		attr.scoped = scopeSignal
 		if scopeUnix {
 			attr.scoped |= scopeAbstractUnix
@@ -67,7 +51,7 @@ func landlockRestrict(abi int, rules []Rule, handleNet bool, connectPorts []int,
 	}
 	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if e != 0 {
-		return fmt.Errorf("create the Landlock ruleset: %w", e)
+		return wrap("create the Landlock ruleset", e)
 	}
 	defer unix.Close(int(fd))
 	for _, r := range rules {
@@ -79,19 +63,19 @@ func landlockRestrict(abi int, rules []Rule, handleNet bool, connectPorts []int,
 		for _, port := range connectPorts {
 			pa := netPortAttr{allowed: netConnectTCP, port: uint64(port)}
 			if _, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, ruleNetPort, uintptr(unsafe.Pointer(&pa)), 0, 0, 0); e != 0 {
-				return fmt.Errorf("allow TCP port %d: %w", port, e)
+				return wrap("allow TCP port "+itoa(port), e)
 			}
 		}
 	}
 	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); e != 0 {
-		return fmt.Errorf("enforce the Landlock ruleset: %w", e)
+		return wrap("enforce the Landlock ruleset", e)
 	}
 	return nil
 }
 
 // addPathRule adds one rule; a path that does not exist (any more) is
 // skipped, since nothing there can be reached through it.
-func addPathRule(rulesetFD int, r Rule, handled uint64) error {
+func addPathRule(rulesetFD int, r launcher.Rule, handled uint64) error {
 	if r.Strict {
 		return addStrictRule(rulesetFD, r, handled)
 	}
@@ -101,10 +85,10 @@ func addPathRule(rulesetFD int, r Rule, handled uint64) error {
 	}
 	fd, err := unix.Open(r.Path, flags, 0)
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+		if err == unix.ENOENT || err == unix.ENOTDIR || err == unix.ELOOP {
 			return nil
 		}
-		return fmt.Errorf("open %s for a Landlock rule: %w", r.Path, err)
+		return wrap("open "+r.Path+" for a Landlock rule", err)
 	}
 	defer unix.Close(fd)
 	return addRuleFD(rulesetFD, fd, r, handled)
@@ -113,45 +97,62 @@ func addPathRule(rulesetFD int, r Rule, handled uint64) error {
 // addStrictRule adds the rule of a path resolved when the plan was made: no
 // symbolic link may lie anywhere on the way (openat2 RESOLVE_NO_SYMLINKS),
 // and the path must be the object the plan names.
-func addStrictRule(rulesetFD int, r Rule, handled uint64) error {
+func addStrictRule(rulesetFD int, r launcher.Rule, handled uint64) error {
 	fd, err := unix.Openat2(unix.AT_FDCWD, r.Path, &unix.OpenHow{
 		Flags: unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW, Resolve: unix.RESOLVE_NO_SYMLINKS})
-	if errors.Is(err, unix.ENOENT) {
+	if err == unix.ENOENT {
 		return nil // removed since: nothing to grant
 	}
 	if err != nil {
-		return fmt.Errorf("open %s for a Landlock rule without following links: %w (a symbolic link replaced part of it since the plan was made)", r.Path, err)
+		return errorf("open "+r.Path+" for a Landlock rule without following links", err, " (a symbolic link replaced part of it since the plan was made)")
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("stat %s for a Landlock rule: %w", r.Path, err)
+		return wrap("stat "+r.Path+" for a Landlock rule", err)
 	}
 	if (r.Dev != 0 || r.Ino != 0) && (st.Dev != r.Dev || st.Ino != r.Ino) {
-		return fmt.Errorf("%s was replaced since the plan was made; start the server again", r.Path)
+		return errorText(r.Path + " was replaced since the plan was made; start the server again")
 	}
 	return addRuleFD(rulesetFD, fd, r, handled)
 }
 
 // addRuleFD adds the rule of r on the object fd holds.
-func addRuleFD(rulesetFD, fd int, r Rule, handled uint64) error {
+func addRuleFD(rulesetFD, fd int, r launcher.Rule, handled uint64) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("stat %s for a Landlock rule: %w", r.Path, err)
+		return wrap("stat "+r.Path+" for a Landlock rule", err)
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return nil // a link put there since the plan was made
 	}
 	access := r.Access & handled
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		access &= fileRights
+		access &= launcher.FileRights
 	}
 	if access == 0 {
 		return nil
 	}
 	pb := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
 	if _, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&pb)), 0, 0, 0); e != 0 {
-		return fmt.Errorf("Landlock rule for %s: %w", r.Path, e)
+		return wrap("Landlock rule for "+r.Path, e)
+	}
+	return nil
+}
+
+// loadFilter installs one seccomp filter on the calling thread
+// (no_new_privs must be set).
+func loadFilter(f launcher.Filter) error {
+	if len(f) == 0 || len(f) > 4096 {
+		return errorText("a seccomp filter of " + itoa(len(f)) + " instructions")
+	}
+	prog := make([]unix.SockFilter, len(f))
+	for i, in := range f {
+		prog[i] = unix.SockFilter{Code: in.Code, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		return wrap("load a seccomp filter", e)
 	}
 	return nil
 }

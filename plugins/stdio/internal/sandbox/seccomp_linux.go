@@ -1,4 +1,4 @@
-package launcher
+package sandbox
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 )
 
 // deniedSyscalls fail with EPERM in every sandbox: nothing a normal MCP
@@ -40,8 +42,8 @@ func nativeArch() uint32 {
 	return 0
 }
 
-// SeccompAvailable says why seccomp filters cannot be installed, or nil.
-func SeccompAvailable() error {
+// seccompAvailable says why seccomp filters cannot be installed, or nil.
+func seccompAvailable() error {
 	if nativeArch() == 0 {
 		return fmt.Errorf("no filter for %s", runtime.GOARCH)
 	}
@@ -74,12 +76,12 @@ func seccompPolicy(net string) seccomp.Policy {
 	// Conditions in one entry are ANDed, entries ORed.
 	cond("clone", seccomp.Condition{Argument: 0, Operation: seccomp.BitsSet, Value: cloneNamespaces})
 	switch net {
-	case NetworkNone:
+	case launcher.NetworkNone:
 		// Unix sockets, and netlink route (node lists interfaces).
 		cond("socket", ne(0, unix.AF_UNIX), ne(0, unix.AF_NETLINK))
 		cond("socket", ne(2, 0))
 		cond("socketpair", ne(0, unix.AF_UNIX))
-	case NetworkHosts:
+	case launcher.NetworkHosts:
 		// TCP streams (to the proxy, as Landlock or the namespace
 		// decides), Unix sockets, netlink route: no UDP (so no DNS), no
 		// raw sockets, no MPTCP (protocol 262 bypasses Landlock).
@@ -109,23 +111,32 @@ func archFilter() ([]bpf.RawInstruction, error) {
 	})
 }
 
-// installSeccomp loads both filters on the calling thread (no_new_privs
-// must be set).
-func installSeccomp(net string) error {
-	if err := seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Policy: seccompPolicy(net)}); err != nil {
-		return err
-	}
-	raw, err := archFilter()
+// seccompFilters are the filters of a sandbox with network mode net, in
+// the order the launcher installs them: the policy, then the arch filter.
+// The plugin assembles them; the launcher, which links no BPF assembler,
+// only loads them.
+func seccompFilters(net string) ([]launcher.Filter, error) {
+	policy := seccompPolicy(net)
+	insts, err := policy.Assemble()
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("assemble the seccomp policy for network %s: %w", net, err)
 	}
-	filter := make([]unix.SockFilter, len(raw))
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return nil, fmt.Errorf("assemble the seccomp policy for network %s: %w", net, err)
+	}
+	arch, err := archFilter()
+	if err != nil {
+		return nil, fmt.Errorf("assemble the seccomp arch filter: %w", err)
+	}
+	return []launcher.Filter{toFilter(raw), toFilter(arch)}, nil
+}
+
+// toFilter converts assembled instructions to the plan's.
+func toFilter(raw []bpf.RawInstruction) launcher.Filter {
+	f := make(launcher.Filter, len(raw))
 	for i, in := range raw {
-		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+		f[i] = launcher.Instruction{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
-		return fmt.Errorf("load the arch filter: %w", e)
-	}
-	return nil
+	return f
 }

@@ -1,15 +1,14 @@
-package launcher
+package main
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 )
 
 // forwarded are the signals the init passes on to the server: the ones a
@@ -26,10 +25,10 @@ var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, sys
 // plugin's mount namespace.
 func mountProc() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make the mounts of its namespace private: %w", err)
+		return wrap("make the mounts of its namespace private", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount the /proc of its pid namespace: %w", err)
+		return wrap("mount the /proc of its pid namespace", err)
 	}
 	return nil
 }
@@ -38,8 +37,8 @@ func mountProc() error {
 // launcher to set up its namespaces (as another user than root), so the
 // server gets none of them.
 func clearAmbient() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clear the ambient capabilities: %w", err)
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return wrap("clear the ambient capabilities", err)
 	}
 	return nil
 }
@@ -53,33 +52,49 @@ func closeInherited() error {
 	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err == nil {
 		return nil
 	}
-	d, err := os.Open("/proc/self/fd")
+	d, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("list the open descriptors: %w", err)
+		return wrap("list the open descriptors", err)
 	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return fmt.Errorf("list the open descriptors: %w", err)
+	defer unix.Close(d)
+	buf := make([]byte, 4096)
+	var names []string
+	for {
+		n, err := unix.Getdents(d, buf)
+		if err != nil {
+			return wrap("list the open descriptors", err)
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
-	for _, n := range names {
-		fd, err := strconv.Atoi(n)
-		if err != nil || fd <= 2 {
+	for _, name := range names {
+		fd, ok := atoi(name)
+		if !ok || fd <= 2 || fd == d {
 			continue
 		}
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
-			return fmt.Errorf("mark descriptor %d close-on-exec: %w", fd, err)
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && err != unix.EBADF {
+			return wrap("mark descriptor "+name+" close-on-exec", err)
 		}
 	}
 	return nil
 }
 
-// execError explains a failed execve of the server.
-func execError(err error) error {
-	if errors.Is(err, syscall.EACCES) {
-		return fmt.Errorf("%w (inside the sandbox: is it below a deny_read path?)", err)
+// atoi parses a small decimal number (strconv is not linked).
+func atoi(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
 	}
-	return err
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // serveAsInit is the rest of the launcher's life as the init of the
@@ -94,13 +109,13 @@ func serveAsInit(path string, argv, env []string) int {
 	signal.Notify(sigs, forwarded...)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
 	if err != nil {
-		sendStatus(Status{Step: "exec", Error: execError(err).Error()}, -1)
+		sendStatus(launcher.Status{Step: "exec", Error: execError(err).Error()}, -1)
 		return 126
 	}
-	sendStatus(Status{Started: true}, -1)
+	sendStatus(launcher.Status{Started: true}, -1)
 	// The init keeps no copy of the server's stdin and stdout: they close
 	// when the server (and what it started) closes them.
-	if null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
+	if null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
 		_ = unix.Dup3(null, 0, 0)
 		_ = unix.Dup3(null, 1, 0)
 		_ = unix.Close(null)
@@ -113,7 +128,7 @@ func serveAsInit(path string, argv, env []string) int {
 	for {
 		var ws syscall.WaitStatus
 		got, err := syscall.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
@@ -123,7 +138,7 @@ func serveAsInit(path string, argv, env []string) int {
 			continue // an orphan handed to the init
 		}
 		raw := uint32(ws)
-		sendStatus(Status{Exit: &raw}, -1)
+		sendStatus(launcher.Status{Exit: &raw}, -1)
 		if ws.Signaled() {
 			return 128 + int(ws.Signal())
 		}

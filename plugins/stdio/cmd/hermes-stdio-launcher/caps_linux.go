@@ -1,11 +1,6 @@
-package launcher
+package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -22,44 +17,43 @@ func dropCapabilities() error {
 	last := lastCap()
 	for c := 0; c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
-			if errors.Is(err, unix.EINVAL) {
+			if err == unix.EINVAL {
 				break // past the kernel's last capability
 			}
-			if errors.Is(err, unix.EPERM) && os.Geteuid() != 0 {
+			if err == unix.EPERM && unix.Geteuid() != 0 {
 				break
 			}
-			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+			return wrap("drop capability "+itoa(c)+" from the bounding set", err)
 		}
 	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clear the ambient capabilities: %w", err)
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return wrap("clear the ambient capabilities", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("clear the capabilities: %w", err)
+		return wrap("clear the capabilities", err)
 	}
 	return nil
 }
 
 // lastCap is the kernel's highest capability number.
 func lastCap() int {
-	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	fd, err := unix.Open("/proc/sys/kernel/cap_last_cap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
-		if n, err := strconv.Atoi(string(bytes.TrimSpace(b))); err == nil && n > 0 && n < 64 {
-			return n
+		var b [16]byte
+		n, _ := unix.Read(fd, b[:])
+		unix.Close(fd)
+		for n > 0 && (b[n-1] == '\n' || b[n-1] == ' ') {
+			n--
+		}
+		if n > 0 {
+			if c, ok := atoi(string(b[:n])); ok && c > 0 && c < 64 {
+				return c
+			}
 		}
 	}
 	return 63 // PR_CAPBSET_DROP answers EINVAL past the last one
-}
-
-// setNoNewPrivs makes execve unable to grant privileges (set-user-ID
-// files, file capabilities); Landlock and seccomp require it.
-func setNoNewPrivs() error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	return nil
 }
 
 // setLimits applies the resource limits: memory as RLIMIT_DATA (private
@@ -78,7 +72,7 @@ func setLimits(memory, cpu, files, procs uint64, nproc bool) error {
 			soft, hard = min(soft, cur.Max), min(hard, cur.Max)
 		}
 		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
-			return fmt.Errorf("set %s to %d: %w", name, soft, err)
+			return wrap("set "+name+" to "+utoa(soft), err)
 		}
 		return nil
 	}
@@ -97,4 +91,25 @@ func setLimits(memory, cpu, files, procs uint64, nproc bool) error {
 		}
 	}
 	return nil
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + utoa(uint64(-n))
+	}
+	return utoa(uint64(n))
+}
+
+// utoa formats n in decimal (strconv is not linked).
+func utoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
 }
