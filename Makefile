@@ -37,12 +37,15 @@ GOBUILD = CGO_ENABLED=0 $(GO) build
 # beside hermes-transport-stdio, which starts every server through it; it
 # is built with -trimpath as well (shorter file names in its line table: it
 # stays resident beside every server, docs/BENCHMARKS.md, Sandbox).
-SHIPPED := hermes hermes-model-openai hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
+# hermes-gateway is `hermes mcp gateway` (docs/GATEWAY.md), a binary of its
+# own so that its libraries are not loaded by every hermes command.
+SHIPPED := hermes hermes-gateway hermes-model-openai hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
 
 build:
 	@mkdir -p $(BIN)
 	$(GOBUILD) -ldflags "$(LDFLAGS) -X github.com/hermes-agent/hermes/host/cli.buildCommit=$(COMMIT)" -o $(BIN)/hermes ./cmd/hermes
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-model-openai ./cmd/hermes-model-openai
+	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-gateway ./cmd/hermes-gateway
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	$(GOBUILD) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-stdio-launcher ./plugins/stdio/cmd/hermes-stdio-launcher
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
@@ -120,7 +123,7 @@ conformance: npm-deps build
 
 install: build
 	@mkdir -p $(PREFIX)
-	install -m 0755 $(BIN)/hermes $(BIN)/hermes-transport-stdio $(BIN)/hermes-stdio-launcher $(PREFIX)/
+	install -m 0755 $(BIN)/hermes $(BIN)/hermes-gateway $(BIN)/hermes-transport-stdio $(BIN)/hermes-stdio-launcher $(PREFIX)/
 	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-model-openai; do \
 	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
 	done

@@ -95,6 +95,11 @@ var heavyInit = map[string]map[string]string{
 		// in third_party compiles them on first use.)
 		"github.com/google/jsonschema-go/jsonschema": "mcp-go/mcp",
 	},
+	"hermes-gateway": {
+		// The Prometheus client registers its process collector at init
+		// (procfs); only the gateway links it, for /metrics.
+		"github.com/prometheus/procfs": "prometheus/client_golang via the otel Prometheus exporter",
+	},
 	"hermes-transport-stdio": {
 		// The sandbox's seccomp filter tables.
 		"github.com/elastic/go-seccomp-bpf/arch": "the stdio sandbox",
@@ -113,6 +118,7 @@ var shipped = []struct {
 	args      []string
 }{
 	{"hermes", "./cmd/hermes", []string{"--version"}},
+	{"hermes-gateway", "./cmd/hermes-gateway", []string{"--help"}},
 	{"hermes-transport-stdio", "./plugins/stdio", nil},
 	{"hermes-stdio-launcher", "./plugins/stdio/cmd/hermes-stdio-launcher", nil},
 	{"hermes-transport-http", "./plugins/http", nil},

@@ -17,7 +17,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/hermes-agent/hermes/host/homedir"
 	"github.com/hermes-agent/hermes/internal/testbin"
+	"github.com/hermes-agent/hermes/internal/testserver"
 	"github.com/hermes-agent/hermes/internal/testwait"
 )
 
@@ -26,6 +28,7 @@ import (
 // (support) only echo; audit lines go to a file.
 func gatewayHome(t *testing.T) (home, audit string) {
 	t.Helper()
+	testbin.Path(t, "hermes-gateway")
 	home = newHome(t)
 	audit = filepath.Join(t.TempDir(), "audit.jsonl")
 	sum := func(tok string) string { s := sha256.Sum256([]byte(tok)); return hex.EncodeToString(s[:]) }
@@ -210,4 +213,43 @@ func TestGatewayCheckExplains(t *testing.T) {
 	writeConfig(t, plain, "mcp_servers: {}\n")
 	runHermes(t, plain, "mcp", "gateway", "--http", "127.0.0.1:0").must(t, 1).oneLineErr(t, "has no gateway: block")
 	runHermes(t, plain, "mcp", "gateway").must(t, 2).oneLineErr(t, "needs --http HOST:PORT")
+}
+
+// TestGatewayDrainsAtSIGTERM: a call in flight when SIGTERM arrives
+// finishes with its result, and then the gateway exits 0.
+func TestGatewayDrainsAtSIGTERM(t *testing.T) {
+	t.Parallel()
+	home, _ := gatewayHome(t)
+	b, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, home, strings.Replace(string(b), "\ngateway:", "\n    args: [--trace]\ngateway:", 1))
+	g := startGateway(t, home)
+	alice := gatewayClient(t, g.url, "alice-token-0123456789")
+	answered := make(chan string, 1)
+	go func() {
+		res, err := alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_sleep", Arguments: map[string]any{"ms": 2000}}})
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- res.Content[0].(mcp.TextContent).Text
+	}()
+	testwait.For(t, 0, "the sleep to start upstream", func() bool {
+		b, _ := os.ReadFile(homedir.Dir(home).ServerStderrLog())
+		return strings.Contains(string(b), testserver.TraceSleepStarted)
+	})
+	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-answered; got != "slept 2000ms" {
+		t.Fatalf("the call in flight at SIGTERM: %s\n%s", got, g.stderr.String())
+	}
+	if err := <-g.exited; err != nil {
+		t.Fatalf("after the drain: %v\n%s", err, g.stderr.String())
+	}
+	if !strings.Contains(g.stderr.String(), "stopping; calls in flight have") {
+		t.Fatalf("stderr:\n%s", g.stderr.String())
+	}
 }

@@ -62,8 +62,8 @@ func newCmdGatewayLauncher(e *cmdkit.Env) *cli.Command {
 	}
 }
 
-// gatewayPath finds hermes-gateway: beside the running hermes, then on
-// the run's PATH.
+// gatewayPath finds hermes-gateway: beside the running hermes, then in
+// the folders of HERMES_PLUGIN_PATH, then on the run's PATH.
 func gatewayPath(e *cmdkit.Env) (string, error) {
 	if self, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(self), GatewayBinary)
@@ -71,7 +71,8 @@ func gatewayPath(e *cmdkit.Env) (string, error) {
 			return p, nil
 		}
 	}
-	for _, dir := range filepath.SplitList(cmdkit.Getenv(e, "PATH")) {
+	dirs := filepath.SplitList(cmdkit.Getenv(e, "HERMES_PLUGIN_PATH"))
+	for _, dir := range append(dirs, filepath.SplitList(cmdkit.Getenv(e, "PATH"))...) {
 		if !filepath.IsAbs(dir) {
 			continue // never a folder relative to where hermes runs
 		}
@@ -80,5 +81,5 @@ func gatewayPath(e *cmdkit.Env) (string, error) {
 			return p, nil
 		}
 	}
-	return "", cmdkit.Failf("%s is not installed beside hermes or on PATH; install it with hermes (make build, make install) to run hermes mcp gateway", GatewayBinary)
+	return "", cmdkit.Failf("%s is not installed beside hermes, on HERMES_PLUGIN_PATH or on PATH; install it with hermes (make build, make install) to run hermes mcp gateway", GatewayBinary)
 }

@@ -24,6 +24,8 @@ import (
 var Targets = map[string]string{
 	"hermes":                 "./cmd/hermes",
 	"hermes-transport-stdio": "./plugins/stdio",
+	// hermes mcp gateway's binary, which hermes finds beside itself.
+	"hermes-gateway": "./cmd/hermes-gateway",
 	// The stdio plugin's launcher, which it finds beside itself.
 	"hermes-stdio-launcher": "./plugins/stdio/cmd/hermes-stdio-launcher",
 	"hermes-transport-http": "./plugins/http",
