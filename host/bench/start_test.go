@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-agent/hermes/internal/testbin"
 	"github.com/hermes-agent/hermes/sdk"
 )
 
@@ -215,4 +216,23 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.Log(fmt.Sprintf("init: hermes %.1f ms, stdio plugin %.1f ms, bare plugin %.1f ms",
 		median(init[0]), median(init[1]), median(init[2])))
+}
+
+// TestHermesLinksNoGateway: hermes does not link the gateway's packages
+// or the libraries only they need; hermes mcp gateway runs hermes-gateway
+// for them (docs/BENCHMARKS.md, The gateway's own binary).
+func TestHermesLinksNoGateway(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/hermes")
+	cmd.Dir = testbin.Root()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, never := range []string{hermesModule + "/host/gateway", "go.opentelemetry.io/", "github.com/prometheus/", "cel.dev/", "github.com/go-jose/"} {
+			if strings.HasPrefix(dep, never) {
+				t.Errorf("hermes links %s: keep it to hermes-gateway", dep)
+			}
+		}
+	}
 }
