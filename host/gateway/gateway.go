@@ -22,6 +22,7 @@ import (
 	"github.com/hermes-agent/hermes/host/gateway/policy"
 	"github.com/hermes-agent/hermes/host/gateway/telemetry"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
+	"github.com/hermes-agent/hermes/host/registry"
 )
 
 // Person is who a request comes from, as the identity middleware found
@@ -352,10 +353,10 @@ func (g *Gateway) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 			Protocol: req.Header.Get("Mcp-Protocol-Version"), SessionID: req.Header.Get("Mcp-Session-Id"), Meta: metaMap(req.Params.Meta)})
 		var res *mcp.CallToolResult
 		defer func() { end(telemetry.Outcome{ToolError: res != nil && res.IsError, Err: err}) }()
-		res, err = g.gated(ctx, start, p, t, args)
+		res, err = g.gated(ctx, start, p, t, args, req.Params.Meta)
 		return res, err
 	}
-	return g.gated(ctx, start, p, t, args)
+	return g.gated(ctx, start, p, t, args, req.Params.Meta)
 }
 
 // metaMap is a request's _meta as a map (the trace context is read from
@@ -367,8 +368,31 @@ func metaMap(m *mcp.Meta) map[string]any {
 	return m.AdditionalFields
 }
 
+// withProgress relays the upstream server's progress on the call to the
+// client under the client's own progress token, when it gave one.
+func withProgress(ctx context.Context, meta *mcp.Meta) context.Context {
+	if meta == nil || meta.ProgressToken == nil {
+		return ctx
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return ctx
+	}
+	token := meta.ProgressToken
+	return registry.WithProgress(ctx, func(p registry.Progress) {
+		params := map[string]any{"progressToken": token, "progress": p.Progress}
+		if p.Total > 0 {
+			params["total"] = p.Total
+		}
+		if p.Message != "" {
+			params["message"] = p.Message
+		}
+		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params)
+	})
+}
+
 // gated decides, limits, calls and audits one call of t by p.
-func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, args json.RawMessage, meta *mcp.Meta) (*mcp.CallToolResult, error) {
 	d := g.policy.Load().Decide(request(p, t))
 	rec := audit.Record{Time: start, Subject: p.Subject, Client: p.ClientID, Server: t.Server, Tool: t.Name,
 		Allow: d.Allow, Rule: d.Rule, Reason: d.Reason, Arguments: args}
@@ -393,7 +417,7 @@ func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, 
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	defer release()
-	res, err := g.opts.Backend.Call(ctx, p, t, args)
+	res, err := g.opts.Backend.Call(withProgress(ctx, meta), p, t, args)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		g.audit(rec, audit.OutcomeCancelled, start)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -445,4 +446,47 @@ func TestCancelledCallIsCancelledUpstream(t *testing.T) {
 		res, err := alice.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_cancelled_count"}})
 		return err == nil && text(res) == "1"
 	})
+}
+
+// A server's progress on a call reaches the client that asked for it,
+// under the client's own token, through the gateway.
+func TestProgressCrossesTheGateway(t *testing.T) {
+	t.Parallel()
+	url, _, _ := replicas(t, 1)
+	var mu sync.Mutex
+	var seen []mcp.ProgressNotificationParams
+	tr, err := transport.NewStreamableHTTP(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer token-of-alice"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	t.Cleanup(func() { _ = c.Close() })
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method != string(mcp.MethodNotificationProgress) {
+			return
+		}
+		var p mcp.ProgressNotificationParams
+		b, _ := json.Marshal(n.Params)
+		_ = json.Unmarshal(b, &p)
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+	})
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_slow_stream", Arguments: map[string]any{"steps": 3, "interval_ms": 1},
+		Meta: &mcp.Meta{ProgressToken: "client-token-7"}}}
+	res, err := c.CallTool(t.Context(), req)
+	if err != nil || text(res) != "done" {
+		t.Fatalf("slow_stream: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[0].ProgressToken != "client-token-7" || seen[2].Progress != 3 || seen[2].Total != 3 {
+		t.Fatalf("progress seen by the client: %+v", seen)
+	}
 }
