@@ -97,6 +97,8 @@ var heavyInit = map[string]map[string]string{
 		"github.com/google/jsonschema-go/jsonschema": "mcp-go/mcp",
 	},
 	"hermes-gateway": {
+		// As for hermes.
+		"github.com/google/jsonschema-go/jsonschema": "mcp-go/mcp",
 		// The Prometheus client registers its process collector at init
 		// (procfs); only the gateway links it, for /metrics.
 		"github.com/prometheus/procfs": "prometheus/client_golang via the otel Prometheus exporter",
