@@ -232,15 +232,19 @@ func (a ApprovedTool) Parts() (Parts, error) {
 // most MaxTools tools, each within the bounds above. Any failure is an
 // error saying what is wrong.
 func DecodeBaseline(data []byte) (*Baseline, error) {
-	// One pass for the version written now; another version (1), or a
-	// file that does not decode as this one, is read again by its version.
+	// One pass for the version written now (the reader's, else
+	// encoding/json's); another version (1), or a file that does not
+	// decode as this one, is read again by its version.
 	var b Baseline
-	if err := decodeStrict(data, &b); err != nil || b.Version != BaselineVersion {
-		old, err := decodeOtherBaseline(data)
-		if err != nil {
-			return nil, err
+	if !readBaseline(data, &b) || b.Version != BaselineVersion {
+		b = Baseline{}
+		if err := decodeStrict(data, &b); err != nil || b.Version != BaselineVersion {
+			old, err := decodeOtherBaseline(data)
+			if err != nil {
+				return nil, err
+			}
+			b = *old
 		}
-		b = *old
 	}
 	if !config.ValidStateKey(b.Server) {
 		return nil, fmt.Errorf("server name %q is not valid", b.Server)

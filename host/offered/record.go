@@ -163,8 +163,12 @@ func sumMatches(tools []byte, sum string) bool {
 func DecodeRecord(data []byte) (*Record, error) {
 	var r Record
 	w := recordWire{plainRecord: (*plainRecord)(&r)}
-	if err := decodeStrict(data, &w); err != nil {
-		return nil, err
+	if !readRecord(data, &w) {
+		r = Record{}
+		w = recordWire{plainRecord: (*plainRecord)(&r)}
+		if err := decodeStrict(data, &w); err != nil {
+			return nil, err
+		}
 	}
 	if r.Version < 1 || r.Version > FormatVersion {
 		return nil, fmt.Errorf("format version %d, want %d", r.Version, FormatVersion)

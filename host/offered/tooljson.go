@@ -34,10 +34,13 @@ func tidy(t *mcpvalue.Tool) {
 // decodeTools decodes a JSON array of tools (null or absent: none), each
 // as decodeTool does.
 func decodeTools(data []byte) ([]mcpvalue.Tool, error) {
-	var tools []mcpvalue.Tool
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &tools); err != nil {
-			return nil, fmt.Errorf("tools: %w", err)
+	tools, ok := readTools(data)
+	if !ok {
+		tools = nil
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, &tools); err != nil {
+				return nil, fmt.Errorf("tools: %w", err)
+			}
 		}
 	}
 	if tools == nil {
