@@ -61,22 +61,43 @@ func (r *reader) end() bool {
 	return r.i == len(r.data)
 }
 
+// strStop marks the bytes that end str's run of plain bytes: a quote, a
+// backslash, a control character (invalid in a string) and any byte of
+// a multi-byte UTF-8 sequence (checked apart).
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // str reads a string and returns what is between its quotes, and whether
-// that holds an escape.
-func (r *reader) str() (content []byte, esc, ok bool) {
+// that holds an escape or a byte that is not ASCII (plain false).
+func (r *reader) str() (content []byte, plain, ok bool) {
 	if r.peek() != '"' {
 		return nil, false, false
 	}
 	d := r.data
 	start := r.i + 1
+	plain = true
 	for i := start; i < len(d); {
+		for i < len(d) && !strStop[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
 			r.i = i + 1
-			return d[start:i], esc, true
+			return d[start:i], plain, true
 		case c == '\\':
-			esc = true
+			plain = false
 			if i+1 >= len(d) {
 				return nil, false, false
 			}
@@ -93,7 +114,8 @@ func (r *reader) str() (content []byte, esc, ok bool) {
 			}
 		case c < 0x20:
 			return nil, false, false
-		default:
+		default: // not ASCII
+			plain = false
 			i++
 		}
 	}
@@ -111,21 +133,18 @@ func isHexBytes(b []byte) bool {
 
 // text reads a string value as encoding/json decodes it into a Go string.
 func (r *reader) text() (string, bool) {
-	c, esc, ok := r.str()
+	c, plain, ok := r.str()
 	if !ok {
 		return "", false
 	}
-	if !esc {
-		if !utf8.Valid(c) {
-			return "", false // encoding/json replaces invalid bytes
-		}
+	if plain {
 		return string(c), true
 	}
 	return unescape(c)
 }
 
-// unescape decodes the content of a string with escapes; \u escapes and
-// invalid UTF-8 are left to encoding/json.
+// unescape decodes the content of a string that is not plain ASCII;
+// \u escapes and invalid UTF-8 are left to encoding/json.
 func unescape(c []byte) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(c))
@@ -338,9 +357,9 @@ func (r *reader) object(member func(key []byte) bool) bool {
 		return true
 	}
 	for {
-		k, esc, ok := r.str()
-		if !ok || esc || !r.eat(':') {
-			return false
+		k, plain, ok := r.str()
+		if !ok || !plain || !r.eat(':') {
+			return false // a key with an escape, or not ASCII: see other
 		}
 		r.ws()
 		if !member(k) {
@@ -400,14 +419,10 @@ func (r *reader) array(elem func() bool) bool {
 
 // other reads the value of key, a key that names none of fields: it is
 // skipped, as encoding/json skips it, unless encoding/json would take it
-// for one of fields (it matches names without regard to case), or it is
-// not ASCII (a case-folded name may be).
+// for one of fields (it matches names without regard to case). A key that
+// is not ASCII, which a case-folded name may be, never gets here
+// (object).
 func (r *reader) other(key []byte, fields ...string) bool {
-	for _, c := range key {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
 	for _, f := range fields {
 		if strings.EqualFold(string(key), f) {
 			return false

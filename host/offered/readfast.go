@@ -44,8 +44,19 @@ func readRecord(data []byte, w *recordWire) bool {
 		case "capabilities":
 			return seen.first(7) && r.capabilities(&rec.Capabilities)
 		case "tools":
+			if !seen.first(8) {
+				return false
+			}
+			// Decoded on the way when the reader can, else left to
+			// decodeTools.
+			start := r.i
+			if tools, ok := r.tools(); ok {
+				w.Tools, w.decoded = data[start:r.i], tools
+				return true
+			}
+			r.i = start
 			w.Tools, ok = r.value()
-			return ok && seen.first(8)
+			return ok
 		case "digests":
 			if !seen.first(9) {
 				return false
@@ -117,12 +128,18 @@ var toolFields = []string{"name", "title", "description", "inputSchema", "output
 // of data).
 func readTools(data []byte) ([]mcpvalue.Tool, bool) {
 	r := reader{data: data}
+	tools, ok := r.tools()
+	return tools, ok && r.end()
+}
+
+// tools reads an array of tools.
+func (r *reader) tools() ([]mcpvalue.Tool, bool) {
 	tools := make([]mcpvalue.Tool, 0, 16)
 	ok := r.array(func() bool {
 		tools = append(tools, mcpvalue.Tool{})
 		return r.tool(&tools[len(tools)-1])
 	})
-	return tools, ok && r.end()
+	return tools, ok
 }
 
 // tool reads one tool.

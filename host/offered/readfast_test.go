@@ -110,6 +110,12 @@ func checkReader(t *testing.T, data []byte) {
 		if !bytes.Equal(fw.Tools, sw.Tools) || !sameRecord(&fast, &slow) {
 			t.Fatalf("the reader read a record as\n%#v\nencoding/json as\n%#v\nfrom %q", fast, slow, data)
 		}
+		if fw.decoded != nil {
+			var tools []mcpvalue.Tool
+			if err := json.Unmarshal(fw.Tools, &tools); err != nil || !reflect.DeepEqual(normTools(fw.decoded), normTools(tools)) {
+				t.Fatalf("the reader decoded a record's tools as\n%#v\nencoding/json as\n%#v (%v)\nfrom %q", fw.decoded, tools, err, data)
+			}
+		}
 	}
 	if fast, ok := readTools(data); ok {
 		var slow []mcpvalue.Tool

@@ -43,13 +43,18 @@ func decodeTools(data []byte) ([]mcpvalue.Tool, error) {
 			}
 		}
 	}
+	return tidyAll(tools), nil
+}
+
+// tidyAll tidies each of tools; nil is none.
+func tidyAll(tools []mcpvalue.Tool) []mcpvalue.Tool {
 	if tools == nil {
 		tools = []mcpvalue.Tool{}
 	}
 	for i := range tools {
 		tidy(&tools[i])
 	}
-	return tools, nil
+	return tools
 }
 
 // UnmarshalJSON decodes a record, keeping its tools' schemas as written.
