@@ -50,7 +50,7 @@ func readRecord(data []byte, w *recordWire) bool {
 			// Decoded on the way when the reader can, else left to
 			// decodeTools.
 			start := r.i
-			if tools, ok := r.tools(); ok {
+			if tools, ok := r.tools(len(rec.Digests)); ok {
 				w.Tools, w.decoded = data[start:r.i], tools
 				return true
 			}
@@ -128,13 +128,14 @@ var toolFields = []string{"name", "title", "description", "inputSchema", "output
 // of data).
 func readTools(data []byte) ([]mcpvalue.Tool, bool) {
 	r := reader{data: data}
-	tools, ok := r.tools()
+	tools, ok := r.tools(0)
 	return tools, ok && r.end()
 }
 
-// tools reads an array of tools.
-func (r *reader) tools() ([]mcpvalue.Tool, bool) {
-	tools := make([]mcpvalue.Tool, 0, 16)
+// tools reads an array of tools; n is how many there may be (a record's
+// digests, written before its tools).
+func (r *reader) tools(n int) ([]mcpvalue.Tool, bool) {
+	tools := make([]mcpvalue.Tool, 0, min(max(n, 8), MaxTools))
 	ok := r.array(func() bool {
 		tools = append(tools, mcpvalue.Tool{})
 		return r.tool(&tools[len(tools)-1])
