@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -406,3 +408,47 @@ func decodeBaselineV1(data []byte) (*Baseline, error) {
 	}
 	return b, nil
 }
+
+// ApprovedSame reports whether server's approved baseline approves exactly
+// tools, whose digests are digests (a record's, as DecodeRecord checked
+// them: one per tool, named uniquely): every tool approved with the same
+// digest and nothing else approved, so that comparing them (Compare)
+// finds no change and reading the baseline (Baseline) no error. It reads
+// the approval by its digests alone: the file is checked whole as Baseline
+// checks it, into a buffer reused by the next call, but only its tools'
+// keys and digests are compared and nothing is kept. It is a shortcut
+// only: false, or an error, says nothing more, and the caller reads the
+// Baseline (which reports a missing or unusable one, and what changed).
+func (s *Store) ApprovedSame(server string, tools []mcpvalue.Tool, digests map[string]string) (bool, error) {
+	if err := checkName(server); err != nil {
+		return false, err
+	}
+	if len(digests) != len(tools) {
+		return false, nil
+	}
+	for _, t := range tools {
+		// A long name is filed under its hash (ToolKey), which a shortcut
+		// by names cannot match; such a tool takes the long way.
+		if _, ok := digests[t.Name]; !ok || t.Name == "" || len(t.Name) > MaxKeyBytes || strings.HasPrefix(t.Name, "sha256:") {
+			return false, nil
+		}
+	}
+	bp := approvalBuffers.Get().(*[]byte)
+	defer approvalBuffers.Put(bp)
+	data, err := s.readInto(s.BaselinePath(server), MaxBaselineBytes, server, *bp)
+	if cap(data) <= maxPooledApproval {
+		*bp = data[:0]
+	}
+	if err != nil {
+		return false, err
+	}
+	n, ok := readApprovedDigests(data, server, digests)
+	return ok && n == len(tools), nil
+}
+
+// approvalBuffers hold the files ApprovedSame reads, one per reader at a
+// time (lazy start reads a server's approval on each core); a buffer grown
+// past maxPooledApproval is not kept.
+var approvalBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+const maxPooledApproval = 1 << 20

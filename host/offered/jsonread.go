@@ -444,3 +444,6 @@ func (s *fieldSet) first(bit uint) bool {
 	*s |= 1 << bit
 	return true
 }
+
+// has reports whether field bit was seen.
+func (s fieldSet) has(bit uint) bool { return s&(1<<bit) != 0 }

@@ -1,6 +1,8 @@
 package offered
 
 import (
+	"time"
+
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 )
 
@@ -276,4 +278,91 @@ func (r *reader) approved(a *ApprovedTool) bool {
 		}
 		return r.other(k, approvedFields...)
 	})
+}
+
+// readApprovedDigests reads a baseline file of BaselineVersion whose
+// server is server, checking it as DecodeBaseline does, and compares each
+// approved tool's digest with digests (by tool name, its key): it returns
+// how many tools it approves, and ok false when one is approved with
+// another digest or not in digests, or when the file is anything but a
+// baseline DecodeBaseline reads without an error. Its keys must come in
+// ascending order, as encoding/json writes a map's (so that none is given
+// twice). Nothing is allocated for what it reads.
+func readApprovedDigests(data []byte, server string, digests map[string]string) (n int, ok bool) {
+	r := reader{data: data}
+	var seen fieldSet
+	version := 0
+	ok = r.object(func(k []byte) bool {
+		switch string(k) {
+		case "version":
+			v, ok := r.integer()
+			version = v
+			return ok && seen.first(0)
+		case "server":
+			c, plain, ok := r.str()
+			return ok && plain && string(c) == server && seen.first(1)
+		case "tools":
+			if !seen.first(2) {
+				return false
+			}
+			var prev []byte
+			return r.object(func(key []byte) bool {
+				if len(key) == 0 || len(key) > MaxKeyBytes || (prev != nil && string(key) <= string(prev)) {
+					return false
+				}
+				prev = key
+				digest, ok := r.approvedDigest()
+				if !ok {
+					return false
+				}
+				want, listed := digests[string(key)]
+				n++
+				return listed && want == string(digest)
+			})
+		}
+		return r.other(k, "version", "server", "tools")
+	})
+	return n, ok && r.end() && version == BaselineVersion && seen.has(1)
+}
+
+// approvedDigest reads one approved tool, checked as DecodeBaseline
+// checks it, and returns its digest.
+func (r *reader) approvedDigest() (digest []byte, ok bool) {
+	var seen fieldSet
+	ok = r.object(func(k []byte) bool {
+		switch string(k) {
+		case "digest":
+			c, plain, ok := r.str()
+			digest = c
+			return ok && plain && isHex(string(c), 64) && seen.first(0)
+		case "approved_at":
+			raw, ok := r.value()
+			var at time.Time
+			return ok && seen.first(1) && at.UnmarshalJSON(raw) == nil
+		case "how":
+			c, plain, ok := r.str()
+			return ok && plain && len(c) <= 64 && seen.first(2)
+		case "parts":
+			raw, ok := r.value()
+			return ok && len(raw) <= maxRawParts && seen.first(3)
+		case "hints":
+			if !seen.first(4) || r.peek() != '{' {
+				return false
+			}
+			var hs fieldSet
+			var h *bool
+			var slot bool
+			return r.object(func(k []byte) bool {
+				switch string(k) {
+				case "destructive":
+					return hs.first(0) && r.flag(&h, &slot)
+				case "read_only":
+					return hs.first(1) && r.flag(&h, &slot)
+				}
+				return r.other(k, "destructive", "read_only")
+			})
+		}
+		return r.other(k, approvedFields...)
+	})
+	return digest, ok && seen.has(0)
 }

@@ -488,6 +488,12 @@ func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
 // readAs is read of a Record (baseline empty) or of the Baseline of the
 // server with state key baseline, whose refusals say so.
 func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, error) {
+	return s.readInto(path, maxBytes, baseline, nil)
+}
+
+// readInto is readAs into buf (nil: a new buffer), which it grows when
+// the file needs more.
+func (s *Store) readInto(path string, maxBytes int64, baseline string, buf []byte) ([]byte, error) {
 	unusable := func(path, reason string) error {
 		if baseline != "" {
 			return s.unusableBaseline(baseline, path, reason)
@@ -536,7 +542,10 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 	}
 	// One read of the size the file says (and one more byte, to see a
 	// file that grew past the bound since), not io.ReadAll's doubling.
-	data := make([]byte, 0, min(fi.Size(), maxBytes)+1)
+	data := buf[:0]
+	if need := int(min(fi.Size(), maxBytes) + 1); cap(data) < need {
+		data = make([]byte, 0, need)
+	}
 	data, err = readAll(f, data, maxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
