@@ -447,8 +447,9 @@ func (s *Store) ApprovedSame(server string, tools []mcpvalue.Tool, digests map[s
 }
 
 // approvalBuffers hold the files ApprovedSame reads, one per reader at a
-// time (lazy start reads a server's approval on each core); a buffer grown
-// past maxPooledApproval is not kept.
-var approvalBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+// time (lazy start reads a server's approval on each core), each made at
+// the size of the first file read into it; a buffer grown past
+// maxPooledApproval is not kept.
+var approvalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledApproval = 1 << 20

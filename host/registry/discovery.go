@@ -161,11 +161,13 @@ type callRecord struct {
 }
 
 // defSource is where a registered tool's definition comes from: tool i of
-// a listing's defs, or util (a utility tool) when defs is nil.
+// a listing's defs, or util (a utility tool) when defs is nil. (util is
+// a pointer: most entries are a listing's, and the registration's table
+// holds one per tool.)
 type defSource struct {
 	defs *toolDefs
 	i    int
-	util toolview.ToolDef
+	util *toolview.ToolDef
 }
 
 // all returns the definitions of every registered tool, in order.
@@ -174,7 +176,7 @@ func (snap *snapshot) all() []toolview.ToolDef {
 		snap.defs = make([]toolview.ToolDef, len(snap.srcs))
 		for i, src := range snap.srcs {
 			if src.defs == nil {
-				snap.defs[i] = src.util
+				snap.defs[i] = *src.util
 			} else {
 				snap.defs[i] = src.defs.get()[src.i]
 			}
@@ -245,7 +247,7 @@ func (m *Manager) rebuild() {
 				m.warnOnce(warning)
 				continue
 			}
-			add(s, u.Name, defSource{i: -1, util: u}, mcpvalue.Annotations{})
+			add(s, u.Name, defSource{i: -1, util: &u}, mcpvalue.Annotations{})
 		}
 	}
 	for _, v := range down {
