@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hermes-agent/hermes/host/mcpvalue"
@@ -148,6 +149,37 @@ func TestApprovedSameOnlyWhenNothingChanged(t *testing.T) {
 		want := map[string]bool{"keys reordered": true, "indented": true}[name]
 		if longWaySame != want {
 			t.Errorf("%s: the long way finds no change: %v, want %v (%v)", name, longWaySame, want, berr)
+		}
+	}
+
+	// Not a regular file of its own: a link (to the approval itself, or to
+	// nothing), a FIFO (never waited on). Both reads refuse it alike.
+	spoils := map[string]func(path string) error{
+		"link": func(path string) error {
+			alt := path + ".alt"
+			if err := os.WriteFile(alt, data, 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(alt, path)
+		},
+		"dangling link": func(path string) error { return os.Symlink(path+".gone", path) },
+		"fifo":          func(path string) error { return syscall.Mkfifo(path, 0o600) },
+	}
+	for name, spoil := range spoils {
+		path := st.BaselinePath("a")
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := spoil(path); err != nil {
+			t.Fatal(err)
+		}
+		var ue, be *offered.UnusableError
+		if ok, err := st.ApprovedSame("a", rec.Tools, rec.Digests); ok || !errors.As(err, &ue) {
+			t.Errorf("%s: same %v, error %v; want an UnusableError", name, ok, err)
+			continue
+		}
+		if _, err := st.Baseline("a"); !errors.As(err, &be) || be.Reason != ue.Reason {
+			t.Errorf("%s: Baseline's error %v, the shortcut's %v", name, err, ue)
 		}
 	}
 

@@ -506,15 +506,17 @@ func (s *Store) readInto(path string, maxBytes int64, baseline string, buf []byt
 	if di, err := os.Lstat(s.dir); err == nil && !di.IsDir() {
 		return nil, unusable(path, "its folder "+s.dir+" is not a folder (a symbolic link?); remove it and hermes recreates it")
 	}
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, unusable(path, "it is a symbolic link")
+	if !openRefusesLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, unusable(path, "it is a symbolic link")
+		}
 	}
 	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -527,7 +529,7 @@ func (s *Store) readInto(path string, maxBytes int64, baseline string, buf []byt
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err = f.Stat()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
