@@ -1,6 +1,7 @@
 package toolview
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -50,7 +51,8 @@ const redacted = "[REDACTED]"
 // a ${VAR} reference, an upper-case $VAR and "[REDACTED]" itself. Redact
 // is idempotent.
 func Redact(s string) string {
-	if lower, ascii := asciiLower(s); ascii && !containsAny(lower, secretWords) {
+	var buf [256]byte
+	if lower, ascii := asciiLower(buf[:0], s); ascii && !containsAny(lower, secretWords) {
 		return s // most strings hold no secret's word: the pattern is not compiled
 	}
 	return redact(s)
@@ -135,18 +137,18 @@ type injectionPattern struct {
 
 // mayMatch reports whether lower, an ASCII description in lower case,
 // holds p's words.
-func (p *injectionPattern) mayMatch(lower string) bool {
+func (p *injectionPattern) mayMatch(lower []byte) bool {
 	for _, w := range p.all {
-		if !strings.Contains(lower, w) {
+		if !bytes.Contains(lower, []byte(w)) {
 			return false
 		}
 	}
 	return len(p.any) == 0 || containsAny(lower, p.any)
 }
 
-func containsAny(s string, words []string) bool {
+func containsAny(s []byte, words []string) bool {
 	for _, w := range words {
-		if strings.Contains(s, w) {
+		if bytes.Contains(s, []byte(w)) {
 			return true
 		}
 	}
@@ -186,7 +188,8 @@ func ScanDescription(desc string) []string {
 	// case-insensitive regular expressions cost more than one lower-case
 	// copy. Only for ASCII: (?i) also folds a few other letters onto
 	// ASCII ones (the long s, the Kelvin sign), which the words would miss.
-	lower, ascii := asciiLower(desc)
+	var buf [512]byte // most descriptions: no copy on the heap
+	lower, ascii := asciiLower(buf[:0], desc)
 	var findings []string
 	for i := range injectionPatterns {
 		p := &injectionPatterns[i]
@@ -200,13 +203,18 @@ func ScanDescription(desc string) []string {
 	return findings
 }
 
-// asciiLower returns s in lower case and true when s is all ASCII, else
-// false.
-func asciiLower(s string) (string, bool) {
+// asciiLower appends s in lower case to dst and returns it and true
+// when s is all ASCII, else false.
+func asciiLower(dst []byte, s string) ([]byte, bool) {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return "", false
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
 		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
 	}
-	return strings.ToLower(s), true
+	return dst, true
 }
