@@ -287,7 +287,7 @@ func (r *reader) approved(a *ApprovedTool) bool {
 // another digest or not in digests, or when the file is anything but a
 // baseline DecodeBaseline reads without an error. Its keys must come in
 // ascending order, as encoding/json writes a map's (so that none is given
-// twice). Nothing is allocated for what it reads.
+// twice). Nothing it reads is copied or kept.
 func readApprovedDigests(data []byte, server string, digests map[string]string) (n int, ok bool) {
 	r := reader{data: data}
 	var seen fieldSet
