@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -232,15 +234,19 @@ func (a ApprovedTool) Parts() (Parts, error) {
 // most MaxTools tools, each within the bounds above. Any failure is an
 // error saying what is wrong.
 func DecodeBaseline(data []byte) (*Baseline, error) {
-	// One pass for the version written now; another version (1), or a
-	// file that does not decode as this one, is read again by its version.
+	// One pass for the version written now (the reader's, else
+	// encoding/json's); another version (1), or a file that does not
+	// decode as this one, is read again by its version.
 	var b Baseline
-	if err := decodeStrict(data, &b); err != nil || b.Version != BaselineVersion {
-		old, err := decodeOtherBaseline(data)
-		if err != nil {
-			return nil, err
+	if !readBaseline(data, &b) || b.Version != BaselineVersion {
+		b = Baseline{}
+		if err := decodeStrict(data, &b); err != nil || b.Version != BaselineVersion {
+			old, err := decodeOtherBaseline(data)
+			if err != nil {
+				return nil, err
+			}
+			b = *old
 		}
-		b = *old
 	}
 	if !config.ValidStateKey(b.Server) {
 		return nil, fmt.Errorf("server name %q is not valid", b.Server)
@@ -330,8 +336,8 @@ func isHex(s string, n int) bool {
 	if len(s) != n {
 		return false
 	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
 	}
@@ -402,3 +408,48 @@ func decodeBaselineV1(data []byte) (*Baseline, error) {
 	}
 	return b, nil
 }
+
+// ApprovedSame reports whether server's approved baseline approves exactly
+// tools, whose digests are digests (a record's, as DecodeRecord checked
+// them: one per tool, named uniquely): every tool approved with the same
+// digest and nothing else approved, so that comparing them (Compare)
+// finds no change and reading the baseline (Baseline) no error. It reads
+// the approval by its digests alone: the file is checked whole as Baseline
+// checks it, into a buffer reused by the next call, but only its tools'
+// keys and digests are compared and nothing is kept. It is a shortcut
+// only: false, or an error, says nothing more, and the caller reads the
+// Baseline (which reports a missing or unusable one, and what changed).
+func (s *Store) ApprovedSame(server string, tools []mcpvalue.Tool, digests map[string]string) (bool, error) {
+	if err := checkName(server); err != nil {
+		return false, err
+	}
+	if len(digests) != len(tools) {
+		return false, nil
+	}
+	for _, t := range tools {
+		// A long name is filed under its hash (ToolKey), which a shortcut
+		// by names cannot match; such a tool takes the long way.
+		if _, ok := digests[t.Name]; !ok || t.Name == "" || len(t.Name) > MaxKeyBytes || strings.HasPrefix(t.Name, "sha256:") {
+			return false, nil
+		}
+	}
+	bp := approvalBuffers.Get().(*[]byte)
+	defer approvalBuffers.Put(bp)
+	data, err := s.readInto(s.BaselinePath(server), MaxBaselineBytes, server, *bp)
+	if cap(data) <= maxPooledApproval {
+		*bp = data[:0]
+	}
+	if err != nil {
+		return false, err
+	}
+	n, ok := readApprovedDigests(data, server, digests)
+	return ok && n == len(tools), nil
+}
+
+// approvalBuffers hold the files ApprovedSame reads, one per reader at a
+// time (lazy start reads a server's approval on each core), each made at
+// the size of the first file read into it; a buffer grown past
+// maxPooledApproval is not kept.
+var approvalBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledApproval = 1 << 20

@@ -9,6 +9,10 @@ import (
 	"syscall"
 )
 
+// openRefusesLinks: openNoFollow refuses a final symbolic link itself
+// (isLoop), so a read needs no look at the path before it opens it.
+const openRefusesLinks = true
+
 // openNoFollow opens path for reading without following a final symbolic
 // link (nor blocking on a FIFO).
 func openNoFollow(path string) (*os.File, error) {

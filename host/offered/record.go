@@ -109,6 +109,9 @@ func (r *Record) fill() error {
 type recordWire struct {
 	*plainRecord
 	Tools json.RawMessage `json:"tools"`
+	// decoded are Tools decoded, before tidy, when the reader decoded
+	// them on its way through the file (readRecord); nil otherwise.
+	decoded []mcpvalue.Tool
 }
 
 // plainRecord is a Record without its methods.
@@ -163,8 +166,12 @@ func sumMatches(tools []byte, sum string) bool {
 func DecodeRecord(data []byte) (*Record, error) {
 	var r Record
 	w := recordWire{plainRecord: (*plainRecord)(&r)}
-	if err := decodeStrict(data, &w); err != nil {
-		return nil, err
+	if !readRecord(data, &w) {
+		r = Record{}
+		w = recordWire{plainRecord: (*plainRecord)(&r)}
+		if err := decodeStrict(data, &w); err != nil {
+			return nil, err
+		}
 	}
 	if r.Version < 1 || r.Version > FormatVersion {
 		return nil, fmt.Errorf("format version %d, want %d", r.Version, FormatVersion)
@@ -178,11 +185,15 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if r.Version >= 2 && !sumMatches(w.Tools, r.ToolsSum) {
 		return nil, errors.New("its tools do not match their checksum (tools_sum)")
 	}
-	tools, err := decodeTools(w.Tools)
-	if err != nil {
-		return nil, err
+	if w.decoded != nil {
+		r.Tools = tidyAll(w.decoded)
+	} else {
+		tools, err := decodeTools(w.Tools)
+		if err != nil {
+			return nil, err
+		}
+		r.Tools = tools
 	}
-	r.Tools = tools
 	if err := checkTools(r.Tools, r.Digests, r.Version == 1); err != nil {
 		return nil, err
 	}

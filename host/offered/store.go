@@ -488,6 +488,12 @@ func (s *Store) read(path string, maxBytes int64) ([]byte, error) {
 // readAs is read of a Record (baseline empty) or of the Baseline of the
 // server with state key baseline, whose refusals say so.
 func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, error) {
+	return s.readInto(path, maxBytes, baseline, nil)
+}
+
+// readInto is readAs into buf (nil: a new buffer), which it grows when
+// the file needs more.
+func (s *Store) readInto(path string, maxBytes int64, baseline string, buf []byte) ([]byte, error) {
 	unusable := func(path, reason string) error {
 		if baseline != "" {
 			return s.unusableBaseline(baseline, path, reason)
@@ -500,15 +506,17 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 	if di, err := os.Lstat(s.dir); err == nil && !di.IsDir() {
 		return nil, unusable(path, "its folder "+s.dir+" is not a folder (a symbolic link?); remove it and hermes recreates it")
 	}
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, unusable(path, "it is a symbolic link")
+	if !openRefusesLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, unusable(path, "it is a symbolic link")
+		}
 	}
 	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -521,7 +529,7 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err = f.Stat()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -536,7 +544,10 @@ func (s *Store) readAs(path string, maxBytes int64, baseline string) ([]byte, er
 	}
 	// One read of the size the file says (and one more byte, to see a
 	// file that grew past the bound since), not io.ReadAll's doubling.
-	data := make([]byte, 0, min(fi.Size(), maxBytes)+1)
+	data := buf[:0]
+	if need := int(min(fi.Size(), maxBytes) + 1); cap(data) < need {
+		data = make([]byte, 0, need)
+	}
 	data, err = readAll(f, data, maxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

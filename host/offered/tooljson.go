@@ -34,19 +34,27 @@ func tidy(t *mcpvalue.Tool) {
 // decodeTools decodes a JSON array of tools (null or absent: none), each
 // as decodeTool does.
 func decodeTools(data []byte) ([]mcpvalue.Tool, error) {
-	var tools []mcpvalue.Tool
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &tools); err != nil {
-			return nil, fmt.Errorf("tools: %w", err)
+	tools, ok := readTools(data)
+	if !ok {
+		tools = nil
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, &tools); err != nil {
+				return nil, fmt.Errorf("tools: %w", err)
+			}
 		}
 	}
+	return tidyAll(tools), nil
+}
+
+// tidyAll tidies each of tools; nil is none.
+func tidyAll(tools []mcpvalue.Tool) []mcpvalue.Tool {
 	if tools == nil {
 		tools = []mcpvalue.Tool{}
 	}
 	for i := range tools {
 		tidy(&tools[i])
 	}
-	return tools, nil
+	return tools
 }
 
 // UnmarshalJSON decodes a record, keeping its tools' schemas as written.

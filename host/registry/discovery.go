@@ -161,11 +161,13 @@ type callRecord struct {
 }
 
 // defSource is where a registered tool's definition comes from: tool i of
-// a listing's defs, or util (a utility tool) when defs is nil.
+// a listing's defs, or util (a utility tool) when defs is nil. (util is
+// a pointer: most entries are a listing's, and the registration's table
+// holds one per tool.)
 type defSource struct {
 	defs *toolDefs
 	i    int
-	util toolview.ToolDef
+	util *toolview.ToolDef
 }
 
 // all returns the definitions of every registered tool, in order.
@@ -174,7 +176,7 @@ func (snap *snapshot) all() []toolview.ToolDef {
 		snap.defs = make([]toolview.ToolDef, len(snap.srcs))
 		for i, src := range snap.srcs {
 			if src.defs == nil {
-				snap.defs[i] = src.util
+				snap.defs[i] = *src.util
 			} else {
 				snap.defs[i] = src.defs.get()[src.i]
 			}
@@ -194,8 +196,18 @@ func (m *Manager) rebuild() {
 	servers := append([]*server(nil), m.order...)
 	m.mu.Unlock()
 
+	// The tables are made at the size of every listing at once: ten
+	// cached servers are registered in one rebuild (Manager.prepare).
+	views := make([]view, len(servers))
+	n := 0
+	for i, s := range servers {
+		views[i] = s.view()
+		n += len(views[i].tools) + utilityCount
+	}
 	table := toolview.NewNameTable(m.builtins...)
-	snap := &snapshot{byName: map[string]int{}, filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: map[string][]string{}, held: map[string]toolview.ToolRef{}}
+	table.Grow(n)
+	snap := &snapshot{byName: make(map[string]int, n), names: make([]string, 0, n), recs: make([]callRecord, 0, n), srcs: make([]defSource, 0, n),
+		filtered: map[string]string{}, withdrawn: map[string]toolview.ToolRef{}, perServer: make(map[string][]string, len(servers)), held: map[string]toolview.ToolRef{}}
 	add := func(s *server, name string, src defSource, ann mcpvalue.Annotations) {
 		snap.byName[name] = len(snap.names)
 		snap.names = append(snap.names, name)
@@ -204,8 +216,8 @@ func (m *Manager) rebuild() {
 		snap.perServer[s.cfg.Name] = append(snap.perServer[s.cfg.Name], name)
 	}
 	var down []view
-	for _, s := range servers {
-		v := s.view()
+	for i, s := range servers {
+		v := views[i]
 		if !v.listed {
 			continue
 		}
@@ -213,6 +225,7 @@ func (m *Manager) rebuild() {
 			down = append(down, v)
 			continue
 		}
+		snap.perServer[v.name] = make([]string, 0, len(v.tools)+utilityCount)
 		for i, t := range v.tools {
 			if !v.filter.Allows(t.Name) {
 				snap.filtered[toolview.ToolName(v.name, t.Name)] = v.name
@@ -234,7 +247,7 @@ func (m *Manager) rebuild() {
 				m.warnOnce(warning)
 				continue
 			}
-			add(s, u.Name, defSource{i: -1, util: u}, mcpvalue.Annotations{})
+			add(s, u.Name, defSource{i: -1, util: &u}, mcpvalue.Annotations{})
 		}
 	}
 	for _, v := range down {
@@ -252,6 +265,10 @@ func (m *Manager) rebuild() {
 	}
 	m.snap.Store(snap)
 }
+
+// utilityCount is the most utility tools a server registers beside its
+// own (toolview.UtilityTools: resources and prompts, two each).
+const utilityCount = 4
 
 // warnOnce logs a registration warning the first time it occurs.
 func (m *Manager) warnOnce(w string) {

@@ -104,7 +104,7 @@ func (s *server) prepareLazy() (noWait bool) {
 
 // recordDrift compares tools, registered from the record, with the
 // server's approved baseline as a connection would (by the digests the
-// record keeps, not recomputed), so that
+// record keeps, not recomputed; offered.Store.ApprovedSame first), so that
 // tools.on_change: deny withholds a changed tool of a server that has not
 // started yet too. It only reads: without a baseline nothing is withheld
 // (the connection that made the record trusted its listing; the next
@@ -115,10 +115,16 @@ func (s *server) recordDrift(tools []mcpvalue.Tool, digests map[string]string) {
 	if st == nil {
 		return
 	}
-	b, err := st.Baseline(s.cfg.StateKey())
+	key := s.cfg.StateKey()
 	d := &Drift{Server: s.cfg.Name, OnChange: onChange(s.cfg)}
-	if !errors.Is(err, offered.ErrNotFound) {
-		d = driftOf(s.cfg, b, err, tools, digests)
+	// Nothing changed since the tools were approved, the common case, is
+	// read by the approval's digests alone; anything else (a change, no
+	// approval, one that cannot be read) the long way, which says what.
+	if same, err := st.ApprovedSame(key, tools, digests); err != nil || !same {
+		b, err := st.Baseline(key)
+		if !errors.Is(err, offered.ErrNotFound) {
+			d = driftOf(s.cfg, b, err, tools, digests)
+		}
 	}
 	s.m.setDrift(s.cfg, d)
 }

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -413,5 +414,97 @@ func TestLazyTamperedRecordAndDamagedPartsCaught(t *testing.T) {
 	}
 	if strings.Join(drift, "\n") != "parts: echo: definition changed" {
 		t.Fatalf("drift %q", drift)
+	}
+}
+
+// Lazy start reads an approval by its digests alone when nothing changed
+// (offered.Store.ApprovedSame), and the long way otherwise: an approval
+// whose digest of a tool was edited still withholds that tool
+// (tools.on_change: deny), one damaged anywhere still withholds every
+// tool, and one written otherwise than hermes writes it but approving the
+// same tools still withholds none; no server starts for any of it.
+func TestLazyApprovalShortcutStillCatches(t *testing.T) {
+	t.Parallel()
+	deps, dir, _ := liveEnv(t)
+	st := offered.Open(deps.Home, nil)
+	edits := map[string]func([]byte) []byte{
+		"same": func(b []byte) []byte { return b },
+		"edited": func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`"echo":{"digest":"`)) + len(`"echo":{"digest":"`)
+			out := bytes.Clone(b)
+			out[i] = '0'
+			if b[i] == '0' {
+				out[i] = '1'
+			}
+			return out
+		},
+		"broken": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"approved_at":"`), []byte(`"approved_at":"x`), 1)
+		},
+		"indented": func(b []byte) []byte {
+			var out bytes.Buffer
+			if err := json.Indent(&out, b, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			return out.Bytes()
+		},
+	}
+	var servers []*config.Server
+	var marks []string
+	for _, name := range []string{"same", "edited", "broken", "indented"} {
+		srv, mark := lazyServer(dir, name)
+		srv.Tools.OnChange = config.OnChangeDeny
+		recordServer(t, deps, st, srv, nil)
+		rec, err := st.Load(srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Trust(name, rec.Tools); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(st.BaselinePath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := edits[name](data)
+		if name != "same" && bytes.Equal(edited, data) {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		if err := os.WriteFile(st.BaselinePath(name), edited, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		servers, marks = append(servers, srv), append(marks, mark)
+	}
+	for _, mark := range marks {
+		waitNoProcesses(t, mark)
+	}
+	m := startManager(t, lazyOptions(deps, st, servers...))
+	for _, srv := range servers {
+		if s := status(m, srv.Name); s.State != registry.StateIdle {
+			t.Errorf("%s: state %s, want idle (from its record)", srv.Name, s.State)
+		}
+	}
+	got := names(m.Tools())
+	hasAll(t, got, "mcp_same_echo", "mcp_same_add", "mcp_indented_echo", "mcp_edited_add")
+	hasNone(t, got, "mcp_edited_echo", "mcp_broken_echo", "mcp_broken_add")
+	drift := map[string]registry.Drift{}
+	for _, d := range m.Drift() {
+		drift[d.Server] = d
+	}
+	if d, ok := drift["edited"]; !ok || len(d.Changes) != 1 || d.Changes[0].Tool != "echo" {
+		t.Errorf("edited digest: drift %+v, want echo changed", d)
+	}
+	if d := drift["broken"]; d.Unreadable == "" {
+		t.Errorf("damaged approval: drift %+v, want it unreadable", d)
+	}
+	for _, name := range []string{"same", "indented"} {
+		if d, ok := drift[name]; ok {
+			t.Errorf("%s: drift %+v, want none", name, d)
+		}
+	}
+	for _, mark := range marks {
+		if n := processes(mark); n != 0 {
+			t.Fatalf("%d processes of a lazy server", n)
+		}
 	}
 }

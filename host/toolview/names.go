@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -145,6 +146,17 @@ func NewNameTable(builtins ...string) *NameTable {
 		t.builtins[b] = struct{}{}
 	}
 	return t
+}
+
+// Grow makes room for n more names, so that registering a whole listing
+// does not grow the table name by name.
+func (t *NameTable) Grow(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.entries == nil {
+		t.entries = make(map[string]ToolRef, n)
+	}
+	t.order = slices.Grow(t.order, n)
 }
 
 // Register assigns ToolName(server, tool) to the tool and returns that name.

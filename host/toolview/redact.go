@@ -1,6 +1,7 @@
 package toolview
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,6 +28,12 @@ var secretPattern = sync.OnceValue(func() *regexp.Regexp {
 		`|([A-Za-z0-9_.-]*(?:token|key|password|secret)=)(["']?)(` + value + `)`)
 })
 
+// secretWords are lower-case words one of which every match of
+// secretPattern holds: an ASCII string without any is not matched. (In
+// other text (?i) also folds a few other letters onto ASCII ones, the
+// long s and the Kelvin sign, which the words would miss.)
+var secretWords = []string{"gh", "github_pat_", "sk-", "bearer", "token=", "key=", "password=", "secret="}
+
 // redacted replaces each secret Redact finds.
 const redacted = "[REDACTED]"
 
@@ -44,6 +51,15 @@ const redacted = "[REDACTED]"
 // a ${VAR} reference, an upper-case $VAR and "[REDACTED]" itself. Redact
 // is idempotent.
 func Redact(s string) string {
+	var buf [256]byte
+	if lower, ascii := asciiLower(buf[:0], s); ascii && !containsAny(lower, secretWords) {
+		return s // most strings hold no secret's word: the pattern is not compiled
+	}
+	return redact(s)
+}
+
+// redact is Redact by the pattern alone.
+func redact(s string) string {
 	re := secretPattern()
 	idx := re.FindAllStringSubmatchIndex(s, -1)
 	if idx == nil {
@@ -109,29 +125,56 @@ func isUpperVar(v string) bool {
 }
 
 // injectionPattern is a sign of prompt injection in a tool description,
-// with the reason reported. needs is a lower-case word every match
-// contains: an ASCII description without it is not matched against re.
+// with the reason reported. Every match holds each lower-case word of all
+// and, when any is not empty, one of any: an ASCII description without
+// them is not matched against re, which is compiled when first needed.
 type injectionPattern struct {
-	re     *regexp.Regexp
+	re     func() *regexp.Regexp
 	reason string
-	needs  string
+	all    []string
+	any    []string
 }
 
-// injectionPatterns are compiled on first use (see secretPattern).
-var injectionPatterns = sync.OnceValue(func() []injectionPattern {
-	return []injectionPattern{
-		{regexp.MustCompile(`(?i)ignore\s+(all\s+)?previous\s+instructions`), "prompt override attempt ('ignore previous instructions')", "ignore"},
-		{regexp.MustCompile(`(?i)you\s+are\s+now\s+a`), "identity override attempt ('you are now a...')", "you"},
-		{regexp.MustCompile(`(?i)your\s+new\s+(task|role|instructions?)\s+(is|are)`), "task override attempt", "your"},
-		{regexp.MustCompile(`(?i)\bsystem\s*:`), "system prompt injection attempt", "system"},
-		{regexp.MustCompile(`(?i)<\s*(system|human|assistant)\s*>`), "role tag injection attempt", "<"},
-		{regexp.MustCompile(`(?i)do\s+not\s+(tell|inform|mention|reveal)`), "concealment instruction", "not"},
-		{regexp.MustCompile(`(?i)(curl|wget|fetch)\s+https?://`), "network command in description", "http"},
-		{regexp.MustCompile(`(?i)base64\.(b64decode|decodebytes)`), "base64 decode reference", "base64."},
-		{regexp.MustCompile(`(?i)exec\s*\(|eval\s*\(`), "code execution reference", "("},
-		{regexp.MustCompile(`(?i)import\s+(subprocess|os|shutil|socket)`), "dangerous import reference", "import"},
+// mayMatch reports whether lower, an ASCII description in lower case,
+// holds p's words.
+func (p *injectionPattern) mayMatch(lower []byte) bool {
+	for _, w := range p.all {
+		if !bytes.Contains(lower, []byte(w)) {
+			return false
+		}
 	}
-})
+	return len(p.any) == 0 || containsAny(lower, p.any)
+}
+
+func containsAny(s []byte, words []string) bool {
+	for _, w := range words {
+		if bytes.Contains(s, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// lazyRegexp compiles expr on first use: most descriptions need none of
+// the patterns, and a listing of them compiles none.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// injectionPatterns are what ScanDescription looks for, in the order it
+// reports them.
+var injectionPatterns = []injectionPattern{
+	{lazyRegexp(`(?i)ignore\s+(all\s+)?previous\s+instructions`), "prompt override attempt ('ignore previous instructions')", []string{"ignore", "previous", "instructions"}, nil},
+	{lazyRegexp(`(?i)you\s+are\s+now\s+a`), "identity override attempt ('you are now a...')", []string{"you", "are", "now"}, nil},
+	{lazyRegexp(`(?i)your\s+new\s+(task|role|instructions?)\s+(is|are)`), "task override attempt", []string{"your", "new"}, []string{"task", "role", "instruction"}},
+	{lazyRegexp(`(?i)\bsystem\s*:`), "system prompt injection attempt", []string{"system", ":"}, nil},
+	{lazyRegexp(`(?i)<\s*(system|human|assistant)\s*>`), "role tag injection attempt", []string{"<", ">"}, []string{"system", "human", "assistant"}},
+	{lazyRegexp(`(?i)do\s+not\s+(tell|inform|mention|reveal)`), "concealment instruction", []string{"do", "not"}, []string{"tell", "inform", "mention", "reveal"}},
+	{lazyRegexp(`(?i)(curl|wget|fetch)\s+https?://`), "network command in description", []string{"http"}, []string{"curl", "wget", "fetch"}},
+	{lazyRegexp(`(?i)base64\.(b64decode|decodebytes)`), "base64 decode reference", []string{"base64."}, nil},
+	{lazyRegexp(`(?i)exec\s*\(|eval\s*\(`), "code execution reference", []string{"("}, []string{"exec", "eval"}},
+	{lazyRegexp(`(?i)import\s+(subprocess|os|shutil|socket)`), "dangerous import reference", []string{"import"}, nil},
+}
 
 // ScanDescription returns the reasons a tool description looks like a
 // prompt-injection attempt, in a fixed order, or nil when it looks clean.
@@ -145,26 +188,33 @@ func ScanDescription(desc string) []string {
 	// case-insensitive regular expressions cost more than one lower-case
 	// copy. Only for ASCII: (?i) also folds a few other letters onto
 	// ASCII ones (the long s, the Kelvin sign), which the words would miss.
-	lower, ascii := asciiLower(desc)
+	var buf [512]byte // most descriptions: no copy on the heap
+	lower, ascii := asciiLower(buf[:0], desc)
 	var findings []string
-	for _, p := range injectionPatterns() {
-		if ascii && !strings.Contains(lower, p.needs) {
+	for i := range injectionPatterns {
+		p := &injectionPatterns[i]
+		if ascii && !p.mayMatch(lower) {
 			continue
 		}
-		if p.re.MatchString(desc) {
+		if p.re().MatchString(desc) {
 			findings = append(findings, p.reason)
 		}
 	}
 	return findings
 }
 
-// asciiLower returns s in lower case and true when s is all ASCII, else
-// false.
-func asciiLower(s string) (string, bool) {
+// asciiLower appends s in lower case to dst and returns it and true
+// when s is all ASCII, else false.
+func asciiLower(dst []byte, s string) ([]byte, bool) {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return "", false
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
 		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
 	}
-	return strings.ToLower(s), true
+	return dst, true
 }

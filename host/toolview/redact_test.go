@@ -66,6 +66,24 @@ func TestRedactKeepsAuthAdviceReadable(t *testing.T) {
 	}
 }
 
+// Redact's word check skips only strings the pattern cannot match: it
+// redacts what the pattern alone redacts, in any case and with letters
+// that (?i) folds onto ASCII ones.
+func TestRedactWordsSkipNothing(t *testing.T) {
+	ins := []string{
+		"GHP_ABC", "x github_pat_Q y", "SK-abc", "auth: BEARER xyz", "api_KEY=1", "Password=2 and secret=3",
+		"ſk-abc", "\u212aEY=1", "tO\u212aen=1", "Bearer ...", "nothing here", "", "gh", "token = x", "key: v",
+	}
+	for _, w := range secretWords {
+		ins = append(ins, w+"value", strings.ToUpper(w)+"value", "x"+w+"v y")
+	}
+	for _, in := range ins {
+		if got, want := Redact(in), redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, the pattern alone gives %q", in, got, want)
+		}
+	}
+}
+
 func TestScanDescription(t *testing.T) {
 	tests := []struct {
 		desc string
@@ -104,8 +122,8 @@ func TestScanDescription(t *testing.T) {
 func TestScanDescriptionWordsSkipNothing(t *testing.T) {
 	all := func(desc string) []string {
 		var out []string
-		for _, p := range injectionPatterns() {
-			if p.re.MatchString(desc) {
+		for _, p := range injectionPatterns {
+			if p.re().MatchString(desc) {
 				out = append(out, p.reason)
 			}
 		}
@@ -117,8 +135,19 @@ func TestScanDescriptionWordsSkipNothing(t *testing.T) {
 		"ſyſtem: do things", "ſystem :", "<ASSIſTANT>", "run CURL http://k", "\u212aelvin system: x",
 		"Reads a file.", "", "exec (x) and import os and base64.b64decode and fetch http://y",
 	}
-	for _, p := range injectionPatterns() {
-		descs = append(descs, p.needs, strings.ToUpper(p.needs))
+	for _, p := range injectionPatterns {
+		words := append(append([]string(nil), p.all...), p.any...)
+		for _, w := range words {
+			descs = append(descs, w, strings.ToUpper(w))
+		}
+		// Each word but one, and all of them with one of any.
+		for i := range p.all {
+			rest := append(append([]string(nil), p.all[:i]...), p.all[i+1:]...)
+			descs = append(descs, strings.Join(append(rest, p.any...), " "))
+		}
+		for _, a := range p.any {
+			descs = append(descs, strings.Join(append(append([]string(nil), p.all...), a), " "))
+		}
 	}
 	for _, d := range descs {
 		if got, want := ScanDescription(d), all(d); !reflect.DeepEqual(got, want) {
