@@ -112,6 +112,22 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			l.Close()
 		}
 	}()
+	// The pids cgroup first: making it waits for the lock that its
+	// warm-up (warmMoves) then holds through a grace period, while the rest
+	// is prepared.
+	if d.cgroup {
+		cg, err := newPidsCgroup(k.pidsBase, sb.Limits.Processes)
+		if err != nil {
+			if sb.Enforce {
+				return nil, refusal(cfg.Server, []string{"limits.processes: " + err.Error()})
+			}
+			d.cgroup = false
+			d.gaps = append(d.gaps, "limits.processes: "+err.Error())
+		} else {
+			go warmMoves(k.pidsBase)
+		}
+		l.cg = cg
+	}
 	tmp, err := os.MkdirTemp("", "hermes-sandbox-"+safeName(cfg.Server)+"-")
 	if err != nil {
 		return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: make its private temp folder: %v", cfg.Server, err)
@@ -151,17 +167,6 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 		if rules, err = pinRules(cfg.Server, rules); err != nil {
 			return nil, err
 		}
-	}
-	if d.cgroup {
-		cg, err := newPidsCgroup(sb.Limits.Processes)
-		if err != nil {
-			if sb.Enforce {
-				return nil, refusal(cfg.Server, []string{"limits.processes: " + err.Error()})
-			}
-			d.cgroup = false
-			d.gaps = append(d.gaps, "limits.processes: "+err.Error())
-		}
-		l.cg = cg
 	}
 	mode := networkMode(sb)
 	proxyPort := 0
@@ -313,14 +318,9 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		_ = f.Close()
 	}
 	l.child = nil
-	if l.cg != nil {
-		if err := l.cg.add(pid); err != nil {
-			_ = l.planW.Close()
-			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
-		}
-	}
 	b, err := l.plan.MarshalBinary()
 	if err != nil {
+		_ = l.planW.Close()
 		return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
 	}
 	go func() {
@@ -347,11 +347,46 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		deadline = time.Now().Add(startWait)
 	}
 	_ = uc.SetReadDeadline(deadline)
+	// The move into the pids cgroup waits for the kernel (an RCU grace
+	// period, about 10 ms, for the first move in a while): it runs while
+	// the launcher reads and applies its plan, which starts the server
+	// only once it has Proceed, sent after the move.
+	moved, moveDone := make(chan error, 1), make(chan struct{})
+	// Started returns once the move is over, whatever happened: a move
+	// still under way after the launcher was killed and reaped could move
+	// a process that reused its pid.
+	defer func() { <-moveDone }()
+	go func() {
+		defer close(moveDone)
+		if l.cg != nil {
+			if err := l.cg.add(pid); err != nil {
+				moved <- err
+				_ = uc.SetReadDeadline(time.Now()) // wake the reader below
+				return
+			}
+		}
+		// A launcher that failed has said why on the socket already.
+		_, _ = uc.Write([]byte(launcher.Proceed))
+		moved <- nil
+	}()
+	moveFailed := func() error {
+		select {
+		case err := <-moved:
+			if err != nil {
+				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
+			}
+		default:
+		}
+		return nil
+	}
 	buf := make([]byte, launcher.MaxStatusBytes)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 		if n == 0 && oobn == 0 {
+			if merr := moveFailed(); merr != nil {
+				return merr
+			}
 			if err != nil && !errors.Is(err, net.ErrClosed) && !isEOF(err) {
 				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: no word from its launcher: %v", l.server, err)
 			}
@@ -545,7 +580,7 @@ func probeKernel(sb *transport.Sandbox, o Options, bin string) kernel {
 	k.seccompErr = seccompAvailable()
 	k.root = runsAsRoot()
 	if sb.Limits.Processes > 0 && k.root {
-		_, k.pidsErr = pidsBase()
+		k.pidsBase, k.pidsErr = pidsBase()
 	}
 	if networkMode(sb) == transport.NetworkHosts {
 		if o.NoNetNS {

@@ -42,6 +42,15 @@ const (
 	MaxStatusBytes = 64 << 10
 )
 
+// Proceed is the one message the plugin sends the launcher (ModeRun), on
+// StatusFD, once what the server must start inside is in place: the pids
+// cgroup the plugin moved the launcher into. The launcher applies its plan
+// meanwhile, and starts the server only once it has read Proceed; the
+// plugin's end closing before that (it failed, or gave up) stops it. So
+// the kernel's wait for the move overlaps the launcher's own work instead
+// of preceding it.
+const Proceed = "proceed"
+
 // Status is one message from the launcher to the plugin.
 type Status struct {
 	// Listener: the message carries the listening socket of the proxy
