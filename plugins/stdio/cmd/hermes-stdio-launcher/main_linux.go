@@ -40,11 +40,6 @@ func run(mode string) int {
 			return fail("netns", err)
 		}
 		return 0
-	case launcher.ModePidnsProbe:
-		if err := mountProc(); err != nil {
-			return fail("pidns", err)
-		}
-		return 0
 	case launcher.ModeRun:
 	default:
 		return fail("launcher", errors.New("unknown launcher mode "+quote(mode)+" (the plugin and its launcher are of different builds: reinstall hermes)"))

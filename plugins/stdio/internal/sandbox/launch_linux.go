@@ -205,7 +205,7 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if d.landlock {
 		l.plan.ABI = k.landlockABI
 	}
-	l.plan.Init = !o.NoPidNS && pidnsAvailable(bin) == nil
+	l.plan.Init = !o.NoPidNS && noPidNS() == nil
 	ok = true
 	return l, nil
 }
@@ -226,7 +226,7 @@ func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) (*L
 	if err != nil {
 		return nil, err
 	}
-	if pidnsAvailable(bin) != nil {
+	if noPidNS() != nil {
 		return nil, nil
 	}
 	if log == nil {
@@ -399,6 +399,9 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		}
 		if msg.Error != "" {
 			closeRights(oob[:oobn])
+			if msg.Step == "pidns" && l.plan.Init {
+				return l.pidnsFailed(errors.New(msg.Error))
+			}
 			if msg.Step == "exec" {
 				return sdk.NewError(sdk.CodeOther, "start %q in its sandbox: %s", l.plan.Argv[0], clip(msg.Error, 500))
 			}
@@ -655,17 +658,57 @@ func netnsAvailable(bin string) error {
 	return netnsErr
 }
 
+// ErrNoPidNS is wrapped by the error of a start that found that this
+// kernel gives the plugin no pid namespace: the launcher could not be
+// started in one, or could not mount its /proc there. Every later New and
+// NewInit of the plugin starts its server without one; the caller releases
+// what this start holds and starts the server again.
+var ErrNoPidNS = errors.New("no pid namespace for the server")
+
 var (
-	pidnsOnce sync.Once
-	pidnsErr  error
+	pidnsMu sync.Mutex
+	// pidnsErr is why this kernel gives no pid namespace, once a start
+	// found out; nil until then.
+	pidnsErr error
 )
 
-// pidnsAvailable checks, once per plugin process and at its first server
-// start, that the launcher bin can be the init of a pid namespace of its
-// own, with its own /proc.
-func pidnsAvailable(bin string) error {
-	pidnsOnce.Do(func() { pidnsErr = probe(bin, launcher.ModePidnsProbe, false, true) })
+// noPidNS says why this kernel gives the plugin no pid namespace, nil
+// when no start has found out yet. There is no probe ahead of the first
+// start (it would cost a launcher's start of its own in every plugin): the
+// first start tries, and one that fails for the namespace (ErrNoPidNS) is
+// made again without it.
+func noPidNS() error {
+	pidnsMu.Lock()
+	defer pidnsMu.Unlock()
 	return pidnsErr
+}
+
+// pidnsFailed remembers why a start in a pid namespace failed and returns
+// the error to start again with.
+func (l *Launch) pidnsFailed(why error) error {
+	pidnsMu.Lock()
+	pidnsErr = why
+	pidnsMu.Unlock()
+	l.log.Debug("no pid namespace for the server's launcher; it will be started without one", "error", why)
+	return fmt.Errorf("%w: %v", ErrNoPidNS, why)
+}
+
+// SpawnFailed is the error to return for a launcher (the command Wrap
+// made) whose start failed with err: for one that was to be the init of a
+// pid namespace, the kernel refusing the namespace (EPERM, EINVAL, ENOSPC,
+// EUSERS, EACCES: not as root and without unprivileged user namespaces,
+// or past a namespace limit) is remembered and wrapped in ErrNoPidNS; any
+// other error is err.
+func (l *Launch) SpawnFailed(err error) error {
+	var errno syscall.Errno
+	if !l.plan.Init || !errors.As(err, &errno) {
+		return err
+	}
+	switch errno {
+	case unix.EPERM, unix.EINVAL, unix.ENOSPC, unix.EUSERS, unix.EACCES:
+		return l.pidnsFailed(err)
+	}
+	return err
 }
 
 // probe runs the launcher bin in mode, in the namespaces asked for, and

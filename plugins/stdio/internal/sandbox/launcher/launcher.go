@@ -31,9 +31,6 @@ const (
 	// namespace can be set up (loopback up) and exits 0.
 	ModeRun        = "run"
 	ModeNetnsProbe = "netns-probe"
-	// ModePidnsProbe only checks that the launcher can be the init of a
-	// pid namespace of its own (its own /proc mounted) and exits 0.
-	ModePidnsProbe = "pidns-probe"
 	PlanFD         = 3
 	StatusFD       = 4
 	// MaxPlanBytes bounds the plan the launcher reads.
