@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,8 +80,19 @@ type conn struct {
 	report  *transport.SandboxReport
 }
 
-// start starts the server process of cfg.
+// start starts the server process of cfg: in a pid namespace of its own
+// where the kernel gives one, which the first start finds out by trying
+// (a start that finds none is made again without).
 func start(ctx context.Context, cfg transport.Config, host transport.Host, log hclog.Logger) (*conn, error) {
+	c, err := startOnce(ctx, cfg, host, log)
+	if errors.Is(err, sandbox.ErrNoPidNS) {
+		c, err = startOnce(ctx, cfg, host, log)
+	}
+	return c, err
+}
+
+// startOnce is one attempt of start.
+func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, log hclog.Logger) (*conn, error) {
 	path, err := lookPath(cfg.Command, envValue(cfg.Env, "PATH"), cfg.Cwd)
 	if err != nil {
 		return nil, err
@@ -172,6 +184,9 @@ func start(ctx context.Context, cfg transport.Config, host transport.Host, log h
 		}
 		if sb != nil {
 			sb.Close()
+			if perr := sb.SpawnFailed(err); errors.Is(perr, sandbox.ErrNoPidNS) {
+				return nil, perr
+			}
 		}
 		return nil, sdk.NewError(sdk.CodeOther, "start %q: %v", cfg.Command, err)
 	}

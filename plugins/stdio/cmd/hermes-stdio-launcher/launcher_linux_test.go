@@ -36,8 +36,20 @@ type started struct {
 }
 
 // startLauncher starts bin with plan, in a pid namespace of its own when
-// plan.Init, with env as its own environment and stdout as the server's.
+// plan.Init, with env as its own environment and stdout as the server's,
+// and sends it launcher.Proceed.
 func startLauncher(t *testing.T, bin string, plan launcher.Plan, env []string, stdout *os.File) *started {
+	t.Helper()
+	s := startHeld(t, bin, plan, env, stdout)
+	// Nothing to move it into: the server may start.
+	if _, err := s.status.Write([]byte(launcher.Proceed)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// startHeld is startLauncher without Proceed.
+func startHeld(t *testing.T, bin string, plan launcher.Plan, env []string, stdout *os.File) *started {
 	t.Helper()
 	b, err := plan.MarshalBinary()
 	if err != nil {
@@ -164,6 +176,33 @@ func TestLauncherExecutesServer(t *testing.T) {
 		if !slices.Contains(allowedPackages, p) {
 			t.Errorf("%s was initialised before the launcher executed the server", p)
 		}
+	}
+}
+
+// The launcher starts no server before the plugin's Proceed: with the
+// plugin's end of the status socket closed instead (the plugin failed to
+// move it into its pids cgroup), it says so and exits without executing
+// anything.
+func TestLauncherWaitsForProceed(t *testing.T) {
+	bin := buildLauncher(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh(1) to execute")
+	}
+	s := startHeld(t, bin, launcher.Plan{Path: sh, Argv: []string{"sh", "-c", "echo > " + marker}, Net: launcher.NetworkAll, Bare: true}, nil, nil)
+	if err := unix.Shutdown(int(s.status.Fd()), unix.SHUT_WR); err != nil {
+		t.Fatal(err)
+	}
+	msg, ok := s.next(t)
+	if !ok || msg.Step != "proceed" || msg.Error == "" {
+		t.Fatalf("launcher without Proceed reported %+v (ok %v), want a proceed failure\nstderr:\n%s", msg, ok, s.stderr)
+	}
+	if err := s.cmd.Wait(); err == nil {
+		t.Fatal("launcher without Proceed exited 0")
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the server ran without Proceed: %v", err)
 	}
 }
 

@@ -40,11 +40,6 @@ func run(mode string) int {
 			return fail("netns", err)
 		}
 		return 0
-	case launcher.ModePidnsProbe:
-		if err := mountProc(); err != nil {
-			return fail("pidns", err)
-		}
-		return 0
 	case launcher.ModeRun:
 	default:
 		return fail("launcher", errors.New("unknown launcher mode "+quote(mode)+" (the plugin and its launcher are of different builds: reinstall hermes)"))
@@ -82,11 +77,16 @@ func run(mode string) int {
 	} else if step, err := confine(plan); err != nil {
 		return fail(step, err)
 	}
-	// 7. Nothing open but stdin, stdout and stderr reaches the server.
+	// 7. The plugin's word that the server may start (it has moved the
+	// launcher into the server's pids cgroup).
+	if err := awaitProceed(); err != nil {
+		return fail("proceed", err)
+	}
+	// 8. Nothing open but stdin, stdout and stderr reaches the server.
 	if err := closeInherited(); err != nil {
 		return fail("descriptors", err)
 	}
-	// 8. The server.
+	// 9. The server.
 	if plan.Init {
 		return serveAsInit(plan.Path, plan.Argv, env)
 	}
@@ -158,6 +158,28 @@ func readPlan() (*launcher.Plan, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// awaitProceed waits for launcher.Proceed on the status socket; anything
+// else, or the plugin's end closing, is an error.
+func awaitProceed() error {
+	buf := make([]byte, len(launcher.Proceed)+1)
+	for {
+		n, _, _, _, err := unix.Recvmsg(launcher.StatusFD, buf, nil, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return wrap("wait for the plugin", err)
+		}
+		if n == 0 {
+			return errorText("the plugin closed the status socket before the server could start")
+		}
+		if string(buf[:n]) != launcher.Proceed {
+			return errorText("unexpected message from the plugin")
+		}
+		return nil
+	}
 }
 
 // sendStatus sends msg to the plugin, with the descriptor fd when fd >= 0.

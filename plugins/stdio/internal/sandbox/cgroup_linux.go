@@ -172,13 +172,10 @@ func hasWord(s, w string) bool {
 	return false
 }
 
-// newPidsCgroup makes a pids cgroup for one server with pids.max = max,
-// after removing the empty ones plugins that were killed left behind.
-func newPidsCgroup(max uint64) (*pidsCgroup, error) {
-	base, err := pidsBase()
-	if err != nil {
-		return nil, err
-	}
+// newPidsCgroup makes a pids cgroup for one server with pids.max = max
+// under base (pidsBase), after removing the empty ones plugins that were
+// killed left behind.
+func newPidsCgroup(base string, max uint64) (*pidsCgroup, error) {
 	removeStale(base)
 	dir := filepath.Join(base, fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -190,6 +187,19 @@ func newPidsCgroup(max uint64) (*pidsCgroup, error) {
 		return nil, fmt.Errorf("set pids.max of %s: %w", dir, err)
 	}
 	return c, nil
+}
+
+// warmMoves starts, ahead of the move of a launcher into its pids cgroup
+// (add), the wait that a move between cgroups begins with after a quiet
+// while: the kernel's cgroup lock waits for an RCU grace period (about
+// 10 ms on a loaded 2-core machine) before its first writer, and not
+// again for writers that come within it. It moves this process into the
+// cgroup it is in already (base, its own: pidsBase), which changes nothing,
+// so that the grace period runs while the plugin prepares the sandbox and
+// starts the launcher, and the launcher's own move finds it under way or
+// passed. Call it in the background; failure only forgoes the head start.
+func warmMoves(base string) {
+	_ = os.WriteFile(filepath.Join(base, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
 }
 
 // add moves process pid (all its threads) into the cgroup.

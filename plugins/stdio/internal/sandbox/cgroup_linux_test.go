@@ -33,10 +33,11 @@ func TestPidsCgroup(t *testing.T) {
 	if !runsAsRoot() {
 		t.Skip("making cgroups needs root here")
 	}
-	if _, err := pidsBase(); err != nil {
+	base, err := pidsBase()
+	if err != nil {
 		t.Skipf("no pids controller: %v", err)
 	}
-	cg, err := newPidsCgroup(7)
+	cg, err := newPidsCgroup(base, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +50,11 @@ func TestPidsCgroup(t *testing.T) {
 		t.Fatalf("cgroup %s still there: %v", cg.dir, err)
 	}
 	// A cgroup of a plugin that no longer runs is removed by the next.
-	base, _ := pidsBase()
 	stale := filepath.Join(base, cgroupPrefix+strconv.Itoa(1<<22+12345)+"-1")
 	if err := os.Mkdir(stale, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cg, err = newPidsCgroup(7)
+	cg, err = newPidsCgroup(base, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

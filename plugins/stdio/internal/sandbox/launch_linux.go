@@ -112,6 +112,22 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			l.Close()
 		}
 	}()
+	// The pids cgroup first: making it waits for the lock that its
+	// warm-up (warmMoves) then holds through a grace period, while the rest
+	// is prepared.
+	if d.cgroup {
+		cg, err := newPidsCgroup(k.pidsBase, sb.Limits.Processes)
+		if err != nil {
+			if sb.Enforce {
+				return nil, refusal(cfg.Server, []string{"limits.processes: " + err.Error()})
+			}
+			d.cgroup = false
+			d.gaps = append(d.gaps, "limits.processes: "+err.Error())
+		} else {
+			go warmMoves(k.pidsBase)
+		}
+		l.cg = cg
+	}
 	tmp, err := os.MkdirTemp("", "hermes-sandbox-"+safeName(cfg.Server)+"-")
 	if err != nil {
 		return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: make its private temp folder: %v", cfg.Server, err)
@@ -152,17 +168,6 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			return nil, err
 		}
 	}
-	if d.cgroup {
-		cg, err := newPidsCgroup(sb.Limits.Processes)
-		if err != nil {
-			if sb.Enforce {
-				return nil, refusal(cfg.Server, []string{"limits.processes: " + err.Error()})
-			}
-			d.cgroup = false
-			d.gaps = append(d.gaps, "limits.processes: "+err.Error())
-		}
-		l.cg = cg
-	}
 	mode := networkMode(sb)
 	proxyPort := 0
 	if mode == transport.NetworkHosts {
@@ -200,7 +205,7 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	if d.landlock {
 		l.plan.ABI = k.landlockABI
 	}
-	l.plan.Init = !o.NoPidNS && pidnsAvailable(bin) == nil
+	l.plan.Init = !o.NoPidNS && noPidNS() == nil
 	ok = true
 	return l, nil
 }
@@ -221,7 +226,7 @@ func NewInit(cfg transport.Config, path string, log hclog.Logger, o Options) (*L
 	if err != nil {
 		return nil, err
 	}
-	if pidnsAvailable(bin) != nil {
+	if noPidNS() != nil {
 		return nil, nil
 	}
 	if log == nil {
@@ -313,14 +318,9 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		_ = f.Close()
 	}
 	l.child = nil
-	if l.cg != nil {
-		if err := l.cg.add(pid); err != nil {
-			_ = l.planW.Close()
-			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
-		}
-	}
 	b, err := l.plan.MarshalBinary()
 	if err != nil {
+		_ = l.planW.Close()
 		return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
 	}
 	go func() {
@@ -347,11 +347,46 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		deadline = time.Now().Add(startWait)
 	}
 	_ = uc.SetReadDeadline(deadline)
+	// The move into the pids cgroup waits for the kernel (an RCU grace
+	// period, about 10 ms, for the first move in a while): it runs while
+	// the launcher reads and applies its plan, which starts the server
+	// only once it has Proceed, sent after the move.
+	moved, moveDone := make(chan error, 1), make(chan struct{})
+	// Started returns once the move is over, whatever happened: a move
+	// still under way after the launcher was killed and reaped could move
+	// a process that reused its pid.
+	defer func() { <-moveDone }()
+	go func() {
+		defer close(moveDone)
+		if l.cg != nil {
+			if err := l.cg.add(pid); err != nil {
+				moved <- err
+				_ = uc.SetReadDeadline(time.Now()) // wake the reader below
+				return
+			}
+		}
+		// A launcher that failed has said why on the socket already.
+		_, _ = uc.Write([]byte(launcher.Proceed))
+		moved <- nil
+	}()
+	moveFailed := func() error {
+		select {
+		case err := <-moved:
+			if err != nil {
+				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
+			}
+		default:
+		}
+		return nil
+	}
 	buf := make([]byte, launcher.MaxStatusBytes)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 		if n == 0 && oobn == 0 {
+			if merr := moveFailed(); merr != nil {
+				return merr
+			}
 			if err != nil && !errors.Is(err, net.ErrClosed) && !isEOF(err) {
 				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: no word from its launcher: %v", l.server, err)
 			}
@@ -364,6 +399,9 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		}
 		if msg.Error != "" {
 			closeRights(oob[:oobn])
+			if msg.Step == "pidns" && l.plan.Init {
+				return l.pidnsFailed(errors.New(msg.Error))
+			}
 			if msg.Step == "exec" {
 				return sdk.NewError(sdk.CodeOther, "start %q in its sandbox: %s", l.plan.Argv[0], clip(msg.Error, 500))
 			}
@@ -545,7 +583,7 @@ func probeKernel(sb *transport.Sandbox, o Options, bin string) kernel {
 	k.seccompErr = seccompAvailable()
 	k.root = runsAsRoot()
 	if sb.Limits.Processes > 0 && k.root {
-		_, k.pidsErr = pidsBase()
+		k.pidsBase, k.pidsErr = pidsBase()
 	}
 	if networkMode(sb) == transport.NetworkHosts {
 		if o.NoNetNS {
@@ -620,17 +658,57 @@ func netnsAvailable(bin string) error {
 	return netnsErr
 }
 
+// ErrNoPidNS is wrapped by the error of a start that found that this
+// kernel gives the plugin no pid namespace: the launcher could not be
+// started in one, or could not mount its /proc there. Every later New and
+// NewInit of the plugin starts its server without one; the caller releases
+// what this start holds and starts the server again.
+var ErrNoPidNS = errors.New("no pid namespace for the server")
+
 var (
-	pidnsOnce sync.Once
-	pidnsErr  error
+	pidnsMu sync.Mutex
+	// pidnsErr is why this kernel gives no pid namespace, once a start
+	// found out; nil until then.
+	pidnsErr error
 )
 
-// pidnsAvailable checks, once per plugin process and at its first server
-// start, that the launcher bin can be the init of a pid namespace of its
-// own, with its own /proc.
-func pidnsAvailable(bin string) error {
-	pidnsOnce.Do(func() { pidnsErr = probe(bin, launcher.ModePidnsProbe, false, true) })
+// noPidNS says why this kernel gives the plugin no pid namespace, nil
+// when no start has found out yet. There is no probe ahead of the first
+// start (it would cost a launcher's start of its own in every plugin): the
+// first start tries, and one that fails for the namespace (ErrNoPidNS) is
+// made again without it.
+func noPidNS() error {
+	pidnsMu.Lock()
+	defer pidnsMu.Unlock()
 	return pidnsErr
+}
+
+// pidnsFailed remembers why a start in a pid namespace failed and returns
+// the error to start again with.
+func (l *Launch) pidnsFailed(why error) error {
+	pidnsMu.Lock()
+	pidnsErr = why
+	pidnsMu.Unlock()
+	l.log.Debug("no pid namespace for the server's launcher; it will be started without one", "error", why)
+	return fmt.Errorf("%w: %v", ErrNoPidNS, why)
+}
+
+// SpawnFailed is the error to return for a launcher (the command Wrap
+// made) whose start failed with err: for one that was to be the init of a
+// pid namespace, the kernel refusing the namespace (EPERM, EINVAL, ENOSPC,
+// EUSERS, EACCES: not as root and without unprivileged user namespaces,
+// or past a namespace limit) is remembered and wrapped in ErrNoPidNS; any
+// other error is err.
+func (l *Launch) SpawnFailed(err error) error {
+	var errno syscall.Errno
+	if !l.plan.Init || !errors.As(err, &errno) {
+		return err
+	}
+	switch errno {
+	case unix.EPERM, unix.EINVAL, unix.ENOSPC, unix.EUSERS, unix.EACCES:
+		return l.pidnsFailed(err)
+	}
+	return err
 }
 
 // probe runs the launcher bin in mode, in the namespaces asked for, and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,9 +37,9 @@ var errTooManyRules = errors.New("too many Landlock rules")
 // buildRules turns grants into Landlock rules that grant nothing beneath a
 // deny path. Landlock has no deny rule: a rule on a folder grants its whole
 // tree. So a grant on an ancestor of a deny path is replaced by grants on
-// each entry beside the way down to it ("sibling expansion"), found with
-// Lstat: symbolic links are skipped, so no rule lands on a link's target
-// through them (the target keeps whatever its own path grants). The
+// each entry beside the way down to it ("sibling expansion"), typed by the
+// listing itself: symbolic links are skipped, so no rule lands on a link's
+// target through them (the target keeps whatever its own path grants). The
 // ancestors themselves get no rule, so they cannot be listed (listing them
 // would show the denied names). Grants inside a deny path are dropped,
 // except the server's own folders. Deny paths that are symbolic links are
@@ -124,7 +125,9 @@ func strictlyBelow(p string, deny []string) []string {
 const readDirBatch = 256
 
 // expand grants access on every entry of dir except the deny paths,
-// descending into the entries on the way to one.
+// descending into the entries on the way to one. The type of each entry
+// comes with the listing (getdents' d_type; os asks Lstat only where the
+// file system does not say), so entries are not stat'ed one by one.
 func expand(dir string, access uint64, deny []string, out *[]launcher.Rule, max int) error {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -135,19 +138,19 @@ func expand(dir string, access uint64, deny []string, out *[]launcher.Rule, max 
 	}
 	defer f.Close()
 	for {
-		names, err := f.Readdirnames(readDirBatch)
-		sort.Strings(names)
-		for _, name := range names {
-			p := filepath.Join(dir, name)
+		ents, err := f.ReadDir(readDirBatch)
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
 			if slices.Contains(deny, p) {
 				continue
 			}
-			fi, lerr := os.Lstat(p)
-			if lerr != nil || fi.Mode()&os.ModeSymlink != 0 {
+			typ := e.Type()
+			if typ&fs.ModeSymlink != 0 {
 				continue
 			}
 			if below := strictlyBelow(p, deny); len(below) > 0 {
-				if fi.IsDir() {
+				if typ.IsDir() {
 					if err := expand(p, access, below, out, max); err != nil {
 						return err
 					}
@@ -159,7 +162,7 @@ func expand(dir string, access uint64, deny []string, out *[]launcher.Rule, max 
 				return fmt.Errorf("%s: the folders above it hold more than %d entries to allow one by one (%w)", deny[0], max, errTooManyRules)
 			}
 		}
-		if err == io.EOF || len(names) == 0 {
+		if err == io.EOF || len(ents) == 0 {
 			return nil
 		}
 		if err != nil {

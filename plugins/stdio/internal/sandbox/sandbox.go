@@ -40,6 +40,9 @@ type kernel struct {
 	// pidsErr is why no pids cgroup can bound the server's processes, or
 	// nil (only asked as root).
 	pidsErr error
+	// pidsBase is the folder of the plugin's own pids cgroup, under which
+	// the server's is made (when pidsErr is nil).
+	pidsBase string
 	// netnsErr is why the server cannot get a network namespace of its
 	// own, or nil (only asked for network: hosts).
 	netnsErr error

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,6 +19,12 @@ type Options struct {
 	MaxRules int
 	NoPidNS  bool
 }
+
+// ErrNoPidNS is not returned elsewhere than on Linux.
+var ErrNoPidNS = errors.New("no pid namespace for the server")
+
+// SpawnFailed is err.
+func (l *Launch) SpawnFailed(err error) error { return err }
 
 // NewInit returns nil: there is no pid namespace elsewhere than on Linux.
 func NewInit(transport.Config, string, hclog.Logger, Options) (*Launch, error) { return nil, nil }

@@ -6,11 +6,12 @@ import "errors"
 // little-endian of a fixed width, strings and lists prefixed with their
 // length (uint32). A plan begins with planMagic, which names the encoding's
 // version: a plugin and a launcher of different builds refuse each other's
-// plans instead of misreading them. Decoding checks every length against
+// plans instead of misreading them (version 2: the launcher waits for
+// Proceed before it starts the server). Decoding checks every length against
 // what is left before it allocates, and a decoded plan must use every byte.
 
 // planMagic begins every encoded plan.
-const planMagic = "HSL\x01"
+const planMagic = "HSL\x02"
 
 // Plan flags, one byte.
 const (

@@ -51,7 +51,7 @@ func TestPlanRefused(t *testing.T) {
 		t.Fatal("a plan with a byte left over decoded")
 	}
 	other := bytes.Clone(b)
-	other[3] = 2
+	other[3]++
 	if q.UnmarshalBinary(other) == nil {
 		t.Fatal("a plan of another version decoded")
 	}

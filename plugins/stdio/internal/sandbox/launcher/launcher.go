@@ -31,9 +31,6 @@ const (
 	// namespace can be set up (loopback up) and exits 0.
 	ModeRun        = "run"
 	ModeNetnsProbe = "netns-probe"
-	// ModePidnsProbe only checks that the launcher can be the init of a
-	// pid namespace of its own (its own /proc mounted) and exits 0.
-	ModePidnsProbe = "pidns-probe"
 	PlanFD         = 3
 	StatusFD       = 4
 	// MaxPlanBytes bounds the plan the launcher reads.
@@ -41,6 +38,15 @@ const (
 	// MaxStatusBytes bounds one status message.
 	MaxStatusBytes = 64 << 10
 )
+
+// Proceed is the one message the plugin sends the launcher (ModeRun), on
+// StatusFD, once what the server must start inside is in place: the pids
+// cgroup the plugin moved the launcher into. The launcher applies its plan
+// meanwhile, and starts the server only once it has read Proceed; the
+// plugin's end closing before that (it failed, or gave up) stops it. So
+// the kernel's wait for the move overlaps the launcher's own work instead
+// of preceding it.
+const Proceed = "proceed"
 
 // Status is one message from the launcher to the plugin.
 type Status struct {
