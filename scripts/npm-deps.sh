@@ -13,6 +13,9 @@ want=(
   # web UI; its CLI, published as this package, declares no engine and its
   # dependencies accept Node 18 and later, so it runs on the Node 20 of CI.
   "@modelcontextprotocol/inspector-cli@1.0.3"
+  # The TypeScript SDK, whose client the gateway's tests run
+  # (host/gateway/testdata/tsclient.mjs).
+  "@modelcontextprotocol/sdk@1.32.2"
 )
 # The conformance suite of the 2026-07-28 revision is a prerelease of the same
 # package: it gets a folder of its own.

@@ -174,3 +174,23 @@ func TestIsolation(t *testing.T) {
 		t.Errorf("PerUser: a %v b %v c %v", cfg.Server("a").PerUser(), cfg.Server("b").PerUser(), cfg.Server("c").PerUser())
 	}
 }
+
+// A per-person entry runs sandboxed: without a sandbox: of its own it gets
+// the default one; a shared entry keeps none.
+func TestPerUserEntryIsSandboxed(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("mcp_servers:\n  p:\n    command: srv\n    isolation: per_user\n  s:\n    command: srv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadEnv(home, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, s := cfg.Servers[0], cfg.Servers[1]
+	if !p.PerUser() || p.Sandbox == nil || !p.Sandbox.Enforce || len(p.Sandbox.DenyRead) == 0 {
+		t.Fatalf("per-person entry: %+v", p.Sandbox)
+	}
+	if s.Sandbox != nil {
+		t.Fatalf("shared entry got a sandbox: %+v", s.Sandbox)
+	}
+}

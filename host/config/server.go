@@ -509,6 +509,11 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 	if s.Isolation == IsolationPerUser && s.Transport != "stdio" && s.Transport != "" {
 		d.fail("isolation", "per_user runs one process per person, and a %s server has no process of hermes's to run; remove it or use a stdio server", s.Transport)
 	}
+	if s.Isolation == IsolationPerUser && s.Sandbox == nil {
+		// One sandboxed process per person: an entry that names no
+		// sandbox gets the default one, as `sandbox: {}` would give.
+		s.Sandbox = d.sandbox(map[string]any{}, nil, &s.Unknown)
+	}
 	switch s.Transport {
 	case "":
 		if d.err == nil {

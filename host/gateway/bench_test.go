@@ -5,8 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,4 +151,73 @@ func BenchmarkGatewayCall(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkGatewaySessionMemory: the gateway's heap per open 2025-11-25
+// session. Each iteration initializes a session (and lists the tools in
+// it) with a raw HTTP client, keeping nothing; the heap in use after a GC
+// is compared before and after, per session. A self-contained session id
+// keeps nothing of the gateway's, so this is what mcp-go keeps for a
+// session initialized on this replica, until it has been idle for
+// SessionIdleTTL; the second sub-benchmark waits out a short TTL and
+// reports what is left.
+func BenchmarkGatewaySessionMemory(b *testing.B) {
+	b.Run("held", func(b *testing.B) { sessionMemory(b, 0) })
+	b.Run("after-idle", func(b *testing.B) { sessionMemory(b, 200*time.Millisecond) })
+}
+
+// sessionMemory is BenchmarkGatewaySessionMemory with idle TTL ttl (0:
+// the default, not waited for; else waited out before measuring).
+func sessionMemory(b *testing.B, ttl time.Duration) {
+	key := sha256.Sum256([]byte("bench"))
+	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: devOrEcho(b), SessionIDs: ids, SessionIdleTTL: ttl})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	b.Cleanup(srv.Close)
+	post := func(session, body string) string {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer token-of-alice")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted {
+			b.Fatalf("HTTP %d", res.StatusCode)
+		}
+		return res.Header.Get("Mcp-Session-Id")
+	}
+	heap := func() uint64 {
+		http.DefaultClient.CloseIdleConnections()
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	b.ResetTimer()
+	for range b.N {
+		sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		post(sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	}
+	b.StopTimer()
+	if ttl > 0 {
+		time.Sleep(3 * ttl) // the sweeper runs every ttl/2 (at least 1 s)
+		time.Sleep(2 * time.Second)
+	}
+	after := heap()
+	b.ReportMetric(float64(int64(after)-int64(before))/float64(b.N), "heap-B/session")
+	b.ReportMetric(float64(after)/1e6, "heap-MB-after")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"sync"
@@ -76,7 +77,18 @@ type Options struct {
 	// MaxRequestBytes bounds one request body (gateway.max_request_kb;
 	// DefaultMaxRequestBytes when 0).
 	MaxRequestBytes int64
+	// SessionIdleTTL drops what this replica holds for a 2025-11-25
+	// session no request touched for this long (DefaultSessionIdleTTL
+	// when 0). The session id stays valid: its next request is served as
+	// any replica serves a session it has not seen.
+	SessionIdleTTL time.Duration
 }
+
+// DefaultSessionIdleTTL is Options.SessionIdleTTL's default. Without a
+// bound, mcp-go would keep about 10 KB for every session initialized here
+// until its client sent DELETE, which a self-contained id refuses
+// (docs/BENCHMARKS.md, Gateway: a call through it).
+const DefaultSessionIdleTTL = 10 * time.Minute
 
 // DefaultMaxRequestBytes is the bound of a request body when the config
 // sets none: 4 MiB.
@@ -126,6 +138,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Log == nil {
 		opts.Log = hclog.NewNullLogger()
 	}
+	if opts.SessionIdleTTL <= 0 {
+		opts.SessionIdleTTL = DefaultSessionIdleTTL
+	}
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
@@ -145,7 +160,9 @@ func New(opts Options) (*Gateway, error) {
 		server.WithHooks(hooks),
 		server.WithRecovery())
 	g.http = server.NewStreamableHTTPServer(g.mcp,
-		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs}))
+		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs}),
+		server.WithSessionIdleTTL(opts.SessionIdleTTL),
+		server.WithStreamableHTTPLogger(slog.New(mcpLog{log: opts.Log.Named("mcp")})))
 	g.mux = http.NewServeMux()
 	g.SetPolicy(opts.Policy)
 	g.SetLimits(opts.Limits)

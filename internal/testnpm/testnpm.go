@@ -42,6 +42,24 @@ func Server(t testing.TB, pkg string) (node, script string) {
 	return node, script
 }
 
+// Package returns the node executable and the folder of the installed npm
+// package pkg, for a library (such as an SDK) that a test's own script
+// imports. The rule for a missing install is Server's.
+func Package(t testing.TB, pkg string) (node, dir string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, fmt.Sprintf("node is not installed (Node.js 20 or newer is needed to run %s): %v", pkg, err))
+		return "", ""
+	}
+	dir = filepath.Join(testbin.Root(), ".npm-deps", "node_modules", filepath.FromSlash(pkg))
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		missing(t, fmt.Sprintf("npm package %s is not installed in .npm-deps: %v", pkg, err))
+		return "", ""
+	}
+	return node, dir
+}
+
 // missing skips the test, or fails it under CI=true, saying how to install
 // what is missing.
 func missing(t testing.TB, why string) {
