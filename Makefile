@@ -105,6 +105,12 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'LoopToolRound' -benchtime 1000x -count 3 ./host/agent/
 	$(GO) test -run '^$$' -bench 'ChatToolRound' -benchtime 100x -count 3 ./host/agent/
 	$(GO) test -run '^$$' -bench 'ModelCall' -benchtime 20x -count 3 ./host/model/
+	$(GO) test -run '^$$' -bench 'LauncherRSS|Startup' -benchtime 10x -count 1 ./host/bench/
+	$(GO) test -run '^$$' -bench 'BridgeCall' -benchtime 1000x -count 1 ./host/serve/
+	$(GO) test -run '^$$' -bench 'Gateway' -benchtime 1000x -count 1 ./host/gateway/
+	$(GO) test -run '^$$' -bench . -benchtime 200x -count 1 ./host/gateway/policy/ ./host/gateway/identity/ ./host/gateway/telemetry/ ./host/config/ ./host/elicit/ ./host/offered/ ./host/project/ ./host/screening/ ./statedb/ ./sdk/logfile/ ./sdk/sandboxpath/
+	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 ./plugins/stdio/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./plugins/bridge/internal/events/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile
 # test server against a host of its own, beside a server that must stay

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,6 +35,15 @@ func BenchmarkLoadProject(b *testing.B) {
 		ClaudeFile: `{"mcpServers": {` + strings.Join(entries, ",") + `}}`,
 		HermesFile: "mcp_servers:\n  h1:\n    command: h1\n  h2:\n    url: https://h2.example/mcp\n",
 	})
+	// An entry whose ${VAR} is unset cannot be approved: the values go in
+	// the home's .env, as a person would put them.
+	var env strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&env, "TOKEN_%d=value-%d\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".env"), []byte(env.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
 	p, err := Load(root, Options{Home: home})
 	if err != nil || len(p.Servers) != 12 {
 		b.Fatal(p, err)
