@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-agent/hermes/host/registry"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/internal/testproc"
+	"github.com/hermes-agent/hermes/internal/testwait"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -134,10 +135,13 @@ func TestIdleStopAndRestart(t *testing.T) {
 	if s := status(m, "idl"); s.Lazy.IdleStops != 0 {
 		t.Fatalf("stopped while a call was in flight: %+v", s.Lazy)
 	}
-	eventually(t, 60*time.Second, "the idle stop", func() bool {
-		s := status(m, "idl")
-		return s.State == registry.StateIdle && s.Lazy.IdleStops == 1
-	})
+	var last registry.ServerStatus
+	if !testwait.Until(60*time.Second, func() bool {
+		last = status(m, "idl")
+		return last.State == registry.StateIdle && last.Lazy.IdleStops == 1
+	}) {
+		t.Fatalf("no idle stop after a minute: state %s, lazy %+v\nlog:\n%s", last.State, last.Lazy, logs.String())
+	}
 	waitNoProcesses(t, mark)
 	hasAll(t, names(m.Tools()), "mcp_idl_echo")
 	if !strings.Contains(logs.String(), "stopped after idle_timeout") {
