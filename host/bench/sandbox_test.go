@@ -41,18 +41,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	home := b.TempDir()
 	sup := supervisor.New(supervisor.Options{Home: home})
 	defer sup.KillAll()
-	entry := func(block map[string]any) *config.Server {
-		srv := &config.Server{Name: "bench", Transport: "stdio", Command: server,
-			Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute}
-		if block != nil {
-			sb, err := config.ParseSandbox(block, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv.Sandbox = sb
-		}
-		return srv
-	}
+	entry := func(block map[string]any) *config.Server { return sandboxEntry(b, server, block) }
 	entries := [3]*config.Server{
 		entry(nil),
 		entry(map[string]any{"network": "none"}),
@@ -96,6 +85,21 @@ func BenchmarkSandboxStart(b *testing.B) {
 	b.ReportMetric(float64(hosts)/float64(plain), "hosts/plain")
 }
 
+// sandboxEntry is the benchmarks' entry of the Go test server at server,
+// with the sandbox: block block (nil: none).
+func sandboxEntry(b *testing.B, server string, block map[string]any) *config.Server {
+	srv := &config.Server{Name: "bench", Transport: "stdio", Command: server,
+		Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute}
+	if block != nil {
+		sb, err := config.ParseSandbox(block, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv.Sandbox = sb
+	}
+	return srv
+}
+
 // BenchmarkLauncherRSS measures the resident memory of the stdio plugin's
 // launcher, hermes-stdio-launcher, while it waits as the init of a server's
 // pid namespace (every stdio server has one where the kernel allows it):
@@ -122,18 +126,7 @@ func BenchmarkLauncherRSS(b *testing.B) {
 	home := b.TempDir()
 	sup := supervisor.New(supervisor.Options{Home: home})
 	defer sup.KillAll()
-	entry := func(block map[string]any) *config.Server {
-		srv := &config.Server{Name: "bench", Transport: "stdio", Command: server,
-			Enabled: true, ConnectTimeout: 20 * time.Second, Timeout: time.Minute}
-		if block != nil {
-			sb, err := config.ParseSandbox(block, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv.Sandbox = sb
-		}
-		return srv
-	}
+	entry := func(block map[string]any) *config.Server { return sandboxEntry(b, server, block) }
 	plain, sandboxed := entry(nil), entry(map[string]any{"network": "none"})
 	launcherOf := func(s *session.Session) int {
 		pid := childNamed(s.Plugin.Pid(), launcherName)

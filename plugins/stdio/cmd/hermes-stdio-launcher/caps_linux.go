@@ -3,6 +3,7 @@ package main
 import (
 	"syscall"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"golang.org/x/sys/unix"
 )
 
@@ -72,7 +73,7 @@ func setLimits(memory, cpu, files, procs uint64, nproc bool) error {
 			soft, hard = min(soft, cur.Max), min(hard, cur.Max)
 		}
 		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: soft, Max: hard}); err != nil {
-			return wrap("set "+name+" to "+utoa(soft), err)
+			return wrap("set "+name+" to "+launcher.FormatUint(soft), err)
 		}
 		return nil
 	}
@@ -95,21 +96,7 @@ func setLimits(memory, cpu, files, procs uint64, nproc bool) error {
 
 func itoa(n int) string {
 	if n < 0 {
-		return "-" + utoa(uint64(-n))
+		return "-" + launcher.FormatUint(uint64(-n))
 	}
-	return utoa(uint64(n))
-}
-
-// utoa formats n in decimal (strconv is not linked).
-func utoa(n uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
+	return launcher.FormatUint(uint64(n))
 }

@@ -245,7 +245,7 @@ func ServerEnv(env []string, tmp string, proxyPort int) []string {
 	}
 	if proxyPort > 0 {
 		// An IPv4 literal needs no brackets.
-		u := "http://127.0.0.1:" + itoa(uint64(proxyPort))
+		u := "http://127.0.0.1:" + FormatUint(uint64(proxyPort))
 		for _, k := range proxyVars {
 			out = append(out, k+"="+u)
 		}
@@ -266,8 +266,9 @@ func named(kv string, names []string) bool {
 	return false
 }
 
-// itoa formats n in decimal (strconv is not imported here).
-func itoa(n uint64) string {
+// FormatUint formats n in decimal, for this package and the launcher
+// binary, which link no strconv.
+func FormatUint(n uint64) string {
 	var b [20]byte
 	i := len(b)
 	for {
