@@ -473,3 +473,41 @@ func callResult(res mcpvalue.CallResult) (*mcp.CallToolResult, error) {
 
 // Path is the MCP endpoint's path.
 func (g *Gateway) Path() string { return g.opts.Path }
+
+// resolver gives mcp-go, per request, a SessionIdManager bound to the
+// request's person.
+type resolver struct {
+	ids *SessionIDs
+}
+
+func (r resolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
+	b := boundIDs{ids: r.ids}
+	if req != nil {
+		if p, ok := personOf(req.Context()); ok {
+			b.subject, b.known = p.Subject, true
+		}
+	}
+	return b
+}
+
+// boundIDs is the SessionIdManager of one request: ids are issued to, and
+// accepted only for, that request's person.
+type boundIDs struct {
+	ids     *SessionIDs
+	subject string
+	known   bool
+}
+
+func (b boundIDs) Generate() string { return b.ids.Issue(b.subject) }
+
+func (b boundIDs) Validate(id string) (bool, error) {
+	if !b.known {
+		return false, errSessionID
+	}
+	return false, b.ids.Check(id, b.subject)
+}
+
+// Terminate: a self-contained id cannot be revoked on every replica, so
+// a client's DELETE is refused (the revision allows 405 for that); the
+// id ends with its maximum age, and the person's access with their token.
+func (b boundIDs) Terminate(string) (bool, error) { return true, nil }
