@@ -68,6 +68,12 @@ func run(mode string) int {
 	if plan.Net == launcher.NetworkHosts {
 		env = launcher.ServerEnv(env, "", plan.ProxyPort)
 	}
+	// The launcher's own code, to shed once it only waits as an init
+	// (listed now: the sandbox may forbid reading /proc).
+	var code []span
+	if plan.Init {
+		code = ownCode()
+	}
 	if plan.Bare {
 		// No sandbox: only the capability the namespace's /proc needed
 		// (ambient, as another user than root) goes.
@@ -88,7 +94,7 @@ func run(mode string) int {
 	}
 	// 9. The server.
 	if plan.Init {
-		return serveAsInit(plan.Path, plan.Argv, env)
+		return serveAsInit(plan.Path, plan.Argv, env, code)
 	}
 	err = syscall.Exec(plan.Path, plan.Argv, env)
 	return fail("exec", execError(err))
