@@ -159,7 +159,9 @@ func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, l
 	if sb != nil {
 		err = sb.Wrap(cmd)
 	}
-	if err == nil {
+	if err == nil && sb != nil {
+		err = sb.Spawn(func() error { return spawn(cmd) })
+	} else if err == nil {
 		err = spawn(cmd)
 	}
 	stdoutW.Close() // the server holds its own copy

@@ -64,7 +64,12 @@ type Launch struct {
 	// the start and so were not granted.
 	missing []string
 	cg      *pidsCgroup
-	proxy   *proxy.Proxy
+	// forker, when set, is the prepared thread in cg that forks the
+	// launcher (Prepare); born: the launcher was forked there, so it needs
+	// no move.
+	forker *forker
+	born   bool
+	proxy  *proxy.Proxy
 
 	planW  *os.File
 	status *os.File
@@ -116,6 +121,19 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	// warm-up (warmMoves) then holds through a grace period, while the rest
 	// is prepared.
 	if d.cgroup {
+		if f := takePrepared(); f != nil {
+			// The forker thread counts until it has left, right after
+			// the launcher's fork (Spawn).
+			f.max = sb.Limits.Processes
+			if err := f.cg.setMax(sb.Limits.Processes + 1); err == nil {
+				l.cg, l.forker = f.cg, f
+			} else {
+				close(f.jobs)
+				f.cg.remove()
+			}
+		}
+	}
+	if d.cgroup && l.cg == nil {
 		cg, err := newPidsCgroup(k.pidsBase, sb.Limits.Processes)
 		if err != nil {
 			if sb.Enforce {
@@ -309,6 +327,19 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	return nil
 }
 
+// Spawn runs start, which forks the launcher (exec.Cmd.Start): on the
+// prepared forker thread when there is one, so that the launcher is born in
+// its pids cgroup and Started has no move to wait for.
+func (l *Launch) Spawn(start func() error) error {
+	f := l.forker
+	if f == nil || l.born {
+		return start()
+	}
+	err := f.fork(start)
+	l.born = err == nil
+	return err
+}
+
 // Started completes the start of the launcher pid: it moves it into the
 // pids cgroup, hands it the plan, serves the proxy on the listener it sends
 // from its network namespace, and returns once it has executed the server
@@ -358,7 +389,7 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	defer func() { <-moveDone }()
 	go func() {
 		defer close(moveDone)
-		if l.cg != nil {
+		if l.cg != nil && !l.born {
 			if err := l.cg.add(pid); err != nil {
 				moved <- err
 				_ = uc.SetReadDeadline(time.Now()) // wake the reader below
@@ -555,6 +586,9 @@ func (l *Launch) Close() {
 		}
 		if l.tmp != "" {
 			removeAll(l.tmp)
+		}
+		if l.forker != nil {
+			close(l.forker.jobs) // its thread ends, leaving the cgroup empty
 		}
 		if l.cg != nil {
 			l.cg.remove()
