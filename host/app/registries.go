@@ -52,10 +52,17 @@ func builtinTools() []string {
 // dependencies and the run's request handlers. The roots returned are the
 // ones its servers were offered (see Requests.Bind).
 func (f *Factory) Registry(m Mode, servers []*config.Server) (*registry.Manager, *roots.Set) {
+	return f.RegistryWithAuth(m, servers, f.Credentials())
+}
+
+// RegistryWithAuth is Registry with the auth plugins of creds instead of
+// the run's background ones (a gateway's person's, in their own sealed
+// token folder).
+func (f *Factory) RegistryWithAuth(m Mode, servers []*config.Server, creds *credentials.Manager) (*registry.Manager, *roots.Set) {
 	opts := registry.Options{
 		Servers:  servers,
 		Builtins: builtinTools(),
-		Deps:     f.SessionDeps(),
+		Deps:     f.sessionDeps(creds),
 		Snapshot: m != Live,
 	}
 	set := f.Requests().Bind(&opts)

@@ -46,6 +46,10 @@ type Manager struct {
 	ui   auth.UI
 	// stepUp lets a challenge use the UI (an interactive step-up).
 	stepUp bool
+	// tokenDir and seal, when set, replace every server's token folder and
+	// seal its files (Options.TokenDir, Options.Seal).
+	tokenDir string
+	seal     *auth.Seal
 
 	mu      sync.Mutex
 	servers map[string]*Server
@@ -64,6 +68,12 @@ type Options struct {
 	// StepUp lets a challenge during a request log in again through UI
 	// (more scope); otherwise only Login does.
 	StepUp bool
+	// TokenDir, when set, is the token folder of every server instead of
+	// the home's (a gateway's folder of one person), and Seal, when set,
+	// has the plugins keep their files there sealed with it; a plugin that
+	// cannot seal is refused.
+	TokenDir string
+	Seal     *auth.Seal
 }
 
 // New returns a Manager.
@@ -74,7 +84,7 @@ func New(o Options) *Manager {
 	if o.UI == nil {
 		o.UI = auth.NoUI{}
 	}
-	return &Manager{home: o.Home, sup: o.Supervisor, log: o.Logger, ui: o.UI, stepUp: o.StepUp, servers: map[string]*Server{}}
+	return &Manager{home: o.Home, sup: o.Supervisor, log: o.Logger, ui: o.UI, stepUp: o.StepUp, tokenDir: o.TokenDir, seal: o.Seal, servers: map[string]*Server{}}
 }
 
 // TokenDir is the folder of every auth plugin's files under home.
@@ -161,6 +171,10 @@ func (m *Manager) For(ctx context.Context, srv *config.Server) (*Server, error) 
 		return nil, sdk.NewError(sdk.CodeConfig, "%s", err)
 	}
 	cfg := Config(srv, m.home)
+	if m.tokenDir != "" {
+		cfg.TokenDir = m.tokenDir
+	}
+	cfg.Seal = m.seal
 	// A plugin started from another binary (a new pin) is not reused.
 	spec := LaunchSpec(srv)
 	key := fmt.Sprintf("%#v %q %q", cfg, spec.Path, spec.SHA256)

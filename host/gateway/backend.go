@@ -77,6 +77,9 @@ type Registries struct {
 	// refused with an error naming gateway.max_people.
 	PersonIdle time.Duration
 	MaxPeople  int
+	// Upstreams, when set, keeps each person's upstream credentials (the
+	// servers with auth: oauth run per person with them).
+	Upstreams *Upstreams
 
 	mu     sync.Mutex
 	people map[string]*personRegistry
@@ -119,12 +122,23 @@ func (r *Registries) Call(ctx context.Context, p Person, t Tool, args json.RawMe
 	if !perUser {
 		return callRegistry(ctx, shared, t.Name, args)
 	}
+	if ups := r.Upstreams; ups != nil {
+		if res, ok := ups.before(ctx, p, t); ok {
+			return res, nil
+		}
+	}
 	m, done, err := r.person(ctx, p.Subject)
 	if err != nil {
 		return mcpvalue.CallResult{}, err
 	}
 	defer done()
-	return callRegistry(ctx, m, t.Name, args)
+	res, err := callRegistry(ctx, m, t.Name, args)
+	if ups := r.Upstreams; err != nil && ups != nil {
+		if res, ok := ups.after(ctx, p, t, err); ok {
+			return res, nil
+		}
+	}
+	return res, err
 }
 
 // person is subject's registry, built on first use, and the release of
@@ -212,10 +226,14 @@ func (r *Registries) makeRoom() error {
 func (r *Registries) closePerson(subject string) {
 	pr := r.people[subject]
 	delete(r.people, subject)
+	ups := r.Upstreams
 	go func() {
 		<-pr.ready
 		if pr.m != nil {
 			_ = pr.m.Close()
+			if ups != nil {
+				ups.release(pr.m)
+			}
 		}
 	}()
 }

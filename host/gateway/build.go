@@ -98,7 +98,13 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 			return nil, fmt.Errorf("gateway.telemetry: %w", err)
 		}
 	}
-	regs, err := registries(ctx, s.F, s.Servers)
+	ups, err := upstreams(s.F, gw, s.Servers)
+	if err != nil {
+		_ = log.Close()
+		shutdown(tel)
+		return nil, err
+	}
+	regs, err := registries(ctx, s.F, s.Servers, ups)
 	if err != nil {
 		_ = log.Close()
 		shutdown(tel)
@@ -122,6 +128,9 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	}
 	for _, p := range auth.MetadataPaths() {
 		g.Handle("GET "+p, auth.MetadataHandler())
+	}
+	if ups != nil {
+		ups.handle(g)
 	}
 	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log, telemetry: tel}, nil
 }
@@ -187,7 +196,7 @@ func sessionKey(name string, lookup func(string) (string, bool)) ([]byte, error)
 // split parts servers into the shared ones and the per-person ones.
 func split(servers []*config.Server) (shared, perUser []*config.Server, names []string) {
 	for _, s := range servers {
-		if s.PerUser() {
+		if s.PerUser() || personal(s) {
 			perUser = append(perUser, s)
 			names = append(names, s.Name)
 		} else {
@@ -200,9 +209,9 @@ func split(servers []*config.Server) (shared, perUser []*config.Server, names []
 // registries starts the registries of servers: the shared ones in one
 // live registry, the per-person ones listed once from their records (the
 // template) and run per person.
-func registries(ctx context.Context, f *app.Factory, servers []*config.Server) (*Registries, error) {
+func registries(ctx context.Context, f *app.Factory, servers []*config.Server, ups *Upstreams) (*Registries, error) {
 	shared, perUser, _ := split(servers)
-	r := &Registries{}
+	r := &Registries{Upstreams: ups}
 	r.Shared, _ = f.Registry(app.Live, shared)
 	if err := r.Shared.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the shared servers: %w", err)
@@ -246,7 +255,11 @@ func (r *Registries) setPerUser(ctx context.Context, f *app.Factory, perUser []*
 		go old.Close()
 	}
 	r.Template, r.PerUser = template, names
-	r.ForPerson = func(ctx context.Context, _ string) (*registry.Manager, error) {
+	ups := r.Upstreams
+	r.ForPerson = func(ctx context.Context, subject string) (*registry.Manager, error) {
+		if ups != nil {
+			return ups.registry(ctx, perUser, subject)
+		}
 		m, _ := f.Registry(app.Live, perUser)
 		return m, m.Start(ctx)
 	}
@@ -273,6 +286,9 @@ func (b *Built) Reload(ctx context.Context, s Setup) error {
 	pol, err := policy.Compile(policy.FromConfig(gw.Policy))
 	if err != nil {
 		return fmt.Errorf("gateway.policy: %w", err)
+	}
+	if err := b.Registries.reloadUpstreams(s.Servers); err != nil {
+		return err
 	}
 	shared, perUser, _ := split(s.Servers)
 	if _, err := b.Registries.Shared.Reload(ctx, shared); err != nil {

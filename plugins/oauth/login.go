@@ -39,6 +39,9 @@ func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.
 		}
 		return a.localStatus(), nil
 	}
+	if o.RedirectURI != "" {
+		return a.hostCallbackLogin(ctx, o)
+	}
 	challenge := o.Challenge
 	if len(challenge) == 0 {
 		challenge = a.probe(ctx)
@@ -64,6 +67,11 @@ func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.
 		}
 		return auth.Status{}, err
 	}
+	return a.keep(ctx, d, t, scope)
+}
+
+// keep stores the token a login obtained, with the discovery it used.
+func (a *authenticator) keep(ctx context.Context, d *discovered, t *tokenstore.Token, scope string) (auth.Status, error) {
 	t.Issuer, t.Resource = d.meta.Issuer, d.resource
 	if t.Scope == "" {
 		t.Scope = scope
@@ -130,9 +138,13 @@ func (a *authenticator) loginClient(ctx context.Context, d *discovered, redirect
 	}
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
+	appType := "native"
+	if !loopbackRedirect(redirectURI) {
+		appType = "web"
+	}
 	info, err := discovery.Register(rctx, a.hc, d.meta, discovery.ClientRequest{
 		ClientName: a.set.ClientName, RedirectURIs: []string{redirectURI}, Scope: registrationScope(d, scope),
-		DeviceCode: d.meta.DeviceAuthorizationEndpoint != "",
+		DeviceCode: d.meta.DeviceAuthorizationEndpoint != "", ApplicationType: appType,
 	})
 	if err != nil {
 		return client{}, sdk.NewError(sdk.CodeAuth, "registering hermes as an OAuth client of '%s': %v; if the server does not allow registration, set oauth.client_id", a.cfg.Server, err)
@@ -219,29 +231,7 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{
-		"response_type":         {"code"},
-		"client_id":             {c.ID},
-		"redirect_uri":          {redirectURI},
-		"state":                 {state},
-		"code_challenge":        {oauth2.S256ChallengeFromVerifier(verifier)},
-		"code_challenge_method": {"S256"},
-	}
-	if scope != "" {
-		q.Set("scope", scope)
-	}
-	if d.resource != "" {
-		q.Set("resource", d.resource)
-	}
-	for _, k := range a.set.extraParamNames() {
-		q.Set(k, a.set.ExtraParams[k])
-	}
-	authURL := d.meta.AuthorizationEndpoint
-	if strings.Contains(authURL, "?") {
-		authURL += "&" + q.Encode()
-	} else {
-		authURL += "?" + q.Encode()
-	}
+	authURL := a.authorizationURL(d, c, redirectURI, state, verifier, scope)
 
 	if !ui.Interactive() {
 		return nil, auth.LoginNeeded(a.cfg.Server, "no user is here to log in")
@@ -299,19 +289,54 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 	if r.err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, r.err)
 	}
+	// The listener lets nothing but this login's state through; a pasted
+	// URL is checked in exchange.
+	return a.exchange(ctx, d, c, r.query, state, redirectURI, verifier)
+}
+
+// authorizationURL is the authorization request of the code flow with
+// PKCE S256 for client c.
+func (a *authenticator) authorizationURL(d *discovered, c client, redirectURI, state, verifier, scope string) string {
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {c.ID},
+		"redirect_uri":          {redirectURI},
+		"state":                 {state},
+		"code_challenge":        {oauth2.S256ChallengeFromVerifier(verifier)},
+		"code_challenge_method": {"S256"},
+	}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	if d.resource != "" {
+		q.Set("resource", d.resource)
+	}
+	for _, k := range a.set.extraParamNames() {
+		q.Set(k, a.set.ExtraParams[k])
+	}
+	authURL := d.meta.AuthorizationEndpoint
+	if strings.Contains(authURL, "?") {
+		return authURL + "&" + q.Encode()
+	}
+	return authURL + "?" + q.Encode()
+}
+
+// exchange trades the code of a redirect's query q for a token, checking
+// first that the redirect belongs to this login (state), carries no error,
+// and comes from d's authorization server (RFC 9207 iss).
+func (a *authenticator) exchange(ctx context.Context, d *discovered, c client, q url.Values, state, redirectURI, verifier string) (*tokenstore.Token, error) {
 	// The state first: only this login's redirect may say anything, an
-	// error included. (The listener lets nothing else through; a pasted
-	// URL is checked here.)
-	if !sameState(r.query, state) {
+	// error included.
+	if !sameState(q, state) {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the answer's state does not match this login (a stale or forged redirect); run the login again", a.cfg.Server)
 	}
-	if e := r.query.Get("error"); e != "" {
-		return nil, sdk.NewError(sdk.CodeAuth, "the authorization server refused the login to '%s': %s %s", a.cfg.Server, shown(e, 60), shown(r.query.Get("error_description"), 200))
+	if e := q.Get("error"); e != "" {
+		return nil, sdk.NewError(sdk.CodeAuth, "the authorization server refused the login to '%s': %s %s", a.cfg.Server, shown(e, 60), shown(q.Get("error_description"), 200))
 	}
-	if err := discovery.ValidateIssuerParam(d.meta, r.query.Get("iss"), r.query.Has("iss")); err != nil {
+	if err := discovery.ValidateIssuerParam(d.meta, q.Get("iss"), q.Has("iss")); err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s' refused: %v", a.cfg.Server, err)
 	}
-	code := r.query.Get("code")
+	code := q.Get("code")
 	if code == "" {
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': the redirect carried no code", a.cfg.Server)
 	}
@@ -328,6 +353,20 @@ func (a *authenticator) codeFlow(ctx context.Context, d *discovered, scope strin
 		return nil, sdk.NewError(sdk.CodeAuth, "login to '%s': %v", a.cfg.Server, err)
 	}
 	return t, nil
+}
+
+// loopbackRedirect reports whether uri is a loopback http redirect URI
+// (a native client's).
+func loopbackRedirect(uri string) bool {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "::1", "localhost":
+		return true
+	}
+	return false
 }
 
 // callbackPath is the path of the loopback redirect URI.

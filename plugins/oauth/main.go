@@ -6,7 +6,9 @@
 // hosts, the device authorization grant, refresh under a cross-process
 // lock, step-up on insufficient_scope, revocation on logout, and the
 // client credentials grant for machine identities. Tokens live in the
-// host's token folder, 0600.
+// host's token folder, 0600, sealed when the host gives a key
+// (auth.Config.Seal); a host with its own callback (a gateway) logs people
+// in through it in two steps (auth.LoginOptions.RedirectURI).
 package main
 
 import (

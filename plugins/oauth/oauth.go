@@ -73,6 +73,10 @@ type authenticator struct {
 	hc    *http.Client
 	log   hclog.Logger
 
+	// pkceKey derives the PKCE verifier of a login through the host's
+	// callback from its state; nil unless the folder is sealed.
+	pkceKey []byte
+
 	// loginMu keeps to one login at a time.
 	loginMu sync.Mutex
 
@@ -113,16 +117,28 @@ func open(_ context.Context, cfg auth.Config, log hclog.Logger) (*authenticator,
 	if cfg.TokenDir == "" {
 		return nil, sdk.NewError(sdk.CodeConfig, "the host gave no token folder")
 	}
-	store, err := tokenstore.New(cfg.TokenDir, cfg.Server)
-	if err != nil {
+	var store *tokenstore.Store
+	var pkceKey []byte
+	if cfg.Seal != nil {
+		if store, err = tokenstore.NewSealed(cfg.TokenDir, cfg.Server, cfg.Seal.Key); err != nil {
+			return nil, sdk.NewError(sdk.CodeConfig, "%v", err)
+		}
+		if pkceKey, err = pkceKeyOf(cfg.Seal.Key); err != nil {
+			return nil, err
+		}
+	} else if store, err = tokenstore.New(cfg.TokenDir, cfg.Server); err != nil {
 		return nil, err
 	}
 	hc, err := httpClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &authenticator{cfg: cfg, set: set, store: store, hc: hc, log: log}, nil
+	return &authenticator{cfg: cfg, set: set, store: store, hc: hc, log: log, pkceKey: pkceKey}, nil
 }
+
+// Sealed reports that the token folder's files are sealed with the key
+// the host gave (auth.Sealer).
+func (a *authenticator) Sealed() bool { return a.store.Sealed() }
 
 // httpClient is the client for the authorization server, with the
 // server's TLS settings.

@@ -2,7 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
@@ -31,6 +33,45 @@ type Config struct {
 	CABundle           string `json:"ca_bundle,omitempty"`
 	// LoginTimeout bounds one interactive login (oauth.timeout).
 	LoginTimeout time.Duration `json:"login_timeout,omitempty"`
+	// Seal, when set, asks the plugin to keep every file it writes in
+	// TokenDir sealed (encrypted and authenticated) with Seal.Key, and to
+	// refuse a file that does not open with it: a gateway keeps each
+	// person's tokens so. A plugin that honours it implements Sealer and
+	// says so when it is opened; the host refuses a plugin that does not
+	// (one built before sealing would write the files in the clear). nil:
+	// the files as they always were (a person's own machine).
+	Seal *Seal `json:"seal,omitempty"`
+}
+
+// Seal is the key an auth plugin seals its files with (Config.Seal). It
+// prints (fmt %v, %+v, %#v) without the key.
+type Seal struct {
+	// Key is 32 random bytes, this token folder's own: the host derives
+	// one per folder from the deployment's secret, so that a plugin holds
+	// the key of its own folder only.
+	Key []byte `json:"key"`
+}
+
+// SealKeySize is the size of Seal.Key.
+const SealKeySize = 32
+
+// String describes s without its key: a fingerprint that tells two keys
+// apart and nothing more.
+func (s Seal) String() string {
+	sum := sha256.Sum256(append([]byte("hermes seal fingerprint\x00"), s.Key...))
+	return fmt.Sprintf("auth.Seal{key: %d bytes, fingerprint %x}", len(s.Key), sum[:4])
+}
+
+// GoString is String, so that %#v does not print the key either.
+func (s Seal) GoString() string { return s.String() }
+
+// Sealer is implemented by an Authenticator that honours Config.Seal.
+// The plugin's side of the contract asks it when the host opens it with a
+// Seal, and tells the host (an older plugin, which cannot, is refused).
+type Sealer interface {
+	// Sealed reports whether the Authenticator keeps its files sealed
+	// with the Seal it was opened with.
+	Sealed() bool
 }
 
 // HeadersRequest describes the request to the server headers are wanted
@@ -91,6 +132,30 @@ type LoginOptions struct {
 	Challenge []string
 	// Scope asks for this scope instead of the discovered one.
 	Scope string
+
+	// RedirectURI, when set, is a callback the host itself receives the
+	// authorization server's answer at (a gateway's /oauth/callback),
+	// instead of the plugin's loopback listener; State is the state the
+	// host bound to this login, sent as it is. The login then takes two
+	// calls, which may reach two processes (two replicas of a gateway):
+	// without Callback, Login discovers, registers a client for
+	// RedirectURI when it must, and returns at once with Status.Pending,
+	// the authorization URL to send the person to; with Callback (the URL
+	// the person's browser was redirected to), it checks that its state is
+	// State, exchanges the code and stores the tokens. The PKCE verifier
+	// is derived from State with the Seal key, so no process keeps it;
+	// Config.Seal is required. Plugins that predate these fields ignore
+	// them (and return no Pending).
+	RedirectURI string
+	State       string
+	Callback    string
+}
+
+// PendingLogin is the first step of a login through a host's callback
+// (LoginOptions.RedirectURI).
+type PendingLogin struct {
+	// URL is the authorization URL to send the person to.
+	URL string
 }
 
 // Status is what a plugin tells about its credentials: never a token.
@@ -120,6 +185,9 @@ type Status struct {
 	// and they were refused: expired or revoked there, whatever the
 	// clock says. Only a login helps; Detail says what was refused.
 	Refused bool
+	// Pending is set by the first step of a login through a host's
+	// callback (LoginOptions.RedirectURI): nothing is stored yet.
+	Pending *PendingLogin
 }
 
 // LogoutResult says what a logout did.

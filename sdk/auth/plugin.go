@@ -108,7 +108,7 @@ func (s *rpcServer) ui(c rpcx.Call) UI {
 }
 
 // Open builds the Authenticator.
-func (s *rpcServer) Open(args aw.OpenArgs, reply *rpcx.ErrReply) error {
+func (s *rpcServer) Open(args aw.OpenArgs, reply *aw.OpenReply) error {
 	return rpcx.Do(&s.calls, &args, &reply.Err, func(ctx context.Context) error {
 		var cfg Config
 		if err := json.Unmarshal(args.Config, &cfg); err != nil {
@@ -129,6 +129,9 @@ func (s *rpcServer) Open(args aw.OpenArgs, reply *rpcx.ErrReply) error {
 		s.mu.Lock()
 		s.a, s.hc = a, hc
 		s.mu.Unlock()
+		if sl, ok := a.(Sealer); ok && cfg.Seal != nil {
+			reply.Sealed = sl.Sealed()
+		}
 		return nil
 	})
 }

@@ -72,8 +72,14 @@ func (h *Auth) Open(ctx context.Context, cfg auth.Config, opts AuthOptions) (*Au
 	c := &AuthClient{rpc: rpcx.NewClient(h.client, fmt.Sprintf("auth plugin of %q", cfg.Server))}
 	c.rpc.Interactive = ui.Interactive
 	id := rpcx.ServeCallbacks(h.broker, &uiCallbacks{ui: ui, timeout: timeout})
-	if err := c.rpc.Call(ctx, aw.MethodOpen, &aw.OpenArgs{Config: raw, CallbackID: id}, &rpcx.ErrReply{}); err != nil {
+	var reply aw.OpenReply
+	if err := c.rpc.Call(ctx, aw.MethodOpen, &aw.OpenArgs{Config: raw, CallbackID: id}, &reply); err != nil {
 		return nil, err
+	}
+	if cfg.Seal != nil && !reply.Sealed {
+		// A plugin that does not seal (one built before sealing ignores
+		// the field) would write the tokens in the clear.
+		return nil, sdk.NewError(sdk.CodeContract, "the auth plugin of %q does not seal its files (auth.Config.Seal), which this host needs of it; update the plugin (it may predate sealing)", cfg.Server)
 	}
 	return c, nil
 }

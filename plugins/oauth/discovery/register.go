@@ -38,8 +38,13 @@ var (
 type ClientRequest struct {
 	// ClientName is the human-readable name shown on consent screens.
 	ClientName string
-	// RedirectURIs are the loopback callback URIs.
+	// RedirectURIs are the callback URIs: loopback ones, or a host's own
+	// callback (a gateway's) with ApplicationType "web".
 	RedirectURIs []string
+	// ApplicationType is OIDC's application_type: "native" (the default)
+	// for a client on the person's machine, "web" for a host that receives
+	// the redirect at a URL of its own.
+	ApplicationType string
 	// Scope is the scope the client will request, when known.
 	Scope string
 	// DeviceCode adds the device authorization grant type.
@@ -90,8 +95,12 @@ func Register(ctx context.Context, client *http.Client, meta *ServerMetadata, re
 	if req.DeviceCode {
 		grants = append(grants, GrantDeviceCode)
 	}
+	appType := req.ApplicationType
+	if appType == "" {
+		appType = "native"
+	}
 	body := map[string]any{
-		"application_type":           "native",
+		"application_type":           appType,
 		"client_name":                req.ClientName,
 		"redirect_uris":              req.RedirectURIs,
 		"grant_types":                grants,

@@ -15,6 +15,12 @@
 // writes (temp file, fsync, rename, fsync of the folder), bounded reads, and
 // the refusal to follow a symbolic link at a credential path.
 //
+// A store made with NewSealed (auth.Config.Seal: a gateway's folder of one
+// person) seals every file it writes with AES-256-GCM under a key derived
+// from the folder's key, bound to the file's name, and reads only files
+// that open with it (ErrWrongKey otherwise, the file left in place); a
+// store made with New reads and writes the files in the clear, as ever.
+//
 // It must not do OAuth: it never contacts an authorization server and never
 // decides on its own when a token needs refreshing; the caller's function
 // does. It never logs, and it never puts a token, a secret or a file's

@@ -25,6 +25,9 @@ type Store struct {
 	// file, and this Store opens a new one per Lock.
 	sem chan struct{}
 
+	// sealer, when set, seals and opens every file (NewSealed).
+	sealer *sealer
+
 	mu   sync.Mutex
 	seen fileKey // the token file as last read or written by this Store
 }
@@ -98,7 +101,7 @@ func (s *Store) remember(k fileKey) {
 // mtime + expires_in. Load records the file's version for Changed.
 func (s *Store) Load() (*Token, error) {
 	path := s.TokenPath()
-	data, fi, err := readFile(path)
+	data, fi, err := s.readInfo(path)
 	s.remember(keyOf(fi))
 	if err != nil || data == nil {
 		return nil, err
@@ -131,7 +134,7 @@ func (s *Store) Save(t *Token) error {
 	if err != nil {
 		return fmt.Errorf("tokenstore: save %s: %w", path, err)
 	}
-	fi, err := writeFile(path, data)
+	fi, err := s.write(path, data)
 	if fi != nil {
 		s.remember(keyOf(fi))
 	}
@@ -161,7 +164,7 @@ func (s *Store) Changed() bool {
 // as for Load (a file without client_id is corrupt).
 func (s *Store) LoadClient() (*Client, error) {
 	path := s.ClientPath()
-	data, _, err := readFile(path)
+	data, err := s.read(path)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -183,7 +186,7 @@ func (s *Store) SaveClient(c *Client) error {
 	if err != nil {
 		return fmt.Errorf("tokenstore: save %s: %w", path, err)
 	}
-	_, err = writeFile(path, data)
+	_, err = s.write(path, data)
 	return err
 }
 
@@ -192,7 +195,7 @@ func (s *Store) SaveClient(c *Client) error {
 // server's metadata itself) reads as Meta{Issuer, AuthServer}.
 func (s *Store) LoadMeta() (*Meta, error) {
 	path := s.MetaPath()
-	data, _, err := readFile(path)
+	data, err := s.read(path)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -214,7 +217,7 @@ func (s *Store) SaveMeta(m *Meta) error {
 	if err != nil {
 		return fmt.Errorf("tokenstore: save %s: %w", path, err)
 	}
-	_, err = writeFile(path, data)
+	_, err = s.write(path, data)
 	return err
 }
 

@@ -70,7 +70,7 @@ func NewCmdGateway(e *cmdkit.Env, runF func(context.Context, *GatewayOptions) er
 			&cli.StringFlag{Name: "config", Usage: "read the servers and the gateway: block from `FILE` instead of $HERMES_HOME/config.yaml", Destination: &opts.ConfigFile},
 			&cli.DurationFlag{Name: "drain", Value: gateway.DefaultDrain, Usage: "at SIGTERM, let calls in flight finish for up to `DURATION`", Destination: &opts.Drain},
 		},
-		Commands: []*cli.Command{NewCmdCheck(e, nil)},
+		Commands: []*cli.Command{NewCmdCheck(e, nil), NewCmdLogout(e, nil)},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Args().Len() > 0 {
 				return cmdkit.Usagef("usage: hermes mcp gateway --http HOST:PORT [--config FILE] [--drain DURATION]")

@@ -35,6 +35,19 @@ type OpenArgs struct {
 	CallbackID uint32
 }
 
+// OpenReply answers Open. Hosts and plugins built before Sealed decode
+// it as, and send, rpcx.ErrReply: net/rpc's gob matches fields by name,
+// so a field one side lacks is ignored by it, and reads as false on the
+// other.
+type OpenReply struct {
+	Err *sdk.Error
+	// Sealed: the plugin keeps its files sealed with auth.Config.Seal.
+	Sealed bool
+}
+
+// Failure returns the plugin's error.
+func (r *OpenReply) Failure() *sdk.Error { return r.Err }
+
 // HeadersArgs asks for headers.
 type HeadersArgs[R any] struct {
 	rpcx.Call
