@@ -78,7 +78,17 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway.policy: %w", err)
 	}
-	key, err := sessionKey(gw.SessionKeyEnv, s.F.Lookup)
+	dotenv, err := config.LoadDotEnv(s.F.HomePath())
+	if err != nil {
+		return nil, err
+	}
+	key, err := sessionKey(gw.SessionKeyEnv, func(name string) (string, bool) {
+		if v, ok := s.F.Lookup(name); ok {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +202,8 @@ func Identity(gw *config.Gateway, lookup func(string) (string, bool)) (*identity
 	}})
 }
 
-// sessionKey is the deployment's session key from variable name: base64
+// sessionKey is the deployment's session key from variable name (looked up
+// in the run's environment, then in $HERMES_HOME/.env): base64
 // (standard or URL alphabet) of at least MinSessionKeyBytes, or that many
 // bytes as they are.
 func sessionKey(name string, lookup func(string) (string, bool)) ([]byte, error) {

@@ -85,7 +85,11 @@ func TestReloadTakesUpAuditAndTelemetry(t *testing.T) {
 		"gateway:\n  resource: http://127.0.0.1/mcp\n  tokens:\n    - {subject: dana, sha256: \"" + hex.EncodeToString(sum[:]) + "\"}\n" +
 		"  policy:\n    - {allow: {subjects: [dana], tools: [\"*\"]}}\n"
 	f := app.New(app.Options{Env: []string{"HERMES_HOME=" + home, "HOME=" + t.TempDir(), "HERMES_PLUGIN_PATH=" + testbin.Dir(t),
-		"PATH=" + os.Getenv("PATH"), "HERMES_GATEWAY_SESSION_KEY=" + strings.Repeat("r", 32)}, Dir: t.TempDir(), Stderr: io.Discard})
+		"PATH=" + os.Getenv("PATH")}, Dir: t.TempDir(), Stderr: io.Discard})
+	// The session key from the home's .env, as a deployment may give it.
+	if err := os.WriteFile(filepath.Join(home, ".env"), []byte("HERMES_GATEWAY_SESSION_KEY="+strings.Repeat("r", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { f.Close(false) })
 	setup := func(text string) gateway.Setup {
 		t.Helper()
