@@ -10,6 +10,8 @@
 #   conformance/run.sh SCENARIO...     just those scenarios (of 0.1.16; with NEXT=1, of 0.2.0-alpha.12)
 #   conformance/run.sh --server [SCENARIO...]
 #                                      only the server suite (below), or just those of its scenarios
+#   conformance/run.sh --gateway [SCENARIO...]
+#                                      only the gateway's server suite (below), or just those of its scenarios
 #
 # The run without arguments ends with the suite's server mode against
 # `hermes mcp serve --http` (a HERMES_HOME of the bridge's state.db fixture,
@@ -18,6 +20,14 @@
 # Authorization header, so it talks to the server through bin/authproxy, a
 # loopback proxy that adds the bearer token and leaves Host and Origin as
 # the suite sent them.
+#
+# Then the same suites (0.1.16, and 0.2.0-alpha.12 for the 2025-11-25 and
+# 2026-07-28 revisions) against `hermes mcp gateway --http` fronting
+# @modelcontextprotocol/server-everything, with a static bearer token that
+# bin/authproxy adds: every scenario of conformance/gateway-scenarios.txt
+# whose capabilities the gateway declares in its initialize result runs and
+# must pass (check-level exceptions in conformance/expected-failures-gateway.yml);
+# the others are listed with what they wait for.
 #
 # Exits non-zero on any unexpected failure. Results land in results-conformance/.
 set -euo pipefail
@@ -78,7 +88,7 @@ run_server_suite() {
   go build -o bin/authproxy ./conformance/authproxy || return 1
   local url="" proxy_url="" i
   home=$(mktemp -d) || return 1
-  trap stop_server EXIT
+  trap 'stop_server; stop_gateway' EXIT
   local testdata=plugins/bridge/internal/store/testdata
   python3 "$testdata/make_state_db.py" current "$home/state.db" || return 1
   mkdir -p "$home/sessions" || return 1
@@ -142,6 +152,155 @@ run_server_suite() {
   echo "conformance: server suite passed: $((${#stable[@]} + ${#next[@]})) scenarios against hermes mcp serve --http"
 }
 
+# The gateway's server suite: its table, its expected failures (0.2.0-alpha.12
+# only: 0.1.16 reads no check-level entries) and its fixture home.
+gateway_table="$root/conformance/gateway-scenarios.txt"
+gateway_expected="$root/conformance/expected-failures-gateway.yml"
+everything=".npm-deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+gw_pid="" gw_proxy_pid="" gw_home=""
+stop_gateway() {
+  if [ -n "$gw_proxy_pid" ]; then kill "$gw_proxy_pid" 2>/dev/null || true; wait "$gw_proxy_pid" 2>/dev/null || true; fi
+  if [ -n "$gw_pid" ]; then kill "$gw_pid" 2>/dev/null || true; wait "$gw_pid" 2>/dev/null || true; fi
+  if [ -n "$gw_home" ]; then rm -rf "$gw_home"; fi
+  gw_pid="" gw_proxy_pid="" gw_home=""
+}
+
+# suite_scenarios PKG: the server scenarios the suite package at PKG lists.
+suite_scenarios() {
+  node "${node_flags[@]}" "$1/dist/index.js" list </dev/null | sed -n '/^Server scenarios/,/^$/p' | sed -n 's/^  - \([^ ]*\).*/\1/p'
+}
+
+# run_gateway_suite [SCENARIO...]: starts `hermes mcp gateway --http` on a
+# home whose config serves server-everything to one static token, and the
+# proxy that adds the token; reads the capabilities the gateway declares;
+# runs every scenario of the table that they allow (or just those named),
+# and prints each one's checks and, for the rest, what they wait for.
+run_gateway_suite() {
+  # Called from a condition, where errexit is off: every step checks.
+  [ -f "$everything" ] || ./scripts/npm-deps.sh || return 1
+  go build -o bin/hermes ./cmd/hermes || return 1
+  go build -o bin/hermes-gateway ./cmd/hermes-gateway || return 1
+  go build -o bin/hermes-transport-stdio ./plugins/stdio || return 1
+  go build -trimpath -o bin/hermes-stdio-launcher ./plugins/stdio/cmd/hermes-stdio-launcher || return 1
+  go build -o bin/authproxy ./conformance/authproxy || return 1
+  # Every server scenario of both packages is in the table, so a new one
+  # in a later version is not silently left out.
+  local listed missing=() s
+  listed=$(sed -e 's/#.*//' "$gateway_table" | awk 'NF >= 3 {print $2}')
+  for s in $(suite_scenarios "$pkg") $(suite_scenarios "$next_pkg"); do
+    grep -qx -- "$s" <<<"$listed" || missing+=("$s")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "conformance: server scenarios not in conformance/gateway-scenarios.txt: ${missing[*]}; add each with what it needs" >&2
+    return 1
+  fi
+  local url="" proxy_url="" i token sum node_bin
+  gw_home=$(mktemp -d) || return 1
+  trap 'stop_server; stop_gateway' EXIT
+  token=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
+  [ ${#token} -eq 48 ] || { echo "could not make a token from /dev/urandom" >&2; return 1; }
+  sum=$(printf %s "$token" | sha256sum | cut -d' ' -f1) || return 1
+  node_bin=$(command -v node)
+  # A home of its own: the config (the token's sha256 only), the session
+  # key in .env (mode 0600), the audit file.
+  cat >"$gw_home/config.yaml" <<EOF_CONFIG || return 1
+mcp_servers:
+  everything:
+    command: $node_bin
+    args: ["$root/$everything", "stdio"]
+gateway:
+  resource: http://127.0.0.1/mcp
+  tokens:
+    - {subject: conformance, sha256: "$sum"}
+  policy:
+    - {allow: {tools: ["*"]}}
+  audit: {file: $gw_home/audit.jsonl}
+EOF_CONFIG
+  (umask 077 && printf 'HERMES_GATEWAY_SESSION_KEY=%s\n' "$(od -An -tx1 -N48 /dev/urandom | tr -d ' \n')" > "$gw_home/.env") || return 1
+  HERMES_HOME="$gw_home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes mcp gateway --http 127.0.0.1:0 </dev/null >/dev/null 2>"$gw_home/gateway.log" &
+  gw_pid=$!
+  for i in $(seq 600); do
+    url=$(sed -n 's/^hermes mcp gateway: serving .* at \(http:[^ ]*\)$/\1/p' "$gw_home/gateway.log" | head -n1)
+    [ -n "$url" ] && break
+    kill -0 "$gw_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "hermes mcp gateway did not start:" >&2
+    cat "$gw_home/gateway.log" >&2
+    return 1
+  fi
+  GATEWAY_TOKEN="$token" bin/authproxy -token-env GATEWAY_TOKEN -to "$url" >"$gw_home/proxy.out" 2>&1 &
+  gw_proxy_pid=$!
+  for i in $(seq 100); do
+    proxy_url=$(sed -n 's/^authproxy: \(http:.*\)$/\1/p' "$gw_home/proxy.out" | head -n1)
+    [ -n "$proxy_url" ] && break
+    kill -0 "$gw_proxy_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$proxy_url" ]; then
+    echo "authproxy did not start:" >&2
+    cat "$gw_home/proxy.out" >&2
+    return 1
+  fi
+  local caps
+  caps=$(node "$root/conformance/gateway.mjs" capabilities "$proxy_url") || { cat "$gw_home/gateway.log" >&2; return 1; }
+  echo "== conformance gateway suite: hermes mcp gateway at $url (through $proxy_url), fronting server-everything; it declares: ${caps:-nothing}"
+
+  local suite_ scenario needs expect dir log counts cap ok
+  local passed=() failed=() waiting=() fixture=() extension=()
+  while read -r suite_ scenario needs expect <&3; do
+    if [ $# -gt 0 ] && [[ " $* " != *" $scenario "* ]]; then continue; fi
+    case "$needs" in
+    fixture) fixture+=("$scenario"); continue ;;
+    extension) extension+=("$scenario"); continue ;;
+    -) ;;
+    *)
+      ok=1
+      for cap in ${needs//,/ }; do
+        [[ " $caps " == *" $cap "* ]] || ok=0
+      done
+      if [ $ok = 0 ]; then
+        waiting+=("$suite_ $scenario ($needs)")
+        continue
+      fi
+      ;;
+    esac
+    dir="$out/gateway/$suite_"
+    mkdir -p "$dir"
+    log="$dir/$scenario.log"
+    case "$suite_" in
+    0.1.16) node "${node_flags[@]}" "$pkg/dist/index.js" server --url "$proxy_url" --scenario "$scenario" -o "$dir" >"$log" 2>&1 </dev/null ;;
+    *) node "${node_flags[@]}" "$next_pkg/dist/index.js" server --url "$proxy_url" --scenario "$scenario" --spec-version "$suite_" \
+      --expected-failures "$gateway_expected" -o "$dir" >"$log" 2>&1 </dev/null ;;
+    esac
+    local status=$?
+    counts=$(node "$root/conformance/gateway.mjs" counts "$dir" "$scenario" "$gateway_expected" 2>&1) || status=1
+    if [ -n "$expect" ] && [ $status -eq 0 ]; then
+      counts="$counts; $(node "$root/conformance/gateway.mjs" expect "$dir" "$scenario" "${expect%%=*}" "${expect#*=}" 2>&1)" || status=1
+    fi
+    if [ $status -eq 0 ]; then
+      printf '  pass  %-10s  %-32s  %s\n' "$suite_" "$scenario" "$counts"
+      passed+=("$scenario")
+    else
+      printf '  FAIL  %-10s  %-32s  %s (log: %s)\n' "$suite_" "$scenario" "$counts" "$log" >&2
+      failed+=("$suite_ $scenario")
+    fi
+  done 3< <(sed -e 's/#.*//' "$gateway_table" | awk 'NF >= 3')
+  for s in "${waiting[@]}"; do
+    printf '  wait  %s: the gateway does not declare it yet\n' "$s"
+  done
+  [ ${#fixture[@]} -eq 0 ] || echo "  not run, they need the suite's reference server (${#fixture[@]}): ${fixture[*]}"
+  [ ${#extension[@]} -eq 0 ] || echo "  not run, extensions the gateway does not offer (${#extension[@]}): ${extension[*]}"
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "conformance: gateway scenarios failed: ${failed[*]} (details in $out/gateway, gateway log below)" >&2
+    cat "$gw_home/gateway.log" >&2
+    return 1
+  fi
+  stop_gateway
+  echo "conformance: gateway suite passed: ${#passed[@]} scenarios; ${#waiting[@]} wait for a capability, ${#fixture[@]} need the suite's reference server, ${#extension[@]} extensions"
+}
+
 mkdir -p bin
 go build -o bin/hermes-transport-http ./plugins/http
 go build -o bin/hermes-auth-oauth ./plugins/oauth
@@ -158,6 +317,11 @@ fi
 if [ "${1:-}" = --server ]; then
   shift
   run_server_suite "$@" || exit 1
+  exit 0
+fi
+if [ "${1:-}" = --gateway ]; then
+  shift
+  run_gateway_suite "$@" || exit 1
   exit 0
 fi
 
@@ -186,6 +350,7 @@ if [ $# -eq 0 ]; then
     status=1
   fi
   run_server_suite || status=1
+  run_gateway_suite || status=1
   exit $status
 fi
 

@@ -1,13 +1,16 @@
 // Command authproxy is a loopback reverse proxy for the conformance run's
-// server suite: the suite's client cannot send an Authorization header,
-// and `hermes mcp serve --http` refuses every request without its bearer
-// token. authproxy adds "Authorization: Bearer $HERMES_MCP_SERVE_TOKEN" to
-// each request and forwards it, body, headers, Host and Origin untouched,
-// so the server's own Host and Origin checks still see what the suite
-// sent. It listens on loopback only and is for conformance/run.sh; it is
-// not part of hermes.
+// server suites: the suite's client cannot send an Authorization header,
+// and both `hermes mcp serve --http` and `hermes mcp gateway` refuse every
+// request without a bearer token. authproxy adds "Authorization: Bearer
+// <token>" to each request, the token read from the variable -token-env
+// names ($HERMES_MCP_SERVE_TOKEN by default, never from the command line),
+// and forwards it, body, headers, Host and Origin untouched, so the
+// server's own Host and Origin checks still see what the suite sent. It
+// listens on loopback only and is for conformance/run.sh; it is not part
+// of hermes.
 //
 //	HERMES_MCP_SERVE_TOKEN=... authproxy -to http://127.0.0.1:PORT/mcp
+//	GATEWAY_TOKEN=... authproxy -token-env GATEWAY_TOKEN -to http://127.0.0.1:PORT/mcp
 //
 // Once listening it prints "authproxy: http://127.0.0.1:<port>/mcp" (the
 // URL to test, with the path of -to) on stdout.
@@ -30,10 +33,11 @@ func main() {
 	log.SetPrefix("authproxy: ")
 	to := flag.String("to", "", "the URL of the MCP endpoint to forward to (loopback)")
 	listen := flag.String("listen", "127.0.0.1:0", "the loopback address to listen on")
+	tokenEnv := flag.String("token-env", "HERMES_MCP_SERVE_TOKEN", "the variable holding the bearer token to add")
 	flag.Parse()
-	token := os.Getenv("HERMES_MCP_SERVE_TOKEN")
+	token := os.Getenv(*tokenEnv)
 	if token == "" {
-		log.Fatal("HERMES_MCP_SERVE_TOKEN is not set: it is the bearer token to add")
+		log.Fatalf("%s is not set: it is the bearer token to add", *tokenEnv)
 	}
 	target, err := url.Parse(*to)
 	if err != nil || target.Scheme != "http" || !loopback(target.Hostname()) {

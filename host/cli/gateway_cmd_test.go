@@ -154,12 +154,12 @@ func toolNames(t *testing.T, c *client.Client) []string {
 	return n
 }
 
-// TestGatewayReloadsOnSIGHUP: a changed policy takes effect at SIGHUP
-// without a restart, and a broken config is refused on one line while the
-// gateway goes on serving the one before.
+// TestGatewayReloadsOnSIGHUP: a changed policy and audit file take effect
+// at SIGHUP without a restart, and a broken config is refused on one line
+// while the gateway goes on serving the one before.
 func TestGatewayReloadsOnSIGHUP(t *testing.T) {
 	t.Parallel()
-	home, _ := gatewayHome(t)
+	home, audit := gatewayHome(t)
 	g := startGateway(t, home)
 	bob := gatewayClient(t, g.url, "bob-token-0123456789")
 	if n := toolNames(t, bob); !slices.Equal(n, []string{"mcp_ts_echo"}) {
@@ -169,13 +169,24 @@ func TestGatewayReloadsOnSIGHUP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeConfig(t, home, strings.Replace(string(b), "groups: [support], tools: [\"mcp_*_echo\"]", "groups: [support], tools: [\"mcp_*_echo\", \"mcp_*_add\"]", 1))
+	moved := filepath.Join(t.TempDir(), "moved", "audit.jsonl")
+	reloaded := strings.Replace(string(b), "groups: [support], tools: [\"mcp_*_echo\"]", "groups: [support], tools: [\"mcp_*_echo\", \"mcp_*_add\"]", 1)
+	writeConfig(t, home, strings.Replace(reloaded, "file: "+audit, "file: "+moved, 1))
 	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	testwait.For(t, 0, "the reload", func() bool { return strings.Contains(g.stderr.String(), "reloaded, serving 1 server(s)") })
 	if n := toolNames(t, bob); !slices.Contains(n, "mcp_ts_add") {
 		t.Fatalf("after the reload bob sees %v", n)
+	}
+	if _, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mcp_ts_add", Arguments: map[string]any{"a": 1, "b": 2}}}); err != nil {
+		t.Fatalf("bob's add after the reload: %v", err)
+	}
+	if b, _ := os.ReadFile(moved); !strings.Contains(string(b), `"subject":"bob"`) || !strings.Contains(string(b), `"tool":"mcp_ts_add"`) {
+		t.Fatalf("the audit file the reload named holds %q", b)
+	}
+	if b, _ := os.ReadFile(audit); strings.Contains(string(b), "mcp_ts_add") {
+		t.Fatalf("the audit file before the reload got a call after it: %q", b)
 	}
 	writeConfig(t, home, string(b)+"  polcy: []\n")
 	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {

@@ -45,6 +45,11 @@ type Built struct {
 	Policy     *policy.Policy
 	audit      *audit.Log
 	telemetry  *telemetry.Telemetry
+	// tel is the telemetry: block telemetry was made from (a reload with
+	// the same block keeps its exporters); stdout is where an audit:
+	// block's stdout: true writes.
+	tel    config.GatewayTelemetry
+	stdout io.Writer
 }
 
 // Close closes the registries and the audit log.
@@ -73,7 +78,17 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway.policy: %w", err)
 	}
-	key, err := sessionKey(gw.SessionKeyEnv, s.F.Lookup)
+	dotenv, err := config.LoadDotEnv(s.F.HomePath())
+	if err != nil {
+		return nil, err
+	}
+	key, err := sessionKey(gw.SessionKeyEnv, func(name string) (string, bool) {
+		if v, ok := s.F.Lookup(name); ok {
+			return v, true
+		}
+		v, ok := dotenv[name]
+		return v, ok
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +100,9 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("$%s: %w", gw.SessionKeyEnv, err)
 	}
-	log, err := audit.Open(audit.FromConfig(gw.Audit, s.Stdout))
+	log, tel, err := sinks(ctx, s, s.Stdout)
 	if err != nil {
-		return nil, fmt.Errorf("gateway.audit: %w", err)
-	}
-	var tel *telemetry.Telemetry
-	if t := gw.Telemetry; t.OTLPEndpoint != "" || t.Prometheus {
-		tel, err = telemetry.New(ctx, telemetry.Config{OTLPEndpoint: t.OTLPEndpoint, Prometheus: t.Prometheus,
-			ServiceName: t.ServiceName, ServiceVersion: s.Version, Logger: s.F.Log.Named("telemetry")})
-		if err != nil {
-			_ = log.Close()
-			return nil, fmt.Errorf("gateway.telemetry: %w", err)
-		}
+		return nil, err
 	}
 	ups, err := upstreams(s.F, gw, s.Servers)
 	if err != nil {
@@ -123,16 +129,44 @@ func Build(ctx context.Context, s Setup) (*Built, error) {
 		shutdown(tel)
 		return nil, err
 	}
-	if tel != nil && gw.Telemetry.Prometheus {
-		g.Handle("GET /metrics", tel.MetricsHandler())
-	}
+	// Mounted whether or not prometheus: is on (404 while it is off), so
+	// that a reload can turn it on.
+	g.Handle("GET /metrics", tel.MetricsHandler())
 	for _, p := range auth.MetadataPaths() {
 		g.Handle("GET "+p, auth.MetadataHandler())
 	}
 	if ups != nil {
 		ups.handle(g)
 	}
-	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log, telemetry: tel}, nil
+	return &Built{Gateway: g, Registries: regs, Identity: auth, Policy: pol, audit: log, telemetry: tel,
+		tel: gw.Telemetry, stdout: s.Stdout}, nil
+}
+
+// sinks opens the audit log and makes the telemetry of s's block (a
+// telemetry that records nothing when the block names no exporter); an
+// audit: block's stdout: true writes to stdout.
+func sinks(ctx context.Context, s Setup, stdout io.Writer) (*audit.Log, *telemetry.Telemetry, error) {
+	log, err := audit.Open(audit.FromConfig(s.Block.Audit, stdout))
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway.audit: %w", err)
+	}
+	tel, err := newTelemetry(ctx, s)
+	if err != nil {
+		_ = log.Close()
+		return nil, nil, err
+	}
+	return log, tel, nil
+}
+
+// newTelemetry is the telemetry of s's telemetry: block.
+func newTelemetry(ctx context.Context, s Setup) (*telemetry.Telemetry, error) {
+	t := s.Block.Telemetry
+	tel, err := telemetry.New(ctx, telemetry.Config{OTLPEndpoint: t.OTLPEndpoint, Prometheus: t.Prometheus,
+		ServiceName: t.ServiceName, ServiceVersion: s.Version, Logger: s.F.Log.Named("telemetry")})
+	if err != nil {
+		return nil, fmt.Errorf("gateway.telemetry: %w", err)
+	}
+	return tel, nil
 }
 
 // shutdown flushes and stops tel (nil: nothing), bounded.
@@ -177,7 +211,8 @@ func Identity(gw *config.Gateway, lookup func(string) (string, bool)) (*identity
 	}})
 }
 
-// sessionKey is the deployment's session key from variable name: base64
+// sessionKey is the deployment's session key from variable name (looked up
+// in the run's environment, then in $HERMES_HOME/.env): base64
 // (standard or URL alphabet) of at least MinSessionKeyBytes, or that many
 // bytes as they are.
 func sessionKey(name string, lookup func(string) (string, bool)) ([]byte, error) {
@@ -270,10 +305,15 @@ func (r *Registries) setPerUser(ctx context.Context, f *app.Factory, perUser []*
 }
 
 // Reload applies a changed config: s's servers (added, removed and changed
-// ones, shared and per-person) and its gateway block's identity, policy
-// and limits. A block that does not build changes nothing and is the
-// error. The session key, audit and telemetry stay as they started
-// (restart the gateway to change them).
+// ones, shared and per-person) and its gateway block's identity, policy,
+// limits, audit and telemetry. Everything is made before anything is
+// applied: a block that does not build changes nothing and is the error.
+// The audit file is opened again even when its block did not change (a
+// file moved away by logrotate is written anew); telemetry's exporters are
+// replaced only when its block changed. Neither loses a record: the old
+// audit file is closed once the new one takes the lines, and the requests
+// in flight finish on the old exporters, which are then flushed. The
+// session key stays as it started (restart the gateway to change it).
 func (b *Built) Reload(ctx context.Context, s Setup) error {
 	gw := s.Block
 	if gw == nil {
@@ -290,12 +330,40 @@ func (b *Built) Reload(ctx context.Context, s Setup) error {
 	if err := b.Registries.reloadUpstreams(s.Servers); err != nil {
 		return err
 	}
+	if s.Stdout != nil {
+		b.stdout = s.Stdout
+	}
+	log, err := audit.Open(audit.FromConfig(gw.Audit, b.stdout))
+	if err != nil {
+		return fmt.Errorf("gateway.audit: %w", err)
+	}
+	var tel *telemetry.Telemetry
+	if gw.Telemetry != b.tel {
+		if tel, err = newTelemetry(ctx, s); err != nil {
+			_ = log.Close()
+			return err
+		}
+	}
+	discard := func() {
+		_ = log.Close()
+		shutdown(tel)
+	}
 	shared, perUser, _ := split(s.Servers)
 	if _, err := b.Registries.Shared.Reload(ctx, shared); err != nil {
+		discard()
 		return fmt.Errorf("reload the shared servers: %w", err)
 	}
 	if err := b.Registries.setPerUser(ctx, s.F, perUser); err != nil {
+		discard()
 		return err
+	}
+	if err := b.audit.Swap(log); err != nil {
+		// The new file takes the lines; only closing the old one failed.
+		b.opts.Log.Warn("audit: the file before the reload", "error", err)
+	}
+	if tel != nil {
+		b.telemetry.Swap(tel)
+		b.tel = gw.Telemetry
 	}
 	b.SetAuthenticate(auth.Middleware)
 	b.SetPolicy(pol)

@@ -166,7 +166,13 @@ func Open(o Options) (*Log, error) {
 
 // Write writes r as one line.
 func (l *Log) Write(r Record) error {
-	b, err := l.encode(r)
+	// The line is made outside the lock (hashing the arguments is the
+	// costly part), with the options it will be written under: a Swap
+	// that changed them meanwhile has it made again.
+	l.mu.Lock()
+	args := l.args
+	l.mu.Unlock()
+	b, err := encode(r, args)
 	if err != nil {
 		return err
 	}
@@ -174,6 +180,11 @@ func (l *Log) Write(r Record) error {
 	defer l.mu.Unlock()
 	if l.w == nil {
 		return fmt.Errorf("audit: the log is closed")
+	}
+	if l.args != args {
+		if b, err = encode(r, l.args); err != nil {
+			return err
+		}
 	}
 	if _, err := l.w.Write(b); err != nil {
 		return fmt.Errorf("audit: write: %w", err)
@@ -193,8 +204,39 @@ func (l *Log) Close() error {
 	return nil
 }
 
-// encode is r's line, newline included.
-func (l *Log) encode(r Record) ([]byte, error) {
+// Swap makes l write where n writes, with n's options, from its next line
+// on, then closes the file l wrote to before (a writer is left open); n is
+// left closed. Each line goes whole to the old place or the new one, so a
+// swap loses none: a line written while Swap runs is in the old file, which
+// is closed only once the new one takes the lines. It is how a reload takes
+// up a changed audit: block, and how a file moved away (by logrotate) is
+// reopened.
+func (l *Log) Swap(n *Log) error {
+	if n == l {
+		return nil
+	}
+	n.mu.Lock()
+	w, file, args := n.w, n.file, n.args
+	n.w, n.file = nil, nil
+	n.mu.Unlock()
+	if w == nil {
+		return fmt.Errorf("audit: swap to a closed log")
+	}
+	l.mu.Lock()
+	old := l.file
+	l.w, l.file, l.args = w, file, args
+	l.mu.Unlock()
+	if old != nil {
+		if err := old.close(); err != nil {
+			return fmt.Errorf("audit: close the file before the swap: %w", err)
+		}
+	}
+	return nil
+}
+
+// encode is r's line, newline included; args writes the arguments' values
+// (Options.Arguments).
+func encode(r Record, args bool) ([]byte, error) {
 	t := r.Time
 	if t.IsZero() {
 		t = time.Now()
@@ -218,7 +260,7 @@ func (l *Log) encode(r Record) ([]byte, error) {
 		Outcome:    Outcome(cut(string(r.Outcome), MaxFieldBytes)),
 		DurationMS: float64(r.Duration.Microseconds()) / 1000,
 	}
-	if l.args {
+	if args {
 		switch {
 		case len(canon) > MaxArgumentsBytes:
 			ln.ArgsOmit = "larger than " + strconv.Itoa(MaxArgumentsBytes) + " bytes"

@@ -179,12 +179,14 @@ func (t *Telemetry) Start(ctx context.Context, r Request) (context.Context, func
 	if r.Transport == "" {
 		r.Transport = TransportTCP
 	}
-	ctx, span := t.tracer.Start(ctx, spanName(r), opts...)
+	p := t.acquire()
+	ctx, span := p.tracer.Start(ctx, spanName(r), opts...)
 	if span.IsRecording() {
-		span.SetAttributes(t.spanAttrs(r, true)...)
+		span.SetAttributes(spanAttrs(r, p.recordSubject)...)
 	}
 	return ctx, func(o Outcome) {
-		t.finish(ctx, span, t.serverOp, r, start, o)
+		t.finish(ctx, span, p.serverOp, r, start, o)
+		p.release()
 	}
 }
 
@@ -197,14 +199,16 @@ func (t *Telemetry) Start(ctx context.Context, r Request) (context.Context, func
 // still passes on the trace context a client sent.
 func (t *Telemetry) StartUpstream(ctx context.Context, r Request) (context.Context, map[string]string, func(Outcome)) {
 	start := time.Now()
-	ctx, span := t.tracer.Start(ctx, spanName(r), trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start))
+	p := t.acquire()
+	ctx, span := p.tracer.Start(ctx, spanName(r), trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start))
 	if span.IsRecording() {
-		span.SetAttributes(t.spanAttrs(r, false)...)
+		span.SetAttributes(spanAttrs(r, false)...)
 	}
 	carrier := propagation.MapCarrier{}
 	t.propagator.Inject(ctx, carrier)
 	return ctx, carrier, func(o Outcome) {
-		t.finish(ctx, span, t.clientOp, r, start, o)
+		t.finish(ctx, span, p.clientOp, r, start, o)
+		p.release()
 	}
 }
 
@@ -240,9 +244,10 @@ func spanName(r Request) string {
 	return method
 }
 
-// spanAttrs are a span's attributes at its start; server marks the span of a
-// request the gateway serves.
-func (t *Telemetry) spanAttrs(r Request, server bool) []attribute.KeyValue {
+// spanAttrs are a span's attributes at its start; subject puts the caller's
+// subject on it (a span of a request the gateway serves, with
+// Config.RecordSubject).
+func spanAttrs(r Request, subject bool) []attribute.KeyValue {
 	a := make([]attribute.KeyValue, 0, 12)
 	a = append(a, keyMethod.String(clip(r.Method)))
 	a = appendTarget(a, r)
@@ -256,7 +261,7 @@ func (t *Telemetry) spanAttrs(r Request, server bool) []attribute.KeyValue {
 		a = append(a, keyUpstream.String(clip(r.Server)))
 	}
 	a = appendConnection(a, r)
-	if server && t.recordSubject && r.Subject != "" {
+	if subject && r.Subject != "" {
 		a = append(a, keyEnduser.String(clip(r.Subject)))
 	}
 	return a

@@ -29,7 +29,9 @@ func (t *Telemetry) SessionStarted(protocol string) Session {
 // DELETE, or the gateway ending it); o says whether it ended with an error.
 // A session whose start is unknown or in the future is not recorded.
 func (t *Telemetry) SessionEnded(ctx context.Context, s Session, o Outcome) {
-	if s.Started.IsZero() || !t.serverSession.Enabled(ctx) {
+	p := t.acquire()
+	defer p.release()
+	if s.Started.IsZero() || !p.serverSession.Enabled(ctx) {
 		return
 	}
 	d := time.Since(s.Started)
@@ -41,5 +43,5 @@ func (t *Telemetry) SessionEnded(ctx context.Context, s Session, o Outcome) {
 	if errType := o.errorType(); errType != "" {
 		a = append(a, keyErrorType.String(errType))
 	}
-	t.serverSession.Record(ctx, d.Seconds(), metric.WithAttributes(a...))
+	p.serverSession.Record(ctx, d.Seconds(), metric.WithAttributes(a...))
 }

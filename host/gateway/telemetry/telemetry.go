@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -86,19 +88,84 @@ type Config struct {
 
 // Telemetry records the gateway's spans and metrics. Its methods are safe for
 // concurrent use.
+//
+// What it records goes through one pipeline (a tracer, the histograms, the
+// exporters behind them) that Swap replaces while requests are being served
+// (a reload with another telemetry: block): a request stays on the pipeline
+// it started on, so its span and measurements reach the exporters it started
+// with, and an old pipeline is shut down, which flushes it, once the last
+// request that started on it has ended.
 type Telemetry struct {
+	propagator propagation.TextMapPropagator
+	sets       attrSets
+
+	cur atomic.Pointer[pipeline]
+	// retiring are the pipelines Swap replaced that still have requests
+	// in flight; Shutdown stops them too.
+	mu       sync.Mutex
+	retiring map[*pipeline]struct{}
+	closed   bool
+}
+
+// pipeline is one configuration's tracer, instruments and exporters.
+type pipeline struct {
 	tracer        trace.Tracer
-	propagator    propagation.TextMapPropagator
 	recordSubject bool
 
 	serverOp      metric.Float64Histogram
 	serverSession metric.Float64Histogram
 	clientOp      metric.Float64Histogram
-	sets          attrSets
 
 	tracerProvider *sdktrace.TracerProvider // nil when spans are off
 	meterProvider  *sdkmetric.MeterProvider // nil when metrics are off
 	metrics        http.Handler
+
+	// users counts the requests in flight on the pipeline, plus one while
+	// it is the current one; drained is closed when it reaches zero,
+	// after which the pipeline is never used again.
+	users   atomic.Int64
+	drained chan struct{}
+}
+
+func newPipeline() *pipeline {
+	p := &pipeline{
+		tracer:  tracenoop.NewTracerProvider().Tracer(scopeName),
+		metrics: http.NotFoundHandler(),
+		drained: make(chan struct{}),
+	}
+	p.users.Store(1)
+	return p
+}
+
+// tryAcquire counts a request on p, unless p has drained.
+func (p *pipeline) tryAcquire() bool {
+	for {
+		n := p.users.Load()
+		if n == 0 {
+			return false
+		}
+		if p.users.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release ends a request's use of p (or, once, p being the current one).
+func (p *pipeline) release() {
+	if p.users.Add(-1) == 0 {
+		close(p.drained)
+	}
+}
+
+// acquire is the current pipeline, counted until its release.
+func (t *Telemetry) acquire() *pipeline {
+	for {
+		// A pipeline that drained was replaced before it could: the
+		// next load finds its successor.
+		if p := t.cur.Load(); p.tryAcquire() {
+			return p
+		}
+	}
 }
 
 // New builds the gateway's telemetry from cfg: an OTLP/HTTP span and metric
@@ -106,17 +173,24 @@ type Telemetry struct {
 // cfg.Prometheus is. With neither, every method is a cheap no-op apart from
 // passing a client's trace context on upstream.
 func New(ctx context.Context, cfg Config) (*Telemetry, error) {
+	p, err := build(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t := &Telemetry{propagator: propagation.TraceContext{}}
+	t.cur.Store(p)
+	return t, nil
+}
+
+// build makes the pipeline cfg describes.
+func build(ctx context.Context, cfg Config) (*pipeline, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = hclog.Default()
 	}
 	log = log.Named("telemetry")
-	t := &Telemetry{
-		tracer:        tracenoop.NewTracerProvider().Tracer(scopeName),
-		propagator:    propagation.TraceContext{},
-		recordSubject: cfg.RecordSubject,
-		metrics:       http.NotFoundHandler(),
-	}
+	p := newPipeline()
+	p.recordSubject = cfg.RecordSubject
 	var base *url.URL
 	if cfg.OTLPEndpoint != "" {
 		var err error
@@ -125,7 +199,7 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 		}
 	}
 	if base == nil && !cfg.Prometheus {
-		return t, t.instruments(metricnoop.NewMeterProvider().Meter(scopeName))
+		return p, p.instruments(metricnoop.NewMeterProvider().Meter(scopeName))
 	}
 
 	res, err := newResource(ctx, cfg)
@@ -144,17 +218,17 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: otlp span exporter for %s: %w", base.Redacted(), err)
 		}
-		t.tracerProvider = sdktrace.NewTracerProvider(
+		p.tracerProvider = sdktrace.NewTracerProvider(
 			sdktrace.WithResource(res),
 			sdktrace.WithBatcher(traceExp),
 			sdktrace.WithRawSpanLimits(spanLimits()))
-		t.tracer = t.tracerProvider.Tracer(scopeName)
+		p.tracer = p.tracerProvider.Tracer(scopeName)
 
 		metricExp, err := otlpmetrichttp.New(ctx,
 			otlpmetrichttp.WithEndpointURL(base.JoinPath("v1", "metrics").String()),
 			otlpmetrichttp.WithHeaders(cfg.OTLPHeaders))
 		if err != nil {
-			_ = t.tracerProvider.Shutdown(ctx)
+			_ = p.tracerProvider.Shutdown(ctx)
 			return nil, fmt.Errorf("telemetry: otlp metric exporter for %s: %w", base.Redacted(), err)
 		}
 		var readerOpts []sdkmetric.PeriodicReaderOption
@@ -168,19 +242,19 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 		reg := prometheus.NewRegistry()
 		exp, err := otelprom.New(otelprom.WithRegisterer(reg))
 		if err != nil {
-			t.shutdownTraces(ctx)
+			p.shutdownTraces(ctx)
 			return nil, fmt.Errorf("telemetry: prometheus exporter: %w", err)
 		}
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		metricOpts = append(metricOpts, sdkmetric.WithReader(exp))
-		t.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: log.StandardLogger(nil)})
+		p.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: log.StandardLogger(nil)})
 	}
-	t.meterProvider = sdkmetric.NewMeterProvider(metricOpts...)
-	if err := t.instruments(t.meterProvider.Meter(scopeName)); err != nil {
-		_ = t.Shutdown(ctx)
+	p.meterProvider = sdkmetric.NewMeterProvider(metricOpts...)
+	if err := p.instruments(p.meterProvider.Meter(scopeName)); err != nil {
+		_ = p.shutdown(ctx)
 		return nil, err
 	}
-	return t, nil
+	return p, nil
 }
 
 // parseEndpoint checks an OTLP base URL; its errors name the endpoint
@@ -242,7 +316,7 @@ func spanLimits() sdktrace.SpanLimits {
 
 // instruments creates the three histograms on m with the conventions' names,
 // unit and bucket boundaries.
-func (t *Telemetry) instruments(m metric.Meter) error {
+func (p *pipeline) instruments(m metric.Meter) error {
 	var err error
 	hist := func(name, desc string) metric.Float64Histogram {
 		h, e := m.Float64Histogram(name,
@@ -254,27 +328,36 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		}
 		return h
 	}
-	t.serverOp = hist("mcp.server.operation.duration",
+	p.serverOp = hist("mcp.server.operation.duration",
 		"MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.")
-	t.serverSession = hist("mcp.server.session.duration",
+	p.serverSession = hist("mcp.server.session.duration",
 		"The duration of the MCP session as observed on the MCP server.")
-	t.clientOp = hist("mcp.client.operation.duration",
+	p.clientOp = hist("mcp.client.operation.duration",
 		"The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.")
 	return err
 }
 
 // MetricsHandler serves the metrics in the Prometheus text format (the
-// gateway mounts it at /metrics); it answers 404 when cfg.Prometheus is off.
-func (t *Telemetry) MetricsHandler() http.Handler { return t.metrics }
+// gateway mounts it at /metrics); it answers 404 while Prometheus is off
+// (cfg.Prometheus false), and follows Swap.
+func (t *Telemetry) MetricsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := t.acquire()
+		defer p.release()
+		p.metrics.ServeHTTP(w, r)
+	})
+}
 
 // Flush exports the spans and metrics recorded so far.
 func (t *Telemetry) Flush(ctx context.Context) error {
+	p := t.acquire()
+	defer p.release()
 	var err error
-	if t.tracerProvider != nil {
-		err = t.tracerProvider.ForceFlush(ctx)
+	if p.tracerProvider != nil {
+		err = p.tracerProvider.ForceFlush(ctx)
 	}
-	if t.meterProvider != nil {
-		err = errors.Join(err, t.meterProvider.ForceFlush(ctx))
+	if p.meterProvider != nil {
+		err = errors.Join(err, p.meterProvider.ForceFlush(ctx))
 	}
 	if err != nil {
 		return fmt.Errorf("telemetry: flush: %w", err)
@@ -282,16 +365,66 @@ func (t *Telemetry) Flush(ctx context.Context) error {
 	return nil
 }
 
+// Swap makes n's pipeline (its exporters, its Prometheus registry) the one
+// t records on from now on; n is left with none (its methods record
+// nothing). The requests in flight finish on the pipeline they started on,
+// which is then shut down, flushing what it holds: no span or measurement
+// is lost across the swap. Shutdown(t) stops the new pipeline and any old
+// one still waiting. A Prometheus registry starts again from zero (a counter
+// reset, which Prometheus handles).
+func (t *Telemetry) Swap(n *Telemetry) {
+	none := newPipeline()
+	_ = none.instruments(metricnoop.NewMeterProvider().Meter(scopeName))
+	np := n.cur.Swap(none)
+	t.mu.Lock()
+	if t.retiring == nil {
+		t.retiring = map[*pipeline]struct{}{}
+	}
+	old := t.cur.Swap(np)
+	t.retiring[old] = struct{}{}
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		_ = np.shutdown(context.Background())
+	}
+	go func() {
+		<-old.drained
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = old.shutdown(ctx)
+		t.mu.Lock()
+		delete(t.retiring, old)
+		t.mu.Unlock()
+	}()
+	old.release()
+}
+
 // Shutdown exports what is pending and stops the exporters; ctx bounds the
 // wait for a receiver that does not answer. Spans and measurements after it
 // are dropped.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
-	var err error
-	if t.tracerProvider != nil {
-		err = t.tracerProvider.Shutdown(ctx)
+	t.mu.Lock()
+	t.closed = true
+	ps := []*pipeline{t.cur.Load()}
+	for p := range t.retiring {
+		ps = append(ps, p)
 	}
-	if t.meterProvider != nil {
-		err = errors.Join(err, t.meterProvider.Shutdown(ctx))
+	t.mu.Unlock()
+	var err error
+	for _, p := range ps {
+		err = errors.Join(err, p.shutdown(ctx))
+	}
+	return err
+}
+
+// shutdown flushes and stops p's exporters; a second call does nothing.
+func (p *pipeline) shutdown(ctx context.Context) error {
+	var err error
+	if p.tracerProvider != nil {
+		err = p.tracerProvider.Shutdown(ctx)
+	}
+	if p.meterProvider != nil {
+		err = errors.Join(err, p.meterProvider.Shutdown(ctx))
 	}
 	if err != nil {
 		return fmt.Errorf("telemetry: shutdown: %w", err)
@@ -299,9 +432,9 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// shutdownTraces stops the span exporter of a New that fails later.
-func (t *Telemetry) shutdownTraces(ctx context.Context) {
-	if t.tracerProvider != nil {
-		_ = t.tracerProvider.Shutdown(ctx)
+// shutdownTraces stops the span exporter of a build that fails later.
+func (p *pipeline) shutdownTraces(ctx context.Context) {
+	if p.tracerProvider != nil {
+		_ = p.tracerProvider.Shutdown(ctx)
 	}
 }

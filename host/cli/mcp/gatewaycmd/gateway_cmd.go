@@ -180,12 +180,13 @@ func enabledServers(cfg *config.Config) []*config.Server {
 	return out
 }
 
-// reload reads the config again at SIGHUP and applies it; a config that
-// does not load or build changes nothing, and says why on one line.
+// reload reads the config again at SIGHUP and applies it (servers,
+// identity, policy, limits, audit and telemetry); a config that does not
+// load or build changes nothing, and says why on one line.
 func reload(ctx context.Context, e *cmdkit.Env, opts *GatewayOptions, b *gateway.Built) {
 	cfg, gw, err := load(e, opts.ConfigFile)
 	if err == nil {
-		err = b.Reload(ctx, gateway.Setup{F: cmdkit.Factory(e), Servers: enabledServers(cfg), Block: gw, Version: servecmd.Version()})
+		err = b.Reload(ctx, gateway.Setup{F: cmdkit.Factory(e), Servers: enabledServers(cfg), Block: gw, Stdout: e.Out, Version: servecmd.Version()})
 	}
 	if err != nil {
 		fmt.Fprintf(e.Err, "hermes mcp gateway: reload refused, still serving the config before it: %s\n", termsafe.Escape(oneLine(err.Error())))
