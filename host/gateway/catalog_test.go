@@ -375,3 +375,45 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 		})
 	}
 }
+
+// A per-person server's prompts and resources are listed from the
+// template before a person has a process of it, and a read or a get of
+// them runs in the person's own process, started then.
+func TestPerPersonPromptsAndResources(t *testing.T) {
+	t.Parallel()
+	srv := testbin.Path(t, "hermes-testserver")
+	f, srvs := servers(t, "  ts:\n    command: "+srv+"\n"+tsEntry(t, "tsp"))
+	ctx := context.Background()
+	shared, _ := f.Registry(app.Live, srvs[:1])
+	template, _ := f.Registry(app.Cached, srvs[1:])
+	for _, m := range []*registry.Manager{shared, template} {
+		if err := m.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	regs := &gateway.Registries{Shared: shared, Template: template, PerUser: []string{"tsp"},
+		ForPerson: func(ctx context.Context, _ string) (*registry.Manager, error) {
+			m, _ := f.Registry(app.Live, srvs[1:])
+			return m, m.Start(ctx)
+		}}
+	t.Cleanup(regs.Close)
+	key := sha256.Sum256([]byte("k"))
+	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Policy: anything(t), SessionIDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(g.Handler())
+	t.Cleanup(s.Close)
+	bob := connect(t, s.URL, "token-of-bob", "2026-07-28")
+	if got := promptNames(t, bob); !slices.Equal(got, []string{"tsp_greet", "tsp_summarize"}) || regs.People() != 0 {
+		t.Fatalf("bob's prompts before his first use %v, with %d people's registries open", got, regs.People())
+	}
+	res, err := bob.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "test://static/hello.txt"}})
+	if err != nil || len(res.Contents) != 1 || regs.People() != 1 {
+		t.Fatalf("bob's read: %v %+v, with %d people's registries open", err, res, regs.People())
+	}
+	if got := resourceURIs(t, bob); !slices.Equal(got, []string{"test://static/hello.txt", "test://static/pixel.png"}) {
+		t.Fatalf("bob's resources from his own process: %v", got)
+	}
+}
