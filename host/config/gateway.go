@@ -81,7 +81,7 @@ var (
 	knownIssuerKeys  = []string{"issuer", "audience", "groups_claim", "scopes_claim", "algorithms", "introspection"}
 	knownIntrospKeys = []string{"url", "client_id", "client_secret"}
 	knownTokenKeys   = []string{"subject", "sha256", "groups", "scopes"}
-	knownRuleKeys    = []string{"subjects", "groups", "scopes", "servers", "tools", "when", "limits"}
+	knownRuleKeys    = []string{"subjects", "groups", "scopes", "servers", "tools", "prompts", "resources", "when", "limits"}
 	knownLimitsKeys  = []string{"calls_per_minute", "concurrent"}
 	knownAuditKeys   = []string{"file", "stdout", "max_size_mb", "keep", "redact"}
 	knownTelemKeys   = []string{"otlp_endpoint", "prometheus", "service_name"}
@@ -155,6 +155,10 @@ type GatewayRule struct {
 	// Allow is true for an allow: rule, false for a deny: rule.
 	Allow                                    bool
 	Subjects, Groups, Scopes, Servers, Tools []string
+	// Prompts and Resources are globs over served prompt names and
+	// resource URIs; a rule naming none of tools, prompts and resources
+	// applies to all three.
+	Prompts, Resources []string
 	// When is a CEL expression; "" for none.
 	When string
 	// Limits of the calls the rule allows, per person and tool; zero
@@ -520,11 +524,13 @@ func (d *decoder) rule(key string, v, raw any) GatewayRule {
 	r.Scopes = d.patterns(key+".scopes", body["scopes"], sub(raw, "scopes"))
 	r.Servers = d.patterns(key+".servers", body["servers"], sub(raw, "servers"))
 	r.Tools = d.patterns(key+".tools", body["tools"], sub(raw, "tools"))
+	r.Prompts = d.patterns(key+".prompts", body["prompts"], sub(raw, "prompts"))
+	r.Resources = d.patterns(key+".resources", body["resources"], sub(raw, "resources"))
 	r.When = strings.TrimSpace(d.str(key+".when", body["when"], sub(raw, "when")))
 	if lm := d.section(key+".limits", body["limits"], sub(raw, "limits"), knownLimitsKeys); lm != nil {
 		r.Limits = d.limits(key+".limits", lm, sub(raw, "limits"), GatewayLimits{})
 	}
-	if len(r.Subjects)+len(r.Groups)+len(r.Scopes)+len(r.Servers)+len(r.Tools) == 0 && r.When == "" && d.err == nil {
+	if len(r.Subjects)+len(r.Groups)+len(r.Scopes)+len(r.Servers)+len(r.Tools)+len(r.Prompts)+len(r.Resources) == 0 && r.When == "" && d.err == nil {
 		d.fail(key, "names nothing to match; write tools: [\"*\"] for a rule over every tool")
 	}
 	return r

@@ -1,6 +1,7 @@
 // Package gateway owns the MCP endpoint of 'hermes mcp gateway': the
-// registry's tools served to many people as one MCP server over
-// streamable HTTP. Each request's person is identified before the MCP
+// registry's tools, resources, prompts and completions served to many
+// people as one MCP server over streamable HTTP (catalog.go names and
+// routes what is not a tool). Each request's person is identified before the MCP
 // layer sees it (an Options.Authenticate middleware, the identity
 // package's), every list a person sees is filtered and every call gated by
 // one decision (Options.Decide, the policy package's), and the sessions of

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,8 @@ type Tool struct {
 }
 
 // Backend is what the gateway serves: the run's registries (Registries).
+// A Backend that is also a Catalog serves resources, prompts and
+// completions besides tools.
 type Backend interface {
 	// Tools are every tool that exists now.
 	Tools() []Tool
@@ -118,6 +121,19 @@ type Gateway struct {
 	// draining: the gateway is stopping; /readyz says so, so the balancer
 	// sends no new requests while the ones in flight finish.
 	draining atomic.Bool
+
+	// cat serves resources, prompts and completions (nil: the backend is
+	// not a Catalog). The MCP engine's tables of prompt names and resource
+	// URIs are up to date when registered equals changes (a change counts
+	// one more); regMu serializes filling them. refreshPending coalesces
+	// the refreshes changes ask for.
+	cat            *catalog
+	regMu          sync.Mutex
+	changes        atomic.Int64
+	registered     atomic.Int64
+	regPrompts     []string
+	regResources   []string
+	refreshPending atomic.Bool
 }
 
 // New builds the gateway and registers the backend's tools.
@@ -155,10 +171,14 @@ func New(opts Options) (*Gateway, error) {
 	// A listing first takes up what changed in the registry since (a
 	// server started, reloaded or told of new tools).
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { g.Refresh() })
-	g.mcp = server.NewMCPServer("hermes-gateway", opts.Version,
-		server.WithToolCapabilities(true),
-		server.WithHooks(hooks),
-		server.WithRecovery())
+	serverOpts := []server.ServerOption{server.WithToolCapabilities(true), server.WithHooks(hooks), server.WithRecovery(),
+		server.WithLogging()}
+	if cat, ok := opts.Backend.(Catalog); ok {
+		g.cat = newCatalog(cat, opts.Log.Named("catalog"), g.listsChanged)
+		g.changes.Store(1) // nothing registered yet
+		serverOpts = append(serverOpts, g.serveCatalog(hooks)...)
+	}
+	g.mcp = server.NewMCPServer("hermes-gateway", opts.Version, serverOpts...)
 	g.http = server.NewStreamableHTTPServer(g.mcp,
 		server.WithSessionIdManagerResolver(resolver{ids: opts.SessionIDs}),
 		server.WithSessionIdleTTL(opts.SessionIdleTTL),
@@ -231,6 +251,9 @@ func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
 // changed since the last time (a server started, reloaded or told of new
 // tools); the MCP server tells the clients that listen.
 func (g *Gateway) Refresh() {
+	if g.cat != nil {
+		g.cat.watch()
+	}
 	tools := g.opts.Backend.Tools()
 	byName := make(map[string]Tool, len(tools))
 	for _, t := range tools {
@@ -441,6 +464,7 @@ func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, 
 		return nil, ctx.Err()
 	case err != nil:
 		g.audit(rec, audit.OutcomeError, start)
+		g.tell(ctx, mcp.LoggingLevelError, fmt.Sprintf("tools/call %q failed: %s", t.Name, err))
 		return mcp.NewToolResultError(err.Error()), nil
 	case res.IsError:
 		g.audit(rec, audit.OutcomeToolError, start)
@@ -511,3 +535,338 @@ func (b boundIDs) Validate(id string) (bool, error) {
 // a client's DELETE is refused (the revision allows 405 for that); the
 // id ends with its maximum age, and the person's access with their token.
 func (b boundIDs) Terminate(string) (bool, error) { return true, nil }
+
+// serveCatalog is what serving the catalog adds to the MCP server: the
+// capabilities (list_changed for resources and prompts, no resource
+// subscriptions, completions), each person's lists made in the list
+// hooks, and the engine's tables of prompt names and resource URIs (it
+// answers an unknown one itself) filled before a get or a read.
+func (g *Gateway) serveCatalog(hooks *server.Hooks) []server.ServerOption {
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		res.Resources, res.NextCursor = []mcp.Resource{}, ""
+		if p, ok := personOf(ctx); ok {
+			for _, r := range visibleResources(g.policy.Load(), p, g.cat.Resources(ctx, p)) {
+				res.Resources = append(res.Resources, mcpResource(r))
+			}
+		}
+	})
+	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
+		res.ResourceTemplates, res.NextCursor = []mcp.ResourceTemplate{}, ""
+		if p, ok := personOf(ctx); ok {
+			for _, t := range visibleTemplates(g.policy.Load(), p, g.cat.Templates(ctx, p)) {
+				if mt, err := mcpTemplate(t); err == nil {
+					res.ResourceTemplates = append(res.ResourceTemplates, mt)
+				}
+			}
+		}
+	})
+	hooks.AddAfterListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
+		res.Prompts, res.NextCursor = []mcp.Prompt{}, ""
+		if p, ok := personOf(ctx); ok {
+			for _, pr := range visiblePrompts(g.policy.Load(), p, g.cat.Prompts(ctx, p)) {
+				res.Prompts = append(res.Prompts, mcpPrompt(pr))
+			}
+		}
+	})
+	hooks.AddBeforeGetPrompt(func(ctx context.Context, _ any, _ *mcp.GetPromptRequest) { g.register(ctx) })
+	hooks.AddBeforeReadResource(func(ctx context.Context, _ any, _ *mcp.ReadResourceRequest) { g.register(ctx) })
+	return []server.ServerOption{server.WithResourceCapabilities(false, true), server.WithPromptCapabilities(true),
+		server.WithCompletions(), server.WithPromptCompletionProvider(completer{g}), server.WithResourceCompletionProvider(completer{g})}
+}
+
+// listsChanged tells the clients that listen what changed: tools by a
+// refresh (which tells when they did), prompts by registering them again,
+// resources by a notification.
+func (g *Gateway) listsChanged(l registry.Lists) {
+	if l&registry.ChangedTools != 0 && g.refreshPending.CompareAndSwap(false, true) {
+		go func() {
+			g.refreshPending.Store(false)
+			g.Refresh()
+		}()
+	}
+	if l&(registry.ChangedResources|registry.ChangedPrompts) == 0 {
+		return
+	}
+	g.changes.Add(1)
+	go func() {
+		prompts, _ := g.register(context.Background())
+		if l&registry.ChangedPrompts != 0 && !prompts {
+			g.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationPromptsListChanged), nil)
+		}
+		if l&registry.ChangedResources != 0 {
+			g.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
+		}
+	}()
+}
+
+// register fills the MCP engine's tables with the prompt names and the
+// resource URIs and templates of the shared sources, when they changed
+// since; the engine tells the clients that listen of a new prompt table.
+func (g *Gateway) register(ctx context.Context) (prompts, resources bool) {
+	if g.registered.Load() == g.changes.Load() {
+		return false, false
+	}
+	g.regMu.Lock()
+	defer g.regMu.Unlock()
+	gen := g.changes.Load()
+	if g.registered.Load() == gen {
+		return false, false
+	}
+	defer g.registered.Store(gen)
+	ps := g.cat.Registered(ctx)
+	names := make([]string, len(ps))
+	served := make([]server.ServerPrompt, len(ps))
+	for i, pr := range ps {
+		names[i] = pr.Name
+		served[i] = server.ServerPrompt{Prompt: mcpPrompt(pr), Handler: g.getPrompt}
+	}
+	if !slices.Equal(names, g.regPrompts) {
+		g.regPrompts, prompts = names, true
+		g.mcp.SetPrompts(served...)
+	}
+	rs, ts := g.cat.Resources(ctx, Person{}), g.cat.Templates(ctx, Person{})
+	var keys []string
+	var sr []server.ServerResource
+	for _, r := range rs {
+		keys = append(keys, r.Def.URI)
+		sr = append(sr, server.ServerResource{Resource: mcpResource(r), Handler: g.readResource})
+	}
+	var st []server.ServerResourceTemplate
+	for _, t := range ts {
+		if mt, err := mcpTemplate(t); err == nil {
+			keys = append(keys, "\x00"+t.Def.URITemplate)
+			st = append(st, server.ServerResourceTemplate{Template: mt, Handler: server.ResourceTemplateHandlerFunc(g.readResource)})
+		}
+	}
+	if !slices.Equal(keys, g.regResources) {
+		g.regResources, resources = keys, true
+		g.mcp.SetResources(sr...)
+		g.mcp.SetResourceTemplates(st...)
+	}
+	return prompts, resources
+}
+
+// readResource reads a resource for the request's person from the server
+// that serves its URI to them, gated, limited and audited as a call is.
+func (g *Gateway) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	start := time.Now()
+	uri := req.Params.URI
+	p, ok := personOf(ctx)
+	srv, found := "", false
+	if ok {
+		srv, found = g.cat.Route(ctx, p, uri)
+	}
+	if !found {
+		return nil, fmt.Errorf("resource %q: %w", uri, server.ErrResourceNotFound)
+	}
+	var contents []mcpvalue.ResourceContents
+	err := g.admitted(ctx, start, p, resourceRequest(p, srv, uri), "resources/read", nil, func(ctx context.Context, up Upstream) (err error) {
+		contents, err = up.ReadResource(ctx, srv, uri)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcp.ResourceContents, 0, len(contents))
+	for _, c := range contents {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: encode its contents: %w", uri, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("resource %q: encode its contents: %w", uri, err)
+		}
+		rc, err := mcp.ParseResourceContents(m)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: its contents: %w", uri, err)
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// getPrompt gets a prompt for the request's person from its server, gated,
+// limited and audited as a call is.
+func (g *Gateway) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	start := time.Now()
+	name := req.Params.Name
+	p, ok := personOf(ctx)
+	var pr ServedPrompt
+	if ok {
+		pr, ok = g.cat.Prompt(ctx, p, name)
+	}
+	if !ok {
+		return nil, fmt.Errorf("prompt %q: %w", name, server.ErrPromptNotFound)
+	}
+	args, _ := json.Marshal(req.Params.Arguments)
+	var res *mcpvalue.PromptResult
+	err := g.admitted(ctx, start, p, promptRequest(p, pr), "prompts/get", args, func(ctx context.Context, up Upstream) (err error) {
+		res, err = up.GetPrompt(ctx, pr.Server, pr.Def.Name, req.Params.Arguments)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return promptResult(res)
+}
+
+// admitted decides, limits, runs and audits one read or get (method) of p
+// on the upstream that serves it; a refusal is the same error as a name
+// nobody serves.
+func (g *Gateway) admitted(ctx context.Context, start time.Time, p Person, req policy.Request, method string, args json.RawMessage, run func(context.Context, Upstream) error) error {
+	d := g.policy.Load().Decide(req)
+	rec := audit.Record{Time: start, Subject: p.Subject, Client: p.ClientID, Server: req.Server, Method: method, Tool: req.Name,
+		Allow: d.Allow, Rule: d.Rule, Reason: d.Reason, Arguments: args}
+	if !d.Allow {
+		g.audit(rec, audit.OutcomeDenied, start)
+		if req.Kind == policy.KindPrompt {
+			return fmt.Errorf("prompt %q: %w", req.Name, server.ErrPromptNotFound)
+		}
+		return fmt.Errorf("resource %q: %w", req.Name, server.ErrResourceNotFound)
+	}
+	release, err := g.limits.Load().Acquire(p.Subject)
+	if err == nil {
+		var releaseRule func()
+		if releaseRule, err = g.ruleSet(d.Rule, d.Limits).Acquire(p.Subject + "\x00" + req.Name); err == nil {
+			defer releaseRule()
+		} else {
+			release()
+		}
+	}
+	if err != nil {
+		g.audit(rec, audit.OutcomeLimited, start)
+		return err
+	}
+	defer release()
+	up, done, err := g.cat.backend.Open(ctx, p, req.Server)
+	if err == nil {
+		err = run(ctx, up)
+		done()
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		g.audit(rec, audit.OutcomeCancelled, start)
+		return ctx.Err()
+	case err != nil:
+		g.audit(rec, audit.OutcomeError, start)
+		g.tell(ctx, mcp.LoggingLevelError, fmt.Sprintf("%s %q failed: %s", method, req.Name, err))
+		return err
+	}
+	g.audit(rec, audit.OutcomeOK, start)
+	return nil
+}
+
+// maxToldBytes bounds one log line the gateway sends a client.
+const maxToldBytes = 1024
+
+// tell sends the request's client a log line of the gateway's own
+// (logger hermes-gateway) at level, when its session asked for that level
+// (logging/setLevel; on 2026-07-28 the request's own level): the line is
+// cut at maxToldBytes and its control characters replaced, and the MCP
+// engine JSON-escapes it.
+func (g *Gateway) tell(ctx context.Context, level mcp.LoggingLevel, line string) {
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return
+	}
+	_ = srv.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(level, "hermes-gateway", logLine(line)))
+}
+
+// completer answers completion/complete: a prompt's argument from the
+// prompt's server, a resource template's from the template's, for a
+// person who may see the prompt or the template (else no values).
+type completer struct{ g *Gateway }
+
+func (c completer) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	p, ok := personOf(ctx)
+	if !ok {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	pr, ok := c.g.cat.Prompt(ctx, p, name)
+	if !ok || !c.g.policy.Load().Allowed(promptRequest(p, pr)) {
+		return nil, fmt.Errorf("prompt %q: %w", name, server.ErrPromptNotFound)
+	}
+	return c.g.complete(ctx, p, pr.Server, mcpvalue.CompletionRequest{Ref: mcpvalue.CompletionRef{Type: mcpvalue.RefPrompt, Name: pr.Def.Name},
+		Argument: arg.Name, Value: arg.Value, Context: cc.Arguments})
+}
+
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	p, ok := personOf(ctx)
+	if !ok {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	srv, found := c.g.cat.Route(ctx, p, uri)
+	if !found || !c.g.policy.Load().Allowed(resourceRequest(p, srv, uri)) {
+		return nil, fmt.Errorf("resource %q: %w", uri, server.ErrResourceNotFound)
+	}
+	return c.g.complete(ctx, p, srv, mcpvalue.CompletionRequest{Ref: mcpvalue.CompletionRef{Type: mcpvalue.RefResource, URI: uri},
+		Argument: arg.Name, Value: arg.Value, Context: cc.Arguments})
+}
+
+// complete asks server for completions for p.
+func (g *Gateway) complete(ctx context.Context, p Person, srv string, req mcpvalue.CompletionRequest) (*mcp.Completion, error) {
+	up, done, err := g.cat.backend.Open(ctx, p, srv)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	c, err := up.Complete(ctx, srv, req)
+	if err != nil {
+		return nil, err
+	}
+	if c.Values == nil {
+		c.Values = []string{}
+	}
+	return &mcp.Completion{Values: c.Values, Total: c.Total, HasMore: c.HasMore}, nil
+}
+
+// mcpResource is r as the gateway lists it.
+func mcpResource(r ServedResource) mcp.Resource {
+	return mcp.Resource{URI: r.Def.URI, Name: r.Def.Name, Description: r.Def.Description, MIMEType: r.Def.MIMEType}
+}
+
+// mcpTemplate is t as the gateway lists it; a template the engine cannot
+// parse is an error (and left out).
+func mcpTemplate(t ServedTemplate) (mcp.ResourceTemplate, error) {
+	var ut mcp.URITemplate
+	q, _ := json.Marshal(t.Def.URITemplate)
+	if err := json.Unmarshal(q, &ut); err != nil {
+		return mcp.ResourceTemplate{}, fmt.Errorf("resource template %q of '%s': %w", t.Def.URITemplate, t.Server, err)
+	}
+	return mcp.ResourceTemplate{URITemplate: &ut, Name: t.Def.Name, Description: t.Def.Description, MIMEType: t.Def.MIMEType}, nil
+}
+
+// mcpPrompt is pr as the gateway lists it: under its served name.
+func mcpPrompt(pr ServedPrompt) mcp.Prompt {
+	out := mcp.Prompt{Name: pr.Name, Description: pr.Def.Description}
+	for _, a := range pr.Def.Arguments {
+		out.Arguments = append(out.Arguments, mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	return out
+}
+
+// promptResult is res in mcp-go's type, by its MCP encoding: each
+// message's content block as the server wrote it.
+func promptResult(res *mcpvalue.PromptResult) (*mcp.GetPromptResult, error) {
+	type message struct {
+		Role    string           `json:"role"`
+		Content mcpvalue.Content `json:"content"`
+	}
+	w := struct {
+		Description string    `json:"description,omitempty"`
+		Messages    []message `json:"messages"`
+	}{Messages: []message{}}
+	if res != nil {
+		w.Description = res.Description
+		for _, m := range res.Messages {
+			w.Messages = append(w.Messages, message{Role: m.Role, Content: m.Content})
+		}
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode the prompt: %w", err)
+	}
+	raw := json.RawMessage(b)
+	return mcp.ParseGetPromptResult(&raw)
+}

@@ -77,8 +77,8 @@ func everyone(t testing.TB) *policy.Policy {
 
 // auditLine is one line of the audit file, as a test reads it.
 type auditLine struct {
-	Subject, Tool, Decision, Reason, Outcome string
-	Rule                                     int
+	Subject, Tool, Decision, Reason, Outcome, Method string
+	Rule                                             int
 }
 
 // auditFile is a real audit log in a file, and a reader of its lines.

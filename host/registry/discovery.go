@@ -264,6 +264,7 @@ func (m *Manager) rebuild() {
 		}
 	}
 	m.snap.Store(snap)
+	m.changed(Change{Lists: ChangedTools})
 }
 
 // utilityCount is the most utility tools a server registers beside its

@@ -86,6 +86,8 @@ type Manager struct {
 
 	// off is the store of what servers offered and their drift (offered.go).
 	off offeredState
+	// watch are the functions told of changes (served.go).
+	watch watchers
 }
 
 // New returns a Manager for the given servers; nothing connects before

@@ -25,8 +25,10 @@ func (s *server) onNotification(n mcpvalue.Notification) {
 		s.serverLog(n.Params)
 	case mcpvalue.MethodProgress:
 		s.progress.deliver(n)
-	case mcpvalue.MethodPromptsListChanged, mcpvalue.MethodResourcesListChanged:
-		s.log.Debug("list changed (ignored)", "method", n.Method)
+	case mcpvalue.MethodPromptsListChanged:
+		s.m.changed(Change{Server: s.cfg.Name, Lists: ChangedPrompts})
+	case mcpvalue.MethodResourcesListChanged:
+		s.m.changed(Change{Server: s.cfg.Name, Lists: ChangedResources})
 	}
 }
 

@@ -320,6 +320,7 @@ func (s *server) publish(c *conn) {
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
+	s.m.changed(Change{Server: s.cfg.Name, Lists: ChangedResources | ChangedPrompts})
 	s.log.Info("connected", "latency", c.sess.Latency.Round(time.Millisecond), "tools", len(s.m.serverNames(s.cfg.Name)))
 	s.finishFirst()
 }

@@ -129,6 +129,8 @@
 //	--resources          resources test://static/hello.txt (text) and
 //	                     test://static/pixel.png (blob), template test://items/{id}
 //	--prompts            prompts greet {name} and summarize {text, style}
+//	                     and completions: summarize's style (short, long),
+//	                     test://items/{id}'s id (1 to 3), by prefix
 //	--slow-start MS      sleep before serving
 //	--fail-start MSG     print MSG to stderr and exit 1 immediately
 //	--hang-initialize    never answer initialize (stdio: read stdin, never write;

@@ -236,7 +236,8 @@ func New(opts Options) *server.MCPServer {
 		serverOpts = append(serverOpts, server.WithResourceCapabilities(false, true))
 	}
 	if opts.Prompts {
-		serverOpts = append(serverOpts, server.WithPromptCapabilities(true))
+		serverOpts = append(serverOpts, server.WithPromptCapabilities(true), server.WithCompletions(),
+			server.WithPromptCompletionProvider(completions{}), server.WithResourceCompletionProvider(completions{}))
 	}
 	st.srv = server.NewMCPServer(opts.Name, serverVersion(opts), serverOpts...)
 	st.srv.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(context.Context, mcp.JSONRPCNotification) {
@@ -652,4 +653,32 @@ func addPrompts(s *server.MCPServer) {
 			mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Summarize ("+style+"): "+req.Params.Arguments["text"])),
 		}), nil
 	})
+}
+
+// completions complete summarize's style (short, long) and the id of the
+// test://items/{id} template (1 to 3), by prefix.
+type completions struct{}
+
+func (completions) CompletePromptArgument(_ context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if prompt != "summarize" || arg.Name != "style" {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return prefixed([]string{"short", "long"}, arg.Value), nil
+}
+
+func (completions) CompleteResourceArgument(_ context.Context, uri string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if uri != "test://items/{id}" || arg.Name != "id" {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return prefixed([]string{"1", "2", "3"}, arg.Value), nil
+}
+
+func prefixed(all []string, prefix string) *mcp.Completion {
+	out := []string{}
+	for _, v := range all {
+		if strings.HasPrefix(v, prefix) {
+			out = append(out, v)
+		}
+	}
+	return &mcp.Completion{Values: out, Total: len(out)}
 }

@@ -72,8 +72,13 @@ type Record struct {
 	// Subject is the person; Client the client they called through
 	// (its clientInfo name, or the OAuth client id).
 	Subject, Client string
-	// Server and Tool are the server and the model-visible tool name.
+	// Server and Tool are the server and the model-visible tool name;
+	// for a request other than a tool call (Method), Tool is what it
+	// named: the prompt's served name, the resource's URI.
 	Server, Tool string
+	// Method is the request when it is not tools/call (prompts/get,
+	// resources/read); "" for a tool call.
+	Method string
 	// Allow is the policy's decision; Rule the index of the rule that
 	// made it and Reason its words, as the policy's Decision says them
 	// (Rule -1: no rule matched; 0 is the first rule, not "unset").
@@ -94,6 +99,7 @@ type line struct {
 	Subject    string          `json:"subject"`
 	Client     string          `json:"client,omitempty"`
 	Server     string          `json:"server"`
+	Method     string          `json:"method,omitempty"`
 	Tool       string          `json:"tool"`
 	Decision   string          `json:"decision"`
 	Rule       int             `json:"rule"`
@@ -252,6 +258,7 @@ func encode(r Record, args bool) ([]byte, error) {
 		Subject:    cut(r.Subject, MaxFieldBytes),
 		Client:     cut(r.Client, MaxFieldBytes),
 		Server:     cut(r.Server, MaxFieldBytes),
+		Method:     cut(r.Method, MaxFieldBytes),
 		Tool:       cut(r.Tool, MaxFieldBytes),
 		Decision:   decision,
 		Rule:       max(r.Rule, -1),

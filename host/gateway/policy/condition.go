@@ -32,6 +32,9 @@ const (
 	varScopes      = "scopes"
 	varServer      = "server"
 	varTool        = "tool"
+	varKind        = "kind"
+	varPrompt      = "prompt"
+	varResource    = "resource"
 	varAnnotations = "annotations"
 )
 
@@ -57,6 +60,9 @@ func celEnv() (*cel.Env, error) {
 			cel.Variable(varScopes, cel.ListType(cel.StringType)),
 			cel.Variable(varServer, cel.StringType),
 			cel.Variable(varTool, cel.StringType),
+			cel.Variable(varKind, cel.StringType),
+			cel.Variable(varPrompt, cel.StringType),
+			cel.Variable(varResource, cel.StringType),
 			cel.Variable(varAnnotations, cel.MapType(cel.StringType, cel.BoolType)),
 			cel.ParserExpressionSizeLimit(MaxWhenBytes),
 			cel.ParserRecursionLimit(maxWhenNesting),
@@ -151,7 +157,22 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	case varServer:
 		return r.Server, true
 	case varTool:
+		if r.Kind != KindTool {
+			return "", true
+		}
 		return r.Tool, true
+	case varKind:
+		return r.Kind.String(), true
+	case varPrompt:
+		if r.Kind != KindPrompt {
+			return "", true
+		}
+		return r.Name, true
+	case varResource:
+		if r.Kind != KindResource {
+			return "", true
+		}
+		return r.Name, true
 	case varAnnotations:
 		h := r.Annotations
 		i := 0

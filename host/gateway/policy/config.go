@@ -10,6 +10,7 @@ func FromConfig(rules []config.GatewayRule) []Rule {
 		out[i] = Rule{
 			Effect:   Deny,
 			Subjects: r.Subjects, Groups: r.Groups, Scopes: r.Scopes, Servers: r.Servers, Tools: r.Tools,
+			Prompts: r.Prompts, Resources: r.Resources,
 			When:   r.When,
 			Limits: Limits{CallsPerMinute: r.Limits.CallsPerMinute, Concurrent: r.Limits.Concurrent},
 		}

@@ -73,3 +73,21 @@ func FuzzRuleLoader(f *testing.F) {
 		}
 	})
 }
+
+// A rule's prompts: and resources: keys are read from the config.
+func TestFromConfigPromptsAndResources(t *testing.T) {
+	g, err := config.ParseGateway("config.yaml", []byte(`gateway:
+  resource: https://mcp.example.com/mcp
+  policy:
+    - {allow: {groups: [support], prompts: ["ts_*"], resources: ["test://static/*"]}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustCompile(t, FromConfig(g.Policy))
+	if !p.Allowed(Request{Groups: []string{"support"}, Kind: KindResource, Name: "test://static/a"}) ||
+		!p.Allowed(Request{Groups: []string{"support"}, Kind: KindPrompt, Name: "ts_greet"}) ||
+		p.Allowed(Request{Groups: []string{"support"}, Tool: "mcp_ts_echo"}) {
+		t.Fatal("the rule's prompts and resources keys were not read as written")
+	}
+}

@@ -1,7 +1,8 @@
 // Package policy is the gateway's one decision point: who may see and call
-// which tool. The same decision filters every list a person is shown
-// (Filter) and gates every call they make (Decide), so a tool a person
-// cannot call is never one they can see.
+// which tool, and see and get or read which prompt and resource (Kind).
+// The same decision filters every list a person is shown (Filter) and
+// gates every call they make (Decide), so a tool a person cannot call is
+// never one they can see.
 //
 // A policy is an ordered list of rules. Each rule allows or denies, and
 // names what it applies to with globs (see Rule): the subject, the groups

@@ -32,14 +32,49 @@ func (e Effect) String() string {
 // MaxRules bounds the rules of one policy.
 const MaxRules = 1000
 
+// Kind is what a request is about: a tool (the zero value), a prompt or a
+// resource.
+type Kind uint8
+
+// The kinds of request.
+const (
+	// KindTool: a tool, named by its model-visible name (Request.Tool).
+	KindTool Kind = iota
+	// KindPrompt: a prompt, named by the name the gateway serves it under
+	// (Request.Name).
+	KindPrompt
+	// KindResource: a resource, named by its URI, or a resource template
+	// by its URI template as written (Request.Name).
+	KindResource
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindTool:
+		return "tool"
+	case KindPrompt:
+		return "prompt"
+	case KindResource:
+		return "resource"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
 // Rule is one rule of a policy (one entry of the gateway block's policy:
 // list). Each selector is a list of globs (`*` any run of characters, `?`
 // one character, anything else itself); a selector left empty matches
 // anything. A rule matches a request when every selector it has matches:
 // Subjects the subject, Groups any one of the person's groups, Scopes any
 // one of the token's scopes, Servers the server, Tools the model-visible
-// tool name, and When (a CEL expression) evaluates to true. A rule must
-// say at least one of them.
+// tool name, Prompts the prompt's served name, Resources the resource's
+// URI, and When (a CEL expression) evaluates to true. A rule must say at
+// least one of them.
+//
+// Tools, Prompts and Resources also say which kinds of request a rule is
+// about: a rule with none of them applies to tools, prompts and resources
+// alike; a rule with any of them applies only to the kinds it names (a
+// rule with only Tools never matches a prompt or a resource, as before
+// prompts and resources were served).
 type Rule struct {
 	Effect   Effect
 	Subjects []string
@@ -51,10 +86,19 @@ type Rule struct {
 	// tools of a server named github_enterprise; name the server in
 	// Servers to tell them apart.
 	Tools []string
+	// Prompts are globs over the names prompts are served under,
+	// <server>_<prompt> with the server's name as in tool names.
+	Prompts []string
+	// Resources are globs over resource URIs as their servers give them,
+	// and over resource templates' URI templates as written (a template
+	// is listed when its text matches).
+	Resources []string
 	// When is a CEL expression of type bool over the variables claims
 	// (map), subject (string), groups and scopes (lists of strings),
-	// server and tool (strings) and annotations (a map with the bools
-	// read_only, destructive, idempotent and open_world); "" for none.
+	// server, kind ("tool", "prompt" or "resource"), tool, prompt and
+	// resource (strings; "" when the request is of another kind) and
+	// annotations (a map with the bools read_only, destructive,
+	// idempotent and open_world); "" for none.
 	When string
 	// Limits are the rate limits of the calls the rule allows, per
 	// subject and tool; zero values leave the gateway's own limits.
@@ -99,8 +143,12 @@ func HintsOf(a mcpvalue.Annotations) Annotations {
 	return h
 }
 
+// ReadHints are the hints of a prompts/get or a resources/read: a read,
+// never destructive, the same twice, maybe of the open world.
+var ReadHints = Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true}
+
 // Request is one question to the policy: may this person see or call this
-// tool.
+// tool, see or get this prompt, see or read this resource.
 type Request struct {
 	// Subject, Groups, Scopes and Claims describe the person, as their
 	// token says.
@@ -108,11 +156,16 @@ type Request struct {
 	Groups  []string
 	Scopes  []string
 	Claims  map[string]any
+	// Kind is what is asked for (KindTool, the zero value, for a tool).
+	Kind Kind
 	// Server is the server's name; Tool the model-visible tool name
-	// (mcp_<server>_<tool>).
+	// (mcp_<server>_<tool>) of a tool, Name the served name of a prompt
+	// or the URI (or URI template) of a resource.
 	Server string
 	Tool   string
-	// Annotations are the tool's hints (HintsOf).
+	Name   string
+	// Annotations are the tool's hints (HintsOf); ReadHints for a prompt
+	// or a resource.
 	Annotations Annotations
 }
 
@@ -140,10 +193,10 @@ type Policy struct {
 
 // compiled is a Rule with its globs and condition prepared.
 type compiled struct {
-	effect                                   Effect
-	subjects, groups, scopes, servers, tools globs
-	when                                     *condition
-	limits                                   Limits
+	effect                                                       Effect
+	subjects, groups, scopes, servers, tools, prompts, resources globs
+	when                                                         *condition
+	limits                                                       Limits
 }
 
 // Compile checks rules and prepares them for decisions. An error names the
@@ -184,6 +237,8 @@ func compileRule(r Rule) (compiled, error) {
 		{"scopes", r.Scopes, &c.scopes},
 		{"servers", r.Servers, &c.servers},
 		{"tools", r.Tools, &c.tools},
+		{"prompts", r.Prompts, &c.prompts},
+		{"resources", r.Resources, &c.resources},
 	} {
 		if *f.out, err = compileGlobs(f.name, f.in); err != nil {
 			return c, err
@@ -194,7 +249,7 @@ func compileRule(r Rule) (compiled, error) {
 			return c, fmt.Errorf("when: %w", err)
 		}
 	}
-	if len(c.subjects)+len(c.groups)+len(c.scopes)+len(c.servers)+len(c.tools) == 0 && c.when == nil {
+	if len(c.subjects)+len(c.groups)+len(c.scopes)+len(c.servers)+len(c.tools)+len(c.prompts)+len(c.resources) == 0 && c.when == nil {
 		return c, fmt.Errorf("it names nothing to match; write tools: [\"*\"] for a rule over every tool")
 	}
 	return c, nil
@@ -245,9 +300,12 @@ func (p *Policy) first(r *Request, identity []bool) (int, bool) {
 	return -1, false
 }
 
-// Target is what a listed item stands for, for Filter.
+// Target is what a listed item stands for, for Filter: a tool (Kind
+// KindTool, Tool its model-visible name), a prompt or a resource (Name).
 type Target struct {
+	Kind         Kind
 	Server, Tool string
+	Name         string
 	Annotations  Annotations
 }
 
@@ -263,7 +321,7 @@ func Filter[T any](p *Policy, who Request, items []T, target func(T) Target) []T
 	out := make([]T, 0, len(items))
 	for _, it := range items {
 		t := target(it)
-		who.Server, who.Tool, who.Annotations = t.Server, t.Tool, t.Annotations
+		who.Kind, who.Server, who.Tool, who.Name, who.Annotations = t.Kind, t.Server, t.Tool, t.Name, t.Annotations
 		if _, ok := p.first(&who, identity); ok {
 			out = append(out, it)
 		}
@@ -274,8 +332,11 @@ func Filter[T any](p *Policy, who Request, items []T, target func(T) Target) []T
 // match records which pattern of each selector matched, for the reason.
 type match struct {
 	subject, group, scope, server, tool int
-	groupName, scopeName                string
-	whenErr                             error
+	// object is the globs tool indexes: the rule's tools, prompts or
+	// resources, by the request's kind.
+	object               globs
+	groupName, scopeName string
+	whenErr              error
 }
 
 // matches reports whether c matches r, recording in m what matched.
@@ -307,8 +368,40 @@ func (c *compiled) matchesIdentity(r *Request, m *match) bool {
 	return true
 }
 
-// matchesTool matches the rest: servers, tools and the condition; with
-// identityDone false the person's selectors are matched first.
+// objects are the rule's globs over names of kind k, and whether the rule
+// applies to that kind at all: a rule that names no tools, prompts or
+// resources applies to every kind with no globs over their names; one
+// that names some applies only to the kinds it names.
+func (c *compiled) objects(k Kind) (globs, bool) {
+	var gs globs
+	switch k {
+	case KindTool:
+		gs = c.tools
+	case KindPrompt:
+		gs = c.prompts
+	case KindResource:
+		gs = c.resources
+	default:
+		return nil, false
+	}
+	if len(gs) > 0 {
+		return gs, true
+	}
+	return nil, len(c.tools)+len(c.prompts)+len(c.resources) == 0
+}
+
+// name is what the request names: the tool's name, or the prompt's or the
+// resource's.
+func (r *Request) name() string {
+	if r.Kind == KindTool {
+		return r.Tool
+	}
+	return r.Name
+}
+
+// matchesTool matches the rest: servers, the tool, prompt or resource,
+// and the condition; with identityDone false the person's selectors are
+// matched first.
 func (c *compiled) matchesTool(r *Request, identityDone bool, m *match) bool {
 	if m == nil {
 		m = &match{}
@@ -322,10 +415,15 @@ func (c *compiled) matchesTool(r *Request, identityDone bool, m *match) bool {
 			return false
 		}
 	}
-	if len(c.tools) > 0 {
-		if m.tool = c.tools.first(r.Tool); m.tool < 0 {
+	objects, applies := c.objects(r.Kind)
+	if !applies {
+		return false
+	}
+	if len(objects) > 0 {
+		if m.tool = objects.first(r.name()); m.tool < 0 {
 			return false
 		}
+		m.object = objects
 	}
 	if c.when == nil {
 		return true
@@ -371,7 +469,7 @@ func (m *match) reason(i int, c *compiled, r *Request) string {
 	on("group", m.groupName, c.groups, m.group)
 	on("scope", m.scopeName, c.scopes, m.scope)
 	on("server", r.Server, c.servers, m.server)
-	on("tool", r.Tool, c.tools, m.tool)
+	on(r.Kind.String(), r.name(), m.object, m.tool)
 	if c.when != nil {
 		b = append(b, sep...)
 		if m.whenErr != nil {
