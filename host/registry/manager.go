@@ -86,6 +86,9 @@ type Manager struct {
 
 	// off is the store of what servers offered and their drift (offered.go).
 	off offeredState
+	// call is the one call a command serves (ForCall, onecall.go); nil
+	// for every other manager.
+	call *oneCall
 }
 
 // New returns a Manager for the given servers; nothing connects before
