@@ -63,8 +63,10 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	caps := sess.Capabilities()
 	levelSet := s.setLevel(ctx, sess)
 	if r := recordOf(rec); r != nil && caps.Tools != nil {
+		// The call does not wait for the level's answer either: the
+		// request is on its way, and the call depends on nothing it
+		// changes (a snapshot manager opens no stream of notifications).
 		s.registerRecord(r, caps)
-		levelSet()
 		return c, nil
 	}
 	if caps.Tools != nil {

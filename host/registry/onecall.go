@@ -26,8 +26,9 @@ import (
 //     kept and called anyway;
 //   - the session offers tools.
 //
-// The call then goes out as soon as the session is up, and the record is
-// left as it was (nothing was listed, so nothing is recorded). Otherwise
+// The call then goes out as soon as the session is up (without waiting
+// for the answer to logging/setLevel either), and the record is left as
+// it was (nothing was listed, so nothing is recorded). Otherwise
 // (on_change: deny, no approval yet or one that cannot be read, a record
 // that differs from the approval, lacks the tool or is missing) the
 // connection lists first, as every other connection does, so the drift
