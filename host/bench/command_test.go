@@ -64,8 +64,10 @@ func BenchmarkOneShot(b *testing.B) {
 // against `oneshotclient -protocol REV`, mcp-go speaking the same revision.
 // On 2026-07-28 both start with server/discover, on 2025-11-25 with
 // initialize. The server starts in a few milliseconds, so what hermes adds
-// (its own start, the plugin's, and tools/list) is most of the ratio; it
-// has no floor.
+// (its own start and the plugin's) is most of the ratio; it has no floor.
+// The warm-up run lists the server's tools and records them, approved on
+// first use, so every timed run calls from that record without tools/list
+// (registry.Manager.ForCall), as a repeated one-shot call does.
 func BenchmarkOneShotTestServer(b *testing.B) {
 	dir := bins(b)
 	server := filepath.Join(dir, "hermes-testserver")

@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/failure"
 	"github.com/hermes-agent/hermes/host/mcpvalue"
+	"github.com/hermes-agent/hermes/host/offered"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/host/toolview"
@@ -48,25 +49,25 @@ func (s *server) open(ctx context.Context) (*conn, *supervisor.Plugin, error) {
 }
 
 // connect opens a session and prepares it: log level, tools. A failure
-// after the handshake closes the session.
+// after the handshake closes the session. The level's request and the
+// listing are in flight together; the manager's one call may take the
+// record instead of the listing (onecall.go).
 func (s *server) connect(ctx context.Context) (*conn, error) {
 	d := s.deps()
+	rec := s.callRecord()
 	sess, err := session.Connect(ctx, session.PlanFor(s.firstConnect(), d.Home, d.Environ), d)
 	if err != nil {
 		return nil, err
 	}
 	c := &conn{sess: sess, req: make(chan struct{})}
 	caps := sess.Capabilities()
-	if caps.Logging != nil {
-		level := "info"
-		if s.log.IsDebug() {
-			level = "debug"
-		}
-		ctx, cancel := context.WithTimeout(ctx, s.m.timings.ProbeTimeout)
-		if err := sess.SetLogLevel(ctx, level); err != nil {
-			s.log.Debug("logging/setLevel refused", "error", toolview.Redact(err.Error()))
-		}
-		cancel()
+	levelSet := s.setLevel(ctx, sess)
+	if r := recordOf(rec); r != nil && caps.Tools != nil {
+		// The call does not wait for the level's answer either: the
+		// request is on its way, and the call depends on nothing it
+		// changes (a snapshot manager opens no stream of notifications).
+		s.registerRecord(r, caps)
+		return c, nil
 	}
 	if caps.Tools != nil {
 		s.mu.Lock()
@@ -84,6 +85,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		s.listMu.Unlock()
 		if err != nil {
 			_ = sess.Close()
+			levelSet()
 			return nil, &listError{err}
 		}
 	} else {
@@ -92,6 +94,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		s.offer(sess)
 		s.listMu.Unlock()
 	}
+	levelSet()
 	// On the 2026-07-28 revision list_changed notifications come only
 	// on a stream the client opens.
 	if !s.m.snapshot {
@@ -100,6 +103,14 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		})
 	}
 	return c, nil
+}
+
+// recordOf waits for the record callRecord reads (nil channel: none).
+func recordOf(ch <-chan *offered.Record) *offered.Record {
+	if ch == nil {
+		return nil
+	}
+	return <-ch
 }
 
 func redactErr(err error) string {

@@ -88,6 +88,9 @@ type Manager struct {
 	off offeredState
 	// watch are the functions told of changes (served.go).
 	watch watchers
+	// call is the one call a command serves (ForCall, onecall.go); nil
+	// for every other manager.
+	call *oneCall
 }
 
 // New returns a Manager for the given servers; nothing connects before

@@ -93,6 +93,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	// filters, names and rendering are the model's.
 	m := cmdkit.NewManager(e, []*config.Server{srv})
 	defer m.Detach() // the output is complete: do not wait for the servers to stop
+	// A tool the server's approved record lists is called without
+	// listing first (registry.Manager.ForCall says when).
+	m.ForCall(name, tool)
 	if err := m.Start(ctx); err != nil {
 		return cmdkit.Failf("%s", cmdkit.ShownErr(err))
 	}
