@@ -6,7 +6,10 @@
 // package's), every list a person sees is filtered and every call gated by
 // one decision (Options.Decide, the policy package's), and the sessions of
 // the 2025-11-25 revision carry ids that any replica holding the
-// deployment's key accepts (sessionid.go), so replicas share nothing.
+// deployment's key accepts (sessionid.go), so replicas share nothing. A
+// call reaches its upstream with what is the caller's (relay.go): the
+// upstream's sampling and elicitation requests relayed to the client that
+// made the call, its progress, its cancellation and its trace context.
 //
 // It does not start servers or hold credentials: the registry it is given
 // (Backend) does, built by the run's composition root like every other

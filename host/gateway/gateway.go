@@ -134,6 +134,8 @@ type Gateway struct {
 	regPrompts     []string
 	regResources   []string
 	refreshPending atomic.Bool
+	// listening are the GET streams open here (relay.go).
+	listening listening
 }
 
 // New builds the gateway and registers the backend's tools.
@@ -206,7 +208,7 @@ func (g *Gateway) SetLimits(l *limits.Set) { g.limits.Store(l) }
 // SetAuthenticate puts the identity middleware mw in front of the MCP
 // endpoint from now on (a reload with other issuers or tokens).
 func (g *Gateway) SetAuthenticate(mw func(http.Handler) http.Handler) {
-	h := mw(g.http)
+	h := mw(g.streams(g.http))
 	g.endpoint.Store(&h)
 }
 
@@ -457,7 +459,9 @@ func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, 
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	defer release()
-	res, err := g.opts.Backend.Call(withProgress(ctx, meta), p, t, args)
+	uctx, end := g.upstream(ctx, p, t, meta)
+	res, err := g.opts.Backend.Call(uctx, p, t, args)
+	end(res, err)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		g.audit(rec, audit.OutcomeCancelled, start)

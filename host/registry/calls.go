@@ -166,6 +166,9 @@ func (s *server) callTool(ctx context.Context, tool string, args json.RawMessage
 	// gets the notifications sent for it.
 	token, unroute := s.progress.open(ProgressFrom(ctx))
 	defer unroute()
+	// What the server asks during the call goes to the caller's relay,
+	// bounded by the server's entry (WithRelay).
+	ctx, relayRefused := relayed(ctx, s.cfg)
 	// Servers validate arguments as an object: none is sent as {} (Call).
 	res, err := doCallGeneric(s, ctx, tool, func(ctx context.Context, c *conn) (mcpvalue.CallResult, error) {
 		return c.sess.Call(ctx, tool, args, token)
@@ -173,8 +176,9 @@ func (s *server) callTool(ctx context.Context, tool string, args json.RawMessage
 	switch {
 	case err == nil:
 		s.brk.success()
-	case failure.Interrupted(err):
-		// The caller gave up; says nothing about the server.
+	case failure.Interrupted(err), relayRefused():
+		// The caller gave up, or could not answer what the server asked
+		// (a relay that refused); says nothing about the server.
 		if probe {
 			s.brk.release()
 		}

@@ -12,7 +12,9 @@ import (
 
 // This file answers what a server asks of the host (sampling, elicitation,
 // roots) through the host's own handlers: each adapter turns mcp-go's
-// request into hermes's value once, and the handler's answer back once. A
+// request into hermes's value once, and the handler's answer back once.
+// A sampling or elicitation request tied to a call with a relay goes to
+// the relay instead, as the server wrote it (relay.go). A
 // handler's error goes to mcp-go as it is, so that a coded one
 // (pluginconn.CodedError) keeps its JSON-RPC code.
 
@@ -47,6 +49,11 @@ var errNoResult = errors.New("the host's handler gave no answer")
 type samplingAdapter struct{ s Sampler }
 
 func (a samplingAdapter) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	if r, err := route(ctx, MethodSampling); err != nil {
+		return nil, err
+	} else if r != nil {
+		return relaySampling(ctx, r, req)
+	}
 	res, err := a.s.Sample(ctx, SamplingRequestValue(req.CreateMessageParams))
 	if err != nil {
 		return nil, err
@@ -205,6 +212,11 @@ func samplingResult(r mcpvalue.SamplingResult) *mcp.CreateMessageResult {
 type elicitationAdapter struct{ e Elicitor }
 
 func (a elicitationAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	if r, err := route(ctx, MethodElicitation); err != nil {
+		return nil, err
+	} else if r != nil {
+		return relayElicitation(ctx, r, req)
+	}
 	res, err := a.e.Elicit(ctx, ElicitationRequestValue(req.Params))
 	if err != nil {
 		return nil, err

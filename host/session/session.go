@@ -105,6 +105,9 @@ type Session struct {
 	stopListen context.CancelFunc
 	// offersRoots: the session has a roots handler (NotifyRootsChanged).
 	offersRoots bool
+	// calls are the calls in flight, which a server's request is tied to
+	// (relay.go).
+	calls *inflight
 }
 
 // PluginName returns the transport plugin a server uses (the entry's
@@ -155,6 +158,7 @@ func Connect(ctx context.Context, plan Plan, d Deps) (*Session, error) {
 	negotiateCtx, endNegotiate := context.WithCancel(ctx)
 	defer endNegotiate()
 	var garbage atomic.Pointer[sdk.Error]
+	calls := &inflight{}
 	opts := dialOptions(plan, d, p, headers, challenge, func(w *sdk.Error) {
 		// Only a stdio server's stdout is the protocol stream itself; over
 		// HTTP a stray message is one bad response among good ones.
@@ -162,6 +166,7 @@ func Connect(ctx context.Context, plan Plan, d Deps) (*Session, error) {
 			time.AfterFunc(garbageGrace, endNegotiate)
 		}
 	})
+	opts.RequestContext = calls.requestContext
 	tcfg := plan.Transport
 	tcfg.DynamicHeaders = headers != nil
 	tr, conn, err := pluginconn.Dial(ctx, h, tcfg, opts)
@@ -179,7 +184,7 @@ func Connect(ctx context.Context, plan Plan, d Deps) (*Session, error) {
 	if d.OnNotification != nil {
 		c.OnNotification(func(n mcp.JSONRPCNotification) { d.OnNotification(srv.Name, NotificationValue(n)) })
 	}
-	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil}
+	s := &Session{Server: srv, Client: c, Plugin: p, conn: conn, watch: probe, offersRoots: d.Roots != nil, calls: calls}
 	if err := c.Start(ctx); err != nil {
 		return fail(s.explain(ctx, "start", err, plan.ConnectTimeout))
 	}

@@ -341,18 +341,21 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 
 // Call calls tool with args, the arguments object as the model or the
 // person wrote it (nil or null: {}), sent as it is, without decoding it. progress
-// is the call's progress token (nil: none). The result is decoded once,
-// by the adapter, from the message it arrived in (CallTool).
+// is the call's progress token (nil: none); the fields of WithCallMeta in
+// ctx join it in the request's _meta. What the server asks during the call
+// goes to the relay of WithRelay in ctx, if any (relay.go). The result is
+// decoded once, by the adapter, from the message it arrived in (CallTool).
 func (s *Session) Call(ctx context.Context, tool string, args json.RawMessage, progress any) (mcpvalue.CallResult, error) {
 	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		// Servers validate arguments as an object; null is refused.
 		args = json.RawMessage("{}")
 	}
-	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}}
-	if progress != nil {
-		req.Params.Meta = &mcp.Meta{ProgressToken: progress}
-	}
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args, Meta: callMeta(ctx, progress)}}
+	// What the server asks until the answer is read is tied to this call
+	// (relay.go).
+	done := s.calls.enter(ctx)
 	res, err := s.CallTool(ctx, req)
+	done()
 	if err != nil {
 		return mcpvalue.CallResult{}, Classify(err)
 	}

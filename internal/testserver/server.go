@@ -525,6 +525,25 @@ func (st *state) addTools() {
 		return mcp.NewToolResultText(authorizationFromContext(ctx)), nil
 	})
 
+	s.AddTool(mcp.NewTool("echo_meta",
+		mcp.WithDescription("Returns the params._meta of this call as JSON ({} without one)."),
+	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		meta := map[string]any{}
+		if m := req.Params.Meta; m != nil {
+			for k, v := range m.AdditionalFields {
+				meta[k] = v
+			}
+			if m.ProgressToken != nil {
+				meta["progressToken"] = m.ProgressToken
+			}
+		}
+		out, err := json.Marshal(meta)
+		if err != nil {
+			return mcp.NewToolResultError("encode _meta: " + err.Error()), nil
+		}
+		return mcp.NewToolResultText(string(out)), nil
+	})
+
 	s.AddTool(mcp.NewTool("slow_stream",
 		mcp.WithDescription("Sends steps progress notifications interval_ms apart, then returns \"done\". Over HTTP the response becomes an SSE stream (cut by --cut-stream)."),
 		mcp.WithInteger("steps", mcp.Description("default 5")),

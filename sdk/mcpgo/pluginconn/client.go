@@ -43,6 +43,13 @@ type DialOptions struct {
 	// RequestsLimitName is the config key users set to raise
 	// MaxServerRequests, for the warning; default "max_server_requests".
 	RequestsLimitName string
+	// RequestContext, when set, makes the context a request of the
+	// server's own is handled with. It is called on the connection's
+	// reader as the request arrives, before any later message is read:
+	// what it records is the connection's state when the server asked
+	// (say, which calls were in flight), not when a handler got to run.
+	// It must return at once. nil: context.Background().
+	RequestContext func() context.Context
 }
 
 // Client is the host side of a plugin connection as an mcp-go transport. It
@@ -327,9 +334,13 @@ func (c *Client) onMessage(msg []byte) {
 	case m.Method != "":
 		select {
 		case c.slots <- struct{}{}:
+			base := context.Background()
+			if c.opts.RequestContext != nil {
+				base = c.opts.RequestContext()
+			}
 			go func() {
 				defer func() { <-c.slots }()
-				c.serveRequest(m)
+				c.serveRequest(base, m)
 			}()
 		default:
 			c.refuse(m)
@@ -382,8 +393,8 @@ func (c *Client) failAll(err error) {
 }
 
 // serveRequest answers a request of the server's own with the host's
-// handler.
-func (c *Client) serveRequest(m incoming) {
+// handler, in a context made from base.
+func (c *Client) serveRequest(base context.Context, m incoming) {
 	var id mcp.RequestId
 	if err := json.Unmarshal(m.ID, &id); err != nil {
 		return
@@ -399,7 +410,7 @@ func (c *Client) serveRequest(m incoming) {
 	if h == nil {
 		resp = mcptransport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND, "client does not handle "+m.Method, nil)
 	} else {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(base)
 		go func() {
 			select {
 			case <-c.conn.Done():
