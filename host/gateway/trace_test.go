@@ -109,7 +109,7 @@ func TestTraceContextPassedUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newRelayFront(t, "[]", tel)
+	f := newRelayFront(t, `["--echo-meta"]`, tel)
 	meta := echoMeta(t, f.url)
 	if err := tel.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestTraceContextPassedUpstream(t *testing.T) {
 // Without telemetry the client's trace context passes on as it came.
 func TestTraceContextPassedOnWithoutTelemetry(t *testing.T) {
 	t.Parallel()
-	f := newRelayFront(t, "[]", nil)
+	f := newRelayFront(t, `["--echo-meta"]`, nil)
 	meta := echoMeta(t, f.url)
 	if meta["traceparent"] != "00-"+clientTraceID+"-"+clientSpanID+"-01" || meta["tracestate"] != "rojo=1" {
 		t.Fatalf("the upstream received %v", meta)

@@ -142,6 +142,7 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 	fs.BoolVar(&cfg.Server.NoToolsCapability, "no-tools-capability", false, "no tools and no tools capability")
 	fs.BoolVar(&cfg.Server.Resources, "resources", false, "add static resources and a resource template")
 	fs.BoolVar(&cfg.Server.Prompts, "prompts", false, "add two prompts with arguments")
+	fs.BoolVar(&cfg.Server.EchoMeta, "echo-meta", false, "add the tool echo_meta (the params._meta of its call)")
 	fs.IntVar(&exitAfterInit, "exit-after-init", 0, "exit `MS` milliseconds after initialize")
 	fs.BoolVar(&cfg.Server.Trace, "trace", false, "write a stderr line for each ping, tools/list and sleep call started")
 	fs.StringVar(&cfg.PingError, "ping-error", "", "stdio, with --protocols: answer ping with JSON-RPC error -32000 `MSG`")

@@ -44,7 +44,7 @@
 //   - error_result: an isError result containing "Bearer sk-abc123secret".
 //   - last_auth_header: the Authorization header of the HTTP request that
 //     carried the call ("" over stdio).
-//   - echo_meta: the params._meta of the call as JSON text ({} without
+//   - echo_meta (with --echo-meta): the params._meta of the call as JSON text ({} without
 //     one), progressToken included.
 //   - slow_stream {steps, interval_ms}: sends progress notifications (on the
 //     caller's progress token, or "slow_stream") then returns "done"; over

@@ -74,6 +74,9 @@ type Options struct {
 	Resources bool
 	// Prompts adds two prompts with arguments (flag --prompts).
 	Prompts bool
+	// EchoMeta adds the tool echo_meta (flag --echo-meta); off by default,
+	// so the default tool set (and every test counting it) stays as it was.
+	EchoMeta bool
 	// ExitAfterInit, when positive, makes the process exit (status 0) that
 	// long after a client initialized (flag --exit-after-init).
 	ExitAfterInit time.Duration
@@ -525,24 +528,26 @@ func (st *state) addTools() {
 		return mcp.NewToolResultText(authorizationFromContext(ctx)), nil
 	})
 
-	s.AddTool(mcp.NewTool("echo_meta",
-		mcp.WithDescription("Returns the params._meta of this call as JSON ({} without one)."),
-	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		meta := map[string]any{}
-		if m := req.Params.Meta; m != nil {
-			for k, v := range m.AdditionalFields {
-				meta[k] = v
+	if st.opts.EchoMeta {
+		s.AddTool(mcp.NewTool("echo_meta",
+			mcp.WithDescription("Returns the params._meta of this call as JSON ({} without one)."),
+		), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			meta := map[string]any{}
+			if m := req.Params.Meta; m != nil {
+				for k, v := range m.AdditionalFields {
+					meta[k] = v
+				}
+				if m.ProgressToken != nil {
+					meta["progressToken"] = m.ProgressToken
+				}
 			}
-			if m.ProgressToken != nil {
-				meta["progressToken"] = m.ProgressToken
+			out, err := json.Marshal(meta)
+			if err != nil {
+				return mcp.NewToolResultError("encode _meta: " + err.Error()), nil
 			}
-		}
-		out, err := json.Marshal(meta)
-		if err != nil {
-			return mcp.NewToolResultError("encode _meta: " + err.Error()), nil
-		}
-		return mcp.NewToolResultText(string(out)), nil
-	})
+			return mcp.NewToolResultText(string(out)), nil
+		})
+	}
 
 	s.AddTool(mcp.NewTool("slow_stream",
 		mcp.WithDescription("Sends steps progress notifications interval_ms apart, then returns \"done\". Over HTTP the response becomes an SSE stream (cut by --cut-stream)."),
