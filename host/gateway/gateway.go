@@ -190,6 +190,7 @@ func New(opts Options) (*Gateway, error) {
 	g.SetLimits(opts.Limits)
 	g.SetAuthenticate(opts.Authenticate)
 	g.mux.Handle(opts.Path, g.bounded(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w, r = countFlushes(w, r)
 		(*g.endpoint.Load()).ServeHTTP(w, r)
 	})))
 	g.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
@@ -429,7 +430,9 @@ func withProgress(ctx context.Context, meta *mcp.Meta) context.Context {
 		if p.Message != "" {
 			params["message"] = p.Message
 		}
-		_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params)
+		if srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params) == nil {
+			flushesOf(ctx).queue()
+		}
 	})
 }
 
@@ -461,6 +464,8 @@ func (g *Gateway) gated(ctx context.Context, start time.Time, p Person, t Tool, 
 	defer release()
 	uctx, end := g.upstream(ctx, p, t, meta)
 	res, err := g.opts.Backend.Call(uctx, p, t, args)
+	// The progress relayed goes out before the result (flushwait.go).
+	flushesOf(ctx).written(ctx)
 	end(res, err)
 	switch {
 	case err != nil && ctx.Err() != nil:

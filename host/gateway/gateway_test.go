@@ -484,6 +484,14 @@ func TestProgressCrossesTheGateway(t *testing.T) {
 	if err != nil || text(res) != "done" {
 		t.Fatalf("slow_stream: %v %+v", err, res)
 	}
+	// The last notification may reach the client just after the result
+	// (it travels on the same stream, written by another goroutine of
+	// mcp-go's server): wait for it, bounded generously.
+	testwait.For(t, time.Minute, "three progress notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen) >= 3
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 3 || seen[0].ProgressToken != "client-token-7" || seen[2].Progress != 3 || seen[2].Total != 3 {
