@@ -15,7 +15,7 @@ ALL_PKGS = $(foreach m,$(MODULES),$(if $(filter .,$(m)),./...,./$(m)/...))
 # How long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 20s
 
-.PHONY: build test test-go npm-deps bench hostile install demo conformance fuzz vet lint clean chart-check
+.PHONY: build test test-go npm-deps bench hostile install demo conformance fuzz vet lint clean chart-check chart-tools
 
 # The commit stamped into hermes (the toolchain records none in workspace mode).
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
@@ -159,6 +159,10 @@ $(KUBECONFORM):
 
 $(K8S_SCHEMAS)/.complete: tools/k8sschema/main.go
 	$(GO) run ./tools/k8sschema -k8s-version $(K8S_VERSION) -crd $(SERVICEMONITOR_CRD) -out $(K8S_SCHEMAS)
+
+# chart-tools builds helm and kubeconform only (CI starts it in the
+# background while the tests run).
+chart-tools: $(HELM) $(KUBECONFORM)
 
 chart-check: SHELL := /bin/bash
 chart-check: .SHELLFLAGS := -o pipefail -ec
