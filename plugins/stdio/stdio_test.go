@@ -138,8 +138,11 @@ func TestReadLongLineOnce(t *testing.T) {
 	if err != nil || len(got) != n+10 {
 		t.Fatalf("a long message: %d bytes, %v", len(got), err)
 	}
-	if a := after.TotalAlloc - before.TotalAlloc; a > n*8/5 {
-		t.Fatalf("reading a %d-byte line allocated %d bytes; want at most 1.6 times the line", len(got), a)
+	// TotalAlloc counts the whole process: goroutines other tests left
+	// winding down allocate a little meanwhile (it failed by 3.5 KB once,
+	// under load), hence 256 KiB of slack beside the 1.6 times.
+	if a := after.TotalAlloc - before.TotalAlloc; a > n*8/5+256<<10 {
+		t.Fatalf("reading a %d-byte line allocated %d bytes; want at most 1.6 times the line (and 256 KiB for the rest of the process)", len(got), a)
 	}
 }
 
