@@ -31,6 +31,25 @@
 #
 # Exits non-zero on any unexpected failure. Results land in results-conformance/.
 set -euo pipefail
+
+# served_url LOG SED PID WHAT waits (bounded: 60 s) for the line of LOG that
+# names the URL a server listens on, and prints it; a server that exits or
+# never says is an error, with its log.
+served_url() {
+  local log=$1 expr=$2 pid=$3 what=$4 url=""
+  for i in $(seq 600); do
+    url=$(sed -n "$expr" "$log" | head -n1)
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "$what did not start:" >&2
+    cat "$log" >&2
+    return 1
+  fi
+  printf '%s\n' "$url"
+}
 cd "$(dirname "$0")/.."
 root=$(pwd)
 version=0.1.16
@@ -100,18 +119,7 @@ run_server_suite() {
   (umask 077 && printf 'HERMES_MCP_SERVE_TOKEN=%s\n' "$token" > "$home/.env") || return 1
   HERMES_HOME="$home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes mcp serve --http 127.0.0.1:0 </dev/null >/dev/null 2>"$home/serve.log" &
   serve_pid=$!
-  # Wait (bounded) for the line that names the URL.
-  for i in $(seq 600); do
-    url=$(sed -n 's/.*Serving MCP on \(http:[^ ]*\).*/\1/p' "$home/serve.log" | head -n1)
-    [ -n "$url" ] && break
-    kill -0 "$serve_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ -z "$url" ]; then
-    echo "hermes mcp serve --http did not start:" >&2
-    cat "$home/serve.log" >&2
-    return 1
-  fi
+  url=$(served_url "$home/serve.log" 's/.*Serving MCP on \(http:[^ ]*\).*/\1/p' "$serve_pid" "hermes mcp serve --http") || return 1
   HERMES_MCP_SERVE_TOKEN="$token" bin/authproxy -to "$url" >"$home/proxy.out" 2>&1 &
   proxy_pid=$!
   for i in $(seq 100); do
@@ -219,17 +227,7 @@ EOF_CONFIG
   (umask 077 && printf 'HERMES_GATEWAY_SESSION_KEY=%s\n' "$(od -An -tx1 -N48 /dev/urandom | tr -d ' \n')" > "$gw_home/.env") || return 1
   HERMES_HOME="$gw_home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes mcp gateway --http 127.0.0.1:0 </dev/null >/dev/null 2>"$gw_home/gateway.log" &
   gw_pid=$!
-  for i in $(seq 600); do
-    url=$(sed -n 's/^hermes mcp gateway: serving .* at \(http:[^ ]*\)$/\1/p' "$gw_home/gateway.log" | head -n1)
-    [ -n "$url" ] && break
-    kill -0 "$gw_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ -z "$url" ]; then
-    echo "hermes mcp gateway did not start:" >&2
-    cat "$gw_home/gateway.log" >&2
-    return 1
-  fi
+  url=$(served_url "$gw_home/gateway.log" 's/^hermes mcp gateway: serving .* at \(http:[^ ]*\)$/\1/p' "$gw_pid" "hermes mcp gateway") || return 1
   GATEWAY_TOKEN="$token" bin/authproxy -token-env GATEWAY_TOKEN -to "$url" >"$gw_home/proxy.out" 2>&1 &
   gw_proxy_pid=$!
   for i in $(seq 100); do
