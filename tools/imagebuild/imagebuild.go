@@ -79,7 +79,7 @@ type Options struct {
 	// Source is the repository URL of the labels.
 	Source string
 	// CompressionLevel is gzip's level for the layers
-	// (gzip.BestCompression when 0); tests use gzip.BestSpeed.
+	// (gzip.BestCompression when 0); tests use gzip.HuffmanOnly.
 	CompressionLevel int
 }
 
