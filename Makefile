@@ -152,6 +152,18 @@ image:
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./tools/imagebuild/cmd/hermes-image \
 	  -bin dist/bin -out dist -tag $(IMAGE_TAG) -version $(IMAGE_VERSION) -revision "$(COMMIT)" $(SHIPPED)
 
+# The gateway under load, as a Deployment of three replicas of make image's
+# image (host/gateway/replicas): N clients × M calls through a round-robin
+# balancer on loopback in each revision (vegeta as a library), p50/p99,
+# errors (0 expected), memory per replica and per session, then the same
+# load beside a slow upstream and a crashing one. Figures go to
+# docs/BENCHMARKS.md (Gateway: replicas and load). About a minute.
+LOADTEST_CLIENTS ?= 16
+LOADTEST_CALLS   ?= 300
+loadtest: image
+	$(GO) test -count=1 -timeout 5m -run '^TestLoad$$' ./host/gateway/replicas/ -v \
+	  -loadtest -image $(CURDIR)/dist/oci -loadtest.clients $(LOADTEST_CLIENTS) -loadtest.calls $(LOADTEST_CALLS)
+
 # The demo installs only the one npm server it runs.
 demo: build
 	./scripts/npm-deps.sh demo
