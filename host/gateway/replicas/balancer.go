@@ -42,9 +42,9 @@ type Hooks struct {
 }
 
 type backend struct {
-	addr      string // HOST:PORT, "" while the replica is not running
+	addr       string // HOST:PORT, "" while the replica is not running
 	inRotation bool
-	hits      *atomic.Int64
+	hits       *atomic.Int64
 }
 
 // Forwarded is one request as the balancer forwarded it.
