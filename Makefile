@@ -15,7 +15,7 @@ ALL_PKGS = $(foreach m,$(MODULES),$(if $(filter .,$(m)),./...,./$(m)/...))
 # How long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 20s
 
-.PHONY: build test test-go npm-deps bench hostile install demo conformance fuzz vet lint clean chart-check chart-tools
+.PHONY: build test test-go npm-deps bench hostile install demo conformance fuzz vet lint clean chart-check chart-tools image loadtest
 
 # The commit stamped into hermes (the toolchain records none in workspace mode).
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
@@ -185,10 +185,39 @@ install: build
 	done
 	@echo "installed hermes and its plugins into $(PREFIX)"
 
+# The gateway's container image, written without a container engine or a
+# registry (tools/imagebuild, go-containerregistry): an OCI image layout in
+# dist/oci and a `docker save` tarball, dist/hermes-gateway.tar, of the
+# shipped binaries on a distroless-style base of our own (non-root 65532,
+# CA certificates, /tmp; no shell), entrypoint `hermes mcp gateway --http
+# :8080`. The binaries are built again into dist/bin with -trimpath, so the
+# image holds no folder of the machine that built it, and the commit's time
+# is the creation time: two builds of one commit give the same digest.
+# Push it with crane or skopeo (docs/DEPLOY.md).
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_TAG     ?= hermes-gateway:$(IMAGE_VERSION)
+image:
+	$(MAKE) --no-print-directory build BIN=dist/bin GOBUILD="CGO_ENABLED=0 $(GO) build -trimpath"
+	GO=$(GO) ./scripts/check-static.sh $(addprefix dist/bin/,$(SHIPPED))
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./tools/imagebuild/cmd/hermes-image \
+	  -bin dist/bin -out dist -tag $(IMAGE_TAG) -version $(IMAGE_VERSION) -revision "$(COMMIT)" $(SHIPPED)
+
+# The gateway under load, as a Deployment of three replicas of make image's
+# image (host/gateway/replicas): N clients × M calls through a round-robin
+# balancer on loopback in each revision (vegeta as a library), p50/p99,
+# errors (0 expected), memory per replica and per session, then the same
+# load beside a slow upstream and a crashing one. Figures go to
+# docs/BENCHMARKS.md (Gateway: replicas and load). About a minute.
+LOADTEST_CLIENTS ?= 16
+LOADTEST_CALLS   ?= 300
+loadtest: image
+	$(GO) test -count=1 -timeout 5m -run '^TestLoad$$' ./host/gateway/replicas/ -v \
+	  -loadtest -image $(CURDIR)/dist/oci -loadtest.clients $(LOADTEST_CLIENTS) -loadtest.calls $(LOADTEST_CALLS)
+
 # The demo installs only the one npm server it runs.
 demo: build
 	./scripts/npm-deps.sh demo
 	./scripts/demo.sh
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
