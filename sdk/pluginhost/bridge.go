@@ -210,6 +210,12 @@ type BridgeClient struct {
 // for a result over BridgeOptions.MaxResultBytes, CodeContract for structured content
 // that is not a JSON object, or what the plugin returned.
 func (c *BridgeClient) Call(ctx context.Context, name string, args json.RawMessage) (bridge.Result, error) {
+	if c.refused() != nil {
+		// A reply cut before this call ends the results connection; it
+		// may not have closed yet. Not sent: the host starts a new plugin
+		// (an error here would be read as this call's reply cut).
+		return bridge.Result{}, fmt.Errorf("%w: %w", sdk.NewError(sdk.CodeClosed, "bridge plugin: its results connection ended with a reply it refused"), ErrNotSent)
+	}
 	var reply bw.CallReply[bridge.Result]
 	if c.maxResult > 0 {
 		c.limit.Store(int64(c.maxResult) + resultSlack)
