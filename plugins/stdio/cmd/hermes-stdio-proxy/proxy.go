@@ -1,15 +1,4 @@
-// Package proxy is the filtering HTTP proxy of a sandboxed server whose
-// network is a list of hosts. It runs in the plugin process, outside the
-// sandbox, and answers CONNECT (HTTPS and any other TCP protocol) and
-// absolute-form HTTP requests for the hosts of its AllowList; everything else
-// gets 403. Request headers are bounded in size and time, connections in
-// number, and each request is logged, escaped, at debug level. It connects
-// directly (an upstream proxy in the plugin's environment is not used) and
-// refuses an allowed host name that resolves to a loopback, link-local or
-// unspecified address unless the entry names that address (or localhost)
-// itself, so a DNS answer cannot turn an allowed name into a way to the
-// machine's own services or a cloud metadata endpoint.
-package proxy
+package main
 
 import (
 	"context"
@@ -27,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 )
 
 // Bounds of what a client (the sandboxed server) can make the proxy hold.
@@ -45,47 +36,46 @@ const (
 
 // Proxy is one server's filtering proxy.
 type Proxy struct {
-	allow AllowList
+	allow proxy.AllowList
 	log   hclog.Logger
 	srv   *http.Server
 	rp    *httputil.ReverseProxy
 	// resolve looks host names up (the system's resolver by default).
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 
+	// report is told each distinct target turned away because no entry
+	// of the allow-list names it, the first proxy.MaxRefused of them,
+	// before the client hears of it.
+	report func(target string)
+
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
 	closed  bool
-	// refused are the distinct targets turned away, at most maxRefused.
+	// refused are the distinct targets turned away so far.
 	refused []string
 }
 
-// maxRefused bounds the targets a proxy remembers turning away.
-const maxRefused = 8
-
-// Refused returns the targets ("host:port", quoted) the proxy turned away
-// because they are not in its allow-list, the first maxRefused distinct
-// ones.
-func (p *Proxy) Refused() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.refused)
-}
-
+// noteRefused reports target once, among the first proxy.MaxRefused.
 func (p *Proxy) noteRefused(target string) {
-	q := quote(target)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.refused) < maxRefused && !slices.Contains(p.refused, q) {
-		p.refused = append(p.refused, q)
+	if len(p.refused) >= proxy.MaxRefused || slices.Contains(p.refused, target) {
+		return
 	}
+	p.refused = append(p.refused, target)
+	p.report(target)
 }
 
-// New returns a proxy for allow that logs to log (nil for none).
-func New(allow AllowList, logger hclog.Logger) *Proxy {
+// New returns a proxy for allow that logs to log (nil for none) and tells
+// report (nil for no one) each target it turns away.
+func New(allow proxy.AllowList, logger hclog.Logger, report func(target string)) *Proxy {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	p := &Proxy{allow: allow, log: logger, tunnels: map[net.Conn]struct{}{}}
+	if report == nil {
+		report = func(string) {}
+	}
+	p := &Proxy{allow: allow, log: logger, report: report, tunnels: map[net.Conn]struct{}{}}
 	p.resolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
 		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	}
@@ -164,7 +154,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (port 80 unless given). Any other request is an error.
 func RequestTarget(r *http.Request) (string, int, error) {
 	if r.Method == http.MethodConnect {
-		host, port, err := SplitTarget(r.Host, 0)
+		host, port, err := proxy.SplitTarget(r.Host, 0)
 		if err != nil {
 			return "", 0, fmt.Errorf("CONNECT %s: %v", strconv.QuoteToASCII(clip(r.Host, 100)), err)
 		}
@@ -179,7 +169,7 @@ func RequestTarget(r *http.Request) (string, int, error) {
 	if r.URL.User != nil {
 		return "", 0, errors.New("user information in the URL is refused")
 	}
-	host, port, err := SplitTarget(r.URL.Host, 80)
+	host, port, err := proxy.SplitTarget(r.URL.Host, 80)
 	if err != nil {
 		return "", 0, fmt.Errorf("URL host %s: %v", strconv.QuoteToASCII(clip(r.URL.Host, 100)), err)
 	}
@@ -264,7 +254,7 @@ func (p *Proxy) untrack(conns ...net.Conn) {
 // dial connects to an allowed addr ("host:port"), refusing addresses the
 // entry did not name (see the package comment).
 func (p *Proxy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := SplitTarget(addr, 0)
+	host, port, err := proxy.SplitTarget(addr, 0)
 	if err != nil || port == 0 {
 		return nil, fmt.Errorf("bad address %s", strconv.QuoteToASCII(clip(addr, 100)))
 	}
@@ -339,4 +329,12 @@ func (c *limitConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return c.Close()
+}
+
+// clip bounds a string from a client before it is shown.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

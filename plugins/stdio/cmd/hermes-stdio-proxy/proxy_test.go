@@ -1,4 +1,4 @@
-package proxy
+package main
 
 import (
 	"bufio"
@@ -11,16 +11,18 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 )
 
 // serve starts a proxy for allow on loopback and returns its address.
 func serve(t *testing.T, allow []string, resolve map[string]string) string {
 	t.Helper()
-	a, err := NewAllowList(allow)
+	a, err := proxy.NewAllowList(allow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(a, nil)
+	p := New(a, nil, nil)
 	p.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
 		if ip, ok := resolve[host]; ok {
 			return []netip.Addr{netip.MustParseAddr(ip)}, nil
@@ -145,4 +147,45 @@ func TestProxyBounds(t *testing.T) {
 	if err != nil || resp.StatusCode != 400 {
 		t.Fatalf("origin-form request: %v %v", resp, err)
 	}
+}
+
+// FuzzRequestTarget: whatever a client sends, parsing never panics, a
+// target it returns is a clean host and port, and the allow-list lets
+// through only what one of its entries names.
+func FuzzRequestTarget(f *testing.F) {
+	for _, s := range []string{
+		"CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n",
+		"GET http://api.example.com/x HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+		"GET http://user:pw@api.example.com/ HTTP/1.1\r\n\r\n",
+		"CONNECT [::1]:22 HTTP/1.1\r\n\r\n",
+		"GET /relative HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"CONNECT api.example.com.evil.net:443 HTTP/1.1\r\n\r\n",
+	} {
+		f.Add(s)
+	}
+	allow, err := proxy.NewAllowList([]string{"api.example.com", "*.example.org:443", "[::1]:8080"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
+		if err != nil {
+			return
+		}
+		host, port, err := RequestTarget(req)
+		if err != nil {
+			return
+		}
+		if host == "" || port < 1 || port > 65535 || strings.ContainsAny(host, " /@[]%?#\\") || host != strings.ToLower(host) {
+			t.Fatalf("RequestTarget(%q) = %q %d", raw, host, port)
+		}
+		if pat, ok := allow.Allows(host, port); ok {
+			switch {
+			case pat.Wildcard && !strings.HasSuffix(host, ".example.org"):
+				t.Fatalf("%q:%d allowed by %v", host, port, pat)
+			case !pat.Wildcard && host != pat.Host:
+				t.Fatalf("%q:%d allowed by %v", host, port, pat)
+			}
+		}
+	})
 }
