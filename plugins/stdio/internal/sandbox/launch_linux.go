@@ -87,8 +87,9 @@ type Launch struct {
 // by the plugin on the server's PATH), and prepares what the sandbox holds:
 // a private temp folder, a pids cgroup (root), the filtering proxy's
 // listener (network: hosts, without a network namespace; with one, the
-// launcher makes it). With Enforce set, a sandbox this kernel cannot fully enforce is
-// refused with an sdk.CodeSandbox error that says what and how to override.
+// launcher makes it). With Enforce set, a sandbox this kernel cannot fully
+// enforce is refused with an sdk.CodeSandbox error that says what and how
+// to override.
 func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launch, error) {
 	sb := cfg.Sandbox
 	if err := checkSandbox(cfg.Server, sb); err != nil {
@@ -358,11 +359,6 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		_ = f.Close()
 	}
 	l.child = nil
-	if l.proxy != nil && l.proxy.ln != nil {
-		if err := l.proxy.start(nil); err != nil {
-			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
-		}
-	}
 	b, err := l.plan.MarshalBinary()
 	if err != nil {
 		_ = l.planW.Close()
@@ -372,6 +368,12 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		_, _ = l.planW.Write(b)
 		_ = l.planW.Close()
 	}()
+	if l.proxy != nil && l.proxy.ln != nil {
+		// On the plugin's own listener, while the launcher reads its plan.
+		if err := l.proxy.start(nil); err != nil {
+			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
+		}
+	}
 	c, err := net.FileConn(l.status)
 	if err != nil {
 		return fmt.Errorf("sandbox status socket: %w", err)
