@@ -4,7 +4,7 @@ BIN     := bin
 GOBIN   ?= $(shell $(GO) env GOBIN)
 PREFIX  ?= $(if $(GOBIN),$(GOBIN),$(HOME)/.local/bin)
 
-BINARIES := hermes hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-testserver
+BINARIES := hermes hermes-transport-stdio hermes-stdio-launcher hermes-stdio-proxy hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-testserver
 
 # The module folders, read from go.work: a module added there (a `use` line) is
 # vetted and tidy-checked without editing this file. "." is the root module.
@@ -37,9 +37,12 @@ GOBUILD = CGO_ENABLED=0 $(GO) build
 # beside hermes-transport-stdio, which starts every server through it; it
 # is built with -trimpath as well (shorter file names in its line table: it
 # stays resident beside every server, docs/BENCHMARKS.md, Sandbox).
+# hermes-stdio-proxy goes there too: the filtering proxy the plugin starts
+# for a sandboxed server with a hosts list (network: [hosts]), a binary of
+# its own so that its HTTP code is not paged into every plugin.
 # hermes-gateway is `hermes mcp gateway` (docs/GATEWAY.md), a binary of its
 # own so that its libraries are not loaded by every hermes command.
-SHIPPED := hermes hermes-gateway hermes-model-openai hermes-transport-stdio hermes-stdio-launcher hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
+SHIPPED := hermes hermes-gateway hermes-model-openai hermes-transport-stdio hermes-stdio-launcher hermes-stdio-proxy hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging
 
 build:
 	@mkdir -p $(BIN)
@@ -48,6 +51,7 @@ build:
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-gateway ./cmd/hermes-gateway
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-stdio ./plugins/stdio
 	$(GOBUILD) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-stdio-launcher ./plugins/stdio/cmd/hermes-stdio-launcher
+	$(GOBUILD) -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-stdio-proxy ./plugins/stdio/cmd/hermes-stdio-proxy
 	@if ls plugins/http/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-transport-http ./plugins/http; fi
 	@if ls plugins/oauth/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-oauth ./plugins/oauth; fi
 	@if ls plugins/exec/*.go >/dev/null 2>&1; then $(GOBUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/hermes-auth-exec ./plugins/exec; fi
@@ -179,7 +183,7 @@ chart-check: $(HELM) $(KUBECONFORM) $(K8S_SCHEMAS)/.complete
 
 install: build
 	@mkdir -p $(PREFIX)
-	install -m 0755 $(BIN)/hermes $(BIN)/hermes-gateway $(BIN)/hermes-transport-stdio $(BIN)/hermes-stdio-launcher $(PREFIX)/
+	install -m 0755 $(BIN)/hermes $(BIN)/hermes-gateway $(BIN)/hermes-transport-stdio $(BIN)/hermes-stdio-launcher $(BIN)/hermes-stdio-proxy $(PREFIX)/
 	@for p in hermes-transport-http hermes-auth-oauth hermes-auth-exec hermes-bridge-messaging hermes-model-openai; do \
 	  if [ -f $(BIN)/$$p ]; then install -m 0755 $(BIN)/$$p $(PREFIX)/; fi; \
 	done

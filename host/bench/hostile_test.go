@@ -233,11 +233,11 @@ func TestHostile(t *testing.T) {
 }
 
 // hostileBins builds what a hostile host runs: the two transport plugins
-// (the stdio one with its launcher) and the test server.
+// (the stdio one with its launcher and its proxy) and the test server.
 func hostileBins(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	names := []string{"hermes-transport-stdio", launcherName, "hermes-transport-http", "hermes-testserver", "hermes", "hermes-bridge-fake"}
+	names := []string{"hermes-transport-stdio", launcherName, "hermes-stdio-proxy", "hermes-transport-http", "hermes-testserver", "hermes", "hermes-bridge-fake"}
 	stage := filepath.Join(dir, "stage")
 	args := []string{"build", "-o", stage + string(filepath.Separator)}
 	for _, n := range names {

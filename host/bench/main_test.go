@@ -61,8 +61,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // Binaries. The benchmarks build only what they run, once per process, into
 // one folder (hermes finds its plugins beside itself): hermes,
-// hermes-transport-stdio and its launcher, hermes-testserver, and the two
-// baselines under testdata: the bare go-plugin plugin (hermes-bench-bare)
+// hermes-transport-stdio with its launcher and its proxy,
+// hermes-testserver, and the two baselines under testdata: the bare
+// go-plugin plugin (hermes-bench-bare)
 // and the minimal mcp-go client (oneshotclient). Same toolchain, same flags
 // for all, and CGO_ENABLED=0, as make build links what it ships; the
 // launcher with make build's flags (-trimpath -s -w), since its resident
@@ -92,7 +93,7 @@ func bins(tb testing.TB) string {
 		// name → package; one go build links them in parallel into a
 		// staging folder, under the last element of the package path.
 		pkgs := map[string]string{"oneshotclient": "./host/bench/testdata/oneshotclient"}
-		for _, name := range []string{"hermes", "hermes-transport-stdio", "hermes-testserver"} {
+		for _, name := range []string{"hermes", "hermes-transport-stdio", "hermes-stdio-proxy", "hermes-testserver"} {
 			pkgs[name] = testbin.Targets[name]
 		}
 		stage := filepath.Join(binDir, "stage")

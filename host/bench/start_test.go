@@ -124,6 +124,7 @@ var shipped = []struct {
 	{"hermes-gateway", "./cmd/hermes-gateway", []string{"--help"}},
 	{"hermes-transport-stdio", "./plugins/stdio", nil},
 	{"hermes-stdio-launcher", "./plugins/stdio/cmd/hermes-stdio-launcher", nil},
+	{"hermes-stdio-proxy", "./plugins/stdio/cmd/hermes-stdio-proxy", nil},
 	{"hermes-transport-http", "./plugins/http", nil},
 	{"hermes-auth-oauth", "./plugins/oauth", nil},
 	{"hermes-auth-exec", "./plugins/exec", nil},

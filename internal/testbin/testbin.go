@@ -26,8 +26,10 @@ var Targets = map[string]string{
 	"hermes-transport-stdio": "./plugins/stdio",
 	// hermes mcp gateway's binary, which hermes finds beside itself.
 	"hermes-gateway": "./cmd/hermes-gateway",
-	// The stdio plugin's launcher, which it finds beside itself.
+	// The stdio plugin's launcher and its filtering proxy (network:
+	// [hosts]), which it finds beside itself.
 	"hermes-stdio-launcher": "./plugins/stdio/cmd/hermes-stdio-launcher",
+	"hermes-stdio-proxy":    "./plugins/stdio/cmd/hermes-stdio-proxy",
 	"hermes-transport-http": "./plugins/http",
 	"hermes-testserver":     "./internal/testserver/cmd/hermes-testserver",
 	"confclient":            "./internal/confclient",

@@ -8,7 +8,11 @@ import (
 	"time"
 
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/transport"
 )
+
+// The server's messages are written before Write returns.
+var _ transport.Borrower = (*conn)(nil)
 
 // Read returns the next JSON message the server wrote on stdout, without its
 // newline and surrounding blanks, never decoded: the host does that once.
@@ -139,6 +143,11 @@ func (c *conn) Write(_ context.Context, msg []byte) error {
 	}
 	return nil
 }
+
+// BorrowsMessages is true: Write is done with msg when it returns (a small
+// one is copied into the line buffer, a large one written out before it
+// returns), so the sdk hands over the host's messages without a copy each.
+func (c *conn) BorrowsMessages() bool { return true }
 
 // SessionID is "": stdio has no sessions.
 func (c *conn) SessionID() string { return "" }

@@ -15,8 +15,11 @@
 // leaves running is handed to the plugin and killed when the server stops.
 // No server gets a descriptor the plugin inherited. A server whose entry has
 // a sandbox: block is started through the same launcher, which puts it under
-// that sandbox first (internal/sandbox; docs/SANDBOX.md). On Linux a plugin
-// without its launcher beside it starts no server, and says so.
+// that sandbox first (internal/sandbox; docs/SANDBOX.md); one whose network
+// is a list of hosts gets its filtering proxy, hermes-stdio-proxy
+// (cmd/hermes-stdio-proxy, installed beside the plugin too), a process of
+// its own that lives as long as the server. On Linux a plugin without its
+// launcher beside it starts no server, and says so.
 //
 // It imports the sdk's kind-neutral root and transport packages only, so the
 // process stays as lean as a bare go-plugin plugin.

@@ -2,13 +2,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/children"
 )
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER (linux/prctl.h).
@@ -24,33 +24,6 @@ func becomeSubreaper() error {
 		return e
 	}
 	return nil
-}
-
-// The children this process started itself (its servers), alive or not yet
-// reaped; every other child of the plugin is an orphan it adopted. spawnMu
-// also keeps killOrphans from seeing a child between its fork and its
-// registration.
-var (
-	spawnMu sync.Mutex
-	started = map[int]bool{}
-)
-
-// spawn starts cmd and registers it as one of the plugin's own children.
-func spawn(cmd *exec.Cmd) error {
-	spawnMu.Lock()
-	defer spawnMu.Unlock()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	started[cmd.Process.Pid] = true
-	return nil
-}
-
-// reaped forgets a child spawn started, once it has been waited for.
-func reaped(pid int) {
-	spawnMu.Lock()
-	delete(started, pid)
-	spawnMu.Unlock()
 }
 
 // awaitExit blocks until the child pid has exited, without reaping it
@@ -70,34 +43,35 @@ func awaitExit(pid int) {
 // to be gone.
 const orphanReapWait = 2 * time.Second
 
-// killOrphans SIGKILLs every child of the plugin it did not start itself,
+// killOrphans SIGKILLs every child of the plugin it did not start itself
+// (package children),
 // with all their descendants, reaps them, and returns how many it killed.
 // It repeats until none is left, since killing one hands its own children
 // to the plugin.
 func killOrphans() int {
-	spawnMu.Lock()
-	defer spawnMu.Unlock()
-	self := os.Getpid()
 	killed := 0
-	for range 100 {
-		tree := processTree()
-		var orphans []int
-		for _, pid := range tree[self] {
-			if !started[pid] {
-				orphans = append(orphans, pid)
+	children.Hold(func(isOwn func(int) bool) {
+		self := os.Getpid()
+		for range 100 {
+			tree := processTree()
+			var orphans []int
+			for _, pid := range tree[self] {
+				if !isOwn(pid) {
+					orphans = append(orphans, pid)
+				}
+			}
+			if len(orphans) == 0 {
+				return
+			}
+			for _, pid := range orphans {
+				killTree(tree, pid)
+				killed++
+			}
+			for _, pid := range orphans {
+				reap(pid)
 			}
 		}
-		if len(orphans) == 0 {
-			return killed
-		}
-		for _, pid := range orphans {
-			killTree(tree, pid)
-			killed++
-		}
-		for _, pid := range orphans {
-			reap(pid)
-		}
-	}
+	})
 	return killed
 }
 

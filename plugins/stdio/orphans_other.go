@@ -2,16 +2,10 @@
 
 package main
 
-import "os/exec"
-
 // Elsewhere than on Linux there is no child subreaper: a server's own
 // process group is all the plugin can stop.
 
 func becomeSubreaper() error { return nil }
-
-func spawn(cmd *exec.Cmd) error { return cmd.Start() }
-
-func reaped(int) {}
 
 func killOrphans() int { return 0 }
 

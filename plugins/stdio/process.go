@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/children"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/logfile"
@@ -160,16 +161,16 @@ func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, l
 		err = sb.Wrap(cmd)
 	}
 	if err == nil && sb != nil {
-		err = sb.Spawn(func() error { return spawn(cmd) })
+		err = sb.Spawn(func() error { return children.Start(cmd) })
 	} else if err == nil {
-		err = spawn(cmd)
+		err = children.Start(cmd)
 	}
 	stdoutW.Close() // the server holds its own copy
 	if err == nil && sb != nil {
 		if serr := sb.Started(ctx, cmd.Process.Pid); serr != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			reaped(cmd.Process.Pid)
+			children.Reaped(cmd.Process.Pid)
 			stdout.Close()
 			if logFile != nil {
 				logFile.Close()
@@ -209,7 +210,7 @@ func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, l
 			log.Debug("killed processes the server left behind", "count", n)
 		}
 		werr := cmd.Wait()
-		reaped(cmd.Process.Pid)
+		children.Reaped(cmd.Process.Pid)
 		if logFile != nil {
 			logFile.Close()
 		}

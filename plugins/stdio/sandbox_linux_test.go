@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
@@ -312,9 +313,33 @@ func TestSandboxNetwork(t *testing.T) {
 			if tc.mode == transport.NetworkHosts && !strings.Contains(got["get_other"], "403") {
 				t.Errorf("a host not allowed answered %q, want the proxy's 403", got["get_other"])
 			}
+			if tc.mode == transport.NetworkHosts {
+				// The proxy, a process of its own, said what it
+				// refused, and ended with the server.
+				<-c.exited
+				if want := "a connection to " + strconv.Quote(svc) + " (not in sandbox.network)"; !strings.Contains(c.exitErr.Error(), want) {
+					t.Errorf("the server's end says %q, want it to name %s", c.exitErr, want)
+				}
+				if pids := proxies(t); len(pids) > 0 {
+					t.Errorf("%s processes %v outlived their server", proxy.Binary, pids)
+				}
+			}
 			t.Logf("report: %s", c.Properties().Sandbox)
 		})
 	}
+}
+
+// proxies returns the pids of this process's children that run the
+// filtering proxy.
+func proxies(t *testing.T) []int {
+	t.Helper()
+	var out []int
+	for _, pid := range processTree()[os.Getpid()] {
+		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && filepath.Base(exe) == proxy.Binary {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // A sandbox the kernel cannot enforce is refused with enforce set, saying

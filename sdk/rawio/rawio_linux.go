@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -37,27 +38,38 @@ func rawConn(rw any) syscall.RawConn {
 	return rc
 }
 
-// rawReader reads a non-blocking descriptor with raw read(2) calls.
-type rawReader struct{ rc syscall.RawConn }
+// rawReader reads a non-blocking descriptor with raw read(2) calls. The
+// function the poller calls and what it works on are the reader's own,
+// made once: a closure per call, with the variables it shares with Read,
+// was three allocations per read. mu keeps concurrent Reads (which a
+// net.Conn allows) from sharing them.
+type rawReader struct {
+	rc syscall.RawConn
+	fn func(fd uintptr) bool // r.readFD
 
-func (r rawReader) Read(p []byte) (int, error) {
+	mu    sync.Mutex
+	p     []byte
+	n     uintptr
+	errno syscall.Errno
+}
+
+func newRawReader(rc syscall.RawConn) *rawReader {
+	r := &rawReader{rc: rc}
+	r.fn = r.readFD
+	return r
+}
+
+func (r *rawReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n uintptr
-	var errno syscall.Errno
-	if err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			n, errno = sysRead(fd, p)
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait on the poller
-			}
-			return true
-		}
-	}); err != nil {
+	r.mu.Lock()
+	r.p = p
+	err := r.rc.Read(r.fn)
+	n, errno := r.n, r.errno
+	r.p, r.n, r.errno = nil, 0, 0
+	r.mu.Unlock()
+	if err != nil {
 		return 0, err
 	}
 	if errno != 0 {
@@ -69,29 +81,47 @@ func (r rawReader) Read(p []byte) (int, error) {
 	return int(n), nil
 }
 
-// rawWriter writes a non-blocking descriptor with raw write(2) calls, all
-// of p or an error.
-type rawWriter struct{ rc syscall.RawConn }
-
-func (w rawWriter) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	if err := w.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			n, e := sysWrite(fd, p[done:])
-			switch e {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait for room on the poller
-			default:
-				errno = e
-				return true
-			}
+// readFD is one attempt of Read on fd: false to wait on the poller.
+func (r *rawReader) readFD(fd uintptr) bool {
+	for {
+		r.n, r.errno = sysRead(fd, r.p)
+		switch r.errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			r.n, r.errno = 0, 0
+			return false // wait on the poller
 		}
 		return true
-	}); err != nil {
+	}
+}
+
+// rawWriter writes a non-blocking descriptor with raw write(2) calls, all
+// of p or an error. Like rawReader, it allocates nothing per call.
+type rawWriter struct {
+	rc syscall.RawConn
+	fn func(fd uintptr) bool // w.writeFD
+
+	mu    sync.Mutex
+	p     []byte
+	done  int
+	errno syscall.Errno
+}
+
+func newRawWriter(rc syscall.RawConn) *rawWriter {
+	w := &rawWriter{rc: rc}
+	w.fn = w.writeFD
+	return w
+}
+
+func (w *rawWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.p = p
+	err := w.rc.Write(w.fn)
+	done, errno := w.done, w.errno
+	w.p, w.done, w.errno = nil, 0, 0
+	w.mu.Unlock()
+	if err != nil {
 		return done, err
 	}
 	if errno != 0 {
@@ -100,10 +130,29 @@ func (w rawWriter) Write(p []byte) (int, error) {
 	return done, nil
 }
 
+// writeFD writes what is left of w.p to fd: false to wait for room on the
+// poller.
+func (w *rawWriter) writeFD(fd uintptr) bool {
+	for w.done < len(w.p) {
+		n, e := sysWrite(fd, w.p[w.done:])
+		switch e {
+		case 0:
+			w.done += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // wait for room on the poller
+		default:
+			w.errno = e
+			return true
+		}
+	}
+	return true
+}
+
 // rawReaderOf returns r, read with raw system calls when it can be.
 func rawReaderOf(r io.Reader) io.Reader {
 	if rc := rawConn(r); rc != nil {
-		return rawReader{rc}
+		return newRawReader(rc)
 	}
 	return r
 }
@@ -111,7 +160,7 @@ func rawReaderOf(r io.Reader) io.Reader {
 // rawWriterOf returns w, written with raw system calls when it can be.
 func rawWriterOf(w io.Writer) io.Writer {
 	if rc := rawConn(w); rc != nil {
-		return rawWriter{rc}
+		return newRawWriter(rc)
 	}
 	return w
 }
@@ -119,7 +168,7 @@ func rawWriterOf(w io.Writer) io.Writer {
 // Raw reports whether v, from Reader or Writer, uses raw system calls.
 func Raw(v any) bool {
 	switch v.(type) {
-	case rawReader, rawWriter, *rawNetConn:
+	case *rawReader, *rawWriter, *rawNetConn:
 		return true
 	}
 	return false
@@ -128,8 +177,8 @@ func Raw(v any) bool {
 // rawNetConn is a net.Conn read and written with raw system calls.
 type rawNetConn struct {
 	net.Conn
-	r rawReader
-	w rawWriter
+	r *rawReader
+	w *rawWriter
 }
 
 func (c *rawNetConn) Read(p []byte) (int, error) {
@@ -157,7 +206,7 @@ func (c *rawNetConn) opError(op string, err error) error {
 // connOf returns c read and written raw when it can be.
 func connOf(c net.Conn) net.Conn {
 	if rc := rawConn(c); rc != nil {
-		return &rawNetConn{Conn: c, r: rawReader{rc}, w: rawWriter{rc}}
+		return &rawNetConn{Conn: c, r: newRawReader(rc), w: newRawWriter(rc)}
 	}
 	return c
 }

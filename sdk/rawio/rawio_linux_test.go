@@ -1,10 +1,12 @@
 package rawio
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +23,10 @@ func TestRawPipeDeadline(t *testing.T) {
 	defer pr.Close()
 	defer pw.Close()
 	r, w := rawReaderOf(pr), rawWriterOf(pw)
-	if _, ok := r.(rawReader); !ok {
+	if _, ok := r.(*rawReader); !ok {
 		t.Fatal("a pipe from os.Pipe is not read raw")
 	}
-	if _, ok := w.(rawWriter); !ok {
+	if _, ok := w.(*rawWriter); !ok {
 		t.Fatal("a pipe from os.Pipe is not written raw")
 	}
 	if _, err := w.Write([]byte("line\n")); err != nil {
@@ -146,4 +148,112 @@ func TestRawConnNotForPipes(t *testing.T) {
 	if Conn(a) != a {
 		t.Fatal("net.Pipe's connection was wrapped")
 	}
+}
+
+// A raw read or write allocates nothing: the function the poller calls is
+// made once per reader and writer, not once per call.
+func TestRawNoAllocations(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	r, w := rawReaderOf(pr), rawWriterOf(pw)
+	msg, buf := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), make([]byte, 64)
+	if n := testing.AllocsPerRun(200, func() {
+		if _, err := w.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := r.Read(buf); err != nil || n != len(msg) {
+			t.Fatalf("read %d, %v", n, err)
+		}
+	}); n != 0 {
+		t.Fatalf("a raw write and read allocated %.1f times, want 0", n)
+	}
+}
+
+// Reads and writes of one connection from several goroutines at once (a
+// net.Conn allows them) each get their own bytes: every byte written
+// arrives, once.
+func TestRawConcurrentCalls(t *testing.T) {
+	a, b := socketPair(t)
+	ra, rb := Conn(a), Conn(b)
+	const writers, each, size = 4, 200, 100
+	errs := make(chan error, writers+2)
+	for i := range writers {
+		go func() {
+			p := bytes.Repeat([]byte{byte('a' + i)}, size)
+			for range each {
+				if _, err := ra.Write(p); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var mu sync.Mutex
+	counts := map[byte]int{}
+	total := writers * each * size
+	got := 0
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			buf := make([]byte, 37)
+			for {
+				n, err := rb.Read(buf)
+				mu.Lock()
+				for _, c := range buf[:n] {
+					counts[c]++
+				}
+				got += n
+				finished := n > 0 && got == total
+				mu.Unlock()
+				if finished {
+					close(done)
+				}
+				if err != nil || finished {
+					errs <- nil
+					return
+				}
+			}
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	_ = rb.SetReadDeadline(time.Now()) // the other reader
+	for range 2 {
+		<-errs
+	}
+	for i := range writers {
+		if counts[byte('a'+i)] != each*size {
+			t.Fatalf("writer %c: %d bytes arrived, want %d", 'a'+i, counts[byte('a'+i)], each*size)
+		}
+	}
+}
+
+// socketPair is a connected pair of Unix stream sockets from package net.
+func socketPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [2]net.Conn
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "socketpair")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		out[i] = c
+	}
+	return out[0], out[1]
 }

@@ -37,6 +37,17 @@ type Concurrent interface {
 	ConcurrentWrites() bool
 }
 
+// Borrower is implemented by a Conn whose Write is done with msg when it
+// returns (it copies what it keeps, as an io.Writer must), and that does
+// not look at MessageHeader(ctx) after it either. The sdk then hands it
+// the host's messages in memory it reuses for the next one, instead of a
+// new slice each (an allocation per message that the plugin's heap grows
+// with until its first collection). A Concurrent Conn's writes overlap, so
+// it never borrows.
+type Borrower interface {
+	BorrowsMessages() bool
+}
+
 // Properties describe a connection to the host.
 type Properties struct {
 	// HTTP is true when the connection speaks MCP over HTTP: the host then

@@ -65,14 +65,7 @@ func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) erro
 		}
 		stream = c
 	}
-	sc := &serverConn{
-		log:      s.log,
-		stream:   stream,
-		out:      wire.NewWriter(stream),
-		inflight: map[uint64]context.CancelFunc{},
-		closed:   make(chan struct{}),
-		workers:  workers{tasks: make(chan func())},
-	}
+	sc := newServerConn(s.log, stream)
 	host := &pluginHost{hc: hc, sc: sc}
 	ctx, end := s.calls.Begin(args.ID, args.Deadline)
 	defer end()
@@ -87,21 +80,15 @@ func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) erro
 		_ = stream.Close()
 		return nil
 	}
-	sc.conn = conn
-	sc.ctx, sc.cancel = context.WithCancel(context.Background())
-	if c, ok := conn.(Concurrent); ok {
-		sc.concurrent = c.ConcurrentWrites()
-	}
+	sc.attach(conn)
 	if d, ok := conn.(Describer); ok {
 		reply.Properties = d.Properties()
 	}
-	reply.SessionID = conn.SessionID()
-	sc.sid.Store(&reply.SessionID)
+	reply.SessionID = *sc.sid.Load()
 	s.mu.Lock()
 	s.conns = append(s.conns, sc)
 	s.mu.Unlock()
-	go sc.readHost()
-	go sc.pump()
+	sc.serve()
 	return nil
 }
 
@@ -167,6 +154,9 @@ type serverConn struct {
 	stream     io.ReadWriteCloser
 	out        *wire.Writer
 	concurrent bool
+	// borrows: the Conn is done with each message when its Write returns
+	// (Borrower), so the host's frames are read without a copy each.
+	borrows bool
 
 	ctx    context.Context // lives as long as the connection
 	cancel context.CancelFunc
@@ -180,6 +170,40 @@ type serverConn struct {
 	closed    chan struct{}
 }
 
+// newServerConn returns the plugin's side of a connection on the message
+// stream, before its Conn is open.
+func newServerConn(log hclog.Logger, stream io.ReadWriteCloser) *serverConn {
+	return &serverConn{
+		log:      log,
+		stream:   stream,
+		out:      wire.NewWriter(stream),
+		inflight: map[uint64]context.CancelFunc{},
+		closed:   make(chan struct{}),
+		workers:  workers{tasks: make(chan func())},
+	}
+}
+
+// attach makes conn, open, the connection's Conn; the host is told its
+// session id in the answer to Open.
+func (sc *serverConn) attach(conn Conn) {
+	id := conn.SessionID()
+	sc.sid.Store(&id)
+	sc.conn = conn
+	sc.ctx, sc.cancel = context.WithCancel(context.Background())
+	if c, ok := conn.(Concurrent); ok {
+		sc.concurrent = c.ConcurrentWrites()
+	}
+	if b, ok := conn.(Borrower); ok {
+		sc.borrows = !sc.concurrent && b.BorrowsMessages()
+	}
+}
+
+// serve starts moving messages both ways.
+func (sc *serverConn) serve() {
+	go sc.readHost()
+	go sc.pump()
+}
+
 // close closes the connection gracefully, once; later calls wait for it.
 func (sc *serverConn) close() {
 	sc.closeOnce.Do(func() {
@@ -190,11 +214,19 @@ func (sc *serverConn) close() {
 	<-sc.closed
 }
 
-// readHost handles frames from the host until the stream ends.
+// readHost handles frames from the host until the stream ends. For a Conn
+// that borrows its messages a frame's payload is the reader's buffer, valid
+// until the next frame is read: every use of it below is over by then (the
+// write is synchronous, and what is kept is copied: the headers' strings,
+// the version).
 func (sc *serverConn) readHost() {
 	in := wire.NewReader(sc.stream, maxHostFrame)
+	read := in.Read
+	if sc.borrows {
+		read = in.ReadShared
+	}
 	for {
-		f, err := in.Read()
+		f, err := read()
 		if err != nil {
 			// The host went away or broke the contract: nothing more
 			// will come. Exit follows from the host's death.
@@ -347,13 +379,16 @@ func (sc *serverConn) pump() {
 	}
 }
 
-// syncSession tells the host when the session id changed.
+// syncSession tells the host when the session id changed. It runs twice
+// per exchange and allocates only on a change.
 func (sc *serverConn) syncSession() {
 	id := sc.conn.SessionID()
 	if p := sc.sid.Load(); p != nil && *p == id {
 		return
 	}
-	sc.sid.Store(&id)
+	changed := new(string)
+	*changed = id
+	sc.sid.Store(changed)
 	_ = sc.out.Write(tw.FrameSession, 0, []byte(id))
 }
 

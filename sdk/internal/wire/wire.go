@@ -81,6 +81,9 @@ type Reader struct {
 	r     *bufio.Reader
 	limit uint64
 	hdr   [HeaderSize]byte
+	// shared is the length of the payload ReadShared returned last,
+	// still at the head of r's buffer (Peek), or 0.
+	shared int
 }
 
 // NewReader returns a Reader on r that refuses payloads over limit bytes
@@ -89,14 +92,35 @@ func NewReader(r io.Reader, limit uint64) *Reader {
 	if limit == 0 || limit > MaxPayload {
 		limit = MaxPayload
 	}
-	return &Reader{r: bufio.NewReaderSize(rawio.Reader(r), 64<<10), limit: limit}
+	return &Reader{r: bufio.NewReaderSize(rawio.Reader(r), readBufSize), limit: limit}
 }
 
 // Read returns the next frame. Its payload is a new slice the caller owns.
 // It returns io.EOF at a clean end of stream, io.ErrUnexpectedEOF inside a
 // frame, and a *TooLargeError for a payload over the limit (the payload is
 // not read).
-func (fr *Reader) Read() (Frame, error) {
+func (fr *Reader) Read() (Frame, error) { return fr.read(false) }
+
+// ReadShared is Read, except that a payload that fits the Reader's buffer
+// (SharedMax bytes) is not copied out of it: it is valid only until the
+// next Read or ReadShared. A larger payload is a new slice, as Read's. A
+// reader whose caller is done with each frame before it asks for the next
+// (a serving loop that hands the message on and forgets it) allocates
+// nothing per frame this way; the buffer is the one every Reader has.
+func (fr *Reader) ReadShared() (Frame, error) { return fr.read(true) }
+
+// SharedMax is the largest payload ReadShared returns without a copy.
+const SharedMax = readBufSize
+
+// readBufSize is the size of a Reader's buffer.
+const readBufSize = 64 << 10
+
+func (fr *Reader) read(shared bool) (Frame, error) {
+	if fr.shared > 0 {
+		// The last payload ReadShared returned, buffered in full.
+		_, _ = fr.r.Discard(fr.shared)
+		fr.shared = 0
+	}
 	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
 		return Frame{}, err
 	}
@@ -106,6 +130,19 @@ func (fr *Reader) Read() (Frame, error) {
 		return f, &TooLargeError{Size: n, Limit: fr.limit}
 	}
 	if n == 0 {
+		return f, nil
+	}
+	if shared && n <= SharedMax {
+		p, err := fr.r.Peek(int(n))
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return f, err
+		}
+		// Still in the buffer until the next read, which skips it.
+		fr.shared = len(p)
+		f.Payload = p
 		return f, nil
 	}
 	f.Payload = make([]byte, n)

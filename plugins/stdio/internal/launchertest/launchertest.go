@@ -1,7 +1,8 @@
-// Package launchertest builds hermes-stdio-launcher for the tests that
-// start servers in process: the plugin's code finds the launcher beside
-// its own executable, which in a test is the test binary, so TestMain
-// builds it there. It belongs to tests only.
+// Package launchertest builds the stdio plugin's helper binaries,
+// hermes-stdio-launcher and hermes-stdio-proxy, for the tests that start
+// servers in process: the plugin's code finds them beside its own
+// executable, which in a test is the test binary, so TestMain builds them
+// there. It belongs to tests only.
 package launchertest
 
 import (
@@ -11,11 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 )
 
-// BuildBesideTest builds the launcher into the folder of the running test
-// binary (go test's own temporary folder), as make build puts it beside
+// BuildBesideTest builds the helpers into the folder of the running test
+// binary (go test's own temporary folder), as make build puts them beside
 // the plugin. Call it from TestMain, before m.Run.
 func BuildBesideTest() error {
 	exe, err := os.Executable()
@@ -25,17 +27,16 @@ func BuildBesideTest() error {
 	return Build(filepath.Dir(exe))
 }
 
-// Build builds the launcher into the folder dir (beside a plugin a test
-// built there).
+// Build builds the helpers into the folder dir (beside a plugin a test
+// built there), in one go build.
 func Build(dir string) error {
 	_, file, _, _ := runtime.Caller(0)
-	pkg := filepath.Join(filepath.Dir(file), "..", "..", "cmd", launcher.Binary)
-	out := filepath.Join(dir, launcher.Binary)
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Dir = pkg
+	cmds := filepath.Join(filepath.Dir(file), "..", "..", "cmd")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./"+launcher.Binary, "./"+proxy.Binary)
+	cmd.Dir = cmds
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build %s into %s: %v\n%s", launcher.Binary, out, err, b)
+		return fmt.Errorf("build %s and %s into %s: %v\n%s", launcher.Binary, proxy.Binary, dir, err, b)
 	}
 	return nil
 }

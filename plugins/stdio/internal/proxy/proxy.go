@@ -1,342 +1,63 @@
-// Package proxy is the filtering HTTP proxy of a sandboxed server whose
-// network is a list of hosts. It runs in the plugin process, outside the
-// sandbox, and answers CONNECT (HTTPS and any other TCP protocol) and
-// absolute-form HTTP requests for the hosts of its AllowList; everything else
-// gets 403. Request headers are bounded in size and time, connections in
-// number, and each request is logged, escaped, at debug level. It connects
-// directly (an upstream proxy in the plugin's environment is not used) and
-// refuses an allowed host name that resolves to a loopback, link-local or
-// unspecified address unless the entry names that address (or localhost)
-// itself, so a DNS answer cannot turn an allowed name into a way to the
-// machine's own services or a cloud metadata endpoint.
+// Package proxy is the contract between the stdio plugin and its filtering
+// proxy, hermes-stdio-proxy (plugins/stdio/cmd/hermes-stdio-proxy): a small
+// binary of its own, shipped beside the plugin, that the plugin starts
+// outside the sandbox for a sandboxed server whose network is a list of
+// hosts, and kills with that server. The package holds what both sides
+// share: the allow-list of sandbox.network (its patterns, how a target is
+// split and matched), the proxy's name, arguments and descriptors, and its
+// one message to the plugin. It links no HTTP code: the plugin checks a
+// server's hosts list with it, and only the proxy serves HTTP (net/http's
+// server and httputil are about 1.5 MB of code, which every plugin process
+// paged in while the proxy ran inside it).
 package proxy
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"io"
-	"log"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/netip"
-	"slices"
-	"strconv"
-	"sync"
-	"time"
-
-	"github.com/hashicorp/go-hclog"
+	"strings"
 )
 
-// Bounds of what a client (the sandboxed server) can make the proxy hold.
+// Binary is the proxy's file name; the plugin finds it in its own
+// executable's folder.
+const Binary = "hermes-stdio-proxy"
+
+// The plugin starts the proxy with the arguments Args makes, an empty
+// environment (it connects directly, and needs nothing of the plugin's),
+// the plugin's log as its stderr (hclog JSON lines, which the host reads
+// as the plugin's own) and two descriptors.
 const (
-	// MaxHeaderBytes bounds a request's line and headers.
-	MaxHeaderBytes = 32 << 10
-	// HeaderTimeout bounds reading a request's headers.
-	HeaderTimeout = 10 * time.Second
-	// DialTimeout bounds resolving and connecting to a host.
-	DialTimeout = 15 * time.Second
-	// IdleTimeout closes a kept-alive client connection with no request.
-	IdleTimeout = 2 * time.Minute
-	// MaxConns bounds the client connections served at once.
-	MaxConns = 256
+	// ControlFD is a SOCK_SEQPACKET socket to the plugin. The proxy sends
+	// one message on it for each target it turned away because no entry
+	// of its allow-list names it: the target, "host:port" as SplitTarget
+	// read it, at most MaxRefused distinct ones, each sent before the
+	// client gets its 403. It exits when the plugin's end closes (the
+	// plugin closed it, or died).
+	ControlFD = 3
+	// ListenerFD is the listening TCP socket to serve: on the loopback of
+	// the server's network namespace (the launcher made it there), or on
+	// the plugin's loopback.
+	ListenerFD = 4
+	// MaxRefused bounds the distinct targets the proxy reports.
+	MaxRefused = 8
+	// MaxMessageBytes bounds one message on ControlFD.
+	MaxMessageBytes = 512
 )
 
-// Proxy is one server's filtering proxy.
-type Proxy struct {
-	allow AllowList
-	log   hclog.Logger
-	srv   *http.Server
-	rp    *httputil.ReverseProxy
-	// resolve looks host names up (the system's resolver by default).
-	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+// argsVersion begins the arguments: a proxy of another build than the
+// plugin's refuses them.
+const argsVersion = "hermes-stdio-proxy/1"
 
-	mu      sync.Mutex
-	tunnels map[net.Conn]struct{}
-	closed  bool
-	// refused are the distinct targets turned away, at most maxRefused.
-	refused []string
+// Args are the proxy's arguments (after its name): the name and level of
+// its logger (the plugin's logger's, so that its lines read as the
+// server's; the level as hclog names it, "off" for none) and the entries
+// of the allow-list as configured.
+func Args(logName, logLevel string, hosts []string) []string {
+	return append([]string{argsVersion, logName, logLevel}, hosts...)
 }
 
-// maxRefused bounds the targets a proxy remembers turning away.
-const maxRefused = 8
-
-// Refused returns the targets ("host:port", quoted) the proxy turned away
-// because they are not in its allow-list, the first maxRefused distinct
-// ones.
-func (p *Proxy) Refused() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.refused)
-}
-
-func (p *Proxy) noteRefused(target string) {
-	q := quote(target)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.refused) < maxRefused && !slices.Contains(p.refused, q) {
-		p.refused = append(p.refused, q)
+// ParseArgs reads the arguments Args made.
+func ParseArgs(args []string) (logName, logLevel string, hosts []string, err error) {
+	if len(args) < 3 || args[0] != argsVersion {
+		return "", "", nil, errors.New("the stdio plugin and " + Binary + " are of different builds (arguments " + clip(strings.Join(args, " "), 80) + "): reinstall hermes")
 	}
-}
-
-// New returns a proxy for allow that logs to log (nil for none).
-func New(allow AllowList, logger hclog.Logger) *Proxy {
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	p := &Proxy{allow: allow, log: logger, tunnels: map[net.Conn]struct{}{}}
-	p.resolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
-		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	}
-	tr := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            p.dial,
-		MaxIdleConns:           16,
-		IdleConnTimeout:        30 * time.Second,
-		TLSHandshakeTimeout:    DialTimeout,
-		ExpectContinueTimeout:  time.Second,
-		MaxResponseHeaderBytes: 1 << 20,
-	}
-	p.rp = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.Host = pr.Out.URL.Host
-		},
-		Transport:     tr,
-		FlushInterval: -1,
-		ErrorLog:      log.New(io.Discard, "", 0),
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			http.Error(w, "hermes sandbox proxy: cannot reach "+strconv.QuoteToASCII(clip(r.URL.Host, 200))+": "+clip(err.Error(), 300), http.StatusBadGateway)
-		},
-	}
-	p.srv = &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: HeaderTimeout,
-		MaxHeaderBytes:    MaxHeaderBytes,
-		IdleTimeout:       IdleTimeout,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	return p
-}
-
-// Serve serves clients from ln until Close; it returns http.ErrServerClosed
-// then.
-func (p *Proxy) Serve(ln net.Listener) error {
-	return p.srv.Serve(&limitListener{Listener: ln, sem: make(chan struct{}, MaxConns)})
-}
-
-// Close stops the proxy: its listeners, requests and tunnels end.
-func (p *Proxy) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	for c := range p.tunnels {
-		_ = c.Close()
-	}
-	p.mu.Unlock()
-	return p.srv.Close()
-}
-
-// ServeHTTP handles one request from the server.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	host, port, err := RequestTarget(r)
-	if err != nil {
-		p.log.Debug("proxy: bad request", "method", quote(r.Method), "target", quote(r.RequestURI), "error", err.Error())
-		http.Error(w, "hermes sandbox proxy: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	target := net.JoinHostPort(host, strconv.Itoa(port))
-	if _, ok := p.allow.Allows(host, port); !ok {
-		p.log.Debug("proxy: refused", "method", quote(r.Method), "target", quote(target))
-		p.noteRefused(target)
-		http.Error(w, "hermes sandbox proxy: "+strconv.QuoteToASCII(clip(target, 260))+" is not in this server's network allow-list (sandbox.network in config.yaml)", http.StatusForbidden)
-		return
-	}
-	p.log.Debug("proxy: allowed", "method", quote(r.Method), "target", quote(target))
-	if r.Method == http.MethodConnect {
-		p.tunnel(w, r, target)
-		return
-	}
-	p.rp.ServeHTTP(w, r)
-}
-
-// RequestTarget returns the host and port a proxy request is for: the
-// authority of a CONNECT, or the host of an absolute-form http:// URL
-// (port 80 unless given). Any other request is an error.
-func RequestTarget(r *http.Request) (string, int, error) {
-	if r.Method == http.MethodConnect {
-		host, port, err := SplitTarget(r.Host, 0)
-		if err != nil {
-			return "", 0, fmt.Errorf("CONNECT %s: %v", strconv.QuoteToASCII(clip(r.Host, 100)), err)
-		}
-		if port == 0 {
-			return "", 0, fmt.Errorf("CONNECT %s: no port", strconv.QuoteToASCII(clip(r.Host, 100)))
-		}
-		return host, port, nil
-	}
-	if r.URL == nil || !r.URL.IsAbs() || r.URL.Scheme != "http" || r.URL.Host == "" {
-		return "", 0, errors.New("this is a proxy: send CONNECT or an absolute http:// URL")
-	}
-	if r.URL.User != nil {
-		return "", 0, errors.New("user information in the URL is refused")
-	}
-	host, port, err := SplitTarget(r.URL.Host, 80)
-	if err != nil {
-		return "", 0, fmt.Errorf("URL host %s: %v", strconv.QuoteToASCII(clip(r.URL.Host, 100)), err)
-	}
-	return host, port, nil
-}
-
-// tunnel connects a CONNECT client to target and moves bytes both ways
-// until either side ends.
-func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, target string) {
-	ctx, cancel := context.WithTimeout(r.Context(), DialTimeout)
-	up, err := p.dial(ctx, "tcp", target)
-	cancel()
-	if err != nil {
-		p.log.Debug("proxy: cannot connect", "target", quote(target), "error", err.Error())
-		http.Error(w, "hermes sandbox proxy: cannot reach "+strconv.QuoteToASCII(target)+": "+clip(err.Error(), 300), http.StatusBadGateway)
-		return
-	}
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		_ = up.Close()
-		http.Error(w, "hermes sandbox proxy: cannot tunnel here", http.StatusInternalServerError)
-		return
-	}
-	client, rw, err := hj.Hijack()
-	if err != nil {
-		_ = up.Close()
-		return
-	}
-	if !p.track(client, up) {
-		_ = client.Close()
-		_ = up.Close()
-		return
-	}
-	defer p.untrack(client, up)
-	_ = client.SetDeadline(time.Time{})
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
-	}
-	// Bytes the client sent after its CONNECT are already buffered.
-	if n := rw.Reader.Buffered(); n > 0 {
-		b, _ := rw.Reader.Peek(n)
-		if _, err := up.Write(b); err != nil {
-			return
-		}
-	}
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, client); closeWrite(up); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(client, up); closeWrite(client); done <- struct{}{} }()
-	<-done
-	<-done
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-		return
-	}
-	_ = c.Close()
-}
-
-func (p *Proxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	for _, c := range conns {
-		p.tunnels[c] = struct{}{}
-	}
-	return true
-}
-
-func (p *Proxy) untrack(conns ...net.Conn) {
-	p.mu.Lock()
-	for _, c := range conns {
-		delete(p.tunnels, c)
-		_ = c.Close()
-	}
-	p.mu.Unlock()
-}
-
-// dial connects to an allowed addr ("host:port"), refusing addresses the
-// entry did not name (see the package comment).
-func (p *Proxy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := SplitTarget(addr, 0)
-	if err != nil || port == 0 {
-		return nil, fmt.Errorf("bad address %s", strconv.QuoteToASCII(clip(addr, 100)))
-	}
-	pat, ok := p.allow.Allows(host, port)
-	if !ok {
-		return nil, fmt.Errorf("%s is not allowed", strconv.QuoteToASCII(addr))
-	}
-	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{a}
-	} else {
-		if addrs, err = p.resolve(ctx, host); err != nil {
-			return nil, err
-		}
-	}
-	var d net.Dialer
-	var last error = errors.New("no address")
-	for _, a := range addrs {
-		a = a.Unmap()
-		if local(a) && !pat.IP && pat.Host != "localhost" {
-			last = fmt.Errorf("%s resolves to the local address %s, which only an allow-list entry naming that address may reach", host, a)
-			continue
-		}
-		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), strconv.Itoa(port)))
-		if err == nil {
-			return c, nil
-		}
-		last = err
-	}
-	return nil, last
-}
-
-// local reports whether a is an address of this machine or its link.
-func local(a netip.Addr) bool {
-	return a.IsLoopback() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast()
-}
-
-// quote escapes a client-sent string for the log.
-func quote(s string) string { return strconv.QuoteToASCII(clip(s, 200)) }
-
-// limitListener serves at most cap(sem) connections at once.
-type limitListener struct {
-	net.Listener
-	sem chan struct{}
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
-}
-
-// CloseWrite half-closes a TCP connection, for tunnels.
-func (c *limitConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return c.Close()
+	return args[1], args[2], args[3:], nil
 }

@@ -1,148 +1,22 @@
 package proxy
 
 import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/netip"
-	"net/url"
-	"strings"
+	"slices"
 	"testing"
 )
 
-// serve starts a proxy for allow on loopback and returns its address.
-func serve(t *testing.T, allow []string, resolve map[string]string) string {
-	t.Helper()
-	a, err := NewAllowList(allow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := New(a, nil)
-	p.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
-		if ip, ok := resolve[host]; ok {
-			return []netip.Addr{netip.MustParseAddr(ip)}, nil
+// The arguments read back as written, and a proxy of another build says
+// so instead of serving a list it misreads.
+func TestArgs(t *testing.T) {
+	for _, hosts := range [][]string{nil, {"a.example"}, {"*.b.example:443", "[::1]", "-x"}} {
+		name, level, got, err := ParseArgs(Args("stdio.s.proxy", "debug", hosts))
+		if err != nil || name != "stdio.s.proxy" || level != "debug" || len(got) != len(hosts) || !slices.Equal(got, hosts) && len(hosts) > 0 {
+			t.Errorf("Args(%q) read back as %q %q %q %v", hosts, name, level, got, err)
 		}
-		return nil, fmt.Errorf("no such host %s", host)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.Serve(ln) }()
-	t.Cleanup(func() { _ = p.Close() })
-	return ln.Addr().String()
-}
-
-// site is a loopback web server that answers "hi".
-func site(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "hi "+r.Host)
-	})}
-	go func() { _ = s.Serve(ln) }()
-	t.Cleanup(func() { _ = s.Close() })
-	return ln.Addr().String()
-}
-
-func get(t *testing.T, proxyAddr, u string) (int, string) {
-	t.Helper()
-	pu, _ := url.Parse("http://" + proxyAddr)
-	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
-	resp, err := c.Get(u)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-// connect sends a CONNECT and returns the status line and the connection.
-func connect(t *testing.T, proxyAddr, target string) (string, net.Conn, *bufio.Reader) {
-	t.Helper()
-	c, err := net.Dial("tcp", proxyAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.Status, c, br
-}
-
-func TestProxyAllowsOnlyTheList(t *testing.T) {
-	web := site(t)
-	_, port, _ := net.SplitHostPort(web)
-	other := site(t)
-	p := serve(t, []string{web, "named.test:" + port, "rebind.test"}, map[string]string{"named.test": "127.0.0.1", "rebind.test": "127.0.0.1"})
-
-	if code, body := get(t, p, "http://"+web+"/"); code != 200 || body != "hi "+web {
-		t.Errorf("allowed host: %d %q", code, body)
-	}
-	if code, body := get(t, p, "http://"+other+"/"); code != 403 || !strings.Contains(body, "allow-list") {
-		t.Errorf("other port: %d %q", code, body)
-	}
-	if code, _ := get(t, p, "http://evil.test/"); code != 403 {
-		t.Errorf("other host: %d", code)
-	}
-	// An allowed name that resolves to a local address is refused: only an
-	// entry naming the address itself reaches it.
-	if code, body := get(t, p, "http://named.test:"+port+"/"); code != 502 || !strings.Contains(body, "local address") {
-		t.Errorf("name resolving to loopback: %d %q", code, body)
-	}
-
-	status, c, br := connect(t, p, web)
-	if !strings.HasPrefix(status, "200") {
-		t.Fatalf("CONNECT allowed: %s", status)
-	}
-	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: tunnel\r\nConnection: close\r\n\r\n")
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	if string(b) != "hi tunnel" {
-		t.Errorf("through the tunnel: %q", b)
-	}
-	if status, _, _ := connect(t, p, other); !strings.HasPrefix(status, "403") {
-		t.Errorf("CONNECT not allowed: %s", status)
-	}
-	if status, _, _ := connect(t, p, "rebind.test:"+port); !strings.HasPrefix(status, "502") {
-		t.Errorf("CONNECT to a name resolving to loopback: %s", status)
-	}
-}
-
-// Oversized headers and requests that are not proxy requests are refused.
-func TestProxyBounds(t *testing.T) {
-	p := serve(t, []string{"a.test"}, nil)
-	c, err := net.Dial("tcp", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprintf(c, "GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nX: %s\r\n\r\n", strings.Repeat("x", 2*MaxHeaderBytes))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil || resp.StatusCode != 431 {
-		t.Fatalf("oversized headers: %v %v", resp, err)
-	}
-	c2, err := net.Dial("tcp", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	fmt.Fprintf(c2, "GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
-	resp, err = http.ReadResponse(bufio.NewReader(c2), nil)
-	if err != nil || resp.StatusCode != 400 {
-		t.Fatalf("origin-form request: %v %v", resp, err)
+	for _, args := range [][]string{nil, {"a.example"}, {"hermes-stdio-proxy/0", "n", "debug", "a.example"}, {argsVersion, "n"}} {
+		if _, _, _, err := ParseArgs(args); err == nil {
+			t.Errorf("ParseArgs(%q) accepted", args)
+		}
 	}
 }

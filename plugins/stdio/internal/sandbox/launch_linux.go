@@ -69,7 +69,9 @@ type Launch struct {
 	// no move.
 	forker *forker
 	born   bool
-	proxy  *proxy.Proxy
+	// proxy is the filtering proxy of network: hosts (nil for another
+	// network), started once its listener is known.
+	proxy *proxyProc
 
 	planW  *os.File
 	status *os.File
@@ -83,9 +85,11 @@ type Launch struct {
 
 // New decides how to enforce cfg.Sandbox for the executable path (found
 // by the plugin on the server's PATH), and prepares what the sandbox holds:
-// a private temp folder, a pids cgroup (root), the filtering proxy (network:
-// hosts). With Enforce set, a sandbox this kernel cannot fully enforce is
-// refused with an sdk.CodeSandbox error that says what and how to override.
+// a private temp folder, a pids cgroup (root), the filtering proxy's
+// listener (network: hosts, without a network namespace; with one, the
+// launcher makes it). With Enforce set, a sandbox this kernel cannot fully
+// enforce is refused with an sdk.CodeSandbox error that says what and how
+// to override.
 func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launch, error) {
 	sb := cfg.Sandbox
 	if err := checkSandbox(cfg.Server, sb); err != nil {
@@ -189,18 +193,18 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	mode := networkMode(sb)
 	proxyPort := 0
 	if mode == transport.NetworkHosts {
-		allow, err := proxy.NewAllowList(sb.Network.Hosts)
-		if err != nil {
+		if _, err := proxy.NewAllowList(sb.Network.Hosts); err != nil {
 			return nil, sdk.NewError(sdk.CodeConfig, "sandbox of server %q: %v; fix sandbox.network in config.yaml", cfg.Server, err)
 		}
-		l.proxy = proxy.New(allow, log.Named("proxy"))
+		pbin, err := proxyPath()
+		if err != nil {
+			return nil, err
+		}
+		l.proxy = newProxyProc(pbin, sb.Network.Hosts, log.Named("proxy"))
 		if !d.netns {
-			ln, err := net.Listen("tcp4", "127.0.0.1:0")
-			if err != nil {
+			if proxyPort, err = l.proxy.listen(); err != nil {
 				return nil, sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: start its network proxy: %v", cfg.Server, err)
 			}
-			proxyPort = ln.Addr().(*net.TCPAddr).Port
-			go func() { _ = l.proxy.Serve(ln) }()
 		}
 	}
 	l.dec = d
@@ -273,22 +277,27 @@ var launcherEnv = []string{"GOMAXPROCS=1"}
 // executable, once; it is an error, naming the file and what to do, when it
 // is not there. There is no other way to start a server in a namespace of
 // its own or a sandbox, so there is no fallback.
-var launcherPath = sync.OnceValues(func() (string, error) {
+var launcherPath = sync.OnceValues(func() (string, error) { return besidePlugin(launcher.Binary, "launcher") })
+
+// besidePlugin returns the path of the executable name, installed beside
+// this process's executable, or an error that names it, says what it is
+// (what) and what to do.
+func besidePlugin(name, what string) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", sdk.NewError(sdk.CodeOther, "find the stdio plugin's own executable, beside which %s is installed: %v", launcher.Binary, err)
+		return "", sdk.NewError(sdk.CodeOther, "find the stdio plugin's own executable, beside which %s is installed: %v", name, err)
 	}
-	p := filepath.Join(filepath.Dir(exe), launcher.Binary)
+	p := filepath.Join(filepath.Dir(exe), name)
 	fi, err := os.Stat(p)
 	if err == nil && (!fi.Mode().IsRegular() || fi.Mode()&0o111 == 0) {
 		err = errors.New("not an executable file")
 	}
 	if err != nil {
-		return "", sdk.NewError(sdk.CodeOther, "the stdio plugin's launcher %s is missing or unusable (%v): reinstall hermes (make install), or run make build, so that %s is beside %s",
-			p, errText(err), launcher.Binary, filepath.Base(exe))
+		return "", sdk.NewError(sdk.CodeOther, "the stdio plugin's %s %s is missing or unusable (%v): reinstall hermes (make install), or run make build, so that %s is beside %s",
+			what, p, errText(err), name, filepath.Base(exe))
 	}
 	return p, nil
-})
+}
 
 // errText is err without the path an *fs.PathError repeats.
 func errText(err error) string {
@@ -341,9 +350,10 @@ func (l *Launch) Spawn(start func() error) error {
 }
 
 // Started completes the start of the launcher pid: it moves it into the
-// pids cgroup, hands it the plan, serves the proxy on the listener it sends
-// from its network namespace, and returns once it has executed the server
-// (or with the error that stopped it; the caller then kills and reaps it).
+// pids cgroup, hands it the plan, starts the filtering proxy on its
+// listener (the plugin's, or the one the launcher sends from its network
+// namespace), and returns once the launcher has executed the server (or
+// with the error that stopped it; the caller then kills and reaps it).
 func (l *Launch) Started(ctx context.Context, pid int) error {
 	for _, f := range l.child {
 		_ = f.Close()
@@ -358,6 +368,12 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		_, _ = l.planW.Write(b)
 		_ = l.planW.Close()
 	}()
+	if l.proxy != nil && l.proxy.ln != nil {
+		// On the plugin's own listener, while the launcher reads its plan.
+		if err := l.proxy.start(nil); err != nil {
+			return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
+		}
+	}
 	c, err := net.FileConn(l.status)
 	if err != nil {
 		return fmt.Errorf("sandbox status socket: %w", err)
@@ -444,13 +460,15 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 			l.initConn, kept = uc, true
 			return nil
 		}
-		if msg.Listener > 0 && l.proxy != nil {
+		if msg.Listener > 0 && l.proxy != nil && l.proxy.cmd == nil {
 			ln, err := listenerFrom(oob[:oobn])
 			if err != nil {
 				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: proxy listener: %v", l.server, err)
 			}
 			l.plan.ProxyPort = msg.Listener
-			go func() { _ = l.proxy.Serve(ln) }()
+			if err := l.proxy.start(ln); err != nil {
+				return sdk.NewError(sdk.CodeSandbox, "sandbox of server %q: %v", l.server, err)
+			}
 			continue
 		}
 		closeRights(oob[:oobn])
@@ -461,8 +479,8 @@ func isEOF(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "EOF")
 }
 
-// listenerFrom makes a listener of the one descriptor in oob.
-func listenerFrom(oob []byte) (net.Listener, error) {
+// listenerFrom returns the one descriptor in oob, a listening socket.
+func listenerFrom(oob []byte) (*os.File, error) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil || len(msgs) != 1 {
 		return nil, errors.New("no descriptor")
@@ -474,9 +492,7 @@ func listenerFrom(oob []byte) (net.Listener, error) {
 		}
 		return nil, errors.New("want one descriptor")
 	}
-	f := os.NewFile(uintptr(fds[0]), "sandbox-proxy")
-	defer f.Close()
-	return net.FileListener(f)
+	return os.NewFile(uintptr(fds[0]), "sandbox-proxy"), nil
 }
 
 // closeRights closes descriptors that came with a message not meant to
@@ -561,14 +577,15 @@ func (l *Launch) Refused() []string {
 		out = append(out, "writing to "+strconv.QuoteToASCII(clip(m, 200))+" (a writable path that did not exist when the server started, so it was not granted; create it)")
 	}
 	if l.proxy != nil {
-		for _, h := range l.proxy.Refused() {
-			out = append(out, "a connection to "+h+" (not in sandbox.network)")
+		for _, h := range l.proxy.refused() {
+			out = append(out, "a connection to "+strconv.QuoteToASCII(clip(h, 300))+" (not in sandbox.network)")
 		}
 	}
 	return out
 }
 
-// Close releases what the sandbox holds: the proxy, the temp folder (with
+// Close releases what the sandbox holds: the proxy (killed; what it
+// refused stays known to Refused), the temp folder (with
 // everything the server left there) and the pids cgroup. Call it once the
 // server and every process it left have been reaped.
 func (l *Launch) Close() {
@@ -582,7 +599,7 @@ func (l *Launch) Close() {
 			_ = l.initConn.Close()
 		}
 		if l.proxy != nil {
-			_ = l.proxy.Close()
+			l.proxy.stop()
 		}
 		if l.tmp != "" {
 			removeAll(l.tmp)

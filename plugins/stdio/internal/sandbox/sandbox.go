@@ -8,7 +8,8 @@
 // seccomp filters assembled here), handing it over and reading what it
 // reports; and what a sandbox
 // holds while its server runs (a private temporary folder, a pids cgroup,
-// the filtering proxy of network: [hosts]), released by Close. It never
+// the filtering proxy of network: [hosts], hermes-stdio-proxy, a process
+// of its own beside the plugin; package proxy), released by Close. It never
 // reads or writes the server's messages.
 package sandbox
 

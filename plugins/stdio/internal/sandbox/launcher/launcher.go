@@ -93,8 +93,8 @@ type Plan struct {
 	// only TCP port the server may connect to.
 	ProxyPort int
 	// NetNS: the launcher runs in a network namespace of its own; it
-	// brings its loopback up and hands the plugin a listener there, on
-	// which the plugin serves the proxy.
+	// brings its loopback up and hands the plugin a listener there, which
+	// the plugin hands its filtering proxy.
 	NetNS bool
 	// Seccomp are the seccomp filters to install, in order, as the plugin
 	// assembled them (the launcher only loads them); none for no seccomp.
