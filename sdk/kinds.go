@@ -39,11 +39,10 @@ const StreamFDEnv = "HERMES_PLUGIN_STREAM_FD"
 
 // HostEnv reports whether the environment variable key is one the host sets
 // for the plugin process itself (go-plugin's PLUGIN_* variables, the
-// handshake cookie, StreamFDEnv, GOMAXPROCS, transport.PrepareEnv): a command the plugin runs must
+// handshake cookie, StreamFDEnv, GOMAXPROCS): a command the plugin runs must
 // not inherit it.
 func HostEnv(key string) bool {
-	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == "GOMAXPROCS" ||
-		key == "HERMES_TRANSPORT_PREPARE" // transport.PrepareEnv
+	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == "GOMAXPROCS"
 }
 
 // ServeOption tunes a kind's Serve, e.g. transport.Serve(open,

@@ -92,11 +92,6 @@ func PlanFor(srv *config.Server, home string, environ []string) Plan {
 	}
 	p.Spec = transportSpec(srv, l)
 	p.Transport = transportConfig(srv, l, home, environ)
-	if sb := p.Transport.Sandbox; sb != nil && sb.Limits.Processes > 0 {
-		// The plugin makes the server's pids cgroup while it starts
-		// (transport.PrepareEnv).
-		p.Spec.Env = append(p.Spec.Env, transport.PrepareEnv+"="+transport.PreparePids)
-	}
 	p.Auth = srv.Auth != "" && l.Plugin != config.TransportStdio
 	p.Remembered = remembered(home, srv)
 	return p

@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/session"
 	"github.com/hermes-agent/hermes/sdk"
-	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
 // A stdio entry's plan: the built-in stdio plugin, what it learns about
@@ -34,9 +33,6 @@ func TestPlanOfStdioEntry(t *testing.T) {
 		!slices.Equal(tc.Env, []string{"PATH=/bin", "TS_KEY=v"}) || tc.URL != "" || tc.Sandbox != nil {
 		t.Fatalf("transport config %+v", tc)
 	}
-	if len(plan.Spec.Env) != 0 {
-		t.Fatalf("a plan without a sandbox hints %q to its plugin", plan.Spec.Env)
-	}
 	if plan.ConnectTimeout != config.DefaultConnectTimeout || plan.Auth || plan.Remembered != "" || plan.Home != d.Home {
 		t.Fatalf("timeout %s, auth %v, remembered %q, home %q", plan.ConnectTimeout, plan.Auth, plan.Remembered, plan.Home)
 	}
@@ -46,39 +42,6 @@ func TestPlanOfStdioEntry(t *testing.T) {
 	s.Close()
 	if got := session.PlanFor(srv, d.Home, nil).Remembered; got != spoken || got == "" {
 		t.Fatalf("the next plan remembers %q, the connect spoke %q", got, spoken)
-	}
-}
-
-// A sandbox that bounds the server's processes is announced to the stdio
-// plugin at its start (transport.PrepareEnv), so it makes the pids cgroup
-// while the two shake hands; without a process limit nothing is announced.
-func TestPlanHintsProcessLimit(t *testing.T) {
-	t.Parallel()
-	d, dir := deps(t)
-	for _, c := range []struct {
-		block map[string]any
-		hint  bool
-	}{
-		{map[string]any{"network": "none"}, true},
-		{map[string]any{"network": "none", "limits": map[string]any{"processes": 0}}, false},
-	} {
-		srv := testServer(dir)
-		sb, err := config.ParseSandbox(c.block, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Sandbox = sb
-		plan := session.PlanFor(srv, d.Home, nil)
-		if plan.Refused != nil {
-			t.Skipf("refused here: %v", plan.Refused)
-		}
-		want := []string(nil)
-		if c.hint {
-			want = []string{transport.PrepareEnv + "=" + transport.PreparePids}
-		}
-		if !slices.Equal(plan.Spec.Env, want) {
-			t.Errorf("sandbox %v: plugin env %q, want %q", c.block, plan.Spec.Env, want)
-		}
 	}
 }
 

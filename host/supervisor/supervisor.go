@@ -163,10 +163,6 @@ type Spec struct {
 	// MaxFrameBytes is the largest frame the host accepts from this plugin;
 	// the kind's client enforces it (see Plugin.Spec).
 	MaxFrameBytes uint64
-	// Env are variables of this launch only, NAME=value, added to what
-	// every plugin gets: hints of the kind's contract (e.g.
-	// transport.PrepareEnv), never a secret.
-	Env []string
 }
 
 // Plugin is one running plugin process.
@@ -338,7 +334,7 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 			if spec.SHA256 != "" {
 				pinned = exe
 			}
-			r, err := newGroupRunner(path, pinned, append(cmd.Env, spec.Env...), s.lookupEnv)
+			r, err := newGroupRunner(path, pinned, cmd.Env, s.lookupEnv)
 			if err != nil {
 				return nil, err
 			}

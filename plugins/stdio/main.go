@@ -27,21 +27,13 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/hermes-agent/hermes/sdk"
 	"github.com/hermes-agent/hermes/sdk/transport"
-
-	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox"
 )
 
 func main() {
 	closeInherited()
-	if transport.Prepares(os.Getenv(transport.PrepareEnv), transport.PreparePids) {
-		// The server's pids cgroup, made while the host and the plugin
-		// shake hands (sandbox.Prepare).
-		sandbox.Prepare()
-	}
 	log := sdk.NewPluginLogger("stdio")
 	if err := becomeSubreaper(); err != nil {
 		log.Warn("cannot become the subreaper of the servers' processes; a daemon a server leaves behind may outlive it", "error", err)

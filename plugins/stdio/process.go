@@ -160,9 +160,7 @@ func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, l
 	if sb != nil {
 		err = sb.Wrap(cmd)
 	}
-	if err == nil && sb != nil {
-		err = sb.Spawn(func() error { return children.Start(cmd) })
-	} else if err == nil {
+	if err == nil {
 		err = children.Start(cmd)
 	}
 	stdoutW.Close() // the server holds its own copy

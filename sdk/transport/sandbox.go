@@ -15,29 +15,6 @@ const (
 	NetworkHosts = "hosts"
 )
 
-// PrepareEnv names the environment variable through which the host tells
-// a transport plugin, at its start, what the server it will be asked to
-// start needs, so that the plugin can prepare it while the two shake hands.
-// Its value is a comma-separated list of words; PreparePids: the server's
-// sandbox bounds its processes (Limits.Processes). It is a hint only: a
-// plugin that ignores it, or a start that differs from it, works the same,
-// only not sooner. A command the plugin runs does not inherit it
-// (sdk.HostEnv).
-const PrepareEnv = "HERMES_TRANSPORT_PREPARE"
-
-// PreparePids is the PrepareEnv word for a process limit.
-const PreparePids = "pids"
-
-// Prepares reports whether the PrepareEnv value v names word.
-func Prepares(v, word string) bool {
-	for _, w := range strings.Split(v, ",") {
-		if strings.TrimSpace(w) == word {
-			return true
-		}
-	}
-	return false
-}
-
 // Sandbox is the isolation the host asks a transport to put a local
 // server process under. The host has already made every path absolute (~
 // expanded) and applied every default; a transport applies exactly this.

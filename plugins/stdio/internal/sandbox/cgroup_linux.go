@@ -182,9 +182,9 @@ func newPidsCgroup(base string, max uint64) (*pidsCgroup, error) {
 		return nil, fmt.Errorf("make the pids cgroup: %w", err)
 	}
 	c := &pidsCgroup{dir: dir}
-	if err := c.setMax(max); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
 		c.remove()
-		return nil, err
+		return nil, fmt.Errorf("set pids.max of %s: %w", dir, err)
 	}
 	return c, nil
 }
@@ -200,14 +200,6 @@ func newPidsCgroup(base string, max uint64) (*pidsCgroup, error) {
 // passed. Call it in the background; failure only forgoes the head start.
 func warmMoves(base string) {
 	_ = os.WriteFile(filepath.Join(base, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
-}
-
-// setMax sets the cgroup's pids.max.
-func (c *pidsCgroup) setMax(max uint64) error {
-	if err := os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
-		return fmt.Errorf("set pids.max of %s: %w", c.dir, err)
-	}
-	return nil
 }
 
 // add moves process pid (all its threads) into the cgroup.

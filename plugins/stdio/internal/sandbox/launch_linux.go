@@ -64,11 +64,6 @@ type Launch struct {
 	// the start and so were not granted.
 	missing []string
 	cg      *pidsCgroup
-	// forker, when set, is the prepared thread in cg that forks the
-	// launcher (Prepare); born: the launcher was forked there, so it needs
-	// no move.
-	forker *forker
-	born   bool
 	// proxy is the filtering proxy of network: hosts (nil for another
 	// network), started once its listener is known.
 	proxy *proxyProc
@@ -125,19 +120,6 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 	// warm-up (warmMoves) then holds through a grace period, while the rest
 	// is prepared.
 	if d.cgroup {
-		if f := takePrepared(); f != nil {
-			// The forker thread counts until it has left, right after
-			// the launcher's fork (Spawn).
-			f.max = sb.Limits.Processes
-			if err := f.cg.setMax(sb.Limits.Processes + 1); err == nil {
-				l.cg, l.forker = f.cg, f
-			} else {
-				close(f.jobs)
-				f.cg.remove()
-			}
-		}
-	}
-	if d.cgroup && l.cg == nil {
 		cg, err := newPidsCgroup(k.pidsBase, sb.Limits.Processes)
 		if err != nil {
 			if sb.Enforce {
@@ -336,19 +318,6 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	return nil
 }
 
-// Spawn runs start, which forks the launcher (exec.Cmd.Start): on the
-// prepared forker thread when there is one, so that the launcher is born in
-// its pids cgroup and Started has no move to wait for.
-func (l *Launch) Spawn(start func() error) error {
-	f := l.forker
-	if f == nil || l.born {
-		return start()
-	}
-	err := f.fork(start)
-	l.born = err == nil
-	return err
-}
-
 // Started completes the start of the launcher pid: it moves it into the
 // pids cgroup, hands it the plan, starts the filtering proxy on its
 // listener (the plugin's, or the one the launcher sends from its network
@@ -405,7 +374,7 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	defer func() { <-moveDone }()
 	go func() {
 		defer close(moveDone)
-		if l.cg != nil && !l.born {
+		if l.cg != nil {
 			if err := l.cg.add(pid); err != nil {
 				moved <- err
 				_ = uc.SetReadDeadline(time.Now()) // wake the reader below
@@ -603,9 +572,6 @@ func (l *Launch) Close() {
 		}
 		if l.tmp != "" {
 			removeAll(l.tmp)
-		}
-		if l.forker != nil {
-			close(l.forker.jobs) // its thread ends, leaving the cgroup empty
 		}
 		if l.cg != nil {
 			l.cg.remove()

@@ -56,12 +56,6 @@ func New(cfg transport.Config, _ string, _ hclog.Logger, _ Options) (*Launch, er
 	return &Launch{sb: cfg.Sandbox, dec: d}, nil
 }
 
-// Prepare does nothing elsewhere than on Linux.
-func Prepare() {}
-
-// Spawn runs start.
-func (l *Launch) Spawn(start func() error) error { return start() }
-
 // Wrap leaves cmd as it is.
 func (l *Launch) Wrap(*exec.Cmd) error { return nil }
 
