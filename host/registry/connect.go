@@ -63,10 +63,19 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	caps := sess.Capabilities()
 	levelSet := s.setLevel(ctx, sess)
 	if r := recordOf(rec); r != nil && caps.Tools != nil {
-		// The call does not wait for the level's answer either: the
-		// request is on its way, and the call depends on nothing it
-		// changes (a snapshot manager opens no stream of notifications).
 		s.registerRecord(r, caps)
+		// One round trip before the call all the same (the level's
+		// answer, or a ping): a server that asks the host something once
+		// initialized (server-filesystem asks for the roots, and answers
+		// with its command line's folders until it has them) has asked by
+		// then, and the host's answer reaches it before the call does.
+		if caps.Logging != nil {
+			levelSet()
+		} else {
+			pctx, cancel := context.WithTimeout(ctx, s.m.timings.ProbeTimeout)
+			_ = sess.Ping(pctx)
+			cancel()
+		}
 		return c, nil
 	}
 	if caps.Tools != nil {

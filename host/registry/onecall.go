@@ -26,9 +26,10 @@ import (
 //     kept and called anyway;
 //   - the session offers tools.
 //
-// The call then goes out as soon as the session is up (without waiting
-// for the answer to logging/setLevel either), and the record is left as
-// it was (nothing was listed, so nothing is recorded). Otherwise
+// The call then goes out after one round trip (the answer to
+// logging/setLevel, or a ping: a server that asks the host for its roots
+// once initialized has its answer before the call), and the record is left
+// as it was (nothing was listed, so nothing is recorded). Otherwise
 // (on_change: deny, no approval yet or one that cannot be read, a record
 // that differs from the approval, lacks the tool or is missing) the
 // connection lists first, as every other connection does, so the drift
