@@ -96,12 +96,7 @@ func promptNames(t *testing.T, c *client.Client) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, p := range res.Prompts {
-		out = append(out, p.Name)
-	}
-	slices.Sort(out)
-	return out
+	return sortedKeys(res.Prompts, func(p mcp.Prompt) string { return p.Name })
 }
 
 func resourceURIs(t *testing.T, c *client.Client) []string {
@@ -110,9 +105,14 @@ func resourceURIs(t *testing.T, c *client.Client) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, r := range res.Resources {
-		out = append(out, r.URI)
+	return sortedKeys(res.Resources, func(r mcp.Resource) string { return r.URI })
+}
+
+// sortedKeys is key of every item, sorted.
+func sortedKeys[T any](items []T, key func(T) string) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, key(it))
 	}
 	slices.Sort(out)
 	return out

@@ -282,12 +282,7 @@ func names(t *testing.T, c *client.Client) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, tl := range res.Tools {
-		out = append(out, tl.Name)
-	}
-	slices.Sort(out)
-	return out
+	return sortedKeys(res.Tools, func(tl mcp.Tool) string { return tl.Name })
 }
 
 // Two people of different roles, in each revision, across three replicas
