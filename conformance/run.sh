@@ -225,7 +225,7 @@ gateway:
   audit: {file: $gw_home/audit.jsonl}
 EOF_CONFIG
   (umask 077 && printf 'HERMES_GATEWAY_SESSION_KEY=%s\n' "$(od -An -tx1 -N48 /dev/urandom | tr -d ' \n')" > "$gw_home/.env") || return 1
-  HERMES_HOME="$gw_home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes mcp gateway --http 127.0.0.1:0 </dev/null >/dev/null 2>"$gw_home/gateway.log" &
+  HERMES_HOME="$gw_home" HERMES_PLUGIN_PATH="$root/bin" bin/hermes -v mcp gateway --http 127.0.0.1:0 </dev/null >/dev/null 2>"$gw_home/gateway.log" &
   gw_pid=$!
   url=$(served_url "$gw_home/gateway.log" 's/^hermes mcp gateway: serving .* at \(http:[^ ]*\)$/\1/p' "$gw_pid" "hermes mcp gateway") || return 1
   GATEWAY_TOKEN="$token" bin/authproxy -token-env GATEWAY_TOKEN -to "$url" >"$gw_home/proxy.out" 2>&1 &
@@ -291,8 +291,8 @@ EOF_CONFIG
   [ ${#fixture[@]} -eq 0 ] || echo "  not run, they need the suite's reference server (${#fixture[@]}): ${fixture[*]}"
   [ ${#extension[@]} -eq 0 ] || echo "  not run, extensions the gateway does not offer (${#extension[@]}): ${extension[*]}"
   if [ ${#failed[@]} -gt 0 ]; then
-    echo "conformance: gateway scenarios failed: ${failed[*]} (details in $out/gateway, gateway log below)" >&2
-    cat "$gw_home/gateway.log" >&2
+    echo "conformance: gateway scenarios failed: ${failed[*]} (details in $out/gateway; the end of the gateway log, -v, below)" >&2
+    tail -n 300 "$gw_home/gateway.log" >&2
     return 1
   fi
   stop_gateway
