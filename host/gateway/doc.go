@@ -11,7 +11,13 @@
 // upstream's sampling and elicitation requests relayed to the client that
 // made the call, its progress, its cancellation and its trace context.
 //
-// It does not start servers or hold credentials: the registry it is given
-// (Backend) does, built by the run's composition root like every other
-// registry of hermes.
+// The MCP engine (mcp-go's server) is touched by gateway.go, the endpoint,
+// and relay.go, what the gateway asks a calling client; every other file
+// speaks hermes's own values (mcpvalue).
+//
+// It does not start servers or read tokens itself: the registries it is
+// given (Backend) do, built by the run's composition root like every other
+// registry of hermes; for an auth: oauth upstream each person's registry
+// has an auth plugin on that person's sealed folder, and upstreams.go only
+// leads the person through the login (vault holds the key).
 package gateway

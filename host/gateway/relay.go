@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -277,4 +278,32 @@ func answer(method string, res any, err error, upstream context.Context) (json.R
 		return nil, fmt.Errorf("encode the calling client's answer to %s: %w", method, err)
 	}
 	return b, nil
+}
+
+// ElicitAccept is the action of an elicitation the person accepted.
+const ElicitAccept = string(mcp.ElicitationResponseActionAccept)
+
+// askToOpen asks the client of the tools/call that ctx belongs to to open
+// link (a URL-mode elicitation with message and id), when its session
+// declared elicitation.url and the revision lets the gateway send it a
+// request; it returns the person's action ("accept", "decline",
+// "cancel"), and ok false when it could not ask.
+func askToOpen(ctx context.Context, link, message, id string, log hclog.Logger) (action string, ok bool) {
+	srv, sess := server.ServerFromContext(ctx), server.ClientSessionFromContext(ctx)
+	if srv == nil || sess == nil {
+		return "", false
+	}
+	info, ok := sess.(interface{ GetClientCapabilities() mcp.ClientCapabilities })
+	if !ok {
+		return "", false
+	}
+	if el := info.GetClientCapabilities().Elicitation; el == nil || el.URL == nil {
+		return "", false
+	}
+	res, err := srv.RequestURLElicitation(ctx, sess, id, link, message)
+	if err != nil || res == nil {
+		log.Debug("URL elicitation not sent; the tool error names the link", "error", err)
+		return "", false
+	}
+	return string(res.Action), true
 }

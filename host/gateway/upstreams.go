@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/hermes-agent/hermes/host/app"
 	"github.com/hermes-agent/hermes/host/config"
@@ -201,48 +199,16 @@ func (u *Upstreams) Link(subject, server string) string {
 func (u *Upstreams) askLogin(ctx context.Context, p Person, server, why string) mcpvalue.CallResult {
 	link := u.Link(p.Subject, server)
 	text := fmt.Sprintf("MCP server '%s' needs you to log in with your own account (%s): open %s in a browser, then call the tool again. The link is yours alone and expires in %s.", server, why, link, LinkTTL)
-	if action, ok := u.elicit(ctx, server, link); ok {
+	message := fmt.Sprintf("MCP server '%s' needs you to log in with your own account. Open the page to authorize it through the gateway.", server)
+	if action, ok := askToOpen(ctx, link, message, randomID(), u.log); ok {
 		switch action {
-		case mcp.ElicitationResponseActionAccept:
+		case ElicitAccept:
 			text = fmt.Sprintf("Finish logging in to MCP server '%s' in the page that opened (%s), then call the tool again.", server, link)
 		default:
 			text = fmt.Sprintf("The login to MCP server '%s' was %sd; the tool cannot run without it. Call it again to be asked again, or open %s.", server, action, link)
 		}
 	}
 	return mcpvalue.CallResult{IsError: true, Content: []mcpvalue.Content{mcpvalue.Text(text)}}
-}
-
-// elicit asks the calling client to open link (URL-mode elicitation),
-// when its session declared elicitation.url and the revision lets the
-// gateway send it a request; ok is false when it could not ask.
-func (u *Upstreams) elicit(ctx context.Context, server, link string) (mcp.ElicitationResponseAction, bool) {
-	srv := serverOf(ctx)
-	session := clientSession(ctx)
-	if srv == nil || session == nil {
-		return "", false
-	}
-	info, ok := session.(interface{ GetClientCapabilities() mcp.ClientCapabilities })
-	if !ok {
-		return "", false
-	}
-	if el := info.GetClientCapabilities().Elicitation; el == nil || el.URL == nil {
-		return "", false
-	}
-	res, err := srv.RequestURLElicitation(ctx, session, randomID(), link,
-		fmt.Sprintf("MCP server '%s' needs you to log in with your own account. Open the page to authorize it through the gateway.", server))
-	if err != nil || res == nil {
-		u.log.Debug("URL elicitation not sent; the tool error names the link", "error", err)
-		return "", false
-	}
-	return res.Action, true
-}
-
-// serverOf and clientSession are the MCP server and the calling client's
-// session of a tools/call handler's ctx.
-func serverOf(ctx context.Context) *server.MCPServer { return server.ServerFromContext(ctx) }
-
-func clientSession(ctx context.Context) server.ClientSession {
-	return server.ClientSessionFromContext(ctx)
 }
 
 func randomID() string {
