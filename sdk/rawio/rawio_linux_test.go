@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-agent/hermes/sdk/internal/socktest"
 )
 
 // A pipe from os.Pipe is polled too, and a read deadline still ends a
@@ -238,22 +240,4 @@ func TestRawConcurrentCalls(t *testing.T) {
 }
 
 // socketPair is a connected pair of Unix stream sockets from package net.
-func socketPair(t *testing.T) (net.Conn, net.Conn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		out[i] = c
-	}
-	return out[0], out[1]
-}
+func socketPair(t *testing.T) (net.Conn, net.Conn) { return socktest.Pair(t) }

@@ -13,11 +13,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/hermes-agent/hermes/sdk/internal/socktest"
 	"github.com/hermes-agent/hermes/sdk/internal/wire"
 	tw "github.com/hermes-agent/hermes/sdk/internal/wire/transportwire"
 	"github.com/hermes-agent/hermes/sdk/rawio"
@@ -25,25 +25,7 @@ import (
 
 // streamPair is the message stream as the host passes it: a connected pair
 // of Unix stream sockets, the host's end and the plugin's.
-func streamPair(t testing.TB) (host, plugin net.Conn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "stream")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		out[i] = c
-	}
-	return out[0], out[1]
-}
+func streamPair(t testing.TB) (host, plugin net.Conn) { return socktest.Pair(t) }
 
 // written is one message a Conn was given, copied during its Write.
 type written struct {
