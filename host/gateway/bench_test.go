@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -107,8 +106,7 @@ func pct(d []time.Duration, p float64) time.Duration {
 // gateway's calls per second, the added latency at p50 and p99, and the
 // ratio of the medians.
 func BenchmarkGatewayCall(b *testing.B) {
-	key := sha256.Sum256([]byte("bench"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(b)
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens,
 		Policy: devOrEcho(b), SessionIDs: ids, Version: "bench"})
 	if err != nil {
@@ -170,8 +168,7 @@ func BenchmarkGatewaySessionMemory(b *testing.B) {
 // sessionMemory is BenchmarkGatewaySessionMemory with idle TTL ttl (0:
 // the default, not waited for; else waited out before measuring).
 func sessionMemory(b *testing.B, ttl time.Duration) {
-	key := sha256.Sum256([]byte("bench"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(b)
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: devOrEcho(b), SessionIDs: ids, SessionIdleTTL: ttl})
 	if err != nil {
 		b.Fatal(err)

@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -79,8 +78,7 @@ func serve(t *testing.T, f *app.Factory, srvs []*config.Server, pol *policy.Poli
 	}
 	t.Cleanup(func() { _ = reg.Close() })
 	log, lines := auditFile(t)
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens, Policy: pol, Audit: log, SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
@@ -397,8 +395,7 @@ func TestPerPersonPromptsAndResources(t *testing.T) {
 			return m, m.Start(ctx)
 		}}
 	t.Cleanup(regs.Close)
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Policy: anything(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)

@@ -210,8 +210,7 @@ func perPerson(t *testing.T) (url string, regs *gateway.Registries) {
 			return m, m.Start(ctx)
 		}}
 	t.Cleanup(regs.Close)
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: regs, Authenticate: staticTokens, Policy: everyone(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
@@ -413,8 +412,7 @@ func TestToolAddedUpstreamIsListed(t *testing.T) {
 func TestCancelledCallIsCancelledUpstream(t *testing.T) {
 	t.Parallel()
 	reg, home := liveRegistryIn(t, "[--trace]")
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens, Policy: everyone(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
@@ -492,4 +490,15 @@ func TestProgressCrossesTheGateway(t *testing.T) {
 	if len(seen) != 3 || seen[0].ProgressToken != "client-token-7" || seen[2].Progress != 3 || seen[2].Total != 3 {
 		t.Fatalf("progress seen by the client: %+v", seen)
 	}
+}
+
+// sessionIDs are the session ids of a test gateway, under a fixed key.
+func sessionIDs(t testing.TB) *gateway.SessionIDs {
+	t.Helper()
+	key := sha256.Sum256([]byte("k"))
+	ids, err := gateway.NewSessionIDs(key[:], time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

@@ -51,8 +51,7 @@ func TestRealIssuerAndStaticToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: liveRegistry(t)}, Authenticate: auth.Middleware,
 		Policy: byScope(t), SessionIDs: ids})
 	if err != nil {

@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -46,8 +45,7 @@ type relayFront struct {
 func newRelayFront(t *testing.T, args string, tel *telemetry.Telemetry) *relayFront {
 	t.Helper()
 	reg, home := liveRegistryIn(t, args)
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: &gateway.Registries{Shared: reg}, Authenticate: staticTokens,
 		Policy: everyone(t), SessionIDs: ids, Telemetry: tel})
 	if err != nil {

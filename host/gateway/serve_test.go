@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -37,8 +36,7 @@ func (h heldBackend) Call(ctx context.Context, p gateway.Person, t gateway.Tool,
 func TestStopDrainsCallsInFlight(t *testing.T) {
 	t.Parallel()
 	b := heldBackend{called: make(chan struct{}), release: make(chan struct{})}
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	g, err := gateway.New(gateway.Options{Backend: b, Authenticate: staticTokens, Policy: devOrEcho(t), SessionIDs: ids})
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +84,7 @@ func (u *unexpected) Error() string { return "unexpected result: " + text(u.res)
 
 func TestReadyzAndBodyBound(t *testing.T) {
 	t.Parallel()
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	var notReady atomic.Bool
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: devOrEcho(t),
 		SessionIDs: ids, MaxRequestBytes: 1024, Ready: func() error {
@@ -141,8 +138,7 @@ var errUpstreams = &net.AddrError{Err: "no upstream listed yet"}
 // retry, audited as limited; another person is not held back.
 func TestLimitPerPerson(t *testing.T) {
 	t.Parallel()
-	key := sha256.Sum256([]byte("k"))
-	ids, _ := gateway.NewSessionIDs(key[:], time.Hour)
+	ids := sessionIDs(t)
 	log, lines := auditFile(t)
 	g, err := gateway.New(gateway.Options{Backend: echoBackend{}, Authenticate: staticTokens, Policy: everyone(t),
 		SessionIDs: ids, Audit: log, Limits: limits.New(limits.Limits{CallsPerMinute: 2}, "gateway.limits", 0)})
