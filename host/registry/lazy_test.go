@@ -138,11 +138,16 @@ func TestIdleStopAndRestart(t *testing.T) {
 	var last registry.ServerStatus
 	if !testwait.Until(60*time.Second, func() bool {
 		last = status(m, "idl")
-		return last.State == registry.StateIdle && last.Lazy.IdleStops == 1
+		return last.State == registry.StateIdle && last.Lazy.IdleStops >= 1
 	}) {
 		t.Fatalf("no idle stop after a minute: state %s, lazy %+v\nlog:\n%s", last.State, last.Lazy, logs.String())
 	}
 	waitNoProcesses(t, mark)
+	// Stopped, it stays stopped until a call: the call that started it
+	// does not start it again.
+	if s := status(m, "idl"); s.State != registry.StateIdle || s.Lazy.IdleStops != 1 || s.Lazy.Starts != 1 {
+		t.Fatalf("after the idle stop, with no call: state %s, lazy %+v (started again without a call)\nlog:\n%s", s.State, s.Lazy, logs.String())
+	}
 	hasAll(t, names(m.Tools()), "mcp_idl_echo")
 	if !strings.Contains(logs.String(), "stopped after idle_timeout") {
 		t.Fatalf("no log line of the idle stop:\n%s", logs.String())

@@ -212,8 +212,13 @@ func (i *Instance[T]) start(ctx context.Context, wait time.Duration, woken <-cha
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		// The open that follows answers every Wake so far: one that
+		// ended the wait is spent, not carried over to override a
+		// later Hold (an idle stop after a start woken by a call
+		// would start again at once).
 		i.mu.Lock()
 		closed := i.closed
+		i.wokeSince = false
 		i.mu.Unlock()
 		if closed {
 			return nil, ErrInstanceClosed

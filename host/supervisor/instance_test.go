@@ -352,3 +352,50 @@ func TestInstanceHoldAndWake(t *testing.T) {
 		t.Fatalf("%d opens, want one more", opens.Load()-before)
 	}
 }
+
+// waitClock is a test clock whose After never passes and tells the test
+// each time a start begins to wait on it.
+type waitClock struct{ waiting chan time.Duration }
+
+func (c *waitClock) Now() time.Time { return time.Unix(1e9, 0) }
+
+func (c *waitClock) After(d time.Duration) <-chan time.Time {
+	c.waiting <- d
+	return nil
+}
+
+// A Wake that ends a start's wait is answered by that start: a Hold after
+// it holds again (a server stopped when idle, after a call woke it, must
+// not start again at once).
+func TestInstanceWakeIsSpentByTheStartItEnds(t *testing.T) {
+	clk := &waitClock{waiting: make(chan time.Duration, 1)}
+	var fail atomic.Bool
+	inst, opens := failingInstance(t, supervisor.InstanceOptions{Now: clk.Now, After: clk.After, HealthyOnStart: true}, &fail, nil)
+	inst.Hold(time.Hour)
+	got := make(chan error, 1)
+	go func() { _, _, err := inst.Get(context.Background()); got <- err }()
+	select {
+	case <-clk.waiting:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the Get never waited out the Hold")
+	}
+	inst.Wake()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("woken Get: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Wake did not end the wait")
+	}
+	_, p, _ := inst.Current()
+	inst.Forget(p)
+	p.Kill()
+	inst.Hold(0)
+	if _, wait := inst.Failures(); wait >= 0 {
+		t.Fatalf("a Hold after the start the Wake ended: wait = %v, want held until the next Wake (< 0)", wait)
+	}
+	if n := opens.Load(); n != 1 {
+		t.Fatalf("%d opens, want 1", n)
+	}
+}
