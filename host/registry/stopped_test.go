@@ -35,7 +35,7 @@ func TestStoppedPluginIsNoDroppedConnection(t *testing.T) {
 		// goroutines say where the end of the stream was not read.
 		var stacks strings.Builder
 		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
-		t.Fatalf("the end of the session was never reported; goroutines:\n%s", stacks.String())
+		t.Fatalf("the end of the session was never reported; goroutines:\n%s\nlog:\n%s", stacks.String(), logs.String())
 	}
 	if l := logs.String(); strings.Contains(l, "connection ended") || strings.Contains(l, "connection lost") {
 		t.Errorf("a deliberate stop was logged as a dropped connection:\n%s", logs.String())
