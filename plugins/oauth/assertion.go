@@ -264,17 +264,22 @@ func (s assertionSource) what() string {
 	return "oauth.assertion_command " + s.Command[0]
 }
 
-// capped is a writer that keeps up to max bytes and notes any excess.
+// capped is a writer that keeps up to max bytes; past them it notes the
+// excess and calls stop (once).
 type capped struct {
 	buf  bytes.Buffer
 	max  int
 	over bool
+	stop func()
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	if room := c.max - c.buf.Len(); len(p) > room {
-		c.over = true
 		c.buf.Write(p[:max(room, 0)])
+		if !c.over && c.stop != nil {
+			c.stop()
+		}
+		c.over = true
 		return len(p), nil
 	}
 	return c.buf.Write(p)
@@ -292,15 +297,16 @@ func (s assertionSource) run(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.Command[0], s.Command[1:]...)
-	out, errOut := &capped{max: maxAssertion}, &capped{max: 4 << 10}
+	// Output past the limit stops the command at once.
+	out, errOut := &capped{max: maxAssertion, stop: cancel}, &capped{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, errOut, nil
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	switch {
+	case out.over:
+		return nil, fmt.Errorf("oauth.assertion_command %s printed over the %d KiB limit of an assertion; it was stopped", s.Command[0], maxAssertion>>10)
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("oauth.assertion_command %s did not finish within %s; it was stopped", s.Command[0], timeout)
-	case out.over:
-		return nil, fmt.Errorf("oauth.assertion_command %s printed over the %d KiB limit of an assertion", s.Command[0], maxAssertion>>10)
 	case err != nil:
 		msg := fmt.Sprintf("oauth.assertion_command %s: %v", s.Command[0], err)
 		if line := lastLine(errOut.buf.String()); line != "" {

@@ -556,7 +556,9 @@ func (a *authenticator) localStatus() auth.Status {
 	} else if t.ObtainedAt > 0 {
 		st.LastRefresh = time.Unix(t.ObtainedAt, 0)
 	}
-	if c, err := a.store.LoadClient(); err == nil && c != nil {
+	if a.set.direct() {
+		st.Detail = directDetail(a.set.GrantType)
+	} else if c, err := a.store.LoadClient(); err == nil && c != nil {
 		st.Detail = clientDetail(c.Kind)
 	} else if a.set.ClientID != "" {
 		st.Detail = clientDetail(tokenstore.KindPreregistered)
