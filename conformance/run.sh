@@ -3,10 +3,11 @@
 # suite's test servers are driven by bin/confclient, which connects through
 # the real host session code and the HTTP transport plugin.
 #
-#   conformance/run.sh                 the core client suite of 0.1.16, OAuth included
-#                                      (conformance/expected-failures.yml is empty), then every
-#                                      scenario the 2026-07-28 revision requires, from 0.2.0-alpha.12
-#                                      (conformance/expected-failures-2026-07-28.yml: extensions)
+#   conformance/run.sh                 every client scenario of 0.1.16 (--suite all: OAuth and the
+#                                      authorization extensions included; conformance/expected-failures.yml
+#                                      is empty), then every scenario the 2026-07-28 revision requires,
+#                                      from 0.2.0-alpha.12 (conformance/expected-failures-2026-07-28.yml),
+#                                      each followed by its per-scenario check counts
 #   conformance/run.sh SCENARIO...     just those scenarios (of 0.1.16; with NEXT=1, of 0.2.0-alpha.12)
 #   conformance/run.sh --server [SCENARIO...]
 #                                      only the server suite (below), or just those of its scenarios
@@ -324,19 +325,22 @@ if [ "${1:-}" = --gateway ]; then
 fi
 
 if [ $# -eq 0 ]; then
-  # The whole core suite, OAuth scenarios included (through
-  # hermes-auth-oauth). Any failure not in conformance/expected-failures.yml,
-  # or a listed scenario that now passes, fails the run.
+  # Every client scenario, OAuth and the authorization extensions
+  # included (through hermes-auth-oauth). Any failure not in
+  # conformance/expected-failures.yml, or a listed scenario that now
+  # passes, fails the run.
   # Each part runs whatever the one before gave; the run fails at the end
   # when any part failed.
   status=0
-  echo "== conformance client suite: core ($version)"
-  if "${suite[@]}" --suite core --expected-failures "$root/conformance/expected-failures.yml"; then
-    echo "conformance: core suite passed (OAuth included)"
+  echo "== conformance client suite: all ($version)"
+  if "${suite[@]}" --suite all --expected-failures "$root/conformance/expected-failures.yml"; then
+    echo "conformance: client suite passed (every scenario, extensions included)"
   else
-    echo "conformance: core client suite FAILED (details in $out)" >&2
+    echo "conformance: client suite FAILED (details in $out)" >&2
     status=1
   fi
+  echo "== conformance client suite ($version): checks per scenario"
+  node "$root/conformance/counts.mjs" "$out" 2026-07-28
   # Every scenario the current revision requires, and its extensions; the
   # same rule for the expected failures (authorization extensions that need
   # key material hermes does not manage).
@@ -347,6 +351,8 @@ if [ $# -eq 0 ]; then
     echo "conformance: 2026-07-28 client requirements FAILED (details in $out/2026-07-28)" >&2
     status=1
   fi
+  echo "== conformance client requirements 2026-07-28 ($next_version): checks per scenario"
+  node "$root/conformance/counts.mjs" "$out/2026-07-28"
   run_server_suite || status=1
   run_gateway_suite || status=1
   exit $status
@@ -357,6 +363,8 @@ for s in "$@"; do
   echo "== conformance client scenario: $s"
   "${suite[@]}" --scenario "$s" || failed+=("$s")
 done
+echo "== checks per scenario"
+node "$root/conformance/counts.mjs" "$out"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "conformance: failed scenarios: ${failed[*]} (details in $out)" >&2
   exit 1

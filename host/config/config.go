@@ -158,9 +158,12 @@ type OAuthSettings struct {
 	// ClientMetadataURL is the URL of the client's metadata document, its
 	// client_id where the authorization server accepts such documents.
 	ClientMetadataURL string
-	// GrantType is authorization_code (a user logs in; the default) or
-	// client_credentials (the configured client is the identity).
+	// GrantType is authorization_code (a user logs in; the default),
+	// client_credentials (the configured client is the identity),
+	// jwt_bearer (a workload's platform-issued JWT) or id_jag (a person's
+	// ID token exchanged at the enterprise IdP); see OAuthGrant.
 	GrantType string
+	OAuthGrant
 }
 
 // Server is one entry of mcp_servers with defaults applied.

@@ -421,7 +421,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		om := d.rawMap("oauth", ov, raw["oauth"])
 		ro := raw["oauth"]
 		for k := range om {
-			if !knownOAuthKeys[k] {
+			if !knownOAuthKeys[k] && !grantOAuthKeys[k] {
 				s.Unknown = append(s.Unknown, "oauth."+k)
 			}
 		}
@@ -442,10 +442,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.OAuth.Timeout = d.seconds("oauth.timeout", om["timeout"], sub(ro, "timeout"), DefaultOAuthTimeout)
 		s.OAuth.ExtraParams = d.strMap("oauth.extra_params", om["extra_params"], sub(ro, "extra_params"))
 		s.OAuth.ClientMetadataURL = d.str("oauth.client_metadata_url", om["client_metadata_url"], sub(ro, "client_metadata_url"))
-		s.OAuth.GrantType = d.str("oauth.grant_type", om["grant_type"], sub(ro, "grant_type"))
-		if g := s.OAuth.GrantType; g != "" && g != "authorization_code" && g != "client_credentials" {
-			d.fail("oauth.grant_type", "want authorization_code or client_credentials, got %q", g)
-		}
+		d.oauthGrant(&s.OAuth, om, ro)
 	}
 	// The settings of another auth method (a block named after it, e.g.
 	// exec:) are the method's plugin's, not unknown keys.

@@ -49,11 +49,12 @@ const (
 const loginStepTimeout = time.Minute
 
 // personal reports whether srv's credentials are each person's own: an
-// upstream with auth: oauth where a person logs in (not the client
-// credentials grant, the gateway's own identity). Such a server runs per
-// person, as isolation: per_user does, with the person's tokens.
+// upstream with auth: oauth where a person logs in (not a machine grant,
+// client_credentials or jwt_bearer: the gateway's own identity). Such a
+// server runs per person, as isolation: per_user does, with the person's
+// tokens.
 func personal(srv *config.Server) bool {
-	return srv.Auth == "oauth" && srv.OAuth.GrantType != "client_credentials"
+	return srv.Auth == "oauth" && !config.IsMachineGrant(srv.OAuth.GrantType)
 }
 
 // Upstreams keeps each person's upstream credentials: every person's

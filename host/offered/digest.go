@@ -93,13 +93,17 @@ type settings struct {
 	Protocol, Auth                        string
 	OAuthClientID, OAuthScope, OAuthGrant string
 	OAuthMetadataURL                      string
-	SSLVerify                             bool
-	CABundle, ClientCert, ClientKey       string
-	Sampling, Elicitation                 map[string]any
-	NoRoots                               bool
-	Sandbox                               *config.SandboxSettings
-	Pin                                   *config.PluginPin
-	Extra                                 map[string]any
+	// OAuthIdentity is where a grant without a browser gets its identity
+	// (the workload's assertion, the IdP); empty for the others, so their
+	// digests are as before.
+	OAuthIdentity                   string `json:",omitempty"`
+	SSLVerify                       bool
+	CABundle, ClientCert, ClientKey string
+	Sampling, Elicitation           map[string]any
+	NoRoots                         bool
+	Sandbox                         *config.SandboxSettings
+	Pin                             *config.PluginPin
+	Extra                           map[string]any
 }
 
 // SettingsDigest is the hex sha256 of the connection settings of srv that
@@ -113,8 +117,8 @@ func SettingsDigest(srv *config.Server) string {
 		Command: srv.Command, Args: srv.Args, Env: srv.Env, Cwd: srv.Cwd, URL: srv.URL, Headers: srv.Headers,
 		Protocol: srv.Protocol, Auth: srv.Auth,
 		OAuthClientID: srv.OAuth.ClientID, OAuthScope: srv.OAuth.Scope, OAuthGrant: srv.OAuth.GrantType,
-		OAuthMetadataURL: srv.OAuth.ClientMetadataURL,
-		SSLVerify:        srv.SSLVerify, CABundle: srv.CABundle, ClientCert: srv.ClientCert, ClientKey: srv.ClientKey,
+		OAuthMetadataURL: srv.OAuth.ClientMetadataURL, OAuthIdentity: oauthIdentity(srv.OAuth.OAuthGrant),
+		SSLVerify: srv.SSLVerify, CABundle: srv.CABundle, ClientCert: srv.ClientCert, ClientKey: srv.ClientKey,
 		Sampling: srv.Sampling, Elicitation: srv.Elicitation, NoRoots: srv.NoRoots,
 		Sandbox: srv.Sandbox, Pin: srv.Plugin, Extra: srv.Extra,
 	}
@@ -126,4 +130,14 @@ func SettingsDigest(srv *config.Server) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// oauthIdentity names the source of a grant's identity: the assertion
+// file or command, the IdP and its client. Values only, never a secret.
+func oauthIdentity(g config.OAuthGrant) string {
+	if g.AssertionFile == "" && len(g.AssertionCommand) == 0 && g.IdPTokenEndpoint == "" {
+		return ""
+	}
+	b, _ := json.Marshal([]any{g.AssertionFile, g.AssertionCommand, g.IdPTokenEndpoint, g.IdPClientID})
+	return string(b)
 }

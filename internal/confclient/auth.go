@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,8 +24,11 @@ const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 // every entry uses hermes-auth-oauth (a server without auth never
 // challenges, so nothing changes for it); the scenario's context supplies
 // a pre-registered client, and the client-credentials scenarios use that
-// grant.
-func oauthFor(srv *config.Server, scenario string, log hclog.Logger) {
+// grant. The authorization extensions' key material lands in files of
+// home, as a deployment would keep it: the client's private key
+// (private_key_jwt), the workload's JWT (jwt_bearer), the person's ID
+// token (id_jag).
+func oauthFor(srv *config.Server, scenario, home string, log hclog.Logger) {
 	srv.Auth = "oauth"
 	srv.OAuth = config.OAuthSettings{ClientName: "hermes conformance client", Timeout: 30 * time.Second, ClientMetadataURL: clientMetadataURL}
 	raw := os.Getenv("MCP_CONFORMANCE_CONTEXT")
@@ -32,8 +36,17 @@ func oauthFor(srv *config.Server, scenario string, log hclog.Logger) {
 		return
 	}
 	var c struct {
-		ClientID     string `json:"client_id"`
-		ClientSecret string `json:"client_secret"`
+		ClientID         string `json:"client_id"`
+		ClientSecret     string `json:"client_secret"`
+		PrivateKeyPEM    string `json:"private_key_pem"`
+		SigningAlgorithm string `json:"signing_algorithm"`
+		// ValidJWT is the workload's token (the wif scenario also hands
+		// out wrong_audience_jwt and expired_jwt, for clients that test
+		// their refusal; it expects valid_jwt to be used).
+		ValidJWT         string `json:"valid_jwt"`
+		IdPClientID      string `json:"idp_client_id"`
+		IdPIDToken       string `json:"idp_id_token"`
+		IdPTokenEndpoint string `json:"idp_token_endpoint"`
 	}
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		log.Warn("MCP_CONFORMANCE_CONTEXT is not JSON", "error", err)
@@ -41,7 +54,27 @@ func oauthFor(srv *config.Server, scenario string, log hclog.Logger) {
 	}
 	srv.OAuth.ClientID, srv.OAuth.ClientSecret = c.ClientID, c.ClientSecret
 	if strings.Contains(scenario, "client-credentials") {
-		srv.OAuth.GrantType = "client_credentials"
+		srv.OAuth.GrantType = config.GrantClientCredentials
+	}
+	file := func(name, content string) string {
+		p := filepath.Join(home, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			log.Error("cannot write the scenario's key material", "file", name, "error", err)
+		}
+		return p
+	}
+	if c.PrivateKeyPEM != "" {
+		srv.OAuth.PrivateKeyFile = file("client-key.pem", c.PrivateKeyPEM)
+		srv.OAuth.SigningAlg = c.SigningAlgorithm
+	}
+	switch {
+	case c.IdPIDToken != "":
+		srv.OAuth.GrantType = config.GrantIDJAG
+		srv.OAuth.AssertionFile = file("id-token.jwt", c.IdPIDToken)
+		srv.OAuth.IdPTokenEndpoint, srv.OAuth.IdPClientID = c.IdPTokenEndpoint, c.IdPClientID
+	case c.ValidJWT != "":
+		srv.OAuth.GrantType = config.GrantJWTBearer
+		srv.OAuth.AssertionFile = file("workload.jwt", c.ValidJWT)
 	}
 }
 

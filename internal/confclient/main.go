@@ -75,7 +75,7 @@ func run(args []string) int {
 		Name: "conformance", Transport: "http", URL: url, SSLVerify: true, Enabled: true,
 		ConnectTimeout: 30 * time.Second, Timeout: 60 * time.Second,
 	}
-	oauthFor(srv, scenario, log)
+	oauthFor(srv, scenario, home, log)
 	reg := registry.New(registry.Options{
 		Servers: []*config.Server{srv},
 		Deps: session.Deps{Home: home, Supervisor: sup, Logger: log, Sampling: h, Elicitation: h, Roots: h,

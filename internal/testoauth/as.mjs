@@ -70,6 +70,9 @@ const configuration = {
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
+    // client_credentials for a client registered with that grant (with
+    // resource indicators: a JWT access token for the resource).
+    clientCredentials: { enabled: true },
     deviceFlow: { enabled: true },
     revocation: {
       enabled: true,

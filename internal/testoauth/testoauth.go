@@ -34,6 +34,10 @@
 //     refuses, and a token request naming it is invalid_target. Token and
 //     refresh requests may omit it unless openid was asked for (then they
 //     too get the opaque userinfo token). An empty scope is access_denied;
+//   - client authentication by private_key_jwt (RFC 7523) for a client
+//     registered with its public key (jwks), and the client_credentials
+//     grant for a client registered with it (its access token, for the
+//     resource named, is a JWT as above);
 //   - the device authorization grant (RFC 8628) at /device/auth, with
 //     Options.DeviceInterval as the polling interval it announces, revocation
 //     (RFC 7009: a client revokes its refresh token) and introspection

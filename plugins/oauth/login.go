@@ -33,8 +33,11 @@ func (a *authenticator) Login(ctx context.Context, o auth.LoginOptions, ui auth.
 	defer a.loginMu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, a.set.Timeout)
 	defer cancel()
-	if a.set.GrantType == grantClientCreds {
-		if _, err := a.clientCredentials(ctx); err != nil {
+	if a.set.direct() {
+		// No browser: a login fetches a token, and asks again for a
+		// grant refused before.
+		a.grants.forget()
+		if _, err := a.directToken(ctx); err != nil {
 			return auth.Status{}, err
 		}
 		return a.localStatus(), nil
@@ -118,6 +121,9 @@ func (a *authenticator) probe(ctx context.Context) []string {
 // redirectURI: configured, stored (registered with this server for this
 // redirect URI), a metadata document URL, or registered now.
 func (a *authenticator) loginClient(ctx context.Context, d *discovered, redirectURI, scope string) (client, error) {
+	if a.set.key != nil {
+		return a.configuredClient(d)
+	}
 	if c, err := a.store.LoadClient(); err == nil && c != nil && a.set.ClientID == "" &&
 		(c.RegisteredFor == "" || c.RegisteredFor == d.meta.Issuer) && !c.SecretExpired(time.Now()) &&
 		(c.Kind == tokenstore.KindCIMD && c.ClientID == a.set.ClientMetadataURL || contains(c.RedirectURIs, redirectURI)) {

@@ -90,6 +90,9 @@ type authenticator struct {
 	served string
 	// disc is the discovery result in use.
 	disc *discovered
+
+	// grants remembers a refused jwt-bearer grant.
+	grants grantState
 }
 
 // discovered is what the plugin needs of discovery for token requests.
@@ -110,6 +113,9 @@ func open(_ context.Context, cfg auth.Config, log hclog.Logger) (*authenticator,
 	}
 	if cfg.LoginTimeout > 0 {
 		set.Timeout = cfg.LoginTimeout
+	}
+	if err := set.loadKey(); err != nil {
+		return nil, err
 	}
 	if cfg.URL == "" {
 		return nil, sdk.NewError(sdk.CodeConfig, "server '%s' has no url: OAuth applies to remote (HTTP) servers", cfg.Server)
@@ -189,9 +195,9 @@ func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (aut
 	now := time.Now()
 	// Expired with a margin: expired already, or within refreshMargin of it
 	// (ExpiresSoon alone is false for a token already expired).
-	if a.set.GrantType == grantClientCreds && (t == nil || needsRefresh(t, now)) {
+	if a.set.direct() && (t == nil || needsRefresh(t, now)) {
 		var err error
-		if t, err = a.clientCredentials(ctx); err != nil {
+		if t, err = a.directToken(ctx); err != nil {
 			return auth.Headers{}, err
 		}
 	} else if t != nil && needsRefresh(t, now) && t.RefreshToken != "" {
@@ -247,8 +253,8 @@ func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth
 		return a.retry(ctx, c)
 	}
 	why := "no token is stored"
-	if a.set.GrantType == grantClientCreds {
-		if _, err := a.clientCredentials(ctx); err != nil {
+	if a.set.direct() {
+		if _, err := a.directToken(ctx); err != nil {
 			return auth.Answer{}, err
 		}
 		return a.retry(ctx, c)
@@ -374,42 +380,6 @@ func (a *authenticator) poison() {
 	}
 }
 
-// clientCredentials gets a token with the client's own credentials
-// (oauth.grant_type: client_credentials).
-func (a *authenticator) clientCredentials(ctx context.Context) (*tokenstore.Token, error) {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	t, err := a.store.RefreshLocked(ctx, func(cur *tokenstore.Token) (*tokenstore.Token, error) {
-		if cur != nil && !needsRefresh(cur, time.Now()) && cur.AccessToken != a.servedToken() {
-			return cur, nil
-		}
-		d, err := a.discovery(ctx, nil, cur == nil)
-		if err != nil {
-			return nil, err
-		}
-		c := client{ID: a.set.ClientID, Secret: a.set.ClientSecret,
-			AuthMethod: discovery.SelectAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, "", true)}
-		form := url.Values{"grant_type": {grantClientCreds}}
-		if s := a.scopeFor(d, ""); s != "" {
-			form.Set("scope", s)
-		}
-		if d.resource != "" {
-			form.Set("resource", d.resource)
-		}
-		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
-		if err != nil {
-			return nil, sdk.NewError(sdk.CodeAuth, "client credentials of '%s': %v", a.cfg.Server, err)
-		}
-		fresh.Issuer, fresh.Resource, fresh.Account = d.meta.Issuer, d.resource, a.set.ClientID
-		return fresh, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	a.setToken(t)
-	return t, nil
-}
-
 func (a *authenticator) servedToken() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -481,8 +451,7 @@ func (a *authenticator) saveMeta(d *discovered) {
 // (registered with that server).
 func (a *authenticator) storedClient(d *discovered) (client, error) {
 	if a.set.ClientID != "" {
-		return client{ID: a.set.ClientID, Secret: a.set.ClientSecret,
-			AuthMethod: discovery.SelectAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, "", a.set.ClientSecret != "")}, nil
+		return a.configuredClient(d)
 	}
 	c, err := a.store.LoadClient()
 	if err != nil || c == nil {
@@ -558,7 +527,7 @@ const grantCheckTimeout = 15 * time.Second
 // grant is Refused, never "ok".
 func (a *authenticator) Status(ctx context.Context) (auth.Status, error) {
 	st := a.localStatus()
-	if st.LoggedIn && a.set.GrantType != grantClientCreds {
+	if st.LoggedIn && !a.set.direct() {
 		a.checkGrant(ctx, &st)
 	}
 	return st, nil
@@ -570,9 +539,9 @@ func (a *authenticator) localStatus() auth.Status {
 	st := auth.Status{Method: "oauth"}
 	t := a.current()
 	if t == nil {
-		if a.set.GrantType == grantClientCreds {
+		if a.set.direct() {
 			st.CanRefresh = true
-			st.Detail = "client credentials (no login needed)"
+			st.Detail = directDetail(a.set.GrantType)
 		}
 		return st
 	}
@@ -580,14 +549,16 @@ func (a *authenticator) localStatus() auth.Status {
 	st.Account = t.Account
 	st.Scopes = strings.Fields(t.Scope)
 	st.ExpiresAt = t.Expiry()
-	st.CanRefresh = t.RefreshToken != "" || a.set.GrantType == grantClientCreds
+	st.CanRefresh = t.RefreshToken != "" || a.set.direct()
 	st.Issuer = t.Issuer
 	if t.LastRefresh > 0 {
 		st.LastRefresh = time.Unix(t.LastRefresh, 0)
 	} else if t.ObtainedAt > 0 {
 		st.LastRefresh = time.Unix(t.ObtainedAt, 0)
 	}
-	if c, err := a.store.LoadClient(); err == nil && c != nil {
+	if a.set.direct() {
+		st.Detail = directDetail(a.set.GrantType)
+	} else if c, err := a.store.LoadClient(); err == nil && c != nil {
 		st.Detail = clientDetail(c.Kind)
 	} else if a.set.ClientID != "" {
 		st.Detail = clientDetail(tokenstore.KindPreregistered)

@@ -22,9 +22,12 @@ type settings struct {
 	// Timeout bounds one interactive login.
 	Timeout     time.Duration
 	ExtraParams map[string]string
-	// GrantType is "authorization_code" (a user logs in) or
-	// "client_credentials" (the client itself is the identity: no login).
+	// GrantType is "authorization_code" (a user logs in),
+	// "client_credentials" (the client itself is the identity: no login),
+	// "jwt_bearer" (a workload's platform-issued JWT) or "id_jag" (a
+	// person's ID token exchanged at the enterprise IdP).
 	GrantType string
+	grantSettings
 }
 
 // Defaults of the oauth: block.
@@ -62,15 +65,8 @@ func parseSettings(m map[string]any) (settings, error) {
 	if s.ClientName == "" {
 		s.ClientName = defaultClientName
 	}
-	switch s.GrantType {
-	case "", grantAuthCode:
-		s.GrantType = grantAuthCode
-	case grantClientCreds:
-		if s.ClientID == "" || s.ClientSecret == "" {
-			return s, sdk.NewError(sdk.CodeConfig, "oauth.grant_type client_credentials needs oauth.client_id and oauth.client_secret")
-		}
-	default:
-		return s, sdk.NewError(sdk.CodeConfig, "oauth.grant_type: want authorization_code or client_credentials, got %q", s.GrantType)
+	if err := parseGrantSettings(m, &s); err != nil {
+		return s, err
 	}
 	if v, ok := m["redirect_port"]; ok && v != nil {
 		f, ok := v.(float64)

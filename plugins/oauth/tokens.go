@@ -58,8 +58,13 @@ func oauthCode(err error) string {
 // client is how the plugin authenticates itself at the token endpoint.
 type client struct {
 	ID, Secret string
-	// AuthMethod is none, client_secret_basic or client_secret_post.
+	// AuthMethod is none, client_secret_basic, client_secret_post or
+	// private_key_jwt.
 	AuthMethod string
+	// Key signs the client assertions of private_key_jwt, for Audience
+	// (the authorization server's issuer identifier).
+	Key      *signingKey
+	Audience string
 }
 
 // postForm posts form to an endpoint of the authorization server with the
@@ -78,6 +83,10 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, f
 	case discovery.AuthClientSecretPost:
 		form.Set("client_id", c.ID)
 		form.Set("client_secret", c.Secret)
+	case authPrivateKeyJWT:
+		if err := addClientAssertion(c, form); err != nil {
+			return nil, nil, err
+		}
 	default:
 		form.Set("client_id", c.ID)
 	}
