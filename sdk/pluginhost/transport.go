@@ -360,12 +360,16 @@ func (c *TransportConn) stopped(err error) *sdk.Error {
 // finish ends the connection once.
 func (c *TransportConn) finish(err *sdk.Error) {
 	c.closeOnce.Do(func() {
+		// Read before done is closed: whoever waits on done may close the
+		// connection at once (the host drops a session that ended), and
+		// that Close must not hide the end it reacts to.
+		byHost := c.byHost.Load()
 		c.closeErr = err
 		close(c.done)
 		if c.stream != nil {
 			_ = c.stream.Close()
 		}
-		if !c.byHost.Load() && c.opts.OnClosed != nil {
+		if !byHost && c.opts.OnClosed != nil {
 			go c.opts.OnClosed(err)
 		}
 	})
