@@ -161,7 +161,14 @@ type OAuthSettings struct {
 	// GrantType is authorization_code (a user logs in; the default) or
 	// client_credentials (the configured client is the identity).
 	GrantType string
+	// DPoP is oauth.dpop: DPoPAuto, "true" or "false", "" when absent
+	// (auto): whether tokens are bound to a key of hermes's (RFC 9449).
+	DPoP string
 }
+
+// DPoPAuto is oauth.dpop's default: DPoP where the authorization server
+// offers it and the resource asks for it.
+const DPoPAuto = "auto"
 
 // Server is one entry of mcp_servers with defaults applied.
 type Server struct {

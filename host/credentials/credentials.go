@@ -135,6 +135,7 @@ func Settings(srv *config.Server) map[string]any {
 		set("scope", o.Scope)
 		set("client_metadata_url", o.ClientMetadataURL)
 		set("grant_type", o.GrantType)
+		set("dpop", o.DPoP)
 		if o.RedirectPort != 0 {
 			m["redirect_port"] = o.RedirectPort
 		}
