@@ -356,6 +356,7 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 	}
 	ans, err := client.Challenge(ctx, auth.Challenge{
 		Method: c.Method, URL: c.URL, Status: c.Status, WWWAuthenticate: c.WWWAuthenticate, Attempt: c.Attempt,
+		DPoPNonce: c.DPoPNonce,
 	}, s.stepUp)
 	if err == nil && ans.Retry && len(ans.Headers.Headers) == 0 {
 		// A plugin that answers retry without the new headers: ask once.

@@ -63,8 +63,12 @@ func ParseChallenges(header string) []AuthScheme {
 }
 
 // BearerChallenge is what the MCP authorization spec reads from a Bearer
-// challenge.
+// challenge, or from a DPoP one (RFC 9449 §7.1), which carries the same
+// parameters.
 type BearerChallenge struct {
+	// Scheme is the challenge's auth-scheme as sent: Bearer or DPoP (any
+	// case); see DPoP.
+	Scheme string
 	// ResourceMetadata is the resource_metadata URL (RFC 9728 §5.1), as sent.
 	ResourceMetadata string
 	// Scope is the scope parameter, as sent (RFC 6750 §3).
@@ -75,14 +79,15 @@ type BearerChallenge struct {
 	ErrorDescription string
 }
 
-// ParseBearer finds the first Bearer challenge in one or more
+// ParseBearer finds the first Bearer or DPoP challenge in one or more
 // WWW-Authenticate header values (a response may carry several header
 // lines) and returns its parameters. ok is false when there is none.
 func ParseBearer(headers ...string) (info BearerChallenge, ok bool) {
 	for _, h := range headers {
 		for _, c := range ParseChallenges(h) {
-			if strings.EqualFold(c.Scheme, "Bearer") {
+			if strings.EqualFold(c.Scheme, "Bearer") || strings.EqualFold(c.Scheme, "DPoP") {
 				return BearerChallenge{
+					Scheme:           c.Scheme,
 					ResourceMetadata: c.Params["resource_metadata"],
 					Scope:            c.Params["scope"],
 					Error:            c.Params["error"],
@@ -93,6 +98,28 @@ func ParseBearer(headers ...string) (info BearerChallenge, ok bool) {
 	}
 	return BearerChallenge{}, false
 }
+
+// OffersDPoP reports whether any challenge of the WWW-Authenticate header
+// values has the DPoP scheme: the resource takes DPoP-bound tokens (RFC
+// 9449 §7.1), whatever other schemes it offers beside.
+func OffersDPoP(headers ...string) bool {
+	for _, h := range headers {
+		for _, c := range ParseChallenges(h) {
+			if strings.EqualFold(c.Scheme, "DPoP") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DPoP reports whether the challenge has the DPoP scheme.
+func (b BearerChallenge) DPoP() bool { return strings.EqualFold(b.Scheme, "DPoP") }
+
+// NonceNeeded reports whether a DPoP challenge asks for a proof with the
+// server's nonce (RFC 9449 §9, use_dpop_nonce; the nonce is in the
+// response's DPoP-Nonce header, Challenge.DPoPNonce).
+func (b BearerChallenge) NonceNeeded() bool { return b.DPoP() && b.Error == "use_dpop_nonce" }
 
 // InsufficientScope reports whether the challenge asks for more scope
 // (RFC 6750 §3.1 insufficient_scope): a step-up, not a refresh.
