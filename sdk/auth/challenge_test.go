@@ -19,6 +19,8 @@ func TestParseBearerReadsDPoP(t *testing.T) {
 			BearerChallenge{Scheme: "dpop", Error: "use_dpop_nonce", ErrorDescription: "nonce", ResourceMetadata: "u"}, true, true},
 		{[]string{`Basic realm=x`, `Bearer scope="a b", DPoP algs="ES256", scope="c"`},
 			BearerChallenge{Scheme: "Bearer", Scope: "a b"}, true, true},
+		{[]string{`DPoP algs="ES256", scope="c"`, `Bearer scope="a b"`},
+			BearerChallenge{Scheme: "Bearer", Scope: "a b"}, true, true},
 		{[]string{`Bearer error="invalid_token"`}, BearerChallenge{Scheme: "Bearer", Error: "invalid_token"}, true, false},
 		{[]string{`Basic realm=x`, `DPoPx a=b`}, BearerChallenge{}, false, false},
 		{nil, BearerChallenge{}, false, false},
@@ -32,18 +34,26 @@ func TestParseBearerReadsDPoP(t *testing.T) {
 			t.Errorf("OffersDPoP(%q) = %v", c.in, o)
 		}
 	}
-	b, _ := ParseBearer(`DPoP error="use_dpop_nonce"`)
-	if !b.DPoP() || !b.NonceNeeded() {
-		t.Errorf("%+v: DPoP %v, NonceNeeded %v", b, b.DPoP(), b.NonceNeeded())
+	if b, _ := ParseBearer(`DPoP error="use_dpop_nonce"`); !b.DPoP() {
+		t.Errorf("%+v: not DPoP", b)
 	}
-	if b, _ := ParseBearer(`Bearer error="use_dpop_nonce"`); b.NonceNeeded() {
-		t.Errorf("a Bearer challenge cannot ask for a DPoP nonce: %+v", b)
+	for in, want := range map[string]bool{
+		`DPoP error="use_dpop_nonce", resource_metadata="u"`: true,
+		`Bearer realm=r, dpop error=use_dpop_nonce`:          true,
+		`Bearer error="use_dpop_nonce"`:                      false,
+		`DPoP error="invalid_token"`:                         false,
+		`Basic realm="DPoP error=\"use_dpop_nonce\""`:        false,
+	} {
+		if got := DPoPNonceRequested(in); got != want {
+			t.Errorf("DPoPNonceRequested(%s) = %v", in, got)
+		}
 	}
 }
 
 // FuzzParseBearer checks ParseBearer against ParseChallenges on any
-// input: it returns the first Bearer or DPoP challenge's parameters, or
-// nothing when there is none, and OffersDPoP agrees with the schemes.
+// input: it returns the first Bearer challenge's parameters, else the
+// first DPoP one's, or nothing when there is neither, and OffersDPoP and
+// DPoPNonceRequested agree with the challenges.
 func FuzzParseBearer(f *testing.F) {
 	for _, s := range []string{
 		`DPoP resource_metadata="http://localhost:1/x"`,
@@ -56,15 +66,22 @@ func FuzzParseBearer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		var first *AuthScheme
-		dpop := false
+		var first, firstDPoP *AuthScheme
+		dpop, nonce := false, false
 		all := ParseChallenges(in)
 		for i, c := range all {
 			isDPoP := strings.EqualFold(c.Scheme, "DPoP")
 			dpop = dpop || isDPoP
-			if first == nil && (isDPoP || strings.EqualFold(c.Scheme, "Bearer")) {
+			nonce = nonce || isDPoP && c.Params["error"] == "use_dpop_nonce"
+			if first == nil && strings.EqualFold(c.Scheme, "Bearer") {
 				first = &all[i]
 			}
+			if firstDPoP == nil && isDPoP {
+				firstDPoP = &all[i]
+			}
+		}
+		if first == nil {
+			first = firstDPoP
 		}
 		got, ok := ParseBearer(in)
 		if ok != (first != nil) {
@@ -80,6 +97,9 @@ func FuzzParseBearer(f *testing.F) {
 		}
 		if OffersDPoP(in) != dpop {
 			t.Fatalf("OffersDPoP(%q) = %v", in, !dpop)
+		}
+		if DPoPNonceRequested(in) != nonce {
+			t.Fatalf("DPoPNonceRequested(%q) = %v", in, !nonce)
 		}
 	})
 }
