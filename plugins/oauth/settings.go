@@ -25,6 +25,8 @@ type settings struct {
 	// GrantType is "authorization_code" (a user logs in) or
 	// "client_credentials" (the client itself is the identity: no login).
 	GrantType string
+	// DPoP is oauth.dpop: dpopAuto, dpopOn or dpopOff.
+	DPoP string
 }
 
 // Defaults of the oauth: block.
@@ -72,6 +74,11 @@ func parseSettings(m map[string]any) (settings, error) {
 	default:
 		return s, sdk.NewError(sdk.CodeConfig, "oauth.grant_type: want authorization_code or client_credentials, got %q", s.GrantType)
 	}
+	dpop, err := parseDPoPMode(m)
+	if err != nil {
+		return s, err
+	}
+	s.DPoP = dpop
 	if v, ok := m["redirect_port"]; ok && v != nil {
 		f, ok := v.(float64)
 		if !ok || f != math.Trunc(f) || f < 0 || f > 65535 {
