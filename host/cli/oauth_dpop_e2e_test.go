@@ -165,6 +165,9 @@ func TestOAuthDPoPEndToEnd(t *testing.T) {
 			second.AccessToken != first.AccessToken, second.TokenType, thumb2 == thumb1, jkt(t, second.AccessToken) == thumb1)
 	}
 	keep(runHermes(t, r.home, "mcp", "call", "notes", "echo", "--arg", "message=bound-3").must(t, 0))
+	if res = keep(runHermes(t, r.home, "-v", "mcp", "auth-status").must(t, 0)); !strings.Contains(res.stdout, "✓ notes (oauth): ok") {
+		t.Errorf("auth-status of a live DPoP grant:\n%s", res.stdout)
+	}
 
 	keep(runHermes(t, r.home, "-v", "mcp", "logout", "notes").must(t, 0))
 	if _, err := os.Stat(r.keyFile()); !os.IsNotExist(err) {

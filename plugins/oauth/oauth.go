@@ -732,26 +732,35 @@ func (a *authenticator) introspect(ctx context.Context, refreshToken string) (bo
 // tryToken sends an MCP initialize with t's access token to the server
 // and returns the HTTP status (a session it opens is ended at once).
 func (a *authenticator) tryToken(ctx context.Context, t *tokenstore.Token) (int, error) {
-	h, err := a.resourceHeaders(t, http.MethodPost, a.cfg.URL)
-	if err != nil {
-		return 0, err
-	}
 	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hermes","version":"0"}}}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
-	if err != nil {
-		return 0, err
+	var resp *http.Response
+	for attempt := 1; ; attempt++ {
+		h, err := a.resourceHeaders(t, http.MethodPost, a.cfg.URL)
+		if err != nil {
+			return 0, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		if resp, err = a.hc.Do(req); err != nil {
+			return 0, fmt.Errorf("trying the token at %s: %w", a.cfg.URL, scrubURLError(err))
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		// A resource that wants its DPoP nonce has not refused the token:
+		// once more, with the nonce.
+		if attempt == 1 && resp.StatusCode == http.StatusUnauthorized && dpopBound(t) &&
+			auth.DPoPNonceRequested(resp.Header.Values("WWW-Authenticate")...) && a.takeNonce(a.cfg.URL, resp.Header.Get("DPoP-Nonce")) {
+			continue
+		}
+		break
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range h {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("trying the token at %s: %w", a.cfg.URL, scrubURLError(err))
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && printable(sid) {
 		if del, err := http.NewRequestWithContext(ctx, http.MethodDelete, a.cfg.URL, nil); err == nil {
 			del.Header.Set("Mcp-Session-Id", sid)
