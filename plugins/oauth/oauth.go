@@ -179,7 +179,6 @@ func (a *authenticator) current() *tokenstore.Token {
 		}
 		a.tok, a.loaded = t, true
 		a.dpop.forget() // the key may have changed with the token
-
 	}
 	return a.tok
 }
@@ -192,8 +191,8 @@ func (a *authenticator) setToken(t *tokenstore.Token) {
 
 // Headers gives the access token, refreshed first when it has expired or
 // is about to: a Bearer token as it is, a DPoP-bound one with a proof for
-// this request (so headers valid for this request only). No token: no headers (the server's challenge starts a login
-// where one is possible).
+// this request (so headers valid for this request only). No token: no
+// headers (the server's challenge starts a login where one is possible).
 func (a *authenticator) Headers(ctx context.Context, req auth.HeadersRequest) (auth.Headers, error) {
 	t := a.current()
 	now := time.Now()
@@ -359,15 +358,15 @@ func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token, ref
 		if d.resource != "" {
 			form.Set("resource", d.resource)
 		}
-		// Once sent, the request spends the refresh token: wait for the
-		// answer (bounded) even when the caller has gone, so the rotated
-		// one is saved rather than lost.
 		// A DPoP-bound token is refreshed with its key (a public
 		// client's refresh token is bound to it, RFC 9449 §5).
 		p, err := a.tokenProver(d, dpopBound(cur))
 		if err != nil {
 			return nil, err
 		}
+		// Once sent, the request spends the refresh token: wait for the
+		// answer (bounded) even when the caller has gone, so the rotated
+		// one is saved rather than lost.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
 		fresh, err := tokenRequest(rctx, a.hc, d.meta.TokenEndpoint, c, form, p)
 		rcancel()
