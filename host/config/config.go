@@ -164,7 +164,14 @@ type OAuthSettings struct {
 	// ID token exchanged at the enterprise IdP); see OAuthGrant.
 	GrantType string
 	OAuthGrant
+	// DPoP is oauth.dpop: DPoPAuto, "true" or "false", "" when absent
+	// (auto): whether tokens are bound to a key of hermes's (RFC 9449).
+	DPoP string
 }
+
+// DPoPAuto is oauth.dpop's default: DPoP where the authorization server
+// offers it and the resource asks for it.
+const DPoPAuto = "auto"
 
 // Server is one entry of mcp_servers with defaults applied.
 type Server struct {

@@ -35,6 +35,7 @@ var knownToolsKeys = map[string]bool{"include": true, "exclude": true, "resource
 var knownOAuthKeys = map[string]bool{
 	"client_id": true, "client_secret": true, "scope": true, "redirect_port": true,
 	"client_name": true, "timeout": true, "extra_params": true, "client_metadata_url": true, "grant_type": true,
+	"dpop": true,
 }
 
 // decoder reads typed values out of one server entry. v is the interpolated
@@ -159,6 +160,23 @@ func (d *decoder) boolish(key string, v, raw any, def bool) bool {
 		return def
 	}
 	return b
+}
+
+// dpopMode reads oauth.dpop: auto, or a boolean (true, false and their
+// spellings), as "auto", "true" or "false"; absent, "" (auto).
+func (d *decoder) dpopMode(key string, v, raw any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok && strings.EqualFold(strings.TrimSpace(s), DPoPAuto) {
+		return DPoPAuto
+	}
+	b, ok := parseBoolish(v)
+	if !ok {
+		d.fail(key, "want auto, true or false, got %s", got(raw))
+		return DPoPAuto
+	}
+	return strconv.FormatBool(b)
 }
 
 func (d *decoder) int(key string, v, raw any) int {
@@ -443,6 +461,7 @@ func buildServer(name string, value any, lookup func(string) (string, bool), env
 		s.OAuth.ExtraParams = d.strMap("oauth.extra_params", om["extra_params"], sub(ro, "extra_params"))
 		s.OAuth.ClientMetadataURL = d.str("oauth.client_metadata_url", om["client_metadata_url"], sub(ro, "client_metadata_url"))
 		d.oauthGrant(&s.OAuth, om, ro)
+		s.OAuth.DPoP = d.dpopMode("oauth.dpop", om["dpop"], sub(ro, "dpop"))
 	}
 	// The settings of another auth method (a block named after it, e.g.
 	// exec:) are the method's plugin's, not unknown keys.

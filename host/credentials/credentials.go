@@ -136,6 +136,7 @@ func Settings(srv *config.Server) map[string]any {
 		set("client_metadata_url", o.ClientMetadataURL)
 		set("grant_type", o.GrantType)
 		grantSettings(m, o.OAuthGrant)
+		set("dpop", o.DPoP)
 		if o.RedirectPort != 0 {
 			m["redirect_port"] = o.RedirectPort
 		}
@@ -297,6 +298,10 @@ type flight struct {
 	done chan struct{}
 	ans  transport.ChallengeAnswer
 	err  error
+	// perRequest: the answer's headers are for its own request only
+	// (ValidUntil zero, e.g. a DPoP proof): the others that shared the
+	// flight ask for their own.
+	perRequest bool
 }
 
 // Headers answers the transport's per-request callback: the cached headers
@@ -325,6 +330,21 @@ func (s *Server) Headers(ctx context.Context, req transport.HeadersRequest) (map
 	return h.Headers, nil
 }
 
+// retryHeaders answers a challenge that shared another's flight, when
+// that answer's headers were for its own request only: retry, with this
+// request's headers.
+func (s *Server) retryHeaders(ctx context.Context, c transport.ChallengeRequest) (transport.ChallengeAnswer, error) {
+	client, err := s.client(ctx)
+	if err != nil {
+		return transport.ChallengeAnswer{}, err
+	}
+	h, err := client.Headers(ctx, auth.HeadersRequest{Method: c.Method, URL: c.URL})
+	if err != nil {
+		return transport.ChallengeAnswer{}, err
+	}
+	return transport.ChallengeAnswer{Retry: true, Headers: h.Headers}, nil
+}
+
 // Challenge answers the transport's challenge callback with the plugin's
 // answer and, when it says retry, the headers to retry with: a refresh is
 // one call from the transport and one into the auth plugin. Concurrent
@@ -337,6 +357,9 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 		s.mu.Unlock()
 		select {
 		case <-f.done:
+			if f.err == nil && f.ans.Retry && f.perRequest {
+				return s.retryHeaders(ctx, c)
+			}
 			return f.ans, f.err
 		case <-ctx.Done():
 			return transport.ChallengeAnswer{}, ctx.Err()
@@ -356,6 +379,7 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 	}
 	ans, err := client.Challenge(ctx, auth.Challenge{
 		Method: c.Method, URL: c.URL, Status: c.Status, WWWAuthenticate: c.WWWAuthenticate, Attempt: c.Attempt,
+		DPoPNonce: c.DPoPNonce,
 	}, s.stepUp)
 	if err == nil && ans.Retry && len(ans.Headers.Headers) == 0 {
 		// A plugin that answers retry without the new headers: ask once.
@@ -371,6 +395,7 @@ func (s *Server) Challenge(ctx context.Context, c transport.ChallengeRequest) (t
 	if f.ans.Retry && !ans.Headers.ValidUntil.IsZero() {
 		s.cached, s.until = ans.Headers.Headers, ans.Headers.ValidUntil
 	}
+	f.perRequest = f.ans.Retry && ans.Headers.ValidUntil.IsZero()
 	s.mu.Unlock()
 	close(f.done)
 	if err != nil {

@@ -14,6 +14,10 @@
 //   AS_DEVICE_INTERVAL  seconds a device should wait between token polls,
 //                    sent as "interval" in device authorization responses;
 //                    unset: none is sent (RFC 8628: the device waits 5 s)
+//   AS_DPOP_NONCE    "1": a token request's DPoP proof must carry the
+//                    server's nonce (RFC 9449 §8; use_dpop_nonce otherwise).
+//                    DPoP itself is always on (ES256 among others); a proof
+//                    with no nonce when none is required gets one for next time
 //
 // Once listening it prints one JSON line on stdout: {"issuer": ..., "port": N}.
 //
@@ -25,7 +29,7 @@
 //   GET  /test/stats                         {"refreshes": n, "refreshAttempts": m, "reuses": r}
 //                                            (reuses: spent refresh tokens presented again,
 //                                            each of which revoked its grant)
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -40,6 +44,7 @@ const ACCOUNT = 'alice';
 let accessTTL = Number(process.env.AS_ACCESS_TTL || 3600); // POST /test/access-ttl changes it
 const onlyResource = process.env.AS_RESOURCE || '';
 const rsScope = process.env.AS_SCOPES || 'mcp:read mcp:admin';
+const dpopNonce = process.env.AS_DPOP_NONCE === '1';
 const loopbacks = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function validResource(indicator) {
@@ -74,6 +79,7 @@ const configuration = {
     // resource indicators: a JWT access token for the resource).
     clientCredentials: { enabled: true },
     deviceFlow: { enabled: true },
+    dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => dpopNonce },
     revocation: {
       enabled: true,
       allowedPolicy: (ctx, client, token) => token.clientId === client.clientId,

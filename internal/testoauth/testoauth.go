@@ -38,6 +38,12 @@
 //     registered with its public key (jwks), and the client_credentials
 //     grant for a client registered with it (its access token, for the
 //     resource named, is a JWT as above);
+//   - DPoP (RFC 9449; ES256 among its dpop_signing_alg_values_supported): a
+//     token request with a proof gets a token_type DPoP token whose JWT has
+//     cnf.jkt, and a public client's refresh token is bound to the key (its
+//     refresh needs a proof by the same key); with Options.DPoPNonce a proof
+//     must carry the server's nonce (use_dpop_nonce with a DPoP-Nonce
+//     header otherwise), and the nonce changes over time;
 //   - the device authorization grant (RFC 8628) at /device/auth, with
 //     Options.DeviceInterval as the polling interval it announces, revocation
 //     (RFC 7009: a client revokes its refresh token) and introspection
@@ -114,6 +120,9 @@ type Options struct {
 	// seconds, sent as "interval" in device authorization responses. Zero
 	// sends none, and a device then waits the RFC 8628 default of 5 s.
 	DeviceInterval time.Duration
+	// DPoPNonce makes a token request's DPoP proof carry the server's
+	// nonce (RFC 9449 §8): one without it is answered use_dpop_nonce.
+	DPoPNonce bool
 }
 
 // AS is a running authorization server.
@@ -164,6 +173,7 @@ func Start(t testing.TB, opts Options) *AS {
 		"AS_RESOURCE="+opts.Resource,
 		"AS_SCOPES="+strings.Join(scopes, " "),
 		"AS_DEVICE_INTERVAL="+interval,
+		"AS_DPOP_NONCE="+map[bool]string{true: "1"}[opts.DPoPNonce],
 	)
 	as := &AS{stderr: &syncBuffer{}}
 	cmd.Stderr = as.stderr

@@ -90,6 +90,10 @@ type Config struct {
 	// OAuthAdminScope is the scope the admin_echo tool needs on top
 	// (--oauth-admin-scope; default mcp:admin).
 	OAuthAdminScope string
+	// OAuthDPoP takes only DPoP-bound tokens (RFC 9449), each with a valid
+	// proof (--oauth-dpop); OAuthDPoPNonce also wants the server's nonce
+	// in every proof (--oauth-dpop-nonce). See dpop.go.
+	OAuthDPoP, OAuthDPoPNonce bool
 	// oauth validates the tokens of OAuthIssuer, shared by the handlers.
 	oauth *resourceServer
 	// RedirectTo 307-redirects every request to this URL (--redirect-to).
@@ -189,6 +193,8 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 		"serve RFC 9728 metadata, accept only its JWT access tokens for this server (401/403 challenges otherwise)")
 	fs.StringVar(&oauthScopes, "oauth-scopes", "mcp:read", "with --oauth-issuer, the scopes every request needs (`LIST`, space or comma separated)")
 	fs.StringVar(&cfg.OAuthAdminScope, "oauth-admin-scope", "mcp:admin", "with --oauth-issuer, the `SCOPE` the admin_echo tool needs too")
+	fs.BoolVar(&cfg.OAuthDPoP, "oauth-dpop", false, "with --oauth-issuer, take DPoP-bound tokens only, each request with a valid DPoP proof (RFC 9449)")
+	fs.BoolVar(&cfg.OAuthDPoPNonce, "oauth-dpop-nonce", false, "with --oauth-dpop, want the server's DPoP-Nonce in every proof")
 	fs.StringVar(&cfg.RedirectTo, "redirect-to", "", "307-redirect every request to `URL`")
 	fs.BoolVar(&cfg.CutStream, "cut-stream", false, "cut the SSE response stream of slow_stream calls")
 	fs.IntVar(&sessionTTL, "session-ttl", 0, "HTTP sessions expire `MS` milliseconds after initialize")
@@ -246,6 +252,12 @@ func ParseConfig(args []string, envFlags string, output io.Writer) (*Config, err
 			return nil, errors.New("--oauth-issuer and --require-bearer are mutually exclusive")
 		}
 		cfg.Server.AdminTool = true
+	}
+	if cfg.OAuthDPoP && cfg.OAuthIssuer == "" {
+		return nil, errors.New("--oauth-dpop needs --oauth-issuer")
+	}
+	if cfg.OAuthDPoPNonce && !cfg.OAuthDPoP {
+		return nil, errors.New("--oauth-dpop-nonce needs --oauth-dpop")
 	}
 	if cfg.HTTPAddr != "" && cfg.SSEAddr != "" {
 		return nil, errors.New("--http and --sse are mutually exclusive")

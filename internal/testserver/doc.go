@@ -177,6 +177,8 @@
 //	--oauth-scopes LIST      scopes every request needs, space or comma separated
 //	                         (default "mcp:read")
 //	--oauth-admin-scope S    the scope admin_echo needs as well (default mcp:admin)
+//	--oauth-dpop             DPoP-bound tokens only (RFC 9449), below
+//	--oauth-dpop-nonce       with --oauth-dpop, the server's nonce in every proof
 //
 // The resource is the server's MCP URL as the client addressed it
 // (http://127.0.0.1:PORT/mcp). Its RFC 9728 metadata, at
@@ -198,6 +200,15 @@
 //     lacks the admin scope: 403, Bearer error="insufficient_scope",
 //     resource_metadata=..., scope="mcp:read mcp:admin" (the scopes that
 //     request needs), for the client to step up.
+//
+// With --oauth-dpop the scheme is DPoP instead of Bearer, in the requests
+// and in the challenges, the metadata says dpop_bound_access_tokens_required,
+// and every request needs one DPoP proof (dpop.go): typ dpop+jwt, signed by
+// the public jwk of its header, that key's thumbprint the token's cnf.jkt,
+// htm and htu the request's, ath the token's SHA-256, iat within a minute,
+// a jti never seen; otherwise 401, DPoP error="invalid_dpop_proof". With
+// --oauth-dpop-nonce a proof without the server's nonce is 401, DPoP
+// error="use_dpop_nonce", with the nonce in the DPoP-Nonce header.
 //
 // Hostile servers (stdio, or --http; one attack each). The server is then a
 // small hand-written one that streams what it sends, so its own memory stays

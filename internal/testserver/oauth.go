@@ -51,18 +51,25 @@ type resourceServer struct {
 	adminScope string   // needed for AdminTool calls
 	client     *http.Client
 
+	// dpop, when set, takes DPoP-bound tokens only (--oauth-dpop).
+	dpop *dpopChecker
+
 	mu      sync.Mutex
 	keys    map[string]*rsa.PublicKey // by kid
 	fetched time.Time
 }
 
 func newResourceServer(cfg *Config) *resourceServer {
-	return &resourceServer{
+	rs := &resourceServer{
 		issuer:     cfg.OAuthIssuer,
 		scopes:     cfg.OAuthScopes,
 		adminScope: cfg.OAuthAdminScope,
 		client:     &http.Client{Timeout: 10 * time.Second},
 	}
+	if cfg.OAuthDPoP {
+		rs.dpop = newDPoPChecker(cfg.OAuthDPoPNonce)
+	}
+	return rs
 }
 
 // supported lists every scope the resource knows, for the metadata and the
@@ -78,12 +85,17 @@ func (rs *resourceServer) supported() []string {
 // servePRM serves the protected resource metadata of /mcp.
 func (rs *resourceServer) servePRM(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	doc := map[string]any{
 		"resource":                 baseURL(r) + MCPPath,
 		"authorization_servers":    []string{rs.issuer},
 		"scopes_supported":         rs.supported(),
 		"bearer_methods_supported": []string{"header"},
-	})
+	}
+	if rs.dpop != nil {
+		doc["dpop_bound_access_tokens_required"] = true
+		doc["dpop_signing_alg_values_supported"] = dpopAlgs
+	}
+	_ = json.NewEncoder(w).Encode(doc)
 }
 
 // protect answers requests without a valid token with 401, and those whose
@@ -95,21 +107,37 @@ func (rs *resourceServer) protect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		scheme := "Bearer"
+		if rs.dpop != nil {
+			scheme = "DPoP"
+		}
 		challenge := func(status int, attrs string, scopes []string) {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer %sresource_metadata=%q, scope=%q",
-				attrs, baseURL(r)+ProtectedResourcePath, strings.Join(scopes, " ")))
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf("%s %sresource_metadata=%q, scope=%q",
+				scheme, attrs, baseURL(r)+ProtectedResourcePath, strings.Join(scopes, " ")))
 			http.Error(w, http.StatusText(status), status)
 		}
 		auth := r.Header.Get("Authorization")
-		scheme, token, _ := strings.Cut(auth, " ")
-		if !strings.EqualFold(scheme, "Bearer") || token == "" {
+		sent, token, _ := strings.Cut(auth, " ")
+		if !strings.EqualFold(sent, scheme) || token == "" {
 			challenge(http.StatusUnauthorized, "", rs.scopes)
 			return
 		}
-		granted, err := rs.validate(r.Context(), strings.TrimSpace(token), baseURL(r)+MCPPath)
+		token = strings.TrimSpace(token)
+		granted, jkt, err := rs.validate(r.Context(), token, baseURL(r)+MCPPath)
 		if err != nil {
 			challenge(http.StatusUnauthorized, fmt.Sprintf("error=\"invalid_token\", error_description=%q, ", err.Error()), rs.scopes)
 			return
+		}
+		if rs.dpop != nil {
+			if nonce, err := rs.dpop.check(r, baseURL(r)+MCPPath, token, jkt); err != nil {
+				code := "invalid_dpop_proof"
+				if nonce != "" {
+					code = "use_dpop_nonce"
+					w.Header().Set("DPoP-Nonce", nonce)
+				}
+				challenge(http.StatusUnauthorized, fmt.Sprintf("error=%q, error_description=%q, ", code, err.Error()), rs.scopes)
+				return
+			}
 		}
 		need := rs.scopes
 		if rs.adminScope != "" && r.Method == http.MethodPost {
@@ -127,11 +155,13 @@ func (rs *resourceServer) protect(next http.Handler) http.Handler {
 	})
 }
 
-// validate verifies a JWT access token for resource and returns its scopes.
-func (rs *resourceServer) validate(ctx context.Context, token, resource string) ([]string, error) {
+// validate verifies a JWT access token for resource and returns its scopes
+// and the thumbprint of the key it is bound to (cnf.jkt, RFC 9449 §6.1;
+// "" for a Bearer token).
+func (rs *resourceServer) validate(ctx context.Context, token, resource string) ([]string, string, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return nil, errors.New("not a JWT access token")
+		return nil, "", errors.New("not a JWT access token")
 	}
 	var header struct {
 		Alg, Kid, Typ string
@@ -142,33 +172,36 @@ func (rs *resourceServer) validate(ctx context.Context, token, resource string) 
 		Exp   *int64          `json:"exp"`
 		Nbf   int64           `json:"nbf"`
 		Scope string          `json:"scope"`
+		Cnf   struct {
+			JKT string `json:"jkt"`
+		} `json:"cnf"`
 	}
 	if err := decodeSegment(parts[0], &header); err != nil {
-		return nil, fmt.Errorf("JWT header: %w", err)
+		return nil, "", fmt.Errorf("JWT header: %w", err)
 	}
 	if err := decodeSegment(parts[1], &claims); err != nil {
-		return nil, fmt.Errorf("JWT claims: %w", err)
+		return nil, "", fmt.Errorf("JWT claims: %w", err)
 	}
 	if header.Alg != "RS256" {
-		return nil, fmt.Errorf("unsupported JWT alg %q", header.Alg)
+		return nil, "", fmt.Errorf("unsupported JWT alg %q", header.Alg)
 	}
 	if typ := strings.ToLower(header.Typ); typ != "at+jwt" && typ != "application/at+jwt" {
-		return nil, fmt.Errorf("JWT typ %q is not an access token", header.Typ)
+		return nil, "", fmt.Errorf("JWT typ %q is not an access token", header.Typ)
 	}
 	key, err := rs.key(ctx, header.Kid)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil {
-		return nil, errors.New("JWT signature is not base64url")
+		return nil, "", errors.New("JWT signature is not base64url")
 	}
 	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], sig); err != nil {
-		return nil, errors.New("bad JWT signature")
+		return nil, "", errors.New("bad JWT signature")
 	}
 	if claims.Iss != rs.issuer {
-		return nil, fmt.Errorf("token issued by %q, not %q", claims.Iss, rs.issuer)
+		return nil, "", fmt.Errorf("token issued by %q, not %q", claims.Iss, rs.issuer)
 	}
 	var aud []string
 	if json.Unmarshal(claims.Aud, &aud) != nil {
@@ -177,16 +210,16 @@ func (rs *resourceServer) validate(ctx context.Context, token, resource string) 
 		aud = []string{one}
 	}
 	if !slices.Contains(aud, resource) {
-		return nil, fmt.Errorf("token audience %q is not %s", aud, resource)
+		return nil, "", fmt.Errorf("token audience %q is not %s", aud, resource)
 	}
 	now := time.Now().Unix()
 	if claims.Exp == nil || now >= *claims.Exp {
-		return nil, errors.New("token expired")
+		return nil, "", errors.New("token expired")
 	}
 	if claims.Nbf > now {
-		return nil, errors.New("token not yet valid")
+		return nil, "", errors.New("token not yet valid")
 	}
-	return strings.Fields(claims.Scope), nil
+	return strings.Fields(claims.Scope), claims.Cnf.JKT, nil
 }
 
 func decodeSegment(seg string, v any) error {

@@ -166,6 +166,7 @@ func (rt *roundTripper) challenge(req *http.Request, resp *http.Response, attemp
 	ans, err := rt.host.Challenge(req.Context(), transport.ChallengeRequest{
 		Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode,
 		WWWAuthenticate: resp.Header.Values("WWW-Authenticate"), Attempt: attempt,
+		DPoPNonce: resp.Header.Get("DPoP-Nonce"),
 	})
 	if err != nil {
 		if info := infoFrom(req.Context()); info != nil {

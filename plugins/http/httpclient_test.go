@@ -147,7 +147,8 @@ func TestTLSConfig(t *testing.T) {
 }
 
 // TestChallengesGoToTheHost: a 401, or a 403 asking for more scope, to a
-// request made with the host's headers goes to the host; when the host has
+// request made with the host's headers goes to the host (with the response's
+// DPoP-Nonce, for the auth side); when the host has
 // new credentials the request is sent again, body and all, with fresh
 // headers; a server that keeps refusing is retried at most
 // MaxChallengeRetries times; the host's error stands for the request.
@@ -191,6 +192,7 @@ func TestChallengesGoToTheHost(t *testing.T) {
 		case r.Header.Get("Authorization") != want:
 			w.Header().Add("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
 			w.Header().Add("WWW-Authenticate", `Basic realm="x"`)
+			w.Header().Set("DPoP-Nonce", "rs-nonce-1")
 			w.WriteHeader(http.StatusUnauthorized)
 		default:
 			w.WriteHeader(http.StatusOK)
@@ -213,7 +215,8 @@ func TestChallengesGoToTheHost(t *testing.T) {
 	if got := post("/mcp"); got != http.StatusOK {
 		t.Fatalf("after a refresh the server answered %d", got)
 	}
-	if len(challenges) != 1 || challenges[0].Status != 401 || len(challenges[0].WWWAuthenticate) != 2 || challenges[0].Attempt != 1 {
+	if len(challenges) != 1 || challenges[0].Status != 401 || len(challenges[0].WWWAuthenticate) != 2 || challenges[0].Attempt != 1 ||
+		challenges[0].DPoPNonce != "rs-nonce-1" {
 		t.Fatalf("challenges = %+v", challenges)
 	}
 	// One refresh is one round trip from the plugin: the first request's

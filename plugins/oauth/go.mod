@@ -3,6 +3,7 @@ module github.com/hermes-agent/hermes/plugins/oauth
 go 1.26.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gofrs/flock v0.13.2
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hermes-agent/hermes/sdk v0.0.0

@@ -271,7 +271,11 @@ func (a *authenticator) directToken(ctx context.Context) (*tokenstore.Token, err
 		if d.resource != "" {
 			form.Set("resource", d.resource)
 		}
-		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+		p, err := a.tokenProver(d, dpopBound(cur))
+		if err != nil {
+			return nil, err
+		}
+		fresh, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form, p)
 		if err != nil {
 			report := sdk.NewError(sdk.CodeAuth, "server '%s', grant %s at %s: %v", a.cfg.Server, a.set.GrantType, d.meta.Issuer, err)
 			if source != "" && final(err) {
@@ -312,7 +316,9 @@ func (a *authenticator) exchangeIDToken(ctx context.Context, d *discovered, idTo
 	if c.Secret != "" {
 		c.AuthMethod = discovery.AuthClientSecretBasic
 	}
-	raw, _, err := postForm(ctx, a.hc, g.IdPTokenEndpoint, c, form)
+	// The IdP's exchange is not DPoP-bound: the ID-JAG is a grant, not a
+	// token presented to a resource.
+	raw, _, err := postForm(ctx, a.hc, g.IdPTokenEndpoint, c, form, nil)
 	if err != nil {
 		report := sdk.NewError(sdk.CodeAuth, "server '%s', grant id_jag: the token exchange at the IdP %s: %v", a.cfg.Server, g.IdPTokenEndpoint, err)
 		if final(err) {

@@ -350,7 +350,11 @@ func (a *authenticator) exchange(ctx context.Context, d *discovered, c client, q
 	if d.resource != "" {
 		form.Set("resource", d.resource)
 	}
-	t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form)
+	p, err := a.tokenProver(d, false)
+	if err != nil {
+		return nil, err
+	}
+	t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, form, p)
 	if err != nil {
 		if oauthCode(err) == "invalid_client" && a.set.ClientID == "" {
 			a.poison()
@@ -497,7 +501,11 @@ func (a *authenticator) deviceFlow(ctx context.Context, d *discovered, scope str
 	if d.resource != "" {
 		form.Set("resource", d.resource)
 	}
-	raw, _, err := postForm(ctx, a.hc, d.meta.DeviceAuthorizationEndpoint, c, form)
+	p, err := a.tokenProver(d, false)
+	if err != nil {
+		return nil, err
+	}
+	raw, _, err := postForm(ctx, a.hc, d.meta.DeviceAuthorizationEndpoint, c, form, nil)
 	if err != nil {
 		return nil, sdk.NewError(sdk.CodeAuth, "device authorization for '%s': %v", a.cfg.Server, err)
 	}
@@ -542,7 +550,7 @@ func (a *authenticator) deviceFlow(ctx context.Context, d *discovered, scope str
 			return nil, ctx.Err()
 		case <-timer.C:
 		}
-		t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, poll)
+		t, err := tokenRequest(ctx, a.hc, d.meta.TokenEndpoint, c, poll, p)
 		switch oauthCode(err) {
 		case "":
 			if err != nil {

@@ -93,6 +93,8 @@ type authenticator struct {
 
 	// grants remembers a refused jwt-bearer grant.
 	grants grantState
+	// dpop is the DPoP key and nonces (dpop.go).
+	dpop dpopState
 }
 
 // discovered is what the plugin needs of discovery for token requests.
@@ -104,6 +106,10 @@ type discovered struct {
 	// supported are the scopes the resource advertises (its metadata's
 	// scopes_supported); known after a fresh discovery only.
 	supported []string
+	// dpopRequired: the resource's metadata says
+	// dpop_bound_access_tokens_required; known after a fresh discovery
+	// only.
+	dpopRequired bool
 }
 
 func open(_ context.Context, cfg auth.Config, log hclog.Logger) (*authenticator, error) {
@@ -177,6 +183,7 @@ func (a *authenticator) current() *tokenstore.Token {
 			a.log.Warn("token file unreadable; treating it as absent", "error", err)
 		}
 		a.tok, a.loaded = t, true
+		a.dpop.forget() // the key may have changed with the token
 	}
 	return a.tok
 }
@@ -187,10 +194,11 @@ func (a *authenticator) setToken(t *tokenstore.Token) {
 	a.mu.Unlock()
 }
 
-// Headers gives the bearer token, refreshed first when it has expired or
-// is about to. No token: no headers (the server's challenge starts a login
-// where one is possible).
-func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (auth.Headers, error) {
+// Headers gives the access token, refreshed first when it has expired or
+// is about to: a Bearer token as it is, a DPoP-bound one with a proof for
+// this request (so headers valid for this request only). No token: no
+// headers (the server's challenge starts a login where one is possible).
+func (a *authenticator) Headers(ctx context.Context, req auth.HeadersRequest) (auth.Headers, error) {
 	t := a.current()
 	now := time.Now()
 	// Expired with a margin: expired already, or within refreshMargin of it
@@ -220,17 +228,30 @@ func (a *authenticator) Headers(ctx context.Context, _ auth.HeadersRequest) (aut
 	a.mu.Lock()
 	a.served = t.AccessToken
 	a.mu.Unlock()
+	h, err := a.resourceHeaders(t, req.Method, req.URL)
+	if err != nil {
+		return auth.Headers{}, err
+	}
+	if dpopBound(t) {
+		return auth.Headers{Headers: h}, nil // a proof per request
+	}
 	until := now.Add(5 * time.Minute)
 	if exp := t.Expiry(); !exp.IsZero() {
 		until = exp.Add(-refreshMargin(t))
 	}
-	return auth.Headers{Headers: map[string]string{"Authorization": "Bearer " + t.AccessToken}, ValidUntil: until}, nil
+	return auth.Headers{Headers: h, ValidUntil: until}, nil
 }
 
 // Challenge reacts to a 401 (refresh, else log in when a user is there)
 // and to a 403 insufficient_scope (step up to the union of the scopes).
 func (a *authenticator) Challenge(ctx context.Context, c auth.Challenge, ui auth.UI) (auth.Answer, error) {
 	t := a.current()
+	a.noteChallenge(c.WWWAuthenticate)
+	if dpopBound(t) && auth.DPoPNonceRequested(c.WWWAuthenticate...) && a.takeNonce(c.URL, c.DPoPNonce) {
+		// The resource wants its nonce in the proof (RFC 9449 §9): the
+		// same token, a new proof.
+		return a.retry(ctx, c)
+	}
 	if c.Status == http.StatusForbidden {
 		current := a.requestedScope(t)
 		scope, ok := discovery.StepUpScope(current, c.WWWAuthenticate...)
@@ -342,11 +363,17 @@ func (a *authenticator) refresh(ctx context.Context, seen *tokenstore.Token, ref
 		if d.resource != "" {
 			form.Set("resource", d.resource)
 		}
+		// A DPoP-bound token is refreshed with its key (a public
+		// client's refresh token is bound to it, RFC 9449 §5).
+		p, err := a.tokenProver(d, dpopBound(cur))
+		if err != nil {
+			return nil, err
+		}
 		// Once sent, the request spends the refresh token: wait for the
 		// answer (bounded) even when the caller has gone, so the rotated
 		// one is saved rather than lost.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
-		fresh, err := tokenRequest(rctx, a.hc, d.meta.TokenEndpoint, c, form)
+		fresh, err := tokenRequest(rctx, a.hc, d.meta.TokenEndpoint, c, form, p)
 		rcancel()
 		switch code := oauthCode(err); {
 		case err == nil:
@@ -401,6 +428,7 @@ func (a *authenticator) scopeFor(d *discovered, asked string) string {
 // discovery returns what discovery found: cached, else from the meta
 // file, else discovered (fresh forces the last).
 func (a *authenticator) discovery(ctx context.Context, challenge []string, fresh bool) (*discovered, error) {
+	a.noteChallenge(challenge)
 	var d *discovered
 	if !fresh {
 		a.mu.Lock()
@@ -426,6 +454,7 @@ func (a *authenticator) discovery(ctx context.Context, challenge []string, fresh
 		if r.ResourceMetadata != nil {
 			d.prmURL = r.ResourceMetadata.URL
 			d.supported = r.ResourceMetadata.ScopesSupported
+			d.dpopRequired = r.ResourceMetadata.DPoPBoundAccessTokensRequired
 		}
 	}
 	a.mu.Lock()
@@ -487,7 +516,7 @@ func (a *authenticator) Logout(ctx context.Context) (auth.LogoutResult, error) {
 				if tok.value == "" {
 					continue
 				}
-				_, _, err := postForm(rctx, a.hc, d.meta.RevocationEndpoint, c, url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}})
+				_, _, err := postForm(rctx, a.hc, d.meta.RevocationEndpoint, c, url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}}, nil)
 				switch {
 				case err == nil:
 					revoked = true
@@ -512,6 +541,7 @@ func (a *authenticator) Logout(ctx context.Context) (auth.LogoutResult, error) {
 	a.mu.Lock()
 	a.tok, a.loaded, a.disc, a.served = nil, true, nil, ""
 	a.mu.Unlock()
+	a.dpop.forget() // the key went with the files: the next login makes a new one
 	if err != nil {
 		return r, sdk.NewError(sdk.CodeOther, "deleting the credentials of '%s': %v", a.cfg.Server, err)
 	}
@@ -622,7 +652,7 @@ func (a *authenticator) checkGrant(ctx context.Context, st *auth.Status) {
 	if t.Expired(time.Now(), 0) {
 		return // no refresh token: the expiry says it all
 	}
-	status, err := a.tryToken(ctx, t.AccessToken)
+	status, err := a.tryToken(ctx, t)
 	switch {
 	case err != nil:
 		unsure(err)
@@ -651,7 +681,7 @@ func (a *authenticator) introspect(ctx context.Context, refreshToken string) (bo
 	if err != nil {
 		return false, err
 	}
-	raw, _, err := postForm(ctx, a.hc, d.meta.IntrospectionEndpoint, c, url.Values{"token": {refreshToken}, "token_type_hint": {"refresh_token"}})
+	raw, _, err := postForm(ctx, a.hc, d.meta.IntrospectionEndpoint, c, url.Values{"token": {refreshToken}, "token_type_hint": {"refresh_token"}}, nil)
 	if err != nil {
 		return false, fmt.Errorf("introspection: %w", err)
 	}
@@ -664,27 +694,46 @@ func (a *authenticator) introspect(ctx context.Context, refreshToken string) (bo
 	return *v.Active, nil
 }
 
-// tryToken sends an MCP initialize with the access token to the server
+// tryToken sends an MCP initialize with t's access token to the server
 // and returns the HTTP status (a session it opens is ended at once).
-func (a *authenticator) tryToken(ctx context.Context, accessToken string) (int, error) {
+func (a *authenticator) tryToken(ctx context.Context, t *tokenstore.Token) (int, error) {
 	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hermes","version":"0"}}}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
-	if err != nil {
-		return 0, err
+	var resp *http.Response
+	for attempt := 1; ; attempt++ {
+		h, err := a.resourceHeaders(t, http.MethodPost, a.cfg.URL)
+		if err != nil {
+			return 0, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL, strings.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		if resp, err = a.hc.Do(req); err != nil {
+			return 0, fmt.Errorf("trying the token at %s: %w", a.cfg.URL, scrubURLError(err))
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		// A resource that wants its DPoP nonce has not refused the token:
+		// once more, with the nonce.
+		if attempt == 1 && resp.StatusCode == http.StatusUnauthorized && dpopBound(t) &&
+			auth.DPoPNonceRequested(resp.Header.Values("WWW-Authenticate")...) && a.takeNonce(a.cfg.URL, resp.Header.Get("DPoP-Nonce")) {
+			continue
+		}
+		break
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+accessToken)
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("trying the token at %s: %w", a.cfg.URL, scrubURLError(err))
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && printable(sid) {
 		if del, err := http.NewRequestWithContext(ctx, http.MethodDelete, a.cfg.URL, nil); err == nil {
 			del.Header.Set("Mcp-Session-Id", sid)
-			del.Header.Set("Authorization", "Bearer "+accessToken)
+			if h, err := a.resourceHeaders(t, http.MethodDelete, a.cfg.URL); err == nil {
+				for k, v := range h {
+					del.Header.Set(k, v)
+				}
+			}
 			if r, err := a.hc.Do(del); err == nil {
 				r.Body.Close()
 			}

@@ -114,7 +114,7 @@ func TestTokenRequestClientAuth(t *testing.T) {
 	ctx := context.Background()
 	base := url.Values{"grant_type": {"authorization_code"}, "code": {"c"}}
 
-	tok, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id:1", Secret: "s&2", AuthMethod: discovery.AuthClientSecretBasic}, base)
+	tok, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id:1", Secret: "s&2", AuthMethod: discovery.AuthClientSecretBasic}, base, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +126,14 @@ func TestTokenRequestClientAuth(t *testing.T) {
 		t.Errorf("token = %+v", tok)
 	}
 
-	if _, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "sec", AuthMethod: discovery.AuthClientSecretPost}, base); err != nil {
+	if _, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "sec", AuthMethod: discovery.AuthClientSecretPost}, base, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got.Header.Get("Authorization") != "" || form.Get("client_id") != "id" || form.Get("client_secret") != "sec" {
 		t.Errorf("post: form %v", form)
 	}
 
-	if _, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "sec", AuthMethod: discovery.AuthNone}, base); err != nil {
+	if _, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "sec", AuthMethod: discovery.AuthNone}, base, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got.Header.Get("Authorization") != "" || form.Has("client_secret") || form.Get("client_id") != "id" {
@@ -169,7 +169,7 @@ func TestTokenRequestRefusals(t *testing.T) {
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
 			})
-			_, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "topsecret", AuthMethod: discovery.AuthClientSecretPost}, url.Values{"code": {"thecode"}})
+			_, err := tokenRequest(ctx, ts.Client(), ts.URL, client{ID: "id", Secret: "topsecret", AuthMethod: discovery.AuthClientSecretPost}, url.Values{"code": {"thecode"}}, nil)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -335,7 +335,7 @@ func TestTokenRequestExpiry(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"access_token":"at","token_type":"bearer","expires_in":`+tc.expiresIn+`}`)
 		})
-		tok, err := tokenRequest(context.Background(), ts.Client(), ts.URL, client{ID: "id"}, url.Values{})
+		tok, err := tokenRequest(context.Background(), ts.Client(), ts.URL, client{ID: "id"}, url.Values{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,8 @@ type settings struct {
 	// person's ID token exchanged at the enterprise IdP).
 	GrantType string
 	grantSettings
+	// DPoP is oauth.dpop: dpopAuto, dpopOn or dpopOff.
+	DPoP string
 }
 
 // Defaults of the oauth: block.
@@ -68,6 +70,11 @@ func parseSettings(m map[string]any) (settings, error) {
 	if err := parseGrantSettings(m, &s); err != nil {
 		return s, err
 	}
+	dpop, err := parseDPoPMode(m)
+	if err != nil {
+		return s, err
+	}
+	s.DPoP = dpop
 	if v, ok := m["redirect_port"]; ok && v != nil {
 		f, ok := v.(float64)
 		if !ok || f != math.Trunc(f) || f < 0 || f > 65535 {

@@ -68,9 +68,10 @@ type client struct {
 }
 
 // postForm posts form to an endpoint of the authorization server with the
-// client's authentication and returns the answer's body, bounded; an
-// answer other than 200 is a *tokenError.
-func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values) ([]byte, http.Header, error) {
+// client's authentication, and a DPoP proof when p is not nil, and
+// returns the answer's body, bounded; an answer other than 200 is a
+// *tokenError.
+func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values, p *prover) ([]byte, http.Header, error) {
 	form = cloneValues(form)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
 	if err != nil {
@@ -96,11 +97,21 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, f
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	if p != nil {
+		proof, err := p.header(endpoint)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header.Set("DPoP", proof)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", endpoint, scrubURLError(err))
 	}
 	defer resp.Body.Close()
+	if p != nil {
+		p.took(endpoint, resp.Header.Get("DPoP-Nonce"))
+	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: reading the answer: %w", endpoint, err)
@@ -126,14 +137,27 @@ func postForm(ctx context.Context, hc *http.Client, endpoint string, c client, f
 var clock = time.Now
 
 // tokenRequest posts form to the token endpoint with the client's
-// authentication and returns the token it issued.
-func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values) (*tokenstore.Token, error) {
+// authentication and returns the token it issued. With p, the request
+// carries a DPoP proof, is sent once more when the server asks for its
+// nonce (use_dpop_nonce, RFC 9449 §8), and may be answered with a
+// DPoP-bound token.
+func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c client, form url.Values, p *prover) (*tokenstore.Token, error) {
 	// expires_in counts from when the server issued the token, which is
 	// after the request left and before the answer arrived: count from
 	// the request (in whole seconds, rounded down), so the token never
 	// looks valid for longer than it is, however slow the answer.
 	sent := clock().Unix()
-	raw, hdr, err := postForm(ctx, hc, endpoint, c, form)
+	var nonce string
+	if p != nil {
+		nonce = p.a.nonceFor(endpoint)
+	}
+	raw, hdr, err := postForm(ctx, hc, endpoint, c, form, p)
+	if p != nil && oauthCode(err) == "use_dpop_nonce" {
+		// Once, and only with a nonce other than the one refused.
+		if n := p.a.nonceFor(endpoint); n != "" && n != nonce {
+			raw, hdr, err = postForm(ctx, hc, endpoint, c, form, p)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +181,17 @@ func tokenRequest(ctx context.Context, hc *http.Client, endpoint string, c clien
 	if !printable(tr.AccessToken) || !printable(tr.RefreshToken) {
 		return nil, fmt.Errorf("token endpoint %s: the token holds characters that cannot go into an HTTP header", endpoint)
 	}
-	if tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "bearer") {
+	typ := "Bearer"
+	switch {
+	case tr.TokenType == "", strings.EqualFold(tr.TokenType, "bearer"):
+	case p != nil && strings.EqualFold(tr.TokenType, tokenTypeDPoP):
+		typ = tokenTypeDPoP
+	case p != nil:
+		return nil, fmt.Errorf("token endpoint %s issued a %s token; hermes uses Bearer and DPoP tokens only", endpoint, shown(tr.TokenType, 30))
+	default:
 		return nil, fmt.Errorf("token endpoint %s issued a %s token; hermes uses Bearer tokens only", endpoint, shown(tr.TokenType, 30))
 	}
-	t := &tokenstore.Token{AccessToken: tr.AccessToken, TokenType: "Bearer", RefreshToken: tr.RefreshToken, Scope: tr.Scope}
+	t := &tokenstore.Token{AccessToken: tr.AccessToken, TokenType: typ, RefreshToken: tr.RefreshToken, Scope: tr.Scope}
 	if n, err := tr.ExpiresIn.Int64(); err == nil && n > 0 {
 		t.ExpiresIn = min(n, maxExpiresIn)
 	} else if f, err := tr.ExpiresIn.Float64(); err == nil && f > 0 {

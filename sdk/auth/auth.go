@@ -103,9 +103,13 @@ type Challenge struct {
 	WWWAuthenticate []string
 	// Attempt counts the challenges of one request, from 1.
 	Attempt int
+	// DPoPNonce is the response's DPoP-Nonce header (RFC 9449 §9): the
+	// nonce the server wants in the next proof. Empty when there is none,
+	// and from transports that predate it.
+	DPoPNonce string
 }
 
-// Bearer returns the parameters of the challenge's first Bearer challenge
+// Bearer returns the parameters of the challenge's first Bearer or DPoP challenge
 // (ParseBearer of WWWAuthenticate).
 func (c Challenge) Bearer() (BearerChallenge, bool) { return ParseBearer(c.WWWAuthenticate...) }
 

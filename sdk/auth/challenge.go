@@ -63,8 +63,12 @@ func ParseChallenges(header string) []AuthScheme {
 }
 
 // BearerChallenge is what the MCP authorization spec reads from a Bearer
-// challenge.
+// challenge, or from a DPoP one (RFC 9449 §7.1), which carries the same
+// parameters.
 type BearerChallenge struct {
+	// Scheme is the challenge's auth-scheme as sent: Bearer or DPoP (any
+	// case); see DPoP.
+	Scheme string
 	// ResourceMetadata is the resource_metadata URL (RFC 9728 §5.1), as sent.
 	ResourceMetadata string
 	// Scope is the scope parameter, as sent (RFC 6750 §3).
@@ -77,22 +81,64 @@ type BearerChallenge struct {
 
 // ParseBearer finds the first Bearer challenge in one or more
 // WWW-Authenticate header values (a response may carry several header
-// lines) and returns its parameters. ok is false when there is none.
+// lines), else the first DPoP one, and returns its parameters. ok is false
+// when there is neither.
 func ParseBearer(headers ...string) (info BearerChallenge, ok bool) {
+	var dpop *AuthScheme
 	for _, h := range headers {
 		for _, c := range ParseChallenges(h) {
-			if strings.EqualFold(c.Scheme, "Bearer") {
-				return BearerChallenge{
-					ResourceMetadata: c.Params["resource_metadata"],
-					Scope:            c.Params["scope"],
-					Error:            c.Params["error"],
-					ErrorDescription: c.Params["error_description"],
-				}, true
+			switch {
+			case strings.EqualFold(c.Scheme, "Bearer"):
+				return bearerOf(c), true
+			case dpop == nil && strings.EqualFold(c.Scheme, "DPoP"):
+				dpop = &c
 			}
 		}
 	}
+	if dpop != nil {
+		return bearerOf(*dpop), true
+	}
 	return BearerChallenge{}, false
 }
+
+func bearerOf(c AuthScheme) BearerChallenge {
+	return BearerChallenge{
+		Scheme:           c.Scheme,
+		ResourceMetadata: c.Params["resource_metadata"],
+		Scope:            c.Params["scope"],
+		Error:            c.Params["error"],
+		ErrorDescription: c.Params["error_description"],
+	}
+}
+
+// OffersDPoP reports whether any challenge of the WWW-Authenticate header
+// values has the DPoP scheme: the resource takes DPoP-bound tokens (RFC
+// 9449 §7.1), whatever other schemes it offers beside.
+func OffersDPoP(headers ...string) bool {
+	return anyDPoP(headers, func(AuthScheme) bool { return true })
+}
+
+// DPoPNonceRequested reports whether a DPoP challenge of the
+// WWW-Authenticate header values asks for a proof with the server's nonce
+// (RFC 9449 §9, error use_dpop_nonce; the nonce is the response's
+// DPoP-Nonce header, Challenge.DPoPNonce).
+func DPoPNonceRequested(headers ...string) bool {
+	return anyDPoP(headers, func(c AuthScheme) bool { return c.Params["error"] == "use_dpop_nonce" })
+}
+
+func anyDPoP(headers []string, match func(AuthScheme) bool) bool {
+	for _, h := range headers {
+		for _, c := range ParseChallenges(h) {
+			if strings.EqualFold(c.Scheme, "DPoP") && match(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DPoP reports whether the challenge has the DPoP scheme.
+func (b BearerChallenge) DPoP() bool { return strings.EqualFold(b.Scheme, "DPoP") }
 
 // InsufficientScope reports whether the challenge asks for more scope
 // (RFC 6750 §3.1 insufficient_scope): a step-up, not a refresh.

@@ -117,6 +117,9 @@ type ChallengeRequest struct {
 	WWWAuthenticate []string
 	// Attempt counts the challenges of this one request, from 1.
 	Attempt int
+	// DPoPNonce is the response's DPoP-Nonce header (RFC 9449 §9), as
+	// sent; the auth side reads it. Empty when there is none.
+	DPoPNonce string
 }
 
 // ChallengeAnswer is the host's answer to a challenge.

@@ -94,11 +94,16 @@ func TestBearerChallenge(t *testing.T) {
 		`DPoP algs="ES256", Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="https://a/prm", error_description="need write"`,
 		`Bearer scope="ignored"`,
 	)
-	want := discovery.BearerInfo{ResourceMetadata: "https://a/prm", Scope: "mcp:write", Error: "insufficient_scope", ErrorDescription: "need write"}
+	want := discovery.BearerInfo{Scheme: "Bearer", ResourceMetadata: "https://a/prm", Scope: "mcp:write", Error: "insufficient_scope", ErrorDescription: "need write"}
 	if !ok || info != want {
 		t.Errorf("BearerChallenge = %+v, %v; want %+v, true", info, ok, want)
 	}
-	if _, ok := discovery.BearerChallenge(`Basic realm="x"`, `DPoP resource_metadata="https://a/prm"`); ok {
+	// A DPoP challenge (RFC 9449 §7.1) stands for a Bearer one when
+	// there is none: it carries the same parameters.
+	if info, ok := discovery.BearerChallenge(`Basic realm="x"`, `DPoP resource_metadata="https://a/prm"`); !ok || info.ResourceMetadata != "https://a/prm" || !info.DPoP() {
+		t.Errorf("the DPoP challenge read as %+v, %v", info, ok)
+	}
+	if _, ok := discovery.BearerChallenge(`Basic realm="x"`, `Negotiate abc`); ok {
 		t.Error("found a Bearer challenge where there is none")
 	}
 	if _, ok := discovery.BearerChallenge(); ok {

@@ -31,6 +31,10 @@ type ResourceMetadata struct {
 	AuthorizationServers []string
 	// ScopesSupported lists the scopes the resource understands.
 	ScopesSupported []string
+	// DPoPBoundAccessTokensRequired is RFC 9449 §5.2's
+	// dpop_bound_access_tokens_required: the resource takes DPoP-bound
+	// tokens only.
+	DPoPBoundAccessTokensRequired bool
 	// URL is where the document was found (empty when parsed from bytes).
 	URL string
 	// Raw is the document as received.
@@ -73,6 +77,7 @@ func ParseResourceMetadata(data []byte) (*ResourceMetadata, error) {
 			return bad(fmt.Errorf("field scopes_supported: %s is not a valid scope", quote(s)))
 		}
 	}
+	m.DPoPBoundAccessTokensRequired = o.boolean("dpop_bound_access_tokens_required")
 	return m, nil
 }
 

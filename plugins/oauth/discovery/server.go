@@ -44,6 +44,10 @@ type ServerMetadata struct {
 	TokenEndpointAuthMethodsSupported          []string
 	ClientIDMetadataDocumentSupported          bool
 	AuthorizationResponseIssParameterSupported bool
+	// DPoPSigningAlgValuesSupported is RFC 9449 §5.1's
+	// dpop_signing_alg_values_supported: the proof algorithms the server
+	// takes; empty, it offers no DPoP.
+	DPoPSigningAlgValuesSupported []string
 	// URL is where the document was found (empty when parsed from bytes or
 	// made up from default endpoints).
 	URL string
@@ -106,6 +110,7 @@ func ParseServerMetadata(data []byte) (*ServerMetadata, error) {
 		{"grant_types_supported", &m.GrantTypesSupported},
 		{"code_challenge_methods_supported", &m.CodeChallengeMethodsSupported},
 		{"token_endpoint_auth_methods_supported", &m.TokenEndpointAuthMethodsSupported},
+		{"dpop_signing_alg_values_supported", &m.DPoPSigningAlgValuesSupported},
 	} {
 		if *f.dst, err = o.strs(f.name); err != nil {
 			return bad(err)

@@ -6,6 +6,9 @@
 //     where PoisonClient sets aside a client the authorization server rejected;
 //   - <stem>.meta.json: the discovery result (Meta), so a cold start can
 //     refresh without discovering again;
+//   - <stem>.dpop.json: the private key DPoP-bound tokens are bound to
+//     (RFC 9449), kept as its owner gives it (CreateDPoPKey), removed with
+//     the tokens;
 //   - <stem>.lock: the cross-process lock that serializes refreshes (Lock,
 //     RefreshLocked), so two hermes processes never both spend one refresh
 //     token.

@@ -119,17 +119,35 @@ func tempSuffix() string {
 // link, not write through it, but its presence means someone is
 // tampering). It returns the written file's info, for change detection.
 func writeFile(path string, data []byte) (os.FileInfo, error) {
-	dir := filepath.Dir(path)
-	if err := ensureDir(dir); err != nil {
+	tmp, fi, err := writeTemp(path, data)
+	if err != nil {
 		return nil, err
 	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return nil, fmt.Errorf("tokenstore: write %s: %w", path, unwrapPath(err))
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fi, fmt.Errorf("tokenstore: sync folder %s: %w", filepath.Dir(path), unwrapPath(err))
+	}
+	return fi, nil
+}
+
+// writeTemp writes data to a new temp file beside path,
+// <path>.tmp.<pid>.<8hex> (O_CREAT|O_EXCL, 0600, fsynced), and returns its
+// name and info; the caller renames or links it into place. A symbolic
+// link at path is refused.
+func writeTemp(path string, data []byte) (string, os.FileInfo, error) {
+	if err := ensureDir(filepath.Dir(path)); err != nil {
+		return "", nil, err
+	}
 	if isSymlink(path) {
-		return nil, symlinkError(path)
+		return "", nil, symlinkError(path)
 	}
 	tmp := path + tempSuffix()
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("tokenstore: %w", err)
+		return "", nil, fmt.Errorf("tokenstore: %w", err)
 	}
 	fi, err := func() (os.FileInfo, error) {
 		defer f.Close()
@@ -148,17 +166,11 @@ func writeFile(path string, data []byte) (os.FileInfo, error) {
 		}
 		return fi, f.Close()
 	}()
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return nil, fmt.Errorf("tokenstore: write %s: %w", path, unwrapPath(err))
+		return "", nil, fmt.Errorf("tokenstore: write %s: %w", path, unwrapPath(err))
 	}
-	if err := syncDir(dir); err != nil {
-		return fi, fmt.Errorf("tokenstore: sync folder %s: %w", dir, unwrapPath(err))
-	}
-	return fi, nil
+	return tmp, fi, nil
 }
 
 // unwrapPath drops the path of an *fs.PathError or *os.LinkError (the

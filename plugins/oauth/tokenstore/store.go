@@ -257,15 +257,15 @@ func (s *Store) PoisonClient() (bool, error) {
 }
 
 // Remove deletes all of the server's files (token, client, client backup,
-// meta, lock, and temp files an interrupted write left behind) and reports
-// how many of the first five existed. A missing file is not an error. To
+// meta, DPoP key, lock, and temp files an interrupted write left behind)
+// and reports how many of the first six existed. A missing file is not an error. To
 // keep a refresh in another process from writing the token back right
 // after, call it under Lock (removing the lock file while holding it is
 // safe: a waiter notices and locks the new file).
 func (s *Store) Remove() (int, error) {
 	n := 0
 	var errs []error
-	paths := []string{s.TokenPath(), s.ClientPath(), s.ClientBackupPath(), s.MetaPath(), s.LockPath()}
+	paths := []string{s.TokenPath(), s.ClientPath(), s.ClientBackupPath(), s.MetaPath(), s.DPoPKeyPath(), s.LockPath()}
 	for _, p := range paths {
 		err := os.Remove(p)
 		switch {
@@ -277,7 +277,7 @@ func (s *Store) Remove() (int, error) {
 	}
 	if entries, err := os.ReadDir(s.dir); err == nil {
 		for _, e := range entries {
-			for _, p := range paths[:4] {
+			for _, p := range paths[:len(paths)-1] { // all but the lock
 				if strings.HasPrefix(e.Name(), filepath.Base(p)+".tmp.") {
 					if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						errs = append(errs, fmt.Errorf("tokenstore: %w", err))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/auth"
 	"github.com/hermes-agent/hermes/sdk/internal/rpcx"
 	aw "github.com/hermes-agent/hermes/sdk/internal/wire/authwire"
 )
@@ -71,5 +72,33 @@ func TestLoginFieldsBothWays(t *testing.T) {
 	roundTrip(t, &aw.LoginArgs[newOptions]{Options: newOptions{Scope: "s", RedirectURI: "https://gw/oauth/callback", State: "x"}}, &oo)
 	if oo.Options.Scope != "s" {
 		t.Fatalf("an old plugin reads %+v", oo)
+	}
+}
+
+// Challenge gained DPoPNonce: a plugin built before it reads a new host's
+// challenge without it, and a new plugin reads an old host's challenge as
+// carrying no nonce. The real auth.Challenge is the new side.
+func TestChallengeNonceBothWays(t *testing.T) {
+	type oldChallenge struct {
+		Method, URL     string
+		Status          int
+		WWWAuthenticate []string
+		Attempt         int
+	}
+	in := auth.Challenge{Method: "POST", URL: "https://rs/mcp", Status: 401,
+		WWWAuthenticate: []string{`DPoP error="use_dpop_nonce"`}, Attempt: 1, DPoPNonce: "n-1"}
+	var o aw.ChallengeArgs[oldChallenge]
+	roundTrip(t, &aw.ChallengeArgs[auth.Challenge]{Challenge: in}, &o)
+	if o.Challenge.URL != in.URL || o.Challenge.Status != 401 || len(o.Challenge.WWWAuthenticate) != 1 {
+		t.Fatalf("an old plugin reads %+v", o.Challenge)
+	}
+	var n aw.ChallengeArgs[auth.Challenge]
+	roundTrip(t, &aw.ChallengeArgs[oldChallenge]{Challenge: oldChallenge{Method: "GET", URL: "https://rs/mcp", Status: 401, Attempt: 2}}, &n)
+	if n.Challenge.DPoPNonce != "" || n.Challenge.Attempt != 2 {
+		t.Fatalf("a new plugin reads an old host's challenge as %+v", n.Challenge)
+	}
+	roundTrip(t, &aw.ChallengeArgs[auth.Challenge]{Challenge: in}, &n)
+	if n.Challenge.DPoPNonce != "n-1" {
+		t.Fatalf("DPoPNonce lost between new sides: %+v", n.Challenge)
 	}
 }
