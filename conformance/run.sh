@@ -342,11 +342,10 @@ if [ $# -eq 0 ]; then
   echo "== conformance client suite ($version): checks per scenario"
   node "$root/conformance/counts.mjs" "$out" 2026-07-28
   # Every scenario the current revision requires, and its extensions; the
-  # same rule for the expected failures (authorization extensions that need
-  # key material hermes does not manage).
+  # same rule for the expected failures (none today).
   echo "== conformance client requirements: 2026-07-28 ($next_version)"
   if "${next_suite[@]}" --requirements 2026-07-28 --expected-failures "$root/conformance/expected-failures-2026-07-28.yml"; then
-    echo "conformance: 2026-07-28 requirements passed (expected failures: authorization extensions, see conformance/expected-failures-2026-07-28.yml)"
+    echo "conformance: 2026-07-28 requirements passed (every scenario, the authorization extensions included)"
   else
     echo "conformance: 2026-07-28 client requirements FAILED (details in $out/2026-07-28)" >&2
     status=1
