@@ -8,8 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,24 +53,7 @@ func (r *rig) registerKeyClient(ctx context.Context, grants ...string) keyClient
 		meta["response_types"] = []string{}
 		meta["redirect_uris"] = []string{}
 	}
-	body, _ := json.Marshal(meta)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.as.Issuer+"/reg", strings.NewReader(string(body)))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var c struct {
-		ClientID string `json:"client_id"`
-	}
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &c) != nil || c.ClientID == "" {
-		r.t.Fatalf("registration: HTTP %d %s", resp.StatusCode, raw)
-	}
+	id, _ := r.register(ctx, meta)
 	der, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		r.t.Fatal(err)
@@ -82,7 +63,7 @@ func (r *rig) registerKeyClient(ctx context.Context, grants ...string) keyClient
 	if err := os.WriteFile(p, pemText, 0o600); err != nil {
 		r.t.Fatal(err)
 	}
-	return keyClient{id: c.ClientID, keyFile: p, pemLine: strings.Split(string(pemText), "\n")[1]}
+	return keyClient{id: id, keyFile: p, pemLine: strings.Split(string(pemText), "\n")[1]}
 }
 
 // noSecretIn fails when any of secrets appears in the host's and the

@@ -1028,7 +1028,7 @@ func TestNoSecretInOutput(t *testing.T) {
 // would configure.
 func (r *rig) registerConfidential(ctx context.Context) (id, secret string) {
 	r.t.Helper()
-	body, _ := json.Marshal(map[string]any{
+	id, secret = r.register(ctx, map[string]any{
 		"client_name":                "hermes e2e confidential",
 		"application_type":           "native",
 		"redirect_uris":              []string{"http://127.0.0.1/callback"},
@@ -1036,6 +1036,17 @@ func (r *rig) registerConfidential(ctx context.Context) (id, secret string) {
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": "client_secret_basic",
 	})
+	if secret == "" {
+		r.t.Fatal("registration of a confidential client: no client_secret")
+	}
+	return id, secret
+}
+
+// register registers a client with the metadata meta by dynamic client
+// registration and returns its client_id and client_secret ("" for none).
+func (r *rig) register(ctx context.Context, meta map[string]any) (id, secret string) {
+	r.t.Helper()
+	body, _ := json.Marshal(meta)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.as.Issuer+"/reg", strings.NewReader(string(body)))
 	if err != nil {
 		r.t.Fatal(err)
@@ -1051,7 +1062,7 @@ func (r *rig) registerConfidential(ctx context.Context) (id, secret string) {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
 	}
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &c) != nil || c.ClientID == "" || c.ClientSecret == "" {
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(raw, &c) != nil || c.ClientID == "" {
 		r.t.Fatalf("registration: HTTP %d %s", resp.StatusCode, raw)
 	}
 	return c.ClientID, c.ClientSecret
