@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -30,8 +31,17 @@ func run(mode string) int {
 		return 2
 	}
 	unix.CloseOnExec(launcher.StatusFD)
+	// Until Proceed is read, the plugin will send it (or close its side)
+	// whatever happens here: a launcher that fails before must read it
+	// before exiting, or its unread Proceed resets the socket and the
+	// plugin's read of the status just sent fails with ECONNRESET (the
+	// refusal lost; seen under load).
+	proceedDue := mode == launcher.ModeRun
 	fail := func(step string, err error) int {
 		sendStatus(launcher.Status{Step: step, Error: err.Error()}, -1)
+		if proceedDue {
+			awaitPluginWord()
+		}
 		return 126
 	}
 	switch mode {
@@ -85,7 +95,9 @@ func run(mode string) int {
 	}
 	// 7. The plugin's word that the server may start (it has moved the
 	// launcher into the server's pids cgroup).
-	if err := awaitProceed(); err != nil {
+	err = awaitProceed()
+	proceedDue = false
+	if err != nil {
 		return fail("proceed", err)
 	}
 	// 8. Nothing open but stdin, stdout and stderr reaches the server.
@@ -185,6 +197,25 @@ func awaitProceed() error {
 			return errorText("unexpected message from the plugin")
 		}
 		return nil
+	}
+}
+
+// pluginWordWait bounds how long a failed launcher waits for the plugin's
+// Proceed (or the end of its side) before it exits all the same.
+const pluginWordWait = 10 * time.Second
+
+// awaitPluginWord reads, and drops, the plugin's Proceed or the end of its
+// side, within pluginWordWait, so that nothing unread is left in the
+// status socket when the launcher exits.
+func awaitPluginWord() {
+	tv := unix.NsecToTimeval(pluginWordWait.Nanoseconds())
+	_ = unix.SetsockoptTimeval(launcher.StatusFD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	buf := make([]byte, len(launcher.Proceed)+1)
+	for {
+		_, _, _, _, err := unix.Recvmsg(launcher.StatusFD, buf, nil, 0)
+		if err != unix.EINTR {
+			return
+		}
 	}
 }
 

@@ -377,7 +377,11 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		if l.cg != nil {
 			if err := l.cg.add(pid); err != nil {
 				moved <- err
-				_ = uc.SetReadDeadline(time.Now()) // wake the reader below
+				// No Proceed: the launcher, waiting for one, reads the
+				// end of our side, reports and exits, and the reader
+				// below hears it. A launcher that had failed already
+				// (the process the move missed) has said why first.
+				_ = uc.CloseWrite()
 				return
 			}
 		}
@@ -399,6 +403,8 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+		// A failed read may give -1 for either count (recvmsg's answer).
+		n, oobn = max(n, 0), max(oobn, 0)
 		if n == 0 && oobn == 0 {
 			if merr := moveFailed(); merr != nil {
 				return merr
@@ -415,6 +421,12 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 		}
 		if msg.Error != "" {
 			closeRights(oob[:oobn])
+			if msg.Step == "proceed" {
+				// It gave up waiting because the move failed: that is why.
+				if merr := moveFailed(); merr != nil {
+					return merr
+				}
+			}
 			if msg.Step == "pidns" && l.plan.Init {
 				return l.pidnsFailed(errors.New(msg.Error))
 			}
