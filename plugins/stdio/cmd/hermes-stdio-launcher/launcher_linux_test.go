@@ -51,6 +51,14 @@ func startLauncher(t *testing.T, bin string, plan launcher.Plan, env []string, s
 // startHeld is startLauncher without Proceed.
 func startHeld(t *testing.T, bin string, plan launcher.Plan, env []string, stdout *os.File) *started {
 	t.Helper()
+	return startWith(t, bin, plan, env, stdout, nil)
+}
+
+// startWith is startHeld that, when beforePlan is set, calls it with the
+// plugin's end of the status socket before the plan is written (the
+// launcher is then still waiting for its plan).
+func startWith(t *testing.T, bin string, plan launcher.Plan, env []string, stdout *os.File, beforePlan func(status *os.File)) *started {
+	t.Helper()
 	b, err := plan.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +95,9 @@ func startHeld(t *testing.T, bin string, plan launcher.Plan, env []string, stdou
 	}
 	planR.Close()
 	childStatus.Close()
+	if beforePlan != nil {
+		beforePlan(status)
+	}
 	if _, err := planW.Write(b); err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +214,29 @@ func TestLauncherWaitsForProceed(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("the server ran without Proceed: %v", err)
+	}
+}
+
+// A launcher that fails before the server may start, with the plugin's
+// Proceed already sent, still gets its failure to the plugin: it reads
+// the Proceed before it exits. Left unread, the Proceed reset the socket
+// and the plugin's read of the failure got ECONNRESET (seen under load,
+// when the plugin's cgroup move finished before the launcher failed).
+func TestLauncherFailureReachesThePluginAfterProceed(t *testing.T) {
+	bin := buildLauncher(t)
+	// An empty seccomp filter: refused in confine, before Proceed is read.
+	plan := launcher.Plan{Path: "/bin/true", Argv: []string{"true"}, Net: launcher.NetworkAll, Seccomp: []launcher.Filter{{}}}
+	s := startWith(t, bin, plan, nil, nil, func(status *os.File) {
+		if _, err := status.Write([]byte(launcher.Proceed)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := s.cmd.Wait(); err == nil {
+		t.Fatal("a launcher with a refused seccomp filter exited 0")
+	}
+	msg, ok := s.next(t)
+	if !ok || msg.Step != "seccomp" || msg.Error == "" {
+		t.Fatalf("after the launcher exited, the plugin read %+v (ok %v), want its seccomp failure\nstderr:\n%s", msg, ok, s.stderr)
 	}
 }
 
