@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,29 +29,47 @@ import (
 // deny list cut out of a read-only /, seccomp, the default limits, the
 // launcher's re-exec; as root a pids cgroup); "sandbox-hosts" is a hosts
 // list instead (a network namespace of its own and the filtering proxy).
-// Each iteration connects all three, in rotating order, and closes them
-// (not timed); the warm-up logs what the transport reported in force for
-// each. plain-start-ms, sandbox-start-ms and sandbox-hosts-start-ms are
-// medians; sandbox-extra-ms is the difference of the medians; the ratios
-// are sandboxed / plain. There is no floor: the figures are recorded in
-// docs/BENCHMARKS.md.
+//
+// $HERMES_HOME is where a person's is, a folder in their home (made in the
+// user's cache folder, removed after), so that Landlock cuts open / and the
+// home folders on its way, as it does for ~/.hermes. "sandbox-crowded" is
+// the default block again with $HERMES_HOME in the temporary folder, as
+// tests have it: every entry of the temporary folder is then a Landlock
+// rule of its own (a thousand on a machine that keeps many; rules reports
+// how many), which is what a never-readable path below a crowded folder
+// costs.
+//
+// Each iteration connects all four, in rotating order, and closes them (not
+// timed); the warm-up logs what the transport reported in force for each.
+// The *-start-ms figures are medians; sandbox-extra-ms is the difference of
+// the medians; the ratios are sandboxed / plain. There is no floor: the
+// figures are recorded in docs/BENCHMARKS.md.
 func BenchmarkSandboxStart(b *testing.B) {
 	dir := bins(b)
 	b.Setenv("HERMES_PLUGIN_PATH", dir)
 	server := filepath.Join(dir, "hermes-testserver")
-	home := b.TempDir()
+	home := homeLikeAPersons(b)
+	crowded := b.TempDir()
 	sup := supervisor.New(supervisor.Options{Home: home})
 	defer sup.KillAll()
+	supCrowded := supervisor.New(supervisor.Options{Home: crowded})
+	defer supCrowded.KillAll()
 	entry := func(block map[string]any) *config.Server { return sandboxEntry(b, server, block) }
-	entries := [3]*config.Server{
+	entries := [4]*config.Server{
 		entry(nil),
 		entry(map[string]any{"network": "none"}),
 		entry(map[string]any{"network": []any{"api.example.com"}}),
+		entry(map[string]any{"network": "none"}),
 	}
-	names := [3]string{"plain", "sandbox", "sandbox-hosts"}
-	start := func(srv *config.Server, logAs string) time.Duration {
+	names := [4]string{"plain", "sandbox", "sandbox-hosts", "sandbox-crowded"}
+	rules := 0
+	start := func(j int, logAs string) time.Duration {
+		srv, h, su := entries[j], home, sup
+		if j == 3 {
+			h, su = crowded, supCrowded
+		}
 		t0 := time.Now()
-		s, err := session.Connect(context.Background(), session.PlanFor(srv, home, nil), session.Deps{Home: home, Supervisor: sup})
+		s, err := session.Connect(context.Background(), session.PlanFor(srv, h, nil), session.Deps{Home: h, Supervisor: su})
 		took := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
@@ -60,29 +79,54 @@ func BenchmarkSandboxStart(b *testing.B) {
 		}
 		if logAs != "" {
 			b.Logf("%s: %v", logAs, s.Sandbox())
+			if m := landlockRulesRE.FindStringSubmatch(s.Sandbox().String()); j == 3 && m != nil {
+				rules, _ = strconv.Atoi(m[1])
+			}
 		}
 		s.Close()
 		return took
 	}
-	for j, srv := range entries { // warm the page cache and the remembered revision
-		start(srv, names[j])
+	for j := range entries { // warm the page cache and the remembered revision
+		start(j, names[j])
 	}
-	var took [3][]time.Duration
+	var took [4][]time.Duration
 	i := 0
 	for b.Loop() {
-		for k := range 3 {
-			j := (i + k) % 3
-			took[j] = append(took[j], start(entries[j], ""))
+		for k := range 4 {
+			j := (i + k) % 4
+			took[j] = append(took[j], start(j, ""))
 		}
 		i++
 	}
-	plain, sandboxed, hosts := median(took[0]), median(took[1]), median(took[2])
+	plain, sandboxed, hosts, crowdedStart := median(took[0]), median(took[1]), median(took[2]), median(took[3])
 	b.ReportMetric(ms(plain), "plain-start-ms")
 	b.ReportMetric(ms(sandboxed), "sandbox-start-ms")
 	b.ReportMetric(ms(hosts), "sandbox-hosts-start-ms")
+	b.ReportMetric(ms(crowdedStart), "sandbox-crowded-start-ms")
 	b.ReportMetric(ms(sandboxed-plain), "sandbox-extra-ms")
 	checkFloor(b, "sandboxed start / plain start", "sandbox/plain", float64(sandboxed)/float64(plain), 1.2)
 	b.ReportMetric(float64(hosts)/float64(plain), "hosts/plain")
+	b.ReportMetric(float64(crowdedStart)/float64(plain), "crowded/plain")
+	b.ReportMetric(float64(rules), "crowded-rules")
+}
+
+// landlockRulesRE finds the number of rules in a sandbox report.
+var landlockRulesRE = regexp.MustCompile(`\((\d+) Landlock rules in all\)`)
+
+// homeLikeAPersons is a $HERMES_HOME for a benchmark in a folder of the
+// user's home (their cache folder), removed afterwards; the temporary
+// folder when there is none or it cannot be written.
+func homeLikeAPersons(b *testing.B) string {
+	if cache, err := os.UserCacheDir(); err == nil {
+		if err := os.MkdirAll(cache, 0o700); err == nil {
+			if dir, err := os.MkdirTemp(cache, "hermes-bench-"); err == nil {
+				b.Cleanup(func() { _ = os.RemoveAll(dir) })
+				return dir
+			}
+		}
+	}
+	b.Logf("no cache folder in the home to put $HERMES_HOME in: it is in the temporary folder")
+	return b.TempDir()
 }
 
 // sandboxEntry is the benchmarks' entry of the Go test server at server,

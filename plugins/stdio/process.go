@@ -161,7 +161,11 @@ func startOnce(ctx context.Context, cfg transport.Config, host transport.Host, l
 		err = sb.Wrap(cmd)
 	}
 	if err == nil {
-		err = children.Start(cmd)
+		if sb != nil {
+			err = sb.Start(cmd)
+		} else {
+			err = children.Start(cmd)
+		}
 	}
 	stdoutW.Close() // the server holds its own copy
 	if err == nil && sb != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,16 @@ import (
 // RLIMIT_NPROC for root.
 type pidsCgroup struct {
 	dir string
+	// base is the plugin's own pids cgroup (pidsBase), the parent of dir.
+	base string
+	// max is the bound; on v1 it is written only once the launcher is in
+	// (limit), since a launcher born inside starts its runtime there.
+	max uint64
+	// v1 is set for a cgroup v1 hierarchy, where a single thread can be
+	// placed on its own (bornInside).
+	v1 bool
+	// limited is set once pids.max holds max.
+	limited bool
 }
 
 // cgroupPrefix starts the name of every cgroup the plugin makes; the
@@ -172,34 +183,88 @@ func hasWord(s, w string) bool {
 	return false
 }
 
-// newPidsCgroup makes a pids cgroup for one server with pids.max = max
-// under base (pidsBase), after removing the empty ones plugins that were
-// killed left behind.
+// newPidsCgroup makes a pids cgroup for one server under base (pidsBase),
+// after removing the empty ones plugins that were killed left behind. On
+// cgroup v2 pids.max = max at once; on v1 limit writes it, once the
+// launcher is in (see bornInside).
 func newPidsCgroup(base string, max uint64) (*pidsCgroup, error) {
 	removeStale(base)
 	dir := filepath.Join(base, fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), cgroupSeq.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make the pids cgroup: %w", err)
 	}
-	c := &pidsCgroup{dir: dir}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
+	c := &pidsCgroup{dir: dir, base: base, max: max}
+	// A v1 hierarchy lists threads in "tasks"; v2 has no such file.
+	if _, err := os.Stat(filepath.Join(dir, "tasks")); err == nil {
+		c.v1 = true
+		return c, nil
+	}
+	if err := c.limit(); err != nil {
 		c.remove()
-		return nil, fmt.Errorf("set pids.max of %s: %w", dir, err)
+		return nil, err
 	}
 	return c, nil
 }
 
-// warmMoves starts, ahead of the move of a launcher into its pids cgroup
-// (add), the wait that a move between cgroups begins with after a quiet
-// while: the kernel's cgroup lock waits for an RCU grace period (about
-// 10 ms on a loaded 2-core machine) before its first writer, and not
-// again for writers that come within it. It moves this process into the
-// cgroup it is in already (base, its own: pidsBase), which changes nothing,
-// so that the grace period runs while the plugin prepares the sandbox and
-// starts the launcher, and the launcher's own move finds it under way or
-// passed. Call it in the background; failure only forgoes the head start.
-func warmMoves(base string) {
-	_ = os.WriteFile(filepath.Join(base, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0)
+// limit writes pids.max.
+func (c *pidsCgroup) limit() error {
+	if c.limited {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(strconv.FormatUint(c.max, 10)), 0); err != nil {
+		return fmt.Errorf("set pids.max of %s: %w", c.dir, err)
+	}
+	c.limited = true
+	return nil
+}
+
+// bornInside runs start (the fork of the launcher) on a thread of this
+// process placed in the cgroup for the fork only, so that the launcher is
+// born in it and never moved. Moving a process (add) write-locks the
+// kernel's cgroup threadgroup lock, which first waits for an RCU grace
+// period: 7-24 ms after a quiet while, most of what a sandbox added to a
+// server's start. A thread that moves itself (v1's "tasks", written "0")
+// takes no such lock: about 0.1 ms each way. Only a v1 hierarchy places a
+// thread apart from its process; on v2 (or when the thread cannot be
+// placed) inside is false with no error and nothing started, and the
+// caller starts the launcher as usual and moves it (add).
+//
+// The thread is locked to its goroutine meanwhile, so nothing else runs
+// on it; threads the runtime starts meanwhile are started by its template
+// thread, not by a locked one, so they stay where they were. The bound is
+// written afterwards (limit), before the launcher may start the server,
+// as it was for a moved launcher: the launcher's runtime threads are
+// counted but never refused.
+func (c *pidsCgroup) bornInside(start func() error) (inside bool, err error) {
+	if !c.v1 {
+		return false, nil
+	}
+	type result struct {
+		inside bool
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := os.WriteFile(filepath.Join(c.dir, "tasks"), []byte("0"), 0); err != nil {
+			runtime.UnlockOSThread()
+			done <- result{}
+			return
+		}
+		serr := start()
+		if err := os.WriteFile(filepath.Join(c.base, "tasks"), []byte("0"), 0); err != nil {
+			// The thread stays locked, so it ends with this goroutine
+			// and leaves the cgroup empty of it; its end kills a
+			// launcher it started (the parent-death signal is the
+			// thread's), which the error stops anyway.
+			done <- result{true, errors.Join(serr, fmt.Errorf("leave the pids cgroup %s after starting the launcher: %w", c.dir, err))}
+			return
+		}
+		runtime.UnlockOSThread()
+		done <- result{true, serr}
+	}()
+	r := <-done
+	return r.inside, r.err
 }
 
 // add moves process pid (all its threads) into the cgroup.
@@ -207,7 +272,7 @@ func (c *pidsCgroup) add(pid int) error {
 	if err := os.WriteFile(filepath.Join(c.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 		return fmt.Errorf("move the server into its pids cgroup %s: %w", c.dir, err)
 	}
-	return nil
+	return c.limit()
 }
 
 // cgroupRemoveWait bounds how long remove waits for the last processes of

@@ -2,9 +2,13 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestUnescapeMount(t *testing.T) {
@@ -41,6 +45,9 @@ func TestPidsCgroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := cg.limit(); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(filepath.Join(cg.dir, "pids.max"))
 	if err != nil || string(b) != "7\n" {
 		t.Fatalf("pids.max = %q, %v", b, err)
@@ -62,5 +69,84 @@ func TestPidsCgroup(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		_ = os.Remove(stale)
 		t.Fatalf("stale cgroup %s was not removed: %v", stale, err)
+	}
+}
+
+// On a cgroup v1 pids hierarchy a launcher is born in its server's cgroup:
+// the child is inside, no thread of the plugin stays there, and the bound
+// written afterwards holds for what the child starts.
+func TestBornInsidePidsCgroup(t *testing.T) {
+	if !runsAsRoot() {
+		t.Skip("making cgroups needs root here")
+	}
+	base, err := pidsBase()
+	if err != nil {
+		t.Skipf("no pids controller: %v", err)
+	}
+	cg, err := newPidsCgroup(base, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.remove()
+	if !cg.v1 {
+		t.Skip("cgroup v2: a launcher is moved, not born inside")
+	}
+	// The child starts four sleeps in the background once told to: with
+	// the bound of 3 (itself and two), the last two are refused.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command("/bin/sh", "-c", `read x; n=0; for i in 1 2 3 4; do sleep 30 & n=$((n+1)); done 2>/dev/null; wait`)
+	cmd.Stdin = r
+	inside, err := cg.bornInside(func() error { return cmd.Start() })
+	if err != nil || !inside {
+		w.Close()
+		t.Fatalf("bornInside: inside %v, %v", inside, err)
+	}
+	defer func() {
+		// The shell and every sleep it started (orphans once it dies).
+		b, _ := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		_ = cmd.Wait()
+	}()
+	procs, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
+	if err != nil || strings.TrimSpace(string(procs)) != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("cgroup.procs = %q (%v), want only the child %d", procs, err, cmd.Process.Pid)
+	}
+	tasks, err := os.ReadFile(filepath.Join(cg.dir, "tasks"))
+	if err != nil || strings.TrimSpace(string(tasks)) != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("tasks = %q (%v): a thread of the plugin stayed in the cgroup", tasks, err)
+	}
+	if err := cg.limit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// Wait until the shell has tried all four (each refused one fails its
+	// fork at once); the count never passes the bound.
+	for {
+		b, err := os.ReadFile(filepath.Join(cg.dir, "pids.events"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(strings.TrimPrefix(string(b), "max")) != "0" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b, err := os.ReadFile(filepath.Join(cg.dir, "pids.current"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n > 3 {
+		t.Fatalf("pids.current = %d, over the bound of 3", n)
 	}
 }

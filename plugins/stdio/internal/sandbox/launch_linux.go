@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/children"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/proxy"
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
 	"github.com/hermes-agent/hermes/sdk"
@@ -64,6 +65,9 @@ type Launch struct {
 	// the start and so were not granted.
 	missing []string
 	cg      *pidsCgroup
+	// born is set when the launcher was born in cg (Start), so Started
+	// does not move it.
+	born bool
 	// proxy is the filtering proxy of network: hosts (nil for another
 	// network), started once its listener is known.
 	proxy *proxyProc
@@ -116,9 +120,6 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			l.Close()
 		}
 	}()
-	// The pids cgroup first: making it waits for the lock that its
-	// warm-up (warmMoves) then holds through a grace period, while the rest
-	// is prepared.
 	if d.cgroup {
 		cg, err := newPidsCgroup(k.pidsBase, sb.Limits.Processes)
 		if err != nil {
@@ -127,8 +128,6 @@ func New(cfg transport.Config, path string, log hclog.Logger, o Options) (*Launc
 			}
 			d.cgroup = false
 			d.gaps = append(d.gaps, "limits.processes: "+err.Error())
-		} else {
-			go warmMoves(k.pidsBase)
 		}
 		l.cg = cg
 	}
@@ -318,8 +317,31 @@ func (l *Launch) Wrap(cmd *exec.Cmd) error {
 	return nil
 }
 
+// Start starts the launcher that Wrap made of cmd and registers it as one
+// of the plugin's children. Where the kernel lets it (a cgroup v1 pids
+// hierarchy), the launcher is born in the server's pids cgroup rather than
+// moved there by Started, which spares the wait a move begins with.
+func (l *Launch) Start(cmd *exec.Cmd) error {
+	if l.cg == nil {
+		return children.Start(cmd)
+	}
+	inside, err := l.cg.bornInside(func() error { return children.Start(cmd) })
+	if !inside {
+		return children.Start(cmd)
+	}
+	if err != nil && cmd.Process != nil {
+		// Started, but the thread could not leave the cgroup.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		children.Reaped(cmd.Process.Pid)
+		cmd.Process = nil
+	}
+	l.born = err == nil
+	return err
+}
+
 // Started completes the start of the launcher pid: it moves it into the
-// pids cgroup, hands it the plan, starts the filtering proxy on its
+// pids cgroup (or, born there, sets the cgroup's bound), hands it the plan, starts the filtering proxy on its
 // listener (the plugin's, or the one the launcher sends from its network
 // namespace), and returns once the launcher has executed the server (or
 // with the error that stopped it; the caller then kills and reaps it).
@@ -366,7 +388,8 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	// The move into the pids cgroup waits for the kernel (an RCU grace
 	// period, about 10 ms, for the first move in a while): it runs while
 	// the launcher reads and applies its plan, which starts the server
-	// only once it has Proceed, sent after the move.
+	// only once it has Proceed, sent after the move (or, for a launcher
+	// born in the cgroup, after its bound is set).
 	moved, moveDone := make(chan error, 1), make(chan struct{})
 	// Started returns once the move is over, whatever happened: a move
 	// still under way after the launcher was killed and reaped could move
@@ -375,7 +398,11 @@ func (l *Launch) Started(ctx context.Context, pid int) error {
 	go func() {
 		defer close(moveDone)
 		if l.cg != nil {
-			if err := l.cg.add(pid); err != nil {
+			place := func() error { return l.cg.add(pid) }
+			if l.born {
+				place = l.cg.limit
+			}
+			if err := place(); err != nil {
 				moved <- err
 				// No Proceed: the launcher, waiting for one, reads the
 				// end of our side, reports and exits, and the reader

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/hermes-agent/hermes/plugins/stdio/internal/children"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
 
@@ -55,6 +56,9 @@ func New(cfg transport.Config, _ string, _ hclog.Logger, _ Options) (*Launch, er
 	}
 	return &Launch{sb: cfg.Sandbox, dec: d}, nil
 }
+
+// Start starts cmd and registers it as one of the plugin's children.
+func (l *Launch) Start(cmd *exec.Cmd) error { return children.Start(cmd) }
 
 // Wrap leaves cmd as it is.
 func (l *Launch) Wrap(*exec.Cmd) error { return nil }
