@@ -113,7 +113,7 @@ bench: npm-deps
 	$(GO) test -run '^$$' -bench 'BridgeCall' -benchtime 1000x -count 1 ./host/serve/
 	$(GO) test -run '^$$' -bench 'Gateway' -benchtime 1000x -count 1 ./host/gateway/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -count 1 ./host/gateway/policy/ ./host/gateway/identity/ ./host/gateway/telemetry/ ./host/config/ ./host/elicit/ ./host/offered/ ./host/project/ ./host/screening/ ./statedb/ ./sdk/logfile/ ./sdk/sandboxpath/
-	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 ./plugins/stdio/
+	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 ./plugins/stdio/ ./plugins/stdio/cmd/hermes-stdio-launcher/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./plugins/bridge/internal/events/
 
 # The hostile-server figures of docs/HOSTILE.md: each attack of a hostile
