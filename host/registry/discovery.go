@@ -3,6 +3,7 @@ package registry
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hermes-agent/hermes/host/mcpvalue"
 	"github.com/hermes-agent/hermes/host/session"
@@ -111,6 +112,7 @@ type toolDefs struct {
 	server string
 	tools  []mcpvalue.Tool
 	once   sync.Once
+	made   atomic.Bool // defs are set
 	defs   []toolview.ToolDef
 }
 
@@ -121,8 +123,18 @@ func (t *toolDefs) get() []toolview.ToolDef {
 		for i, tl := range t.tools {
 			t.defs[i] = toolview.ConvertTool(t.server, tl)
 		}
+		t.made.Store(true)
 	})
 	return t.defs
+}
+
+// one returns the i-th tool converted: from get's conversion when it was
+// made, else converting that tool alone (not kept).
+func (t *toolDefs) one(i int) toolview.ToolDef {
+	if t.made.Load() {
+		return t.defs[i]
+	}
+	return toolview.ConvertTool(t.server, t.tools[i])
 }
 
 // snapshot is one consistent picture of the registered tools.
@@ -136,8 +148,10 @@ type snapshot struct {
 	// srcs are where each registered tool's definition comes from: a
 	// server's listing (converted on first use), or a utility tool.
 	srcs []defSource
-	// defs are the definitions of names, made on the first call of all.
+	// defs are the definitions of names, made on the first call of all
+	// (defsMade is set then).
 	defsOnce sync.Once
+	defsMade atomic.Bool
 	defs     []toolview.ToolDef
 	// filtered maps the names of tools a filter removed to their server.
 	filtered map[string]string
@@ -181,8 +195,23 @@ func (snap *snapshot) all() []toolview.ToolDef {
 				snap.defs[i] = src.defs.get()[src.i]
 			}
 		}
+		snap.defsMade.Store(true)
 	})
 	return snap.defs
+}
+
+// def returns the definition of the i-th registered tool: all's when it
+// was made, else that tool's alone, so that looking up one tool (a
+// one-shot call) does not convert every tool of every server.
+func (snap *snapshot) def(i int) toolview.ToolDef {
+	if snap.defsMade.Load() {
+		return snap.defs[i]
+	}
+	src := snap.srcs[i]
+	if src.defs == nil {
+		return *src.util
+	}
+	return src.defs.one(src.i)
 }
 
 // rebuild recomputes the registered tools from every server's current

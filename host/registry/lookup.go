@@ -85,7 +85,7 @@ func (m *Manager) Lookup(name string) Lookup {
 	snap := m.snap.Load()
 	l := Lookup{Name: name}
 	if i, ok := snap.byName[name]; ok {
-		l.Availability, l.Def, l.Server, l.rec = Available, snap.all()[i], snap.recs[i].srv.cfg.Name, &snap.recs[i]
+		l.Availability, l.Def, l.Server, l.rec = Available, snap.def(i), snap.recs[i].srv.cfg.Name, &snap.recs[i]
 		return l
 	}
 	if srv, ok := snap.filtered[name]; ok {

@@ -267,7 +267,7 @@ func (m *Manager) Tool(name string) (toolview.ToolDef, bool) {
 	if !ok {
 		return toolview.ToolDef{}, false
 	}
-	return snap.all()[i], true
+	return snap.def(i), true
 }
 
 // ParallelSafe reports whether the registered tool name belongs to a server

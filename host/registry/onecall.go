@@ -49,12 +49,41 @@ type oneCall struct {
 // server's MCP name for it) of server and is then closed: see the comment
 // at the top of this file. It has no effect on a manager that is not a
 // snapshot (Options.Snapshot) or has started.
+//
+// The server's transport plugin starts at once (prelaunch), so that its
+// start overlaps the rest of the command's work until the connection asks
+// for it.
 func (m *Manager) ForCall(server, tool string) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.snapshot && !m.started {
-		m.call = &oneCall{server: server, tool: tool}
+	if !m.snapshot || m.started {
+		m.mu.Unlock()
+		return
 	}
+	m.call = &oneCall{server: server, tool: tool}
+	s := m.byName[server]
+	m.mu.Unlock()
+	if s != nil {
+		s.prelaunch()
+	}
+}
+
+// prelaunch starts s's transport plugin ahead of its connection
+// (supervisor.Prelaunch): the connection's Launch of the same plan takes
+// it. Only a server that will connect is prelaunched: enabled, its entry
+// sound and admitted (a refused plan starts nothing).
+func (s *server) prelaunch() {
+	sup := s.m.deps.Supervisor
+	s.mu.Lock()
+	connecting := s.state == StateConnecting && !s.rejected
+	s.mu.Unlock()
+	if sup == nil || !connecting {
+		return
+	}
+	plan := session.PlanFor(s.firstConnect(), s.m.deps.Home, s.m.deps.Environ)
+	if plan.Refused != nil {
+		return
+	}
+	sup.Prelaunch(plan.Spec)
 }
 
 // callRecord starts reading, in the background, the record s's

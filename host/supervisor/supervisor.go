@@ -79,6 +79,10 @@ type Supervisor struct {
 	mu      sync.Mutex
 	plugins map[*Plugin]struct{}
 	stopped bool
+	// early are the plugins Prelaunch started that no Launch took yet;
+	// prelaunches counts the starts still running (prelaunch.go).
+	early       []*early
+	prelaunches sync.WaitGroup
 	// socketBase holds the folders of the plugins' unix sockets (go-plugin
 	// makes one per plugin), made on first use and removed when the
 	// supervisor stops, so a plugin killed or left to finish on its own
@@ -287,8 +291,21 @@ var incompatible = lazyregexp.New(`incompatible API version with plugin\. Plugin
 
 // Launch starts the plugin spec names and completes the go-plugin
 // handshake, refusing at once a plugin of another contract version or with
-// the wrong checksum.
+// the wrong checksum. A plugin Prelaunch started for the same spec is
+// taken instead (its handshake waited for), not started again.
 func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
+	if e := s.takeEarly(spec); e != nil {
+		<-e.done
+		return e.p, e.err
+	}
+	return s.launch(spec)
+}
+
+// errShuttingDown refuses a plugin once the supervisor has stopped.
+var errShuttingDown = errors.New("hermes is shutting down")
+
+// launch is Launch without a prelaunched plugin.
+func (s *Supervisor) launch(spec Spec) (*Plugin, error) {
 	path, err := s.resolve(spec)
 	if err != nil {
 		return nil, err
@@ -296,7 +313,7 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
-		return nil, errors.New("hermes is shutting down")
+		return nil, errShuttingDown
 	}
 	s.mu.Unlock()
 	exe, err := openChecked(path, spec.SHA256)
@@ -357,6 +374,13 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 	}
 	p.proto = proto
 	s.mu.Lock()
+	if s.stopped {
+		// Stopped during the handshake (KillAll, Interrupt): nothing
+		// started may outlive the supervisor.
+		s.mu.Unlock()
+		p.Kill()
+		return nil, errShuttingDown
+	}
 	s.plugins[p] = struct{}{}
 	s.mu.Unlock()
 	go func() {
@@ -479,6 +503,10 @@ func (s *Supervisor) KillAll() {
 		go func() { defer wg.Done(); p.Kill() }()
 	}
 	wg.Wait()
+	// A prelaunched plugin still in its handshake kills itself when the
+	// handshake ends (launch sees the stop); wait for that, so that it
+	// does not outlive the host.
+	s.prelaunches.Wait()
 	s.removeSockets()
 }
 
