@@ -2,12 +2,14 @@ package selfmem
 
 import "syscall"
 
-// bufSize holds any line of /proc/self/smaps that can name the executable:
-// a mapping's header with a path of up to PATH_MAX (4096) bytes.
-const bufSize = 8 << 10
+// bufSize returns the size of the buffer that holds any line of
+// /proc/self/smaps that can name exe: a mapping's header, whose range,
+// permissions, offset, device and inode take at most 90 bytes (padded with
+// spaces to 73), then the path. A longer line is skipped.
+func bufSize(exe []byte) int { return max(1<<10, len(exe)+128) }
 
-// readSize is what one read asks for: about one mapping's entry, so that
-// the kernel does not prepare the entries of mappings after the
+// readSize is the most one read asks for: about one mapping's entry, so
+// that the kernel does not prepare the entries of mappings after the
 // executable's, which the scan does not read.
 const readSize = 1 << 10
 
@@ -23,16 +25,16 @@ func find(which Mappings) []Span {
 	}
 	defer syscall.Close(fd)
 	p := parser{exe: exe[:n], which: which}
-	if !scan(func(b []byte) (int, error) { return syscall.Read(fd, b) }, &p) {
+	if !scan(func(b []byte) (int, error) { return syscall.Read(fd, b) }, &p, bufSize(p.exe)) {
 		return nil
 	}
 	return p.spans
 }
 
 // scan feeds p the lines read returns (read(2)'s results: 0 at the end),
-// and reports whether all was read.
-func scan(read func([]byte) (int, error), p *parser) bool {
-	buf := make([]byte, bufSize)
+// through a buffer of size bytes, and reports whether all was read.
+func scan(read func([]byte) (int, error), p *parser, size int) bool {
+	buf := make([]byte, size)
 	have, skipping := 0, false
 	for {
 		n, err := read(buf[have:min(have+readSize, len(buf))])
@@ -64,7 +66,8 @@ func scan(read func([]byte) (int, error), p *parser) bool {
 		have = copy(buf, buf[start:have])
 		if have == len(buf) {
 			// A line longer than any that names the executable: the
-			// header of another mapping. Its entry is not ours.
+			// header of another mapping (a long path). Its entry is not
+			// ours.
 			p.line(nil)
 			have, skipping = 0, true
 		}

@@ -106,7 +106,7 @@ func TestScan(t *testing.T) {
 	for _, chunk := range []int{1, 7, 64, len(smaps)} {
 		for which, w := range want {
 			p := parser{exe: []byte(exe), which: which}
-			if !scan(chunks(smaps, chunk), &p) {
+			if !scan(chunks(smaps, chunk), &p, bufSize(p.exe)) {
 				t.Fatalf("scan in chunks of %d: failed", chunk)
 			}
 			if !slicesEqual(p.spans, w) {
@@ -116,7 +116,7 @@ func TestScan(t *testing.T) {
 	}
 	// Without its last newline, the last entry still counts.
 	p := parser{exe: []byte(exe), which: ReadOnlyData}
-	scan(chunks(strings.TrimSuffix(smaps[:strings.Index(smaps, "555555700000-")], "\n"), 5), &p)
+	scan(chunks(strings.TrimSuffix(smaps[:strings.Index(smaps, "555555700000-")], "\n"), 5), &p, bufSize(p.exe))
 	if !slicesEqual(p.spans, want[ReadOnlyData]) {
 		t.Errorf("without the last newline: %v", p.spans)
 	}
@@ -126,12 +126,12 @@ func TestScan(t *testing.T) {
 // with a long path) ends the entry before it and is skipped whole; what
 // follows is read as usual.
 func TestScanLongLines(t *testing.T) {
-	long := "7f0000000000-7f0000001000 r--p 00000000 fe:00 7 /" + strings.Repeat("x", 3*bufSize) + "\n"
+	long := "7f0000000000-7f0000001000 r--p 00000000 fe:00 7 /" + strings.Repeat("x", 3*bufSize([]byte(exe))) + "\n"
 	head := smaps[:strings.Index(smaps, "Anonymous:")] // the code's entry, cut before its fields
 	in := head + long + "Anonymous:            64 kB\n" + smaps
 	for _, chunk := range []int{3, 4096, len(in)} {
 		p := parser{exe: []byte(exe), which: Code | ReadOnlyData}
-		if !scan(chunks(in, chunk), &p) {
+		if !scan(chunks(in, chunk), &p, bufSize(p.exe)) {
 			t.Fatal("scan failed")
 		}
 		want := []Span{{0x555555554000, 0x555555600000}, {0x555555554000, 0x555555600000}, {0x555555600000, 0x555555700000}}
@@ -141,7 +141,7 @@ func TestScanLongLines(t *testing.T) {
 	}
 	// A long last line without a newline is skipped too.
 	p := parser{exe: []byte(exe), which: Code}
-	scan(chunks(smaps+long[:len(long)-1], 4096), &p)
+	scan(chunks(smaps+long[:len(long)-1], 4096), &p, bufSize(p.exe))
 	if len(p.spans) != 1 {
 		t.Errorf("long last line: %v", p.spans)
 	}
@@ -151,7 +151,7 @@ func TestScanLongLines(t *testing.T) {
 func TestScanFails(t *testing.T) {
 	p := parser{exe: []byte(exe), which: Code}
 	failing := func([]byte) (int, error) { return -1, os.ErrClosed }
-	if scan(failing, &p) {
+	if scan(failing, &p, bufSize(p.exe)) {
 		t.Error("a failed read was taken for the end of the file")
 	}
 }
@@ -257,7 +257,7 @@ func FuzzScan(f *testing.F) {
 			chunk = 1
 		}
 		p := parser{exe: []byte("/x"), which: Code | ReadOnlyData}
-		scan(chunks(string(in), chunk), &p)
+		scan(chunks(string(in), chunk), &p, bufSize(p.exe))
 		if len(p.spans) > MaxSpans {
 			t.Fatalf("%d spans", len(p.spans))
 		}
