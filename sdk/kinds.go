@@ -14,7 +14,7 @@ import (
 // auth.ContractVersion, bridge.ContractVersion, model.ContractVersion): the
 // host refuses a plugin built for another version of its kind's contract,
 // and only those.
-const Version = "0.4.0"
+const Version = "0.5.0"
 
 // Plugin kinds. A plugin binary is named hermes-<kind>-<name>, and the
 // go-plugin plugin set it serves has one entry named after its kind.
