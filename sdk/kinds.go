@@ -14,7 +14,7 @@ import (
 // auth.ContractVersion, bridge.ContractVersion, model.ContractVersion): the
 // host refuses a plugin built for another version of its kind's contract,
 // and only those.
-const Version = "0.4.0"
+const Version = "0.5.0"
 
 // Plugin kinds. A plugin binary is named hermes-<kind>-<name>, and the
 // go-plugin plugin set it serves has one entry named after its kind.
@@ -37,12 +37,21 @@ func BinaryName(kind, name string) string {
 // a plugin that starts other processes keeps it from them.
 const StreamFDEnv = "HERMES_PLUGIN_STREAM_FD"
 
+// KeepPagesEnv names the environment variable through which the host (or
+// whoever runs a plugin) keeps the plugin from giving back the resident
+// pages of its binary (its code and read-only data) once its start is
+// over: set to anything but "" or "0", they stay mapped. By default every
+// plugin served by a kind's Serve gives them back once its first Open is
+// answered (they stay in the page cache, and what is read again is mapped
+// again); docs/PLUGINS.md says when and what it saves.
+const KeepPagesEnv = serve.KeepPagesEnv
+
 // HostEnv reports whether the environment variable key is one the host sets
 // for the plugin process itself (go-plugin's PLUGIN_* variables, the
-// handshake cookie, StreamFDEnv, GOMAXPROCS): a command the plugin runs must
-// not inherit it.
+// handshake cookie, StreamFDEnv, KeepPagesEnv, GOMAXPROCS): a command the
+// plugin runs must not inherit it.
 func HostEnv(key string) bool {
-	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == "GOMAXPROCS"
+	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == KeepPagesEnv || key == "GOMAXPROCS"
 }
 
 // ServeOption tunes a kind's Serve, e.g. transport.Serve(open,

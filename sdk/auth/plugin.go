@@ -132,6 +132,7 @@ func (s *rpcServer) Open(args aw.OpenArgs, reply *aw.OpenReply) error {
 		if sl, ok := a.(Sealer); ok && cfg.Seal != nil {
 			reply.Sealed = sl.Sealed()
 		}
+		serve.Started()
 		return nil
 	})
 }

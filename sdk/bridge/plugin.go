@@ -141,6 +141,9 @@ func (s *rpcServer) Open(args bw.OpenArgs, reply *bw.OpenReply) error {
 	return rpcx.Do(&s.calls, &args, &reply.Err, func(ctx context.Context) error {
 		onStream, err := s.openServer(ctx, args)
 		reply.InheritedStream = onStream
+		if err == nil {
+			serve.Started()
+		}
 		return err
 	})
 }

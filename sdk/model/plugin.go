@@ -117,6 +117,7 @@ func (s *rpcServer) Open(args mw.OpenArgs, reply *rpcx.ErrReply) error {
 		s.mu.Lock()
 		s.m, s.hc = m, hc
 		s.mu.Unlock()
+		serve.Started()
 		return nil
 	})
 }

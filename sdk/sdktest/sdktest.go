@@ -42,7 +42,8 @@ type Plugin struct {
 }
 
 // Start starts the transport plugin binary at path as the host does and
-// completes the handshake. The plugin is killed when the test ends.
+// completes the handshake. The plugin is killed when the test ends. Of the
+// test's environment it passes PATH and sdk.KeepPagesEnv.
 func Start(t testing.TB, path string) *Plugin {
 	t.Helper()
 	// Both ends close-on-exec, set under ForkLock (SOCK_CLOEXEC is not
@@ -67,6 +68,9 @@ func Start(t testing.TB, path string) *Plugin {
 	cmd := exec.Command(path)
 	cmd.ExtraFiles = []*os.File{child}
 	cmd.Env = []string{sdk.StreamFDEnv + "=3", "PATH=" + os.Getenv("PATH")}
+	if v, ok := os.LookupEnv(sdk.KeepPagesEnv); ok {
+		cmd.Env = append(cmd.Env, sdk.KeepPagesEnv+"="+v)
+	}
 	c := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginhost.Handshake(sdk.KindTransport),
 		VersionedPlugins: pluginhost.VersionedPlugins(map[string]plugin.Plugin{sdk.KindTransport: pluginhost.TransportPlugin{}}),

@@ -225,6 +225,7 @@ func (sc *serverConn) readHost() {
 	if sc.borrows {
 		read = in.ReadShared
 	}
+	started := false
 	for {
 		f, err := read()
 		if err != nil {
@@ -235,6 +236,13 @@ func (sc *serverConn) readHost() {
 			}
 			go sc.close()
 			return
+		}
+		if !started {
+			// The host sends its first frame once it has the answer to
+			// Open: the plugin's start, that answer's encoding included,
+			// is over (serve.Started).
+			serve.Started()
+			started = true
 		}
 		switch f.Kind {
 		case tw.FrameMessage, tw.FrameHeaderMessage, tw.FrameSyncMessage:

@@ -99,6 +99,7 @@ func Serve(k Kind, o Options) {
 		o.ShutdownGrace = DefaultShutdownGrace
 	}
 	exiter.set(k, o)
+	armPages()
 	// Once the host is gone, its end of our stderr is closed: a log line
 	// must fail with EPIPE, not kill the plugin with SIGPIPE in the middle
 	// of stopping its server gracefully. (A handler, not SIG_IGN, so a

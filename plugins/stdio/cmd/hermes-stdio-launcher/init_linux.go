@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
+	"github.com/hermes-agent/hermes/sdk/selfmem"
 )
 
 // forwarded are the signals the init passes on to the server: the ones a
@@ -104,7 +105,7 @@ func atoi(s string) (int, bool) {
 // it, and once the server has ended reports its wait status and exits
 // with it (128+signal for a signal), which makes the kernel kill what is
 // left in the namespace.
-func serveAsInit(path string, argv, env []string, code []span) int {
+func serveAsInit(path string, argv, env []string, code []selfmem.Span) int {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
@@ -120,7 +121,7 @@ func serveAsInit(path string, argv, env []string, code []span) int {
 		_ = unix.Dup3(null, 1, 0)
 		_ = unix.Close(null)
 	}
-	shed(code)
+	selfmem.Shed(code)
 	go func() {
 		for s := range sigs {
 			_ = syscall.Kill(pid, s.(syscall.Signal))

@@ -122,9 +122,10 @@ func (s *started) next(t *testing.T) (launcher.Status, bool) {
 }
 
 // allowedPackages are every package the launcher may link and initialise:
-// the runtime's, the os, os/signal and syscall layers, x/sys/unix and the
-// plan's package. Adding one costs every launcher its pages, resident
-// beside every server; no fmt, encoding, net, gRPC, protobuf or sdk.
+// the runtime's, the os, os/signal and syscall layers, x/sys/unix, the
+// plan's package and sdk/selfmem (which links syscall only). Adding one
+// costs every launcher its pages, resident beside every server; no fmt,
+// encoding, net, gRPC, protobuf or the rest of the sdk.
 var allowedPackages = strings.Fields(`
 	internal/goarch unsafe internal/abi internal/unsafeheader internal/cpu internal/bytealg
 	internal/byteorder internal/chacha8rand internal/coverage/rtcov internal/godebugs
@@ -140,6 +141,7 @@ var allowedPackages = strings.Fields(`
 	internal/testlog os context os/signal
 	golang.org/x/sys/unix
 	github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher
+	github.com/hermes-agent/hermes/sdk/selfmem
 	github.com/hermes-agent/hermes/plugins/stdio/cmd/hermes-stdio-launcher
 `)
 

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hermes-agent/hermes/plugins/stdio/internal/sandbox/launcher"
+	"github.com/hermes-agent/hermes/sdk/selfmem"
 )
 
 func main() {
@@ -78,11 +79,12 @@ func run(mode string) int {
 	if plan.Net == launcher.NetworkHosts {
 		env = launcher.ServerEnv(env, "", plan.ProxyPort)
 	}
-	// The launcher's own code, to shed once it only waits as an init
-	// (listed now: the sandbox may forbid reading /proc).
-	var code []span
+	// The launcher's own code and read-only data, to give back once it
+	// only waits as an init (listed now: the sandbox may forbid reading
+	// /proc).
+	var code []selfmem.Span
 	if plan.Init {
-		code = ownCode()
+		code = selfmem.Find(selfmem.Code | selfmem.ReadOnlyData)
 	}
 	if plan.Bare {
 		// No sandbox: only the capability the namespace's /proc needed
