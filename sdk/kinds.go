@@ -41,10 +41,16 @@ const StreamFDEnv = "HERMES_PLUGIN_STREAM_FD"
 // whoever runs a plugin) keeps the plugin from giving back the resident
 // pages of its binary (its code and read-only data) once its start is
 // over: set to anything but "" or "0", they stay mapped. By default every
-// plugin served by a kind's Serve gives them back once its first Open is
-// answered (they stay in the page cache, and what is read again is mapped
-// again); docs/PLUGINS.md says when and what it saves.
+// plugin served by a kind's Serve gives them back PagesShedDelay after its
+// start is over (they stay in the page cache, and what is read again is
+// mapped again); docs/PLUGINS.md says when and what it saves.
 const KeepPagesEnv = serve.KeepPagesEnv
+
+// PagesShedDelay is how long after its start is over (a transport: the
+// host's first frame; the other kinds: the end of the first Open) a plugin
+// gives back its pages, in the background: a plugin that serves one call
+// and exits never pays for it.
+const PagesShedDelay = serve.ShedDelay
 
 // HostEnv reports whether the environment variable key is one the host sets
 // for the plugin process itself (go-plugin's PLUGIN_* variables, the
