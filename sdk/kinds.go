@@ -37,6 +37,15 @@ func BinaryName(kind, name string) string {
 // a plugin that starts other processes keeps it from them.
 const StreamFDEnv = "HERMES_PLUGIN_STREAM_FD"
 
+// EarlyOpenFDEnv names the environment variable through which the host
+// tells a transport plugin that it inherited, at that file descriptor, a
+// pipe carrying the config of the Open it will ask for first (the JSON of
+// transport.Config, as Open sends it). The plugin opens that connection at
+// once, while the go-plugin handshake and the dispense run, and the first
+// Open with exactly those bytes takes it; another Open closes it. A plugin
+// that does not know the variable ignores the pipe.
+const EarlyOpenFDEnv = "HERMES_TRANSPORT_EARLY_FD"
+
 // KeepPagesEnv names the environment variable through which the host (or
 // whoever runs a plugin) keeps the plugin from giving back the resident
 // pages of its binary (its code and read-only data) once its start is
@@ -54,10 +63,10 @@ const PagesShedDelay = serve.ShedDelay
 
 // HostEnv reports whether the environment variable key is one the host sets
 // for the plugin process itself (go-plugin's PLUGIN_* variables, the
-// handshake cookie, StreamFDEnv, KeepPagesEnv, GOMAXPROCS): a command the
-// plugin runs must not inherit it.
+// handshake cookie, StreamFDEnv, EarlyOpenFDEnv, KeepPagesEnv, GOMAXPROCS):
+// a command the plugin runs must not inherit it.
 func HostEnv(key string) bool {
-	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == KeepPagesEnv || key == "GOMAXPROCS"
+	return strings.HasPrefix(key, "PLUGIN_") || key == serve.MagicCookieKey || key == StreamFDEnv || key == EarlyOpenFDEnv || key == KeepPagesEnv || key == "GOMAXPROCS"
 }
 
 // ServeOption tunes a kind's Serve, e.g. transport.Serve(open,

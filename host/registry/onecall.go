@@ -68,8 +68,10 @@ func (m *Manager) ForCall(server, tool string) {
 }
 
 // prelaunch starts s's transport plugin ahead of its connection
-// (supervisor.Prelaunch): the connection's Launch of the same plan takes
-// it. Only a server that will connect is prelaunched: enabled, its entry
+// (supervisor.Prelaunch), with the config of its Open for a local server,
+// which the plugin opens at once (it starts the server while its own
+// handshake runs): the connection's Launch of the same plan takes the
+// plugin, and its Open the connection. Only a server that will connect is prelaunched: enabled, its entry
 // sound and admitted (a refused plan starts nothing).
 func (s *server) prelaunch() {
 	sup := s.m.deps.Supervisor
@@ -83,7 +85,7 @@ func (s *server) prelaunch() {
 	if plan.Refused != nil {
 		return
 	}
-	sup.Prelaunch(plan.Spec)
+	sup.Prelaunch(plan.Spec, plan.EarlyOpenConfig())
 }
 
 // callRecord starts reading, in the background, the record s's

@@ -1,14 +1,16 @@
 package session
 
 import (
-	"github.com/hermes-agent/hermes/host/homedir"
 	"time"
+
+	"github.com/hermes-agent/hermes/host/homedir"
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/hermes-agent/hermes/host/config"
 	"github.com/hermes-agent/hermes/host/screening"
 	"github.com/hermes-agent/hermes/host/supervisor"
 	"github.com/hermes-agent/hermes/sdk"
+	"github.com/hermes-agent/hermes/sdk/mcpgo/pluginconn"
 	"github.com/hermes-agent/hermes/sdk/pluginhost"
 	"github.com/hermes-agent/hermes/sdk/transport"
 )
@@ -178,4 +180,29 @@ func transportConfig(srv *config.Server, l config.Launch, home string, environ [
 	cfg.ClientCert = srv.ClientCert
 	cfg.ClientKey = srv.ClientKey
 	return cfg
+}
+
+// EarlyOpenConfig is the config Connect will send when it opens plan's
+// connection, for the transport plugin to open ahead of that Open
+// (supervisor.Prelaunch): the bytes pluginconn.OpenConfig makes of the
+// plan's transport config with Connect's options (no dynamic headers, the
+// plugin's frame bound, the bound of the server's own requests). Nil for a plan whose connection
+// needs the host while it opens (credentials from the auth plugins) or is
+// not a local server's: those are never opened ahead. A plugin given other
+// bytes than Connect sends opens twice, which a test of the one-shot call
+// would show.
+func (p Plan) EarlyOpenConfig() []byte {
+	if p.Refused != nil || p.Server == nil || p.Auth || !p.Launch.Local {
+		return nil
+	}
+	cfg := p.Transport
+	cfg.DynamicHeaders = false
+	raw, err := pluginconn.OpenConfig(cfg, pluginconn.DialOptions{
+		TransportOptions:  pluginhost.TransportOptions{MaxMessageBytes: p.Spec.MaxFrameBytes},
+		MaxServerRequests: p.Server.MaxServerRequests,
+	})
+	if err != nil {
+		return nil
+	}
+	return raw
 }

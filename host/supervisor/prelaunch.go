@@ -12,6 +12,14 @@ import "reflect"
 // plugin no Launch takes is stopped with the others: KillAll and Interrupt
 // kill it, and one still in its handshake kills itself when the handshake
 // ends (launch sees that the supervisor stopped).
+//
+// A transport plugin can be told more: the config of the Open it will be
+// asked for first (openConfig, the bytes pluginhost.TransportOpenConfig
+// makes of it), which a plugin built on the sdk opens at once, while its
+// handshake and the dispense run (for the stdio plugin: it starts the
+// server), for the first Open of exactly those bytes to take
+// (sdk.EarlyOpenFDEnv). It travels on a pipe the plugin inherits, not in its
+// environment, since a server's environment may hold secrets.
 
 // early is one plugin Prelaunch started: done is closed when its start
 // ended, with the plugin or the error.
@@ -23,10 +31,11 @@ type early struct {
 }
 
 // Prelaunch starts the plugin spec names in the background, for the next
-// Launch of an equal spec (see the comment at the top of this file). It
-// does nothing once the supervisor stopped, or when a prelaunch of that
-// spec is already waiting to be taken.
-func (s *Supervisor) Prelaunch(spec Spec) {
+// Launch of an equal spec, with openConfig (nil for none) for an early open
+// (see the comment at the top of this file). It does nothing once the
+// supervisor stopped, or when a prelaunch of that spec is already waiting
+// to be taken.
+func (s *Supervisor) Prelaunch(spec Spec, openConfig []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -42,7 +51,7 @@ func (s *Supervisor) Prelaunch(spec Spec) {
 	s.prelaunches.Add(1)
 	go func() {
 		defer s.prelaunches.Done()
-		e.p, e.err = s.launch(spec)
+		e.p, e.err = s.launch(spec, openConfig)
 		close(e.done)
 	}()
 }

@@ -46,8 +46,8 @@ func TestPrelaunchTakenByLaunch(t *testing.T) {
 	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
 	s := supervisor.New(supervisor.Options{Home: t.TempDir()})
 	defer s.KillAll()
-	s.Prelaunch(stdioSpec("pre"))
-	s.Prelaunch(stdioSpec("pre")) // once per spec
+	s.Prelaunch(stdioSpec("pre"), nil)
+	s.Prelaunch(stdioSpec("pre"), nil) // once per spec
 	var early []int
 	testwait.For(t, time.Minute, "the prelaunched plugin's process", func() bool {
 		early = stdioChildren(t)
@@ -76,13 +76,13 @@ func TestPrelaunchNotTakenIsKilled(t *testing.T) {
 	t.Setenv("HERMES_PLUGIN_PATH", testbin.Dir(t))
 	for _, wait := range []bool{true, false} {
 		s := supervisor.New(supervisor.Options{Home: t.TempDir()})
-		s.Prelaunch(stdioSpec("unused"))
+		s.Prelaunch(stdioSpec("unused"), nil)
 		if wait {
 			testwait.For(t, time.Minute, "the prelaunched plugin's process", func() bool { return len(stdioChildren(t)) == 1 })
 		}
 		s.KillAll()
 		testwait.For(t, time.Minute, "no plugin left after KillAll", func() bool { return len(stdioChildren(t)) == 0 })
-		s.Prelaunch(stdioSpec("late"))
+		s.Prelaunch(stdioSpec("late"), nil)
 		if _, err := s.Launch(stdioSpec("late")); err == nil {
 			t.Fatal("Launch after KillAll succeeded")
 		}

@@ -298,14 +298,15 @@ func (s *Supervisor) Launch(spec Spec) (*Plugin, error) {
 		<-e.done
 		return e.p, e.err
 	}
-	return s.launch(spec)
+	return s.launch(spec, nil)
 }
 
 // errShuttingDown refuses a plugin once the supervisor has stopped.
 var errShuttingDown = errors.New("hermes is shutting down")
 
-// launch is Launch without a prelaunched plugin.
-func (s *Supervisor) launch(spec Spec) (*Plugin, error) {
+// launch is Launch without a prelaunched plugin. openConfig, when not
+// nil, is handed to the plugin for an early open (Prelaunch).
+func (s *Supervisor) launch(spec Spec, openConfig []byte) (*Plugin, error) {
 	path, err := s.resolve(spec)
 	if err != nil {
 		return nil, err
@@ -351,7 +352,7 @@ func (s *Supervisor) launch(spec Spec) (*Plugin, error) {
 			if spec.SHA256 != "" {
 				pinned = exe
 			}
-			r, err := newGroupRunner(path, pinned, cmd.Env, s.lookupEnv)
+			r, err := newGroupRunner(path, pinned, cmd.Env, s.lookupEnv, openConfig)
 			if err != nil {
 				return nil, err
 			}
@@ -566,18 +567,24 @@ type groupRunner struct {
 	cmd     *exec.Cmd
 	hostEnd net.Conn // the host's end of the message socket
 	child   *os.File // the plugin's end, closed in the host after start
-	stdout  io.ReadCloser
-	stderr  io.ReadCloser
-	pid     int
-	exited  chan struct{}
-	once    sync.Once
+	// early is the config of an early open and earlyR, earlyW its pipe
+	// (sdk.EarlyOpenFDEnv): written after the start, then closed.
+	early          []byte
+	earlyR, earlyW *os.File
+	stdout         io.ReadCloser
+	stderr         io.ReadCloser
+	pid            int
+	exited         chan struct{}
+	once           sync.Once
 	// stopping is set when hermes stops the plugin on purpose.
 	stopping atomic.Bool
 }
 
 // newGroupRunner prepares the plugin's command. exe, when not nil, is the
-// opened binary whose checksum was verified: it is executed itself.
-func newGroupRunner(path string, exe *os.File, env []string, lookupEnv func(string) (string, bool)) (*groupRunner, error) {
+// opened binary whose checksum was verified: it is executed itself. early,
+// when not nil, is the config of an early open, on a pipe the plugin
+// inherits (sdk.EarlyOpenFDEnv).
+func newGroupRunner(path string, exe *os.File, env []string, lookupEnv func(string) (string, bool), early []byte) (*groupRunner, error) {
 	cmd := &exec.Cmd{Path: path, Args: []string{path}}
 	for _, k := range pluginEnv {
 		if v, ok := lookupEnv(k); ok {
@@ -607,10 +614,21 @@ func newGroupRunner(path string, exe *os.File, env []string, lookupEnv func(stri
 		cmd.Path = "/proc/self/fd/4"
 	}
 	cmd.Env = append(env, sdk.StreamFDEnv+"=3", "GOMAXPROCS=1")
+	r := &groupRunner{cmd: cmd, hostEnd: hostEnd, child: child, exited: make(chan struct{})}
+	if early != nil {
+		if r.earlyR, r.earlyW, err = os.Pipe(); err != nil {
+			child.Close()
+			hostEnd.Close()
+			return nil, fmt.Errorf("early open pipe for %s: %w", path, err)
+		}
+		r.early = early
+		cmd.ExtraFiles = append(cmd.ExtraFiles, r.earlyR)
+		cmd.Env = append(cmd.Env, sdk.EarlyOpenFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	}
 	cmd.Stdin = nil
 	cmd.SysProcAttr = pluginSysProcAttr()
 	keepInherited()
-	return &groupRunner{cmd: cmd, hostEnd: hostEnd, child: child, exited: make(chan struct{})}, nil
+	return r, nil
 }
 
 func (r *groupRunner) Start(context.Context) error {
@@ -623,6 +641,20 @@ func (r *groupRunner) Start(context.Context) error {
 	}
 	err = r.cmd.Start()
 	r.child.Close()
+	if r.earlyR != nil {
+		r.earlyR.Close()
+		if err != nil {
+			r.earlyW.Close()
+		} else {
+			// The plugin reads it at its start; a plugin that does
+			// not know the pipe leaves it unread, and its end closes it.
+			go func(w *os.File, b []byte) {
+				_, _ = w.Write(b)
+				w.Close()
+			}(r.earlyW, r.early)
+		}
+		r.early = nil
+	}
 	if err != nil {
 		r.hostEnd.Close()
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -13,14 +14,16 @@ import (
 // does not use: what hermes's caller left open (`hermes mcp call ...
 // 7<secret`), which hermes hands on to its plugins, and the plugin's own
 // binary that the host executes through a descriptor. Only the message
-// socket the host passes (sdk.StreamFDEnv) stays, marked close-on-exec so
-// no server gets it. Inherited means not close-on-exec: every descriptor
+// socket the host passes (sdk.StreamFDEnv) and the pipe of an early open
+// (sdk.EarlyOpenFDEnv) stay, marked close-on-exec so no server gets them. Inherited means not close-on-exec: every descriptor
 // Go opens is, and every one that came through execve is not. Call it
 // first thing in main, before any server is started.
 func closeInherited() {
-	keep := -1
-	if fd, err := strconv.Atoi(os.Getenv(sdk.StreamFDEnv)); err == nil && fd > 2 {
-		keep = fd
+	var keep []int
+	for _, env := range []string{sdk.StreamFDEnv, sdk.EarlyOpenFDEnv} {
+		if fd, err := strconv.Atoi(os.Getenv(env)); err == nil && fd > 2 {
+			keep = append(keep, fd)
+		}
 	}
 	d, err := os.Open("/proc/self/fd")
 	if err != nil {
@@ -40,7 +43,7 @@ func closeInherited() {
 		if err != nil || flags&unix.FD_CLOEXEC != 0 {
 			continue // gone (the listing's own), or Go's
 		}
-		if fd == keep {
+		if slices.Contains(keep, fd) {
 			unix.CloseOnExec(fd)
 			continue
 		}

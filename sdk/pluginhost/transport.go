@@ -115,6 +115,21 @@ type TransportConn struct {
 	byHost    atomic.Bool
 }
 
+// TransportOpenConfig is the config Open sends for cfg with the bound
+// maxMessageBytes (DefaultMaxMessageBytes when 0): what a host writes for
+// an early open (sdk.EarlyOpenFDEnv) must be these bytes exactly.
+func TransportOpenConfig(cfg transport.Config, maxMessageBytes uint64) ([]byte, error) {
+	if maxMessageBytes == 0 {
+		maxMessageBytes = DefaultMaxMessageBytes
+	}
+	cfg.MaxMessageBytes = maxMessageBytes
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode transport config of %q: %w", cfg.Server, err)
+	}
+	return raw, nil
+}
+
 // Open asks the plugin to connect to the server cfg describes and returns
 // the connection. ctx bounds the connecting; when it ends first, Open
 // returns its error and the caller should kill the plugin.
@@ -128,10 +143,9 @@ func (h *Transport) Open(ctx context.Context, cfg transport.Config, opts Transpo
 	if opts.CloseTimeout == 0 {
 		opts.CloseTimeout = 10 * time.Second
 	}
-	cfg.MaxMessageBytes = opts.MaxMessageBytes
-	raw, err := json.Marshal(cfg)
+	raw, err := TransportOpenConfig(cfg, opts.MaxMessageBytes)
 	if err != nil {
-		return nil, fmt.Errorf("encode transport config of %q: %w", cfg.Server, err)
+		return nil, err
 	}
 	c := &TransportConn{h: h, server: cfg.Server, opts: opts, done: make(chan struct{})}
 	empty := ""

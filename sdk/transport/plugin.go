@@ -21,7 +21,9 @@ const ContractVersion = 3
 // is done with it, after closing its connections gracefully.
 func Serve(open Opener, opts ...sdk.ServeOption) {
 	o := serve.Apply(sdk.KindTransport, opts)
-	serve.Serve(newKind(open, o.Logger), o)
+	k := newKind(open, o.Logger)
+	k.glue.early = startEarly(open, k.glue.log)
+	serve.Serve(k, o)
 }
 
 func init() {
@@ -51,13 +53,16 @@ func (k *kind) Shutdown(ctx context.Context) { k.glue.shutdown(ctx) }
 type glue struct {
 	open Opener
 	log  hclog.Logger
+	// early is the connection opened before the host asked (startEarly);
+	// the first Open of its config takes it.
+	early *earlyOpen
 
 	servers []*rpcServer
 }
 
 // Server returns the plugin-side RPC receiver.
 func (p *glue) Server(b *plugin.MuxBroker) (any, error) {
-	s := &rpcServer{open: p.open, broker: b, log: p.log}
+	s := &rpcServer{open: p.open, early: p.early, broker: b, log: p.log}
 	p.servers = append(p.servers, s)
 	return s, nil
 }
@@ -73,6 +78,7 @@ func (p *glue) shutdown(ctx context.Context) {
 		for _, s := range p.servers {
 			s.closeAll()
 		}
+		p.early.shutdown()
 		close(done)
 	}()
 	select {

@@ -25,6 +25,7 @@ const maxHostFrame = 1 << 30
 // rpcServer is the plugin-side RPC receiver of one dispense.
 type rpcServer struct {
 	open   Opener
+	early  *earlyOpen
 	broker *plugin.MuxBroker
 	log    hclog.Logger
 
@@ -74,7 +75,10 @@ func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) erro
 		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
 		defer cancel()
 	}
-	conn, err := s.open(ctx, cfg, host)
+	conn, err, early := s.early.take(args.Config, host)
+	if !early {
+		conn, err = s.open(ctx, cfg, host)
+	}
 	if err != nil {
 		reply.Err = sdk.AsError(err)
 		_ = stream.Close()

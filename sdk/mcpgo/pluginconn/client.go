@@ -116,19 +116,34 @@ func (c *Client) withVersion(header http.Header) http.Header {
 	return header
 }
 
+// dialConfig is cfg as Dial opens it: the bound of the server's own
+// requests from opts, defaulted there.
+func dialConfig(cfg transport.Config, opts *DialOptions) transport.Config {
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = DefaultMaxServerRequests
+	}
+	cfg.MaxServerRequests = opts.MaxServerRequests
+	return cfg
+}
+
+// OpenConfig is the config Dial's Open sends for cfg and opts, byte for
+// byte: what a host hands a transport plugin for an early open
+// (sdk.EarlyOpenFDEnv).
+func OpenConfig(cfg transport.Config, opts DialOptions) ([]byte, error) {
+	cfg = dialConfig(cfg, &opts)
+	return pluginhost.TransportOpenConfig(cfg, opts.MaxMessageBytes)
+}
+
 // Dial opens a connection through the transport plugin h to the server cfg
 // describes and returns it as an mcp-go transport (already connected: Start
 // does nothing) with the underlying connection.
 func Dial(ctx context.Context, h *pluginhost.Transport, cfg transport.Config, opts DialOptions) (mcptransport.Interface, *pluginhost.TransportConn, error) {
-	if opts.MaxServerRequests <= 0 {
-		opts.MaxServerRequests = DefaultMaxServerRequests
-	}
+	cfg = dialConfig(cfg, &opts)
 	if opts.RequestsLimitName == "" {
 		opts.RequestsLimitName = "max_server_requests"
 	}
 	c := &Client{opts: opts, server: cfg.Server, pending: map[string]*pending{}, bySeq: map[uint64]string{},
 		slots: make(chan struct{}, opts.MaxServerRequests)}
-	cfg.MaxServerRequests = opts.MaxServerRequests
 	co := opts.TransportOptions
 	co.OnMessage = c.onMessage
 	co.OnWriteError = c.onWriteError
