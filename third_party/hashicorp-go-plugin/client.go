@@ -26,9 +26,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/internal/cmdrunner"
-	"github.com/hashicorp/go-plugin/internal/grpcmux"
 	"github.com/hashicorp/go-plugin/runner"
-	"google.golang.org/grpc"
 )
 
 // If this is 1, then we've called CleanupClients. This can be used
@@ -64,12 +62,9 @@ var (
 	// SecureConfig are set.
 	ErrSecureConfigAndReattach = errors.New("only one of Reattach or SecureConfig can be set")
 
-	// ErrGRPCBrokerMuxNotSupported is returned when the client requests
-	// multiplexing over the gRPC broker, but the plugin does not support the
-	// feature. In most cases, this should be resolvable by updating and
-	// rebuilding the plugin, or restarting the plugin with
-	// ClientConfig.GRPCBrokerMultiplex set to false.
-	ErrGRPCBrokerMuxNotSupported = errors.New("client requested gRPC broker multiplexing but plugin does not support the feature")
+	// ErrGRPCNotSupported is returned when a plugin (or a reattach
+	// config) names ProtocolGRPC: this copy of go-plugin speaks net/rpc only.
+	ErrGRPCNotSupported = errors.New("plugin protocol \"grpc\" is not supported: this build of go-plugin speaks net/rpc only")
 )
 
 // defaultPluginLogBufferSize is the default size of the buffer used to read from stderr for plugin log lines.
@@ -112,9 +107,6 @@ type Client struct {
 	processKilled bool
 
 	unixSocketCfg UnixSocketConfig
-
-	grpcMuxerOnce sync.Once
-	grpcMuxer     *grpcmux.GRPCClientMuxer
 }
 
 // NegotiatedVersion returns the protocol version negotiated with the server.
@@ -248,24 +240,6 @@ type ClientConfig struct {
 	//
 	// You cannot Reattach to a server with this option enabled.
 	AutoMTLS bool
-
-	// GRPCDialOptions allows plugin users to pass custom grpc.DialOption
-	// to create gRPC connections. This only affects plugins using the gRPC
-	// protocol.
-	GRPCDialOptions []grpc.DialOption
-
-	// GRPCBrokerMultiplex turns on multiplexing for the gRPC broker. The gRPC
-	// broker will multiplex all brokered gRPC servers over the plugin's original
-	// listener socket instead of making a new listener for each server. The
-	// go-plugin library currently only includes a Go implementation for the
-	// server (i.e. plugin) side of gRPC broker multiplexing.
-	//
-	// Does not support reattaching.
-	//
-	// Multiplexed gRPC streams MUST be established sequentially, i.e. after
-	// calling AcceptAndServe from one side, wait for the other side to Dial
-	// before calling AcceptAndServe again.
-	GRPCBrokerMultiplex bool
 
 	// SkipHostEnv allows plugins to run without inheriting the parent process'
 	// environment variables.
@@ -460,7 +434,7 @@ func (c *Client) Client() (ClientProtocol, error) {
 		c.client, err = newRPCClient(c)
 
 	case ProtocolGRPC:
-		c.client, err = newGRPCClient(c.doneCtx, c)
+		return nil, ErrGRPCNotSupported
 
 	default:
 		return nil, fmt.Errorf("unknown server protocol: %s", c.protocol)
@@ -606,10 +580,6 @@ func (c *Client) Start() (addr net.Addr, err error) {
 		if c.config.SecureConfig != nil && c.config.Reattach != nil {
 			return nil, ErrSecureConfigAndReattach
 		}
-
-		if c.config.GRPCBrokerMultiplex && c.config.Reattach != nil {
-			return nil, fmt.Errorf("gRPC broker multiplexing is not supported with Reattach config")
-		}
 	}
 
 	if c.config.Reattach != nil {
@@ -640,9 +610,6 @@ func (c *Client) Start() (addr net.Addr, err error) {
 		fmt.Sprintf("PLUGIN_MIN_PORT=%d", c.config.MinPort),
 		fmt.Sprintf("PLUGIN_MAX_PORT=%d", c.config.MaxPort),
 		fmt.Sprintf("PLUGIN_PROTOCOL_VERSIONS=%s", strings.Join(versionStrings, ",")),
-	}
-	if c.config.GRPCBrokerMultiplex {
-		env = append(env, fmt.Sprintf("%s=true", envMultiplexGRPC))
 	}
 
 	cmd := c.config.Cmd
@@ -906,6 +873,9 @@ func (c *Client) Start() (addr net.Addr, err error) {
 		if len(parts) >= 5 {
 			c.protocol = Protocol(parts[4])
 		}
+		if c.protocol == ProtocolGRPC {
+			return addr, ErrGRPCNotSupported
+		}
 
 		found := false
 		for _, p := range c.config.AllowedProtocols {
@@ -927,18 +897,6 @@ func (c *Client) Start() (addr net.Addr, err error) {
 			err := c.loadServerCert(parts[5])
 			if err != nil {
 				return nil, fmt.Errorf("error parsing server cert: %s", err)
-			}
-		}
-
-		if c.config.GRPCBrokerMultiplex && c.protocol == ProtocolGRPC {
-			if len(parts) <= 6 {
-				return nil, fmt.Errorf("%w; for Go plugins, you will need to update the "+
-					"github.com/hashicorp/go-plugin dependency and recompile", ErrGRPCBrokerMuxNotSupported)
-			}
-			if muxSupported, err := strconv.ParseBool(parts[6]); err != nil {
-				return nil, fmt.Errorf("error parsing %q as a boolean for gRPC broker multiplexing support", parts[6])
-			} else if !muxSupported {
-				return nil, ErrGRPCBrokerMuxNotSupported
 			}
 		}
 	}
@@ -970,6 +928,10 @@ func (c *Client) loadServerCert(cert string) error {
 }
 
 func (c *Client) reattach() (net.Addr, error) {
+	if c.config.Reattach.Protocol == ProtocolGRPC {
+		return nil, ErrGRPCNotSupported
+	}
+
 	reattachFunc := c.config.Reattach.ReattachFunc
 	// For backwards compatibility default to cmdrunner.ReattachFunc
 	if reattachFunc == nil {
@@ -1120,25 +1082,11 @@ func netAddrDialer(addr net.Addr) func(context.Context, string) (net.Conn, error
 	}
 }
 
-// dialer is compatible with grpc.WithDialer and creates the connection
-// to the plugin.
+// dialer creates the connection to the plugin.
 func (c *Client) dialer(ctx context.Context, _ string) (net.Conn, error) {
-	muxer, err := c.getGRPCMuxer(c.address)
+	conn, err := netAddrDialer(c.address)(ctx, "")
 	if err != nil {
 		return nil, err
-	}
-
-	var conn net.Conn
-	if muxer.Enabled() {
-		conn, err = muxer.Dial()
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		conn, err = netAddrDialer(c.address)(ctx, "")
-		if err != nil {
-			return nil, err
-		}
 	}
 
 	// If we have a TLS config we wrap our connection. We only do this
@@ -1148,22 +1096,6 @@ func (c *Client) dialer(ctx context.Context, _ string) (net.Conn, error) {
 	}
 
 	return conn, nil
-}
-
-func (c *Client) getGRPCMuxer(addr net.Addr) (*grpcmux.GRPCClientMuxer, error) {
-	if c.protocol != ProtocolGRPC || !c.config.GRPCBrokerMultiplex {
-		return nil, nil
-	}
-
-	var err error
-	c.grpcMuxerOnce.Do(func() {
-		c.grpcMuxer, err = grpcmux.NewGRPCClientMuxer(c.logger, addr)
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	return c.grpcMuxer, nil
 }
 
 func (c *Client) logStderr(name string, r io.Reader) {

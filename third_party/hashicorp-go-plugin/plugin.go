@@ -12,11 +12,8 @@
 package plugin
 
 import (
-	"context"
 	"errors"
 	"net/rpc"
-
-	"google.golang.org/grpc"
 )
 
 // Plugin is the interface that is implemented to serve/connect to an
@@ -29,20 +26,6 @@ type Plugin interface {
 	// Client returns an interface implementation for the plugin you're
 	// serving that communicates to the server end of the plugin.
 	Client(*MuxBroker, *rpc.Client) (interface{}, error)
-}
-
-// GRPCPlugin is the interface that is implemented to serve/connect to
-// a plugin over gRPC.
-type GRPCPlugin interface {
-	// GRPCServer should register this plugin for serving with the
-	// given GRPCServer. Unlike Plugin.Server, this is only called once
-	// since gRPC plugins serve singletons.
-	GRPCServer(*GRPCBroker, *grpc.Server) error
-
-	// GRPCClient should return the interface implementation for the plugin
-	// you're serving via gRPC. The provided context will be canceled by
-	// go-plugin in the event of the plugin process exiting.
-	GRPCClient(context.Context, *GRPCBroker, *grpc.ClientConn) (interface{}, error)
 }
 
 // NetRPCUnsupportedPlugin implements Plugin but returns errors for the

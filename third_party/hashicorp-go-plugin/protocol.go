@@ -14,7 +14,10 @@ type Protocol string
 const (
 	ProtocolInvalid Protocol = ""
 	ProtocolNetRPC  Protocol = "netrpc"
-	ProtocolGRPC    Protocol = "grpc"
+	// ProtocolGRPC names upstream's gRPC protocol, which this copy does not
+	// speak: a plugin or reattach config naming it is refused with
+	// ErrGRPCNotSupported.
+	ProtocolGRPC Protocol = "grpc"
 )
 
 // ServerProtocol is an interface that must be implemented for new plugin

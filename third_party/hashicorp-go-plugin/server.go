@@ -21,8 +21,6 @@ import (
 	"strings"
 
 	hclog "github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin/internal/grpcmux"
-	"google.golang.org/grpc"
 )
 
 // CoreProtocolVersion is the ProtocolVersion of the plugin system itself.
@@ -74,16 +72,6 @@ type ServeConfig struct {
 	// These can be used to negotiate a compatible version between client and
 	// server. If this is set, Handshake.ProtocolVersion is not required.
 	VersionedPlugins map[int]PluginSet
-
-	// GRPCServer should be non-nil to enable serving the plugins over
-	// gRPC. This is a function to create the server when needed with the
-	// given server options. The server options populated by go-plugin will
-	// be for TLS if set. You may modify the input slice.
-	//
-	// Note that the grpc.Server will automatically be registered with
-	// the gRPC health checking service. This is not optional since go-plugin
-	// relies on this to implement Ping().
-	GRPCServer func([]grpc.ServerOption) *grpc.Server
 
 	// Logger is used to pass a logger into the server. If none is provided the
 	// server will create a default logger.
@@ -189,21 +177,6 @@ func protocolVersion(opts *ServeConfig) (int, Protocol, PluginSet) {
 		// values even if they are not a protocol match.
 		protoVersion = version
 		pluginSet = opts.VersionedPlugins[version]
-
-		// If we have a configured gRPC server we should select a protocol
-		if opts.GRPCServer != nil {
-			// All plugins in a set must use the same transport, so check the first
-			// for the protocol type
-			for _, p := range pluginSet {
-				switch p.(type) {
-				case GRPCPlugin:
-					protoType = ProtocolGRPC
-				default:
-					protoType = ProtocolNetRPC
-				}
-				break
-			}
-		}
 
 		for _, clientVersion := range clientVersions {
 			if clientVersion == protoVersion {
@@ -387,25 +360,6 @@ func Serve(opts *ServeConfig) {
 			DoneCh:  doneCh,
 		}
 
-	case ProtocolGRPC:
-		var muxer *grpcmux.GRPCServerMuxer
-		if multiplex, _ := strconv.ParseBool(os.Getenv(envMultiplexGRPC)); multiplex {
-			muxer = grpcmux.NewGRPCServerMuxer(logger, listener)
-			listener = muxer
-		}
-
-		// Create the gRPC server
-		server = &GRPCServer{
-			Plugins: pluginSet,
-			Server:  opts.GRPCServer,
-			TLS:     tlsConfig,
-			Stdout:  stdout_r,
-			Stderr:  stderr_r,
-			DoneCh:  doneCh,
-			logger:  logger,
-			muxer:   muxer,
-		}
-
 	default:
 		panic("unknown server protocol: " + protoType)
 	}
@@ -506,13 +460,6 @@ func Serve(opts *ServeConfig) {
 		// This isn't graceful at all but this is currently only used by
 		// tests and its our only way to stop.
 		_ = listener.Close()
-
-		// If this is a grpc server, then we also ask the server itself to
-		// end which will kill all connections. There isn't an easy way to do
-		// this for net/rpc currently but net/rpc is more and more unused.
-		if s, ok := server.(*GRPCServer); ok {
-			s.Stop()
-		}
 
 		// Wait for the server itself to shut down
 		<-doneCh

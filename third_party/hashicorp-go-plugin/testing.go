@@ -5,16 +5,10 @@ package plugin
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net"
 	"net/rpc"
 	"testing"
-
-	hclog "github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin/internal/grpcmux"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // TestOptions allows specifying options that can affect the behavior of the
@@ -103,85 +97,4 @@ func TestPluginRPCConn(t testing.TB, ps map[string]Plugin, opts *TestOptions) (*
 	}
 
 	return client, server
-}
-
-// TestGRPCConn returns a gRPC client conn and grpc server that are connected
-// together and configured. The register function is used to register services
-// prior to the Serve call. This is used to test gRPC connections.
-func TestGRPCConn(t testing.TB, register func(*grpc.Server)) (*grpc.ClientConn, *grpc.Server) {
-	// Create a listener
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("err: %s", err)
-	}
-
-	server := grpc.NewServer()
-	register(server)
-	go func() { _ = server.Serve(l) }()
-
-	// Connect to the server
-	conn, err := grpc.Dial(
-		l.Addr().String(),
-		grpc.WithBlock(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	)
-	if err != nil {
-		t.Fatalf("err: %s", err)
-	}
-
-	// Connection successful, close the listener
-	_ = l.Close()
-
-	return conn, server
-}
-
-// TestPluginGRPCConn returns a plugin gRPC client and server that are connected
-// together and configured. This is used to test gRPC connections.
-func TestPluginGRPCConn(t testing.TB, multiplex bool, ps map[string]Plugin) (*GRPCClient, *GRPCServer) {
-	// Create a listener
-	ln, err := serverListener(UnixSocketConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	logger := hclog.New(&hclog.LoggerOptions{
-		Level: hclog.Debug,
-	})
-
-	// Start up the server
-	var muxer *grpcmux.GRPCServerMuxer
-	if multiplex {
-		muxer = grpcmux.NewGRPCServerMuxer(logger, ln)
-		ln = muxer
-	}
-	server := &GRPCServer{
-		Plugins: ps,
-		DoneCh:  make(chan struct{}),
-		Server:  DefaultGRPCServer,
-		Stdout:  new(bytes.Buffer),
-		Stderr:  new(bytes.Buffer),
-		logger:  logger,
-		muxer:   muxer,
-	}
-	if err := server.Init(); err != nil {
-		t.Fatalf("err: %s", err)
-	}
-	go server.Serve(ln)
-
-	client := &Client{
-		address:  ln.Addr(),
-		protocol: ProtocolGRPC,
-		config: &ClientConfig{
-			Plugins:             ps,
-			GRPCBrokerMultiplex: multiplex,
-		},
-		logger: logger,
-	}
-
-	grpcClient, err := newGRPCClient(context.Background(), client)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	return grpcClient, server
 }
