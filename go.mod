@@ -50,7 +50,6 @@ require (
 	github.com/fatih/color v1.13.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
@@ -63,7 +62,6 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
-	github.com/oklog/run v1.1.0 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
@@ -109,3 +107,7 @@ replace github.com/hermes-agent/hermes/statedb => ./statedb
 // Compiles its meta-schemas on first use instead of at init: see
 // third_party/santhosh-tekuri-jsonschema/README.md.
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/santhosh-tekuri-jsonschema
+
+// go-plugin v1.8.0 without its gRPC half (hermes speaks net/rpc only): see
+// third_party/hashicorp-go-plugin/README.md.
+replace github.com/hashicorp/go-plugin => ./third_party/hashicorp-go-plugin

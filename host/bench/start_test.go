@@ -84,12 +84,6 @@ const (
 // at init, per binary, and why: a library we cannot change, or work the
 // binary does at once whenever it runs for real.
 var heavyInit = map[string]map[string]string{
-	"*": {
-		// go-plugin serves and dials gRPC (its broker and controller),
-		// whatever the plugin's protocol; grpc registers protobuf
-		// descriptors at init.
-		"google.golang.org/protobuf/reflect/protodesc": "go-plugin → grpc",
-	},
 	"hermes": {
 		// (santhosh-tekuri/jsonschema, which mcp-go's server links, used
 		// to compile five drafts' meta-schemas at init, 1.7 MB: the copy
@@ -102,6 +96,10 @@ var heavyInit = map[string]map[string]string{
 		// The Prometheus client registers its process collector at init
 		// (procfs); only the gateway links it, for /metrics.
 		"github.com/prometheus/procfs": "prometheus/client_golang via the otel Prometheus exporter",
+		// grpc registers protobuf descriptors at init; only the gateway
+		// links it, through the OTLP exporters (go-plugin's copy in
+		// third_party has no gRPC half).
+		"google.golang.org/protobuf/reflect/protodesc": "the otel OTLP exporters → grpc",
 	},
 	"hermes-transport-stdio": {
 		// The sandbox's seccomp filter tables.
