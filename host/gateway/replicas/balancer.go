@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"sync"
@@ -33,8 +34,9 @@ type Balancer struct {
 
 // Hooks tell a test what the balancer does.
 type Hooks struct {
-	// Sent, when set, is told of each request as it is sent to backend i
-	// (tool: the tools/call's tool, "" for another request).
+	// Sent, when set, is told of each request once it is written to
+	// backend i (tool: the tools/call's tool, "" for another request): a
+	// backend that refused the connection is not told of.
 	Sent func(i int, tool string)
 	// Done, when set, is told of each request after its answer (or
 	// failure).
@@ -45,6 +47,9 @@ type backend struct {
 	addr       string // HOST:PORT, "" while the replica is not running
 	inRotation bool
 	hits       *atomic.Int64
+	// inFlight counts the requests forwarded to it and not yet answered
+	// in full.
+	inFlight *atomic.Int64
 }
 
 // Forwarded is one request as the balancer forwarded it.
@@ -63,7 +68,7 @@ type Forwarded struct {
 func NewBalancer(n int, hooks Hooks) *Balancer {
 	b := &Balancer{hooks: hooks}
 	for range n {
-		b.backends = append(b.backends, backend{hits: &atomic.Int64{}})
+		b.backends = append(b.backends, backend{hits: &atomic.Int64{}, inFlight: &atomic.Int64{}})
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 256}
 	b.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,11 +95,17 @@ func NewBalancer(n int, hooks Hooks) *Balancer {
 				if fwd.Err == nil {
 					fwd.Err = errors.New("the answer was cut")
 				}
+				if fwd.Backend >= 0 {
+					b.backends[fwd.Backend].inFlight.Add(-1)
+				}
 				b.report(fwd, rec)
 				panic(v)
 			}
 		}()
 		p.ServeHTTP(rec, r)
+		if fwd.Backend >= 0 {
+			b.backends[fwd.Backend].inFlight.Add(-1)
+		}
 		b.report(fwd, rec)
 	}))
 	b.URL = b.srv.URL
@@ -115,49 +126,64 @@ func (b *Balancer) report(fwd Forwarded, rec *statusWriter) {
 }
 
 // forward sends req to the next backend in rotation, and to the one
-// after when a backend refuses the connection (nothing was sent); fwd
-// records which backend got it.
+// after when a backend refuses the connection (nothing was sent), each
+// backend of the rotation tried once; fwd records which backend got it.
 func (b *Balancer) forward(tr http.RoundTripper, req *http.Request, body []byte, fwd *Forwarded) (*http.Response, error) {
-	for range b.backends {
-		i, addr, ok := b.pick()
-		if !ok {
-			break
-		}
+	for _, be := range b.rotation() {
 		out := req.Clone(req.Context())
-		out.URL.Host = addr
+		out.URL.Host = be.addr
 		out.Body = io.NopCloser(bytes.NewReader(body))
 		if b.hooks.Sent != nil {
-			b.hooks.Sent(i, fwd.Tool)
+			i := be.index
+			out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{
+				WroteRequest: func(w httptrace.WroteRequestInfo) {
+					if w.Err == nil {
+						b.hooks.Sent(i, fwd.Tool)
+					}
+				},
+			}))
 		}
+		b.backends[be.index].inFlight.Add(1)
 		res, err := tr.RoundTrip(out)
 		var op *net.OpError
 		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			b.backends[be.index].inFlight.Add(-1)
 			continue
 		}
-		fwd.Backend = i
-		b.backends[i].hits.Add(1)
+		fwd.Backend = be.index
+		b.backends[be.index].hits.Add(1)
 		return res, err
 	}
 	return nil, errors.New("no backend in rotation accepts connections")
 }
 
+// inRotation is a backend of the rotation: its index and address.
+type inRotation struct {
+	index int
+	addr  string
+}
+
+// rotation is every backend in rotation, starting with the next one.
+func (b *Balancer) rotation() []inRotation {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []inRotation
+	start := b.next
+	for k := range b.backends {
+		i := (start + k) % len(b.backends)
+		if be := b.backends[i]; be.inRotation && be.addr != "" {
+			if len(out) == 0 {
+				b.next = i + 1
+			}
+			out = append(out, inRotation{i, be.addr})
+		}
+	}
+	return out
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// pick is the next backend in rotation.
-func (b *Balancer) pick() (int, string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for range b.backends {
-		i := b.next % len(b.backends)
-		b.next++
-		if be := b.backends[i]; be.inRotation && be.addr != "" {
-			return i, be.addr, true
-		}
-	}
-	return 0, "", false
-}
 
 // Set puts backend i at addr into rotation (a ready pod's endpoint).
 func (b *Balancer) Set(i int, addr string) {
@@ -173,6 +199,9 @@ func (b *Balancer) Remove(i int) {
 	defer b.mu.Unlock()
 	b.backends[i].inRotation = false
 }
+
+// InFlight is how many requests backend i has not answered in full.
+func (b *Balancer) InFlight(i int) int64 { return b.backends[i].inFlight.Load() }
 
 // Hits is how many requests backend i got.
 func (b *Balancer) Hits(i int) int64 { return b.backends[i].hits.Load() }

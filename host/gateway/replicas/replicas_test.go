@@ -251,14 +251,16 @@ func TestReplicasShareNothing(t *testing.T) {
 	}
 	<-d.reps[x].Exited()
 	r := <-killed
-	if r.err != nil || r.text != "slept 4000ms" || r.attempts != 2 {
-		t.Fatalf("the call in flight on the killed replica: %q after %d attempts, %v (want it failed once and retried)", r.text, r.attempts, r.err)
+	// Failed, and a retry completed it. A retry may also meet a connection
+	// the balancer kept open to the killed replica, which the kernel has
+	// reset but the balancer has not yet seen closed (on a busy machine),
+	// and fail once more: a Service's proxy does the same.
+	if r.err != nil || r.text != "slept 4000ms" || r.attempts < 2 || r.attempts > 3 {
+		t.Fatalf("the call in flight on the killed replica: %q after %d attempts, %v (want it failed and retried)", r.text, r.attempts, r.err)
 	}
-	<-sleeps // the retry's request, on another replica
 
-	// The replica restarts (same volumes) and takes requests again. (The
-	// retry may have been sent to the killed replica first, refused, and
-	// passed on: drop what the balancer told of it.)
+	// The replica restarts (same volumes) and takes requests again. (Drop
+	// what the balancer told of the retries.)
 	drain(sleeps)
 	d.start(t, x)
 	dead.Store(-1)
@@ -269,22 +271,30 @@ func TestReplicasShareNothing(t *testing.T) {
 	// endpoint is removed (no new request reaches it), its call finishes.
 	var y int
 	var drained <-chan result
-	var started int
+	var started [3]int
 	for {
 		drain(sleeps)
+		// Counted before the call: its sleep may start on the upstream
+		// before the balancer's word of it is read.
+		for i := range started {
+			started[i] = sleepsStarted(d.homes[i])
+		}
 		call := longCall(older, 2000)
 		y = <-sleeps
 		if y != x {
 			drained = call
-			started = sleepsStarted(d.homes[y])
 			break
 		}
 		if r := <-call; r.err != nil {
 			t.Fatalf("a sleep on replica %d: %v", y, r.err)
 		}
 	}
-	testwait.For(t, 0, fmt.Sprintf("the sleep to start on replica %d's upstream", y), func() bool { return sleepsStarted(d.homes[y]) > started })
+	testwait.For(t, 0, fmt.Sprintf("the sleep to start on replica %d's upstream", y), func() bool { return sleepsStarted(d.homes[y]) > started[y] })
 	d.lb.Remove(y)
+	// What a pod's preStop sleep is for: the requests the Service sent
+	// before the endpoint went are written before the listener closes
+	// (here: all of them but the long call are answered).
+	testwait.For(t, 0, fmt.Sprintf("replica %d's requests other than the long call to be answered", y), func() bool { return d.lb.InFlight(y) <= 1 })
 	if err := d.reps[y].Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
