@@ -57,6 +57,8 @@ type Printer struct {
 	getenv func(string) string
 
 	mu sync.Mutex
+	// held gathers the output's writes while a Hold lasts.
+	held *strings.Builder
 }
 
 // New returns a Printer writing to out (and errors to errOut) and reading
@@ -283,7 +285,32 @@ func (p *Printer) writeBlock(w io.Writer, first, rest, style string, color bool,
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if w == p.out && p.held != nil {
+		p.held.WriteString(b.String())
+		return
+	}
 	_, _ = io.WriteString(w, b.String())
+}
+
+// Hold gathers what is written to the output until the returned function
+// is called, which writes it in one piece: a listing of many lines costs
+// one system call, not one per line. A Hold within a Hold adds nothing.
+// Call it for output only, not around a prompt.
+func (p *Printer) Hold() (release func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil {
+		return func() {}
+	}
+	p.held = &strings.Builder{}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.held != nil {
+			_, _ = io.WriteString(p.out, p.held.String())
+			p.held = nil
+		}
+	}
 }
 
 // paint wraps s in style when colour is on.
@@ -298,6 +325,10 @@ func (p *Printer) paint(style, s string) string {
 func (p *Printer) write(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.held != nil {
+		p.held.WriteString(s)
+		return
+	}
 	_, _ = io.WriteString(p.out, s)
 }
 

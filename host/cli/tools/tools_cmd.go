@@ -146,6 +146,7 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 // PrintTools prints rep as text; path is config.yaml, named when no
 // server is configured.
 func PrintTools(e *cmdkit.Env, rep ToolsReport, path string) {
+	defer e.P.Hold()()
 	e.P.Header("Built-in toolsets")
 	if len(rep.Builtin) == 0 {
 		e.P.Line("  none (this build has no built-in tools yet)")
