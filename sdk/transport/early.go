@@ -84,10 +84,11 @@ func startEarly(open Opener, log hclog.Logger) *earlyOpen {
 
 // take returns, to the first Open only, the early connection when its
 // config is raw: that Open's outcome (ok is true), with host as the host
-// the connection speaks to from now on. Otherwise (another config, a
+// the connection speaks to from now on; ctx is that Open's, and its end
+// fails the Open as it would have failed its own opening. Otherwise (another config, a
 // second Open, nothing opened) ok is false and an early connection is
 // closed in the background.
-func (e *earlyOpen) take(raw []byte, host Host) (conn Conn, err error, ok bool) {
+func (e *earlyOpen) take(ctx context.Context, raw []byte, host Host) (conn Conn, err error, ok bool) {
 	if e == nil || !e.taken.CompareAndSwap(false, true) {
 		return nil, nil, false
 	}
@@ -99,7 +100,14 @@ func (e *earlyOpen) take(raw []byte, host Host) (conn Conn, err error, ok bool) 
 		go e.discard()
 		return nil, nil, false
 	}
-	<-e.done
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		// The Open was cancelled or ran out of time: as an Open of its
+		// own would have, it fails, and the connection goes.
+		go e.discard()
+		return nil, ctx.Err(), true
+	}
 	e.log.Debug("the host's Open takes the connection opened ahead", "failed", e.err != nil)
 	e.host.attach(host)
 	return e.conn, e.err, true

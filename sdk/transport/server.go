@@ -75,7 +75,7 @@ func (s *rpcServer) Open(args tw.OpenArgs, reply *tw.OpenReply[Properties]) erro
 		ctx, cancel = context.WithTimeout(ctx, cfg.ConnectTimeout)
 		defer cancel()
 	}
-	conn, err, early := s.early.take(args.Config, host)
+	conn, err, early := s.early.take(ctx, args.Config, host)
 	if !early {
 		conn, err = s.open(ctx, cfg, host)
 	}
