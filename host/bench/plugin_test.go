@@ -85,16 +85,14 @@ func BenchmarkPluginRSS(b *testing.B) {
 	for b.Loop() {
 		for _, rev := range []string{"", mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
 			s := connect(b, sup, b.TempDir(), server, rev)
-			t0 := time.Now()
 			for range 1000 {
 				call(b, s.Client, echoReq)
 			}
 			// A plugin gives back its pages a while after its start
 			// (sdk.PagesShedDelay): serving on after that is the steady
-			// state measured.
-			if d := sdk.PagesShedDelay + 500*time.Millisecond - time.Since(t0); d > 0 {
-				time.Sleep(d)
-			}
+			// state measured. The drop of its resident memory is the
+			// event waited for.
+			waitRSSDrop(b, s.Plugin.Pid())
 			for range 100 {
 				call(b, s.Client, echoReq)
 			}
@@ -136,4 +134,18 @@ func stdioSpec(b *testing.B) supervisor.Spec {
 		b.Fatal(plan.Refused)
 	}
 	return plan.Spec
+}
+
+// waitRSSDrop waits for the resident memory of process pid to drop by a
+// megabyte or more (a plugin giving back its pages, sdk.PagesShedDelay
+// after its start), for at most a minute.
+func waitRSSDrop(b *testing.B, pid int) {
+	before := rssMB(pid)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(time.Minute); rssMB(pid) > before-1; <-tick.C {
+		if time.Now().After(deadline) {
+			b.Fatalf("the plugin's resident memory did not drop from %.1f MB within a minute (sdk.PagesShedDelay is %s)", before, sdk.PagesShedDelay)
+		}
+	}
 }

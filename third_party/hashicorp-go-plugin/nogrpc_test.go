@@ -12,9 +12,10 @@ import (
 	"net/rpc"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 )
@@ -43,9 +44,9 @@ func TestMain(m *testing.M) {
 		// What a plugin built with upstream and serving gRPC prints: the
 		// host must refuse it before dialling anything.
 		os.Stdout.WriteString("1|1|unix|/nonexistent/plugin.sock|grpc|\n")
-		for { // until the host kills it
-			time.Sleep(time.Hour)
-		}
+		stop := make(chan os.Signal, 1)
+		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+		<-stop // until the host stops it (or kills it)
 	}
 	os.Exit(2)
 }
@@ -141,9 +142,6 @@ func TestGRPCPluginRefused(t *testing.T) {
 	_, err := c.Start()
 	if !errors.Is(err, ErrGRPCNotSupported) {
 		t.Fatalf("start of a plugin announcing gRPC: %v, want ErrGRPCNotSupported", err)
-	}
-	if !strings.Contains(err.Error(), "net/rpc only") {
-		t.Fatalf("error %q does not say that only net/rpc is spoken", err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func TestUnescapeMount(t *testing.T) {
@@ -92,19 +91,23 @@ func TestBornInsidePidsCgroup(t *testing.T) {
 		t.Skip("cgroup v2: a launcher is moved, not born inside")
 	}
 	// The child starts four sleeps in the background once told to: with
-	// the bound of 3 (itself and two), the last two are refused.
+	// the bound of 3 (itself and two), the third is refused, which ends
+	// the shell (dash), or which it gives up on (bash) and then waits for
+	// the sleeps it has. Either way its end comes after the refusal.
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command("/bin/sh", "-c", `read x; n=0; for i in 1 2 3 4; do sleep 30 & n=$((n+1)); done 2>/dev/null; wait`)
+	cmd := exec.Command("/bin/sh", "-c", `read x; for i in 1 2 3 4; do sleep 30 & done 2>/dev/null; wait`)
 	cmd.Stdin = r
 	inside, err := cg.bornInside(func() error { return cmd.Start() })
 	if err != nil || !inside {
 		w.Close()
 		t.Fatalf("bornInside: inside %v, %v", inside, err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		// The shell and every sleep it started (orphans once it dies).
 		b, _ := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
@@ -113,7 +116,7 @@ func TestBornInsidePidsCgroup(t *testing.T) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		_ = cmd.Wait()
+		<-exited
 	}()
 	procs, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
 	if err != nil || strings.TrimSpace(string(procs)) != strconv.Itoa(cmd.Process.Pid) {
@@ -130,17 +133,12 @@ func TestBornInsidePidsCgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	// Wait until the shell has tried all four (each refused one fails its
-	// fork at once); the count never passes the bound.
-	for {
-		b, err := os.ReadFile(filepath.Join(cg.dir, "pids.events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.TrimSpace(strings.TrimPrefix(string(b), "max")) != "0" {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Once the shell has ended, the bound was hit and the count never
+	// passed it.
+	<-exited
+	exited <- nil // for the cleanup
+	if b, err := os.ReadFile(filepath.Join(cg.dir, "pids.events")); err != nil || strings.TrimSpace(strings.TrimPrefix(string(b), "max")) == "0" {
+		t.Fatalf("pids.events = %q (%v): no fork was refused at the bound", b, err)
 	}
 	b, err := os.ReadFile(filepath.Join(cg.dir, "pids.current"))
 	if err != nil {
